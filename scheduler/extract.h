@@ -1,0 +1,25 @@
+#ifndef PTXBENCH_SCHEDULER_EXTRACT_H_
+#define PTXBENCH_SCHEDULER_EXTRACT_H_
+
+// Takes the kernel out of a model's answer (COMPAT "Code extraction"): the last
+// fenced block of the language asked for that looks like a kernel, otherwise
+// the last non-empty block of that language; an unclosed final block runs to
+// the end of the answer.
+
+#include <optional>
+#include <string>
+
+#include "absl/strings/string_view.h"
+
+namespace ptxbench::scheduler {
+
+// language "cuda": fence tags cpp, c++, cuda, cu; "ptx": ptx.
+// A block "looks like a kernel" for cuda when it has PTXB_EXPORT, a
+// __global__ function or a <<< launch; for ptx when it has ".entry".
+// nullopt when no non-empty block of that language exists.
+std::optional<std::string> ExtractKernel(absl::string_view answer,
+                                         absl::string_view language);
+
+}  // namespace ptxbench::scheduler
+
+#endif  // PTXBENCH_SCHEDULER_EXTRACT_H_

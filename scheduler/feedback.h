@@ -1,0 +1,29 @@
+#ifndef PTXBENCH_SCHEDULER_FEEDBACK_H_
+#define PTXBENCH_SCHEDULER_FEEDBACK_H_
+
+// Renders an evaluation result as the next user message, in PTXBench's shape
+// (COMPAT "Feedback message shape"), and decides whether the target was met.
+
+#include <string>
+
+#include "absl/strings/string_view.h"
+#include "ptxbench/v1/common.pb.h"
+
+namespace ptxbench::scheduler {
+
+// The feedback when no kernel block could be extracted; the turn counts.
+std::string RenderNoCodeFeedback(absl::string_view language);
+
+// All workloads passed and min speedup >= target.
+bool TargetMet(const ptxbench::v1::EvalResult& result, double target_speedup);
+
+// The feedback for an evaluation result (never called for INFRA_ERROR).
+// Ends with one of the three suffixes: "Target speedup … achieved! …",
+// "Kernel is correct. … Keep optimizing.", or
+// "Please fix the issues and provide an updated kernel."
+std::string RenderEvalFeedback(const ptxbench::v1::EvalResult& result,
+                               double target_speedup);
+
+}  // namespace ptxbench::scheduler
+
+#endif  // PTXBENCH_SCHEDULER_FEEDBACK_H_

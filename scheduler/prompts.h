@@ -1,0 +1,60 @@
+#ifndef PTXBENCH_SCHEDULER_PROMPTS_H_
+#define PTXBENCH_SCHEDULER_PROMPTS_H_
+
+// The prompt registry: tags map to an ordered list of documents or other tags,
+// expanded recursively (like PTXBench's prompt hub). A tag renders into the
+// system prompt; the task prompt carries the definition as JSON.
+//
+// Registry file: <root>/registry.json
+//   {"tags": {"hopper-no-hint": ["docs/role.md", "docs/abi.md"],
+//             "hopper-wgmma":   ["hopper-no-hint", "docs/wgmma.md"]}}
+// An entry ending in ".md" or ".txt" (or containing '/') is a document path
+// relative to <root>; anything else is a tag. Immutable after Load.
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "workloads/definition.h"
+
+namespace ptxbench::scheduler {
+
+class PromptRegistry {
+ public:
+  // Reads <root>/registry.json and every document it names. Fails with one
+  // message naming the problem: malformed registry, missing document (tag and
+  // path), reference to an unknown tag, or a cycle (the tags on it, in order).
+  static absl::StatusOr<std::unique_ptr<PromptRegistry>> Load(const std::string& root);
+
+  // The bundled prompt root (DataDir()/prompts).
+  static std::string BundledRoot();
+
+  // NOT_FOUND "unknown prompt tag 'x' (known: ...)" when absent.
+  absl::Status Check(absl::string_view tag) const;
+
+  // Sorted tag names.
+  std::vector<std::string> Tags() const;
+
+  // The system prompt of `tag`: its documents in expansion order (each once),
+  // followed by the kernel ABI description for `language` ("cuda" or "ptx").
+  absl::StatusOr<std::string> RenderSystemPrompt(absl::string_view tag,
+                                                 absl::string_view language) const;
+
+  // The first user message: what to write, the target, the output format
+  // (one fenced block of the language), and the definition as JSON.
+  static std::string RenderTaskPrompt(const workloads::Definition& definition,
+                                      absl::string_view language,
+                                      double target_speedup, int num_turns);
+
+ private:
+  std::string root_;
+  std::map<std::string, std::vector<std::string>, std::less<>> tags_;
+  std::map<std::string, std::string, std::less<>> documents_;  // path -> text
+};
+
+}  // namespace ptxbench::scheduler
+
+#endif  // PTXBENCH_SCHEDULER_PROMPTS_H_

@@ -1,0 +1,82 @@
+#ifndef PTXBENCH_SCHEDULER_SPEC_H_
+#define PTXBENCH_SCHEDULER_SPEC_H_
+
+// Experiment specs: parsing, validation and deterministic expansion into
+// trajectories. Two input forms:
+//  - matrix (a JSON object): name, models[], definitions[], prompt_tags[],
+//    samples, num_turns, target_speedup; optional context_policy
+//    (full|latest-pair|single-user), language (cuda|ptx), priority (>= 1),
+//    eval (full|compile-only), max_cost_usd.
+//  - PTXBench list (a JSON array): [{num_trajectories, num_turns,
+//    target_speedup, prompt_tag, [definition], [test_path]}]; keys starting
+//    with '_' are ignored; definition and model come from the command line.
+// Validation errors name file, field, value and problem, e.g.
+//   spec.json: field "samples": value 0: must be at least 1
+// and nothing is created for an invalid spec.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "ptxbench/v1/common.pb.h"
+#include "scheduler/prompts.h"
+#include "workloads/registry.h"
+
+namespace ptxbench::scheduler {
+
+struct SpecInput {
+  std::string text;              // the file's contents
+  std::string path;              // for error messages ("<stdin>" if none)
+  std::string name;              // overrides the spec's name when non-empty
+  std::string default_definition;  // list form
+  std::string default_model;       // list form
+};
+
+struct SpecLimits {
+  int64_t max_trajectories = 100'000;  // a larger matrix is refused
+};
+
+struct TrajectorySpec {
+  std::string trajectory_id;  // DeriveTrajectoryId(...)
+  std::string model;
+  std::string definition;
+  std::string prompt_tag;
+  int32_t sample_index = 0;
+  int32_t num_turns = 0;
+  double target_speedup = 1.0;
+};
+
+struct ExpandedExperiment {
+  std::string experiment_id;  // DeriveExperimentId(name)
+  std::string name;
+  // Canonical JSON of the normalized spec (defaults filled in, keys sorted);
+  // two submissions are "the same spec" iff spec_hash is equal.
+  std::string normalized_json;
+  std::string spec_hash;      // sha256 of normalized_json
+  int32_t priority = 1;
+  ptxbench::v1::EvalMode eval_mode = ptxbench::v1::FULL;
+  std::string language = "cuda";
+  std::string context_policy = "full";
+  double max_cost_usd = 0;    // 0 = no limit
+  std::vector<TrajectorySpec> trajectories;  // deterministic order
+};
+
+// INVALID_ARGUMENT for every validation problem (first one found).
+absl::StatusOr<ExpandedExperiment> ExpandSpec(
+    const SpecInput& input, const workloads::DefinitionRegistry& definitions,
+    const PromptRegistry& prompts, const SpecLimits& limits);
+
+// "exp_" + first 16 hex digits of sha256("experiment\0" + name).
+std::string DeriveExperimentId(absl::string_view name);
+// "tr_" + first 20 hex digits of sha256 of the NUL-joined
+// (experiment_id, model, definition, prompt_tag, sample_index).
+std::string DeriveTrajectoryId(absl::string_view experiment_id,
+                               absl::string_view model,
+                               absl::string_view definition,
+                               absl::string_view prompt_tag, int32_t sample_index);
+
+}  // namespace ptxbench::scheduler
+
+#endif  // PTXBENCH_SCHEDULER_SPEC_H_
