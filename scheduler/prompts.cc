@@ -1,1 +1,325 @@
-// in progress
+#include "scheduler/prompts.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "common/data_dir.h"
+#include "common/status_macros.h"
+#include "workloads/json_util.h"
+
+namespace ptxbench::scheduler {
+namespace {
+
+namespace fs = std::filesystem;
+using workloads::FieldError;
+using workloads::IndexField;
+using workloads::JoinField;
+using workloads::ValueForError;
+
+constexpr const char* kLanguages[] = {"cuda", "ptx"};
+
+bool IsDocumentEntry(absl::string_view entry) {
+  return absl::EndsWith(entry, ".md") || absl::EndsWith(entry, ".txt") ||
+         absl::StrContains(entry, '/');
+}
+
+bool IsTagName(absl::string_view name) {
+  if (name.empty() || name.size() > 100) return false;
+  for (char c : name) {
+    if (!absl::ascii_isalnum(c) && c != '-' && c != '_' && c != '.') return false;
+  }
+  return true;
+}
+
+// A document path must stay inside the prompt root.
+bool IsSafeRelativePath(absl::string_view path) {
+  if (path.empty() || path.front() == '/') return false;
+  for (absl::string_view part : absl::StrSplit(path, '/')) {
+    if (part.empty() || part == "." || part == "..") return false;
+  }
+  return true;
+}
+
+absl::StatusOr<std::string> ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat(path.string(), ": cannot be read"));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string Trimmed(absl::string_view text) {
+  return std::string(absl::StripAsciiWhitespace(text));
+}
+
+// A fence longer than any run of backticks inside `text`, so the block
+// cannot be closed early by the text it holds.
+std::string FenceFor(absl::string_view text) {
+  size_t longest = 0, run = 0;
+  for (char c : text) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  return std::string(std::max<size_t>(3, longest + 1), '`');
+}
+
+// The definition as JSON when the file text is not at hand (definitions built
+// in code): the FlashInfer-Trace fields that describe the task.
+std::string DefinitionJson(const workloads::Definition& d) {
+  if (!absl::StripAsciiWhitespace(d.json).empty()) return Trimmed(d.json);
+  nlohmann::ordered_json doc;
+  doc["name"] = d.name;
+  doc["op_type"] = d.op_type;
+  doc["description"] = d.description;
+  doc["axes"] = nlohmann::ordered_json::object();
+  for (const workloads::Axis& axis : d.axes) {
+    doc["axes"][axis.name] =
+        axis.is_const ? nlohmann::ordered_json{{"type", "const"}, {"value", axis.value}}
+                      : nlohmann::ordered_json{{"type", "var"}};
+  }
+  for (const char* group : {"inputs", "outputs"}) {
+    const auto& tensors = std::string(group) == "inputs" ? d.inputs : d.outputs;
+    doc[group] = nlohmann::ordered_json::object();
+    for (const workloads::TensorSpec& t : tensors) {
+      doc[group][t.name] = {{"shape", t.is_scalar ? nlohmann::ordered_json(nullptr)
+                                                  : nlohmann::ordered_json(t.shape)},
+                            {"dtype", t.dtype}};
+    }
+  }
+  doc["reference"] = d.reference;
+  return doc.dump(2);
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<PromptRegistry>> PromptRegistry::Load(
+    const std::string& root) {
+  const fs::path registry_path = fs::path(root) / "registry.json";
+  const std::string origin = registry_path.string();
+  PTXB_ASSIGN_OR_RETURN(std::string text, ReadFile(registry_path));
+  PTXB_ASSIGN_OR_RETURN(nlohmann::json doc, workloads::ParseStrictJson(text, origin));
+  if (!doc.is_object()) {
+    return FieldError(origin, "(document)", ValueForError(doc),
+                      "must be an object with a \"tags\" object");
+  }
+  for (const auto& [key, value] : doc.items()) {
+    if (key != "tags" && !absl::StartsWith(key, "_")) {
+      return FieldError(
+          origin, key, ValueForError(value),
+          "unknown field (known: tags; keys starting with '_' are comments)");
+    }
+  }
+  if (!doc.contains("tags")) {
+    return FieldError(origin, "tags", "null", "required field is missing");
+  }
+  const nlohmann::json& tags = doc["tags"];
+  if (!tags.is_object() || tags.empty()) {
+    return FieldError(origin, "tags", ValueForError(tags),
+                      "must be a non-empty object of tag -> list of entries");
+  }
+
+  auto registry = std::unique_ptr<PromptRegistry>(new PromptRegistry());
+  registry->root_ = root;
+  // Shape of every tag, and every document read once.
+  for (const auto& [tag, entries] : tags.items()) {
+    const std::string field = JoinField("tags", tag);
+    if (!IsTagName(tag) || IsDocumentEntry(tag)) {
+      return FieldError(
+          origin, field, ValueForError(entries),
+          "tag names must match [A-Za-z0-9._-]{1,100} and not end in .md/.txt");
+    }
+    if (!entries.is_array() || entries.empty()) {
+      return FieldError(origin, field, ValueForError(entries),
+                        "must be a non-empty list of documents and tags");
+    }
+    std::vector<std::string>& list = registry->tags_[tag];
+    for (size_t i = 0; i < entries.size(); ++i) {
+      const nlohmann::json& entry = entries[i];
+      if (!entry.is_string() || entry.get<std::string>().empty()) {
+        return FieldError(origin, IndexField(field, i), ValueForError(entry),
+                          "must be a document path or a tag name");
+      }
+      const std::string name = entry.get<std::string>();
+      if (IsDocumentEntry(name) && !registry->documents_.contains(name)) {
+        if (!IsSafeRelativePath(name)) {
+          return FieldError(origin, IndexField(field, i), ValueForError(entry),
+                            "document paths must be relative and stay inside the root");
+        }
+        const fs::path path = fs::path(root) / name;
+        if (!fs::is_regular_file(path)) {
+          return FieldError(
+              origin, IndexField(field, i), ValueForError(entry),
+              absl::StrCat("tag '", tag, "': document not found at ", path.string()));
+        }
+        PTXB_ASSIGN_OR_RETURN(registry->documents_[name], ReadFile(path));
+      }
+      list.push_back(name);
+    }
+  }
+  // References to tags that do not exist.
+  for (const auto& [tag, list] : registry->tags_) {
+    for (size_t i = 0; i < list.size(); ++i) {
+      if (!IsDocumentEntry(list[i]) && !registry->tags_.contains(list[i])) {
+        return FieldError(
+            origin, IndexField(JoinField("tags", tag), i),
+            ValueForError(nlohmann::json(list[i])),
+            absl::StrCat("tag '", tag, "' references unknown tag '", list[i], "'"));
+      }
+    }
+  }
+  // Cycles: depth-first from every tag, in name order, so the reported cycle
+  // is the same on every run.
+  std::map<std::string, int> state;  // 0 new, 1 on the current path, 2 done
+  std::vector<std::string> path;
+  std::function<absl::Status(const std::string&)> visit =
+      [&](const std::string& tag) -> absl::Status {
+    if (state[tag] == 2) return absl::OkStatus();
+    if (state[tag] == 1) {
+      auto start = std::find(path.begin(), path.end(), tag);
+      std::vector<std::string> cycle(start, path.end());
+      cycle.push_back(tag);
+      return FieldError(
+          origin, JoinField("tags", tag),
+          ValueForError(nlohmann::json(registry->tags_.find(tag)->second)),
+          absl::StrCat("prompt tags form a cycle: ", absl::StrJoin(cycle, " -> ")));
+    }
+    state[tag] = 1;
+    path.push_back(tag);
+    for (const std::string& entry : registry->tags_.find(tag)->second) {
+      if (!IsDocumentEntry(entry)) PTXB_RETURN_IF_ERROR(visit(entry));
+    }
+    path.pop_back();
+    state[tag] = 2;
+    return absl::OkStatus();
+  };
+  for (const auto& [tag, list] : registry->tags_) PTXB_RETURN_IF_ERROR(visit(tag));
+
+  // The ABI descriptions are optional at load time (a custom prompt root may
+  // serve one language only); rendering for a missing one fails.
+  for (const char* language : kLanguages) {
+    const std::string name = absl::StrCat("abi/", language, ".md");
+    const fs::path abi_path = fs::path(root) / name;
+    if (fs::is_regular_file(abi_path)) {
+      PTXB_ASSIGN_OR_RETURN(registry->documents_[name], ReadFile(abi_path));
+    }
+  }
+  return registry;
+}
+
+std::string PromptRegistry::BundledRoot() { return DataDir() + "/prompts"; }
+
+absl::Status PromptRegistry::Check(absl::string_view tag) const {
+  if (tags_.find(tag) != tags_.end()) return absl::OkStatus();
+  return absl::NotFoundError(absl::StrCat(
+      "unknown prompt tag '", tag, "' (known: ", absl::StrJoin(Tags(), ", "), ")"));
+}
+
+std::vector<std::string> PromptRegistry::Tags() const {
+  std::vector<std::string> out;
+  for (const auto& [tag, list] : tags_) out.push_back(tag);
+  return out;
+}
+
+void PromptRegistry::ExpandInto(const std::vector<std::string>& entries,
+                                std::vector<std::string>& documents) const {
+  // Load() rejected unknown tags and cycles, so this terminates.
+  for (const std::string& entry : entries) {
+    if (IsDocumentEntry(entry)) {
+      if (std::find(documents.begin(), documents.end(), entry) == documents.end()) {
+        documents.push_back(entry);
+      }
+    } else {
+      ExpandInto(tags_.find(entry)->second, documents);
+    }
+  }
+}
+
+absl::StatusOr<std::vector<std::string>> PromptRegistry::Documents(
+    absl::string_view tag) const {
+  PTXB_RETURN_IF_ERROR(Check(tag));
+  std::vector<std::string> documents;
+  ExpandInto(tags_.find(tag)->second, documents);
+  return documents;
+}
+
+absl::StatusOr<std::string> PromptRegistry::RenderSystemPrompt(
+    absl::string_view tag, absl::string_view language) const {
+  PTXB_ASSIGN_OR_RETURN(std::vector<std::string> documents, Documents(tag));
+  if (std::find(std::begin(kLanguages), std::end(kLanguages), language) ==
+      std::end(kLanguages)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown kernel language '", language, "' (known: cuda, ptx)"));
+  }
+  const std::string abi = absl::StrCat("abi/", language, ".md");
+  auto abi_text = documents_.find(abi);
+  if (abi_text == documents_.end()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "prompt root ", root_, " has no ", abi, " (the kernel ABI for ", language, ")"));
+  }
+  std::vector<std::string> parts;
+  for (const std::string& document : documents) {
+    parts.push_back(Trimmed(documents_.find(document)->second));
+  }
+  parts.push_back(Trimmed(abi_text->second));
+  return absl::StrCat(absl::StrJoin(parts, "\n\n"), "\n");
+}
+
+std::string PromptRegistry::RenderTaskPrompt(const workloads::Definition& definition,
+                                             absl::string_view language,
+                                             double target_speedup, int num_turns) {
+  const bool ptx = language == "ptx";
+  std::string out = absl::StrFormat(
+      "Write %s for the workload definition `%s` (op type: %s) on an NVIDIA Hopper GPU "
+      "(sm_90a).\n\n",
+      ptx ? "a raw PTX kernel" : "a CUDA C++ kernel", definition.name,
+      definition.op_type);
+  absl::StrAppendFormat(
+      &out,
+      "Goal: every workload passes the correctness check and the minimum speedup over "
+      "the reference across all workloads reaches the target of %.3fx.\n"
+      "Turn budget: %d %s. After each answer you get the evaluation results; the "
+      "conversation ends when the target is met or the turns are spent.\n\n",
+      target_speedup, num_turns, num_turns == 1 ? "turn" : "turns");
+  if (!definition.workloads.empty()) {
+    std::vector<std::string> lines;
+    for (const workloads::Workload& w : definition.workloads) {
+      std::vector<std::string> axes;
+      for (const auto& [axis, value] : w.axes)
+        axes.push_back(absl::StrCat(axis, "=", value));
+      lines.push_back(absl::StrCat(
+          "- ", axes.empty() ? "(all axes const)" : absl::StrJoin(axes, ", ")));
+    }
+    absl::StrAppend(&out, "Workloads (values of the var axes):\n",
+                    absl::StrJoin(lines, "\n"), "\n\n");
+  }
+  if (ptx) {
+    absl::StrAppend(
+        &out,
+        "Answer with exactly one ```ptx block holding the complete PTX module, "
+        "followed by exactly one ```json block with the launch spec.\n\n");
+  } else {
+    absl::StrAppend(
+        &out, "Answer with exactly one ```cpp block holding the complete .cu file.\n\n");
+  }
+  const std::string json = DefinitionJson(definition);
+  const std::string fence = FenceFor(json);
+  absl::StrAppend(&out,
+                  "The definition (axes, inputs, outputs and the PyTorch reference):\n",
+                  fence, "json\n", json, "\n", fence, "\n");
+  return out;
+}
+
+}  // namespace ptxbench::scheduler

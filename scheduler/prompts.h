@@ -9,7 +9,8 @@
 //   {"tags": {"hopper-no-hint": ["docs/role.md", "docs/abi.md"],
 //             "hopper-wgmma":   ["hopper-no-hint", "docs/wgmma.md"]}}
 // An entry ending in ".md" or ".txt" (or containing '/') is a document path
-// relative to <root>; anything else is a tag. Immutable after Load.
+// relative to <root>; anything else is a tag. The kernel ABI descriptions are
+// <root>/abi/<language>.md. Immutable after Load; safe to share between threads.
 
 #include <map>
 #include <memory>
@@ -38,6 +39,11 @@ class PromptRegistry {
   // Sorted tag names.
   std::vector<std::string> Tags() const;
 
+  // The document paths `tag` expands to, in expansion order: entries in list
+  // order, nested tags expanded in place, each document kept at its first
+  // occurrence only.
+  absl::StatusOr<std::vector<std::string>> Documents(absl::string_view tag) const;
+
   // The system prompt of `tag`: its documents in expansion order (each once),
   // followed by the kernel ABI description for `language` ("cuda" or "ptx").
   absl::StatusOr<std::string> RenderSystemPrompt(absl::string_view tag,
@@ -50,6 +56,9 @@ class PromptRegistry {
                                       double target_speedup, int num_turns);
 
  private:
+  void ExpandInto(const std::vector<std::string>& entries,
+                  std::vector<std::string>& documents) const;
+
   std::string root_;
   std::map<std::string, std::vector<std::string>, std::less<>> tags_;
   std::map<std::string, std::string, std::less<>> documents_;  // path -> text

@@ -1,1 +1,484 @@
-// in progress
+#include "scheduler/spec.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/hash.h"
+#include "common/status_macros.h"
+#include "workloads/json_util.h"
+
+namespace ptxbench::scheduler {
+namespace {
+
+// std::map-backed: dump() of a normalized spec has sorted keys (canonical).
+using Json = nlohmann::json;
+using workloads::FieldError;
+using workloads::IndexField;
+using workloads::JoinField;
+using workloads::ValueForError;
+
+constexpr int64_t kMaxTurns = 1000;
+constexpr int64_t kMaxCount = std::numeric_limits<int32_t>::max();
+
+bool IsExperimentName(absl::string_view name) {
+  if (name.empty() || name.size() > 100) return false;
+  for (char c : name) {
+    if (!absl::ascii_isalnum(c) && c != '.' && c != '_' && c != '-') return false;
+  }
+  return true;
+}
+
+bool IsModelName(absl::string_view name) {
+  if (name.empty() || name.size() > 128) return false;
+  for (char c : name) {
+    if (!absl::ascii_isalnum(c) && !absl::StrContains("._:/@+-", c)) return false;
+  }
+  return true;
+}
+
+// The settings both forms share, with their defaults.
+struct Options {
+  std::string context_policy = "full";
+  std::string language = "cuda";
+  std::string eval = "full";
+  int64_t priority = 1;
+  double max_cost_usd = 0;
+};
+
+// Reads and checks the fields of one spec document, reporting against `path`.
+class SpecReader {
+ public:
+  SpecReader(const SpecInput& input, const workloads::DefinitionRegistry& definitions,
+             const PromptRegistry& prompts)
+      : input_(input), definitions_(definitions), prompts_(prompts) {}
+
+  absl::Status Error(absl::string_view field, const Json& value,
+                     absl::string_view problem) const {
+    return FieldError(input_.path, field, ValueForError(value), problem);
+  }
+  absl::Status Missing(absl::string_view field) const {
+    return FieldError(input_.path, field, "null", "required field is missing");
+  }
+
+  // Every key of `object` is in `known` (or starts with '_' when allowed).
+  absl::Status CheckKeys(const Json& object, absl::string_view parent,
+                         const std::vector<std::string>& known,
+                         bool allow_underscore) const {
+    for (const auto& [key, value] : object.items()) {
+      if (allow_underscore && absl::StartsWith(key, "_")) continue;
+      if (std::find(known.begin(), known.end(), key) == known.end()) {
+        return Error(
+            JoinField(parent, key), value,
+            absl::StrCat("unknown field (known: ", absl::StrJoin(known, ", "), ")"));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<const Json*> Required(const Json& object, absl::string_view parent,
+                                       absl::string_view key) const {
+    auto it = object.find(std::string(key));
+    if (it == object.end()) return Missing(JoinField(parent, key));
+    return &*it;
+  }
+
+  absl::StatusOr<int64_t> Count(const Json& value, absl::string_view field,
+                                int64_t max) const {
+    if (!value.is_number_integer()) return Error(field, value, "must be an integer");
+    if (value.is_number_unsigned() &&
+        value.get<uint64_t>() > static_cast<uint64_t>(max)) {
+      return Error(field, value, absl::StrCat("must be at most ", max));
+    }
+    const int64_t n = value.get<int64_t>();
+    if (n < 1) return Error(field, value, "must be at least 1");
+    if (n > max) return Error(field, value, absl::StrCat("must be at most ", max));
+    return n;
+  }
+
+  absl::StatusOr<double> Speedup(const Json& value, absl::string_view field) const {
+    if (!value.is_number()) return Error(field, value, "must be a number");
+    const double x = value.get<double>();
+    if (!(x > 0) || !std::isfinite(x))
+      return Error(field, value, "must be greater than 0");
+    return x;
+  }
+
+  absl::StatusOr<std::string> String(const Json& value, absl::string_view field) const {
+    if (!value.is_string()) return Error(field, value, "must be a string");
+    return value.get<std::string>();
+  }
+
+  absl::StatusOr<std::string> Enum(const Json& value, absl::string_view field,
+                                   const std::vector<std::string>& allowed) const {
+    PTXB_ASSIGN_OR_RETURN(std::string s, String(value, field));
+    if (std::find(allowed.begin(), allowed.end(), s) == allowed.end()) {
+      return Error(
+          field, value,
+          absl::StrCat("must be one of \"", absl::StrJoin(allowed, "\", \""), "\""));
+    }
+    return s;
+  }
+
+  absl::Status CheckModel(const Json& value, absl::string_view field) const {
+    PTXB_ASSIGN_OR_RETURN(std::string model, String(value, field));
+    if (!IsModelName(model)) {
+      return Error(field, value, "model names must match [A-Za-z0-9._:/@+-]{1,128}");
+    }
+    return absl::OkStatus();
+  }
+  absl::Status CheckDefinition(const Json& value, absl::string_view field) const {
+    PTXB_ASSIGN_OR_RETURN(std::string name, String(value, field));
+    if (auto found = definitions_.Find(name); !found.ok()) {
+      return Error(field, value, found.status().message());
+    }
+    return absl::OkStatus();
+  }
+  absl::Status CheckPromptTag(const Json& value, absl::string_view field) const {
+    PTXB_ASSIGN_OR_RETURN(std::string tag, String(value, field));
+    if (absl::Status s = prompts_.Check(tag); !s.ok())
+      return Error(field, value, s.message());
+    return absl::OkStatus();
+  }
+
+  // A required, non-empty list of distinct strings, each passing `check`.
+  template <typename Check>
+  absl::StatusOr<std::vector<std::string>> DistinctList(const Json& object,
+                                                        absl::string_view key,
+                                                        Check check) const {
+    PTXB_ASSIGN_OR_RETURN(const Json* list, Required(object, "", key));
+    if (!list->is_array()) return Error(key, *list, "must be a list of strings");
+    if (list->empty()) return Error(key, *list, "must not be empty");
+    std::vector<std::string> out;
+    for (size_t i = 0; i < list->size(); ++i) {
+      const Json& item = (*list)[i];
+      const std::string field = IndexField(key, i);
+      PTXB_RETURN_IF_ERROR((this->*check)(item, field));
+      std::string value = item.get<std::string>();
+      if (auto it = std::find(out.begin(), out.end(), value); it != out.end()) {
+        return Error(field, item,
+                     absl::StrCat("duplicate of ", IndexField(key, it - out.begin())));
+      }
+      out.push_back(std::move(value));
+    }
+    return out;
+  }
+
+  // The name: the override from the command line, else the spec's own.
+  absl::StatusOr<std::string> Name(const Json* in_spec,
+                                   absl::string_view fallback) const {
+    if (!input_.name.empty()) {
+      if (!IsExperimentName(input_.name)) {
+        return Error("name", Json(input_.name),
+                     "(given on the command line) must match [A-Za-z0-9._-]{1,100}");
+      }
+      return input_.name;
+    }
+    if (in_spec != nullptr) {
+      PTXB_ASSIGN_OR_RETURN(std::string name, String(*in_spec, "name"));
+      if (!IsExperimentName(name)) {
+        return Error("name", *in_spec, "must match [A-Za-z0-9._-]{1,100}");
+      }
+      return name;
+    }
+    if (!fallback.empty() && IsExperimentName(fallback)) return std::string(fallback);
+    return Missing("name");
+  }
+
+  absl::StatusOr<Options> ReadOptions(const Json& object) const {
+    Options o;
+    if (auto it = object.find("context_policy"); it != object.end()) {
+      PTXB_ASSIGN_OR_RETURN(
+          o.context_policy,
+          Enum(*it, "context_policy", {"full", "latest-pair", "single-user"}));
+    }
+    if (auto it = object.find("language"); it != object.end()) {
+      PTXB_ASSIGN_OR_RETURN(o.language, Enum(*it, "language", {"cuda", "ptx"}));
+    }
+    if (auto it = object.find("eval"); it != object.end()) {
+      PTXB_ASSIGN_OR_RETURN(o.eval, Enum(*it, "eval", {"full", "compile-only"}));
+    }
+    if (auto it = object.find("priority"); it != object.end()) {
+      PTXB_ASSIGN_OR_RETURN(o.priority, Count(*it, "priority", kMaxCount));
+    }
+    if (auto it = object.find("max_cost_usd"); it != object.end()) {
+      if (!it->is_number()) return Error("max_cost_usd", *it, "must be a number");
+      o.max_cost_usd = it->get<double>();
+      if (!(o.max_cost_usd >= 0) || !std::isfinite(o.max_cost_usd)) {
+        return Error("max_cost_usd", *it, "must be at least 0 (0 = no limit)");
+      }
+    }
+    return o;
+  }
+
+  const SpecInput& input() const { return input_; }
+
+ private:
+  const SpecInput& input_;
+  const workloads::DefinitionRegistry& definitions_;
+  const PromptRegistry& prompts_;
+};
+
+// Checks the trajectory count against the limit, naming how it came about.
+absl::Status CheckLimit(const SpecReader& r, absl::string_view field, const Json& value,
+                        int64_t total, absl::string_view how, const SpecLimits& limits) {
+  if (total <= limits.max_trajectories) return absl::OkStatus();
+  return r.Error(field, value,
+                 absl::StrCat(how, " = ", total, " trajectories, more than the limit of ",
+                              limits.max_trajectories));
+}
+
+void FillOptions(const Options& o, Json& normalized, ExpandedExperiment& out) {
+  normalized["context_policy"] = o.context_policy;
+  normalized["language"] = o.language;
+  normalized["eval"] = o.eval;
+  normalized["priority"] = o.priority;
+  normalized["max_cost_usd"] = o.max_cost_usd;
+  out.context_policy = o.context_policy;
+  out.language = o.language;
+  out.eval_mode =
+      o.eval == "compile-only" ? ptxbench::v1::COMPILE_ONLY : ptxbench::v1::FULL;
+  out.priority = static_cast<int32_t>(o.priority);
+  out.max_cost_usd = o.max_cost_usd;
+}
+
+absl::StatusOr<ExpandedExperiment> ExpandMatrix(const SpecReader& r, const Json& doc,
+                                                const SpecLimits& limits) {
+  PTXB_RETURN_IF_ERROR(
+      r.CheckKeys(doc, "",
+                  {"name", "models", "definitions", "prompt_tags", "samples", "num_turns",
+                   "target_speedup", "context_policy", "language", "priority", "eval",
+                   "max_cost_usd"},
+                  /*allow_underscore=*/false));
+  ExpandedExperiment out;
+  auto name_it = doc.find("name");
+  PTXB_ASSIGN_OR_RETURN(out.name, r.Name(name_it == doc.end() ? nullptr : &*name_it, ""));
+  PTXB_ASSIGN_OR_RETURN(std::vector<std::string> models,
+                        r.DistinctList(doc, "models", &SpecReader::CheckModel));
+  PTXB_ASSIGN_OR_RETURN(std::vector<std::string> definitions,
+                        r.DistinctList(doc, "definitions", &SpecReader::CheckDefinition));
+  PTXB_ASSIGN_OR_RETURN(std::vector<std::string> tags,
+                        r.DistinctList(doc, "prompt_tags", &SpecReader::CheckPromptTag));
+  PTXB_ASSIGN_OR_RETURN(const Json* samples_json, r.Required(doc, "", "samples"));
+  PTXB_ASSIGN_OR_RETURN(int64_t samples, r.Count(*samples_json, "samples", kMaxCount));
+  PTXB_ASSIGN_OR_RETURN(const Json* turns_json, r.Required(doc, "", "num_turns"));
+  PTXB_ASSIGN_OR_RETURN(int64_t turns, r.Count(*turns_json, "num_turns", kMaxTurns));
+  PTXB_ASSIGN_OR_RETURN(const Json* speedup_json, r.Required(doc, "", "target_speedup"));
+  PTXB_ASSIGN_OR_RETURN(double speedup, r.Speedup(*speedup_json, "target_speedup"));
+  PTXB_ASSIGN_OR_RETURN(Options options, r.ReadOptions(doc));
+
+  // Each factor is below 2^31 and the list sizes are small, but multiply in
+  // long double so an absurd matrix cannot overflow before it is refused.
+  const long double product = static_cast<long double>(models.size()) *
+                              definitions.size() * tags.size() * samples;
+  const int64_t total = static_cast<int64_t>(
+      std::min<long double>(product, std::numeric_limits<int64_t>::max()));
+  PTXB_RETURN_IF_ERROR(CheckLimit(
+      r, "samples", *samples_json, total,
+      absl::StrCat(models.size(), " models x ", definitions.size(), " definitions x ",
+                   tags.size(), " prompt tags x ", samples, " samples"),
+      limits));
+
+  Json normalized = Json::object();
+  normalized["form"] = "matrix";
+  normalized["name"] = out.name;
+  normalized["models"] = models;
+  normalized["definitions"] = definitions;
+  normalized["prompt_tags"] = tags;
+  normalized["samples"] = samples;
+  normalized["num_turns"] = turns;
+  normalized["target_speedup"] = speedup;
+  FillOptions(options, normalized, out);
+  out.normalized_json = normalized.dump();
+
+  out.experiment_id = DeriveExperimentId(out.name);
+  out.trajectories.reserve(static_cast<size_t>(total));
+  for (const std::string& model : models) {
+    for (const std::string& definition : definitions) {
+      for (const std::string& tag : tags) {
+        for (int64_t i = 0; i < samples; ++i) {
+          TrajectorySpec t;
+          t.sample_index = static_cast<int32_t>(i);
+          t.trajectory_id = DeriveTrajectoryId(out.experiment_id, model, definition, tag,
+                                               t.sample_index);
+          t.model = model;
+          t.definition = definition;
+          t.prompt_tag = tag;
+          t.num_turns = static_cast<int32_t>(turns);
+          t.target_speedup = speedup;
+          out.trajectories.push_back(std::move(t));
+        }
+      }
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<ExpandedExperiment> ExpandList(const SpecReader& r, const Json& doc,
+                                              const SpecLimits& limits) {
+  const SpecInput& input = r.input();
+  if (doc.empty()) return r.Error("(document)", doc, "the list of experiments is empty");
+  ExpandedExperiment out;
+  // A list spec has no name field: --name, else the config file's name.
+  const std::string stem = std::filesystem::path(input.path).stem().string();
+  if (input.name.empty() && !IsExperimentName(stem)) {
+    return r.Error("name", Json(stem),
+                   "a list-form spec takes its name from the command line (--name) or "
+                   "else from its file name, which must match [A-Za-z0-9._-]{1,100}");
+  }
+  PTXB_ASSIGN_OR_RETURN(out.name, r.Name(nullptr, stem));
+  if (input.default_model.empty()) {
+    return r.Error("model", Json(nullptr),
+                   "a list-form spec takes its model from the command line (--model)");
+  }
+  PTXB_RETURN_IF_ERROR(r.CheckModel(Json(input.default_model), "model"));
+
+  struct Item {
+    std::string definition;
+    int64_t count;
+    int64_t turns;
+    double speedup;
+    std::string tag;
+  };
+  std::vector<Item> items;
+  Json normalized_items = Json::array();
+  int64_t total = 0;
+  for (size_t i = 0; i < doc.size(); ++i) {
+    const Json& item = doc[i];
+    const std::string at = IndexField("", i);
+    if (!item.is_object()) return r.Error(at, item, "must be an object");
+    PTXB_RETURN_IF_ERROR(
+        r.CheckKeys(item, at,
+                    {"num_trajectories", "num_turns", "target_speedup", "prompt_tag",
+                     "definition", "test_path", "error_kernel_path", "error_log_path"},
+                    /*allow_underscore=*/true));
+    for (const char* repair : {"error_kernel_path", "error_log_path"}) {
+      if (auto it = item.find(repair); it != item.end()) {
+        return r.Error(JoinField(at, repair), *it,
+                       "repair (fix-it) items are not supported yet");
+      }
+    }
+    Item parsed;
+    PTXB_ASSIGN_OR_RETURN(const Json* count, r.Required(item, at, "num_trajectories"));
+    PTXB_ASSIGN_OR_RETURN(parsed.count,
+                          r.Count(*count, JoinField(at, "num_trajectories"), kMaxCount));
+    PTXB_ASSIGN_OR_RETURN(const Json* turns, r.Required(item, at, "num_turns"));
+    PTXB_ASSIGN_OR_RETURN(parsed.turns,
+                          r.Count(*turns, JoinField(at, "num_turns"), kMaxTurns));
+    PTXB_ASSIGN_OR_RETURN(const Json* speedup, r.Required(item, at, "target_speedup"));
+    PTXB_ASSIGN_OR_RETURN(parsed.speedup,
+                          r.Speedup(*speedup, JoinField(at, "target_speedup")));
+    PTXB_ASSIGN_OR_RETURN(const Json* tag, r.Required(item, at, "prompt_tag"));
+    PTXB_RETURN_IF_ERROR(r.CheckPromptTag(*tag, JoinField(at, "prompt_tag")));
+    parsed.tag = tag->get<std::string>();
+    const std::string definition_field = JoinField(at, "definition");
+    if (auto it = item.find("definition"); it != item.end()) {
+      PTXB_RETURN_IF_ERROR(r.CheckDefinition(*it, definition_field));
+      parsed.definition = it->get<std::string>();
+    } else if (!input.default_definition.empty()) {
+      PTXB_RETURN_IF_ERROR(
+          r.CheckDefinition(Json(input.default_definition), definition_field));
+      parsed.definition = input.default_definition;
+    } else {
+      return r.Error(definition_field, Json(nullptr),
+                     "no definition: give one in the item or on the command line "
+                     "(--definition)");
+    }
+    Json normalized_item = {{"definition", parsed.definition},
+                            {"num_trajectories", parsed.count},
+                            {"num_turns", parsed.turns},
+                            {"target_speedup", parsed.speedup},
+                            {"prompt_tag", parsed.tag}};
+    if (auto it = item.find("test_path"); it != item.end()) {
+      PTXB_ASSIGN_OR_RETURN(normalized_item["test_path"],
+                            r.String(*it, JoinField(at, "test_path")));
+    }
+    normalized_items.push_back(std::move(normalized_item));
+    total += parsed.count;  // at most 2^31 items of at most 2^31 each: no overflow
+    PTXB_RETURN_IF_ERROR(CheckLimit(
+        r, JoinField(at, "num_trajectories"), *count, total,
+        absl::StrCat("num_trajectories summed over items [0] to [", i, "]"), limits));
+    items.push_back(std::move(parsed));
+  }
+
+  Json normalized = Json::object();
+  normalized["form"] = "list";
+  normalized["name"] = out.name;
+  normalized["model"] = input.default_model;
+  normalized["items"] = std::move(normalized_items);
+  FillOptions(Options(), normalized, out);
+  out.normalized_json = normalized.dump();
+
+  out.experiment_id = DeriveExperimentId(out.name);
+  out.trajectories.reserve(static_cast<size_t>(total));
+  int32_t next_index = 0;
+  for (const Item& item : items) {
+    for (int64_t k = 0; k < item.count; ++k) {
+      TrajectorySpec t;
+      t.sample_index = next_index++;
+      t.trajectory_id = DeriveTrajectoryId(out.experiment_id, input.default_model,
+                                           item.definition, item.tag, t.sample_index);
+      t.model = input.default_model;
+      t.definition = item.definition;
+      t.prompt_tag = item.tag;
+      t.num_turns = static_cast<int32_t>(item.turns);
+      t.target_speedup = item.speedup;
+      out.trajectories.push_back(std::move(t));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<ExpandedExperiment> ExpandSpec(
+    const SpecInput& input, const workloads::DefinitionRegistry& definitions,
+    const PromptRegistry& prompts, const SpecLimits& limits) {
+  SpecInput named = input;
+  if (named.path.empty()) named.path = "<stdin>";
+  PTXB_ASSIGN_OR_RETURN(Json doc, workloads::ParseStrictJson(named.text, named.path));
+  SpecReader reader(named, definitions, prompts);
+  absl::StatusOr<ExpandedExperiment> out;
+  if (doc.is_object()) {
+    out = ExpandMatrix(reader, doc, limits);
+  } else if (doc.is_array()) {
+    out = ExpandList(reader, doc, limits);
+  } else {
+    return reader.Error("(document)", doc,
+                        "must be an object (matrix spec) or a list (PTXBench config)");
+  }
+  if (out.ok()) out->spec_hash = Sha256Hex(out->normalized_json);
+  return out;
+}
+
+std::string DeriveExperimentId(absl::string_view name) {
+  std::string data("experiment", 10);
+  data.push_back('\0');
+  data.append(name.data(), name.size());
+  return "exp_" + Sha256Hex(data).substr(0, 16);
+}
+
+std::string DeriveTrajectoryId(absl::string_view experiment_id, absl::string_view model,
+                               absl::string_view definition, absl::string_view prompt_tag,
+                               int32_t sample_index) {
+  std::string data;
+  for (absl::string_view part : {experiment_id, model, definition, prompt_tag}) {
+    data.append(part.data(), part.size());
+    data.push_back('\0');
+  }
+  data += std::to_string(sample_index);
+  return "tr_" + Sha256Hex(data).substr(0, 20);
+}
+
+}  // namespace ptxbench::scheduler

@@ -10,9 +10,14 @@
 //  - PTXBench list (a JSON array): [{num_trajectories, num_turns,
 //    target_speedup, prompt_tag, [definition], [test_path]}]; keys starting
 //    with '_' are ignored; definition and model come from the command line.
+//    A list spec's name is SpecInput.name, else its file name without the
+//    extension; items own consecutive sample indices in file order. Repair
+//    items (error_kernel_path / error_log_path) are refused for now.
 // Validation errors name file, field, value and problem, e.g.
 //   spec.json: field "samples": value 0: must be at least 1
-// and nothing is created for an invalid spec.
+//   spec.json: line 3, column 16: malformed JSON: ...
+// and nothing is created for an invalid spec. Unknown fields, duplicate keys,
+// duplicate list entries and non-integer counts are errors.
 
 #include <cstdint>
 #include <string>

@@ -1,1 +1,419 @@
-// in progress
+#include "workloads/definition.h"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/status_macros.h"
+#include "workloads/json_util.h"
+
+namespace ptxbench::workloads {
+namespace {
+
+// Ordered, so axes and tensors keep file order (= run() argument order).
+using Json = nlohmann::ordered_json;
+
+constexpr const char* kDtypes[] = {
+    "float32", "float16", "bfloat16", "float8_e4m3fn", "float8_e5m2", "float4_e2m1",
+    "int64",   "int32",   "int16",    "int8",          "bool"};
+
+constexpr int kMaxTrials = 100;
+
+// Reads fields of one JSON document and reports problems against `origin`.
+class FieldReader {
+ public:
+  explicit FieldReader(absl::string_view origin) : origin_(origin) {}
+
+  absl::Status Error(absl::string_view field, const Json& value,
+                     absl::string_view problem) const {
+    return FieldError(origin_, field, ValueForError(value), problem);
+  }
+  absl::Status Missing(absl::string_view field) const {
+    return FieldError(origin_, field, "null", "required field is missing");
+  }
+
+  // The member `key` of `object` (at path `parent`), or nullptr when absent.
+  static const Json* Member(const Json& object, absl::string_view key) {
+    auto it = object.find(std::string(key));
+    return it == object.end() ? nullptr : &*it;
+  }
+
+  absl::StatusOr<const Json*> Required(const Json& object, absl::string_view parent,
+                                       absl::string_view key) const {
+    const Json* value = Member(object, key);
+    if (value == nullptr) return Missing(JoinField(parent, key));
+    return value;
+  }
+
+  absl::StatusOr<std::string> String(const Json& value, absl::string_view field,
+                                     bool allow_empty = false) const {
+    if (!value.is_string()) return Error(field, value, "must be a string");
+    std::string text = value.get<std::string>();
+    if (!allow_empty && text.empty()) return Error(field, value, "must not be empty");
+    return text;
+  }
+
+  absl::StatusOr<std::vector<std::string>> StringList(const Json& value,
+                                                      absl::string_view field) const {
+    if (!value.is_array()) return Error(field, value, "must be a list of strings");
+    std::vector<std::string> out;
+    for (size_t i = 0; i < value.size(); ++i) {
+      PTXB_ASSIGN_OR_RETURN(std::string item, String(value[i], IndexField(field, i)));
+      out.push_back(std::move(item));
+    }
+    return out;
+  }
+
+  absl::StatusOr<int64_t> Integer(const Json& value, absl::string_view field, int64_t min,
+                                  int64_t max) const {
+    if (!value.is_number_integer()) return Error(field, value, "must be an integer");
+    if (value.is_number_unsigned() &&
+        value.get<uint64_t>() > static_cast<uint64_t>(max)) {
+      return Error(field, value, absl::StrCat("must be at most ", max));
+    }
+    int64_t v = value.get<int64_t>();
+    if (v < min) return Error(field, value, absl::StrCat("must be at least ", min));
+    if (v > max) return Error(field, value, absl::StrCat("must be at most ", max));
+    return v;
+  }
+
+  absl::StatusOr<double> Number(const Json& value, absl::string_view field) const {
+    if (!value.is_number()) return Error(field, value, "must be a number");
+    return value.get<double>();
+  }
+
+  absl::Status RequireObject(const Json& value, absl::string_view field) const {
+    if (!value.is_object()) return Error(field, value, "must be an object");
+    return absl::OkStatus();
+  }
+
+ private:
+  std::string origin_;
+};
+
+// Names that become identifiers in run() signatures and launch expressions.
+bool IsIdentifier(absl::string_view name) {
+  if (name.empty() || name.size() > 64) return false;
+  if (!absl::ascii_isalpha(name[0]) && name[0] != '_') return false;
+  for (char c : name) {
+    if (!absl::ascii_isalnum(c) && c != '_') return false;
+  }
+  return true;
+}
+
+// Names that become file names (definition names, op types).
+bool IsFileSafeName(absl::string_view name) {
+  if (name.empty() || name.size() > 128 || name[0] == '.') return false;
+  for (char c : name) {
+    if (!absl::ascii_isalnum(c) && c != '_' && c != '-' && c != '.') return false;
+  }
+  return true;
+}
+
+bool IsUuid(absl::string_view text) {
+  if (text.size() != 36) return false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+    if (dash ? text[i] != '-' : !absl::ascii_isxdigit(text[i])) return false;
+  }
+  return true;
+}
+
+absl::StatusOr<std::vector<Axis>> ParseAxes(const FieldReader& r, const Json& axes) {
+  PTXB_RETURN_IF_ERROR(r.RequireObject(axes, "axes"));
+  std::vector<Axis> out;
+  for (const auto& [name, spec] : axes.items()) {
+    const std::string field = JoinField("axes", name);
+    if (!IsIdentifier(name)) {
+      return r.Error(field, spec,
+                     "axis names must be identifiers ([A-Za-z_][A-Za-z0-9_]*)");
+    }
+    PTXB_RETURN_IF_ERROR(r.RequireObject(spec, field));
+    PTXB_ASSIGN_OR_RETURN(const Json* type, r.Required(spec, field, "type"));
+    Axis axis;
+    axis.name = name;
+    if (*type == "const") {
+      axis.is_const = true;
+      PTXB_ASSIGN_OR_RETURN(const Json* value, r.Required(spec, field, "value"));
+      PTXB_ASSIGN_OR_RETURN(axis.value, r.Integer(*value, JoinField(field, "value"), 1,
+                                                  std::numeric_limits<int64_t>::max()));
+    } else if (*type != "var") {
+      return r.Error(JoinField(field, "type"), *type, "must be \"const\" or \"var\"");
+    }
+    out.push_back(std::move(axis));
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<TensorSpec>> ParseTensors(const FieldReader& r,
+                                                     const Json& tensors,
+                                                     absl::string_view kind,
+                                                     const std::vector<Axis>& axes) {
+  PTXB_RETURN_IF_ERROR(r.RequireObject(tensors, kind));
+  std::set<std::string> axis_names;
+  for (const Axis& axis : axes) axis_names.insert(axis.name);
+  std::vector<TensorSpec> out;
+  for (const auto& [name, spec] : tensors.items()) {
+    const std::string field = JoinField(kind, name);
+    if (!IsIdentifier(name)) {
+      return r.Error(field, spec,
+                     "tensor names must be identifiers ([A-Za-z_][A-Za-z0-9_]*)");
+    }
+    PTXB_RETURN_IF_ERROR(r.RequireObject(spec, field));
+    TensorSpec tensor;
+    tensor.name = name;
+    PTXB_ASSIGN_OR_RETURN(const Json* shape, r.Required(spec, field, "shape"));
+    const std::string shape_field = JoinField(field, "shape");
+    if (shape->is_null()) {
+      tensor.is_scalar = true;
+    } else {
+      PTXB_ASSIGN_OR_RETURN(tensor.shape, r.StringList(*shape, shape_field));
+      for (size_t i = 0; i < tensor.shape.size(); ++i) {
+        if (!axis_names.contains(tensor.shape[i])) {
+          return r.Error(IndexField(shape_field, i), (*shape)[i],
+                         "names no axis declared in \"axes\"");
+        }
+      }
+    }
+    PTXB_ASSIGN_OR_RETURN(const Json* dtype, r.Required(spec, field, "dtype"));
+    PTXB_ASSIGN_OR_RETURN(tensor.dtype, r.String(*dtype, JoinField(field, "dtype")));
+    if (!IsKnownDtype(tensor.dtype)) {
+      return r.Error(
+          JoinField(field, "dtype"), *dtype,
+          absl::StrCat("unknown dtype (known: ", absl::StrJoin(kDtypes, ", "), ")"));
+    }
+    out.push_back(std::move(tensor));
+  }
+  return out;
+}
+
+absl::StatusOr<Tolerance> ParseTolerance(const FieldReader& r, const Json& value) {
+  PTXB_RETURN_IF_ERROR(r.RequireObject(value, "tolerance"));
+  Tolerance tolerance;
+  for (const auto& [key, v] : value.items()) {
+    const std::string field = JoinField("tolerance", key);
+    if (key != "atol" && key != "rtol" && key != "required_matched_ratio") {
+      return r.Error(field, v,
+                     "unknown field (known: atol, rtol, required_matched_ratio)");
+    }
+    PTXB_ASSIGN_OR_RETURN(double number, r.Number(v, field));
+    if (key == "required_matched_ratio") {
+      if (!(number > 0 && number <= 1)) return r.Error(field, v, "must be in (0, 1]");
+      tolerance.required_matched_ratio = number;
+    } else {
+      if (!(number >= 0)) return r.Error(field, v, "must be at least 0");
+      (key == "atol" ? tolerance.atol : tolerance.rtol) = number;
+    }
+  }
+  return tolerance;
+}
+
+absl::StatusOr<InputSource> ParseInputSource(const FieldReader& r, const Json& value,
+                                             absl::string_view field) {
+  PTXB_RETURN_IF_ERROR(r.RequireObject(value, field));
+  PTXB_ASSIGN_OR_RETURN(const Json* type, r.Required(value, field, "type"));
+  InputSource source;
+  PTXB_ASSIGN_OR_RETURN(source.type, r.String(*type, JoinField(field, "type")));
+  if (source.type == "scalar") {
+    PTXB_ASSIGN_OR_RETURN(const Json* v, r.Required(value, field, "value"));
+    if (v->is_boolean()) {
+      source.scalar_value = v->get<bool>() ? 1 : 0;
+    } else {
+      PTXB_ASSIGN_OR_RETURN(source.scalar_value, r.Number(*v, JoinField(field, "value")));
+    }
+  } else if (source.type == "safetensors") {
+    PTXB_ASSIGN_OR_RETURN(const Json* path, r.Required(value, field, "path"));
+    PTXB_ASSIGN_OR_RETURN(source.path, r.String(*path, JoinField(field, "path")));
+    PTXB_ASSIGN_OR_RETURN(const Json* key, r.Required(value, field, "tensor_key"));
+    PTXB_ASSIGN_OR_RETURN(source.tensor_key,
+                          r.String(*key, JoinField(field, "tensor_key")));
+  } else if (source.type != "random") {
+    return r.Error(JoinField(field, "type"), *type,
+                   "must be \"random\", \"scalar\" or \"safetensors\"");
+  }
+  return source;
+}
+
+}  // namespace
+
+bool IsKnownDtype(absl::string_view dtype) {
+  for (const char* known : kDtypes) {
+    if (dtype == known) return true;
+  }
+  return false;
+}
+
+absl::StatusOr<std::map<std::string, int64_t>> Definition::AxisValues(
+    const Workload& w) const {
+  std::map<std::string, int64_t> values;
+  for (const Axis& axis : axes) {
+    if (axis.is_const) {
+      values[axis.name] = axis.value;
+      continue;
+    }
+    auto it = w.axes.find(axis.name);
+    if (it == w.axes.end()) {
+      return absl::InvalidArgumentError(absl::StrCat("definition '", name, "', workload ",
+                                                     w.uuid, ": no value for var axis '",
+                                                     axis.name, "'"));
+    }
+    values[axis.name] = it->second;
+  }
+  return values;
+}
+
+absl::StatusOr<Definition> ParseDefinition(absl::string_view json,
+                                           absl::string_view origin) {
+  PTXB_ASSIGN_OR_RETURN(Json doc, ParseStrictOrderedJson(json, origin));
+  FieldReader r(origin);
+  if (!doc.is_object()) return r.Error("(document)", doc, "must be a JSON object");
+
+  // Unknown top-level fields are ignored: FlashInfer-Trace datasets may carry
+  // fields this version does not know, and must still load.
+  Definition d;
+  d.json = std::string(json);
+  PTXB_ASSIGN_OR_RETURN(const Json* name, r.Required(doc, "", "name"));
+  PTXB_ASSIGN_OR_RETURN(d.name, r.String(*name, "name"));
+  if (!IsFileSafeName(d.name)) {
+    return r.Error("name", *name,
+                   "must match [A-Za-z0-9._-]{1,128} and not start with '.'");
+  }
+  PTXB_ASSIGN_OR_RETURN(const Json* op_type, r.Required(doc, "", "op_type"));
+  PTXB_ASSIGN_OR_RETURN(d.op_type, r.String(*op_type, "op_type"));
+  if (!IsFileSafeName(d.op_type)) {
+    return r.Error("op_type", *op_type,
+                   "must match [A-Za-z0-9._-]{1,128} and not start with '.'");
+  }
+  if (const Json* tags = FieldReader::Member(doc, "tags")) {
+    PTXB_ASSIGN_OR_RETURN(d.tags, r.StringList(*tags, "tags"));
+  }
+  if (const Json* description = FieldReader::Member(doc, "description")) {
+    PTXB_ASSIGN_OR_RETURN(d.description, r.String(*description, "description", true));
+  }
+  PTXB_ASSIGN_OR_RETURN(const Json* axes, r.Required(doc, "", "axes"));
+  PTXB_ASSIGN_OR_RETURN(d.axes, ParseAxes(r, *axes));
+  PTXB_ASSIGN_OR_RETURN(const Json* inputs, r.Required(doc, "", "inputs"));
+  PTXB_ASSIGN_OR_RETURN(d.inputs, ParseTensors(r, *inputs, "inputs", d.axes));
+  PTXB_ASSIGN_OR_RETURN(const Json* outputs, r.Required(doc, "", "outputs"));
+  PTXB_ASSIGN_OR_RETURN(d.outputs, ParseTensors(r, *outputs, "outputs", d.axes));
+  if (d.outputs.empty())
+    return r.Error("outputs", *outputs, "must name at least one output");
+  for (const TensorSpec& out : d.outputs) {
+    if (inputs->contains(out.name)) {
+      return r.Error(JoinField("outputs", out.name), (*outputs)[out.name],
+                     "an input has the same name");
+    }
+  }
+  PTXB_ASSIGN_OR_RETURN(const Json* reference, r.Required(doc, "", "reference"));
+  PTXB_ASSIGN_OR_RETURN(d.reference, r.String(*reference, "reference"));
+  if (const Json* constraints = FieldReader::Member(doc, "constraints")) {
+    PTXB_ASSIGN_OR_RETURN(d.constraints, r.StringList(*constraints, "constraints"));
+  }
+  if (const Json* tolerance = FieldReader::Member(doc, "tolerance")) {
+    PTXB_ASSIGN_OR_RETURN(d.tolerance, ParseTolerance(r, *tolerance));
+  }
+  if (const Json* trials = FieldReader::Member(doc, "trials")) {
+    PTXB_ASSIGN_OR_RETURN(int64_t n, r.Integer(*trials, "trials", 1, kMaxTrials));
+    d.trials = static_cast<int>(n);
+  }
+  if (const Json* importance = FieldReader::Member(doc, "importance")) {
+    PTXB_ASSIGN_OR_RETURN(d.importance, r.Number(*importance, "importance"));
+    if (!(d.importance >= 0))
+      return r.Error("importance", *importance, "must be at least 0");
+  }
+  return d;
+}
+
+absl::StatusOr<WorkloadRecord> ParseWorkloadRecord(absl::string_view line,
+                                                   absl::string_view origin) {
+  PTXB_ASSIGN_OR_RETURN(Json doc, ParseStrictOrderedJson(line, origin));
+  FieldReader r(origin);
+  if (!doc.is_object()) return r.Error("(line)", doc, "must be a JSON object");
+  WorkloadRecord record;
+  PTXB_ASSIGN_OR_RETURN(const Json* definition, r.Required(doc, "", "definition"));
+  PTXB_ASSIGN_OR_RETURN(record.definition, r.String(*definition, "definition"));
+  // "solution" and "evaluation" are null in a workload file and filled in a
+  // trace file; neither matters for loading workloads.
+  PTXB_ASSIGN_OR_RETURN(const Json* workload, r.Required(doc, "", "workload"));
+  PTXB_RETURN_IF_ERROR(r.RequireObject(*workload, "workload"));
+  Workload& w = record.workload;
+
+  PTXB_ASSIGN_OR_RETURN(const Json* uuid, r.Required(*workload, "workload", "uuid"));
+  PTXB_ASSIGN_OR_RETURN(w.uuid, r.String(*uuid, "workload.uuid"));
+  if (!IsUuid(w.uuid)) {
+    return r.Error("workload.uuid", *uuid,
+                   "must be a UUID (8-4-4-4-12 hexadecimal digits)");
+  }
+  PTXB_ASSIGN_OR_RETURN(const Json* axes, r.Required(*workload, "workload", "axes"));
+  PTXB_RETURN_IF_ERROR(r.RequireObject(*axes, "workload.axes"));
+  for (const auto& [name, value] : axes->items()) {
+    PTXB_ASSIGN_OR_RETURN(w.axes[name],
+                          r.Integer(value, JoinField("workload.axes", name), 1,
+                                    std::numeric_limits<int64_t>::max()));
+  }
+  PTXB_ASSIGN_OR_RETURN(const Json* inputs, r.Required(*workload, "workload", "inputs"));
+  PTXB_RETURN_IF_ERROR(r.RequireObject(*inputs, "workload.inputs"));
+  for (const auto& [name, value] : inputs->items()) {
+    PTXB_ASSIGN_OR_RETURN(w.inputs[name],
+                          ParseInputSource(r, value, JoinField("workload.inputs", name)));
+  }
+  return record;
+}
+
+absl::StatusOr<Workload> ParseWorkloadLine(absl::string_view line,
+                                           absl::string_view origin) {
+  PTXB_ASSIGN_OR_RETURN(WorkloadRecord record, ParseWorkloadRecord(line, origin));
+  return std::move(record.workload);
+}
+
+absl::Status ValidateWorkload(const Definition& definition, const Workload& workload,
+                              absl::string_view origin) {
+  for (const auto& [name, value] : workload.axes) {
+    const std::string field = JoinField("workload.axes", name);
+    const Axis* axis = nullptr;
+    for (const Axis& a : definition.axes) {
+      if (a.name == name) axis = &a;
+    }
+    if (axis == nullptr) {
+      return FieldError(
+          origin, field, absl::StrCat(value),
+          absl::StrCat("definition '", definition.name, "' has no axis of this name"));
+    }
+    if (axis->is_const && axis->value != value) {
+      return FieldError(origin, field, absl::StrCat(value),
+                        absl::StrCat("axis is const with value ", axis->value));
+    }
+  }
+  for (const Axis& axis : definition.axes) {
+    if (!axis.is_const && !workload.axes.contains(axis.name)) {
+      return FieldError(origin, JoinField("workload.axes", axis.name), "null",
+                        "var axis has no value");
+    }
+  }
+  for (const auto& [name, source] : workload.inputs) {
+    bool known = false;
+    for (const TensorSpec& input : definition.inputs) known = known || input.name == name;
+    if (!known) {
+      return FieldError(
+          origin, JoinField("workload.inputs", name),
+          absl::StrCat("{\"type\":\"", source.type, "\"}"),
+          absl::StrCat("definition '", definition.name, "' has no input of this name"));
+    }
+  }
+  for (const TensorSpec& input : definition.inputs) {
+    if (!workload.inputs.contains(input.name)) {
+      return FieldError(origin, JoinField("workload.inputs", input.name), "null",
+                        "input has no source");
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace ptxbench::workloads

@@ -79,6 +79,23 @@ absl::StatusOr<Definition> ParseDefinition(absl::string_view json,
 absl::StatusOr<Workload> ParseWorkloadLine(absl::string_view line,
                                            absl::string_view origin);
 
+// A workload line as read: the definition it names, and the workload.
+struct WorkloadRecord {
+  std::string definition;
+  Workload workload;
+};
+absl::StatusOr<WorkloadRecord> ParseWorkloadRecord(absl::string_view line,
+                                                   absl::string_view origin);
+
+// Checks `workload` against `definition`: every var axis has a value, no
+// unknown axis (a const axis may be repeated with its own value), and every
+// input has a source and no source names an unknown input.
+absl::Status ValidateWorkload(const Definition& definition, const Workload& workload,
+                              absl::string_view origin);
+
+// The dtypes of the FlashInfer-Trace schema.
+bool IsKnownDtype(absl::string_view dtype);
+
 }  // namespace ptxbench::workloads
 
 #endif  // PTXBENCH_WORKLOADS_DEFINITION_H_

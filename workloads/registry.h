@@ -20,12 +20,15 @@ namespace ptxbench::workloads {
 class DefinitionRegistry {
  public:
   // Loads every definition under each dataset root, in order; a later root
-  // may not redefine a name (error naming both files).
+  // may not redefine a name (error naming both files). Every definition needs
+  // its workloads file; a workloads file without a definition, a duplicate
+  // uuid (across all roots) or any invalid field is an error naming the file
+  // (and line).
   static absl::StatusOr<std::unique_ptr<DefinitionRegistry>> Load(
       const std::vector<std::string>& dataset_roots);
 
-  // The bundled dataset root (workloads/data in the source tree, or
-  // $PTXBENCH_DATA_DIR/workloads when set).
+  // The bundled dataset root: DataDir() + "/workloads/data" (the source
+  // tree's workloads/data, or $PTXBENCH_DATA_DIR/workloads/data when set).
   static std::string BundledRoot();
 
   // NOT_FOUND "unknown definition 'x' (known: a, b, c)" when absent.

@@ -1,0 +1,116 @@
+#include "agent_gateway/simulated_gateway.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "common/hash.h"
+#include "common/log.h"
+
+namespace ptxbench::agent_gateway {
+namespace {
+
+using ::ptxbench::v1::CompleteRequest;
+
+double Draw(uint64_t seed, const ptxbench::v1::Task& task, absl::string_view what) {
+  uint64_t h = StableHash64(absl::StrCat("ptxb-sim-gateway/", seed, "/", what, "/",
+                                         task.lease().task_id(), "/", task.lease().lease_id()));
+  return static_cast<double>(h >> 11) * 0x1.0p-53;
+}
+
+CompleteRequest Failure(ptxbench::v1::FailureClass failure_class, std::string message,
+                        int64_t retry_after_ms = 0) {
+  CompleteRequest out;
+  out.mutable_failure()->set_failure_class(failure_class);
+  out.mutable_failure()->set_message(std::move(message));
+  out.mutable_failure()->set_retry_after_ms(retry_after_ms);
+  return out;
+}
+
+}  // namespace
+
+ptxbench::v1::Capabilities SimulatedGatewayCapabilities(const std::vector<std::string>& models,
+                                                        int slots) {
+  ptxbench::v1::Capabilities caps;
+  for (const std::string& m : models) caps.add_models(m);
+  caps.set_serves_any_model(models.empty());
+  caps.set_slots(slots);
+  caps.set_simulated(true);
+  return caps;
+}
+
+absl::StatusOr<std::unique_ptr<SimulatedGatewayHandler>> SimulatedGatewayHandler::Create(
+    Options options) {
+  int fd = -1;
+  if (!options.request_log_path.empty()) {
+    fd = open(options.request_log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "cannot open request log ", options.request_log_path, ": ", std::strerror(errno)));
+    }
+  }
+  return std::unique_ptr<SimulatedGatewayHandler>(
+      new SimulatedGatewayHandler(std::move(options), fd));
+}
+
+SimulatedGatewayHandler::SimulatedGatewayHandler(Options options, int request_log_fd)
+    : options_(std::move(options)), model_(options_.seed), request_log_fd_(request_log_fd) {
+  if (!options_.crash) options_.crash = [] { _exit(70); };
+}
+
+SimulatedGatewayHandler::~SimulatedGatewayHandler() {
+  if (request_log_fd_ >= 0) close(request_log_fd_);
+}
+
+CompleteRequest SimulatedGatewayHandler::Run(const ptxbench::v1::Task& task,
+                                             const std::atomic<bool>& cancelled) {
+  if (Draw(options_.seed, task, "crash") < options_.crash_rate) {
+    LogError("simulated crash right after leasing (--crash-rate)",
+             {{"task_id", task.lease().task_id()}, {"lease_id", task.lease().lease_id()}});
+    options_.crash();
+    return Failure(ptxbench::v1::INFRA, "simulated crash (--crash-rate)");
+  }
+  if (!task.has_llm()) {
+    return Failure(ptxbench::v1::INFRA, absl::StrCat("a gateway runs LLM tasks; got ",
+                                                     ptxbench::v1::TaskKind_Name(task.kind()),
+                                                     " task ", task.lease().task_id()));
+  }
+  const std::string& model = task.llm().model();
+  if (!options_.models.empty() &&
+      std::find(options_.models.begin(), options_.models.end(), model) == options_.models.end()) {
+    return Failure(ptxbench::v1::TERMINAL,
+                   absl::StrCat("unknown model '", model, "': not served by this gateway"));
+  }
+  // A rejected call (429) produces no answer, so it is not a request that
+  // must never repeat: it is not logged.
+  if (Draw(options_.seed, task, "failure") < options_.failure_rate) {
+    return Failure(ptxbench::v1::MODEL_API,
+                   "simulated provider error: 429 Too Many Requests (--failure-rate)",
+                   /*retry_after_ms=*/100);
+  }
+  if (request_log_fd_ >= 0) {
+    std::string line = absl::StrCat(task.trajectory_id(), " ", task.turn(), "\n");
+    if (write(request_log_fd_, line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
+      return Failure(ptxbench::v1::INFRA,
+                     absl::StrCat("cannot append to the request log ", options_.request_log_path,
+                                  ": ", std::strerror(errno)));
+    }
+  }
+  const absl::Time start = absl::Now();
+  if (!executor::SleepUnlessCancelled(options_.latency, cancelled)) {
+    return Failure(ptxbench::v1::INFRA, "cancelled");
+  }
+  CompleteRequest out;
+  *out.mutable_llm() = model_.Answer(task.llm(), task.trajectory_id(), task.turn());
+  out.mutable_llm()->set_latency_ms(absl::ToInt64Milliseconds(absl::Now() - start));
+  return out;
+}
+
+}  // namespace ptxbench::agent_gateway

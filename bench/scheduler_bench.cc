@@ -1,0 +1,291 @@
+// scheduler_bench: tasks completed per second (lease -> complete) and lease
+// latency with many concurrent executors over loopback, against a real
+// ptxbench-scheduler process, with a large queue of work waiting.
+//
+//   scheduler_bench [--executors 1000] [--queued 100000,1000000]
+//                   [--seconds 20] [--warmup 3]
+//
+// Each scenario starts a fresh scheduler, submits one experiment of `queued`
+// one-turn trajectories (each is an LLM step, then an eval step), then runs
+// `executors` simulated executors (half gateways, half workers) on the gRPC
+// callback API: Lease (long-poll) -> Complete -> Lease ... No heartbeats:
+// each task is held for well under the lease TTL. Prints one table row per
+// scenario: throughput over the measured window and lease latency
+// percentiles (time from sending Lease to receiving a task).
+#include <signal.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "common/flags.h"
+#include "grpcpp/create_channel.h"
+#include "ptxbench/v1/client.grpc.pb.h"
+#include "ptxbench/v1/executor.grpc.pb.h"
+#include "tests/process.h"
+
+ABSL_FLAG(int, executors, 1000, "concurrent simulated executors (half gateways, half workers)");
+ABSL_FLAG(std::string, queued, "100000,1000000", "trajectories queued per scenario");
+ABSL_FLAG(int, seconds, 20, "measured window per scenario");
+ABSL_FLAG(int, warmup, 3, "seconds before the window opens");
+ABSL_FLAG(int, channels, 8, "gRPC connections shared by the executors");
+ABSL_FLAG(std::string, scheduler_bin, PTXB_SCHEDULER_BIN, "scheduler binary");
+
+namespace ptxbench::bench {
+namespace {
+
+namespace v1 = ::ptxbench::v1;
+using Clock = std::chrono::steady_clock;
+
+constexpr char kAnswer[] =
+    "```cpp\n#include \"ptxbench/kernel_abi.h\"\n__global__ void k() {}\n"
+    "PTXB_EXPORT void run() { k<<<1, 1>>>(); }\n```\n";
+
+struct Stats {
+  std::atomic<bool> measuring{false};
+  std::atomic<bool> stopping{false};
+  std::atomic<int64_t> completed{0};
+  std::atomic<int64_t> errors{0};
+  std::mutex mu;
+  std::vector<double> lease_ms;  // measured window only
+};
+
+// One executor: a chain of async calls, no thread of its own.
+class Executor {
+ public:
+  Executor(v1::ExecutorService::Stub* stub, v1::ExecutorKind kind, Stats* stats)
+      : stub_(stub), kind_(kind), stats_(stats) {}
+
+  bool Register() {
+    grpc::ClientContext ctx;
+    v1::RegisterRequest req;
+    req.set_kind(kind_);
+    req.set_name("bench");
+    req.mutable_capabilities()->set_serves_any_model(true);
+    req.mutable_capabilities()->set_simulated(true);
+    auto* gpu = req.mutable_capabilities()->add_gpus();
+    gpu->set_model("Simulated H200");
+    gpu->set_sm_arch("sm_90");
+    gpu->set_healthy(true);
+    v1::RegisterResponse resp;
+    if (!stub_->Register(&ctx, req, &resp).ok()) return false;
+    id_ = resp.executor_id();
+    return true;
+  }
+
+  void StartLease() {
+    if (stats_->stopping.load()) {
+      done_.store(true);
+      return;
+    }
+    ctx_ = std::make_unique<grpc::ClientContext>();
+    lease_req_.set_executor_id(id_);
+    lease_req_.set_wait_ms(5000);
+    lease_resp_.Clear();
+    sent_ = Clock::now();
+    stub_->async()->Lease(ctx_.get(), &lease_req_, &lease_resp_,
+                          [this](grpc::Status s) { OnLease(s); });
+  }
+
+  bool done() const { return done_.load(); }
+
+ private:
+  void OnLease(const grpc::Status& status) {
+    if (!status.ok() || !lease_resp_.has_task()) {
+      if (!status.ok()) stats_->errors.fetch_add(1);
+      StartLease();
+      return;
+    }
+    if (stats_->measuring.load()) {
+      double ms = std::chrono::duration<double, std::milli>(Clock::now() - sent_).count();
+      std::lock_guard<std::mutex> lock(stats_->mu);
+      stats_->lease_ms.push_back(ms);
+    }
+    const v1::Task& task = lease_resp_.task();
+    complete_req_.Clear();
+    complete_req_.set_executor_id(id_);
+    *complete_req_.mutable_lease() = task.lease();
+    if (task.kind() == v1::LLM) {
+      auto* llm = complete_req_.mutable_llm();
+      llm->set_text(kAnswer);
+      llm->set_finish_reason("stop");
+      llm->set_provider("simulated");
+      llm->set_simulated(true);
+    } else {
+      auto* eval = complete_req_.mutable_eval();
+      eval->set_status(v1::PASSED);
+      eval->set_all_passed(true);
+      eval->set_min_speedup(1.0);
+      eval->set_simulated(true);
+    }
+    ctx_ = std::make_unique<grpc::ClientContext>();
+    stub_->async()->Complete(ctx_.get(), &complete_req_, &complete_resp_,
+                             [this](grpc::Status s) {
+                               if (s.ok() && stats_->measuring.load()) stats_->completed.fetch_add(1);
+                               if (!s.ok()) stats_->errors.fetch_add(1);
+                               StartLease();
+                             });
+  }
+
+  v1::ExecutorService::Stub* stub_;
+  v1::ExecutorKind kind_;
+  Stats* stats_;
+  std::string id_;
+  std::unique_ptr<grpc::ClientContext> ctx_;
+  v1::LeaseRequest lease_req_;
+  v1::LeaseResponse lease_resp_;
+  v1::CompleteRequest complete_req_;
+  v1::CompleteResponse complete_resp_;
+  Clock::time_point sent_;
+  std::atomic<bool> done_{false};
+};
+
+double Percentile(std::vector<double>& v, double p) {
+  if (v.empty()) return 0;
+  size_t k = static_cast<size_t>(p * (v.size() - 1));
+  std::nth_element(v.begin(), v.begin() + k, v.end());
+  return v[k];
+}
+
+long RssMiB(pid_t pid) {
+  std::ifstream in(absl::StrCat("/proc/", pid, "/status"));
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) {
+      long kb = 0;
+      absl::SimpleAtoi(absl::StripAsciiWhitespace(line.substr(6, line.size() - 9)), &kb);
+      return kb / 1024;
+    }
+  }
+  return 0;
+}
+
+double CpuSeconds(pid_t pid) {
+  std::ifstream in(absl::StrCat("/proc/", pid, "/stat"));
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::string> f = absl::StrSplit(stat.substr(stat.rfind(')') + 2), ' ');
+  double ticks = std::stod(f[11]) + std::stod(f[12]);  // utime + stime
+  return ticks / sysconf(_SC_CLK_TCK);
+}
+
+int RunScenario(int64_t queued) {
+  const std::string dir = absl::StrCat("/tmp/ptxb_bench_", getpid(), "_", queued);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const int port = testing::FreePort();
+  const std::string address = absl::StrCat("127.0.0.1:", port);
+  testing::Child scheduler = testing::Child::Spawn(
+      {absl::GetFlag(FLAGS_scheduler_bin), "--listen", address, "--data-dir", dir,
+       "--max-trajectories", "5000000", "--model-inflight-cap", "100000"},
+      dir + "/scheduler.log");
+  for (int i = 0; i < 200 && !std::filesystem::exists(dir + "/scheduler.addr"); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+
+  std::vector<std::shared_ptr<grpc::Channel>> channels;
+  std::vector<std::unique_ptr<v1::ExecutorService::Stub>> stubs;
+  for (int i = 0; i < absl::GetFlag(FLAGS_channels); ++i) {
+    grpc::ChannelArguments args;
+    args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);  // one connection each
+    args.SetInt("ptxb.bench.channel", i);
+    channels.push_back(grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args));
+    stubs.push_back(v1::ExecutorService::NewStub(channels.back()));
+  }
+
+  auto submit_start = Clock::now();
+  {
+    auto client = v1::ClientService::NewStub(channels[0]);
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::minutes(10));
+    v1::SubmitExperimentRequest req;
+    req.set_spec_json(absl::StrCat(
+        R"({"name": "bench", "models": ["bench-model"], "definitions": ["gemm_n7168_k5120"],)",
+        R"("prompt_tags": ["hopper-no-hint"], "samples": )", queued,
+        R"(, "num_turns": 1, "target_speedup": 1.5})"));
+    req.set_spec_path("bench.json");
+    v1::SubmitExperimentResponse resp;
+    grpc::Status s = client->SubmitExperiment(&ctx, req, &resp);
+    if (!s.ok()) {
+      std::fprintf(stderr, "submit failed: %s\n%s", s.error_message().c_str(),
+                   testing::Tail(dir + "/scheduler.log").c_str());
+      return 1;
+    }
+  }
+  const double submit_s = std::chrono::duration<double>(Clock::now() - submit_start).count();
+
+  Stats stats;
+  const int n = absl::GetFlag(FLAGS_executors);
+  std::vector<std::unique_ptr<Executor>> executors;
+  for (int i = 0; i < n; ++i) {
+    executors.push_back(std::make_unique<Executor>(stubs[i % stubs.size()].get(),
+                                                   i % 2 == 0 ? v1::GATEWAY : v1::WORKER, &stats));
+    if (!executors.back()->Register()) {
+      std::fprintf(stderr, "register failed\n");
+      return 1;
+    }
+  }
+  for (auto& e : executors) e->StartLease();
+  std::this_thread::sleep_for(std::chrono::seconds(absl::GetFlag(FLAGS_warmup)));
+  const double cpu0 = CpuSeconds(scheduler.pid());
+  stats.measuring.store(true);
+  auto t0 = Clock::now();
+  std::this_thread::sleep_for(std::chrono::seconds(absl::GetFlag(FLAGS_seconds)));
+  stats.measuring.store(false);
+  const double window = std::chrono::duration<double>(Clock::now() - t0).count();
+  const double cpu = CpuSeconds(scheduler.pid()) - cpu0;
+  const long rss = RssMiB(scheduler.pid());
+  stats.stopping.store(true);
+
+  std::vector<double> lat;
+  {
+    std::lock_guard<std::mutex> lock(stats.mu);
+    lat = stats.lease_ms;
+  }
+  const double rate = stats.completed.load() / window;
+  std::printf("| %9lld | %9d | %8.1f | %9lld | %8.0f | %7.2f | %7.2f | %7.2f | %7.2f | %6ld | %6lld |\n",
+              static_cast<long long>(queued), n, submit_s,
+              static_cast<long long>(stats.completed.load()), rate, Percentile(lat, 0.5),
+              Percentile(lat, 0.99), Percentile(lat, 0.999), cpu / window, rss,
+              static_cast<long long>(stats.errors.load()));
+  std::fflush(stdout);
+  scheduler.Signal(SIGTERM);
+  // Executors stop at their next lease; the scheduler answers parked ones
+  // empty at shutdown.
+  for (int i = 0; i < 100; ++i) {
+    bool all = std::all_of(executors.begin(), executors.end(), [](auto& e) { return e->done(); });
+    if (all) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  scheduler.Wait();
+  std::filesystem::remove_all(dir);
+  return 0;
+}
+
+}  // namespace
+}  // namespace ptxbench::bench
+
+int main(int argc, char** argv) {
+  ptxbench::DashedArgs args(argc, argv);
+  absl::ParseCommandLine(args.argc(), args.argv());
+  std::printf("| queued    | executors | submit s | completed | tasks/s  | p50 ms  | p99 ms  | p99.9ms | sched CPU | RSS MiB | errors |\n");
+  std::printf("|-----------|-----------|----------|-----------|----------|---------|---------|---------|---------|--------|--------|\n");
+  for (absl::string_view q : absl::StrSplit(absl::GetFlag(FLAGS_queued), ',')) {
+    int64_t queued = 0;
+    if (!absl::SimpleAtoi(q, &queued)) return 2;
+    if (int rc = ptxbench::bench::RunScenario(queued); rc != 0) return rc;
+  }
+  return 0;
+}

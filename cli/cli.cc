@@ -1,0 +1,102 @@
+#include "cli/cli.h"
+
+#include "absl/strings/str_cat.h"
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/interrupt.h"
+
+namespace ptxbench::cli {
+namespace {
+
+std::vector<FlagSpec> GlobalFlags() {
+  return {
+      {"scheduler", true, false, "HOST:PORT",
+       "scheduler address (else $PTXBENCH_SCHEDULER, else 127.0.0.1:50051)"},
+      {"output", true, false, "table|json", "output format (default table)"},
+      {"timeout", true, false, "SECONDS", "deadline of each scheduler call (default 30)"},
+  };
+}
+
+const std::vector<Command>& AllCommands() {
+  static const std::vector<Command>* commands = [] {
+    auto* list = new std::vector<Command>();
+    AddUpCommand(list);
+    AddExperimentCommands(list);
+    AddTrajectoryCommands(list);
+    AddExecutorCommands(list);
+    AddLocalCommands(list);
+    return list;
+  }();
+  return *commands;
+}
+
+absl::StatusOr<GlobalOptions> ResolveGlobals(const ParsedArgs& args, const CliEnvironment& env) {
+  GlobalOptions global;
+  if (args.Has("scheduler")) {
+    global.scheduler = args.Get("scheduler");
+  } else if (!env.scheduler_env.empty()) {
+    global.scheduler = env.scheduler_env;
+  }
+  if (global.scheduler.empty()) return UsageError("--scheduler needs HOST:PORT, got ''");
+  const std::string output = args.Get("output", "table");
+  if (output != "table" && output != "json") {
+    return UsageError(absl::StrCat("--output must be 'table' or 'json', got '", output, "'"));
+  }
+  global.json = output == "json";
+  if (args.Has("timeout")) {
+    absl::StatusOr<double> seconds = ParsePositiveSeconds("timeout", args.Get("timeout"));
+    if (!seconds.ok()) return seconds.status();
+    global.timeout = absl::Seconds(*seconds);
+  }
+  return global;
+}
+
+}  // namespace
+
+int RunCli(const std::vector<std::string>& raw_args, const CliEnvironment& env) {
+  ClearInterrupted();
+  const std::vector<Command>& commands = AllCommands();
+  std::vector<CommandSpec> specs;
+  for (const Command& c : commands) specs.push_back(c.spec);
+  const std::vector<FlagSpec> globals = GlobalFlags();
+
+  if (raw_args.empty()) {
+    *env.err << ProgramUsage(specs, globals);
+    return 2;
+  }
+  // "ptxbench help [COMMAND]" is "ptxbench [COMMAND] --help".
+  std::vector<std::string> args = raw_args;
+  if (args.front() == "help") {
+    args.erase(args.begin());
+    args.push_back("--help");
+  }
+
+  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, specs, globals);
+  if (!parsed.ok()) {
+    *env.err << "ptxbench: " << parsed.status().message() << "\n";
+    return 2;
+  }
+  if (parsed->help) {
+    if (parsed->command != nullptr) {
+      *env.out << CommandUsage(*parsed->command, globals);
+    } else if (!parsed->help_group.empty()) {
+      *env.out << GroupUsage(parsed->help_group, specs);
+    } else {
+      *env.out << ProgramUsage(specs, globals);
+    }
+    return 0;
+  }
+  absl::StatusOr<GlobalOptions> global = ResolveGlobals(*parsed, env);
+  if (!global.ok()) {
+    *env.err << "ptxbench: " << global.status().message() << "\n";
+    return 2;
+  }
+  const Command& command = commands[parsed->command - specs.data()];
+  absl::Status status = command.run(Invocation{*parsed, *global, env});
+  env.out->flush();
+  if (status.ok()) return 0;
+  *env.err << "ptxbench: " << status.message() << "\n";
+  return IsUsageError(status) ? 2 : 1;
+}
+
+}  // namespace ptxbench::cli

@@ -1,0 +1,52 @@
+#ifndef PTXBENCH_CLI_COMMANDS_H_
+#define PTXBENCH_CLI_COMMANDS_H_
+
+// Internal to the CLI: what a command receives, and the registration hooks of
+// the command groups (one .cc file each).
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "cli/args.h"
+#include "cli/cli.h"
+
+namespace ptxbench::cli {
+
+inline constexpr char kDefaultScheduler[] = "127.0.0.1:50051";
+
+// The global flags, resolved (flag, else environment, else default).
+struct GlobalOptions {
+  std::string scheduler = kDefaultScheduler;
+  bool json = false;  // --output json
+  absl::Duration timeout = absl::Seconds(30);
+};
+
+// One run of one command.
+struct Invocation {
+  const ParsedArgs& args;
+  GlobalOptions global;
+  const CliEnvironment& env;
+
+  std::ostream& out() const { return *env.out; }
+  std::ostream& err() const { return *env.err; }
+};
+
+// A command: its grammar and help, and what runs it. `run` returns OK, a
+// UsageError (exit 2) or any other error (exit 1), whose message is printed.
+struct Command {
+  CommandSpec spec;
+  absl::Status (*run)(const Invocation&);
+};
+
+void AddExperimentCommands(std::vector<Command>* commands);  // commands_experiments.cc
+void AddTrajectoryCommands(std::vector<Command>* commands);  // commands_trajectories.cc
+void AddExecutorCommands(std::vector<Command>* commands);    // commands_executors.cc
+void AddLocalCommands(std::vector<Command>* commands);       // commands_local.cc
+void AddUpCommand(std::vector<Command>* commands);           // up.cc
+
+}  // namespace ptxbench::cli
+
+#endif  // PTXBENCH_CLI_COMMANDS_H_

@@ -1,0 +1,61 @@
+// Executor commands: workers, drain.
+
+#include "absl/time/clock.h"
+#include "cli/client.h"
+#include "cli/commands.h"
+#include "cli/views.h"
+#include "common/status_macros.h"
+
+namespace ptxbench::cli {
+namespace {
+
+absl::Status RunWorkers(const Invocation& inv) {
+  SchedulerClient client(inv.global.scheduler, inv.global.timeout);
+  PTXB_ASSIGN_OR_RETURN(v1::ListExecutorsResponse list, client.ListExecutors());
+  if (inv.global.json) {
+    inv.out() << ExecutorListJson(list).dump(2) << "\n";
+  } else if (list.executors().empty()) {
+    inv.out() << "no workers or gateways registered (start them with 'ptxbench up', or point "
+                 "ptxbench-worker / ptxbench-gateway at "
+              << inv.global.scheduler << ")\n";
+  } else {
+    inv.out() << ExecutorTable(list, absl::Now());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RunDrain(const Invocation& inv) {
+  const std::string& id = inv.args.positionals[0];
+  SchedulerClient client(inv.global.scheduler, inv.global.timeout);
+  PTXB_ASSIGN_OR_RETURN(v1::DrainResponse response, client.Drain(id));
+  if (inv.global.json) {
+    inv.out() << nlohmann::json({{"executor", id}, {"draining", true}}).dump(2) << "\n";
+  } else {
+    inv.out() << "executor " << id
+              << " is draining: it finishes what it holds and takes nothing new\n";
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void AddExecutorCommands(std::vector<Command>* commands) {
+  commands->push_back({{"workers",
+                        "",
+                        0,
+                        0,
+                        {},
+                        "registered workers and gateways: capacity, leases, last seen",
+                        ""},
+                       RunWorkers});
+  commands->push_back({{"drain",
+                        "EXECUTOR_ID",
+                        1,
+                        1,
+                        {},
+                        "tell an executor to finish what it holds and take nothing new",
+                        ""},
+                       RunDrain});
+}
+
+}  // namespace ptxbench::cli

@@ -1,0 +1,175 @@
+// Commands that need no scheduler: definitions, prompts check, prompts render.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "cli/commands.h"
+#include "cli/format.h"
+#include "common/status_macros.h"
+#include "nlohmann/json.hpp"
+#include "scheduler/prompts.h"
+#include "workloads/registry.h"
+
+namespace ptxbench::cli {
+namespace {
+
+using scheduler::PromptRegistry;
+using workloads::Definition;
+using workloads::DefinitionRegistry;
+
+constexpr const char* kLanguages[] = {"cuda", "ptx"};
+
+std::string AxesText(const Definition& d) {
+  std::vector<std::string> parts;
+  for (const auto& axis : d.axes) {
+    parts.push_back(axis.is_const ? absl::StrCat(axis.name, "=", axis.value) : axis.name);
+  }
+  return absl::StrJoin(parts, ", ");
+}
+
+absl::Status RunDefinitions(const Invocation& inv) {
+  std::vector<std::string> roots = {DefinitionRegistry::BundledRoot()};
+  for (const std::string& dir : inv.args.GetAll("dataset")) roots.push_back(dir);
+  PTXB_ASSIGN_OR_RETURN(std::unique_ptr<DefinitionRegistry> registry,
+                        DefinitionRegistry::Load(roots));
+  const std::vector<const Definition*> definitions = registry->List();
+  if (inv.global.json) {
+    nlohmann::json items = nlohmann::json::array();
+    for (const Definition* d : definitions) {
+      nlohmann::json axes = nlohmann::json::array();
+      for (const auto& axis : d->axes) {
+        nlohmann::json a = {{"name", axis.name}, {"type", axis.is_const ? "const" : "var"}};
+        if (axis.is_const) a["value"] = axis.value;
+        axes.push_back(std::move(a));
+      }
+      items.push_back({{"name", d->name},
+                       {"op_type", d->op_type},
+                       {"axes", std::move(axes)},
+                       {"workloads", d->workloads.size()},
+                       {"tags", d->tags}});
+    }
+    inv.out() << nlohmann::json({{"roots", roots}, {"definitions", std::move(items)}}).dump(2)
+              << "\n";
+    return absl::OkStatus();
+  }
+  if (definitions.empty()) {
+    inv.out() << "no definitions under " << absl::StrJoin(roots, ", ") << "\n";
+    return absl::OkStatus();
+  }
+  Table table({"NAME", "OP_TYPE", "AXES", "WORKLOADS"});
+  table.AlignRight(3);
+  for (const Definition* d : definitions) {
+    table.AddRow({d->name, d->op_type, AxesText(*d), absl::StrCat(d->workloads.size())});
+  }
+  inv.out() << table.Render();
+  return absl::OkStatus();
+}
+
+std::string PromptRoot(const Invocation& inv) {
+  return inv.args.Has("root") ? inv.args.Get("root") : PromptRegistry::BundledRoot();
+}
+
+// Checks one tag: it is known and renders for every language. Returns the
+// rendered sizes ("cuda 1234 chars, ptx 1300 chars").
+absl::StatusOr<std::string> CheckTag(const PromptRegistry& registry, const std::string& tag) {
+  PTXB_RETURN_IF_ERROR(registry.Check(tag));
+  std::vector<std::string> sizes;
+  for (const char* language : kLanguages) {
+    PTXB_ASSIGN_OR_RETURN(std::string prompt, registry.RenderSystemPrompt(tag, language));
+    sizes.push_back(absl::StrCat(language, " ", prompt.size(), " chars"));
+  }
+  return absl::StrJoin(sizes, ", ");
+}
+
+absl::Status RunPromptsCheck(const Invocation& inv) {
+  const std::string root = PromptRoot(inv);
+  PTXB_ASSIGN_OR_RETURN(std::unique_ptr<PromptRegistry> registry, PromptRegistry::Load(root));
+  const std::vector<std::string> tags = registry->Tags();
+  if (tags.empty())
+    return absl::FailedPreconditionError(
+        absl::StrCat(root, "/registry.json defines no prompt tags"));
+  int failed = 0;
+  nlohmann::json items = nlohmann::json::array();
+  Table table({"TAG", "RESULT", "DETAIL"});
+  for (const std::string& tag : tags) {
+    absl::StatusOr<std::string> result = CheckTag(*registry, tag);
+    if (!result.ok()) ++failed;
+    nlohmann::json item = {{"tag", tag}, {"ok", result.ok()}};
+    if (!result.ok()) item["error"] = std::string(result.status().message());
+    items.push_back(std::move(item));
+    table.AddRow({tag, result.ok() ? "OK" : "ERROR",
+                  result.ok() ? *result : std::string(result.status().message())});
+  }
+  if (inv.global.json) {
+    inv.out()
+        << nlohmann::json({{"root", root}, {"ok", failed == 0}, {"tags", std::move(items)}}).dump(2)
+        << "\n";
+  } else {
+    inv.out() << table.Render();
+  }
+  if (failed > 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(failed, " of ", tags.size(), " prompt tags in ", root, " failed the check"));
+  }
+  if (!inv.global.json) inv.out() << "all " << tags.size() << " prompt tags OK (" << root << ")\n";
+  return absl::OkStatus();
+}
+
+absl::Status RunPromptsRender(const Invocation& inv) {
+  const std::string language = inv.args.Get("language", "cuda");
+  if (language != "cuda" && language != "ptx") {
+    return UsageError(absl::StrCat("--language must be cuda or ptx, got '", language, "'"));
+  }
+  const std::string& tag = inv.args.positionals[0];
+  PTXB_ASSIGN_OR_RETURN(std::unique_ptr<PromptRegistry> registry,
+                        PromptRegistry::Load(PromptRoot(inv)));
+  PTXB_ASSIGN_OR_RETURN(std::string prompt, registry->RenderSystemPrompt(tag, language));
+  if (inv.global.json) {
+    inv.out()
+        << nlohmann::json({{"tag", tag}, {"language", language}, {"system_prompt", prompt}}).dump(2)
+        << "\n";
+  } else {
+    inv.out() << prompt;
+    if (prompt.empty() || prompt.back() != '\n') inv.out() << "\n";
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void AddLocalCommands(std::vector<Command>* commands) {
+  commands->push_back(
+      {{"definitions",
+        "",
+        0,
+        0,
+        {{"dataset", true, true, "DIR", "also load a FlashInfer-Trace dataset folder"}},
+        "list workload definitions (bundled and --dataset); no scheduler needed",
+        ""},
+       RunDefinitions});
+  const FlagSpec root = {"root", true, false, "DIR",
+                         "prompt root with registry.json (default: bundled)"};
+  commands->push_back({{"prompts check",
+                        "",
+                        0,
+                        0,
+                        {root},
+                        "check that every prompt tag expands and renders; no scheduler needed",
+                        ""},
+                       RunPromptsCheck});
+  commands->push_back(
+      {{"prompts render",
+        "TAG",
+        1,
+        1,
+        {{"language", true, false, "cuda|ptx", "kernel language of the ABI section (default cuda)"},
+         root},
+        "print the system prompt of TAG; no scheduler needed",
+        ""},
+       RunPromptsRender});
+}
+
+}  // namespace ptxbench::cli

@@ -1,0 +1,27 @@
+#ifndef PTXBENCH_CLI_SUBMIT_H_
+#define PTXBENCH_CLI_SUBMIT_H_
+
+// Submitting a spec file, shared by `submit` and `up --submit`.
+
+#include <ostream>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "cli/client.h"
+
+namespace ptxbench::cli {
+
+// Reads a spec file ("-" = stdin); the error names the file.
+absl::StatusOr<std::string> ReadSpecFile(const std::string& path);
+
+// Reads `path`, submits it with the options of `request` (name, definition,
+// model, dry_run) and reports on `out`: a summary and the experiment id as the
+// last line, or with `json` the object {"experiment", "created",
+// "trajectories"} (and "dry_run" when set). Returns the experiment id.
+absl::StatusOr<std::string> SubmitSpecFile(SchedulerClient& client, const std::string& path,
+                                           v1::SubmitExperimentRequest request, bool json,
+                                           std::ostream& out);
+
+}  // namespace ptxbench::cli
+
+#endif  // PTXBENCH_CLI_SUBMIT_H_

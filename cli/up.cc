@@ -1,0 +1,367 @@
+// `ptxbench up`: a whole local deployment in one command. Starts a scheduler,
+// then workers and gateways pointed at it, as child processes with their
+// output in <data-dir>/logs; optionally submits a spec and watches it.
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "cli/client.h"
+#include "cli/commands.h"
+#include "cli/interrupt.h"
+#include "cli/submit.h"
+#include "cli/supervisor.h"
+#include "cli/views.h"
+#include "cli/watch.h"
+#include "common/status_macros.h"
+
+namespace ptxbench::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr absl::Duration kStartupTimeout = absl::Seconds(15);
+constexpr absl::Duration kStopGrace = absl::Seconds(10);
+constexpr absl::Duration kPollInterval = absl::Milliseconds(200);
+constexpr int kLogTailLines = 20;
+
+struct UpOptions {
+  std::string data_dir = ".ptxbench";
+  std::string listen;   // what the scheduler binds
+  std::string connect;  // how clients reach it
+  bool simulate = false;
+  int workers = 1;
+  int gateways = 1;
+  std::string submit;
+  bool exit_when_done = false;
+};
+
+// "0.0.0.0:50051" binds every interface; clients connect through loopback.
+std::string ConnectAddress(const std::string& listen) {
+  const size_t colon = listen.rfind(':');
+  const std::string host = listen.substr(0, colon);
+  const std::string port = listen.substr(colon + 1);
+  if (host.empty() || host == "0.0.0.0") return absl::StrCat("127.0.0.1:", port);
+  if (host == "[::]") return absl::StrCat("[::1]:", port);
+  return listen;
+}
+
+absl::StatusOr<UpOptions> ParseUpOptions(const Invocation& inv) {
+  UpOptions options;
+  options.data_dir = inv.args.Get("data-dir", options.data_dir);
+  options.listen = inv.args.Get("listen", inv.global.scheduler);
+  const size_t colon = options.listen.rfind(':');
+  int port = 0;
+  if (colon == std::string::npos || !absl::SimpleAtoi(options.listen.substr(colon + 1), &port) ||
+      port < 1 || port > 65535) {
+    return UsageError(absl::StrCat("--listen must be HOST:PORT with a port from 1 to 65535, got '",
+                                   options.listen, "'"));
+  }
+  options.connect = ConnectAddress(options.listen);
+  options.simulate = inv.args.Has("simulate");
+  if (inv.args.Has("workers")) {
+    PTXB_ASSIGN_OR_RETURN(int64_t n, ParseIntFlag("workers", inv.args.Get("workers"), 0, 64));
+    options.workers = static_cast<int>(n);
+  }
+  if (inv.args.Has("gateways")) {
+    PTXB_ASSIGN_OR_RETURN(int64_t n, ParseIntFlag("gateways", inv.args.Get("gateways"), 0, 64));
+    options.gateways = static_cast<int>(n);
+  }
+  options.submit = inv.args.Get("submit");
+  options.exit_when_done = inv.args.Has("exit-when-done");
+  if (options.exit_when_done && options.submit.empty()) {
+    return UsageError(
+        "--exit-when-done needs --submit SPEC (it stops once that experiment finishes)");
+  }
+  return options;
+}
+
+bool IsExecutable(const fs::path& path) {
+  std::error_code ec;
+  return fs::is_regular_file(path, ec) && access(path.c_str(), X_OK) == 0;
+}
+
+// Finds a daemon binary: beside the running ptxbench, else in the build tree
+// (../<build_dir>/ from cli/), else on PATH.
+absl::StatusOr<std::string> FindDaemon(const std::string& self_exe, const std::string& name,
+                                       const std::string& build_dir) {
+  std::vector<std::string> looked;
+  if (!self_exe.empty()) {
+    const fs::path dir = fs::path(self_exe).parent_path();
+    for (const fs::path& candidate :
+         {dir / name, (dir / ".." / build_dir / name).lexically_normal()}) {
+      if (IsExecutable(candidate)) return candidate.string();
+      looked.push_back(candidate.parent_path().string());
+    }
+  }
+  if (const char* path_env = std::getenv("PATH")) {
+    for (absl::string_view dir : absl::StrSplit(path_env, ':', absl::SkipEmpty())) {
+      const fs::path candidate = fs::path(std::string(dir)) / name;
+      if (IsExecutable(candidate)) return candidate.string();
+    }
+  }
+  looked.push_back("PATH");
+  return absl::NotFoundError(absl::StrCat("cannot find ", name, " (looked in ",
+                                          absl::StrJoin(looked, ", "), "); build it with 'ninja ",
+                                          name, "'"));
+}
+
+std::string LogTail(const std::string& path, int lines) {
+  std::ifstream file(path);
+  std::deque<std::string> tail;
+  for (std::string line; std::getline(file, line);) {
+    tail.push_back(line);
+    if (static_cast<int>(tail.size()) > lines) tail.pop_front();
+  }
+  std::string out;
+  for (const std::string& line : tail) absl::StrAppend(&out, "  ", line, "\n");
+  return out;
+}
+
+std::string EndedText(const Supervisor::Ended& ended) {
+  return absl::StrCat(ended.name, " ", ended.how, " (log: ", ended.log_path, ")");
+}
+
+// Runs one `up`: owns the children from start to stop.
+class Deployment {
+ public:
+  Deployment(const Invocation& inv, UpOptions options)
+      : inv_(inv),
+        options_(std::move(options)),
+        logs_dir_((fs::path(options_.data_dir) / "logs").string()),
+        // Banner and notes go to stderr under --output json, so stdout stays JSON.
+        info_(inv.global.json ? inv.err() : inv.out()) {}
+
+  absl::Status Run() {
+    PTXB_RETURN_IF_ERROR(StartAll());
+    if (Interrupted()) return Stop();
+    PrintBanner();
+    if (!options_.submit.empty()) {
+      PTXB_ASSIGN_OR_RETURN(bool done, SubmitAndWatch());
+      if (done) return absl::OkStatus();
+    }
+    while (!Interrupted()) {
+      ReportEnded();
+      if (!supervisor_.Running("scheduler")) {
+        supervisor_.StopAll(kStopGrace);
+        return absl::UnavailableError(
+            absl::StrCat("the scheduler stopped; see ", logs_dir_, "/scheduler.log"));
+      }
+      std::this_thread::sleep_for(absl::ToChronoMilliseconds(kPollInterval));
+    }
+    return Stop();
+  }
+
+ private:
+  absl::Status StartAll() {
+    PTXB_ASSIGN_OR_RETURN(std::string scheduler_bin,
+                          FindDaemon(inv_.env.self_exe, "ptxbench-scheduler", "scheduler"));
+    std::string worker_bin, gateway_bin;
+    if (options_.workers > 0) {
+      PTXB_ASSIGN_OR_RETURN(worker_bin, FindDaemon(inv_.env.self_exe, "ptxbench-worker", "worker"));
+    }
+    if (options_.gateways > 0) {
+      PTXB_ASSIGN_OR_RETURN(gateway_bin,
+                            FindDaemon(inv_.env.self_exe, "ptxbench-gateway", "agent_gateway"));
+    }
+    std::error_code ec;
+    fs::create_directories(logs_dir_, ec);
+    if (ec)
+      return absl::UnavailableError(absl::StrCat("cannot create ", logs_dir_, ": ", ec.message()));
+
+    InstallInterruptHandlers();
+    SchedulerClient probe(options_.connect, absl::Seconds(1));
+    if (probe.ListExperiments().ok()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("a scheduler is already running at ", options_.connect,
+                       "; use it as it is, or start another with --listen HOST:PORT"));
+    }
+
+    PTXB_RETURN_IF_ERROR(supervisor_
+                             .Start({"scheduler",
+                                     scheduler_bin,
+                                     {"--listen", options_.listen, "--data-dir", options_.data_dir},
+                                     LogPath("scheduler"),
+                                     /*stop_last=*/true})
+                             .status());
+    PTXB_RETURN_IF_ERROR(WaitForScheduler());
+    if (Interrupted()) return absl::OkStatus();
+
+    std::vector<std::string> executor_args = {"--scheduler", options_.connect};
+    if (options_.simulate) executor_args.push_back("--simulate");
+    for (int i = 1; i <= options_.workers; ++i) {
+      const std::string name = absl::StrCat("worker-", i);
+      PTXB_RETURN_IF_ERROR(
+          supervisor_.Start({name, worker_bin, executor_args, LogPath(name)}).status());
+    }
+    for (int i = 1; i <= options_.gateways; ++i) {
+      const std::string name = absl::StrCat("gateway-", i);
+      PTXB_RETURN_IF_ERROR(
+          supervisor_.Start({name, gateway_bin, executor_args, LogPath(name)}).status());
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status WaitForScheduler() {
+    const absl::Time deadline = absl::Now() + kStartupTimeout;
+    SchedulerClient client(options_.connect, absl::Seconds(1));
+    while (!Interrupted()) {
+      for (const Supervisor::Ended& ended : supervisor_.Reap()) {
+        inv_.err() << "--- last lines of " << ended.log_path << " ---\n"
+                   << LogTail(ended.log_path, kLogTailLines);
+        return absl::UnavailableError(
+            absl::StrCat("the scheduler ", ended.how, " while starting; see ", ended.log_path));
+      }
+      if (client.Probe(kPollInterval).ok()) return absl::OkStatus();
+      if (absl::Now() >= deadline) {
+        supervisor_.StopAll(kStopGrace);
+        inv_.err() << "--- last lines of " << LogPath("scheduler") << " ---\n"
+                   << LogTail(LogPath("scheduler"), kLogTailLines);
+        return absl::DeadlineExceededError(
+            absl::StrCat("the scheduler did not answer at ", options_.connect, " within ",
+                         absl::FormatDuration(kStartupTimeout), "; see ", LogPath("scheduler")));
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return absl::OkStatus();
+  }
+
+  void PrintBanner() {
+    std::string scheduler_flag;
+    if (options_.connect != kDefaultScheduler && options_.connect != inv_.env.scheduler_env) {
+      scheduler_flag = absl::StrCat(" --scheduler ", options_.connect);
+    }
+    const char* mode = options_.simulate ? " --simulate" : "";
+    info_ << "ptxbench is up" << (options_.simulate ? " (SIMULATED workers and gateways)" : "")
+          << "\n"
+          << "  scheduler  " << options_.connect << "\n"
+          << "  database   " << (fs::path(options_.data_dir) / "ptxbench.db").string() << "\n"
+          << "  logs       " << logs_dir_ << "/\n"
+          << "  workers    " << options_.workers << " x ptxbench-worker" << mode << "\n"
+          << "  gateways   " << options_.gateways << " x ptxbench-gateway" << mode << "\n";
+    if (!options_.simulate && options_.workers + options_.gateways > 0) {
+      info_ << "note: real GPU workers and model gateways come in later issues; use --simulate "
+               "for now (they were started anyway and will exit with code 2)\n";
+    }
+    info_ << "try:\n"
+          << "  ptxbench" << scheduler_flag << " status\n"
+          << "  ptxbench" << scheduler_flag << " submit examples/quickstart.json\n"
+          << "  ptxbench" << scheduler_flag << " workers\n"
+          << "Ctrl-C stops everything.\n"
+          << std::flush;
+  }
+
+  // Returns true when `up` is done (interrupted, or finished with
+  // --exit-when-done); false to keep the deployment running.
+  absl::StatusOr<bool> SubmitAndWatch() {
+    std::string id;
+    absl::StatusOr<WatchEnd> end;
+    absl::StatusOr<v1::GetExperimentResponse> final_status;
+    {
+      // Closed before the children are stopped: a gRPC server shuts down
+      // promptly only once its clients have gone.
+      SchedulerClient client(options_.connect, inv_.global.timeout);
+      PTXB_ASSIGN_OR_RETURN(id,
+                            SubmitSpecFile(client, options_.submit, v1::SubmitExperimentRequest(),
+                                           inv_.global.json, inv_.out()));
+      WatchOptions watch;
+      watch.json = inv_.global.json;
+      watch.terminal = inv_.env.out_is_terminal;
+      watch.terminal_columns = watch.terminal ? TerminalColumns() : 0;
+      watch.poll_notes = [this] {
+        std::vector<std::string> notes;
+        for (const auto& ended : supervisor_.Reap()) notes.push_back(EndedText(ended));
+        return notes;
+      };
+      end = FollowExperiment(client, id, watch, inv_.out());
+      if (end.ok() && *end == WatchEnd::kFinished && options_.exit_when_done) {
+        final_status = client.GetExperiment(id);
+      }
+    }
+    if (!end.ok()) {
+      PTXB_RETURN_IF_ERROR(Stop());
+      return end.status();
+    }
+    if (*end == WatchEnd::kFinished && !options_.exit_when_done) {
+      info_ << "experiment " << id << " finished; everything keeps running (Ctrl-C stops it)\n"
+            << std::flush;
+      return false;
+    }
+    PTXB_RETURN_IF_ERROR(Stop());
+    if (*end == WatchEnd::kInterrupted) return true;
+    PTXB_RETURN_IF_ERROR(final_status.status());
+    if (inv_.global.json) {
+      inv_.out() << ExperimentJson(*final_status).dump(2) << "\n";
+    } else {
+      inv_.out() << "\n" << ExperimentText(*final_status);
+    }
+    return true;
+  }
+
+  void ReportEnded() {
+    for (const auto& ended : supervisor_.Reap()) {
+      inv_.err() << "ptxbench: " << EndedText(ended) << "\n" << std::flush;
+    }
+  }
+
+  absl::Status Stop() {
+    ReportEnded();
+    const int running = supervisor_.running_count();
+    if (running > 0) info_ << "stopping " << running << " processes...\n" << std::flush;
+    for (const std::string& name : supervisor_.StopAll(kStopGrace)) {
+      inv_.err() << "ptxbench: " << name << " did not stop within "
+                 << absl::FormatDuration(kStopGrace) << "; killed it\n";
+    }
+    info_ << "stopped; state is kept in " << options_.data_dir << "\n" << std::flush;
+    return absl::OkStatus();
+  }
+
+  std::string LogPath(const std::string& name) const {
+    return (fs::path(logs_dir_) / (name + ".log")).string();
+  }
+
+  const Invocation& inv_;
+  const UpOptions options_;
+  const std::string logs_dir_;
+  std::ostream& info_;
+  Supervisor supervisor_;
+};
+
+absl::Status RunUp(const Invocation& inv) {
+  PTXB_ASSIGN_OR_RETURN(UpOptions options, ParseUpOptions(inv));
+  Deployment deployment(inv, std::move(options));
+  return deployment.Run();
+}
+
+}  // namespace
+
+void AddUpCommand(std::vector<Command>* commands) {
+  commands->push_back(
+      {{"up",
+        "",
+        0,
+        0,
+        {{"data-dir", true, false, "DIR", "state and logs (default ./.ptxbench)"},
+         {"listen", true, false, "HOST:PORT", "scheduler address (default: --scheduler's)"},
+         {"simulate", false, false, "", "simulated workers and gateways (no GPU, no model API)"},
+         {"workers", true, false, "N", "worker processes (default 1)"},
+         {"gateways", true, false, "N", "gateway processes (default 1)"},
+         {"submit", true, false, "SPEC", "submit SPEC once up, and watch it"},
+         {"exit-when-done", false, false, "", "with --submit: stop everything when it finishes"}},
+        "start a local scheduler, workers and gateways",
+        "Starts ptxbench-scheduler, then the workers and gateways, as child processes\n"
+        "(found beside ptxbench, in the build tree, or on PATH); each logs to\n"
+        "DIR/logs/<name>.log. Ctrl-C or SIGTERM stops them all (SIGKILL after 10 s)."},
+       RunUp});
+}
+
+}  // namespace ptxbench::cli

@@ -1,0 +1,167 @@
+// Tests of `ptxbench up` with stand-in daemons: the fake scheduler binary
+// (FakeClientService behind --listen) and shell scripts as worker and gateway.
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "cli/cli.h"
+#include "cli/testing/unused_port.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace ptxbench::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+struct Result {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream file(path);
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+class UpTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::path(::testing::TempDir()) /
+            absl::StrCat("up_test_", getpid(), "_",
+                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(root_);
+    fs::create_directories(root_ / "bin");
+    data_dir_ = (root_ / "data").string();
+    listen_ = absl::StrCat("127.0.0.1:", fakes::UnusedPort());
+    spec_ = (root_ / "spec.json").string();
+    std::ofstream(spec_) << R"({"name": "quickstart"})";
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  void InstallFakeScheduler() {
+    fs::create_symlink(PTXB_FAKE_SCHEDULER, root_ / "bin" / "ptxbench-scheduler");
+  }
+  void WriteScript(const std::string& name, const std::string& body) {
+    const fs::path path = root_ / "bin" / name;
+    std::ofstream(path) << "#!/bin/sh\n" << body;
+    fs::permissions(path, fs::perms::owner_all);
+  }
+  fs::path Log(const std::string& name) const {
+    return fs::path(data_dir_) / "logs" / (name + ".log");
+  }
+
+  Result Run(std::vector<std::string> args) {
+    std::ostringstream out, err;
+    CliEnvironment env;
+    env.out = &out;
+    env.err = &err;
+    env.self_exe = (root_ / "bin" / "ptxbench").string();  // daemons are found beside it
+    const int code = RunCli(args, env);
+    return {code, out.str(), err.str()};
+  }
+
+  fs::path root_;
+  std::string data_dir_;
+  std::string listen_;
+  std::string spec_;
+};
+
+TEST_F(UpTest, SubmitsWatchesAndStopsEverythingWhenDone) {
+  InstallFakeScheduler();
+  WriteScript("ptxbench-worker", "echo \"worker args: $*\"\nexec sleep 30\n");
+  WriteScript("ptxbench-gateway", "echo \"gateway args: $*\"\nexec sleep 30\n");
+
+  const auto start = std::chrono::steady_clock::now();
+  Result r = Run({"up", "--simulate", "--listen", listen_, "--data-dir", data_dir_, "--submit",
+                  spec_, "--exit-when-done"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(8));  // no SIGKILL wait
+  EXPECT_THAT(r.out, HasSubstr("ptxbench is up (SIMULATED workers and gateways)"));
+  EXPECT_THAT(r.out, HasSubstr(absl::StrCat("scheduler  ", listen_)));
+  EXPECT_THAT(r.out, HasSubstr(absl::StrCat("database   ", data_dir_, "/ptxbench.db")));
+  EXPECT_THAT(r.out, HasSubstr(absl::StrCat("ptxbench --scheduler ", listen_, " status")));
+  EXPECT_THAT(r.out, Not(HasSubstr("note: real GPU workers")));
+  EXPECT_THAT(r.out, HasSubstr("submitted experiment 'quickstart'"));
+  EXPECT_THAT(r.out, HasSubstr("4/4 (100%) finished"));                    // the watch
+  EXPECT_THAT(r.out, HasSubstr("experiment  exp_0123abcd (quickstart)"));  // final status
+  EXPECT_THAT(r.out, HasSubstr("stopped; state is kept in"));
+  EXPECT_THAT(r.err, Not(HasSubstr("killed")));
+
+  EXPECT_THAT(ReadFile(Log("scheduler")), HasSubstr("fake scheduler listening on " + listen_));
+  EXPECT_THAT(ReadFile(Log("scheduler")),
+              HasSubstr(absl::StrCat("--listen ", listen_, " --data-dir ", data_dir_)));
+  EXPECT_THAT(ReadFile(Log("scheduler")), HasSubstr("stopping"));  // got SIGTERM, not SIGKILL
+  EXPECT_THAT(ReadFile(Log("worker-1")),
+              HasSubstr(absl::StrCat("worker args: --scheduler ", listen_, " --simulate")));
+  EXPECT_THAT(ReadFile(Log("gateway-1")),
+              HasSubstr(absl::StrCat("gateway args: --scheduler ", listen_, " --simulate")));
+
+  // Everything is gone: nobody answers at the address any more.
+  Result after = Run({"status", "--scheduler", listen_, "--timeout", "2"});
+  EXPECT_EQ(after.code, 1);
+  EXPECT_THAT(after.err, HasSubstr("cannot reach scheduler"));
+}
+
+TEST_F(UpTest, SigtermStopsEverythingAndReportsDeadExecutors) {
+  InstallFakeScheduler();
+  // Without --simulate the real executors exit 2 for now; this one does too.
+  WriteScript("ptxbench-worker", "echo 'worker exiting'\nexit 2\n");
+  // Stop once the worker has run (the scheduler answered, handlers are in place).
+  std::thread stopper([this] {
+    for (int i = 0; i < 100; ++i) {
+      if (ReadFile(Log("worker-1")).find("worker exiting") != std::string::npos) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    kill(getpid(), SIGTERM);
+  });
+  Result r = Run({"up", "--listen", listen_, "--data-dir", data_dir_, "--gateways", "0"});
+  stopper.join();
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("note: real GPU workers and model gateways come in later issues; "
+                               "use --simulate"));
+  EXPECT_THAT(r.err, HasSubstr(absl::StrCat("ptxbench: worker-1 exited with code 2 (log: ",
+                                            Log("worker-1").string(), ")")));
+  EXPECT_THAT(r.out, HasSubstr("stopping 1 processes"));
+  EXPECT_THAT(ReadFile(Log("scheduler")), HasSubstr("stopping"));
+}
+
+TEST_F(UpTest, SchedulerThatDiesAtStartShowsItsLog) {
+  WriteScript("ptxbench-scheduler", "echo 'cannot bind: address in use' >&2\nexit 3\n");
+  Result r = Run({"up", "--simulate", "--listen", listen_, "--data-dir", data_dir_, "--workers",
+                  "0", "--gateways", "0"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.err, HasSubstr("cannot bind: address in use"));
+  EXPECT_THAT(r.err, HasSubstr("ptxbench: the scheduler exited with code 3 while starting; see " +
+                               Log("scheduler").string() + "\n"));
+}
+
+TEST_F(UpTest, MissingDaemonIsNamed) {
+  InstallFakeScheduler();  // but no worker
+  Result r = Run({"up", "--simulate", "--listen", listen_, "--data-dir", data_dir_});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.err, HasSubstr("ptxbench: cannot find ptxbench-worker (looked in "));
+  EXPECT_THAT(r.err, HasSubstr("build it with 'ninja ptxbench-worker'"));
+}
+
+TEST_F(UpTest, BadListenAddressIsAUsageError) {
+  Result r = Run({"up", "--listen", "localhost"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--listen must be HOST:PORT"));
+}
+
+}  // namespace
+}  // namespace ptxbench::cli

@@ -1,0 +1,235 @@
+#include "cli/views.h"
+
+#include <set>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace ptxbench::cli {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+std::set<std::string> Keys(const nlohmann::json& object) {
+  std::set<std::string> keys;
+  for (const auto& item : object.items()) keys.insert(item.key());
+  return keys;
+}
+
+v1::GetExperimentResponse SampleExperiment() {
+  v1::GetExperimentResponse r;
+  r.mutable_experiment()->set_experiment_id("exp_42");
+  r.mutable_experiment()->set_name("quickstart");
+  r.mutable_experiment()->set_num_turns(3);
+  v1::ExperimentProgress* p = r.mutable_progress();
+  p->set_total(10);
+  p->set_terminal(4);
+  (*p->mutable_by_state())["SUBMITTED"] = 2;
+  (*p->mutable_by_state())["FAILED"] = 2;
+  (*p->mutable_by_state())["AWAITING_MODEL"] = 6;
+  (*p->mutable_by_failure_class())["INFRA"] = 2;
+  p->set_turns_completed(17);
+  p->set_tasks_queued(5);
+  p->set_tasks_leased(1);
+  p->set_correct(3);
+  p->set_target_met(2);
+  p->set_cost_usd(0.5);
+  p->set_simulated(true);
+  return r;
+}
+
+TEST(ExperimentViewTest, JsonHasTheDocumentedKeys) {
+  const nlohmann::json j = ExperimentJson(SampleExperiment());
+  EXPECT_EQ(Keys(j), (std::set<std::string>{"experiment", "name", "created_unix_ms", "num_turns",
+                                            "trajectories", "turns", "tasks", "correct",
+                                            "target_met", "cost_usd", "simulated"}));
+  EXPECT_EQ(j["experiment"], "exp_42");
+  EXPECT_EQ(j["name"], "quickstart");
+  EXPECT_EQ(Keys(j["trajectories"]),
+            (std::set<std::string>{"total", "terminal", "by_state", "by_failure_class"}));
+  EXPECT_EQ(j["trajectories"]["total"], 10);
+  EXPECT_EQ(j["trajectories"]["terminal"], 4);
+  EXPECT_EQ(j["trajectories"]["by_state"]["SUBMITTED"], 2);
+  EXPECT_EQ(j["trajectories"]["by_state"]["AWAITING_MODEL"], 6);
+  EXPECT_EQ(j["trajectories"]["by_failure_class"]["INFRA"], 2);
+  EXPECT_EQ(j["turns"], nlohmann::json({{"completed", 17}}));
+  EXPECT_EQ(j["tasks"], nlohmann::json({{"queued", 5}, {"leased", 1}}));
+  EXPECT_EQ(j["correct"], 3);
+  EXPECT_EQ(j["target_met"], 2);
+  EXPECT_DOUBLE_EQ(j["cost_usd"].get<double>(), 0.5);
+  EXPECT_EQ(j["simulated"], true);
+}
+
+TEST(ExperimentViewTest, EmptyMapsAreObjects) {
+  v1::GetExperimentResponse r;
+  r.mutable_experiment()->set_experiment_id("exp_1");
+  const nlohmann::json j = ExperimentJson(r);
+  EXPECT_TRUE(j["trajectories"]["by_state"].is_object());
+  EXPECT_TRUE(j["trajectories"]["by_failure_class"].is_object());
+  EXPECT_EQ(j["simulated"], false);
+}
+
+TEST(ExperimentViewTest, TextShowsProgressStatesAndSimulated) {
+  const std::string text = ExperimentText(SampleExperiment());
+  EXPECT_THAT(text, HasSubstr("exp_42 (quickstart)  (SIMULATED results)"));
+  EXPECT_THAT(text, HasSubstr("[############------------------] 4/10 (40%)"));
+  // States in the enum's order, live ones first.
+  EXPECT_THAT(text, HasSubstr("AWAITING_MODEL 6, SUBMITTED 2, FAILED 2"));
+  EXPECT_THAT(text, HasSubstr("INFRA 2"));
+
+  v1::GetExperimentResponse real = SampleExperiment();
+  real.mutable_progress()->set_simulated(false);
+  EXPECT_THAT(ExperimentText(real), Not(HasSubstr("SIMULATED")));
+}
+
+TEST(ExperimentViewTest, ListTable) {
+  v1::ListExperimentsResponse list;
+  *list.add_experiments() = SampleExperiment();
+  const std::string table = ExperimentTable(list);
+  EXPECT_THAT(table, HasSubstr("EXPERIMENT"));
+  EXPECT_THAT(table, HasSubstr("exp_42"));
+  EXPECT_THAT(table, HasSubstr("4/10"));
+  EXPECT_THAT(table, HasSubstr("SIMULATED"));
+  EXPECT_EQ(ExperimentListJson(list)["experiments"][0]["experiment"], "exp_42");
+}
+
+v1::Trajectory SampleTrajectory() {
+  v1::Trajectory t;
+  v1::TrajectorySummary* s = t.mutable_summary();
+  s->set_trajectory_id("tr_7");
+  s->set_experiment_id("exp_42");
+  s->set_model("sim-model");
+  s->set_definition("gemm_small");
+  s->set_prompt_tag("hopper");
+  s->set_state(v1::LIMITS_EXCEEDED);
+  s->set_num_turns(2);
+  s->set_turns_completed(2);
+  s->set_best_speedup(1.25);
+  s->set_has_correct_kernel(true);
+  s->set_reason("turn limit reached");
+
+  v1::Turn* t1 = t.add_turns();
+  t1->set_index(1);
+  t1->set_state("done");
+  t1->mutable_response()->set_text("Here is my kernel\n```cuda\n...\n```");
+  t1->mutable_response()->set_finish_reason("stop");
+  t1->mutable_response()->set_simulated(true);
+  t1->set_kernel_sha256("ab12");
+  t1->set_kernel_source("line1\nline2\n");
+  v1::EvalResult* e = t1->mutable_eval();
+  e->set_status(v1::PASSED);
+  e->set_min_speedup(1.25);
+  e->set_all_passed(true);
+  e->set_simulated(true);
+  v1::WorkloadTrace* trace = e->add_traces();
+  trace->set_workload_uuid("0123456789abcdef");
+  trace->set_status(v1::PASSED);
+  trace->set_speedup(1.25);
+  (*trace->mutable_axes())["M"] = 128;
+  t1->set_feedback("All workloads passed.");
+
+  v1::Turn* t2 = t.add_turns();  // no code block: nothing evaluated
+  t2->set_index(2);
+  t2->set_state("done");
+  t2->mutable_response()->set_text("I give up");
+  t2->mutable_response()->set_finish_reason("length");
+  t2->set_feedback("No code block found.");
+  return t;
+}
+
+TEST(TrajectoryViewTest, ShowJson) {
+  const nlohmann::json j = TrajectoryJson(SampleTrajectory(), /*full=*/false);
+  EXPECT_EQ(j["trajectory"], "tr_7");
+  EXPECT_EQ(j["experiment"], "exp_42");
+  EXPECT_EQ(j["state"], "LIMITS_EXCEEDED");
+  EXPECT_TRUE(j["failure_class"].is_null());
+  EXPECT_EQ(j["reason"], "turn limit reached");
+  ASSERT_EQ(j["turns"].size(), 2u);
+  const nlohmann::json& t1 = j["turns"][0];
+  for (const char* key : {"index", "state", "kernel_sha256", "eval_status", "speedup", "simulated",
+                          "finish_reason"}) {
+    EXPECT_TRUE(t1.contains(key)) << key;
+  }
+  EXPECT_EQ(t1["index"], 1);
+  EXPECT_EQ(t1["state"], "done");
+  EXPECT_EQ(t1["kernel_sha256"], "ab12");
+  EXPECT_EQ(t1["eval_status"], "PASSED");
+  EXPECT_DOUBLE_EQ(t1["speedup"].get<double>(), 1.25);
+  EXPECT_EQ(t1["simulated"], true);
+  EXPECT_EQ(t1["finish_reason"], "stop");
+  EXPECT_FALSE(t1.contains("answer"));  // only with --full
+  const nlohmann::json& t2 = j["turns"][1];
+  EXPECT_TRUE(t2["eval_status"].is_null());
+  EXPECT_TRUE(t2["speedup"].is_null());
+  EXPECT_EQ(t2["simulated"], false);
+  EXPECT_EQ(t2["kernel_sha256"], "");
+
+  const nlohmann::json full = TrajectoryJson(SampleTrajectory(), /*full=*/true);
+  EXPECT_EQ(full["turns"][0]["answer"], "Here is my kernel\n```cuda\n...\n```");
+  EXPECT_EQ(full["turns"][1]["feedback"], "No code block found.");
+}
+
+TEST(TrajectoryViewTest, ShowTextLabelsSimulatedAndPerWorkloadLines) {
+  const std::string text = TrajectoryText(SampleTrajectory(), /*full=*/false);
+  EXPECT_THAT(text, HasSubstr("== turn 1 (done) =="));
+  EXPECT_THAT(text, HasSubstr("answer    [SIMULATED] finish stop"));
+  EXPECT_THAT(text, HasSubstr("kernel    sha256 ab12 (2 lines)"));
+  EXPECT_THAT(text, HasSubstr("eval      PASSED, min speedup 1.25x  [SIMULATED]"));
+  EXPECT_THAT(text, HasSubstr("01234567  M=128  PASSED  1.25x"));
+  EXPECT_THAT(text, HasSubstr("All workloads passed."));
+  EXPECT_THAT(text, HasSubstr("kernel    none found in the answer"));
+}
+
+TEST(TrajectoryViewTest, ListTable) {
+  v1::ListTrajectoriesResponse list;
+  *list.add_trajectories() = SampleTrajectory().summary();
+  v1::TrajectorySummary* failed = list.add_trajectories();
+  failed->set_trajectory_id("tr_8");
+  failed->set_state(v1::FAILED);
+  failed->set_failure_class(v1::INFRA);
+  failed->set_reason("poisoned: executor died 3 times");
+  const std::string table = TrajectoryTable(list);
+  EXPECT_THAT(table, HasSubstr("TRAJECTORY  MODEL"));
+  EXPECT_THAT(table, HasSubstr("LIMITS_EXCEEDED"));
+  EXPECT_THAT(table, HasSubstr("1.25x"));
+  EXPECT_THAT(table, HasSubstr("FAILED (INFRA)"));
+  EXPECT_THAT(table, HasSubstr("poisoned: executor died 3 times"));
+  EXPECT_EQ(TrajectoryListJson("exp_42", list)["trajectories"][1]["failure_class"], "INFRA");
+}
+
+TEST(ExecutorViewTest, TableAndJson) {
+  v1::ListExecutorsResponse list;
+  v1::ExecutorInfo* w = list.add_executors();
+  w->set_executor_id("ex_w1");
+  w->set_kind(v1::WORKER);
+  w->set_name("node1");
+  w->set_status("active");
+  w->set_leases(1);
+  w->mutable_capabilities()->set_slots(2);
+  w->mutable_capabilities()->set_simulated(true);
+  for (int i = 0; i < 2; ++i) {
+    v1::Gpu* gpu = w->mutable_capabilities()->add_gpus();
+    gpu->set_index(i);
+    gpu->set_model("NVIDIA H200");
+    gpu->set_sm_arch("sm_90");
+    gpu->set_healthy(true);
+  }
+  w->set_last_seen_unix_ms(1000000LL * 1000 - 3000);
+  v1::ExecutorInfo* g = list.add_executors();
+  g->set_executor_id("ex_g1");
+  g->set_kind(v1::GATEWAY);
+  g->mutable_capabilities()->set_serves_any_model(true);
+  const std::string table = ExecutorTable(list, absl::FromUnixSeconds(1000000));
+  EXPECT_THAT(table, HasSubstr("2x NVIDIA H200 (sm_90)"));
+  EXPECT_THAT(table, HasSubstr("3s ago"));
+  EXPECT_THAT(table, HasSubstr("active [SIMULATED]"));
+  EXPECT_THAT(table, HasSubstr("any model"));
+  const nlohmann::json j = ExecutorListJson(list);
+  EXPECT_EQ(j["executors"][0]["kind"], "worker");
+  EXPECT_EQ(j["executors"][0]["gpus"].size(), 2u);
+  EXPECT_EQ(j["executors"][1]["serves_any_model"], true);
+}
+
+}  // namespace
+}  // namespace ptxbench::cli

@@ -1,0 +1,429 @@
+#include "executor/executor_runner.h"
+
+#include <algorithm>
+#include <thread>
+
+#include "absl/random/random.h"
+#include "absl/strings/str_cat.h"
+#include "common/grpc_status.h"
+#include "common/log.h"
+#include "executor/backoff.h"
+#include "grpcpp/create_channel.h"
+#include "grpcpp/security/credentials.h"
+#include "grpcpp/support/channel_arguments.h"
+
+#ifndef PTXB_VERSION
+#define PTXB_VERSION "dev"
+#endif
+
+namespace ptxbench::executor {
+namespace {
+
+using ::ptxbench::v1::CompleteRequest;
+using ::ptxbench::v1::LeaseRef;
+using ::ptxbench::v1::Task;
+
+// The scheduler may be restarting or overloaded: the call can be repeated.
+bool IsTransient(const grpc::Status& s) {
+  switch (s.error_code()) {
+    case grpc::StatusCode::UNAVAILABLE:
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+    case grpc::StatusCode::ABORTED:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::string ErrorText(const grpc::Status& s) {
+  return absl::StrCat(absl::StatusCodeToString(static_cast<absl::StatusCode>(s.error_code())), ": ",
+                      s.error_message());
+}
+
+std::string OutcomeName(const CompleteRequest& r) {
+  switch (r.outcome_case()) {
+    case CompleteRequest::kLlm:
+      return "llm";
+    case CompleteRequest::kEval:
+      return ptxbench::v1::EvalStatus_Name(r.eval().status());
+    case CompleteRequest::kFailure:
+      return absl::StrCat("failure:", ptxbench::v1::FailureClass_Name(r.failure().failure_class()));
+    default:
+      return "none";
+  }
+}
+
+std::string Ms(absl::Duration d) { return absl::StrCat(absl::ToInt64Milliseconds(d), "ms"); }
+
+}  // namespace
+
+// Registers a context in calls_ for its lifetime. A context created after
+// Stop() is cancelled at once, so no call can outlive a stop unnoticed.
+class ExecutorRunner::TrackedContext {
+ public:
+  TrackedContext(ExecutorRunner* runner, absl::Duration timeout, bool is_poll) : runner_(runner) {
+    ctx_.set_deadline(absl::ToChronoTime(absl::Now() + timeout));
+    // Wait for the channel instead of failing fast while it reconnects: in
+    // gRPC 1.51 a fail-fast call on a channel in TRANSIENT_FAILURE reports
+    // the stale connect error without noticing that a restarted scheduler
+    // listens again, which kept held leases from being reported in time.
+    ctx_.set_wait_for_ready(true);
+    absl::MutexLock lock(&runner_->mu_);
+    runner_->calls_[&ctx_] = is_poll;
+    if (runner_->stopping_ || (is_poll && runner_->draining_)) ctx_.TryCancel();
+  }
+  ~TrackedContext() {
+    absl::MutexLock lock(&runner_->mu_);
+    runner_->calls_.erase(&ctx_);
+  }
+  grpc::ClientContext* get() { return &ctx_; }
+
+ private:
+  ExecutorRunner* runner_;
+  grpc::ClientContext ctx_;
+};
+
+ExecutorRunner::ExecutorRunner(Options options, TaskHandler* handler)
+    : options_(std::move(options)), handler_(handler) {
+  grpc::ChannelArguments args;
+  // Reconnect quickly once a restarted scheduler listens again, so held
+  // leases are heartbeated and reported well inside their TTL. The minimum
+  // reconnect backoff is left alone on purpose: gRPC also uses it as the
+  // minimum *connect timeout*, and a small one aborts the handshake with a
+  // scheduler that is busy recovering ("tcp handshaker shutdown"), which kept
+  // executors away long enough for their leases to expire.
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  // Leased LLM tasks carry whole conversations.
+  args.SetMaxReceiveMessageSize(64 << 20);
+  stub_ = ptxbench::v1::ExecutorService::NewStub(grpc::CreateCustomChannel(
+      options_.scheduler_address, grpc::InsecureChannelCredentials(), args));
+}
+
+ExecutorRunner::~ExecutorRunner() = default;
+
+std::string ExecutorRunner::executor_id() const {
+  absl::MutexLock lock(&mu_);
+  return executor_id_;
+}
+
+bool ExecutorRunner::stopping() const {
+  absl::MutexLock lock(&mu_);
+  return stopping_;
+}
+
+void ExecutorRunner::Stop() {
+  absl::MutexLock lock(&mu_);
+  if (stopping_) return;
+  stopping_ = true;
+  for (auto& [task_id, held] : held_) held->cancelled = true;
+  for (auto& [ctx, is_poll] : calls_) ctx->TryCancel();
+}
+
+void ExecutorRunner::Fail(absl::Status status) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (fatal_.ok()) fatal_ = std::move(status);
+  }
+  Stop();
+}
+
+void ExecutorRunner::SetDraining(absl::string_view source) {
+  absl::MutexLock lock(&mu_);
+  if (draining_) return;
+  draining_ = true;
+  LogInfo("draining", {{"executor_id", executor_id_},
+                       {"source", std::string(source)},
+                       {"held", absl::StrCat(held_.size())}});
+  for (auto& [ctx, is_poll] : calls_) {
+    if (is_poll) ctx->TryCancel();
+  }
+}
+
+bool ExecutorRunner::Sleep(absl::Duration d, bool wake_on_drain) {
+  absl::MutexLock lock(&mu_);
+  auto woken = [this, wake_on_drain]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return stopping_ || (wake_on_drain && draining_);
+  };
+  return !mu_.AwaitWithTimeout(absl::Condition(&woken), d);
+}
+
+absl::Status ExecutorRunner::Run() {
+  {
+    absl::MutexLock lock(&mu_);
+    if (started_) return absl::FailedPreconditionError("ExecutorRunner::Run called twice");
+    started_ = true;
+    if (stopping_) return absl::OkStatus();
+  }
+  absl::Status registered = Register(/*seen_generation=*/0);
+  if (!registered.ok()) return stopping() ? absl::OkStatus() : registered;
+
+  std::thread heartbeat([this] { HeartbeatLoop(); });
+  std::vector<std::thread> loops;
+  for (int slot = 0; slot < std::max(1, options_.slots); ++slot) {
+    loops.emplace_back([this, slot] { LeaseLoop(slot); });
+  }
+  for (std::thread& t : loops) t.join();
+  {
+    absl::MutexLock lock(&mu_);
+    loops_done_ = true;
+  }
+  heartbeat.join();
+
+  absl::MutexLock lock(&mu_);
+  if (!fatal_.ok()) return fatal_;
+  LogInfo(stopping_ ? "stopped" : "drained", {{"executor_id", executor_id_}});
+  return absl::OkStatus();
+}
+
+absl::Status ExecutorRunner::Register(int64_t seen_generation) {
+  absl::MutexLock serial(&register_mu_);
+  ptxbench::v1::RegisterRequest request;
+  {
+    absl::MutexLock lock(&mu_);
+    if (generation_ != seen_generation) return absl::OkStatus();  // done by another thread
+    request.set_executor_id(executor_id_);
+  }
+  request.set_kind(options_.kind);
+  request.set_name(options_.name);
+  *request.mutable_capabilities() = options_.capabilities;
+  request.mutable_capabilities()->set_slots(std::max(1, options_.slots));
+  request.set_version(options_.version.empty() ? PTXB_VERSION : options_.version);
+
+  Backoff backoff(options_.initial_backoff, options_.max_backoff);
+  for (int attempt = 1;; ++attempt) {
+    if (stopping()) return absl::CancelledError("executor stopped while registering");
+    ptxbench::v1::RegisterResponse response;
+    TrackedContext ctx(this, options_.rpc_timeout, /*is_poll=*/false);
+    grpc::Status status = stub_->Register(ctx.get(), request, &response);
+    if (status.ok()) {
+      absl::MutexLock lock(&mu_);
+      executor_id_ = response.executor_id();
+      ++generation_;
+      if (response.heartbeat_interval_ms() > 0) {
+        heartbeat_interval_ = absl::Milliseconds(response.heartbeat_interval_ms());
+      } else if (response.lease_ttl_ms() > 0) {
+        heartbeat_interval_ = absl::Milliseconds(response.lease_ttl_ms()) / 3;
+      }
+      LogInfo(generation_ == 1 ? "registered" : "re-registered",
+              {{"executor_id", executor_id_},
+               {"name", options_.name},
+               {"kind", ptxbench::v1::ExecutorKind_Name(options_.kind)},
+               {"slots", absl::StrCat(std::max(1, options_.slots))},
+               {"scheduler", options_.scheduler_address},
+               {"heartbeat_interval", Ms(heartbeat_interval_)},
+               {"attempt", absl::StrCat(attempt)}});
+      return absl::OkStatus();
+    }
+    if (stopping()) return absl::CancelledError("executor stopped while registering");
+    if (!IsTransient(status)) {
+      LogError("register refused",
+               {{"scheduler", options_.scheduler_address}, {"error", ErrorText(status)}});
+      return FromGrpcStatus(status);
+    }
+    absl::Duration wait = backoff.Next();
+    LogWarning("register failed; retrying", {{"scheduler", options_.scheduler_address},
+                                             {"attempt", absl::StrCat(attempt)},
+                                             {"error", ErrorText(status)},
+                                             {"retry_in", Ms(wait)}});
+    Sleep(wait, /*wake_on_drain=*/false);
+  }
+}
+
+void ExecutorRunner::LeaseLoop(int slot) {
+  Backoff backoff(options_.initial_backoff, options_.max_backoff);
+  absl::BitGen gen;
+  for (;;) {
+    ptxbench::v1::LeaseRequest request;
+    int64_t generation;
+    {
+      absl::MutexLock lock(&mu_);
+      if (stopping_ || draining_) return;
+      request.set_executor_id(executor_id_);
+      generation = generation_;
+    }
+    absl::Duration wait = options_.lease_wait * absl::Uniform(gen, 0.75, 1.0);
+    request.set_wait_ms(absl::ToInt64Milliseconds(wait));
+    ptxbench::v1::LeaseResponse response;
+    grpc::Status status;
+    {
+      TrackedContext ctx(this, wait + options_.rpc_timeout, /*is_poll=*/true);
+      status = stub_->Lease(ctx.get(), request, &response);
+    }
+    if (!status.ok()) {
+      if (status.error_code() == grpc::StatusCode::CANCELLED) {
+        absl::MutexLock lock(&mu_);
+        if (stopping_ || draining_) continue;  // we cancelled it; the loop ends
+      }
+      absl::Duration retry_in = backoff.Next();
+      LogWarning(
+          "lease failed; retrying",
+          {{"slot", absl::StrCat(slot)}, {"error", ErrorText(status)}, {"retry_in", Ms(retry_in)}});
+      Sleep(retry_in, /*wake_on_drain=*/true);
+      continue;
+    }
+    backoff.Reset();
+    if (response.reregister()) {
+      LogInfo("scheduler asked to re-register", {{"executor_id", request.executor_id()}});
+      absl::Status s = Register(generation);
+      if (!s.ok() && !stopping()) Fail(s);
+      continue;
+    }
+    if (response.has_task()) RunTask(response.task());
+    if (response.drain()) SetDraining("lease");
+  }
+}
+
+void ExecutorRunner::RunTask(const Task& task) {
+  auto held = std::make_shared<HeldTask>();
+  held->lease = task.lease();
+  const std::string& task_id = task.lease().task_id();
+  {
+    absl::MutexLock lock(&mu_);
+    held_[task_id] = held;
+    if (stopping_) held->cancelled = true;
+  }
+  LogInfo("leased", {{"task_id", task_id},
+                     {"lease_id", task.lease().lease_id()},
+                     {"kind", ptxbench::v1::TaskKind_Name(task.kind())},
+                     {"trajectory_id", task.trajectory_id()},
+                     {"turn", absl::StrCat(task.turn())},
+                     {"attempt", absl::StrCat(task.attempt())}});
+
+  CompleteRequest request = handler_->Run(task, held->cancelled);
+  *request.mutable_lease() = task.lease();
+
+  if (held->revoked) {
+    LogWarning("revoked; result dropped",
+               {{"task_id", task_id}, {"lease_id", task.lease().lease_id()}});
+  } else if (held->cancelled) {
+    LogWarning("abandoned", {{"task_id", task_id}, {"lease_id", task.lease().lease_id()}});
+    ReportAbandoned(task.lease());
+  } else {
+    ReportComplete(std::move(request), held);
+  }
+  absl::MutexLock lock(&mu_);
+  held_.erase(task_id);
+}
+
+void ExecutorRunner::ReportComplete(CompleteRequest request,
+                                    const std::shared_ptr<HeldTask>& held) {
+  const std::string task_id = request.lease().task_id();
+  const std::string lease_id = request.lease().lease_id();
+  Backoff backoff(options_.initial_backoff, options_.max_backoff);
+  for (int attempt = 1;; ++attempt) {
+    if (held->revoked) {
+      LogWarning("revoked while reporting; result dropped",
+                 {{"task_id", task_id}, {"lease_id", lease_id}});
+      return;
+    }
+    if (stopping()) {
+      LogWarning("stopped before the report was accepted; result dropped",
+                 {{"task_id", task_id}, {"lease_id", lease_id}});
+      return;
+    }
+    request.set_executor_id(executor_id());
+    ptxbench::v1::CompleteResponse response;
+    grpc::Status status;
+    {
+      TrackedContext ctx(this, options_.rpc_timeout, /*is_poll=*/false);
+      status = stub_->Complete(ctx.get(), request, &response);
+    }
+    if (status.ok()) {
+      LogInfo("completed", {{"task_id", task_id},
+                            {"lease_id", lease_id},
+                            {"outcome", OutcomeName(request)},
+                            {"attempt", absl::StrCat(attempt)}});
+      return;
+    }
+    if (status.error_code() == grpc::StatusCode::FAILED_PRECONDITION) {
+      LogWarning("rejected",
+                 {{"task_id", task_id}, {"lease_id", lease_id}, {"error", ErrorText(status)}});
+      return;
+    }
+    if (!IsTransient(status) && status.error_code() != grpc::StatusCode::CANCELLED) {
+      LogError("report failed; result dropped",
+               {{"task_id", task_id}, {"lease_id", lease_id}, {"error", ErrorText(status)}});
+      return;
+    }
+    absl::Duration retry_in = backoff.Next();
+    LogWarning("report failed; retrying", {{"task_id", task_id},
+                                           {"lease_id", lease_id},
+                                           {"attempt", absl::StrCat(attempt)},
+                                           {"error", ErrorText(status)},
+                                           {"retry_in", Ms(retry_in)}});
+    Sleep(retry_in, /*wake_on_drain=*/false);
+  }
+}
+
+void ExecutorRunner::ReportAbandoned(const LeaseRef& lease) {
+  CompleteRequest request;
+  request.set_executor_id(executor_id());
+  *request.mutable_lease() = lease;
+  request.mutable_failure()->set_failure_class(ptxbench::v1::INFRA);
+  request.mutable_failure()->set_message("executor stopped before finishing the task");
+  // Untracked: Stop() has cancelled everything tracked, and this one call is
+  // what lets the scheduler re-queue now instead of at lease expiry.
+  grpc::ClientContext ctx;
+  ctx.set_deadline(
+      absl::ToChronoTime(absl::Now() + std::min(options_.rpc_timeout, absl::Seconds(2))));
+  ptxbench::v1::CompleteResponse response;
+  grpc::Status status = stub_->Complete(&ctx, request, &response);
+  if (!status.ok()) {
+    LogWarning("abandon report failed; the lease will expire",
+               {{"task_id", lease.task_id()}, {"error", ErrorText(status)}});
+  }
+}
+
+void ExecutorRunner::HeartbeatLoop() {
+  for (;;) {
+    ptxbench::v1::HeartbeatRequest request;
+    int64_t generation;
+    {
+      absl::MutexLock lock(&mu_);
+      auto done = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_ || loops_done_; };
+      mu_.AwaitWithTimeout(absl::Condition(&done), heartbeat_interval_);
+      if (stopping_ || loops_done_) return;
+      for (const auto& [task_id, held] : held_) {
+        if (!held->revoked) *request.add_leases() = held->lease;
+      }
+      request.set_executor_id(executor_id_);
+      generation = generation_;
+    }
+    // Idle slots are polling Lease, which carries drain and reregister too.
+    if (request.leases().empty()) continue;
+
+    ptxbench::v1::HeartbeatResponse response;
+    grpc::Status status;
+    {
+      TrackedContext ctx(this, options_.rpc_timeout, /*is_poll=*/false);
+      status = stub_->Heartbeat(ctx.get(), request, &response);
+    }
+    if (!status.ok()) {
+      if (!stopping()) {
+        LogWarning("heartbeat failed",
+                   {{"leases", absl::StrCat(request.leases_size())}, {"error", ErrorText(status)}});
+      }
+      continue;
+    }
+    {
+      absl::MutexLock lock(&mu_);
+      for (const LeaseRef& revoked : response.revoked()) {
+        auto it = held_.find(revoked.task_id());
+        if (it == held_.end() || it->second->lease.lease_id() != revoked.lease_id()) continue;
+        it->second->revoked = true;
+        it->second->cancelled = true;
+        LogWarning("lease revoked",
+                   {{"task_id", revoked.task_id()}, {"lease_id", revoked.lease_id()}});
+      }
+    }
+    if (response.drain()) SetDraining("heartbeat");
+    if (response.reregister()) {
+      LogInfo("scheduler asked to re-register", {{"executor_id", request.executor_id()}});
+      absl::Status s = Register(generation);
+      if (!s.ok() && !stopping()) Fail(s);
+    }
+  }
+}
+
+}  // namespace ptxbench::executor

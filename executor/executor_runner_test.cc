@@ -1,0 +1,457 @@
+#include "executor/executor_runner.h"
+
+#include <deque>
+#include <functional>
+#include <future>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
+#include "grpcpp/security/server_credentials.h"
+#include "grpcpp/server.h"
+#include "grpcpp/server_builder.h"
+#include "gtest/gtest.h"
+
+// Suite names start with "executor_" so that `ctest -R executor` selects them.
+namespace ptxbench::executor {
+namespace {
+
+namespace v1 = ::ptxbench::v1;
+
+// An in-process scheduler whose answers are scripted per test.
+class FakeScheduler final : public v1::ExecutorService::Service {
+ public:
+  void AddTask(const std::string& task_id, const std::string& lease_id) {
+    absl::MutexLock lock(&mu_);
+    v1::Task task;
+    task.mutable_lease()->set_task_id(task_id);
+    task.mutable_lease()->set_lease_id(lease_id);
+    task.set_kind(v1::LLM);
+    task.set_trajectory_id("traj-" + task_id);
+    task.set_attempt(1);
+    tasks_.push_back(task);
+  }
+  // Complete for `task_id` answers these codes in order, then OK.
+  void ScriptComplete(const std::string& task_id, std::vector<grpc::StatusCode> codes) {
+    absl::MutexLock lock(&mu_);
+    complete_script_[task_id] = std::deque<grpc::StatusCode>(codes.begin(), codes.end());
+  }
+  void ScriptRegister(std::vector<grpc::StatusCode> codes) {
+    absl::MutexLock lock(&mu_);
+    register_script_ = std::deque<grpc::StatusCode>(codes.begin(), codes.end());
+  }
+  void RevokeOnHeartbeat(const std::string& task_id, const std::string& lease_id) {
+    absl::MutexLock lock(&mu_);
+    revoke_[task_id] = lease_id;
+  }
+  void DrainWhenEmpty() {
+    absl::MutexLock lock(&mu_);
+    drain_when_empty_ = true;
+  }
+  void DrainOnHeartbeat() {
+    absl::MutexLock lock(&mu_);
+    drain_on_heartbeat_ = true;
+  }
+  void ReregisterOnNextLease() {
+    absl::MutexLock lock(&mu_);
+    reregister_next_lease_ = true;
+  }
+
+  std::vector<v1::CompleteRequest> completes() const {
+    absl::MutexLock lock(&mu_);
+    return completes_;
+  }
+  std::vector<v1::RegisterRequest> registers() const {
+    absl::MutexLock lock(&mu_);
+    return registers_;
+  }
+  std::vector<v1::HeartbeatRequest> heartbeats() const {
+    absl::MutexLock lock(&mu_);
+    return heartbeats_;
+  }
+  int leases_granted() const {
+    absl::MutexLock lock(&mu_);
+    return leases_granted_;
+  }
+
+  grpc::Status Register(grpc::ServerContext*, const v1::RegisterRequest* request,
+                        v1::RegisterResponse* response) override {
+    absl::MutexLock lock(&mu_);
+    registers_.push_back(*request);
+    if (!register_script_.empty()) {
+      grpc::StatusCode code = register_script_.front();
+      register_script_.pop_front();
+      if (code != grpc::StatusCode::OK) return grpc::Status(code, "scripted register error");
+    }
+    response->set_executor_id(request->executor_id().empty()
+                                  ? absl::StrCat("exec-", registers_.size())
+                                  : request->executor_id());
+    response->set_lease_ttl_ms(5000);
+    response->set_heartbeat_interval_ms(20);
+    return grpc::Status::OK;
+  }
+
+  grpc::Status Lease(grpc::ServerContext* context, const v1::LeaseRequest* request,
+                     v1::LeaseResponse* response) override {
+    absl::Time deadline = absl::Now() + absl::Milliseconds(request->wait_ms());
+    for (;;) {
+      {
+        absl::MutexLock lock(&mu_);
+        if (reregister_next_lease_) {
+          reregister_next_lease_ = false;
+          response->set_reregister(true);
+          return grpc::Status::OK;
+        }
+        if (!tasks_.empty()) {
+          *response->mutable_task() = tasks_.front();
+          tasks_.pop_front();
+          ++leases_granted_;
+          return grpc::Status::OK;
+        }
+        if (drain_when_empty_) {
+          response->set_drain(true);
+          return grpc::Status::OK;
+        }
+      }
+      if (context->IsCancelled() || absl::Now() >= deadline) return grpc::Status::OK;
+      absl::SleepFor(absl::Milliseconds(2));
+    }
+  }
+
+  grpc::Status Heartbeat(grpc::ServerContext*, const v1::HeartbeatRequest* request,
+                         v1::HeartbeatResponse* response) override {
+    absl::MutexLock lock(&mu_);
+    heartbeats_.push_back(*request);
+    for (const v1::LeaseRef& lease : request->leases()) {
+      auto it = revoke_.find(lease.task_id());
+      if (it != revoke_.end() && it->second == lease.lease_id()) *response->add_revoked() = lease;
+    }
+    response->set_drain(drain_on_heartbeat_);
+    return grpc::Status::OK;
+  }
+
+  grpc::Status Complete(grpc::ServerContext*, const v1::CompleteRequest* request,
+                        v1::CompleteResponse*) override {
+    absl::MutexLock lock(&mu_);
+    completes_.push_back(*request);
+    auto& script = complete_script_[request->lease().task_id()];
+    if (!script.empty()) {
+      grpc::StatusCode code = script.front();
+      script.pop_front();
+      if (code != grpc::StatusCode::OK) return grpc::Status(code, "scripted complete error");
+    }
+    return grpc::Status::OK;
+  }
+
+ private:
+  mutable absl::Mutex mu_;
+  std::deque<v1::Task> tasks_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, std::deque<grpc::StatusCode>> complete_script_ ABSL_GUARDED_BY(mu_);
+  std::deque<grpc::StatusCode> register_script_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, std::string> revoke_ ABSL_GUARDED_BY(mu_);
+  bool drain_when_empty_ ABSL_GUARDED_BY(mu_) = false;
+  bool drain_on_heartbeat_ ABSL_GUARDED_BY(mu_) = false;
+  bool reregister_next_lease_ ABSL_GUARDED_BY(mu_) = false;
+  int leases_granted_ ABSL_GUARDED_BY(mu_) = 0;
+  std::vector<v1::CompleteRequest> completes_ ABSL_GUARDED_BY(mu_);
+  std::vector<v1::RegisterRequest> registers_ ABSL_GUARDED_BY(mu_);
+  std::vector<v1::HeartbeatRequest> heartbeats_ ABSL_GUARDED_BY(mu_);
+};
+
+// Answers every task with its task id; tasks in `block` wait for cancellation.
+class EchoHandler final : public TaskHandler {
+ public:
+  // `ready`, when given, must hold before a task that is not blocked returns.
+  explicit EchoHandler(std::set<std::string> block = {}, std::function<bool()> ready = nullptr)
+      : block_(std::move(block)), ready_(std::move(ready)) {}
+
+  v1::CompleteRequest Run(const v1::Task& task, const std::atomic<bool>& cancelled) override {
+    if (block_.count(task.lease().task_id()) > 0) {
+      started_.Notify();
+      absl::Time give_up = absl::Now() + absl::Seconds(5);
+      while (!cancelled && absl::Now() < give_up) absl::SleepFor(absl::Milliseconds(1));
+      saw_cancel_ = cancelled.load();
+    } else if (ready_) {
+      absl::Time give_up = absl::Now() + absl::Seconds(5);
+      while (!ready_() && absl::Now() < give_up) absl::SleepFor(absl::Milliseconds(1));
+    }
+    v1::CompleteRequest out;
+    out.mutable_llm()->set_text(task.lease().task_id());
+    return out;
+  }
+
+  absl::Notification& started() { return started_; }
+  bool saw_cancel() const { return saw_cancel_; }
+
+ private:
+  std::set<std::string> block_;
+  std::function<bool()> ready_;
+  absl::Notification started_;
+  std::atomic<bool> saw_cancel_{false};
+};
+
+class executor_runner : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
+    builder.RegisterService(&fake_);
+    server_ = builder.BuildAndStart();
+    ASSERT_NE(server_, nullptr);
+    ASSERT_GT(port_, 0);
+  }
+  void TearDown() override {
+    if (server_ != nullptr) server_->Shutdown(absl::ToChronoTime(absl::Now()));
+  }
+
+  ExecutorRunner::Options MakeOptions(int slots = 1) {
+    ExecutorRunner::Options options;
+    options.scheduler_address = absl::StrCat("127.0.0.1:", port_);
+    options.kind = v1::GATEWAY;
+    options.name = "test-executor";
+    options.slots = slots;
+    options.lease_wait = absl::Milliseconds(200);
+    options.initial_backoff = absl::Milliseconds(1);
+    options.max_backoff = absl::Milliseconds(10);
+    options.rpc_timeout = absl::Seconds(2);
+    return options;
+  }
+
+  // Runs `runner` to its end; stops it and fails the test after 5 s.
+  absl::Status RunToEnd(ExecutorRunner& runner) {
+    auto done = std::async(std::launch::async, [&runner] { return runner.Run(); });
+    if (done.wait_for(std::chrono::seconds(5)) != std::future_status::ready) {
+      ADD_FAILURE() << "Run() did not return within 5 s";
+      runner.Stop();
+    }
+    return done.get();
+  }
+
+  int CompletesFor(const std::string& task_id) {
+    int n = 0;
+    for (const auto& c : fake_.completes()) n += c.lease().task_id() == task_id;
+    return n;
+  }
+
+  FakeScheduler fake_;
+  int port_ = 0;
+  std::unique_ptr<grpc::Server> server_;
+};
+
+TEST_F(executor_runner, CompletesCarryTheLeaseTheyWereLeasedUnder) {
+  fake_.AddTask("t1", "l1");
+  fake_.AddTask("t2", "l2");
+  fake_.AddTask("t3", "l3");
+  fake_.DrainWhenEmpty();
+  EchoHandler handler;
+  ExecutorRunner runner(MakeOptions(/*slots=*/2), &handler);
+  EXPECT_TRUE(RunToEnd(runner).ok());
+
+  std::map<std::string, std::string> lease_of = {{"t1", "l1"}, {"t2", "l2"}, {"t3", "l3"}};
+  std::vector<v1::CompleteRequest> completes = fake_.completes();
+  ASSERT_EQ(completes.size(), 3u);
+  for (const auto& c : completes) {
+    EXPECT_EQ(c.lease().lease_id(), lease_of[c.lease().task_id()]);
+    EXPECT_EQ(c.executor_id(), "exec-1");
+    EXPECT_EQ(c.llm().text(), c.lease().task_id());
+  }
+  std::vector<v1::RegisterRequest> registers = fake_.registers();
+  ASSERT_EQ(registers.size(), 1u);
+  EXPECT_EQ(registers[0].kind(), v1::GATEWAY);
+  EXPECT_EQ(registers[0].name(), "test-executor");
+  EXPECT_EQ(registers[0].capabilities().slots(), 2);
+  EXPECT_EQ(runner.executor_id(), "exec-1");
+}
+
+TEST_F(executor_runner, RejectedCompletionIsDroppedNotRetried) {
+  fake_.AddTask("t1", "l1");
+  fake_.AddTask("t2", "l2");
+  fake_.ScriptComplete("t1",
+                       std::vector<grpc::StatusCode>(5, grpc::StatusCode::FAILED_PRECONDITION));
+  fake_.DrainWhenEmpty();
+  EchoHandler handler;
+  ExecutorRunner runner(MakeOptions(), &handler);
+  EXPECT_TRUE(RunToEnd(runner).ok());
+  EXPECT_EQ(CompletesFor("t1"), 1);
+  EXPECT_EQ(CompletesFor("t2"), 1);
+}
+
+TEST_F(executor_runner, UnavailableCompletionIsRetriedUntilAccepted) {
+  fake_.AddTask("t1", "l1");
+  fake_.ScriptComplete("t1", {grpc::StatusCode::UNAVAILABLE, grpc::StatusCode::DEADLINE_EXCEEDED,
+                              grpc::StatusCode::UNAVAILABLE});
+  fake_.DrainWhenEmpty();
+  EchoHandler handler;
+  ExecutorRunner runner(MakeOptions(/*slots=*/3), &handler);
+  EXPECT_TRUE(RunToEnd(runner).ok());
+  std::vector<v1::CompleteRequest> completes = fake_.completes();
+  ASSERT_EQ(completes.size(), 4u);
+  for (const auto& c : completes) {
+    EXPECT_EQ(c.lease().task_id(), "t1");
+    EXPECT_EQ(c.lease().lease_id(), "l1");
+    EXPECT_EQ(c.llm().text(), "t1");
+  }
+}
+
+TEST_F(executor_runner, OtherCompletionErrorsAreNotRetried) {
+  fake_.AddTask("t1", "l1");
+  fake_.ScriptComplete("t1", {grpc::StatusCode::INVALID_ARGUMENT});
+  fake_.DrainWhenEmpty();
+  EchoHandler handler;
+  ExecutorRunner runner(MakeOptions(), &handler);
+  EXPECT_TRUE(RunToEnd(runner).ok());
+  EXPECT_EQ(CompletesFor("t1"), 1);
+}
+
+TEST_F(executor_runner, DrainFromLeaseEndsRun) {
+  fake_.DrainWhenEmpty();
+  EchoHandler handler;
+  ExecutorRunner runner(MakeOptions(/*slots=*/4), &handler);
+  EXPECT_TRUE(RunToEnd(runner).ok());
+  EXPECT_TRUE(fake_.completes().empty());
+}
+
+TEST_F(executor_runner, DrainFromHeartbeatFinishesHeldTaskAndTakesNoMore) {
+  fake_.AddTask("t1", "l1");
+  fake_.AddTask("t2", "l2");
+  fake_.DrainOnHeartbeat();
+  // t1 is held until two heartbeats went out: the second is sent only after
+  // the runner has processed the first answer (drain).
+  EchoHandler handler({}, [this] { return fake_.heartbeats().size() >= 2; });
+  ExecutorRunner runner(MakeOptions(), &handler);
+  EXPECT_TRUE(RunToEnd(runner).ok());
+  EXPECT_EQ(fake_.leases_granted(), 1);
+  EXPECT_EQ(CompletesFor("t1"), 1);
+  EXPECT_EQ(CompletesFor("t2"), 0);
+}
+
+TEST_F(executor_runner, RegisterIsRetriedWhileUnavailable) {
+  fake_.ScriptRegister({grpc::StatusCode::UNAVAILABLE, grpc::StatusCode::UNAVAILABLE,
+                        grpc::StatusCode::DEADLINE_EXCEEDED});
+  fake_.DrainWhenEmpty();
+  EchoHandler handler;
+  ExecutorRunner runner(MakeOptions(), &handler);
+  EXPECT_TRUE(RunToEnd(runner).ok());
+  EXPECT_EQ(fake_.registers().size(), 4u);
+}
+
+TEST_F(executor_runner, RegisterRefusalIsReturned) {
+  fake_.ScriptRegister({grpc::StatusCode::PERMISSION_DENIED});
+  EchoHandler handler;
+  ExecutorRunner runner(MakeOptions(), &handler);
+  EXPECT_EQ(RunToEnd(runner).code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(fake_.registers().size(), 1u);
+}
+
+TEST_F(executor_runner, RegisterRetriesUntilTheSchedulerListens) {
+  // Nothing listens on the port at first: the runner must keep trying.
+  int port = port_;
+  server_->Shutdown(absl::ToChronoTime(absl::Now()));
+  server_->Wait();
+  server_.reset();
+  EchoHandler handler;
+  ExecutorRunner runner(MakeOptions(), &handler);
+  auto done = std::async(std::launch::async, [&runner] { return runner.Run(); });
+  absl::SleepFor(absl::Milliseconds(150));
+  FakeScheduler late;
+  late.DrainWhenEmpty();
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(absl::StrCat("127.0.0.1:", port), grpc::InsecureServerCredentials());
+  builder.RegisterService(&late);
+  server_ = builder.BuildAndStart();
+  ASSERT_NE(server_, nullptr) << "port " << port << " was taken meanwhile";
+  ASSERT_EQ(done.wait_for(std::chrono::seconds(5)), std::future_status::ready);
+  EXPECT_TRUE(done.get().ok());
+  EXPECT_EQ(late.registers().size(), 1u);
+  server_->Shutdown(absl::ToChronoTime(absl::Now()));
+  server_->Wait();
+  server_.reset();  // it serves `late`, which goes out of scope now
+}
+
+TEST_F(executor_runner, ReregisterKeepsTheExecutorId) {
+  fake_.ReregisterOnNextLease();
+  fake_.AddTask("t1", "l1");
+  fake_.DrainWhenEmpty();
+  EchoHandler handler;
+  ExecutorRunner runner(MakeOptions(), &handler);
+  EXPECT_TRUE(RunToEnd(runner).ok());
+  std::vector<v1::RegisterRequest> registers = fake_.registers();
+  ASSERT_EQ(registers.size(), 2u);
+  EXPECT_EQ(registers[0].executor_id(), "");
+  EXPECT_EQ(registers[1].executor_id(), "exec-1");
+  EXPECT_EQ(CompletesFor("t1"), 1);
+}
+
+TEST_F(executor_runner, RevokedLeaseCancelsTheHandlerAndDropsTheResult) {
+  fake_.AddTask("t1", "l1");
+  fake_.RevokeOnHeartbeat("t1", "l1");
+  fake_.DrainWhenEmpty();
+  EchoHandler handler({"t1"});
+  ExecutorRunner runner(MakeOptions(), &handler);
+  EXPECT_TRUE(RunToEnd(runner).ok());
+  EXPECT_TRUE(handler.saw_cancel());
+  EXPECT_EQ(CompletesFor("t1"), 0);
+  std::vector<v1::HeartbeatRequest> heartbeats = fake_.heartbeats();
+  ASSERT_FALSE(heartbeats.empty());
+  ASSERT_EQ(heartbeats[0].leases_size(), 1);
+  EXPECT_EQ(heartbeats[0].leases(0).lease_id(), "l1");
+  EXPECT_EQ(heartbeats[0].executor_id(), "exec-1");
+}
+
+TEST_F(executor_runner, StopAbandonsTheRunningTaskAndReportsItAsInfra) {
+  fake_.AddTask("t1", "l1");
+  EchoHandler handler({"t1"});
+  ExecutorRunner runner(MakeOptions(), &handler);
+  auto done = std::async(std::launch::async, [&runner] { return runner.Run(); });
+  ASSERT_TRUE(handler.started().WaitForNotificationWithTimeout(absl::Seconds(5)));
+  runner.Stop();
+  ASSERT_EQ(done.wait_for(std::chrono::seconds(5)), std::future_status::ready);
+  EXPECT_TRUE(done.get().ok());
+  EXPECT_TRUE(handler.saw_cancel());
+  std::vector<v1::CompleteRequest> completes = fake_.completes();
+  ASSERT_EQ(completes.size(), 1u);
+  EXPECT_EQ(completes[0].lease().lease_id(), "l1");
+  EXPECT_EQ(completes[0].failure().failure_class(), v1::INFRA);
+}
+
+TEST_F(executor_runner, StopCancelsAnIdleLongPoll) {
+  EchoHandler handler;
+  ExecutorRunner::Options options = MakeOptions(/*slots=*/2);
+  options.lease_wait = absl::Seconds(30);
+  ExecutorRunner runner(options, &handler);
+  auto done = std::async(std::launch::async, [&runner] { return runner.Run(); });
+  absl::Time give_up = absl::Now() + absl::Seconds(5);
+  while (runner.executor_id().empty() && absl::Now() < give_up) {
+    absl::SleepFor(absl::Milliseconds(1));
+  }
+  absl::SleepFor(absl::Milliseconds(50));  // let the polls start
+  absl::Time stop_at = absl::Now();
+  runner.Stop();
+  ASSERT_EQ(done.wait_for(std::chrono::seconds(5)), std::future_status::ready);
+  EXPECT_TRUE(done.get().ok());
+  EXPECT_LT(absl::Now() - stop_at, absl::Seconds(2));
+}
+
+TEST_F(executor_runner, StopBeforeRunReturnsWithoutRegistering) {
+  EchoHandler handler;
+  ExecutorRunner runner(MakeOptions(), &handler);
+  runner.Stop();
+  EXPECT_TRUE(runner.Run().ok());
+  EXPECT_TRUE(fake_.registers().empty());
+}
+
+TEST_F(executor_runner, RunTwiceIsAnError) {
+  fake_.DrainWhenEmpty();
+  EchoHandler handler;
+  ExecutorRunner runner(MakeOptions(), &handler);
+  EXPECT_TRUE(RunToEnd(runner).ok());
+  EXPECT_EQ(runner.Run().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+}  // namespace
+}  // namespace ptxbench::executor

@@ -1,0 +1,55 @@
+#include "executor/signals.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <ctime>
+#include <utility>
+
+#include "common/log.h"
+
+namespace ptxbench::executor {
+namespace {
+
+sigset_t StopSignals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  return set;
+}
+
+}  // namespace
+
+void BlockStopSignals() {
+  sigset_t set = StopSignals();
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
+
+StopSignalWatcher::StopSignalWatcher(std::function<void()> on_signal)
+    : thread_([this, on_signal = std::move(on_signal)] {
+        sigset_t set = StopSignals();
+        // A short timeout so the destructor can end the watch.
+        const timespec timeout = {0, 100 * 1000 * 1000};
+        bool stopping = false;
+        while (!done_) {
+          int sig = sigtimedwait(&set, nullptr, &timeout);
+          if (sig <= 0) continue;
+          if (stopping) {
+            LogWarning("second signal; exiting at once", {{"signal", strsignal(sig)}});
+            _exit(128 + sig);
+          }
+          LogInfo("signal received; stopping", {{"signal", strsignal(sig)}});
+          stopping = true;
+          on_signal();
+        }
+      }) {}
+
+StopSignalWatcher::~StopSignalWatcher() {
+  done_ = true;
+  thread_.join();
+}
+
+}  // namespace ptxbench::executor

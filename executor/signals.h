@@ -1,0 +1,35 @@
+#ifndef PTXBENCH_EXECUTOR_SIGNALS_H_
+#define PTXBENCH_EXECUTOR_SIGNALS_H_
+
+// SIGINT/SIGTERM handling for the executor daemons: the signals are blocked
+// in every thread and taken synchronously by one watcher thread, so stopping
+// runs ordinary code (locks, logging) instead of an async-signal handler.
+
+#include <atomic>
+#include <functional>
+#include <thread>
+
+namespace ptxbench::executor {
+
+// Blocks SIGINT and SIGTERM in the calling thread and every thread it starts
+// afterwards. Call first in main(), before any thread (gRPC's too) exists.
+void BlockStopSignals();
+
+// Watches for SIGINT/SIGTERM (blocked with BlockStopSignals) and calls
+// `on_signal` from its own thread for the first one; a second one ends the
+// process at once (exit status 128 + signal), for a stop that hangs.
+class StopSignalWatcher {
+ public:
+  explicit StopSignalWatcher(std::function<void()> on_signal);
+  ~StopSignalWatcher();  // stops watching and joins
+  StopSignalWatcher(const StopSignalWatcher&) = delete;
+  StopSignalWatcher& operator=(const StopSignalWatcher&) = delete;
+
+ private:
+  std::atomic<bool> done_{false};
+  std::thread thread_;
+};
+
+}  // namespace ptxbench::executor
+
+#endif  // PTXBENCH_EXECUTOR_SIGNALS_H_

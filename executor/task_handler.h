@@ -1,0 +1,34 @@
+#ifndef PTXBENCH_EXECUTOR_TASK_HANDLER_H_
+#define PTXBENCH_EXECUTOR_TASK_HANDLER_H_
+
+// What an executor does with one leased task. Workers evaluate kernels,
+// gateways call models; the lease/heartbeat/report protocol around the work
+// is the same and lives in ExecutorRunner.
+
+#include <atomic>
+
+#include "absl/time/time.h"
+#include "ptxbench/v1/executor.pb.h"
+
+namespace ptxbench::executor {
+
+// Thread safety: the runner calls Run() from up to `slots` threads at once.
+class TaskHandler {
+ public:
+  virtual ~TaskHandler();
+
+  // Runs one leased task. Returns the outcome to report (CompleteRequest with
+  // llm/eval/failure set; lease/executor filled by the runner). `cancelled`
+  // becomes true when the lease was revoked or the runner is stopping: the
+  // handler should then return soon; what it returns is discarded.
+  virtual ptxbench::v1::CompleteRequest Run(const ptxbench::v1::Task& task,
+                                            const std::atomic<bool>& cancelled) = 0;
+};
+
+// Sleeps `d` in short slices; returns false as soon as `cancelled` is true.
+// For handlers whose work is waiting (simulations, polling a child).
+bool SleepUnlessCancelled(absl::Duration d, const std::atomic<bool>& cancelled);
+
+}  // namespace ptxbench::executor
+
+#endif  // PTXBENCH_EXECUTOR_TASK_HANDLER_H_

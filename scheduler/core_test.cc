@@ -1,0 +1,216 @@
+// State-machine tests: submission, the turn loop, leases and fencing.
+#include "scheduler/core.h"
+
+#include "scheduler/core_test_util.h"
+
+namespace ptxbench::scheduler {
+namespace {
+
+namespace v1 = ::ptxbench::v1;
+
+using CoreTest = CoreFixture;
+
+TEST_F(CoreTest, SubmitCreatesTrajectoriesAndIsIdempotent) {
+  ExpandedExperiment x = MakeExperiment("exp-a", 5, 3);
+  auto first = core_->Submit(x, PromptsFor(x));
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_TRUE(first->created);
+  EXPECT_EQ(first->trajectories, 5);
+  EXPECT_EQ(Count("SELECT count(*) FROM trajectories"), 5);
+  EXPECT_EQ(Count("SELECT count(*) FROM tasks WHERE state = 0"), 5);
+  // The system prompt is stored once, not once per trajectory.
+  EXPECT_EQ(Count("SELECT count(DISTINCT system_blob) FROM trajectories"), 1);
+
+  auto again = core_->Submit(x, PromptsFor(x));
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(again->created);
+  EXPECT_EQ(again->experiment_id, first->experiment_id);
+  EXPECT_EQ(Count("SELECT count(*) FROM trajectories"), 5);
+
+  ExpandedExperiment changed = MakeExperiment("exp-a", 6, 3);
+  auto clash = core_->Submit(changed, PromptsFor(changed));
+  EXPECT_EQ(clash.status().code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(Count("SELECT count(*) FROM trajectories"), 5);
+}
+
+TEST_F(CoreTest, TurnLoopReachesTargetAndSubmits) {
+  Submit(MakeExperiment("exp", 1, 5, 1, "model-a", /*target=*/1.5));
+  std::string gw = RegisterGateway(), wk = RegisterWorker();
+  EXPECT_TRUE(NothingFor(wk));  // only an LLM step is ready
+
+  v1::Task llm = MustLease(gw);
+  EXPECT_EQ(llm.kind(), v1::LLM);
+  EXPECT_EQ(llm.turn(), 0);
+  ASSERT_EQ(llm.llm().messages_size(), 2);
+  EXPECT_EQ(llm.llm().messages(0).role(), "system");
+  ASSERT_TRUE(CompleteLlm(llm).ok());
+
+  v1::Task eval = MustLease(wk);
+  EXPECT_EQ(eval.kind(), v1::EVAL);
+  EXPECT_NE(eval.eval().kernel_source().find("PTXB_EXPORT"), std::string::npos);
+  EXPECT_EQ(eval.eval().definition(), "gemm_n7168_k5120");
+  ASSERT_TRUE(CompleteEval(eval, v1::PASSED, 1.1).ok());  // correct, below target
+
+  v1::Task llm2 = MustLease(gw);
+  EXPECT_EQ(llm2.turn(), 1);
+  // Full context: system, task, answer 0, feedback 0.
+  ASSERT_EQ(llm2.llm().messages_size(), 4);
+  EXPECT_EQ(llm2.llm().messages(2).role(), "assistant");
+  EXPECT_NE(llm2.llm().messages(3).content().find("Keep optimizing"), std::string::npos);
+  ASSERT_TRUE(CompleteLlm(llm2).ok());
+  ASSERT_TRUE(CompleteEval(MustLease(wk), v1::PASSED, 2.0).ok());
+
+  EXPECT_EQ(TrajectoriesIn(v1::SUBMITTED), 1);
+  EXPECT_EQ(Count("SELECT turns_completed FROM trajectories"), 2);
+  EXPECT_EQ(Count("SELECT count(*) FROM turns WHERE state = 'done'"), 2);
+  EXPECT_EQ(Count("SELECT correct FROM trajectories"), 1);
+  EXPECT_TRUE(NothingFor(gw));
+}
+
+TEST_F(CoreTest, TurnLimitEndsAsLimitsExceededAndNoCodeCountsATurn) {
+  Submit(MakeExperiment("exp", 1, 2));
+  std::string gw = RegisterGateway(), wk = RegisterWorker();
+  ASSERT_TRUE(CompleteLlm(MustLease(gw), "I would rather not write code.").ok());
+  EXPECT_TRUE(NothingFor(wk));  // no kernel, nothing to evaluate
+  v1::Task second = MustLease(gw);
+  EXPECT_EQ(second.turn(), 1);
+  EXPECT_NE(second.llm().messages(3).content().find("```"), std::string::npos)
+      << "the no-code feedback asks for a fenced block";
+  ASSERT_TRUE(CompleteLlm(second).ok());
+  ASSERT_TRUE(CompleteEval(MustLease(wk), v1::INCORRECT_NUMERICAL, 0).ok());
+  EXPECT_EQ(TrajectoriesIn(v1::LIMITS_EXCEEDED), 1);
+  EXPECT_EQ(Count("SELECT count(*) FROM turns"), 2);
+  EXPECT_TRUE(NothingFor(gw));
+}
+
+TEST_F(CoreTest, ExpiredLeaseIsReleasedAfterBackoffAndStaleCompletionRejected) {
+  Submit(MakeExperiment("exp", 1, 3));
+  std::string gw1 = RegisterGateway("one"), gw2 = RegisterGateway("two");
+  v1::Task first = MustLease(gw1);
+  EXPECT_EQ(first.attempt(), 1);
+
+  clock_.Advance(absl::Seconds(29));
+  ASSERT_TRUE(core_->Tick().ok());
+  EXPECT_TRUE(NothingFor(gw2)) << "lease still current";
+  clock_.Advance(absl::Seconds(2));
+  ASSERT_TRUE(core_->Tick().ok());
+  EXPECT_TRUE(NothingFor(gw2)) << "expired, but in backoff for 1 s";
+  clock_.Advance(absl::Seconds(1));
+  ASSERT_TRUE(core_->Tick().ok());
+  v1::Task second = MustLease(gw2);
+  EXPECT_EQ(second.lease().task_id(), first.lease().task_id());
+  EXPECT_NE(second.lease().lease_id(), first.lease().lease_id());
+  EXPECT_EQ(second.attempt(), 2);
+
+  absl::Status stale = CompleteLlm(first);
+  EXPECT_EQ(stale.code(), absl::StatusCode::kFailedPrecondition) << stale;
+  EXPECT_EQ(Count("SELECT count(*) FROM turns"), 0) << "a stale report changes nothing";
+
+  ASSERT_TRUE(CompleteLlm(second).ok());
+  EXPECT_TRUE(CompleteLlm(second).ok()) << "a duplicate of an accepted report is accepted";
+  EXPECT_EQ(Count("SELECT count(*) FROM turns"), 1) << "and recorded once";
+  EXPECT_EQ(Count("SELECT count(*) FROM tasks WHERE kind = 1"), 1);
+}
+
+TEST_F(CoreTest, HeartbeatsKeepALeaseAliveAndReportRevokedOnes) {
+  Submit(MakeExperiment("exp", 1, 3));
+  std::string gw = RegisterGateway();
+  v1::Task task = MustLease(gw);
+  for (int i = 0; i < 10; ++i) {
+    clock_.Advance(absl::Seconds(20));
+    v1::HeartbeatRequest hb;
+    hb.set_executor_id(gw);
+    *hb.add_leases() = task.lease();
+    v1::HeartbeatResponse r = core_->Heartbeat(hb);
+    EXPECT_EQ(r.revoked_size(), 0);
+    ASSERT_TRUE(core_->Tick().ok());
+  }
+  ASSERT_TRUE(CompleteLlm(task).ok()) << "200 s later, still current";
+
+  v1::HeartbeatRequest hb;
+  hb.set_executor_id(gw);
+  *hb.add_leases() = task.lease();  // done now: no longer current
+  EXPECT_EQ(core_->Heartbeat(hb).revoked_size(), 1);
+  hb.set_executor_id("gw_unknown");
+  EXPECT_TRUE(core_->Heartbeat(hb).reregister());
+}
+
+TEST_F(CoreTest, AttemptTimeLimitExpiresEvenWithHeartbeats) {
+  options_.max_llm_attempt = absl::Seconds(60);
+  Restart();
+  Submit(MakeExperiment("exp", 1, 3));
+  std::string gw = RegisterGateway();
+  v1::Task task = MustLease(gw);
+  for (int i = 0; i < 4; ++i) {
+    clock_.Advance(absl::Seconds(20));
+    v1::HeartbeatRequest hb;
+    hb.set_executor_id(gw);
+    *hb.add_leases() = task.lease();
+    core_->Heartbeat(hb);
+    ASSERT_TRUE(core_->Tick().ok());
+  }
+  EXPECT_EQ(CompleteLlm(task).code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(Count("SELECT deaths FROM tasks"), 1);
+}
+
+TEST_F(CoreTest, ModelInflightCapHoldsAcrossGateways) {
+  options_.model_inflight_caps["model-a"] = 2;
+  Restart();
+  Submit(MakeExperiment("exp", 5, 3));
+  std::string gw1 = RegisterGateway("one"), gw2 = RegisterGateway("two");
+  v1::Task a = MustLease(gw1);
+  MustLease(gw2);
+  EXPECT_TRUE(NothingFor(gw1));
+  EXPECT_TRUE(NothingFor(gw2));
+  ASSERT_TRUE(CompleteLlm(a).ok());
+  MustLease(gw2);
+}
+
+TEST_F(CoreTest, GatewayOnlyGetsModelsItServes) {
+  Submit(MakeExperiment("exp", 2, 3, 1, "model-b"));
+  v1::RegisterRequest r;
+  r.set_kind(v1::GATEWAY);
+  r.mutable_capabilities()->set_serves_any_model(false);
+  r.mutable_capabilities()->add_models("model-a");
+  std::string only_a = core_->Register(r)->executor_id();
+  EXPECT_TRUE(NothingFor(only_a));
+  r.mutable_capabilities()->add_models("model-b");
+  r.set_executor_id(only_a);
+  ASSERT_TRUE(core_->Register(r).ok());
+  EXPECT_EQ(MustLease(only_a).llm().model(), "model-b");
+}
+
+TEST_F(CoreTest, FairnessBetweenTwoExperimentsByPriority) {
+  std::string low = Submit(MakeExperiment("low", 200, 1, /*priority=*/1));
+  std::string high = Submit(MakeExperiment("high", 200, 1, /*priority=*/3));
+  std::string gw = RegisterGateway();
+  std::map<std::string, int> served;
+  for (int i = 0; i < 100; ++i) ++served[MustLease(gw).experiment_id()];
+  EXPECT_EQ(served[high], 75);
+  EXPECT_EQ(served[low], 25);
+  // A small experiment submitted now is served right away.
+  std::string small = Submit(MakeExperiment("small", 2, 1, 1));
+  std::map<std::string, int> next;
+  for (int i = 0; i < 10; ++i) ++next[MustLease(gw).experiment_id()];
+  EXPECT_EQ(next[small], 2);
+}
+
+TEST_F(CoreTest, RecoveryKeepsLeasesFencedAndQueuesIntact) {
+  Submit(MakeExperiment("exp", 3, 3));
+  std::string gw = RegisterGateway();
+  v1::Task held = MustLease(gw);
+  clock_.Advance(absl::Seconds(25));
+  Restart();  // the scheduler died and came back 25 s into the lease
+  clock_.Advance(absl::Seconds(25));
+  ASSERT_TRUE(core_->Tick().ok());
+  // The lease got a fresh TTL at restart, so the answer is not lost (and
+  // nobody asks the model again).
+  ASSERT_TRUE(CompleteLlm(held).ok());
+  EXPECT_EQ(MustLease(gw).attempt(), 1);
+  EXPECT_EQ(MustLease(gw).attempt(), 1);
+  EXPECT_TRUE(NothingFor(gw));
+  EXPECT_EQ(Count("SELECT count(*) FROM tasks WHERE kind = 1"), 3);
+}
+
+}  // namespace
+}  // namespace ptxbench::scheduler

@@ -1,0 +1,130 @@
+// ptxbench-scheduler: owns all state (SQLite) and hands out work over gRPC.
+#include <signal.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "common/flags.h"
+#include "common/log.h"
+#include "grpcpp/health_check_service_interface.h"
+#include "grpcpp/server_builder.h"
+#include "scheduler/dispatcher.h"
+#include "scheduler/reader.h"
+#include "scheduler/schema.h"
+#include "scheduler/service.h"
+
+ABSL_FLAG(std::string, listen, "127.0.0.1:50051", "address to serve on (port 0 picks one)");
+ABSL_FLAG(std::string, data_dir, ".ptxbench", "folder of the database (ptxbench.db)");
+ABSL_FLAG(std::vector<std::string>, dataset, {},
+          "extra FlashInfer-Trace dataset folders (comma-separated)");
+ABSL_FLAG(std::string, prompts_root, "", "prompt registry folder (default: bundled)");
+ABSL_FLAG(int64_t, max_trajectories, 100'000, "largest experiment accepted");
+ABSL_FLAG(int64_t, lease_ttl_ms, 30'000, "a lease not extended for this long expires");
+ABSL_FLAG(int64_t, heartbeat_ms, 5'000, "heartbeat interval asked of executors");
+ABSL_FLAG(int64_t, backoff_base_ms, 1'000, "first retry backoff");
+ABSL_FLAG(int, model_inflight_cap, 512, "LLM calls in flight per model, across gateways");
+
+namespace ptxbench::scheduler {
+namespace {
+
+int Fail(const std::string& message) {
+  std::cerr << "ptxbench-scheduler: " << message << "\n";
+  return 1;
+}
+
+int Main() {
+  InitLogging("scheduler");
+  const std::filesystem::path dir = absl::GetFlag(FLAGS_data_dir);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Fail(absl::StrCat("cannot create data dir ", dir.string(), ": ", ec.message()));
+  const std::string db_path = (dir / "ptxbench.db").string();
+
+  absl::StatusOr<std::unique_ptr<storage::Database>> db = OpenSchedulerDatabase(db_path);
+  if (!db.ok()) return Fail(std::string(db.status().message()));
+  absl::StatusOr<std::unique_ptr<storage::Database>> read_db = OpenReadOnly(db_path);
+  if (!read_db.ok()) return Fail(std::string(read_db.status().message()));
+
+  std::vector<std::string> roots = {workloads::DefinitionRegistry::BundledRoot()};
+  for (const std::string& d : absl::GetFlag(FLAGS_dataset)) roots.push_back(d);
+  auto definitions = workloads::DefinitionRegistry::Load(roots);
+  if (!definitions.ok()) return Fail(std::string(definitions.status().message()));
+  std::string prompts_root = absl::GetFlag(FLAGS_prompts_root);
+  if (prompts_root.empty()) prompts_root = PromptRegistry::BundledRoot();
+  auto prompts = PromptRegistry::Load(prompts_root);
+  if (!prompts.ok()) return Fail(std::string(prompts.status().message()));
+
+  DispatcherOptions options;
+  options.core.lease_ttl = absl::Milliseconds(absl::GetFlag(FLAGS_lease_ttl_ms));
+  options.core.heartbeat_interval = absl::Milliseconds(absl::GetFlag(FLAGS_heartbeat_ms));
+  options.core.backoff_base = absl::Milliseconds(absl::GetFlag(FLAGS_backoff_base_ms));
+  options.core.default_model_inflight_cap = absl::GetFlag(FLAGS_model_inflight_cap);
+  Dispatcher dispatcher(*std::move(db), Clock::Real(), options);
+  if (absl::Status s = dispatcher.Start(); !s.ok()) return Fail(s.ToString());
+  Reader reader(*std::move(read_db));
+
+  ExecutorServiceImpl executor_service(&dispatcher);
+  ClientServiceDeps deps;
+  deps.dispatcher = &dispatcher;
+  deps.reader = &reader;
+  deps.definitions = definitions->get();
+  deps.prompts = prompts->get();
+  deps.limits.max_trajectories = absl::GetFlag(FLAGS_max_trajectories);
+  ClientServiceImpl client_service(deps);
+
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort(absl::GetFlag(FLAGS_listen), grpc::InsecureServerCredentials(), &port);
+  builder.SetMaxReceiveMessageSize(64 << 20);
+  builder.SetMaxSendMessageSize(64 << 20);
+  builder.RegisterService(&executor_service);
+  builder.RegisterService(&client_service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (!server || port == 0) {
+    return Fail(absl::StrCat("cannot listen on ", absl::GetFlag(FLAGS_listen),
+                             " (address in use or invalid)"));
+  }
+  std::string listen = absl::GetFlag(FLAGS_listen);
+  std::string address = absl::StrCat(listen.substr(0, listen.rfind(':')), ":", port);
+  // Tests and `ptxbench up` read the bound address from here (port 0 case).
+  std::ofstream((dir / "scheduler.addr").string()) << address << "\n";
+  LogInfo("listening", {{"address", address}, {"database", db_path}});
+
+  // SIGINT/SIGTERM: stop taking calls, let running ones finish, close.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  int signal_number = 0;
+  sigwait(&signals, &signal_number);
+  LogInfo("shutting down", {{"signal", std::to_string(signal_number)}});
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  dispatcher.Stop();
+  LogInfo("stopped");
+  return 0;
+}
+
+}  // namespace
+}  // namespace ptxbench::scheduler
+
+int main(int argc, char** argv) {
+  // Block the stop signals in every thread; main waits for them with sigwait.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  absl::SetProgramUsageMessage(
+      "ptxbench-scheduler --listen HOST:PORT --data-dir DIR\n"
+      "Owns the experiment database and serves the client and executor APIs.");
+  ptxbench::DashedArgs args(argc, argv);
+  absl::ParseCommandLine(args.argc(), args.argv());
+  return ptxbench::scheduler::Main();
+}

@@ -1,0 +1,122 @@
+#include "scheduler/schema.h"
+
+#include <vector>
+
+#include "common/status_macros.h"
+#include "storage/blob_store.h"
+#include "storage/event_log.h"
+#include "storage/migrations.h"
+
+namespace ptxbench::scheduler {
+namespace {
+
+// Version 1. Large texts live in blobs (sha256 keys); rows reference them.
+// Times are Unix milliseconds. Enum columns hold the proto enum values.
+constexpr char kSchemaV1[] = R"sql(
+CREATE TABLE experiments(
+  rowid INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  name TEXT NOT NULL UNIQUE,
+  spec_hash TEXT NOT NULL,
+  spec_json TEXT NOT NULL,
+  priority INTEGER NOT NULL,
+  eval_mode INTEGER NOT NULL,
+  language TEXT NOT NULL,
+  context_policy TEXT NOT NULL,
+  max_cost_usd REAL NOT NULL,
+  num_turns INTEGER NOT NULL,
+  created_ms INTEGER NOT NULL,
+  cost_usd REAL NOT NULL DEFAULT 0
+);
+CREATE TABLE trajectories(
+  rowid INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  experiment INTEGER NOT NULL REFERENCES experiments(rowid),
+  model TEXT NOT NULL,
+  definition TEXT NOT NULL,
+  prompt_tag TEXT NOT NULL,
+  sample INTEGER NOT NULL,
+  num_turns INTEGER NOT NULL,
+  target_speedup REAL NOT NULL,
+  state INTEGER NOT NULL,
+  failure_class INTEGER NOT NULL DEFAULT 0,
+  reason TEXT NOT NULL DEFAULT '',
+  turns_completed INTEGER NOT NULL DEFAULT 0,
+  best_speedup REAL NOT NULL DEFAULT 0,
+  correct INTEGER NOT NULL DEFAULT 0,
+  cost_usd REAL NOT NULL DEFAULT 0,
+  simulated INTEGER NOT NULL DEFAULT 0,
+  system_blob TEXT NOT NULL,
+  task_blob TEXT NOT NULL,
+  updated_ms INTEGER NOT NULL
+);
+CREATE INDEX trajectories_by_experiment_state ON trajectories(experiment, state);
+CREATE TABLE turns(
+  trajectory INTEGER NOT NULL REFERENCES trajectories(rowid),
+  turn INTEGER NOT NULL,
+  state TEXT NOT NULL,
+  answer_blob TEXT NOT NULL,
+  reasoning_blob TEXT,
+  llm_meta BLOB NOT NULL,
+  kernel_blob TEXT,
+  kernel_sha256 TEXT,
+  eval_blob TEXT,
+  eval_status INTEGER,
+  speedup REAL,
+  feedback_blob TEXT,
+  started_ms INTEGER NOT NULL,
+  finished_ms INTEGER,
+  PRIMARY KEY(trajectory, turn)
+) WITHOUT ROWID;
+CREATE TABLE tasks(
+  rowid INTEGER PRIMARY KEY,
+  experiment INTEGER NOT NULL REFERENCES experiments(rowid),
+  trajectory INTEGER NOT NULL REFERENCES trajectories(rowid),
+  turn INTEGER NOT NULL,
+  kind INTEGER NOT NULL,
+  state INTEGER NOT NULL,
+  attempt INTEGER NOT NULL DEFAULT 0,
+  deaths INTEGER NOT NULL DEFAULT 0,
+  infra_failures INTEGER NOT NULL DEFAULT 0,
+  api_failures INTEGER NOT NULL DEFAULT 0,
+  not_before_ms INTEGER NOT NULL DEFAULT 0,
+  lease_id TEXT NOT NULL DEFAULT '',
+  lease_deadline_ms INTEGER NOT NULL DEFAULT 0,
+  executor TEXT NOT NULL DEFAULT '',
+  created_ms INTEGER NOT NULL,
+  last_error TEXT NOT NULL DEFAULT '',
+  UNIQUE(trajectory, turn, kind)
+);
+CREATE INDEX tasks_by_experiment_state ON tasks(experiment, state);
+CREATE INDEX tasks_live ON tasks(state) WHERE state IN (0, 1);
+CREATE TABLE executors(
+  id TEXT PRIMARY KEY,
+  kind INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  capabilities BLOB NOT NULL,
+  registered_ms INTEGER NOT NULL,
+  draining INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
+)sql";
+
+std::vector<storage::Migration> Migrations() {
+  static const std::string* v1 = new std::string(
+      std::string(kSchemaV1) + storage::kBlobTableSql + ";\n" +
+      storage::kEventTableSql + ";\n");
+  return {{1, v1->c_str()}};
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<storage::Database>> OpenSchedulerDatabase(
+    const std::string& path) {
+  return storage::OpenAndMigrate(path, {}, kApplicationId, "ptxbench", Migrations());
+}
+
+absl::StatusOr<std::unique_ptr<storage::Database>> OpenReadOnly(const std::string& path) {
+  storage::Database::Options options;
+  options.read_only = true;
+  return storage::Database::Open(path, options);
+}
+
+}  // namespace ptxbench::scheduler

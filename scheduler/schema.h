@@ -1,0 +1,42 @@
+#ifndef PTXBENCH_SCHEDULER_SCHEMA_H_
+#define PTXBENCH_SCHEDULER_SCHEMA_H_
+
+// The scheduler's database: tables, their migrations, and the enums stored in
+// them. The scheduler is the only writer; readers (status, show) open it
+// read-only.
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "storage/database.h"
+
+namespace ptxbench::scheduler {
+
+// "PTXB" in ASCII: PRAGMA application_id of every ptxbench database.
+inline constexpr uint32_t kApplicationId = 0x50545842;
+
+// Task states as stored in tasks.state.
+enum class TaskState : int {
+  kQueued = 0,
+  kLeased = 1,
+  kDone = 2,
+  kFailed = 3,    // ended its trajectory (terminal, or out of retries)
+  kPoisoned = 4,  // its executors kept dying with it
+  kCancelled = 5,
+};
+
+// Task kinds as stored in tasks.kind (= ptxbench.v1.TaskKind).
+enum class StepKind : int { kLlm = 1, kEval = 2 };
+
+// Opens (creating if needed) and migrates the scheduler database at `path`.
+// Refuses a file that is not a ptxbench database or has a newer schema.
+absl::StatusOr<std::unique_ptr<storage::Database>> OpenSchedulerDatabase(
+    const std::string& path);
+
+// Opens an existing scheduler database read-only (for queries).
+absl::StatusOr<std::unique_ptr<storage::Database>> OpenReadOnly(const std::string& path);
+
+}  // namespace ptxbench::scheduler
+
+#endif  // PTXBENCH_SCHEDULER_SCHEMA_H_

@@ -1,0 +1,239 @@
+#include "scheduler/service.h"
+
+#include <set>
+
+#include "common/grpc_status.h"
+
+namespace ptxbench::scheduler {
+
+namespace v1 = ::ptxbench::v1;
+
+namespace {
+
+// Runs `fn` on the dispatcher; `fill` copies its value into the response;
+// the RPC finishes after the transition committed.
+template <typename T, typename Response>
+grpc::ServerUnaryReactor* Dispatch(grpc::CallbackServerContext* ctx, Dispatcher* dispatcher,
+                                   Response* response, std::function<absl::StatusOr<T>(Core&)> fn,
+                                   std::function<void(T&, Response*)> fill) {
+  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+  dispatcher->Run<T>(std::move(fn), [reactor, response, fill](absl::StatusOr<T> result) {
+    if (result.ok()) fill(*result, response);
+    reactor->Finish(ToGrpcStatus(result.status()));
+  });
+  return reactor;
+}
+
+// Answers at once from a query's result.
+template <typename T, typename Response>
+grpc::ServerUnaryReactor* Answer(grpc::CallbackServerContext* ctx, absl::StatusOr<T> result,
+                                 Response* response, std::function<void(T&, Response*)> fill) {
+  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+  if (result.ok()) fill(*result, response);
+  reactor->Finish(ToGrpcStatus(result.status()));
+  return reactor;
+}
+
+// A Lease whose caller may go away while it is parked: OnCancel tells the
+// dispatcher to drop the waiter instead of granting it a task nobody reads.
+class LeaseReactor final : public grpc::ServerUnaryReactor {
+ public:
+  LeaseReactor() : cancelled_(std::make_shared<std::atomic<bool>>(false)) {}
+  std::shared_ptr<std::atomic<bool>> cancelled() const { return cancelled_; }
+  void OnCancel() override { cancelled_->store(true); }
+  void OnDone() override { delete this; }
+
+ private:
+  std::shared_ptr<std::atomic<bool>> cancelled_;
+};
+
+}  // namespace
+
+grpc::ServerUnaryReactor* ExecutorServiceImpl::Register(grpc::CallbackServerContext* ctx,
+                                                        const v1::RegisterRequest* request,
+                                                        v1::RegisterResponse* response) {
+  return Dispatch<v1::RegisterResponse, v1::RegisterResponse>(
+      ctx, dispatcher_, response, [request](Core& core) { return core.Register(*request); },
+      [](v1::RegisterResponse& r, v1::RegisterResponse* out) { *out = std::move(r); });
+}
+
+grpc::ServerUnaryReactor* ExecutorServiceImpl::Lease(grpc::CallbackServerContext* ctx,
+                                                     const v1::LeaseRequest* request,
+                                                     v1::LeaseResponse* response) {
+  auto* reactor = new LeaseReactor();
+  dispatcher_->Lease(*request, reactor->cancelled(),
+                     [reactor, response](absl::StatusOr<v1::LeaseResponse> result) {
+                       if (result.ok()) *response = std::move(*result);
+                       reactor->Finish(ToGrpcStatus(result.status()));
+                     });
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* ExecutorServiceImpl::Heartbeat(grpc::CallbackServerContext* ctx,
+                                                         const v1::HeartbeatRequest* request,
+                                                         v1::HeartbeatResponse* response) {
+  return Dispatch<v1::HeartbeatResponse, v1::HeartbeatResponse>(
+      ctx, dispatcher_, response,
+      [request](Core& core) -> absl::StatusOr<v1::HeartbeatResponse> {
+        return core.Heartbeat(*request);
+      },
+      [](v1::HeartbeatResponse& r, v1::HeartbeatResponse* out) { *out = std::move(r); });
+}
+
+grpc::ServerUnaryReactor* ExecutorServiceImpl::Complete(grpc::CallbackServerContext* ctx,
+                                                        const v1::CompleteRequest* request,
+                                                        v1::CompleteResponse* response) {
+  return Dispatch<bool, v1::CompleteResponse>(
+      ctx, dispatcher_, response,
+      [request](Core& core) -> absl::StatusOr<bool> {
+        absl::Status status = core.Complete(*request);
+        if (!status.ok()) return status;
+        return true;
+      },
+      [](bool&, v1::CompleteResponse*) {});
+}
+
+grpc::ServerUnaryReactor* ClientServiceImpl::SubmitExperiment(
+    grpc::CallbackServerContext* ctx, const v1::SubmitExperimentRequest* request,
+    v1::SubmitExperimentResponse* response) {
+  SpecInput input{request->spec_json(),
+                  request->spec_path().empty() ? "<spec>" : request->spec_path(),
+                  request->name(), request->definition(), request->model()};
+  absl::StatusOr<ExpandedExperiment> expanded =
+      ExpandSpec(input, *deps_.definitions, *deps_.prompts, deps_.limits);
+  if (!expanded.ok() || request->dry_run()) {
+    return Answer<ExpandedExperiment, v1::SubmitExperimentResponse>(
+        ctx, std::move(expanded), response,
+        [](ExpandedExperiment& x, v1::SubmitExperimentResponse* out) {
+          out->set_experiment_id(x.experiment_id);
+          out->set_trajectories(static_cast<int64_t>(x.trajectories.size()));
+        });
+  }
+  // Render every prompt here, off the writer thread.
+  auto prompts = std::make_shared<RenderedPrompts>();
+  std::set<std::string> tags;
+  for (const TrajectorySpec& t : expanded->trajectories) {
+    if (tags.insert(t.prompt_tag).second) {
+      absl::StatusOr<std::string> system =
+          deps_.prompts->RenderSystemPrompt(t.prompt_tag, expanded->language);
+      if (!system.ok()) {
+        return Answer<bool, v1::SubmitExperimentResponse>(ctx, system.status(), response,
+                                                          [](bool&, auto*) {});
+      }
+      prompts->system_by_tag[t.prompt_tag] = *std::move(system);
+    }
+    std::string key = TaskPromptKey(t.definition, t.target_speedup, t.num_turns);
+    if (!prompts->task_by_key.count(key)) {
+      const workloads::Definition* definition = *deps_.definitions->Find(t.definition);
+      prompts->task_by_key[key] = PromptRegistry::RenderTaskPrompt(
+          *definition, expanded->language, t.target_speedup, t.num_turns);
+    }
+  }
+  auto experiment = std::make_shared<ExpandedExperiment>(*std::move(expanded));
+  return Dispatch<SubmitOutcome, v1::SubmitExperimentResponse>(
+      ctx, deps_.dispatcher, response,
+      [experiment, prompts](Core& core) { return core.Submit(*experiment, *prompts); },
+      [](SubmitOutcome& o, v1::SubmitExperimentResponse* out) {
+        out->set_experiment_id(o.experiment_id);
+        out->set_created(o.created);
+        out->set_trajectories(o.trajectories);
+      });
+}
+
+grpc::ServerUnaryReactor* ClientServiceImpl::GetExperiment(
+    grpc::CallbackServerContext* ctx, const v1::GetExperimentRequest* request,
+    v1::GetExperimentResponse* response) {
+  return Answer<v1::GetExperimentResponse, v1::GetExperimentResponse>(
+      ctx, deps_.reader->GetExperiment(request->experiment_id()), response,
+      [](v1::GetExperimentResponse& r, v1::GetExperimentResponse* out) { *out = std::move(r); });
+}
+
+grpc::ServerUnaryReactor* ClientServiceImpl::ListExperiments(
+    grpc::CallbackServerContext* ctx, const v1::ListExperimentsRequest*,
+    v1::ListExperimentsResponse* response) {
+  return Answer<v1::ListExperimentsResponse, v1::ListExperimentsResponse>(
+      ctx, deps_.reader->ListExperiments(), response,
+      [](v1::ListExperimentsResponse& r, v1::ListExperimentsResponse* out) { *out = std::move(r); });
+}
+
+grpc::ServerUnaryReactor* ClientServiceImpl::ListTrajectories(
+    grpc::CallbackServerContext* ctx, const v1::ListTrajectoriesRequest* request,
+    v1::ListTrajectoriesResponse* response) {
+  return Answer<v1::ListTrajectoriesResponse, v1::ListTrajectoriesResponse>(
+      ctx, deps_.reader->ListTrajectories(*request), response,
+      [](v1::ListTrajectoriesResponse& r, v1::ListTrajectoriesResponse* out) {
+        *out = std::move(r);
+      });
+}
+
+grpc::ServerUnaryReactor* ClientServiceImpl::GetTrajectory(
+    grpc::CallbackServerContext* ctx, const v1::GetTrajectoryRequest* request,
+    v1::GetTrajectoryResponse* response) {
+  return Answer<v1::Trajectory, v1::GetTrajectoryResponse>(
+      ctx, deps_.reader->GetTrajectory(request->trajectory_id()), response,
+      [](v1::Trajectory& t, v1::GetTrajectoryResponse* out) {
+        *out->mutable_trajectory() = std::move(t);
+      });
+}
+
+grpc::ServerUnaryReactor* ClientServiceImpl::Cancel(grpc::CallbackServerContext* ctx,
+                                                    const v1::CancelRequest* request,
+                                                    v1::CancelResponse* response) {
+  v1::CancelRequest req = *request;
+  return Dispatch<int64_t, v1::CancelResponse>(
+      ctx, deps_.dispatcher, response,
+      [req](Core& core) -> absl::StatusOr<int64_t> {
+        if (req.has_experiment_id()) return core.CancelExperiment(req.experiment_id());
+        if (req.has_trajectory_id()) return core.CancelTrajectory(req.trajectory_id());
+        return absl::InvalidArgumentError("cancel needs an experiment or a trajectory id");
+      },
+      [](int64_t& n, v1::CancelResponse* out) { out->set_cancelled(n); });
+}
+
+grpc::ServerUnaryReactor* ClientServiceImpl::Retry(grpc::CallbackServerContext* ctx,
+                                                   const v1::RetryRequest* request,
+                                                   v1::RetryResponse* response) {
+  v1::RetryRequest req = *request;
+  return Dispatch<int64_t, v1::RetryResponse>(
+      ctx, deps_.dispatcher, response,
+      [req](Core& core) { return core.Retry(req.experiment_id(), req.scope()); },
+      [](int64_t& n, v1::RetryResponse* out) { out->set_retried(n); });
+}
+
+grpc::ServerUnaryReactor* ClientServiceImpl::Extend(grpc::CallbackServerContext* ctx,
+                                                    const v1::ExtendRequest* request,
+                                                    v1::ExtendResponse* response) {
+  v1::ExtendRequest req = *request;
+  return Dispatch<int64_t, v1::ExtendResponse>(
+      ctx, deps_.dispatcher, response,
+      [req](Core& core) { return core.Extend(req.experiment_id(), req.num_turns()); },
+      [](int64_t& n, v1::ExtendResponse* out) { out->set_resumed(n); });
+}
+
+grpc::ServerUnaryReactor* ClientServiceImpl::ListExecutors(
+    grpc::CallbackServerContext* ctx, const v1::ListExecutorsRequest*,
+    v1::ListExecutorsResponse* response) {
+  using List = std::vector<v1::ExecutorInfo>;
+  return Dispatch<List, v1::ListExecutorsResponse>(
+      ctx, deps_.dispatcher, response,
+      [](Core& core) -> absl::StatusOr<List> { return core.ListExecutors(); },
+      [](List& list, v1::ListExecutorsResponse* out) {
+        for (auto& e : list) *out->add_executors() = std::move(e);
+      });
+}
+
+grpc::ServerUnaryReactor* ClientServiceImpl::Drain(grpc::CallbackServerContext* ctx,
+                                                   const v1::DrainRequest* request,
+                                                   v1::DrainResponse* response) {
+  std::string id = request->executor_id();
+  return Dispatch<bool, v1::DrainResponse>(
+      ctx, deps_.dispatcher, response,
+      [id](Core& core) -> absl::StatusOr<bool> {
+        absl::Status status = core.Drain(id);
+        if (!status.ok()) return status;
+        return true;
+      },
+      [](bool&, v1::DrainResponse*) {});
+}
+
+}  // namespace ptxbench::scheduler

@@ -1,0 +1,94 @@
+#ifndef PTXBENCH_SCHEDULER_SERVICE_H_
+#define PTXBENCH_SCHEDULER_SERVICE_H_
+
+// The gRPC edge of the scheduler (callback API). These classes only convert
+// proto <-> domain calls and absl::Status -> grpc::Status; the logic lives in
+// Dispatcher/Core (writes) and Reader (queries).
+
+#include <memory>
+
+#include "ptxbench/v1/client.grpc.pb.h"
+#include "ptxbench/v1/executor.grpc.pb.h"
+#include "scheduler/dispatcher.h"
+#include "scheduler/prompts.h"
+#include "scheduler/reader.h"
+#include "scheduler/spec.h"
+#include "workloads/registry.h"
+
+namespace ptxbench::scheduler {
+
+class ExecutorServiceImpl final : public ptxbench::v1::ExecutorService::CallbackService {
+ public:
+  explicit ExecutorServiceImpl(Dispatcher* dispatcher) : dispatcher_(dispatcher) {}
+
+  grpc::ServerUnaryReactor* Register(grpc::CallbackServerContext* ctx,
+                                     const ptxbench::v1::RegisterRequest* request,
+                                     ptxbench::v1::RegisterResponse* response) override;
+  grpc::ServerUnaryReactor* Lease(grpc::CallbackServerContext* ctx,
+                                  const ptxbench::v1::LeaseRequest* request,
+                                  ptxbench::v1::LeaseResponse* response) override;
+  grpc::ServerUnaryReactor* Heartbeat(grpc::CallbackServerContext* ctx,
+                                      const ptxbench::v1::HeartbeatRequest* request,
+                                      ptxbench::v1::HeartbeatResponse* response) override;
+  grpc::ServerUnaryReactor* Complete(grpc::CallbackServerContext* ctx,
+                                     const ptxbench::v1::CompleteRequest* request,
+                                     ptxbench::v1::CompleteResponse* response) override;
+
+ private:
+  Dispatcher* dispatcher_;
+};
+
+// What the client service needs besides the dispatcher. Not owned.
+struct ClientServiceDeps {
+  Dispatcher* dispatcher = nullptr;
+  Reader* reader = nullptr;
+  const workloads::DefinitionRegistry* definitions = nullptr;
+  const PromptRegistry* prompts = nullptr;
+  SpecLimits limits;
+};
+
+class ClientServiceImpl final : public ptxbench::v1::ClientService::CallbackService {
+ public:
+  explicit ClientServiceImpl(ClientServiceDeps deps) : deps_(deps) {}
+
+  grpc::ServerUnaryReactor* SubmitExperiment(
+      grpc::CallbackServerContext* ctx, const ptxbench::v1::SubmitExperimentRequest* request,
+      ptxbench::v1::SubmitExperimentResponse* response) override;
+  grpc::ServerUnaryReactor* GetExperiment(grpc::CallbackServerContext* ctx,
+                                          const ptxbench::v1::GetExperimentRequest* request,
+                                          ptxbench::v1::GetExperimentResponse* response) override;
+  grpc::ServerUnaryReactor* ListExperiments(
+      grpc::CallbackServerContext* ctx, const ptxbench::v1::ListExperimentsRequest* request,
+      ptxbench::v1::ListExperimentsResponse* response) override;
+  grpc::ServerUnaryReactor* ListTrajectories(
+      grpc::CallbackServerContext* ctx, const ptxbench::v1::ListTrajectoriesRequest* request,
+      ptxbench::v1::ListTrajectoriesResponse* response) override;
+  grpc::ServerUnaryReactor* GetTrajectory(grpc::CallbackServerContext* ctx,
+                                          const ptxbench::v1::GetTrajectoryRequest* request,
+                                          ptxbench::v1::GetTrajectoryResponse* response) override;
+  grpc::ServerWriteReactor<ptxbench::v1::WatchExperimentResponse>* WatchExperiment(
+      grpc::CallbackServerContext* ctx,
+      const ptxbench::v1::WatchExperimentRequest* request) override;
+  grpc::ServerUnaryReactor* Cancel(grpc::CallbackServerContext* ctx,
+                                   const ptxbench::v1::CancelRequest* request,
+                                   ptxbench::v1::CancelResponse* response) override;
+  grpc::ServerUnaryReactor* Retry(grpc::CallbackServerContext* ctx,
+                                  const ptxbench::v1::RetryRequest* request,
+                                  ptxbench::v1::RetryResponse* response) override;
+  grpc::ServerUnaryReactor* Extend(grpc::CallbackServerContext* ctx,
+                                   const ptxbench::v1::ExtendRequest* request,
+                                   ptxbench::v1::ExtendResponse* response) override;
+  grpc::ServerUnaryReactor* ListExecutors(grpc::CallbackServerContext* ctx,
+                                          const ptxbench::v1::ListExecutorsRequest* request,
+                                          ptxbench::v1::ListExecutorsResponse* response) override;
+  grpc::ServerUnaryReactor* Drain(grpc::CallbackServerContext* ctx,
+                                  const ptxbench::v1::DrainRequest* request,
+                                  ptxbench::v1::DrainResponse* response) override;
+
+ private:
+  ClientServiceDeps deps_;
+};
+
+}  // namespace ptxbench::scheduler
+
+#endif  // PTXBENCH_SCHEDULER_SERVICE_H_

@@ -1,0 +1,220 @@
+// gRPC tests: the real services on an in-process server at 127.0.0.1:0.
+#include "scheduler/service.h"
+
+#include <filesystem>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "common/clock.h"
+#include "grpcpp/create_channel.h"
+#include "grpcpp/server_builder.h"
+#include "gtest/gtest.h"
+#include "scheduler/schema.h"
+
+namespace ptxbench::scheduler {
+namespace {
+
+namespace v1 = ::ptxbench::v1;
+
+constexpr char kSpec[] = R"({
+  "name": "svc-test", "models": ["m1"], "definitions": ["gemm_n7168_k5120"],
+  "prompt_tags": ["hopper-no-hint"], "samples": 2, "num_turns": 2, "target_speedup": 1.5
+})";
+
+class ServiceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = ::testing::TempDir() + "/svc_" + std::to_string(::getpid()) + "_" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::filesystem::create_directories(dir_);
+    const std::string path = dir_ + "/ptxbench.db";
+    std::filesystem::remove(path);
+    auto db = OpenSchedulerDatabase(path);
+    ASSERT_TRUE(db.ok()) << db.status();
+    DispatcherOptions options;
+    options.core.lease_ttl = absl::Seconds(30);
+    dispatcher_ = std::make_unique<Dispatcher>(*std::move(db), Clock::Real(), options);
+    ASSERT_TRUE(dispatcher_->Start().ok());
+    auto read_db = OpenReadOnly(path);
+    ASSERT_TRUE(read_db.ok());
+    reader_ = std::make_unique<Reader>(*std::move(read_db));
+    auto defs = workloads::DefinitionRegistry::Load({workloads::DefinitionRegistry::BundledRoot()});
+    ASSERT_TRUE(defs.ok()) << defs.status();
+    definitions_ = *std::move(defs);
+    auto prompts = PromptRegistry::Load(PromptRegistry::BundledRoot());
+    ASSERT_TRUE(prompts.ok()) << prompts.status();
+    prompts_ = *std::move(prompts);
+
+    executor_service_ = std::make_unique<ExecutorServiceImpl>(dispatcher_.get());
+    ClientServiceDeps deps{dispatcher_.get(), reader_.get(), definitions_.get(), prompts_.get(), {}};
+    client_service_ = std::make_unique<ClientServiceImpl>(deps);
+    grpc::ServerBuilder builder;
+    int port = 0;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+    builder.RegisterService(executor_service_.get());
+    builder.RegisterService(client_service_.get());
+    server_ = builder.BuildAndStart();
+    ASSERT_NE(port, 0);
+    auto channel = grpc::CreateChannel(absl::StrCat("127.0.0.1:", port),
+                                       grpc::InsecureChannelCredentials());
+    client_ = v1::ClientService::NewStub(channel);
+    executor_ = v1::ExecutorService::NewStub(channel);
+  }
+
+  void TearDown() override {
+    server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
+    dispatcher_->Stop();
+  }
+
+  std::string Register(v1::ExecutorKind kind) {
+    grpc::ClientContext ctx;
+    v1::RegisterRequest req;
+    req.set_kind(kind);
+    req.set_name("test");
+    req.mutable_capabilities()->set_serves_any_model(true);
+    auto* gpu = req.mutable_capabilities()->add_gpus();
+    gpu->set_sm_arch("sm_90");
+    gpu->set_healthy(true);
+    v1::RegisterResponse resp;
+    EXPECT_TRUE(executor_->Register(&ctx, req, &resp).ok());
+    return resp.executor_id();
+  }
+
+  grpc::Status Submit(const std::string& spec, v1::SubmitExperimentResponse* resp) {
+    grpc::ClientContext ctx;
+    v1::SubmitExperimentRequest req;
+    req.set_spec_json(spec);
+    req.set_spec_path("spec.json");
+    return client_->SubmitExperiment(&ctx, req, resp);
+  }
+
+  v1::LeaseResponse Lease(const std::string& id, int64_t wait_ms) {
+    grpc::ClientContext ctx;
+    v1::LeaseRequest req;
+    req.set_executor_id(id);
+    req.set_wait_ms(wait_ms);
+    v1::LeaseResponse resp;
+    EXPECT_TRUE(executor_->Lease(&ctx, req, &resp).ok());
+    return resp;
+  }
+
+  std::string dir_;
+  std::unique_ptr<Dispatcher> dispatcher_;
+  std::unique_ptr<Reader> reader_;
+  std::unique_ptr<workloads::DefinitionRegistry> definitions_;
+  std::unique_ptr<PromptRegistry> prompts_;
+  std::unique_ptr<ExecutorServiceImpl> executor_service_;
+  std::unique_ptr<ClientServiceImpl> client_service_;
+  std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<v1::ClientService::Stub> client_;
+  std::unique_ptr<v1::ExecutorService::Stub> executor_;
+};
+
+TEST_F(ServiceTest, SubmitValidatesAndIsIdempotent) {
+  v1::SubmitExperimentResponse resp;
+  grpc::Status bad = Submit(R"({"name": "x", "models": []})", &resp);
+  EXPECT_EQ(bad.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(bad.error_message().find("spec.json"), std::string::npos) << bad.error_message();
+
+  ASSERT_TRUE(Submit(kSpec, &resp).ok());
+  EXPECT_TRUE(resp.created());
+  EXPECT_EQ(resp.trajectories(), 2);
+  v1::SubmitExperimentResponse again;
+  ASSERT_TRUE(Submit(kSpec, &again).ok());
+  EXPECT_FALSE(again.created());
+  EXPECT_EQ(again.experiment_id(), resp.experiment_id());
+}
+
+TEST_F(ServiceTest, LongPollLeaseWakesWhenWorkArrives) {
+  std::string gw = Register(v1::GATEWAY);
+  auto start = std::chrono::steady_clock::now();
+  v1::LeaseResponse empty = Lease(gw, 200);
+  EXPECT_FALSE(empty.has_task());
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(150));
+
+  v1::LeaseResponse got;
+  std::thread poller([&] { got = Lease(gw, 10'000); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  v1::SubmitExperimentResponse resp;
+  ASSERT_TRUE(Submit(kSpec, &resp).ok());
+  poller.join();
+  ASSERT_TRUE(got.has_task());
+  EXPECT_EQ(got.task().kind(), v1::LLM);
+  EXPECT_EQ(got.task().experiment_id(), resp.experiment_id());
+}
+
+TEST_F(ServiceTest, StaleCompletionIsRejectedOverTheWire) {
+  std::string gw = Register(v1::GATEWAY);
+  v1::SubmitExperimentResponse resp;
+  ASSERT_TRUE(Submit(kSpec, &resp).ok());
+  v1::Task task = Lease(gw, 1000).task();
+  grpc::ClientContext ctx;
+  v1::CompleteRequest req;
+  req.set_executor_id(gw);
+  req.mutable_lease()->set_task_id(task.lease().task_id());
+  req.mutable_lease()->set_lease_id("ls_forged");
+  req.mutable_llm()->set_text("```cpp\n__global__ void k(){}\n```");
+  v1::CompleteResponse out;
+  EXPECT_EQ(executor_->Complete(&ctx, req, &out).error_code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
+
+  grpc::ClientContext ok_ctx;
+  *req.mutable_lease() = task.lease();
+  EXPECT_TRUE(executor_->Complete(&ok_ctx, req, &out).ok());
+}
+
+TEST_F(ServiceTest, UnknownExecutorIsToldToRegisterAndDrainIsObeyed) {
+  v1::LeaseResponse unknown = Lease("gw_nobody", 0);
+  EXPECT_TRUE(unknown.reregister());
+  std::string gw = Register(v1::GATEWAY);
+  grpc::ClientContext ctx;
+  v1::DrainRequest drain;
+  drain.set_executor_id(gw);
+  v1::DrainResponse drained;
+  ASSERT_TRUE(client_->Drain(&ctx, drain, &drained).ok());
+  v1::SubmitExperimentResponse resp;
+  ASSERT_TRUE(Submit(kSpec, &resp).ok());
+  v1::LeaseResponse none = Lease(gw, 1000);
+  EXPECT_TRUE(none.drain());
+  EXPECT_FALSE(none.has_task());
+}
+
+TEST_F(ServiceTest, StatusAndWatchReportProgress) {
+  v1::SubmitExperimentResponse resp;
+  ASSERT_TRUE(Submit(kSpec, &resp).ok());
+  grpc::ClientContext ctx;
+  v1::GetExperimentRequest get;
+  get.set_experiment_id(resp.experiment_id());
+  v1::GetExperimentResponse exp;
+  ASSERT_TRUE(client_->GetExperiment(&ctx, get, &exp).ok());
+  EXPECT_EQ(exp.progress().total(), 2);
+  EXPECT_EQ(exp.progress().tasks_queued(), 2);
+  EXPECT_EQ(exp.progress().by_state().at("AWAITING_MODEL"), 2);
+
+  // Cancel it, then a watch sees it finished.
+  grpc::ClientContext cctx;
+  v1::CancelRequest cancel;
+  cancel.set_experiment_id(resp.experiment_id());
+  v1::CancelResponse cancelled;
+  ASSERT_TRUE(client_->Cancel(&cctx, cancel, &cancelled).ok());
+  EXPECT_EQ(cancelled.cancelled(), 2);
+
+  grpc::ClientContext wctx;
+  v1::WatchExperimentRequest watch;
+  watch.set_experiment_id(resp.experiment_id());
+  watch.set_interval_ms(100);
+  auto reader = client_->WatchExperiment(&wctx, watch);
+  v1::WatchExperimentResponse update;
+  bool finished = false;
+  while (reader->Read(&update)) finished = update.finished();
+  EXPECT_TRUE(reader->Finish().ok());
+  EXPECT_TRUE(finished);
+  EXPECT_EQ(update.progress().by_state().at("CANCELLED"), 2);
+
+  grpc::ClientContext bad;
+  get.set_experiment_id("exp_missing");
+  EXPECT_EQ(client_->GetExperiment(&bad, get, &exp).error_code(), grpc::StatusCode::NOT_FOUND);
+}
+
+}  // namespace
+}  // namespace ptxbench::scheduler

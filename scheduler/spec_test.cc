@@ -1,0 +1,719 @@
+#include "scheduler/spec.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/hash.h"
+
+namespace ptxbench::scheduler {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+using Json = nlohmann::json;
+
+class SpecTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    auto definitions = workloads::DefinitionRegistry::Load(
+        {workloads::DefinitionRegistry::BundledRoot()});
+    ASSERT_TRUE(definitions.ok()) << definitions.status();
+    definitions_ = definitions->release();
+    auto prompts = PromptRegistry::Load(PromptRegistry::BundledRoot());
+    ASSERT_TRUE(prompts.ok()) << prompts.status();
+    prompts_ = prompts->release();
+  }
+  static void TearDownTestSuite() {
+    delete definitions_;
+    delete prompts_;
+  }
+
+  // 2 models x 2 definitions x 2 tags x 3 samples.
+  static Json Matrix() {
+    return Json::parse(R"({
+      "name": "sweep-1", "models": ["gpt-5", "anthropic/claude-opus-4.1"],
+      "definitions": ["gemm_n7168_k5120", "mha_with_lse_d128"],
+      "prompt_tags": ["hopper-no-hint", "hopper-expert"],
+      "samples": 3, "num_turns": 10, "target_speedup": 1.5})");
+  }
+
+  static absl::StatusOr<ExpandedExperiment> Expand(const std::string& text,
+                                                   SpecLimits limits = {}) {
+    SpecInput input;
+    input.text = text;
+    input.path = "spec.json";
+    return ExpandSpec(input, *definitions_, *prompts_, limits);
+  }
+  static absl::StatusOr<ExpandedExperiment> Expand(const Json& spec,
+                                                   SpecLimits limits = {}) {
+    return Expand(spec.dump(2), limits);
+  }
+
+  // Asserts INVALID_ARGUMENT with exactly `message`.
+  static void ExpectInvalid(const absl::StatusOr<ExpandedExperiment>& result,
+                            const std::string& message) {
+    ASSERT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument)
+        << result.status();
+    EXPECT_EQ(std::string(result.status().message()), message);
+  }
+
+  // Every field of every trajectory, for byte comparisons.
+  static std::string Serialize(const ExpandedExperiment& e) {
+    std::string out =
+        absl::StrCat(e.experiment_id, "|", e.name, "|", e.normalized_json, "|",
+                     e.spec_hash, "|", e.priority, "|", e.eval_mode, "|", e.language, "|",
+                     e.context_policy, "|", e.max_cost_usd, "\n");
+    for (const TrajectorySpec& t : e.trajectories) {
+      absl::StrAppend(&out, t.trajectory_id, "|", t.model, "|", t.definition, "|",
+                      t.prompt_tag, "|", t.sample_index, "|", t.num_turns, "|",
+                      t.target_speedup, "\n");
+    }
+    return out;
+  }
+
+  static inline workloads::DefinitionRegistry* definitions_ = nullptr;
+  static inline PromptRegistry* prompts_ = nullptr;
+};
+
+// ---- Matrix form: expansion. ----
+
+TEST_F(SpecTest, MatrixExpandsModelDefinitionTagSampleInListOrder) {
+  auto e = Expand(Matrix());
+  ASSERT_TRUE(e.ok()) << e.status();
+  ASSERT_EQ(e->trajectories.size(), 24u);
+  std::vector<std::string> keys;
+  for (const TrajectorySpec& t : e->trajectories) {
+    keys.push_back(
+        absl::StrCat(t.model, "/", t.definition, "/", t.prompt_tag, "/", t.sample_index));
+    EXPECT_EQ(t.num_turns, 10);
+    EXPECT_DOUBLE_EQ(t.target_speedup, 1.5);
+    EXPECT_EQ(t.trajectory_id, DeriveTrajectoryId(e->experiment_id, t.model, t.definition,
+                                                  t.prompt_tag, t.sample_index));
+  }
+  EXPECT_EQ(keys[0], "gpt-5/gemm_n7168_k5120/hopper-no-hint/0");
+  EXPECT_EQ(keys[1], "gpt-5/gemm_n7168_k5120/hopper-no-hint/1");
+  EXPECT_EQ(keys[2], "gpt-5/gemm_n7168_k5120/hopper-no-hint/2");
+  EXPECT_EQ(keys[3], "gpt-5/gemm_n7168_k5120/hopper-expert/0");
+  EXPECT_EQ(keys[6], "gpt-5/mha_with_lse_d128/hopper-no-hint/0");
+  EXPECT_EQ(keys[12], "anthropic/claude-opus-4.1/gemm_n7168_k5120/hopper-no-hint/0");
+  EXPECT_EQ(keys[23], "anthropic/claude-opus-4.1/mha_with_lse_d128/hopper-expert/2");
+  std::set<std::string> ids;
+  for (const TrajectorySpec& t : e->trajectories) ids.insert(t.trajectory_id);
+  EXPECT_EQ(ids.size(), 24u);
+}
+
+TEST_F(SpecTest, MatrixFillsDefaults) {
+  auto e = Expand(Matrix());
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_EQ(e->name, "sweep-1");
+  EXPECT_EQ(e->experiment_id, DeriveExperimentId("sweep-1"));
+  EXPECT_EQ(e->priority, 1);
+  EXPECT_EQ(e->eval_mode, ptxbench::v1::FULL);
+  EXPECT_EQ(e->language, "cuda");
+  EXPECT_EQ(e->context_policy, "full");
+  EXPECT_DOUBLE_EQ(e->max_cost_usd, 0);
+  EXPECT_EQ(e->spec_hash, Sha256Hex(e->normalized_json));
+  Json normalized = Json::parse(e->normalized_json);
+  EXPECT_EQ(normalized["language"], "cuda");
+  EXPECT_EQ(normalized["context_policy"], "full");
+  EXPECT_EQ(normalized["eval"], "full");
+  EXPECT_EQ(normalized["priority"], 1);
+  EXPECT_EQ(normalized["max_cost_usd"], 0.0);
+  EXPECT_EQ(normalized["form"], "matrix");
+  // Canonical: compact with sorted keys.
+  EXPECT_EQ(e->normalized_json, normalized.dump());
+}
+
+TEST_F(SpecTest, MatrixReadsOptionalSettings) {
+  Json spec = Matrix();
+  spec["context_policy"] = "latest-pair";
+  spec["language"] = "ptx";
+  spec["priority"] = 5;
+  spec["eval"] = "compile-only";
+  spec["max_cost_usd"] = 12.5;
+  auto e = Expand(spec);
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_EQ(e->context_policy, "latest-pair");
+  EXPECT_EQ(e->language, "ptx");
+  EXPECT_EQ(e->priority, 5);
+  EXPECT_EQ(e->eval_mode, ptxbench::v1::COMPILE_ONLY);
+  EXPECT_DOUBLE_EQ(e->max_cost_usd, 12.5);
+}
+
+TEST_F(SpecTest, NameFromTheCommandLineOverridesTheSpec) {
+  SpecInput input;
+  input.text = Matrix().dump();
+  input.path = "spec.json";
+  input.name = "override.2";
+  auto e = ExpandSpec(input, *definitions_, *prompts_, {});
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_EQ(e->name, "override.2");
+  EXPECT_EQ(e->experiment_id, DeriveExperimentId("override.2"));
+  EXPECT_EQ(Json::parse(e->normalized_json)["name"], "override.2");
+}
+
+TEST_F(SpecTest, ExpansionIsDeterministic) {
+  auto first = Expand(Matrix());
+  auto second = Expand(Matrix());
+  ASSERT_TRUE(first.ok() && second.ok());
+  EXPECT_EQ(Serialize(*first), Serialize(*second));
+}
+
+TEST_F(SpecTest, SameSpecWrittenDifferentlyHasTheSameHash) {
+  auto base = Expand(Matrix());
+  ASSERT_TRUE(base.ok()) << base.status();
+  // Other key order, whitespace, 2 written as 2.0, defaults spelled out.
+  const std::string rewritten = R"({"target_speedup": 1.50, "num_turns": 10,
+      "samples": 3, "prompt_tags": ["hopper-no-hint", "hopper-expert"],
+      "definitions": ["gemm_n7168_k5120", "mha_with_lse_d128"],
+      "models": ["gpt-5", "anthropic/claude-opus-4.1"], "name": "sweep-1",
+      "language": "cuda", "context_policy": "full", "eval": "full", "priority": 1,
+      "max_cost_usd": 0})";
+  auto same = Expand(rewritten);
+  ASSERT_TRUE(same.ok()) << same.status();
+  EXPECT_EQ(same->normalized_json, base->normalized_json);
+  EXPECT_EQ(same->spec_hash, base->spec_hash);
+  EXPECT_EQ(Serialize(*same), Serialize(*base));
+}
+
+TEST_F(SpecTest, AnyChangeThatAffectsExpansionChangesTheHash) {
+  auto base = Expand(Matrix());
+  ASSERT_TRUE(base.ok()) << base.status();
+  std::vector<std::pair<std::string, Json>> changes = {
+      {"name", "sweep-2"},
+      {"models", {"anthropic/claude-opus-4.1", "gpt-5"}},
+      {"definitions", {"gemm_n7168_k5120"}},
+      {"prompt_tags", {"hopper-expert", "hopper-no-hint"}},
+      {"samples", 4},
+      {"num_turns", 11},
+      {"target_speedup", 1.25},
+      {"context_policy", "single-user"},
+      {"language", "ptx"},
+      {"priority", 2},
+      {"eval", "compile-only"},
+      {"max_cost_usd", 1.0}};
+  std::set<std::string> hashes = {base->spec_hash};
+  for (const auto& [field, value] : changes) {
+    Json spec = Matrix();
+    spec[field] = value;
+    auto changed = Expand(spec);
+    ASSERT_TRUE(changed.ok()) << field << ": " << changed.status();
+    EXPECT_TRUE(hashes.insert(changed->spec_hash).second) << field;
+  }
+}
+
+TEST_F(SpecTest, DerivedIdsFollowTheDocumentedRecipe) {
+  EXPECT_EQ(DeriveExperimentId("sweep-1"),
+            "exp_" + Sha256Hex(std::string("experiment\0sweep-1", 18)).substr(0, 16));
+  constexpr char kJoined[] =
+      "exp_0123\0gpt-5\0gemm\0hopper-basic\0"
+      "12";
+  EXPECT_EQ(DeriveTrajectoryId("exp_0123", "gpt-5", "gemm", "hopper-basic", 12),
+            "tr_" + Sha256Hex(std::string(kJoined, sizeof(kJoined) - 1)).substr(0, 20));
+  EXPECT_EQ(DeriveExperimentId("a").size(), 4u + 16u);
+  EXPECT_EQ(DeriveTrajectoryId("e", "m", "d", "t", 0).size(), 3u + 20u);
+  EXPECT_NE(DeriveTrajectoryId("e", "m", "d", "t", 0),
+            DeriveTrajectoryId("e", "m", "d", "t", 1));
+  // The separator keeps ("ab", "c") and ("a", "bc") apart.
+  EXPECT_NE(DeriveTrajectoryId("e", "ab", "c", "t", 0),
+            DeriveTrajectoryId("e", "a", "bc", "t", 0));
+}
+
+// ---- Matrix form: validation, one problem per test. ----
+
+TEST_F(SpecTest, MalformedJsonGivesLineAndColumn) {
+  auto e = Expand(std::string("{\n  \"name\": \"x\",\n  \"samples\": 3,,\n}"));
+  ASSERT_EQ(e.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(e.status().message()),
+              StartsWith("spec.json: line 3, column 16: malformed JSON: "));
+}
+
+TEST_F(SpecTest, RejectsDocumentThatIsNeitherObjectNorList) {
+  ExpectInvalid(
+      Expand(std::string("42")),
+      "spec.json: field \"(document)\": value 42: must be an object (matrix spec) "
+      "or a list (PTXBench config)");
+}
+
+TEST_F(SpecTest, RejectsUnknownField) {
+  Json spec = Matrix();
+  spec["smaples"] = 3;
+  auto e = Expand(spec);
+  ASSERT_EQ(e.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(
+      std::string(e.status().message()),
+      StartsWith("spec.json: field \"smaples\": value 3: unknown field (known: name, "
+                 "models,"));
+}
+
+TEST_F(SpecTest, RejectsDuplicateKey) {
+  auto e = Expand(std::string(R"({"samples": 3, "samples": 4})"));
+  ExpectInvalid(e,
+                "spec.json: field \"samples\": value 4: key given more than once in the "
+                "same object");
+}
+
+TEST_F(SpecTest, RejectsMissingName) {
+  Json spec = Matrix();
+  spec.erase("name");
+  ExpectInvalid(Expand(spec),
+                "spec.json: field \"name\": value null: required field is missing");
+}
+
+TEST_F(SpecTest, RejectsBadName) {
+  Json spec = Matrix();
+  spec["name"] = "my sweep!";
+  ExpectInvalid(Expand(spec),
+                "spec.json: field \"name\": value \"my sweep!\": must match "
+                "[A-Za-z0-9._-]{1,100}");
+  spec["name"] = std::string(101, 'a');
+  EXPECT_EQ(Expand(spec).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(SpecTest, RejectsBadNameOverride) {
+  SpecInput input;
+  input.text = Matrix().dump();
+  input.path = "spec.json";
+  input.name = "a/b";
+  ExpectInvalid(
+      ExpandSpec(input, *definitions_, *prompts_, {}),
+      "spec.json: field \"name\": value \"a/b\": (given on the command line) must "
+      "match [A-Za-z0-9._-]{1,100}");
+}
+
+TEST_F(SpecTest, RejectsEmptyModels) {
+  Json spec = Matrix();
+  spec["models"] = Json::array();
+  ExpectInvalid(Expand(spec), "spec.json: field \"models\": value []: must not be empty");
+}
+
+TEST_F(SpecTest, RejectsModelsThatAreNotAList) {
+  Json spec = Matrix();
+  spec["models"] = "gpt-5";
+  ExpectInvalid(
+      Expand(spec),
+      "spec.json: field \"models\": value \"gpt-5\": must be a list of strings");
+}
+
+TEST_F(SpecTest, RejectsBadModelName) {
+  Json spec = Matrix();
+  spec["models"] = {"gpt-5", "bad model"};
+  ExpectInvalid(Expand(spec),
+                "spec.json: field \"models[1]\": value \"bad model\": model names "
+                "must match [A-Za-z0-9._:/@+-]{1,128}");
+}
+
+TEST_F(SpecTest, RejectsDuplicateModel) {
+  Json spec = Matrix();
+  spec["models"] = {"gpt-5", "o3", "gpt-5"};
+  ExpectInvalid(
+      Expand(spec),
+      "spec.json: field \"models[2]\": value \"gpt-5\": duplicate of models[0]");
+}
+
+TEST_F(SpecTest, RejectsDuplicateDefinition) {
+  Json spec = Matrix();
+  spec["definitions"] = {"mha_bwd_d128", "mha_bwd_d128"};
+  ExpectInvalid(Expand(spec),
+                "spec.json: field \"definitions[1]\": value \"mha_bwd_d128\": "
+                "duplicate of definitions[0]");
+}
+
+TEST_F(SpecTest, RejectsDuplicatePromptTag) {
+  Json spec = Matrix();
+  spec["prompt_tags"] = {"hopper-basic", "hopper-basic"};
+  ExpectInvalid(Expand(spec),
+                "spec.json: field \"prompt_tags[1]\": value \"hopper-basic\": "
+                "duplicate of prompt_tags[0]");
+}
+
+TEST_F(SpecTest, RejectsUnknownDefinitionWithTheRegistryMessage) {
+  Json spec = Matrix();
+  spec["definitions"] = {"gemm_n7168_k5120", "gemm_typo"};
+  auto e = Expand(spec);
+  ExpectInvalid(e,
+                absl::StrCat("spec.json: field \"definitions[1]\": value \"gemm_typo\": ",
+                             definitions_->Find("gemm_typo").status().message()));
+  EXPECT_THAT(std::string(e.status().message()),
+              HasSubstr("unknown definition 'gemm_typo' (known: gemm_n7168_k5120,"));
+}
+
+TEST_F(SpecTest, RejectsUnknownPromptTagWithTheRegistryMessage) {
+  Json spec = Matrix();
+  spec["prompt_tags"] = {"hopper-typo"};
+  auto e = Expand(spec);
+  ExpectInvalid(
+      e, absl::StrCat("spec.json: field \"prompt_tags[0]\": value \"hopper-typo\": ",
+                      prompts_->Check("hopper-typo").message()));
+  EXPECT_THAT(std::string(e.status().message()),
+              HasSubstr("unknown prompt tag 'hopper-typo'"));
+}
+
+TEST_F(SpecTest, RejectsZeroSamples) {
+  Json spec = Matrix();
+  spec["samples"] = 0;
+  ExpectInvalid(Expand(spec),
+                "spec.json: field \"samples\": value 0: must be at least 1");
+}
+
+TEST_F(SpecTest, RejectsNegativeSamples) {
+  Json spec = Matrix();
+  spec["samples"] = -2;
+  ExpectInvalid(Expand(spec),
+                "spec.json: field \"samples\": value -2: must be at least 1");
+}
+
+TEST_F(SpecTest, RejectsNonIntegerSamples) {
+  Json spec = Matrix();
+  spec["samples"] = 2.5;
+  ExpectInvalid(Expand(spec),
+                "spec.json: field \"samples\": value 2.5: must be an integer");
+  spec["samples"] = "3";
+  ExpectInvalid(Expand(spec),
+                "spec.json: field \"samples\": value \"3\": must be an integer");
+}
+
+TEST_F(SpecTest, RejectsMissingSamples) {
+  Json spec = Matrix();
+  spec.erase("samples");
+  ExpectInvalid(Expand(spec),
+                "spec.json: field \"samples\": value null: required field is missing");
+}
+
+TEST_F(SpecTest, RejectsZeroTurns) {
+  Json spec = Matrix();
+  spec["num_turns"] = 0;
+  ExpectInvalid(Expand(spec),
+                "spec.json: field \"num_turns\": value 0: must be at least 1");
+}
+
+TEST_F(SpecTest, RejectsMoreThanAThousandTurns) {
+  Json spec = Matrix();
+  spec["num_turns"] = 1000;
+  EXPECT_TRUE(Expand(spec).ok());
+  spec["num_turns"] = 1001;
+  ExpectInvalid(Expand(spec),
+                "spec.json: field \"num_turns\": value 1001: must be at most 1000");
+}
+
+TEST_F(SpecTest, RejectsNonPositiveTargetSpeedup) {
+  Json spec = Matrix();
+  spec["target_speedup"] = 0;
+  ExpectInvalid(Expand(spec),
+                "spec.json: field \"target_speedup\": value 0: must be greater than 0");
+  spec["target_speedup"] = -1.5;
+  ExpectInvalid(
+      Expand(spec),
+      "spec.json: field \"target_speedup\": value -1.5: must be greater than 0");
+  spec["target_speedup"] = "fast";
+  ExpectInvalid(Expand(spec),
+                "spec.json: field \"target_speedup\": value \"fast\": must be a number");
+}
+
+TEST_F(SpecTest, RejectsBadLanguage) {
+  Json spec = Matrix();
+  spec["language"] = "triton";
+  ExpectInvalid(Expand(spec),
+                "spec.json: field \"language\": value \"triton\": must be one of "
+                "\"cuda\", \"ptx\"");
+}
+
+TEST_F(SpecTest, RejectsBadContextPolicy) {
+  Json spec = Matrix();
+  spec["context_policy"] = "latest";
+  ExpectInvalid(Expand(spec),
+                "spec.json: field \"context_policy\": value \"latest\": must be "
+                "one of \"full\", \"latest-pair\", \"single-user\"");
+}
+
+TEST_F(SpecTest, RejectsBadEvalMode) {
+  Json spec = Matrix();
+  spec["eval"] = "none";
+  ExpectInvalid(Expand(spec),
+                "spec.json: field \"eval\": value \"none\": must be one of "
+                "\"full\", \"compile-only\"");
+}
+
+TEST_F(SpecTest, RejectsZeroPriority) {
+  Json spec = Matrix();
+  spec["priority"] = 0;
+  ExpectInvalid(Expand(spec),
+                "spec.json: field \"priority\": value 0: must be at least 1");
+}
+
+TEST_F(SpecTest, RejectsNegativeCostLimit) {
+  Json spec = Matrix();
+  spec["max_cost_usd"] = -1;
+  ExpectInvalid(Expand(spec),
+                "spec.json: field \"max_cost_usd\": value -1: must be at least 0 "
+                "(0 = no limit)");
+}
+
+TEST_F(SpecTest, MatrixAtTheLimitIsAcceptedAndAboveIsRefused) {
+  SpecLimits limits;
+  limits.max_trajectories = 24;
+  auto at_limit = Expand(Matrix(), limits);
+  ASSERT_TRUE(at_limit.ok()) << at_limit.status();
+  EXPECT_EQ(at_limit->trajectories.size(), 24u);
+  Json spec = Matrix();
+  spec["samples"] = 4;
+  ExpectInvalid(
+      Expand(spec, limits),
+      "spec.json: field \"samples\": value 4: 2 models x 2 definitions x 2 prompt "
+      "tags x 4 samples = 32 trajectories, more than the limit of 24");
+}
+
+TEST_F(SpecTest, DefaultLimitRefusesAHugeMatrix) {
+  Json spec = Matrix();
+  spec["samples"] = 2000000000;
+  auto e = Expand(spec);
+  ASSERT_EQ(e.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(e.status().message()),
+              HasSubstr("= 16000000000 trajectories, more than the limit of 100000"));
+}
+
+// ---- PTXBench list form. ----
+
+class SpecListTest : public SpecTest {
+ protected:
+  static absl::StatusOr<ExpandedExperiment> ExpandList(
+      const Json& list, const std::string& path = "cfg.json",
+      const std::string& definition = "gemm_n7168_k5120",
+      const std::string& model = "gpt-5", SpecLimits limits = {}) {
+    SpecInput input;
+    input.text = list.dump(2);
+    input.path = path;
+    input.default_definition = definition;
+    input.default_model = model;
+    return ExpandSpec(input, *definitions_, *prompts_, limits);
+  }
+  static Json List() {
+    return Json::parse(R"([
+      {"num_trajectories": 2, "num_turns": 5, "target_speedup": 1.0,
+       "prompt_tag": "hopper-no-hint", "_note": "baseline"},
+      {"num_trajectories": 3, "num_turns": 20, "target_speedup": 2.0,
+       "prompt_tag": "hopper-expert", "definition": "mha_bwd_d128",
+       "test_path": "tests/mha_bwd.py"}])");
+  }
+};
+
+TEST_F(SpecListTest, ItemsOwnConsecutiveSampleIndicesInFileOrder) {
+  auto e = ExpandList(List());
+  ASSERT_TRUE(e.ok()) << e.status();
+  ASSERT_EQ(e->trajectories.size(), 5u);
+  for (int i = 0; i < 5; ++i) {
+    const TrajectorySpec& t = e->trajectories[i];
+    EXPECT_EQ(t.sample_index, i);
+    EXPECT_EQ(t.model, "gpt-5");
+    const bool first = i < 2;
+    EXPECT_EQ(t.definition, first ? "gemm_n7168_k5120" : "mha_bwd_d128");
+    EXPECT_EQ(t.prompt_tag, first ? "hopper-no-hint" : "hopper-expert");
+    EXPECT_EQ(t.num_turns, first ? 5 : 20);
+    EXPECT_DOUBLE_EQ(t.target_speedup, first ? 1.0 : 2.0);
+    EXPECT_EQ(t.trajectory_id, DeriveTrajectoryId(e->experiment_id, "gpt-5", t.definition,
+                                                  t.prompt_tag, i));
+  }
+}
+
+TEST_F(SpecListTest, NameComesFromTheFileOrTheCommandLine) {
+  auto from_file = ExpandList(List(), "/configs/h100_sweep.json");
+  ASSERT_TRUE(from_file.ok()) << from_file.status();
+  EXPECT_EQ(from_file->name, "h100_sweep");
+  EXPECT_EQ(from_file->experiment_id, DeriveExperimentId("h100_sweep"));
+
+  SpecInput input;
+  input.text = List().dump();
+  input.path = "<stdin>";
+  input.default_model = "gpt-5";
+  input.default_definition = "gemm_n7168_k5120";
+  ExpectInvalid(
+      ExpandSpec(input, *definitions_, *prompts_, {}),
+      "<stdin>: field \"name\": value \"<stdin>\": a list-form spec takes its name "
+      "from the command line (--name) or else from its file name, which must match "
+      "[A-Za-z0-9._-]{1,100}");
+  input.name = "piped";
+  auto named = ExpandSpec(input, *definitions_, *prompts_, {});
+  ASSERT_TRUE(named.ok()) << named.status();
+  EXPECT_EQ(named->name, "piped");
+}
+
+TEST_F(SpecListTest, NormalizedJsonRecordsTheCommandLineDefaults) {
+  auto e = ExpandList(List());
+  ASSERT_TRUE(e.ok()) << e.status();
+  Json normalized = Json::parse(e->normalized_json);
+  EXPECT_EQ(normalized["form"], "list");
+  EXPECT_EQ(normalized["model"], "gpt-5");
+  EXPECT_EQ(normalized["items"][0]["definition"], "gemm_n7168_k5120");
+  EXPECT_EQ(normalized["items"][1]["test_path"], "tests/mha_bwd.py");
+  EXPECT_FALSE(normalized["items"][0].contains("_note"));
+  EXPECT_EQ(normalized["language"], "cuda");
+  EXPECT_EQ(normalized["priority"], 1);
+
+  auto other_model = ExpandList(List(), "cfg.json", "gemm_n7168_k5120", "o3");
+  auto other_definition = ExpandList(List(), "cfg.json", "mha_with_lse_d128");
+  ASSERT_TRUE(other_model.ok() && other_definition.ok());
+  EXPECT_NE(other_model->spec_hash, e->spec_hash);
+  EXPECT_NE(other_definition->spec_hash, e->spec_hash);
+}
+
+TEST_F(SpecListTest, UnderscoreKeysDoNotChangeTheHash) {
+  Json with_notes = List();
+  with_notes[1]["_internal"] = {{"anything", 1}};
+  Json without = List();
+  without[0].erase("_note");
+  auto a = ExpandList(with_notes);
+  auto b = ExpandList(without);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a->spec_hash, b->spec_hash);
+  EXPECT_EQ(Serialize(*a), Serialize(*b));
+}
+
+TEST_F(SpecListTest, ItemChangesChangeTheHash) {
+  auto base = ExpandList(List());
+  ASSERT_TRUE(base.ok());
+  Json changed = List();
+  changed[0]["num_trajectories"] = 3;
+  EXPECT_NE(ExpandList(changed)->spec_hash, base->spec_hash);
+  Json reordered = Json::array({List()[1], List()[0]});
+  EXPECT_NE(ExpandList(reordered)->spec_hash, base->spec_hash);
+}
+
+TEST_F(SpecListTest, RejectsEmptyList) {
+  ExpectInvalid(
+      ExpandList(Json::array()),
+      "cfg.json: field \"(document)\": value []: the list of experiments is empty");
+}
+
+TEST_F(SpecListTest, RejectsItemThatIsNotAnObject) {
+  ExpectInvalid(ExpandList(Json::array({List()[0], 7})),
+                "cfg.json: field \"[1]\": value 7: must be an object");
+}
+
+TEST_F(SpecListTest, RejectsUnknownItemField) {
+  Json list = List();
+  list[1]["num_trajectory"] = 1;
+  auto e = ExpandList(list);
+  ASSERT_EQ(e.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(
+      std::string(e.status().message()),
+      StartsWith("cfg.json: field \"[1].num_trajectory\": value 1: unknown field"));
+}
+
+TEST_F(SpecListTest, RejectsRepairItemsForNow) {
+  Json list = List();
+  list[0]["error_kernel_path"] = "bad/kernel.cu";
+  list[0]["error_log_path"] = "bad/log.txt";
+  ExpectInvalid(
+      ExpandList(list),
+      "cfg.json: field \"[0].error_kernel_path\": value \"bad/kernel.cu\": repair "
+      "(fix-it) items are not supported yet");
+}
+
+TEST_F(SpecListTest, RejectsZeroTrajectories) {
+  Json list = List();
+  list[1]["num_trajectories"] = 0;
+  ExpectInvalid(ExpandList(list),
+                "cfg.json: field \"[1].num_trajectories\": value 0: must be at least 1");
+}
+
+TEST_F(SpecListTest, RejectsFractionalTrajectories) {
+  Json list = List();
+  list[0]["num_trajectories"] = 1.5;
+  ExpectInvalid(
+      ExpandList(list),
+      "cfg.json: field \"[0].num_trajectories\": value 1.5: must be an integer");
+}
+
+TEST_F(SpecListTest, RejectsTooManyTurns) {
+  Json list = List();
+  list[0]["num_turns"] = 5000;
+  ExpectInvalid(ExpandList(list),
+                "cfg.json: field \"[0].num_turns\": value 5000: must be at most 1000");
+}
+
+TEST_F(SpecListTest, RejectsNonPositiveTargetSpeedup) {
+  Json list = List();
+  list[1]["target_speedup"] = 0.0;
+  ExpectInvalid(
+      ExpandList(list),
+      "cfg.json: field \"[1].target_speedup\": value 0.0: must be greater than 0");
+}
+
+TEST_F(SpecListTest, RejectsMissingPromptTag) {
+  Json list = List();
+  list[0].erase("prompt_tag");
+  ExpectInvalid(
+      ExpandList(list),
+      "cfg.json: field \"[0].prompt_tag\": value null: required field is missing");
+}
+
+TEST_F(SpecListTest, RejectsUnknownPromptTag) {
+  Json list = List();
+  list[0]["prompt_tag"] = "hopper-nohint";
+  auto e = ExpandList(list);
+  ASSERT_EQ(e.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(
+      std::string(e.status().message()),
+      StartsWith("cfg.json: field \"[0].prompt_tag\": value \"hopper-nohint\": unknown "
+                 "prompt tag 'hopper-nohint' (known: "));
+}
+
+TEST_F(SpecListTest, RejectsUnknownItemDefinition) {
+  Json list = List();
+  list[1]["definition"] = "mha_bwd";
+  auto e = ExpandList(list);
+  ASSERT_EQ(e.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(e.status().message()),
+              StartsWith("cfg.json: field \"[1].definition\": value \"mha_bwd\": unknown "
+                         "definition 'mha_bwd' (known: "));
+}
+
+TEST_F(SpecListTest, RejectsUnknownDefaultDefinition) {
+  auto e = ExpandList(List(), "cfg.json", "gemm_typo");
+  ASSERT_EQ(e.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(
+      std::string(e.status().message()),
+      StartsWith("cfg.json: field \"[0].definition\": value \"gemm_typo\": unknown "
+                 "definition 'gemm_typo'"));
+}
+
+TEST_F(SpecListTest, RejectsItemWithoutAnyDefinition) {
+  ExpectInvalid(
+      ExpandList(List(), "cfg.json", ""),
+      "cfg.json: field \"[0].definition\": value null: no definition: give one in "
+      "the item or on the command line (--definition)");
+}
+
+TEST_F(SpecListTest, RejectsMissingModel) {
+  ExpectInvalid(
+      ExpandList(List(), "cfg.json", "gemm_n7168_k5120", ""),
+      "cfg.json: field \"model\": value null: a list-form spec takes its model from "
+      "the command line (--model)");
+}
+
+TEST_F(SpecListTest, RejectsBadModelName) {
+  ExpectInvalid(ExpandList(List(), "cfg.json", "gemm_n7168_k5120", "gpt 5"),
+                "cfg.json: field \"model\": value \"gpt 5\": model names must match "
+                "[A-Za-z0-9._:/@+-]{1,128}");
+}
+
+TEST_F(SpecListTest, TotalAboveTheLimitIsRefused) {
+  SpecLimits limits;
+  limits.max_trajectories = 4;
+  ExpectInvalid(
+      ExpandList(List(), "cfg.json", "gemm_n7168_k5120", "gpt-5", limits),
+      "cfg.json: field \"[1].num_trajectories\": value 3: num_trajectories summed "
+      "over items [0] to [1] = 5 trajectories, more than the limit of 4");
+  limits.max_trajectories = 5;
+  EXPECT_TRUE(ExpandList(List(), "cfg.json", "gemm_n7168_k5120", "gpt-5", limits).ok());
+}
+
+}  // namespace
+}  // namespace ptxbench::scheduler

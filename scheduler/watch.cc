@@ -1,0 +1,121 @@
+// WatchExperiment: a server stream of progress snapshots and new events.
+// Each watch has its own small thread that polls the Reader at the requested
+// interval: watchers are few (people at terminals), and polling committed
+// state keeps the writer thread free of any per-watcher work.
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include "common/grpc_status.h"
+#include "scheduler/service.h"
+
+namespace ptxbench::scheduler {
+
+namespace v1 = ::ptxbench::v1;
+
+namespace {
+
+class WatchReactor final : public grpc::ServerWriteReactor<v1::WatchExperimentResponse> {
+ public:
+  WatchReactor(Reader* reader, const v1::WatchExperimentRequest& request)
+      : reader_(reader), request_(request) {
+    thread_ = std::thread([this] { Loop(); });
+  }
+
+  void OnWriteDone(bool ok) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    write_pending_ = false;
+    if (!ok) stop_ = true;
+    cv_.notify_all();
+  }
+  void OnCancel() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+    cv_.notify_all();
+  }
+  void OnDone() override {
+    thread_.join();
+    delete this;
+  }
+
+ private:
+  void Loop() {
+    const auto interval = std::chrono::milliseconds(
+        request_.interval_ms() > 0 ? std::max<int64_t>(request_.interval_ms(), 100) : 1000);
+    int64_t after = request_.after_event_id();
+    if (after == 0) {
+      absl::StatusOr<int64_t> last = reader_->LastEventId(request_.experiment_id());
+      // A name works too: resolve it through GetExperiment first.
+      absl::StatusOr<v1::GetExperimentResponse> exp =
+          reader_->GetExperiment(request_.experiment_id());
+      if (!exp.ok()) {
+        Finish(ToGrpcStatus(exp.status()));
+        return;
+      }
+      experiment_id_ = exp->experiment().experiment_id();
+      last = reader_->LastEventId(experiment_id_);
+      after = last.ok() ? *last : 0;
+    }
+    while (true) {
+      absl::StatusOr<v1::GetExperimentResponse> exp =
+          reader_->GetExperiment(experiment_id_.empty() ? request_.experiment_id() : experiment_id_);
+      if (!exp.ok()) {
+        Finish(ToGrpcStatus(exp.status()));
+        return;
+      }
+      experiment_id_ = exp->experiment().experiment_id();
+      response_.Clear();
+      *response_.mutable_progress() = exp->progress();
+      absl::StatusOr<std::vector<v1::Event>> events = reader_->Events(experiment_id_, after, 200);
+      if (events.ok()) {
+        for (v1::Event& e : *events) {
+          after = e.event_id();
+          *response_.add_events() = std::move(e);
+        }
+      }
+      const bool finished =
+          exp->progress().total() > 0 && exp->progress().terminal() == exp->progress().total();
+      response_.set_finished(finished);
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        if (stop_) break;
+        write_pending_ = true;
+        StartWrite(&response_);
+        cv_.wait(lock, [this] { return !write_pending_ || stop_; });
+        if (stop_) break;
+        if (finished) {
+          lock.unlock();
+          Finish(grpc::Status::OK);
+          return;
+        }
+        cv_.wait_for(lock, interval, [this] { return stop_; });
+        if (stop_) break;
+      }
+    }
+    // Cancelled or the client stopped reading. A pending write completes (or
+    // fails) before OnDone, so finishing here is safe.
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [this] { return !write_pending_; });
+    lock.unlock();
+    Finish(grpc::Status(grpc::StatusCode::CANCELLED, "watch ended"));
+  }
+
+  Reader* reader_;
+  v1::WatchExperimentRequest request_;
+  std::string experiment_id_;
+  v1::WatchExperimentResponse response_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  bool write_pending_ = false;
+  std::thread thread_;
+};
+
+}  // namespace
+
+grpc::ServerWriteReactor<v1::WatchExperimentResponse>* ClientServiceImpl::WatchExperiment(
+    grpc::CallbackServerContext*, const v1::WatchExperimentRequest* request) {
+  return new WatchReactor(deps_.reader, *request);
+}
+
+}  // namespace ptxbench::scheduler

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs what is missing (Debian 12 packages), then configures and builds
+# ptxbench into ./build (override with PTXB_BUILD_DIR). Safe to run again:
+# installed packages and an up-to-date build are left alone.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(cmake ninja-build g++ pkg-config libssl-dev
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
+  libsqlite3-dev libgtest-dev libgmock-dev nlohmann-json3-dev libcurl4-openssl-dev
+  libbenchmark-dev libzstd-dev libcpp-httplib-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "ptxbench setup: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+build_dir=${PTXB_BUILD_DIR:-build}
+echo "ptxbench setup: building into $build_dir (this takes a few minutes the first time)"
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE="${PTXB_BUILD_TYPE:-Release}" >/dev/null
+cmake --build "$build_dir" -j "$(nproc)"

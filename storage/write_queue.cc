@@ -1,0 +1,174 @@
+#include "storage/write_queue.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <iterator>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
+#include "common/log.h"
+
+namespace ptxbench::storage {
+namespace {
+
+// The process cannot go on: see the header for why this aborts.
+[[noreturn]] void Fatal(const Database& db, absl::string_view step, const absl::Status& status) {
+  LogError("write queue cannot continue; aborting so the process restarts from the database",
+           {{"path", db.path()}, {"step", std::string(step)}, {"error", status.ToString()}});
+  std::abort();
+}
+
+void Must(Database& db, absl::string_view sql) {
+  absl::StatusOr<Statement*> statement = db.Cached(sql);
+  absl::Status status = statement.ok() ? (*statement)->Run() : statement.status();
+  if (!status.ok()) Fatal(db, sql, status);
+}
+
+}  // namespace
+
+WriteQueue::WriteQueue(std::unique_ptr<Database> db, Options options)
+    : db_(std::move(db)), options_(options) {}
+
+WriteQueue::~WriteQueue() { Stop(); }
+
+void WriteQueue::SetHook(Hook hook) { hook_ = std::move(hook); }
+
+void WriteQueue::Start() {
+  absl::MutexLock lock(&mu_);
+  if (started_ || stopped_) return;
+  started_ = true;
+  thread_ = std::thread(&WriteQueue::Loop, this);
+  writer_id_ = thread_.get_id();
+}
+
+void WriteQueue::Post(Op op, Done done) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (!stopped_) {
+      queue_.push_back(Pending{std::move(op), std::move(done)});
+      return;
+    }
+  }
+  if (done) done(absl::FailedPreconditionError("WriteQueue is stopped"));
+}
+
+absl::Status WriteQueue::RunSync(Op op) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (!started_) return absl::FailedPreconditionError("WriteQueue::RunSync before Start");
+    if (std::this_thread::get_id() == writer_id_) {
+      return absl::FailedPreconditionError(
+          "WriteQueue::RunSync on the writer thread would deadlock; use Post");
+    }
+  }
+  absl::Notification finished;
+  absl::Status result;
+  Post(std::move(op), [&](absl::Status status) {
+    result = std::move(status);
+    finished.Notify();
+  });
+  finished.WaitForNotification();
+  return result;
+}
+
+void WriteQueue::Stop() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+    // The writer cannot join itself: it only asks, the owner's Stop() joins.
+    if (started_ && std::this_thread::get_id() == writer_id_) return;
+  }
+  absl::MutexLock stop_lock(&stop_mu_);  // one joiner; concurrent callers wait
+  bool started;
+  {
+    absl::MutexLock lock(&mu_);
+    if (stopped_) return;
+    started = started_;
+  }
+  if (started) thread_.join();
+  std::deque<Pending> orphans;  // posted while the writer was exiting, or never started
+  {
+    absl::MutexLock lock(&mu_);
+    stopped_ = true;
+    orphans.swap(queue_);
+  }
+  for (Pending& p : orphans) {
+    if (p.done) p.done(absl::FailedPreconditionError("WriteQueue is stopped"));
+  }
+}
+
+WriteQueue::Stats WriteQueue::GetStats() const {
+  absl::MutexLock lock(&mu_);
+  return stats_;
+}
+
+bool WriteQueue::HasWorkOrStopping() const { return !queue_.empty() || stopping_; }
+
+void WriteQueue::Loop() {
+  const size_t max_batch = static_cast<size_t>(std::max(1, options_.max_batch));
+  absl::Time next_hook = absl::Now() + options_.tick;
+  while (true) {
+    std::deque<Pending> batch;
+    {
+      absl::MutexLock lock(&mu_);
+      mu_.AwaitWithDeadline(absl::Condition(this, &WriteQueue::HasWorkOrStopping),
+                            hook_ ? next_hook : absl::InfiniteFuture());
+      size_t n = std::min(queue_.size(), max_batch);
+      auto end = queue_.begin() + static_cast<std::ptrdiff_t>(n);
+      std::move(queue_.begin(), end, std::back_inserter(batch));
+      queue_.erase(queue_.begin(), end);
+      if (batch.empty() && stopping_) return;
+    }
+    if (batch.empty() && (!hook_ || absl::Now() < next_hook)) continue;
+    RunBatch(batch);
+    next_hook = absl::Now() + options_.tick;
+  }
+}
+
+absl::Status WriteQueue::RunOp(const Op& op) {
+  Database& db = *db_;
+  Must(db, "SAVEPOINT write_queue_op");
+  absl::Status status = op(db);
+  if (!db.InTransaction()) {
+    // SQLite rolled back the whole batch (e.g. SQLITE_FULL): earlier ops are lost.
+    Fatal(db, "op", absl::InternalError(absl::StrCat(
+                        "the batch transaction ended inside an op; op status: ",
+                        status.ToString())));
+  }
+  if (!status.ok()) Must(db, "ROLLBACK TO write_queue_op");
+  Must(db, "RELEASE write_queue_op");
+  return status;
+}
+
+void WriteQueue::RunBatch(std::deque<Pending>& batch) {
+  Database& db = *db_;
+  Must(db, "BEGIN IMMEDIATE");
+  std::vector<absl::Status> results;
+  results.reserve(batch.size());
+  int64_t failed = 0;
+  for (const Pending& p : batch) {
+    results.push_back(RunOp(p.op));
+    if (!results.back().ok()) ++failed;
+  }
+  if (hook_) {
+    hook_(db);
+    if (!db.InTransaction()) {
+      Fatal(db, "hook", absl::InternalError("the batch transaction ended inside the hook"));
+    }
+  }
+  Must(db, "COMMIT");
+  {
+    absl::MutexLock lock(&mu_);
+    stats_.commits += 1;
+    stats_.ops += static_cast<int64_t>(batch.size());
+    stats_.failed_ops += failed;
+    stats_.largest_batch = std::max(stats_.largest_batch, static_cast<int64_t>(batch.size()));
+  }
+  for (size_t i = 0; i < batch.size(); ++i) {
+    if (batch[i].done) batch[i].done(std::move(results[i]));
+  }
+}
+
+}  // namespace ptxbench::storage

@@ -1,0 +1,59 @@
+#ifndef PTXBENCH_TESTS_CLUSTER_H_
+#define PTXBENCH_TESTS_CLUSTER_H_
+
+// A scheduler, simulated workers and gateways as real processes on loopback,
+// plus the CLI, for end-to-end tests. Binary paths come from the build.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nlohmann/json.hpp"
+#include "storage/database.h"
+#include "tests/process.h"
+
+namespace ptxbench::testing {
+
+class Cluster {
+ public:
+  // `name` names the folder under the test temp dir (wiped first).
+  explicit Cluster(const std::string& name);
+  ~Cluster();
+
+  const std::string& dir() const { return dir_; }
+  std::string address() const;
+
+  // Starts (or restarts, on the same database and port) the scheduler and
+  // waits until it serves. Extra flags are appended.
+  bool StartScheduler(const std::vector<std::string>& extra = {});
+  void KillScheduler() { scheduler_.KillNow(); }
+  Child& AddWorker(const std::vector<std::string>& extra = {});
+  Child& AddGateway(const std::vector<std::string>& extra = {});
+
+  // `ptxbench --scheduler ADDR args...`
+  CommandResult Cli(const std::vector<std::string>& args) const;
+  // Writes `json` to DIR/<file> and returns the path.
+  std::string WriteFile(const std::string& file, const std::string& text) const;
+  // Submits a spec file; returns the experiment id ("" on failure).
+  std::string Submit(const std::string& spec_path) const;
+  // `status EXP --output json`, parsed (null on failure).
+  nlohmann::json Status(const std::string& experiment) const;
+  // Polls status until every trajectory is terminal or `timeout_s` passes.
+  nlohmann::json WaitFinished(const std::string& experiment, int timeout_s) const;
+  // A read-only connection to the scheduler's database.
+  std::unique_ptr<storage::Database> OpenDatabase() const;
+  // One integer from a query.
+  int64_t QueryInt(const std::string& sql) const;
+  std::string SchedulerLogTail() const { return Tail(dir_ + "/scheduler.log"); }
+
+ private:
+  std::string dir_;
+  int port_;
+  Child scheduler_;
+  std::vector<std::unique_ptr<Child>> executors_;
+  int next_executor_ = 0;
+};
+
+}  // namespace ptxbench::testing
+
+#endif  // PTXBENCH_TESTS_CLUSTER_H_

@@ -1,0 +1,174 @@
+// End to end over real processes: scheduler + simulated workers and gateways
+// + the CLI, on loopback. Also the crash tests: kill -9 of the scheduler in
+// the middle of a run, and of a worker that holds a lease.
+#include <signal.h>
+
+#include <fstream>
+#include <set>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "grpcpp/create_channel.h"
+#include "gtest/gtest.h"
+#include "ptxbench/v1/executor.grpc.pb.h"
+#include "tests/cluster.h"
+
+namespace ptxbench::testing {
+namespace {
+
+// 2 models x 3 definitions x 2 tags x 4 samples = 48 trajectories, 5 turns.
+std::string MatrixSpec(const std::string& name) {
+  return absl::StrCat(R"({"name": ")", name, R"(",
+    "models": ["sim-model-a", "sim-model-b"],
+    "definitions": ["gemm_n7168_k5120", "mha_with_lse_d128", "mha_bwd_d128"],
+    "prompt_tags": ["hopper-no-hint", "hopper-basic"],
+    "samples": 4, "num_turns": 5, "target_speedup": 1.0})");
+}
+
+// Fast expiry so that lost leases come back within the test's time.
+const std::vector<std::string> kFastLeases = {"--lease-ttl-ms", "3000", "--heartbeat-ms", "500",
+                                              "--backoff-base-ms", "200"};
+
+// Every trajectory's turns are 0..turns_completed-1, each recorded once.
+void ExpectTurnsConsistent(const Cluster& c) {
+  EXPECT_EQ(c.QueryInt("SELECT count(*) FROM turns"),
+            c.QueryInt("SELECT sum(turns_completed) FROM trajectories"))
+      << "turns recorded vs counted";
+  EXPECT_EQ(c.QueryInt("SELECT count(*) FROM (SELECT trajectory FROM turns GROUP BY trajectory "
+                       "HAVING max(turn) + 1 != count(*))"),
+            0)
+      << "a trajectory has a gap in its turns";
+  EXPECT_EQ(c.QueryInt("SELECT count(*) FROM turns WHERE state != 'done'"), 0);
+}
+
+// Counts of the status JSON agree with the database.
+void ExpectStatusMatchesDatabase(const Cluster& c, const nlohmann::json& status) {
+  ASSERT_TRUE(status.is_object()) << status;
+  const auto& t = status["trajectories"];
+  EXPECT_EQ(t["total"].get<int64_t>(), c.QueryInt("SELECT count(*) FROM trajectories"));
+  EXPECT_EQ(t["terminal"].get<int64_t>(), t["total"].get<int64_t>()) << status.dump();
+  int64_t sum = 0;
+  for (const auto& [state, n] : t["by_state"].items()) sum += n.get<int64_t>();
+  EXPECT_EQ(sum, t["total"].get<int64_t>());
+  EXPECT_EQ(status["turns"]["completed"].get<int64_t>(), c.QueryInt("SELECT count(*) FROM turns"));
+  EXPECT_EQ(status["tasks"]["queued"].get<int64_t>(), 0);
+  EXPECT_EQ(status["tasks"]["leased"].get<int64_t>(), 0);
+  EXPECT_EQ(t["by_state"].value("SUBMITTED", 0),
+            c.QueryInt("SELECT count(*) FROM trajectories WHERE state = 3"));
+}
+
+TEST(EndToEndTest, MatrixRunsToTheEnd) {
+  Cluster c("e2e_matrix");
+  ASSERT_TRUE(c.StartScheduler(kFastLeases)) << c.SchedulerLogTail();
+  for (int i = 0; i < 4; ++i) c.AddWorker({"--latency-ms", "5", "--seed", "1"});
+  for (int i = 0; i < 2; ++i) c.AddGateway({"--latency-ms", "5", "--seed", "7"});
+  std::string exp = c.Submit(c.WriteFile("matrix.json", MatrixSpec("e2e-matrix")));
+  ASSERT_FALSE(exp.empty()) << c.SchedulerLogTail();
+
+  nlohmann::json status = c.WaitFinished(exp, 180);
+  ExpectStatusMatchesDatabase(c, status);
+  EXPECT_EQ(status["trajectories"]["total"], 48);
+  EXPECT_TRUE(status["simulated"].get<bool>()) << "simulated results are labelled";
+  ExpectTurnsConsistent(c);
+  // Some trajectories met the target, some ran out of turns: both paths ran.
+  EXPECT_GT(status["trajectories"]["by_state"].value("SUBMITTED", 0), 0) << status.dump();
+  EXPECT_GT(status["trajectories"]["by_state"].value("LIMITS_EXCEEDED", 0), 0) << status.dump();
+
+  // Resubmitting the same spec creates nothing.
+  CommandResult again = c.Cli({"submit", c.dir() + "/matrix.json", "--output", "json"});
+  ASSERT_EQ(again.exit_code, 0);
+  EXPECT_EQ(nlohmann::json::parse(again.out)["created"], false);
+  EXPECT_EQ(c.QueryInt("SELECT count(*) FROM trajectories"), 48);
+}
+
+TEST(EndToEndTest, SchedulerKilledMidRunLosesNothingAndPaysForNothingTwice) {
+  Cluster c("e2e_crash");
+  ASSERT_TRUE(c.StartScheduler(kFastLeases)) << c.SchedulerLogTail();
+  for (int i = 0; i < 4; ++i) c.AddWorker({"--latency-ms", "20", "--seed", "1"});
+  const std::string log_a = c.dir() + "/requests_a.log", log_b = c.dir() + "/requests_b.log";
+  c.AddGateway({"--latency-ms", "30", "--request-log", log_a});
+  c.AddGateway({"--latency-ms", "30", "--request-log", log_b});
+  std::string exp = c.Submit(c.WriteFile("matrix.json", MatrixSpec("e2e-crash")));
+  ASSERT_FALSE(exp.empty()) << c.SchedulerLogTail();
+
+  // Wait until the run is well under way, then kill -9 the scheduler.
+  int64_t done_before = 0;
+  for (int i = 0; i < 600 && done_before < 40; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    nlohmann::json s = c.Status(exp);
+    if (s.is_object()) done_before = s["turns"]["completed"].get<int64_t>();
+  }
+  ASSERT_GE(done_before, 40);
+  c.KillScheduler();
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ASSERT_TRUE(c.StartScheduler(kFastLeases)) << c.SchedulerLogTail();
+
+  nlohmann::json status = c.WaitFinished(exp, 180);
+  ExpectStatusMatchesDatabase(c, status);
+  ExpectTurnsConsistent(c);
+  EXPECT_GT(status["turns"]["completed"].get<int64_t>(), done_before);
+
+  // No model answer was requested twice for the same (trajectory, turn), and
+  // every recorded turn's answer was requested exactly once.
+  std::multiset<std::string> requests;
+  for (const std::string& path : {log_a, log_b}) {
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line)) requests.insert(line);
+  }
+  std::set<std::string> unique(requests.begin(), requests.end());
+  EXPECT_EQ(unique.size(), requests.size()) << "some (trajectory, turn) was asked twice";
+  EXPECT_EQ(static_cast<int64_t>(requests.size()), c.QueryInt("SELECT count(*) FROM turns"));
+}
+
+TEST(EndToEndTest, WorkerKilledHoldingALeaseIsReplacedAndItsLateReportRejected) {
+  Cluster c("e2e_worker_kill");
+  ASSERT_TRUE(c.StartScheduler(kFastLeases)) << c.SchedulerLogTail();
+  c.AddGateway({"--latency-ms", "5"});
+  Child& slow = c.AddWorker({"--latency-ms", "600000", "--slots", "1"});
+  std::string exp = c.Submit(c.WriteFile("one.json", R"({"name": "one",
+    "models": ["m"], "definitions": ["gemm_n7168_k5120"], "prompt_tags": ["hopper-no-hint"],
+    "samples": 1, "num_turns": 1, "target_speedup": 1.0})"));
+  ASSERT_FALSE(exp.empty());
+
+  // Wait until the slow worker holds the evaluation lease.
+  std::string task_id, lease_id;
+  for (int i = 0; i < 400 && lease_id.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    auto db = c.OpenDatabase();
+    auto s = db->Prepare("SELECT rowid, lease_id FROM tasks WHERE kind = 2 AND state = 1");
+    if (s.ok() && *s->Step()) {
+      task_id = absl::StrCat("tk_", s->ColumnInt64(0));
+      lease_id = s->ColumnText(1);
+    }
+  }
+  ASSERT_FALSE(lease_id.empty()) << c.SchedulerLogTail();
+  slow.KillNow();  // kill -9 while it holds the lease
+  c.AddWorker({"--latency-ms", "5"});
+
+  nlohmann::json status = c.WaitFinished(exp, 60);
+  ASSERT_EQ(status["trajectories"]["terminal"], 1) << status.dump();
+  EXPECT_EQ(c.QueryInt("SELECT attempt FROM tasks WHERE kind = 2"), 2);
+  EXPECT_EQ(c.QueryInt("SELECT deaths FROM tasks WHERE kind = 2"), 1);
+  EXPECT_EQ(c.QueryInt("SELECT count(*) FROM events WHERE kind = 'task.expired'"), 1);
+
+  // The dead worker's report, arriving late under the old lease, is refused.
+  auto stub = ptxbench::v1::ExecutorService::NewStub(
+      grpc::CreateChannel(c.address(), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext ctx;
+  ptxbench::v1::CompleteRequest late;
+  late.mutable_lease()->set_task_id(task_id);
+  late.mutable_lease()->set_lease_id(lease_id);
+  late.mutable_eval()->set_status(ptxbench::v1::PASSED);
+  late.mutable_eval()->set_all_passed(true);
+  late.mutable_eval()->set_min_speedup(100.0);
+  ptxbench::v1::CompleteResponse out;
+  grpc::Status rejected = stub->Complete(&ctx, late, &out);
+  EXPECT_EQ(rejected.error_code(), grpc::StatusCode::FAILED_PRECONDITION)
+      << rejected.error_message();
+  EXPECT_EQ(c.QueryInt("SELECT count(*) FROM trajectories WHERE best_speedup >= 100"), 0);
+}
+
+}  // namespace
+}  // namespace ptxbench::testing

@@ -1,0 +1,180 @@
+#include "worker/simulated_evaluator.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "common/hash.h"
+
+namespace ptxbench::worker {
+namespace {
+
+using ::ptxbench::v1::EvalRequest;
+using ::ptxbench::v1::EvalResult;
+
+struct Family {
+  const char* prefix;
+  const char* architecture;
+};
+
+// The census families of COMPAT "ptxbench.eval.v1".
+constexpr Family kFamilies[] = {
+    {"cp.async.ca.shared.global", "ampere"},
+    {"cp.async.cg.shared.global", "ampere"},
+    {"ldmatrix.", "ampere"},
+    {"mma.sync.", "ampere"},
+    {"barrier.cluster.", "hopper"},
+    {"cp.async.bulk.", "hopper"},
+    {"elect.sync", "hopper"},
+    {"mapa.", "hopper"},
+    {"mbarrier.", "hopper"},
+    {"setmaxnreg.", "hopper"},
+    {"stmatrix.", "hopper"},
+    {"wgmma.", "hopper"},
+    {"red.global.v4", "blackwell"},
+    {"tcgen05.", "blackwell"},
+};
+
+// A value in [0, 1) from a hash.
+double Unit(uint64_t h) { return static_cast<double>(h >> 11) * 0x1.0p-53; }
+
+// The name of the first __global__ function, as ptxas would report it.
+std::string KernelName(absl::string_view source) {
+  size_t global = source.find("__global__");
+  size_t paren = global == absl::string_view::npos ? global : source.find('(', global);
+  if (paren == absl::string_view::npos) return "ptxb_kernel";
+  size_t end = paren;
+  while (end > global && absl::ascii_isspace(static_cast<unsigned char>(source[end - 1]))) --end;
+  size_t begin = end;
+  while (begin > global && (absl::ascii_isalnum(static_cast<unsigned char>(source[begin - 1])) ||
+                            source[begin - 1] == '_')) {
+    --begin;
+  }
+  return begin == end ? "ptxb_kernel" : std::string(source.substr(begin, end - begin));
+}
+
+int64_t CountOccurrences(absl::string_view text, absl::string_view needle) {
+  int64_t n = 0;
+  for (size_t pos = text.find(needle); pos != absl::string_view::npos;
+       pos = text.find(needle, pos + needle.size())) {
+    ++n;
+  }
+  return n;
+}
+
+}  // namespace
+
+EvalResult SimulatedEvaluator::Evaluate(const EvalRequest& request) const {
+  const std::string sha = request.kernel_sha256().empty() ? Sha256Hex(request.kernel_source())
+                                                          : request.kernel_sha256();
+  auto hash = [&](absl::string_view what, absl::string_view extra = "") {
+    return StableHash64(
+        absl::StrCat("ptxb-sim-eval/", options_.seed, "/", sha, "/", what, "/", extra));
+  };
+  std::vector<std::string> workloads(request.workload_uuids().begin(),
+                                     request.workload_uuids().end());
+  if (workloads.empty()) workloads = {"w0", "w1", "w2"};
+
+  EvalResult result;
+  result.set_simulated(true);
+  result.set_worker_id(options_.worker_id);
+  result.set_gpu_model(options_.gpu_model);
+  result.set_toolkit_version("simulated");
+
+  const double outcome = Unit(hash("outcome"));
+  const std::string kernel = KernelName(request.kernel_source());
+  if (outcome < 0.15) {
+    uint64_t h = hash("compile-error");
+    result.set_status(v1::COMPILE_ERROR);
+    result.set_compile_log(absl::StrFormat(
+        "kernel.cu(%d): error: identifier \"%s\" is undefined\n"
+        "kernel.cu(%d): error: no instance of overloaded function \"__shfl_xor_sync\" matches "
+        "the argument list\n"
+        "2 errors detected in the compilation of \"kernel.cu\".\n",
+        10 + h % 80, h % 2 == 0 ? "tile_k" : "warp_sum", 20 + (h >> 8) % 80));
+    return result;
+  }
+
+  // Resources and the PTX census of a successful build.
+  uint64_t rh = hash("resources");
+  auto* res = result.add_resources();
+  res->set_kernel_name(kernel);
+  res->set_registers(static_cast<int32_t>(32 + 8 * (rh % 28)));
+  res->set_shared_mem_bytes(static_cast<int64_t>((rh >> 8) % 8) * 16384);
+  if (res->registers() >= 240) {
+    res->set_spill_store_bytes(16);
+    res->set_spill_load_bytes(16);
+  }
+  result.set_compile_log(
+      absl::StrFormat("ptxas info    : 0 bytes gmem\n"
+                      "ptxas info    : Compiling entry function '%s' for 'sm_90a'\n"
+                      "ptxas info    : Function properties for %s\n"
+                      "    0 bytes stack frame, %d bytes spill stores, %d bytes spill loads\n"
+                      "ptxas info    : Used %d registers, %d bytes smem, 384 bytes cmem[0]\n",
+                      kernel, kernel, res->spill_store_bytes(), res->spill_load_bytes(),
+                      res->registers(), res->shared_mem_bytes()));
+  auto* ptx = result.mutable_ptx();
+  ptx->set_sha256(Sha256Hex(absl::StrCat("simulated-ptx/", sha)));
+  ptx->set_size_bytes(static_cast<int64_t>(request.kernel_source().size()) * 3 + 512);
+  ptx->set_virtual_arch("sm_90a");
+  for (const Family& f : kFamilies) {
+    int64_t n = CountOccurrences(request.kernel_source(), f.prefix);
+    if (n == 0) continue;
+    (*ptx->mutable_instruction_counts())[f.prefix] = n;
+    (*ptx->mutable_architecture_counts())[f.architecture] += n;
+  }
+
+  if (request.mode() == v1::COMPILE_ONLY) {
+    result.set_status(v1::COMPILED);
+    return result;
+  }
+
+  const bool incorrect = outcome < 0.35;
+  const size_t bad = hash("bad-workload") % workloads.size();
+  result.set_status(v1::PASSED);
+  double min_speedup = 0;
+  bool all_passed = true;
+  for (size_t i = 0; i < workloads.size(); ++i) {
+    const std::string& uuid = workloads[i];
+    auto* trace = result.add_traces();
+    trace->set_workload_uuid(uuid);
+    // The reference time belongs to the workload, not to the kernel.
+    double ref_ms =
+        0.05 + 4.95 * Unit(StableHash64(absl::StrCat("ptxb-sim-ref/", options_.seed, "/", uuid)));
+    uint64_t h = hash("workload", uuid);
+    if (incorrect && i == bad) {
+      trace->set_status(v1::INCORRECT_NUMERICAL);
+      trace->set_max_abs_error(0.02 + 8.0 * Unit(h));
+      trace->set_max_rel_error(0.05 + 50.0 * Unit(h >> 7));
+      int64_t total = 1 << 20;
+      int64_t wrong = 1 + static_cast<int64_t>(h % 40000);
+      trace->set_matched_ratio(1.0 - static_cast<double>(wrong) / total);
+      trace->set_log(absl::StrFormat(
+          "trial 0: %d of %d output elements exceed atol=1e-02 and rtol=1e-02", wrong, total));
+      trace->add_errors(absl::StrFormat("first mismatch at flat index %d: got %.4f, expected %.4f",
+                                        h % total, 1.0 + Unit(h >> 3), 1.0 + Unit(h >> 5)));
+      all_passed = false;
+      if (result.status() == v1::PASSED) result.set_status(v1::INCORRECT_NUMERICAL);
+      continue;
+    }
+    double speedup = 0.3 + 1.7 * Unit(h);
+    trace->set_status(v1::PASSED);
+    trace->set_reference_latency_ms(ref_ms);
+    trace->set_latency_ms(ref_ms / speedup);
+    trace->set_speedup(speedup);
+    trace->set_max_abs_error(1e-4 * Unit(h >> 3));
+    trace->set_max_rel_error(1e-3 * Unit(h >> 5));
+    trace->set_matched_ratio(1.0);
+    trace->set_roofline_fraction(std::min(0.95, 0.3 * speedup));
+    min_speedup = min_speedup == 0 ? speedup : std::min(min_speedup, speedup);
+  }
+  result.set_all_passed(all_passed);
+  result.set_min_speedup(min_speedup);
+  return result;
+}
+
+}  // namespace ptxbench::worker

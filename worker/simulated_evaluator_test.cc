@@ -1,0 +1,182 @@
+#include "worker/simulated_evaluator.h"
+
+#include <map>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "common/hash.h"
+#include "google/protobuf/util/message_differencer.h"
+#include "gtest/gtest.h"
+
+// Suite names start with "simulated_" so that `ctest -R simulated` selects them.
+namespace ptxbench::worker {
+namespace {
+
+using ::google::protobuf::util::MessageDifferencer;
+
+v1::EvalRequest Request(int variant, std::vector<std::string> uuids = {"wa", "wb", "wc"}) {
+  v1::EvalRequest r;
+  r.set_definition("gemm_test");
+  r.set_language("cuda");
+  r.set_kernel_source(absl::StrCat("__global__ void my_kernel_", variant,
+                                   "(float* y) { y[0] = ", variant, "; }\n"));
+  r.set_kernel_sha256(Sha256Hex(r.kernel_source()));
+  for (const auto& u : uuids) r.add_workload_uuids(u);
+  r.set_mode(v1::FULL);
+  return r;
+}
+
+SimulatedEvaluator Evaluator(uint64_t seed = 7) {
+  return SimulatedEvaluator({.seed = seed, .worker_id = "w-test", .gpu_model = "Simulated H200"});
+}
+
+TEST(simulated_evaluator, SameInputsGiveTheSameResult) {
+  for (int v = 0; v < 20; ++v) {
+    v1::EvalResult a = Evaluator().Evaluate(Request(v));
+    v1::EvalResult b = Evaluator().Evaluate(Request(v));
+    EXPECT_TRUE(MessageDifferencer::Equals(a, b)) << "variant " << v;
+  }
+}
+
+TEST(simulated_evaluator, SeedChangesTheOutcome) {
+  int differing = 0;
+  for (int v = 0; v < 20; ++v) {
+    differing += !MessageDifferencer::Equals(Evaluator(1).Evaluate(Request(v)),
+                                             Evaluator(2).Evaluate(Request(v)));
+  }
+  EXPECT_GE(differing, 15);
+}
+
+TEST(simulated_evaluator, OutcomeMixIsRoughlyAsDocumented) {
+  std::map<v1::EvalStatus, int> counts;
+  const int n = 2000;
+  for (int v = 0; v < n; ++v) counts[Evaluator().Evaluate(Request(v)).status()]++;
+  EXPECT_EQ(counts.size(), 3u);
+  EXPECT_NEAR(counts[v1::COMPILE_ERROR] / double{n}, 0.15, 0.03);
+  EXPECT_NEAR(counts[v1::INCORRECT_NUMERICAL] / double{n}, 0.20, 0.03);
+  EXPECT_NEAR(counts[v1::PASSED] / double{n}, 0.65, 0.03);
+}
+
+TEST(simulated_evaluator, ResultsAreLabelledAndConsistent) {
+  int seen_passed = 0, seen_incorrect = 0, seen_compile_error = 0;
+  for (int v = 0; v < 200; ++v) {
+    v1::EvalResult r = Evaluator().Evaluate(Request(v));
+    EXPECT_TRUE(r.simulated());
+    EXPECT_EQ(r.worker_id(), "w-test");
+    EXPECT_EQ(r.gpu_model(), "Simulated H200");
+    switch (r.status()) {
+      case v1::COMPILE_ERROR:
+        ++seen_compile_error;
+        EXPECT_TRUE(r.traces().empty());
+        EXPECT_NE(r.compile_log().find("error:"), std::string::npos);
+        EXPECT_FALSE(r.all_passed());
+        EXPECT_EQ(r.min_speedup(), 0);
+        break;
+      case v1::PASSED: {
+        ++seen_passed;
+        ASSERT_EQ(r.traces_size(), 3);
+        EXPECT_TRUE(r.all_passed());
+        double min = 100;
+        for (const auto& t : r.traces()) {
+          EXPECT_EQ(t.status(), v1::PASSED);
+          EXPECT_GE(t.speedup(), 0.3);
+          EXPECT_LT(t.speedup(), 2.0);
+          EXPECT_NEAR(t.reference_latency_ms() / t.latency_ms(), t.speedup(), 1e-9);
+          min = std::min(min, t.speedup());
+        }
+        EXPECT_EQ(r.min_speedup(), min);
+        EXPECT_EQ(r.traces(0).workload_uuid(), "wa");
+        EXPECT_EQ(r.traces(2).workload_uuid(), "wc");
+        ASSERT_EQ(r.resources_size(), 1);
+        EXPECT_EQ(r.resources(0).kernel_name(), absl::StrCat("my_kernel_", v));
+        EXPECT_EQ(r.ptx().virtual_arch(), "sm_90a");
+        EXPECT_EQ(r.ptx().sha256().size(), 64u);
+        break;
+      }
+      case v1::INCORRECT_NUMERICAL: {
+        ++seen_incorrect;
+        EXPECT_FALSE(r.all_passed());
+        int bad = 0;
+        for (const auto& t : r.traces()) {
+          if (t.status() == v1::PASSED) continue;
+          ++bad;
+          EXPECT_EQ(t.status(), v1::INCORRECT_NUMERICAL);
+          EXPECT_GT(t.max_abs_error(), 0.01);
+          EXPECT_FALSE(t.errors().empty());
+        }
+        EXPECT_EQ(bad, 1);
+        break;
+      }
+      default:
+        ADD_FAILURE() << "unexpected status " << v1::EvalStatus_Name(r.status());
+    }
+  }
+  EXPECT_GT(seen_passed, 0);
+  EXPECT_GT(seen_incorrect, 0);
+  EXPECT_GT(seen_compile_error, 0);
+}
+
+TEST(simulated_evaluator, EmptyWorkloadListUsesSyntheticNames) {
+  for (int v = 0; v < 50; ++v) {
+    v1::EvalResult r = Evaluator().Evaluate(Request(v, {}));
+    if (r.status() == v1::COMPILE_ERROR) continue;
+    ASSERT_EQ(r.traces_size(), 3);
+    EXPECT_EQ(r.traces(0).workload_uuid(), "w0");
+    EXPECT_EQ(r.traces(1).workload_uuid(), "w1");
+    EXPECT_EQ(r.traces(2).workload_uuid(), "w2");
+    return;
+  }
+  FAIL() << "no variant compiled";
+}
+
+TEST(simulated_evaluator, WorkloadListIsPartOfTheKey) {
+  // The same kernel on another workload set has other per-workload speedups.
+  for (int v = 0; v < 50; ++v) {
+    v1::EvalResult a = Evaluator().Evaluate(Request(v, {"x1"}));
+    if (a.status() != v1::PASSED) continue;
+    v1::EvalResult b = Evaluator().Evaluate(Request(v, {"x2"}));
+    ASSERT_EQ(b.traces_size(), 1);
+    EXPECT_NE(a.traces(0).speedup(), b.traces(0).speedup());
+    return;
+  }
+  FAIL() << "no variant passed";
+}
+
+TEST(simulated_evaluator, CompileOnlyEndsCompiled) {
+  int compiled = 0;
+  for (int v = 0; v < 50; ++v) {
+    v1::EvalRequest req = Request(v);
+    req.set_mode(v1::COMPILE_ONLY);
+    v1::EvalResult r = Evaluator().Evaluate(req);
+    if (r.status() == v1::COMPILE_ERROR) continue;
+    ++compiled;
+    EXPECT_EQ(r.status(), v1::COMPILED);
+    EXPECT_TRUE(r.traces().empty());
+    EXPECT_FALSE(r.all_passed());
+    EXPECT_EQ(r.resources_size(), 1);
+    EXPECT_FALSE(r.ptx().sha256().empty());
+    EXPECT_TRUE(r.simulated());
+  }
+  EXPECT_GT(compiled, 30);
+}
+
+TEST(simulated_evaluator, CensusCountsFamiliesInTheSource) {
+  for (int v = 0; v < 50; ++v) {
+    v1::EvalRequest req = Request(v);
+    req.set_kernel_source(absl::StrCat(
+        "__global__ void k", v, "() { asm(\"wgmma.fence.sync.aligned;\"); ",
+        "asm(\"wgmma.commit_group.sync.aligned;\"); asm(\"mbarrier.init.b64 [%0], 1;\"); }"));
+    req.clear_kernel_sha256();  // derived from the source then
+    v1::EvalResult r = Evaluator().Evaluate(req);
+    if (r.status() == v1::COMPILE_ERROR) continue;
+    EXPECT_EQ(r.ptx().instruction_counts().at("wgmma."), 2);
+    EXPECT_EQ(r.ptx().instruction_counts().at("mbarrier."), 1);
+    EXPECT_EQ(r.ptx().architecture_counts().at("hopper"), 3);
+    EXPECT_EQ(r.ptx().instruction_counts().count("mma.sync."), 0u);
+    return;
+  }
+  FAIL() << "no variant compiled";
+}
+
+}  // namespace
+}  // namespace ptxbench::worker

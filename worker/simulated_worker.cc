@@ -1,0 +1,80 @@
+#include "worker/simulated_worker.h"
+
+#include <unistd.h>
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "common/hash.h"
+#include "common/log.h"
+
+namespace ptxbench::worker {
+namespace {
+
+using ::ptxbench::v1::CompleteRequest;
+
+double Draw(uint64_t seed, const ptxbench::v1::Task& task, absl::string_view what) {
+  uint64_t h = StableHash64(absl::StrCat("ptxb-sim-worker/", seed, "/", what, "/",
+                                         task.lease().task_id(), "/", task.lease().lease_id()));
+  return static_cast<double>(h >> 11) * 0x1.0p-53;
+}
+
+CompleteRequest InfraFailure(std::string message) {
+  CompleteRequest out;
+  out.mutable_failure()->set_failure_class(ptxbench::v1::INFRA);
+  out.mutable_failure()->set_message(std::move(message));
+  return out;
+}
+
+}  // namespace
+
+ptxbench::v1::Capabilities SimulatedWorkerCapabilities(int gpus, int slots) {
+  ptxbench::v1::Capabilities caps;
+  for (int i = 0; i < gpus; ++i) {
+    ptxbench::v1::Gpu* gpu = caps.add_gpus();
+    gpu->set_index(i);
+    gpu->set_model("Simulated H200");
+    gpu->set_sm_arch("sm_90");
+    gpu->set_memory_bytes(int64_t{141} * 1000 * 1000 * 1000);
+    gpu->set_healthy(true);
+  }
+  caps.set_slots(slots);
+  caps.set_simulated(true);
+  return caps;
+}
+
+SimulatedWorkerHandler::SimulatedWorkerHandler(Options options)
+    : options_(std::move(options)),
+      evaluator_(SimulatedEvaluator::Options{
+          .seed = options_.seed, .worker_id = options_.worker_id, .gpu_model = "Simulated H200"}) {
+  if (!options_.crash) options_.crash = [] { _exit(70); };
+}
+
+CompleteRequest SimulatedWorkerHandler::Run(const ptxbench::v1::Task& task,
+                                            const std::atomic<bool>& cancelled) {
+  if (Draw(options_.seed, task, "crash") < options_.crash_rate) {
+    LogError("simulated crash right after leasing (--crash-rate)",
+             {{"task_id", task.lease().task_id()}, {"lease_id", task.lease().lease_id()}});
+    options_.crash();
+    return InfraFailure("simulated crash (--crash-rate)");
+  }
+  if (!task.has_eval()) {
+    return InfraFailure(absl::StrCat("a worker runs EVAL tasks; got ",
+                                     ptxbench::v1::TaskKind_Name(task.kind()), " task ",
+                                     task.lease().task_id()));
+  }
+  const absl::Time start = absl::Now();
+  if (!executor::SleepUnlessCancelled(options_.latency, cancelled)) {
+    return InfraFailure("cancelled");
+  }
+  if (Draw(options_.seed, task, "failure") < options_.failure_rate) {
+    return InfraFailure("simulated infrastructure failure (--failure-rate)");
+  }
+  CompleteRequest out;
+  *out.mutable_eval() = evaluator_.Evaluate(task.eval());
+  out.mutable_eval()->set_wall_time_ms(absl::ToInt64Milliseconds(absl::Now() - start));
+  return out;
+}
+
+}  // namespace ptxbench::worker

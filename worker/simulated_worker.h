@@ -1,0 +1,53 @@
+#ifndef PTXBENCH_WORKER_SIMULATED_WORKER_H_
+#define PTXBENCH_WORKER_SIMULATED_WORKER_H_
+
+// The task handler of `ptxbench-worker --simulate`: pretends to evaluate for
+// a while, injects infrastructure failures and crashes on request, and
+// answers with SimulatedEvaluator results.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "absl/time/time.h"
+#include "executor/task_handler.h"
+#include "ptxbench/v1/executor.pb.h"
+#include "worker/simulated_evaluator.h"
+
+namespace ptxbench::worker {
+
+// What a simulated worker announces: `gpus` GPUs "Simulated H200" (sm_90),
+// `slots` slots, simulated = true. No GPUs means compile-only.
+ptxbench::v1::Capabilities SimulatedWorkerCapabilities(int gpus, int slots);
+
+// Thread-safe. Injected faults are drawn from (seed, task id, lease id), so a
+// run is reproducible and a re-leased task gets a fresh draw.
+class SimulatedWorkerHandler final : public executor::TaskHandler {
+ public:
+  struct Options {
+    uint64_t seed = 0;
+    std::string worker_id;
+    // Simulated evaluation time.
+    absl::Duration latency = absl::Milliseconds(20);
+    // Probability that a task reports an INFRA failure.
+    double failure_rate = 0;
+    // Probability that the process dies right after leasing a task.
+    double crash_rate = 0;
+    // How to die; tests replace it. Returning from it reports an INFRA
+    // failure instead.
+    std::function<void()> crash;
+  };
+
+  explicit SimulatedWorkerHandler(Options options);
+
+  ptxbench::v1::CompleteRequest Run(const ptxbench::v1::Task& task,
+                                    const std::atomic<bool>& cancelled) override;
+
+ private:
+  Options options_;
+  SimulatedEvaluator evaluator_;
+};
+
+}  // namespace ptxbench::worker
+
+#endif  // PTXBENCH_WORKER_SIMULATED_WORKER_H_

@@ -1,0 +1,351 @@
+#include "workloads/definition.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+
+namespace ptxbench::workloads {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+// A small valid definition; tests change one field at a time.
+nlohmann::ordered_json ValidDefinition() {
+  return nlohmann::ordered_json::parse(R"({
+    "name": "gemm_small", "op_type": "gemm", "tags": ["bf16"],
+    "description": "C = A B^T",
+    "axes": {"M": {"type": "var"}, "N": {"type": "const", "value": 64},
+             "K": {"type": "const", "value": 32}},
+    "inputs": {"A": {"shape": ["M", "K"], "dtype": "bfloat16"},
+               "B": {"shape": ["N", "K"], "dtype": "bfloat16"},
+               "alpha": {"shape": null, "dtype": "float32"}},
+    "outputs": {"C": {"shape": ["M", "N"], "dtype": "bfloat16"}},
+    "reference": "def run(A, B, alpha, C): ...",
+    "constraints": ["M > 0"]
+  })");
+}
+
+absl::StatusOr<Definition> Parse(const nlohmann::ordered_json& doc) {
+  return ParseDefinition(doc.dump(), "gemm.json");
+}
+
+void ExpectError(const absl::StatusOr<Definition>& d, const std::string& message) {
+  ASSERT_EQ(d.status().code(), absl::StatusCode::kInvalidArgument) << d.status();
+  EXPECT_EQ(std::string(d.status().message()), message);
+}
+
+TEST(DefinitionTest, ParsesAllFieldsInFileOrder) {
+  auto d = Parse(ValidDefinition());
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->name, "gemm_small");
+  EXPECT_EQ(d->op_type, "gemm");
+  EXPECT_THAT(d->tags, ElementsAre("bf16"));
+  ASSERT_EQ(d->axes.size(), 3u);
+  EXPECT_EQ(d->axes[0].name, "M");
+  EXPECT_FALSE(d->axes[0].is_const);
+  EXPECT_EQ(d->axes[1].name, "N");
+  EXPECT_TRUE(d->axes[1].is_const);
+  EXPECT_EQ(d->axes[1].value, 64);
+  ASSERT_EQ(d->inputs.size(), 3u);
+  EXPECT_EQ(d->inputs[0].name, "A");
+  EXPECT_THAT(d->inputs[0].shape, ElementsAre("M", "K"));
+  EXPECT_EQ(d->inputs[1].name, "B");
+  EXPECT_TRUE(d->inputs[2].is_scalar);
+  EXPECT_EQ(d->inputs[2].dtype, "float32");
+  ASSERT_EQ(d->outputs.size(), 1u);
+  EXPECT_EQ(d->outputs[0].name, "C");
+  EXPECT_THAT(d->constraints, ElementsAre("M > 0"));
+  // Defaults of the ptxbench extras.
+  EXPECT_DOUBLE_EQ(d->tolerance.atol, 1e-2);
+  EXPECT_DOUBLE_EQ(d->tolerance.rtol, 1e-2);
+  EXPECT_DOUBLE_EQ(d->tolerance.required_matched_ratio, 1.0);
+  EXPECT_EQ(d->trials, 3);
+  EXPECT_DOUBLE_EQ(d->importance, 1.0);
+  EXPECT_EQ(d->json, ValidDefinition().dump());
+}
+
+TEST(DefinitionTest, ReadsPtxbenchExtras) {
+  auto doc = ValidDefinition();
+  doc["tolerance"] = {{"atol", 0.5}, {"rtol", 0.25}, {"required_matched_ratio", 0.99}};
+  doc["trials"] = 1;
+  doc["importance"] = 2.5;
+  auto d = Parse(doc);
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_DOUBLE_EQ(d->tolerance.atol, 0.5);
+  EXPECT_DOUBLE_EQ(d->tolerance.rtol, 0.25);
+  EXPECT_DOUBLE_EQ(d->tolerance.required_matched_ratio, 0.99);
+  EXPECT_EQ(d->trials, 1);
+  EXPECT_DOUBLE_EQ(d->importance, 2.5);
+}
+
+TEST(DefinitionTest, UnknownTopLevelFieldsAreIgnoredForCompatibility) {
+  auto doc = ValidDefinition();
+  doc["future_field"] = {1, 2};
+  EXPECT_TRUE(Parse(doc).ok());
+}
+
+TEST(DefinitionTest, RejectsBadAxisType) {
+  auto doc = ValidDefinition();
+  doc["axes"]["M"]["type"] = "variable";
+  ExpectError(Parse(doc),
+              "gemm.json: field \"axes.M.type\": value \"variable\": must be \"const\" "
+              "or \"var\"");
+}
+
+TEST(DefinitionTest, RejectsConstAxisWithoutValue) {
+  auto doc = ValidDefinition();
+  doc["axes"]["N"].erase("value");
+  ExpectError(Parse(doc),
+              "gemm.json: field \"axes.N.value\": value null: required field is missing");
+}
+
+TEST(DefinitionTest, RejectsNonPositiveConstAxis) {
+  auto doc = ValidDefinition();
+  doc["axes"]["N"]["value"] = 0;
+  ExpectError(Parse(doc),
+              "gemm.json: field \"axes.N.value\": value 0: must be at least 1");
+}
+
+TEST(DefinitionTest, RejectsShapeNamingUndeclaredAxis) {
+  auto doc = ValidDefinition();
+  doc["inputs"]["A"]["shape"] = {"M", "Q"};
+  ExpectError(Parse(doc),
+              "gemm.json: field \"inputs.A.shape[1]\": value \"Q\": names no axis "
+              "declared in \"axes\"");
+}
+
+TEST(DefinitionTest, RejectsUnknownDtype) {
+  auto doc = ValidDefinition();
+  doc["outputs"]["C"]["dtype"] = "bf16";
+  auto d = Parse(doc);
+  ASSERT_EQ(d.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(d.status().message()),
+              HasSubstr("gemm.json: field \"outputs.C.dtype\": value \"bf16\": unknown "
+                        "dtype (known: float32, float16, bfloat16,"));
+}
+
+TEST(DefinitionTest, AcceptsEveryCompatDtype) {
+  for (const char* dtype :
+       {"float32", "float16", "bfloat16", "float8_e4m3fn", "float8_e5m2", "float4_e2m1",
+        "int64", "int32", "int16", "int8", "bool"}) {
+    auto doc = ValidDefinition();
+    doc["inputs"]["A"]["dtype"] = dtype;
+    EXPECT_TRUE(Parse(doc).ok()) << dtype;
+  }
+}
+
+TEST(DefinitionTest, RejectsOutputNamedLikeAnInput) {
+  auto doc = ValidDefinition();
+  doc["outputs"]["A"] = {{"shape", {"M", "N"}}, {"dtype", "bfloat16"}};
+  ExpectError(Parse(doc),
+              "gemm.json: field \"outputs.A\": value "
+              "{\"shape\":[\"M\",\"N\"],\"dtype\":\"bfloat16\"}: an input has the same "
+              "name");
+}
+
+TEST(DefinitionTest, RejectsMissingRequiredFields) {
+  for (const char* field :
+       {"name", "op_type", "axes", "inputs", "outputs", "reference"}) {
+    auto doc = ValidDefinition();
+    doc.erase(field);
+    ExpectError(Parse(doc), absl::StrCat("gemm.json: field \"", field,
+                                         "\": value null: required field is missing"));
+  }
+}
+
+TEST(DefinitionTest, RejectsNoOutputs) {
+  auto doc = ValidDefinition();
+  doc["outputs"] = nlohmann::ordered_json::object();
+  ExpectError(Parse(doc),
+              "gemm.json: field \"outputs\": value {}: must name at least one output");
+}
+
+TEST(DefinitionTest, RejectsNameThatIsNoFileName) {
+  auto doc = ValidDefinition();
+  doc["name"] = "../evil";
+  auto d = Parse(doc);
+  ASSERT_EQ(d.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(d.status().message()),
+              HasSubstr("field \"name\": value \"../evil\""));
+}
+
+TEST(DefinitionTest, RejectsUnknownToleranceField) {
+  auto doc = ValidDefinition();
+  doc["tolerance"] = {{"atoll", 1}};
+  ExpectError(
+      Parse(doc),
+      "gemm.json: field \"tolerance.atoll\": value 1: unknown field (known: atol, "
+      "rtol, required_matched_ratio)");
+}
+
+TEST(DefinitionTest, RejectsMatchedRatioOutOfRange) {
+  auto doc = ValidDefinition();
+  doc["tolerance"] = {{"required_matched_ratio", 1.5}};
+  ExpectError(Parse(doc),
+              "gemm.json: field \"tolerance.required_matched_ratio\": value 1.5: must be "
+              "in (0, 1]");
+}
+
+TEST(DefinitionTest, RejectsNegativeTolerance) {
+  auto doc = ValidDefinition();
+  doc["tolerance"] = {{"rtol", -0.1}};
+  ExpectError(Parse(doc),
+              "gemm.json: field \"tolerance.rtol\": value -0.1: must be at least 0");
+}
+
+TEST(DefinitionTest, RejectsNonIntegerTrials) {
+  auto doc = ValidDefinition();
+  doc["trials"] = 2.5;
+  ExpectError(Parse(doc), "gemm.json: field \"trials\": value 2.5: must be an integer");
+}
+
+TEST(DefinitionTest, RejectsNegativeImportance) {
+  auto doc = ValidDefinition();
+  doc["importance"] = -1;
+  ExpectError(Parse(doc),
+              "gemm.json: field \"importance\": value -1: must be at least 0");
+}
+
+TEST(DefinitionTest, MalformedJsonNamesThePosition) {
+  auto d = ParseDefinition("{\"name\": \"x\",\n \"op_type\" \"gemm\"}", "gemm.json");
+  ASSERT_EQ(d.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(d.status().message()),
+              HasSubstr("gemm.json: line 2, column 17: malformed JSON"));
+}
+
+constexpr char kLine[] =
+    R"({"definition": "gemm_small", "solution": null, "workload": {"uuid": )"
+    R"("0b9f5f5e-3c4a-5d1e-8f2b-6a7c8d9e0f11", "axes": {"M": 128}, "inputs": )"
+    R"({"A": {"type": "random"}, "B": {"type": "random"}, )"
+    R"("alpha": {"type": "scalar", "value": 0.5}}}, "evaluation": null})";
+
+TEST(WorkloadLineTest, ParsesAWorkload) {
+  auto record = ParseWorkloadRecord(kLine, "gemm.jsonl:1");
+  ASSERT_TRUE(record.ok()) << record.status();
+  EXPECT_EQ(record->definition, "gemm_small");
+  const Workload& w = record->workload;
+  EXPECT_EQ(w.uuid, "0b9f5f5e-3c4a-5d1e-8f2b-6a7c8d9e0f11");
+  EXPECT_EQ(w.axes.at("M"), 128);
+  EXPECT_EQ(w.inputs.at("A").type, "random");
+  EXPECT_EQ(w.inputs.at("alpha").type, "scalar");
+  EXPECT_DOUBLE_EQ(w.inputs.at("alpha").scalar_value, 0.5);
+  auto plain = ParseWorkloadLine(kLine, "gemm.jsonl:1");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->uuid, w.uuid);
+}
+
+TEST(WorkloadLineTest, ParsesSafetensorsSource) {
+  auto line = nlohmann::json::parse(kLine);
+  line["workload"]["inputs"]["A"] = {
+      {"type", "safetensors"}, {"path", "blob/a.safetensors"}, {"tensor_key", "A"}};
+  auto w = ParseWorkloadLine(line.dump(), "gemm.jsonl:1");
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_EQ(w->inputs.at("A").path, "blob/a.safetensors");
+  EXPECT_EQ(w->inputs.at("A").tensor_key, "A");
+}
+
+TEST(WorkloadLineTest, RejectsBadUuid) {
+  auto line = nlohmann::json::parse(kLine);
+  line["workload"]["uuid"] = "not-a-uuid";
+  auto w = ParseWorkloadLine(line.dump(), "gemm.jsonl:7");
+  ASSERT_EQ(w.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(std::string(w.status().message()),
+            "gemm.jsonl:7: field \"workload.uuid\": value \"not-a-uuid\": must be a UUID "
+            "(8-4-4-4-12 hexadecimal digits)");
+}
+
+TEST(WorkloadLineTest, RejectsNonPositiveAxisValue) {
+  auto line = nlohmann::json::parse(kLine);
+  line["workload"]["axes"]["M"] = 0;
+  auto w = ParseWorkloadLine(line.dump(), "gemm.jsonl:2");
+  ASSERT_EQ(w.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(std::string(w.status().message()),
+            "gemm.jsonl:2: field \"workload.axes.M\": value 0: must be at least 1");
+}
+
+TEST(WorkloadLineTest, RejectsUnknownSourceType) {
+  auto line = nlohmann::json::parse(kLine);
+  line["workload"]["inputs"]["A"]["type"] = "zeros";
+  auto w = ParseWorkloadLine(line.dump(), "gemm.jsonl:3");
+  ASSERT_EQ(w.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(std::string(w.status().message()),
+            "gemm.jsonl:3: field \"workload.inputs.A.type\": value \"zeros\": must be "
+            "\"random\", \"scalar\" or \"safetensors\"");
+}
+
+class ValidateWorkloadTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto d = Parse(ValidDefinition());
+    ASSERT_TRUE(d.ok()) << d.status();
+    definition_ = *d;
+    auto w = ParseWorkloadLine(kLine, "gemm.jsonl:1");
+    ASSERT_TRUE(w.ok()) << w.status();
+    workload_ = *w;
+  }
+  Definition definition_;
+  Workload workload_;
+};
+
+TEST_F(ValidateWorkloadTest, AcceptsMatchingWorkload) {
+  EXPECT_TRUE(ValidateWorkload(definition_, workload_, "gemm.jsonl:1").ok());
+  auto values = definition_.AxisValues(workload_);
+  ASSERT_TRUE(values.ok()) << values.status();
+  EXPECT_EQ(values->at("M"), 128);
+  EXPECT_EQ(values->at("N"), 64);
+  EXPECT_EQ(values->at("K"), 32);
+}
+
+TEST_F(ValidateWorkloadTest, RejectsMissingVarAxis) {
+  workload_.axes.erase("M");
+  absl::Status s = ValidateWorkload(definition_, workload_, "gemm.jsonl:1");
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(std::string(s.message()),
+            "gemm.jsonl:1: field \"workload.axes.M\": value null: var axis has no value");
+  auto values = definition_.AxisValues(workload_);
+  EXPECT_EQ(values.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(values.status().message()),
+              HasSubstr("no value for var axis 'M'"));
+}
+
+TEST_F(ValidateWorkloadTest, RejectsUnknownAxis) {
+  workload_.axes["Z"] = 4;
+  absl::Status s = ValidateWorkload(definition_, workload_, "gemm.jsonl:1");
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(std::string(s.message()),
+            "gemm.jsonl:1: field \"workload.axes.Z\": value 4: definition 'gemm_small' "
+            "has no axis of this name");
+}
+
+TEST_F(ValidateWorkloadTest, ConstAxisMayRepeatItsValueOnly) {
+  workload_.axes["N"] = 64;
+  EXPECT_TRUE(ValidateWorkload(definition_, workload_, "w").ok());
+  workload_.axes["N"] = 65;
+  absl::Status s = ValidateWorkload(definition_, workload_, "w");
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(std::string(s.message()),
+            "w: field \"workload.axes.N\": value 65: axis is const with value 64");
+}
+
+TEST_F(ValidateWorkloadTest, RejectsUnknownAndMissingInputs) {
+  InputSource random;
+  random.type = "random";
+  workload_.inputs["X"] = random;
+  absl::Status s = ValidateWorkload(definition_, workload_, "w");
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(s.message()), HasSubstr("field \"workload.inputs.X\""));
+  workload_.inputs.erase("X");
+  workload_.inputs.erase("B");
+  s = ValidateWorkload(definition_, workload_, "w");
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(std::string(s.message()),
+            "w: field \"workload.inputs.B\": value null: input has no source");
+}
+
+}  // namespace
+}  // namespace ptxbench::workloads

@@ -1,0 +1,367 @@
+#include "workloads/registry.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace ptxbench::workloads {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::UnorderedElementsAreArray;
+
+// ---- The bundled set, checked against shared/WORKLOADS.md. ----
+
+class BundledTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    auto loaded = DefinitionRegistry::Load({DefinitionRegistry::BundledRoot()});
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    registry_ = loaded->release();
+  }
+  static void TearDownTestSuite() { delete registry_; }
+
+  static const Definition& Get(const std::string& name) {
+    auto d = registry_->Find(name);
+    EXPECT_TRUE(d.ok()) << d.status();
+    return **d;
+  }
+
+  static inline DefinitionRegistry* registry_ = nullptr;
+};
+
+std::string Describe(const std::vector<TensorSpec>& tensors) {
+  std::vector<std::string> parts;
+  for (const TensorSpec& t : tensors) {
+    parts.push_back(
+        absl::StrCat(t.name, "[", absl::StrJoin(t.shape, ","), "]:", t.dtype));
+  }
+  return absl::StrJoin(parts, " ");
+}
+
+std::string DescribeAxes(const Definition& d) {
+  std::vector<std::string> parts;
+  for (const Axis& a : d.axes) {
+    parts.push_back(a.is_const ? absl::StrCat(a.name, "=", a.value) : a.name + "=var");
+  }
+  return absl::StrJoin(parts, " ");
+}
+
+std::vector<int64_t> VarValues(const Definition& d, const std::string& axis) {
+  std::vector<int64_t> values;
+  for (const Workload& w : d.workloads) values.push_back(w.axes.at(axis));
+  return values;
+}
+
+// The reference defines run() over inputs then outputs, in the definition's
+// order (destination-passing style).
+std::string ExpectedRunSignature(const Definition& d) {
+  std::vector<std::string> names;
+  for (const TensorSpec& t : d.inputs) names.push_back(t.name);
+  for (const TensorSpec& t : d.outputs) names.push_back(t.name);
+  return absl::StrCat("def run(", absl::StrJoin(names, ", "), "):");
+}
+
+TEST_F(BundledTest, ListsTheFiveDefinitionsSortedByName) {
+  std::vector<std::string> names;
+  for (const Definition* d : registry_->List()) names.push_back(d->name);
+  EXPECT_THAT(names,
+              ElementsAre("gemm_n7168_k5120", "mha_bwd_d128", "mha_bwd_d128_causal",
+                          "mha_with_lse_d128", "mha_with_lse_d128_causal"));
+}
+
+TEST_F(BundledTest, GemmMatchesWorkloadsMd) {
+  const Definition& d = Get("gemm_n7168_k5120");
+  EXPECT_EQ(d.op_type, "gemm");
+  EXPECT_EQ(DescribeAxes(d), "M=var N=7168 K=5120");
+  EXPECT_EQ(Describe(d.inputs), "A[M,K]:bfloat16 B[N,K]:bfloat16");
+  EXPECT_EQ(Describe(d.outputs), "C[M,N]:bfloat16");
+  EXPECT_THAT(VarValues(d, "M"), ElementsAre(70, 232, 972, 2379, 8192));
+  EXPECT_EQ(d.trials, 3);
+}
+
+TEST_F(BundledTest, AttentionForwardMatchesWorkloadsMd) {
+  for (const char* name : {"mha_with_lse_d128", "mha_with_lse_d128_causal"}) {
+    const Definition& d = Get(name);
+    EXPECT_EQ(d.op_type, "attention");
+    EXPECT_EQ(DescribeAxes(d), "B=4 H=48 S=var D=128");
+    EXPECT_EQ(Describe(d.inputs),
+              "Q[B,H,S,D]:bfloat16 K[B,H,S,D]:bfloat16 V[B,H,S,D]:bfloat16");
+    EXPECT_EQ(Describe(d.outputs), "O[B,H,S,D]:bfloat16 LSE[B,H,S]:float32");
+    EXPECT_EQ(d.trials, 3);
+  }
+  EXPECT_THAT(VarValues(Get("mha_with_lse_d128"), "S"), ElementsAre(2048, 4096));
+  EXPECT_THAT(VarValues(Get("mha_with_lse_d128_causal"), "S"), ElementsAre(4096));
+}
+
+TEST_F(BundledTest, AttentionBackwardMatchesWorkloadsMd) {
+  for (const char* name : {"mha_bwd_d128", "mha_bwd_d128_causal"}) {
+    const Definition& d = Get(name);
+    EXPECT_EQ(d.op_type, "attention");
+    EXPECT_EQ(DescribeAxes(d), "B=4 H=48 S=var d=128");
+    EXPECT_EQ(Describe(d.inputs),
+              "Q[B,H,S,d]:bfloat16 K[B,H,S,d]:bfloat16 V[B,H,S,d]:bfloat16 "
+              "O[B,H,S,d]:bfloat16 dO[B,H,S,d]:bfloat16 L[B,H,S]:float32");
+    EXPECT_EQ(Describe(d.outputs),
+              "dQ[B,H,S,d]:bfloat16 dK[B,H,S,d]:bfloat16 dV[B,H,S,d]:bfloat16");
+    EXPECT_THAT(VarValues(d, "S"), ElementsAre(4096));
+    EXPECT_EQ(d.trials, 1);
+  }
+}
+
+TEST_F(BundledTest, EveryDefinitionIsCompleteAndConsistent) {
+  std::set<std::string> uuids;
+  for (const Definition* d : registry_->List()) {
+    SCOPED_TRACE(d->name);
+    EXPECT_DOUBLE_EQ(d->tolerance.atol, 1e-2);
+    EXPECT_DOUBLE_EQ(d->tolerance.rtol, 1e-2);
+    EXPECT_DOUBLE_EQ(d->tolerance.required_matched_ratio, 1.0);
+    EXPECT_FALSE(d->description.empty());
+    EXPECT_THAT(d->tags, ::testing::IsSupersetOf({"hopper", "bf16"}));
+    EXPECT_THAT(d->reference, HasSubstr(ExpectedRunSignature(*d)));
+    EXPECT_THAT(d->reference, HasSubstr("import torch"));
+    EXPECT_FALSE(d->json.empty());
+    // The workloads carry one random source per input and unique uuids.
+    for (const Workload& w : d->workloads) {
+      EXPECT_TRUE(uuids.insert(w.uuid).second) << w.uuid;
+      ASSERT_EQ(w.inputs.size(), d->inputs.size());
+      for (const auto& [name, source] : w.inputs) EXPECT_EQ(source.type, "random");
+      EXPECT_TRUE(d->AxisValues(w).ok());
+    }
+  }
+}
+
+TEST_F(BundledTest, FindNamesTheKnownDefinitions) {
+  auto missing = registry_->Find("gemm_n4096");
+  ASSERT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(std::string(missing.status().message()),
+            "unknown definition 'gemm_n4096' (known: gemm_n7168_k5120, mha_bwd_d128, "
+            "mha_bwd_d128_causal, mha_with_lse_d128, mha_with_lse_d128_causal)");
+}
+
+// ---- Loading user datasets: every rule, one test each. ----
+
+class DatasetTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::path(::testing::TempDir()) /
+            absl::StrCat("workloads_registry_test_",
+                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(root_);
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  static void Write(const fs::path& path, const std::string& text) {
+    fs::create_directories(path.parent_path());
+    std::ofstream(path) << text;
+  }
+
+  static std::string DefinitionJson(const std::string& name, const std::string& op_type) {
+    nlohmann::ordered_json d = {
+        {"name", name},
+        {"op_type", op_type},
+        {"axes", {{"N", {{"type", "var"}}}}},
+        {"inputs", {{"x", {{"shape", {"N"}}, {"dtype", "float32"}}}}},
+        {"outputs", {{"y", {{"shape", {"N"}}, {"dtype", "float32"}}}}},
+        {"reference", "def run(x, y): y.copy_(x)"}};
+    return d.dump(2);
+  }
+
+  static std::string WorkloadLine(const std::string& definition, const std::string& uuid,
+                                  int n) {
+    nlohmann::json line = {{"definition", definition},
+                           {"solution", nullptr},
+                           {"workload",
+                            {{"uuid", uuid},
+                             {"axes", {{"N", n}}},
+                             {"inputs", {{"x", {{"type", "random"}}}}}}},
+                           {"evaluation", nullptr}};
+    return line.dump();
+  }
+
+  // Writes definition `name` of `op_type` under `root` with the given lines.
+  void AddDefinition(const fs::path& root, const std::string& name,
+                     const std::vector<std::string>& lines,
+                     const std::string& op_type = "copy") {
+    Write(root / "definitions" / op_type / (name + ".json"),
+          DefinitionJson(name, op_type));
+    Write(root / "workloads" / op_type / (name + ".jsonl"),
+          absl::StrJoin(lines, "\n") + "\n");
+  }
+
+  absl::StatusOr<std::unique_ptr<DefinitionRegistry>> Load() {
+    return DefinitionRegistry::Load({root_.string()});
+  }
+
+  static constexpr char kUuid1[] = "11111111-2222-4333-8444-555555555555";
+  static constexpr char kUuid2[] = "11111111-2222-4333-8444-666666666666";
+  fs::path root_;
+};
+
+TEST_F(DatasetTest, LoadsAValidDatasetSkippingBlankLines) {
+  AddDefinition(
+      root_, "copy_a",
+      {WorkloadLine("copy_a", kUuid1, 8), "", WorkloadLine("copy_a", kUuid2, 16)});
+  auto registry = Load();
+  ASSERT_TRUE(registry.ok()) << registry.status();
+  auto d = (*registry)->Find("copy_a");
+  ASSERT_TRUE(d.ok());
+  ASSERT_EQ((*d)->workloads.size(), 2u);
+  EXPECT_EQ((*d)->workloads[1].axes.at("N"), 16);
+}
+
+TEST_F(DatasetTest, RejectsMissingRoot) {
+  auto registry = Load();
+  ASSERT_EQ(registry.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(std::string(registry.status().message()),
+              HasSubstr("has no definitions/ folder"));
+}
+
+TEST_F(DatasetTest, RejectsFileNameNotMatchingName) {
+  AddDefinition(root_, "copy_a", {WorkloadLine("copy_a", kUuid1, 8)});
+  Write(root_ / "definitions" / "copy" / "copy_a.json", DefinitionJson("copy_b", "copy"));
+  auto registry = Load();
+  ASSERT_EQ(registry.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(
+      std::string(registry.status().message()),
+      HasSubstr("copy_a.json: field \"name\": value \"copy_b\": must match the file "
+                "name \"copy_a\""));
+}
+
+TEST_F(DatasetTest, RejectsOpTypeNotMatchingFolder) {
+  AddDefinition(root_, "copy_a", {WorkloadLine("copy_a", kUuid1, 8)});
+  Write(root_ / "definitions" / "copy" / "copy_a.json", DefinitionJson("copy_a", "gemm"));
+  auto registry = Load();
+  ASSERT_EQ(registry.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(registry.status().message()),
+              HasSubstr("field \"op_type\": value \"gemm\": must match the folder name "
+                        "\"copy\""));
+}
+
+TEST_F(DatasetTest, RejectsDefinitionWithoutWorkloads) {
+  Write(root_ / "definitions" / "copy" / "copy_a.json", DefinitionJson("copy_a", "copy"));
+  auto registry = Load();
+  ASSERT_EQ(registry.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(registry.status().message()),
+              HasSubstr("definition 'copy_a' has no workloads: "));
+  EXPECT_THAT(std::string(registry.status().message()),
+              HasSubstr("copy_a.jsonl does not exist"));
+}
+
+TEST_F(DatasetTest, RejectsEmptyWorkloadsFile) {
+  AddDefinition(root_, "copy_a", {""});
+  auto registry = Load();
+  ASSERT_EQ(registry.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(registry.status().message()),
+              HasSubstr("definition 'copy_a' has no workloads"));
+}
+
+TEST_F(DatasetTest, NamesFileAndLineOfABadWorkload) {
+  AddDefinition(root_, "copy_a",
+                {WorkloadLine("copy_a", kUuid1, 8), WorkloadLine("copy_a", kUuid2, -1)});
+  auto registry = Load();
+  ASSERT_EQ(registry.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(registry.status().message()),
+              HasSubstr("copy_a.jsonl:2: field \"workload.axes.N\": value -1: must be at "
+                        "least 1"));
+}
+
+TEST_F(DatasetTest, RejectsMalformedWorkloadLineWithPosition) {
+  AddDefinition(root_, "copy_a",
+                {WorkloadLine("copy_a", kUuid1, 8), "{\"definition\": }"});
+  auto registry = Load();
+  ASSERT_EQ(registry.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(registry.status().message()),
+              HasSubstr("copy_a.jsonl:2: line 1, column 16: malformed JSON"));
+}
+
+TEST_F(DatasetTest, RejectsLineOfAnotherDefinition) {
+  AddDefinition(root_, "copy_a", {WorkloadLine("copy_b", kUuid1, 8)});
+  auto registry = Load();
+  ASSERT_EQ(registry.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(
+      std::string(registry.status().message()),
+      HasSubstr("copy_a.jsonl:1: field \"definition\": value \"copy_b\": must name "
+                "this file's definition, \"copy_a\""));
+}
+
+TEST_F(DatasetTest, RejectsWorkloadMissingAVarAxis) {
+  AddDefinition(
+      root_, "copy_a",
+      {R"({"definition": "copy_a", "workload": {"uuid": ")" + std::string(kUuid1) +
+       R"(", "axes": {}, "inputs": {"x": {"type": "random"}}}})"});
+  auto registry = Load();
+  ASSERT_EQ(registry.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(
+      std::string(registry.status().message()),
+      HasSubstr("copy_a.jsonl:1: field \"workload.axes.N\": value null: var axis has "
+                "no value"));
+}
+
+TEST_F(DatasetTest, RejectsDuplicateUuidWithinADefinition) {
+  AddDefinition(root_, "copy_a",
+                {WorkloadLine("copy_a", kUuid1, 8), WorkloadLine("copy_a", kUuid1, 16)});
+  auto registry = Load();
+  ASSERT_EQ(registry.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(registry.status().message()),
+              HasSubstr(absl::StrCat("copy_a.jsonl:2: field \"workload.uuid\": value \"",
+                                     kUuid1, "\": duplicate uuid (first used at ")));
+  EXPECT_THAT(std::string(registry.status().message()), HasSubstr("copy_a.jsonl:1)"));
+}
+
+TEST_F(DatasetTest, RejectsDuplicateUuidAcrossDefinitions) {
+  AddDefinition(root_, "copy_a", {WorkloadLine("copy_a", kUuid1, 8)});
+  AddDefinition(root_, "copy_b", {WorkloadLine("copy_b", kUuid1, 8)});
+  auto registry = Load();
+  ASSERT_EQ(registry.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(registry.status().message()), HasSubstr("copy_b.jsonl:1"));
+  EXPECT_THAT(std::string(registry.status().message()), HasSubstr("duplicate uuid"));
+}
+
+TEST_F(DatasetTest, RejectsWorkloadsWithoutDefinition) {
+  AddDefinition(root_, "copy_a", {WorkloadLine("copy_a", kUuid1, 8)});
+  Write(root_ / "workloads" / "copy" / "copy_old.jsonl",
+        WorkloadLine("copy_old", kUuid2, 8));
+  auto registry = Load();
+  ASSERT_EQ(registry.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(registry.status().message()),
+              HasSubstr("copy_old.jsonl: workloads without a definition"));
+}
+
+TEST_F(DatasetTest, LaterRootMayNotRedefineAName) {
+  const fs::path second = root_ / "second";
+  AddDefinition(root_ / "first", "copy_a", {WorkloadLine("copy_a", kUuid1, 8)});
+  AddDefinition(second, "copy_a", {WorkloadLine("copy_a", kUuid2, 8)});
+  auto registry = DefinitionRegistry::Load({(root_ / "first").string(), second.string()});
+  ASSERT_EQ(registry.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(registry.status().message()),
+              HasSubstr("definition 'copy_a' is already defined by "));
+  EXPECT_THAT(
+      std::string(registry.status().message()),
+      HasSubstr((root_ / "first" / "definitions" / "copy" / "copy_a.json").string()));
+}
+
+TEST_F(DatasetTest, MergesRootsAndTheBundledSet) {
+  AddDefinition(root_, "copy_a", {WorkloadLine("copy_a", kUuid1, 8)});
+  auto registry =
+      DefinitionRegistry::Load({DefinitionRegistry::BundledRoot(), root_.string()});
+  ASSERT_TRUE(registry.ok()) << registry.status();
+  EXPECT_EQ((*registry)->List().size(), 6u);
+  EXPECT_TRUE((*registry)->Find("copy_a").ok());
+  EXPECT_TRUE((*registry)->Find("gemm_n7168_k5120").ok());
+}
+
+}  // namespace
+}  // namespace ptxbench::workloads
