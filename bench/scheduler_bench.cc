@@ -22,7 +22,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <condition_variable>
+#include <functional>
 #include <mutex>
+#include <queue>
 #include <thread>
 #include <vector>
 
@@ -41,6 +44,8 @@ ABSL_FLAG(int, executors, 1000, "concurrent simulated executors (half gateways, 
 ABSL_FLAG(std::string, queued, "100000,1000000", "trajectories queued per scenario");
 ABSL_FLAG(int, seconds, 20, "measured window per scenario");
 ABSL_FLAG(int, warmup, 3, "seconds before the window opens");
+ABSL_FLAG(int, work_ms, 0,
+          "simulated work per task between lease and complete (0 = saturate the scheduler)");
 ABSL_FLAG(int, channels, 8, "gRPC connections shared by the executors");
 ABSL_FLAG(std::string, scheduler_bin, PTXB_SCHEDULER_BIN, "scheduler binary");
 
@@ -54,6 +59,59 @@ constexpr char kAnswer[] =
     "```cpp\n#include \"ptxbench/kernel_abi.h\"\n__global__ void k() {}\n"
     "PTXB_EXPORT void run() { k<<<1, 1>>>(); }\n```\n";
 
+// Runs callbacks after a delay, on one thread: the executors' "work".
+class DelayQueue {
+ public:
+  DelayQueue() : thread_([this] { Loop(); }) {}
+  ~DelayQueue() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  void After(std::chrono::milliseconds d, std::function<void()> fn) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      items_.push(Item{Clock::now() + d, seq_++, std::move(fn)});
+    }
+    cv_.notify_all();
+  }
+
+ private:
+  struct Item {
+    Clock::time_point at;
+    int64_t seq;
+    std::function<void()> fn;
+    bool operator>(const Item& o) const { return at != o.at ? at > o.at : seq > o.seq; }
+  };
+  void Loop() {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!stop_) {
+      if (items_.empty()) {
+        cv_.wait(lock);
+        continue;
+      }
+      if (items_.top().at > Clock::now()) {
+        cv_.wait_until(lock, items_.top().at);
+        continue;
+      }
+      std::function<void()> fn = items_.top().fn;
+      items_.pop();
+      lock.unlock();
+      fn();
+      lock.lock();
+    }
+  }
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::priority_queue<Item, std::vector<Item>, std::greater<Item>> items_;
+  int64_t seq_ = 0;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
 struct Stats {
   std::atomic<bool> measuring{false};
   std::atomic<bool> stopping{false};
@@ -66,8 +124,9 @@ struct Stats {
 // One executor: a chain of async calls, no thread of its own.
 class Executor {
  public:
-  Executor(v1::ExecutorService::Stub* stub, v1::ExecutorKind kind, Stats* stats)
-      : stub_(stub), kind_(kind), stats_(stats) {}
+  Executor(v1::ExecutorService::Stub* stub, v1::ExecutorKind kind, Stats* stats,
+           DelayQueue* work, int work_ms)
+      : stub_(stub), kind_(kind), stats_(stats), work_(work), work_ms_(work_ms) {}
 
   bool Register() {
     grpc::ClientContext ctx;
@@ -114,6 +173,14 @@ class Executor {
       std::lock_guard<std::mutex> lock(stats_->mu);
       stats_->lease_ms.push_back(ms);
     }
+    if (work_ms_ > 0) {
+      work_->After(std::chrono::milliseconds(work_ms_), [this] { StartComplete(); });
+    } else {
+      StartComplete();
+    }
+  }
+
+  void StartComplete() {
     const v1::Task& task = lease_resp_.task();
     complete_req_.Clear();
     complete_req_.set_executor_id(id_);
@@ -143,6 +210,8 @@ class Executor {
   v1::ExecutorService::Stub* stub_;
   v1::ExecutorKind kind_;
   Stats* stats_;
+  DelayQueue* work_;
+  int work_ms_;
   std::string id_;
   std::unique_ptr<grpc::ClientContext> ctx_;
   v1::LeaseRequest lease_req_;
@@ -189,7 +258,8 @@ int RunScenario(int64_t queued) {
   const std::string address = absl::StrCat("127.0.0.1:", port);
   testing::Child scheduler = testing::Child::Spawn(
       {absl::GetFlag(FLAGS_scheduler_bin), "--listen", address, "--data-dir", dir,
-       "--max-trajectories", "5000000", "--model-inflight-cap", "100000"},
+       "--max-trajectories", "5000000", "--model-inflight-cap", "100000",
+       "--stats-interval-s", "2"},
       dir + "/scheduler.log");
   for (int i = 0; i < 200 && !std::filesystem::exists(dir + "/scheduler.addr"); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -227,11 +297,13 @@ int RunScenario(int64_t queued) {
   const double submit_s = std::chrono::duration<double>(Clock::now() - submit_start).count();
 
   Stats stats;
+  DelayQueue work;
   const int n = absl::GetFlag(FLAGS_executors);
   std::vector<std::unique_ptr<Executor>> executors;
   for (int i = 0; i < n; ++i) {
     executors.push_back(std::make_unique<Executor>(stubs[i % stubs.size()].get(),
-                                                   i % 2 == 0 ? v1::GATEWAY : v1::WORKER, &stats));
+                                                   i % 2 == 0 ? v1::GATEWAY : v1::WORKER, &stats, &work,
+                                                   absl::GetFlag(FLAGS_work_ms)));
     if (!executors.back()->Register()) {
       std::fprintf(stderr, "register failed\n");
       return 1;
@@ -255,8 +327,8 @@ int RunScenario(int64_t queued) {
     lat = stats.lease_ms;
   }
   const double rate = stats.completed.load() / window;
-  std::printf("| %9lld | %9d | %8.1f | %9lld | %8.0f | %7.2f | %7.2f | %7.2f | %7.2f | %6ld | %6lld |\n",
-              static_cast<long long>(queued), n, submit_s,
+  std::printf("| %9lld | %9d | %7d | %8.1f | %9lld | %8.0f | %7.2f | %7.2f | %7.2f | %7.2f | %6ld | %6lld |\n",
+              static_cast<long long>(queued), n, absl::GetFlag(FLAGS_work_ms), submit_s,
               static_cast<long long>(stats.completed.load()), rate, Percentile(lat, 0.5),
               Percentile(lat, 0.99), Percentile(lat, 0.999), cpu / window, rss,
               static_cast<long long>(stats.errors.load()));
@@ -270,6 +342,15 @@ int RunScenario(int64_t queued) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   scheduler.Wait();
+  // The scheduler's own view of the window: ops and commits per second.
+  std::string last_stats;
+  {
+    std::ifstream log(dir + "/scheduler.log");
+    for (std::string line; std::getline(log, line);) {
+      if (line.find("msg=stats") != std::string::npos) last_stats = line;
+    }
+  }
+  std::fprintf(stderr, "scheduler: %s\n", last_stats.c_str());
   std::filesystem::remove_all(dir);
   return 0;
 }
@@ -280,8 +361,8 @@ int RunScenario(int64_t queued) {
 int main(int argc, char** argv) {
   ptxbench::DashedArgs args(argc, argv);
   absl::ParseCommandLine(args.argc(), args.argv());
-  std::printf("| queued    | executors | submit s | completed | tasks/s  | p50 ms  | p99 ms  | p99.9ms | sched CPU | RSS MiB | errors |\n");
-  std::printf("|-----------|-----------|----------|-----------|----------|---------|---------|---------|---------|--------|--------|\n");
+  std::printf("| queued    | executors | work ms | submit s | completed | tasks/s  | p50 ms  | p99 ms  | p99.9ms | sched CPU | RSS MiB | errors |\n");
+  std::printf("|-----------|-----------|---------|----------|-----------|----------|---------|---------|---------|---------|--------|--------|\n");
   for (absl::string_view q : absl::StrSplit(absl::GetFlag(FLAGS_queued), ',')) {
     int64_t queued = 0;
     if (!absl::SimpleAtoi(q, &queued)) return 2;

@@ -177,7 +177,7 @@ class Core {
   // Drops a lease from memory (executor, model in-flight count). No SQL.
   void ReleaseLease(int64_t task);
   std::optional<FairQueue::Popped> PopFor(const Executor& executor);
-  absl::StatusOr<ptxbench::v1::Task> GrantLease(int64_t task, Executor& executor);
+  absl::StatusOr<ptxbench::v1::Task> GrantLease(const struct TaskRow& task, Executor& executor);
   absl::Status BuildPayload(const struct TaskRow& task, const struct TrajectoryRow& trajectory,
                             ptxbench::v1::Task* out);
   absl::StatusOr<std::string> CachedBlob(const std::string& hash);

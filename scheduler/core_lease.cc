@@ -90,13 +90,12 @@ absl::StatusOr<std::optional<v1::Task>> Core::TryLease(const std::string& execut
     // Entries of cancelled tasks are left in the queues and skipped here.
     PTXB_ASSIGN_OR_RETURN(TaskRow task, ReadTask(*db_, popped->task));
     if (task.state != TaskState::kQueued || leases_.count(task.rowid)) continue;
-    PTXB_ASSIGN_OR_RETURN(v1::Task granted, GrantLease(popped->task, executor));
+    PTXB_ASSIGN_OR_RETURN(v1::Task granted, GrantLease(task, executor));
     return granted;
   }
 }
 
-absl::StatusOr<v1::Task> Core::GrantLease(int64_t task_rowid, Executor& executor) {
-  PTXB_ASSIGN_OR_RETURN(TaskRow task, ReadTask(*db_, task_rowid));
+absl::StatusOr<v1::Task> Core::GrantLease(const TaskRow& task, Executor& executor) {
   PTXB_ASSIGN_OR_RETURN(TrajectoryRow trajectory, ReadTrajectory(*db_, task.trajectory));
   const absl::Time now = clock_->Now();
   Lease lease;

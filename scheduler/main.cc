@@ -15,6 +15,7 @@
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/server_builder.h"
 #include "scheduler/dispatcher.h"
+#include "storage/checkpointer.h"
 #include "scheduler/reader.h"
 #include "scheduler/schema.h"
 #include "scheduler/service.h"
@@ -28,6 +29,7 @@ ABSL_FLAG(int64_t, max_trajectories, 100'000, "largest experiment accepted");
 ABSL_FLAG(int64_t, lease_ttl_ms, 30'000, "a lease not extended for this long expires");
 ABSL_FLAG(int64_t, heartbeat_ms, 5'000, "heartbeat interval asked of executors");
 ABSL_FLAG(int64_t, backoff_base_ms, 1'000, "first retry backoff");
+ABSL_FLAG(int, stats_interval_s, 10, "seconds between structured stats log lines");
 ABSL_FLAG(int, model_inflight_cap, 512, "LLM calls in flight per model, across gateways");
 
 namespace ptxbench::scheduler {
@@ -68,6 +70,8 @@ int Main() {
   Dispatcher dispatcher(*std::move(db), Clock::Real(), options);
   if (absl::Status s = dispatcher.Start(); !s.ok()) return Fail(s.ToString());
   Reader reader(*std::move(read_db));
+  storage::Checkpointer checkpointer(db_path, absl::Milliseconds(250));
+  if (absl::Status s = checkpointer.Start(); !s.ok()) return Fail(s.ToString());
 
   ExecutorServiceImpl executor_service(&dispatcher);
   ClientServiceDeps deps;
@@ -102,11 +106,27 @@ int Main() {
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
-  int signal_number = 0;
-  sigwait(&signals, &signal_number);
+  // Until then, a structured health/metrics line every --stats-interval-s.
+  int signal_number = -1;
+  storage::WriteQueue::Stats last;
+  const int interval_s = absl::GetFlag(FLAGS_stats_interval_s);
+  while (signal_number < 0) {
+    timespec timeout{interval_s, 0};
+    signal_number = sigtimedwait(&signals, nullptr, &timeout);
+    if (signal_number >= 0) break;
+    storage::WriteQueue::Stats now = dispatcher.GetStats();
+    const int64_t commits = now.commits - last.commits, ops = now.ops - last.ops;
+    LogInfo("stats", {{"ops_per_s", std::to_string(ops / interval_s)},
+                      {"commits_per_s", std::to_string(commits / interval_s)},
+                      {"ops_per_commit", std::to_string(commits ? ops / commits : 0)},
+                      {"largest_batch", std::to_string(now.largest_batch)},
+                      {"failed_ops", std::to_string(now.failed_ops - last.failed_ops)}});
+    last = now;
+  }
   LogInfo("shutting down", {{"signal", std::to_string(signal_number)}});
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   dispatcher.Stop();
+  checkpointer.Stop();
   LogInfo("stopped");
   return 0;
 }

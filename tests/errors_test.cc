@@ -1,0 +1,122 @@
+// Bad input gets one clear line, the right exit code, and no partial state:
+// through the real binaries, as a user meets them.
+#include <filesystem>
+#include <fstream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
+#include "gtest/gtest.h"
+#include "tests/cluster.h"
+
+namespace ptxbench::testing {
+namespace {
+
+int Lines(const std::string& text) {
+  int n = 0;
+  for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
+    n += absl::StrContains(line, "level=") ? 0 : 1;  // structured log lines aside
+  }
+  return n;
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+TEST(BadInputTest, SchedulerRefusesADatabaseThatIsNotOurs) {
+  Cluster c("err_foreign");
+  const std::string db = c.dir() + "/ptxbench.db";
+  std::ofstream(db) << "these are someone else's notes\n";
+  CommandResult r = RunCommand({PTXB_SCHEDULER_BIN, "--listen", c.address(), "--data-dir", c.dir()},
+                               /*merge_stderr=*/true);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(absl::StrContains(r.out, "is not a ptxbench database")) << r.out;
+  EXPECT_EQ(Lines(r.out), 1) << r.out;
+  EXPECT_EQ(ReadAll(db), "these are someone else's notes\n") << "the file was left alone";
+}
+
+TEST(BadInputTest, SchedulerRefusesANewerSchema) {
+  Cluster c("err_newer");
+  ASSERT_TRUE(c.StartScheduler()) << c.SchedulerLogTail();
+  c.KillScheduler();
+  {
+    auto db = storage::Database::Open(c.dir() + "/ptxbench.db", {});
+    ASSERT_TRUE(db.ok()) << db.status();
+    ASSERT_TRUE((*db)->Execute("PRAGMA user_version = 99").ok());
+  }
+  CommandResult r = RunCommand(
+      {PTXB_SCHEDULER_BIN, "--listen", c.address(), "--data-dir", c.dir()}, /*merge_stderr=*/true);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(absl::StrContains(r.out, "newer than this build supports")) << r.out;
+  EXPECT_EQ(Lines(r.out), 1) << r.out;
+}
+
+TEST(BadInputTest, UnreachableSchedulerIsOneLineAndExitOne) {
+  CommandResult r = RunCommand(
+      {PTXB_CLI_BIN, "--scheduler", "127.0.0.1:" + std::to_string(FreePort()), "--timeout", "2",
+       "status"},
+      /*merge_stderr=*/true);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(absl::StrContains(r.out, "cannot reach scheduler")) << r.out;
+  EXPECT_EQ(Lines(r.out), 1) << r.out;
+}
+
+TEST(BadInputTest, InvalidSpecsCreateNothing) {
+  Cluster c("err_specs");
+  ASSERT_TRUE(c.StartScheduler({"--max-trajectories", "100"})) << c.SchedulerLogTail();
+  struct Case {
+    const char* spec;
+    const char* expect;
+  } cases[] = {
+      {R"({"name": "x", "models": ["m"], )", "malformed JSON"},
+      {R"({"name": "x", "models": ["m"], "definitions": ["no_such_def"],
+          "prompt_tags": ["hopper-no-hint"], "samples": 1, "num_turns": 1,
+          "target_speedup": 1})", "unknown definition"},
+      {R"({"name": "x", "models": ["m"], "definitions": ["gemm_n7168_k5120"],
+          "prompt_tags": ["no-such-tag"], "samples": 1, "num_turns": 1,
+          "target_speedup": 1})", "unknown prompt tag"},
+      {R"({"name": "x", "models": ["m"], "definitions": ["gemm_n7168_k5120"],
+          "prompt_tags": ["hopper-no-hint"], "samples": 0, "num_turns": 1,
+          "target_speedup": 1})", "samples"},
+      {R"({"name": "x", "models": ["m"], "definitions": ["gemm_n7168_k5120"],
+          "prompt_tags": ["hopper-no-hint"], "samples": 1, "num_turns": 1,
+          "target_speedup": 1, "colour": "blue"})", "colour"},
+      {R"({"name": "x", "models": ["m"], "definitions": ["gemm_n7168_k5120"],
+          "prompt_tags": ["hopper-no-hint"], "samples": 101, "num_turns": 1,
+          "target_speedup": 1})", "limit"},
+  };
+  for (const Case& k : cases) {
+    std::string path = c.WriteFile("bad.json", k.spec);
+    CommandResult r = RunCommand(
+        {PTXB_CLI_BIN, "--scheduler", c.address(), "submit", path}, /*merge_stderr=*/true);
+    EXPECT_EQ(r.exit_code, 1) << k.spec;
+    EXPECT_TRUE(absl::StrContains(r.out, k.expect)) << r.out;
+    EXPECT_TRUE(absl::StrContains(r.out, "bad.json")) << "names the file: " << r.out;
+    EXPECT_EQ(Lines(r.out), 1) << r.out;
+  }
+  EXPECT_EQ(c.QueryInt("SELECT count(*) FROM experiments"), 0);
+  EXPECT_EQ(c.QueryInt("SELECT count(*) FROM trajectories"), 0);
+
+  // A duplicate name with a different spec: refused, the first one intact.
+  std::string good = c.WriteFile("good.json", R"({"name": "dup", "models": ["m"],
+      "definitions": ["gemm_n7168_k5120"], "prompt_tags": ["hopper-no-hint"], "samples": 2,
+      "num_turns": 1, "target_speedup": 1})");
+  ASSERT_FALSE(c.Submit(good).empty());
+  std::string other = c.WriteFile("other.json", R"({"name": "dup", "models": ["m"],
+      "definitions": ["gemm_n7168_k5120"], "prompt_tags": ["hopper-no-hint"], "samples": 3,
+      "num_turns": 1, "target_speedup": 1})");
+  CommandResult dup = RunCommand({PTXB_CLI_BIN, "--scheduler", c.address(), "submit", other},
+                                 /*merge_stderr=*/true);
+  EXPECT_EQ(dup.exit_code, 1);
+  EXPECT_TRUE(absl::StrContains(dup.out, "already exists")) << dup.out;
+  EXPECT_EQ(c.QueryInt("SELECT count(*) FROM trajectories"), 2);
+
+  CommandResult usage = RunCommand({PTXB_CLI_BIN, "submit", good, "--frobnicate"},
+                                   /*merge_stderr=*/true);
+  EXPECT_EQ(usage.exit_code, 2);
+  EXPECT_TRUE(absl::StrContains(usage.out, "--frobnicate")) << usage.out;
+}
+
+}  // namespace
+}  // namespace ptxbench::testing
