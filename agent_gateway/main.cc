@@ -100,14 +100,5 @@ int main(int argc, char** argv) {
                                  {"slots", std::to_string(slots)},
                                  {"models", models.empty() ? "*" : absl::StrJoin(models, ",")},
                                  {"simulated", "true"}});
-  absl::Status status;
-  {
-    ptxbench::executor::StopSignalWatcher watcher([&runner] { runner.Stop(); });
-    status = runner.Run();
-  }
-  if (!status.ok()) {
-    ptxbench::LogError("gateway failed", {{"error", status.ToString()}});
-    return 1;
-  }
-  return 0;
+  return ptxbench::executor::RunUntilStopped(runner, "gateway");
 }

@@ -8,6 +8,7 @@
 #include "common/grpc_status.h"
 #include "common/log.h"
 #include "executor/backoff.h"
+#include "executor/signals.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 #include "grpcpp/support/channel_arguments.h"
@@ -424,6 +425,19 @@ void ExecutorRunner::HeartbeatLoop() {
       if (!s.ok() && !stopping()) Fail(s);
     }
   }
+}
+
+int RunUntilStopped(ExecutorRunner& runner, const std::string& daemon) {
+  absl::Status status;
+  {
+    StopSignalWatcher watcher([&runner] { runner.Stop(); });
+    status = runner.Run();
+  }
+  if (!status.ok()) {
+    LogError(absl::StrCat(daemon, " failed"), {{"error", status.ToString()}});
+    return 1;
+  }
+  return 0;
 }
 
 }  // namespace ptxbench::executor

@@ -124,6 +124,11 @@ class ExecutorRunner {
   std::map<grpc::ClientContext*, bool> calls_ ABSL_GUARDED_BY(mu_);
 };
 
+// The tail of every executor daemon's main(): runs `runner` until it is
+// drained or a SIGINT/SIGTERM stops it (BlockStopSignals must have run), logs
+// a failure, and returns the process exit code (0 or 1).
+int RunUntilStopped(ExecutorRunner& runner, const std::string& daemon);
+
 }  // namespace ptxbench::executor
 
 #endif  // PTXBENCH_EXECUTOR_EXECUTOR_RUNNER_H_

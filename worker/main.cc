@@ -95,14 +95,5 @@ int main(int argc, char** argv) {
                                  {"slots", std::to_string(slots)},
                                  {"gpus", std::to_string(gpus)},
                                  {"simulated", "true"}});
-  absl::Status status;
-  {
-    ptxbench::executor::StopSignalWatcher watcher([&runner] { runner.Stop(); });
-    status = runner.Run();
-  }
-  if (!status.ok()) {
-    ptxbench::LogError("worker failed", {{"error", status.ToString()}});
-    return 1;
-  }
-  return 0;
+  return ptxbench::executor::RunUntilStopped(runner, "worker");
 }
