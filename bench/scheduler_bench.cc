@@ -7,7 +7,8 @@
 //
 // Each scenario starts a fresh scheduler, submits one experiment of `queued`
 // one-turn trajectories (each is an LLM step, then an eval step), then runs
-// `executors` simulated executors (half gateways, half workers) on the gRPC
+// `executors` simulated executors (60% gateways, 40% workers by default, so
+// that eval tasks back up and neither kind waits for work to exist) on the gRPC
 // callback API: Lease (long-poll) -> Complete -> Lease ... No heartbeats:
 // each task is held for well under the lease TTL. Prints one table row per
 // scenario: throughput over the measured window and lease latency
@@ -40,12 +41,15 @@
 #include "ptxbench/v1/executor.grpc.pb.h"
 #include "tests/process.h"
 
-ABSL_FLAG(int, executors, 1000, "concurrent simulated executors (half gateways, half workers)");
+ABSL_FLAG(int, executors, 1000, "concurrent simulated executors");
 ABSL_FLAG(std::string, queued, "100000,1000000", "trajectories queued per scenario");
 ABSL_FLAG(int, seconds, 20, "measured window per scenario");
 ABSL_FLAG(int, warmup, 3, "seconds before the window opens");
 ABSL_FLAG(int, work_ms, 0,
           "simulated work per task between lease and complete (0 = saturate the scheduler)");
+ABSL_FLAG(double, gateway_share, 0.6,
+          "fraction of executors that are gateways; above 0.5 the eval queue never runs dry, "
+          "so lease latency measures the scheduler, not waiting for work to exist");
 ABSL_FLAG(int, channels, 8, "gRPC connections shared by the executors");
 ABSL_FLAG(std::string, scheduler_bin, PTXB_SCHEDULER_BIN, "scheduler binary");
 
@@ -302,7 +306,10 @@ int RunScenario(int64_t queued) {
   std::vector<std::unique_ptr<Executor>> executors;
   for (int i = 0; i < n; ++i) {
     executors.push_back(std::make_unique<Executor>(stubs[i % stubs.size()].get(),
-                                                   i % 2 == 0 ? v1::GATEWAY : v1::WORKER, &stats, &work,
+                                                   (i % 100) < absl::GetFlag(FLAGS_gateway_share) * 100
+                                                       ? v1::GATEWAY
+                                                       : v1::WORKER,
+                                                   &stats, &work,
                                                    absl::GetFlag(FLAGS_work_ms)));
     if (!executors.back()->Register()) {
       std::fprintf(stderr, "register failed\n");
