@@ -110,7 +110,6 @@ class Core {
 
   // Ready tasks (not counting those in backoff).
   int64_t ReadyCount() const { return llm_ready_.size() + eval_ready_.size(); }
-  int64_t LeasedCount() const { return static_cast<int64_t>(leases_.size()); }
   // Grows whenever a task becomes ready, so waiters are re-tried only then.
   int64_t ReadyGeneration() const { return ready_generation_; }
 

@@ -44,8 +44,7 @@ class WatchReactor final : public grpc::ServerWriteReactor<v1::WatchExperimentRe
         request_.interval_ms() > 0 ? std::max<int64_t>(request_.interval_ms(), 100) : 1000);
     int64_t after = request_.after_event_id();
     if (after == 0) {
-      absl::StatusOr<int64_t> last = reader_->LastEventId(request_.experiment_id());
-      // A name works too: resolve it through GetExperiment first.
+      // The request may name the experiment: resolve its id first.
       absl::StatusOr<v1::GetExperimentResponse> exp =
           reader_->GetExperiment(request_.experiment_id());
       if (!exp.ok()) {
@@ -53,7 +52,7 @@ class WatchReactor final : public grpc::ServerWriteReactor<v1::WatchExperimentRe
         return;
       }
       experiment_id_ = exp->experiment().experiment_id();
-      last = reader_->LastEventId(experiment_id_);
+      absl::StatusOr<int64_t> last = reader_->LastEventId(experiment_id_);
       after = last.ok() ? *last : 0;
     }
     while (true) {
