@@ -181,6 +181,17 @@ TEST(TrajectoryViewTest, ShowTextLabelsSimulatedAndPerWorkloadLines) {
   EXPECT_THAT(text, HasSubstr("kernel    none found in the answer"));
 }
 
+TEST(TrajectoryViewTest, NoSpeedupShownForAKernelThatFailed) {
+  v1::Trajectory t = SampleTrajectory();
+  v1::EvalResult* e = t.mutable_turns(0)->mutable_eval();
+  e->set_status(v1::INCORRECT_NUMERICAL);
+  e->set_all_passed(false);
+  e->set_min_speedup(1.41);  // from the workloads that passed: not a result
+  const std::string text = TrajectoryText(t, /*full=*/false);
+  EXPECT_THAT(text, HasSubstr("eval      INCORRECT_NUMERICAL  [SIMULATED]"));
+  EXPECT_THAT(text, Not(HasSubstr("min speedup 1.41x")));
+}
+
 TEST(TrajectoryViewTest, ListTable) {
   v1::ListTrajectoriesResponse list;
   *list.add_trajectories() = SampleTrajectory().summary();

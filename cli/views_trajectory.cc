@@ -99,7 +99,10 @@ nlohmann::json TurnJson(const v1::Turn& turn, bool full) {
 
 void AppendEval(std::string* out, const v1::EvalResult& e, bool full) {
   absl::StrAppend(out, "eval      ", EvalStatusName(e.status()));
-  if (e.min_speedup() > 0) absl::StrAppend(out, ", min speedup ", FormatSpeedup(e.min_speedup()));
+  // A speedup means something only for a kernel that passed everywhere.
+  if (e.status() == ptxbench::v1::PASSED && e.all_passed() && e.min_speedup() > 0) {
+    absl::StrAppend(out, ", min speedup ", FormatSpeedup(e.min_speedup()));
+  }
   if (!e.gpu_model().empty()) absl::StrAppend(out, ", ", e.gpu_model());
   if (e.wall_time_ms() >= 1000) {
     absl::StrAppend(out, absl::StrFormat(", %.1f s", e.wall_time_ms() / 1000.0));
