@@ -1,0 +1,400 @@
+#include "worker/compile/compiler.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <system_error>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "common/hash.h"
+#include "common/status_macros.h"
+#include "nlohmann/json.hpp"
+#include "worker/compile/library_check.h"
+#include "worker/compile/ptx_census.h"
+#include "worker/compile/ptxas_log.h"
+#include "worker/compile/subprocess.h"
+
+namespace ptxbench::worker {
+namespace fs = std::filesystem;
+using ptxbench::v1::EvalStatus;
+
+namespace {
+
+constexpr char kResultFile[] = "result.json";
+constexpr char kLogFile[] = "compile.log";
+
+absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  return buf.str();
+}
+
+absl::Status WriteFile(const std::string& path, absl::string_view data) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(data.data(), static_cast<std::streamsize>(data.size()));
+  out.close();
+  if (!out) return absl::InternalError(absl::StrCat("cannot write ", path));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> MakeTempDir(const std::string& parent) {
+  std::error_code ec;
+  fs::create_directories(parent, ec);
+  std::string tmpl = (fs::path(parent) / ".build-XXXXXX").string();
+  if (mkdtemp(tmpl.data()) == nullptr) {
+    return absl::InternalError(absl::StrCat("mkdtemp under ", parent, " failed"));
+  }
+  return tmpl;
+}
+
+// A name usable as a C++ parameter in generated code.
+std::string ParamName(const std::string& name, size_t index) {
+  static const std::regex kIdent("[A-Za-z_][A-Za-z0-9_]*");
+  if (std::regex_match(name, kIdent) && name != "stream" && name != "tensors" && name != "count") {
+    return name;
+  }
+  return absl::StrCat("t", index);
+}
+
+std::vector<std::string> Parameters(const workloads::Definition& d) {
+  std::vector<std::string> params;
+  for (const auto& t : d.inputs) {
+    params.push_back(absl::StrCat("const ptxb::Tensor& ", ParamName(t.name, params.size())));
+  }
+  for (const auto& t : d.outputs) {
+    params.push_back(absl::StrCat("ptxb::Tensor& ", ParamName(t.name, params.size())));
+  }
+  params.push_back("cudaStream_t stream");
+  return params;
+}
+
+nlohmann::json ResultToJson(const CompileResult& r) {
+  nlohmann::json j;
+  j["status"] = ptxbench::v1::EvalStatus_Name(r.status);
+  j["library"] = r.library;
+  j["artifact"] = r.artifact_path.empty() ? "" : fs::path(r.artifact_path).filename().string();
+  j["ptx"] = r.ptx_path.empty() ? "" : fs::path(r.ptx_path).filename().string();
+  j["resources"] = nlohmann::json::array();
+  for (const auto& k : r.resources) {
+    j["resources"].push_back({{"kernel_name", k.kernel_name()},
+                              {"registers", k.registers()},
+                              {"shared_mem_bytes", k.shared_mem_bytes()},
+                              {"spill_store_bytes", k.spill_store_bytes()},
+                              {"spill_load_bytes", k.spill_load_bytes()},
+                              {"stack_frame_bytes", k.stack_frame_bytes()}});
+  }
+  j["census"] = {
+      {"sha256", r.ptx.sha256()},
+      {"size_bytes", r.ptx.size_bytes()},
+      {"virtual_arch", r.ptx.virtual_arch()},
+      {"instruction_counts", std::map<std::string, int64_t>(r.ptx.instruction_counts().begin(),
+                                                            r.ptx.instruction_counts().end())},
+      {"architecture_counts", std::map<std::string, int64_t>(r.ptx.architecture_counts().begin(),
+                                                             r.ptx.architecture_counts().end())}};
+  return j;
+}
+
+absl::StatusOr<CompileResult> ParseCached(const fs::path& dir) {
+  PTXB_ASSIGN_OR_RETURN(std::string text, ReadFile((dir / kResultFile).string()));
+  PTXB_ASSIGN_OR_RETURN(std::string log, ReadFile((dir / kLogFile).string()));
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  EvalStatus status;
+  if (j.is_discarded() || !j.is_object() ||
+      !ptxbench::v1::EvalStatus_Parse(j.value("status", ""), &status)) {
+    return absl::DataLossError(absl::StrCat("corrupt cache entry ", dir.string()));
+  }
+  CompileResult r;
+  r.status = status;
+  r.log = std::move(log);
+  r.library = j.value("library", "");
+  if (std::string a = j.value("artifact", ""); !a.empty()) r.artifact_path = (dir / a).string();
+  if (std::string p = j.value("ptx", ""); !p.empty()) r.ptx_path = (dir / p).string();
+  const nlohmann::json resources = j.value("resources", nlohmann::json::array());
+  for (const auto& k : resources) {
+    auto& out = r.resources.emplace_back();
+    out.set_kernel_name(k.value("kernel_name", ""));
+    out.set_registers(k.value("registers", 0));
+    out.set_shared_mem_bytes(k.value("shared_mem_bytes", int64_t{0}));
+    out.set_spill_store_bytes(k.value("spill_store_bytes", int64_t{0}));
+    out.set_spill_load_bytes(k.value("spill_load_bytes", int64_t{0}));
+    out.set_stack_frame_bytes(k.value("stack_frame_bytes", int64_t{0}));
+  }
+  const nlohmann::json c = j.value("census", nlohmann::json::object());
+  r.ptx.set_sha256(c.value("sha256", ""));
+  r.ptx.set_size_bytes(c.value("size_bytes", int64_t{0}));
+  r.ptx.set_virtual_arch(c.value("virtual_arch", ""));
+  const nlohmann::json instructions = c.value("instruction_counts", nlohmann::json::object());
+  for (const auto& [k, v] : instructions.items()) {
+    (*r.ptx.mutable_instruction_counts())[k] = v.get<int64_t>();
+  }
+  const nlohmann::json architectures = c.value("architecture_counts", nlohmann::json::object());
+  for (const auto& [k, v] : architectures.items()) {
+    (*r.ptx.mutable_architecture_counts())[k] = v.get<int64_t>();
+  }
+  r.cache_hit = true;
+  return r;
+}
+
+// A stored build, or an error when it is missing or damaged.
+absl::StatusOr<CompileResult> LoadCached(const fs::path& dir) {
+  try {
+    return ParseCached(dir);
+  } catch (const nlohmann::json::exception& e) {
+    return absl::DataLossError(absl::StrCat("corrupt cache entry ", dir.string(), ": ", e.what()));
+  }
+}
+
+// Runs one tool invocation in `dir`, appending "$ command" and its output to
+// `log`. `deadline` is the absolute end of the whole build.
+absl::StatusOr<SubprocessResult> RunStep(const std::vector<std::string>& argv,
+                                         const std::string& dir, absl::Time deadline,
+                                         std::string* log) {
+  SubprocessOptions opts;
+  opts.argv = argv;
+  opts.cwd = dir;
+  opts.deadline = std::max(deadline - absl::Now(), absl::Milliseconds(1));
+  PTXB_ASSIGN_OR_RETURN(SubprocessResult r, RunSubprocess(opts));
+  absl::StrAppend(log, "$ ", absl::StrJoin(argv, " "), "\n", r.output);
+  if (!r.output.empty() && r.output.back() != '\n') log->push_back('\n');
+  return r;
+}
+
+}  // namespace
+
+Compiler::Compiler(CompilerOptions options) : options_(std::move(options)) {}
+
+std::string Compiler::ExpectedSignature(const workloads::Definition& d) {
+  return absl::StrCat("PTXB_EXPORT void run(", absl::StrJoin(Parameters(d), ", "), ")");
+}
+
+std::string Compiler::Trampoline(const workloads::Definition& d) {
+  const size_t n = d.inputs.size() + d.outputs.size();
+  // The entry takes every view through const pointers; the outputs' views
+  // belong to the harness and are not const objects, so casting is sound.
+  std::vector<std::string> args;
+  for (size_t i = 0; i < n; ++i) {
+    args.push_back(i < d.inputs.size()
+                       ? absl::StrCat("*tensors[", i, "]")
+                       : absl::StrCat("const_cast<ptxb::Tensor&>(*tensors[", i, "])"));
+  }
+  args.push_back("stream");
+  return absl::StrCat(
+      "// Generated by ptxbench for definition '", d.name, "'. Do not edit.\n",
+      "#include \"ptxbench/kernel_abi.h\"\n\n",
+      "// The entry point the submission must define (kernel_abi.h):\n", "void run(",
+      absl::StrJoin(Parameters(d), ", "), ");\n\n",
+      "extern \"C\" PTXB_EXPORT int ptxb_abi_version(void) { return PTXB_ABI_VERSION; }\n\n",
+      "extern \"C\" PTXB_EXPORT int ptxb_entry(const ptxb::Tensor* const* tensors, int count,\n",
+      "                                       cudaStream_t stream) {\n", "  if (count != ", n,
+      ") return PTXB_ENTRY_BAD_COUNT;\n", "  try {\n", "    run(", absl::StrJoin(args, ", "),
+      ");\n", "  } catch (...) {\n", "    return PTXB_ENTRY_EXCEPTION;\n", "  }\n",
+      "  return PTXB_ENTRY_OK;\n", "}\n");
+}
+
+absl::StatusOr<std::string> Compiler::ToolkitVersion(const std::string& nvcc) {
+  if (access(nvcc.c_str(), X_OK) != 0) {
+    return absl::FailedPreconditionError(absl::StrCat("CUDA tool not found: ", nvcc));
+  }
+  SubprocessOptions opts;
+  opts.argv = {nvcc, "--version"};
+  opts.deadline = absl::Seconds(30);
+  PTXB_ASSIGN_OR_RETURN(SubprocessResult r, RunSubprocess(opts));
+  if (!r.ok()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(nvcc, " --version failed: ", r.output.substr(0, 500)));
+  }
+  std::vector<std::string> lines;
+  for (absl::string_view line : absl::StrSplit(r.output, '\n', absl::SkipWhitespace())) {
+    if (absl::StrContains(line, "release") || absl::StartsWith(line, "Build")) {
+      lines.emplace_back(absl::StripAsciiWhitespace(line));
+    }
+  }
+  if (lines.empty()) return std::string(absl::StripAsciiWhitespace(r.output));
+  return absl::StrJoin(lines, "; ");
+}
+
+absl::StatusOr<std::string> Compiler::CachedVersion(const std::string& tool) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (auto it = versions_.find(tool); it != versions_.end()) return it->second;
+  }
+  PTXB_ASSIGN_OR_RETURN(std::string version, ToolkitVersion(tool));
+  absl::MutexLock lock(&mu_);
+  versions_[tool] = version;
+  return version;
+}
+
+absl::StatusOr<CompileResult> Compiler::Compile(const CompileRequest& request) {
+  const bool cuda = request.language == "cuda";
+  if (!cuda && request.language != "ptx") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown submission language '", request.language, "' (cuda or ptx)"));
+  }
+  if (cuda && request.definition == nullptr) {
+    return absl::InvalidArgumentError("a cuda submission needs its definition");
+  }
+  // Vendor libraries show in the source first; no build needed to say so.
+  if (cuda) {
+    if (LibraryUse use = DetectLibraryInSource(request.source); use.found()) {
+      CompileResult r;
+      r.status = ptxbench::v1::LIBRARY_FALLBACK;
+      r.library = use.library;
+      r.log = absl::StrCat("The kernel uses ", use.library, " (", use.evidence,
+                           ") instead of hand-written kernels; vendor libraries are not "
+                           "allowed.\n");
+      return r;
+    }
+  }
+
+  const std::string& tool = cuda ? options_.nvcc : options_.ptxas;
+  PTXB_ASSIGN_OR_RETURN(std::string version, CachedVersion(tool));
+  std::string abi_header, trampoline;
+  std::vector<std::string> build_argv, ptx_argv;
+  if (cuda) {
+    const std::string header_path =
+        (fs::path(options_.abi_include_dir) / "ptxbench" / "kernel_abi.h").string();
+    auto header = ReadFile(header_path);
+    if (!header.ok()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("kernel ABI header missing: ", header_path));
+    }
+    abi_header = *std::move(header);
+    trampoline = Trampoline(*request.definition);
+    const std::string include = absl::StrCat("-I", options_.abi_include_dir);
+    build_argv = {options_.nvcc,
+                  "-shared",
+                  "-O3",
+                  "-gencode",
+                  "arch=compute_90a,code=sm_90a",
+                  "-lineinfo",
+                  "--ptxas-options=-v",
+                  "-Xcompiler",
+                  "-fPIC,-fvisibility=hidden",
+                  "-Xlinker",
+                  "--no-undefined",
+                  include,
+                  "kernel.cu",
+                  "trampoline.cpp",
+                  "-o",
+                  "kernel.so"};
+    ptx_argv = {options_.nvcc, "-ptx",      "-O3", "-arch=compute_90a", "-lineinfo",
+                include,       "kernel.cu", "-o",  "kernel.ptx"};
+  } else {
+    build_argv = {options_.ptxas, "-arch=sm_90a", "-v", "kernel.ptx", "-o", "kernel.cubin"};
+  }
+
+  // Everything that determines the build, each part length-prefixed.
+  const std::string build_flags = absl::StrJoin(build_argv, "\x1f");
+  const std::string ptx_flags = absl::StrJoin(ptx_argv, "\x1f");
+  std::string key_material;
+  for (const std::string* part :
+       std::initializer_list<const std::string*>{&request.source, &request.language, &build_flags,
+                                                 &ptx_flags, &version, &abi_header, &trampoline}) {
+    absl::StrAppend(&key_material, part->size(), ":", *part, ";");
+  }
+  CompileResult result;
+  result.cache_key = Sha256Hex(key_material);
+
+  const bool caching = !options_.cache_dir.empty();
+  const fs::path final_dir = fs::path(options_.cache_dir) / result.cache_key;
+  if (caching && fs::exists(final_dir / kResultFile)) {
+    auto cached = LoadCached(final_dir);
+    if (cached.ok()) {
+      cached->cache_key = result.cache_key;
+      return cached;
+    }
+    // A corrupt entry is rebuilt below and replaced.
+  }
+
+  PTXB_ASSIGN_OR_RETURN(
+      std::string dir,
+      MakeTempDir(caching ? options_.cache_dir
+                          : (fs::temp_directory_path() / "ptxbench-compile").string()));
+  if (cuda) {
+    PTXB_RETURN_IF_ERROR(WriteFile(dir + "/kernel.cu", request.source));
+    PTXB_RETURN_IF_ERROR(WriteFile(dir + "/trampoline.cpp", trampoline));
+  } else {
+    PTXB_RETURN_IF_ERROR(WriteFile(dir + "/kernel.ptx", request.source));
+  }
+
+  const absl::Time deadline = absl::Now() + options_.deadline;
+  PTXB_ASSIGN_OR_RETURN(SubprocessResult build, RunStep(build_argv, dir, deadline, &result.log));
+  std::string built_log = build.output;
+  bool ok = build.ok();
+  if (ok && cuda) {
+    PTXB_ASSIGN_OR_RETURN(SubprocessResult pass, RunStep(ptx_argv, dir, deadline, &result.log));
+    build.timed_out |= pass.timed_out;
+    ok = pass.ok();
+  }
+
+  if (build.timed_out) {
+    result.status = ptxbench::v1::TIMEOUT;
+    absl::StrAppend(&result.log, "Compilation killed: it exceeded the compile deadline of ",
+                    absl::FormatDuration(options_.deadline), ".\n");
+    std::error_code ec;
+    fs::remove_all(dir, ec);  // a timeout depends on load: never cached
+    return result;
+  }
+  if (!ok) {
+    result.status = ptxbench::v1::COMPILE_ERROR;
+    if (LibraryUse use = DetectLibraryInLinkLog(built_log); use.found()) {
+      result.status = ptxbench::v1::LIBRARY_FALLBACK;
+      result.library = use.library;
+      absl::StrAppend(&result.log, "The kernel uses ", use.library, " (", use.evidence,
+                      "); vendor libraries are not allowed.\n");
+    } else if (cuda &&
+               std::regex_search(built_log, std::regex(R"(undefined reference to .run\()"))) {
+      absl::StrAppend(&result.log,
+                      "The entry point does not match the definition. Expected, at global "
+                      "namespace with C++ linkage:\n  ",
+                      ExpectedSignature(*request.definition), "\n");
+    }
+  } else {
+    result.status = ptxbench::v1::COMPILED;
+    result.artifact_path = dir + (cuda ? "/kernel.so" : "/kernel.cubin");
+    result.ptx_path = dir + "/kernel.ptx";
+    result.resources = ParsePtxasVerbose(built_log);
+    PTXB_ASSIGN_OR_RETURN(std::string ptx, ReadFile(result.ptx_path));
+    result.ptx = CensusPtx(ptx);
+    if (cuda) {
+      PTXB_ASSIGN_OR_RETURN(LibraryUse use, DetectLibraryInElf(result.artifact_path));
+      if (use.found()) {
+        result.status = ptxbench::v1::LIBRARY_FALLBACK;
+        result.library = use.library;
+        absl::StrAppend(&result.log, "The kernel uses ", use.library, " (", use.evidence,
+                        "); vendor libraries are not allowed.\n");
+      }
+    }
+  }
+
+  PTXB_RETURN_IF_ERROR(WriteFile(dir + "/" + kLogFile, result.log));
+  PTXB_RETURN_IF_ERROR(WriteFile(dir + "/" + kResultFile, ResultToJson(result).dump(2)));
+  if (!caching) return result;
+  std::error_code ec;
+  fs::rename(dir, final_dir, ec);
+  if (ec) {
+    // Another build of the same key published first (or a corrupt entry is
+    // in the way): replace a corrupt one, otherwise use the published one.
+    if (!fs::exists(final_dir / kResultFile)) {
+      fs::remove_all(final_dir, ec);
+      fs::rename(dir, final_dir, ec);
+    }
+    if (ec || fs::exists(dir)) fs::remove_all(dir, ec);
+  }
+  auto published = LoadCached(final_dir);
+  if (!published.ok()) return published.status();
+  published->cache_hit = false;
+  published->cache_key = result.cache_key;
+  return published;
+}
+
+}  // namespace ptxbench::worker

@@ -1,0 +1,87 @@
+#ifndef PTXBENCH_WORKER_COMPILE_COMPILER_H_
+#define PTXBENCH_WORKER_COMPILE_COMPILER_H_
+
+// Builds a submission the way DESIGN §5 prescribes (CPU only: nvcc and ptxas
+// run as subprocesses under a deadline) and reports what the harness and the
+// model need: status, compile log, per-kernel resources from ptxas -v, the PTX
+// census and vendor-library use. Builds are cached on disk by sha256 of
+// everything that determines them.
+//
+// Thread-safe: Compile may run concurrently (a compile pool); concurrent
+// builds of one key both build and the first to publish wins.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "ptxbench/v1/common.pb.h"
+#include "workloads/definition.h"
+
+namespace ptxbench::worker {
+
+struct CompilerOptions {
+  std::string nvcc = "/usr/local/cuda/bin/nvcc";
+  std::string ptxas = "/usr/local/cuda/bin/ptxas";
+  // Builds live in cache_dir/<cache_key>/. Empty: no cache; each build gets a
+  // fresh directory under the system temp dir, which the caller may delete.
+  std::string cache_dir;
+  // The directory holding ptxbench/kernel_abi.h (worker/kernel_abi).
+  std::string abi_include_dir;
+  // For the whole build (all passes together).
+  absl::Duration deadline = absl::Minutes(2);
+};
+
+struct CompileRequest {
+  std::string source;
+  std::string language;  // "cuda" | "ptx"
+  // The run() signature comes from it; required for "cuda". Not owned.
+  const workloads::Definition* definition = nullptr;
+};
+
+struct CompileResult {
+  // COMPILED, COMPILE_ERROR, LIBRARY_FALLBACK or TIMEOUT.
+  ptxbench::v1::EvalStatus status = ptxbench::v1::EVAL_STATUS_UNSPECIFIED;
+  std::string log;  // the commands and their output (ptxas -v lines included)
+  std::vector<ptxbench::v1::KernelResources> resources;  // one per entry function
+  ptxbench::v1::PtxCensus ptx;
+  std::string artifact_path;  // kernel.so (cuda) or kernel.cubin (ptx); empty on failure
+  std::string ptx_path;       // kernel.ptx; empty when none was produced
+  std::string cache_key;
+  bool cache_hit = false;
+  std::string library;  // "cuBLAS", "cuBLASLt", "cuDNN", "CUTLASS" when LIBRARY_FALLBACK
+};
+
+class Compiler {
+ public:
+  explicit Compiler(CompilerOptions options);
+
+  // Builds `request`. The kernel's faults are a status in the result; errors
+  // are infrastructure problems only: kInvalidArgument for a bad request,
+  // kFailedPrecondition when a tool or the ABI header is missing, kInternal
+  // for file-system failures.
+  absl::StatusOr<CompileResult> Compile(const CompileRequest& request);
+
+  // The identifying lines of `tool --version` (nvcc or ptxas), e.g.
+  // "Cuda compilation tools, release 13.0, V13.0.88; Build cuda_13.0.r13.0/...".
+  static absl::StatusOr<std::string> ToolkitVersion(const std::string& nvcc);
+
+  // The trampoline source generated for `definition` (see kernel_abi.h).
+  static std::string Trampoline(const workloads::Definition& definition);
+  // The run() declaration the definition expects, as a model should write it.
+  static std::string ExpectedSignature(const workloads::Definition& definition);
+
+ private:
+  absl::StatusOr<std::string> CachedVersion(const std::string& tool);
+
+  const CompilerOptions options_;
+  absl::Mutex mu_;
+  std::map<std::string, std::string> versions_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace ptxbench::worker
+
+#endif  // PTXBENCH_WORKER_COMPILE_COMPILER_H_

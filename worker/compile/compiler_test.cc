@@ -1,0 +1,297 @@
+#include "worker/compile/compiler.h"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace ptxbench::worker {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::Contains;
+using ::testing::HasSubstr;
+using ::testing::Pair;
+
+constexpr char kValidKernel[] = R"(#include "ptxbench/kernel_abi.h"
+
+__global__ void add_kernel(const float* a, const float* b, float* c, long n) {
+  __shared__ unsigned long long bar;
+  if (threadIdx.x == 0) {
+    asm volatile("mbarrier.init.shared.b64 [%0], 1;" ::"r"(
+        static_cast<unsigned>(__cvta_generic_to_shared(&bar))));
+  }
+  __syncthreads();
+  long i = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x;
+  if (i < n) c[i] = a[i] + b[i] + static_cast<float>(bar & 0);
+}
+
+PTXB_EXPORT void run(const ptxb::Tensor& A, const ptxb::Tensor& B, ptxb::Tensor& C,
+                     cudaStream_t stream) {
+  long n = C.numel();
+  add_kernel<<<(n + 255) / 256, 256, 0, stream>>>(static_cast<const float*>(A.data),
+      static_cast<const float*>(B.data), static_cast<float*>(C.data), n);
+}
+)";
+
+constexpr char kRawPtx[] = R"(.version 8.0
+.target sm_90a
+.address_size 64
+
+.visible .entry copy_kernel(.param .u64 src, .param .u64 dst, .param .u64 n)
+{
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<6>;
+  .reg .f32 %f<2>;
+  .reg .pred %p<2>;
+  ld.param.u64 %rd1, [src];
+  ld.param.u64 %rd2, [dst];
+  ld.param.u64 %rd5, [n];
+  mov.u32 %r1, %tid.x;
+  cvt.u64.u32 %rd3, %r1;
+  setp.ge.u64 %p1, %rd3, %rd5;
+  @%p1 bra DONE;
+  mul.wide.u32 %rd4, %r1, 4;
+  add.u64 %rd1, %rd1, %rd4;
+  add.u64 %rd2, %rd2, %rd4;
+  ld.global.f32 %f1, [%rd1];
+  st.global.f32 [%rd2], %f1;
+DONE:
+  ret;
+}
+)";
+
+workloads::Definition AddDefinition() {
+  workloads::Definition d;
+  d.name = "vector_add";
+  d.axes = {{"N", false, 0}};
+  d.inputs = {{"A", {"N"}, false, "float32"}, {"B", {"N"}, false, "float32"}};
+  d.outputs = {{"C", {"N"}, false, "float32"}};
+  return d;
+}
+
+std::string MakeTempDir() {
+  std::string tmpl = (fs::temp_directory_path() / "compiler_test-XXXXXX").string();
+  EXPECT_NE(mkdtemp(tmpl.data()), nullptr);
+  return tmpl;
+}
+
+class CompilerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!fs::exists(CompilerOptions().nvcc)) {
+      GTEST_SKIP() << "nvcc not found at " << CompilerOptions().nvcc
+                   << "; the compile path needs the CUDA toolkit";
+    }
+    dir_ = MakeTempDir();
+    options_.cache_dir = dir_ + "/cache";
+    options_.abi_include_dir = PTXB_KERNEL_ABI_DIR;
+  }
+  void TearDown() override {
+    std::error_code ec;
+    if (!dir_.empty()) fs::remove_all(dir_, ec);
+  }
+
+  absl::StatusOr<CompileResult> CompileCuda(const std::string& source) {
+    Compiler compiler(options_);
+    return compiler.Compile({source, "cuda", &definition_});
+  }
+
+  std::string dir_;
+  CompilerOptions options_;
+  workloads::Definition definition_ = AddDefinition();
+};
+
+TEST_F(CompilerTest, ValidKernelCompilesWithResourcesAndCensus) {
+  auto r = CompileCuda(kValidKernel);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->status, ptxbench::v1::COMPILED) << r->log;
+  EXPECT_FALSE(r->cache_hit);
+  EXPECT_EQ(r->cache_key.size(), 64u);
+  EXPECT_TRUE(fs::exists(r->artifact_path)) << r->artifact_path;
+  EXPECT_TRUE(fs::exists(r->ptx_path)) << r->ptx_path;
+  EXPECT_THAT(r->log, HasSubstr("Used"));
+  ASSERT_EQ(r->resources.size(), 1u) << r->log;
+  EXPECT_THAT(r->resources[0].kernel_name(), HasSubstr("add_kernel"));
+  EXPECT_GT(r->resources[0].registers(), 0);
+  EXPECT_GE(r->resources[0].shared_mem_bytes(), 8);
+  EXPECT_THAT(r->ptx.instruction_counts(), Contains(Pair("mbarrier.", 1)));
+  EXPECT_THAT(r->ptx.architecture_counts(), Contains(Pair("hopper", 1)));
+  EXPECT_EQ(r->ptx.virtual_arch(), "sm_90a");
+  EXPECT_GT(r->ptx.size_bytes(), 0);
+}
+
+TEST_F(CompilerTest, SecondCompileIsAFastCacheHit) {
+  Compiler compiler(options_);
+  const std::string source = absl::StrCat(kValidKernel, "// cache test\n");
+  absl::Time t0 = absl::Now();
+  auto first = compiler.Compile({source, "cuda", &definition_});
+  absl::Duration cold = absl::Now() - t0;
+  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_EQ(first->status, ptxbench::v1::COMPILED) << first->log;
+  t0 = absl::Now();
+  auto second = compiler.Compile({source, "cuda", &definition_});
+  absl::Duration warm = absl::Now() - t0;
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_TRUE(second->cache_hit);
+  EXPECT_FALSE(first->cache_hit);
+  EXPECT_EQ(second->cache_key, first->cache_key);
+  EXPECT_EQ(second->status, ptxbench::v1::COMPILED);
+  EXPECT_EQ(second->log, first->log);
+  EXPECT_EQ(second->artifact_path, first->artifact_path);
+  ASSERT_EQ(second->resources.size(), 1u);
+  EXPECT_EQ(second->resources[0].registers(), first->resources[0].registers());
+  EXPECT_EQ(second->ptx.sha256(), first->ptx.sha256());
+  EXPECT_THAT(second->ptx.instruction_counts(), Contains(Pair("mbarrier.", 1)));
+  EXPECT_LT(warm * 10, cold) << "cold " << cold << " warm " << warm;
+
+  // A different toolkit-independent input (the definition) is a different key.
+  workloads::Definition other = definition_;
+  other.outputs[0].name = "D";
+  auto third = compiler.Compile({source, "cuda", &other});
+  ASSERT_TRUE(third.ok()) << third.status();
+  EXPECT_NE(third->cache_key, first->cache_key);
+}
+
+TEST_F(CompilerTest, SyntaxErrorIsCompileErrorWithNvccMessage) {
+  auto r = CompileCuda("#include \"ptxbench/kernel_abi.h\"\nint x = 1\nint y = 2;\n");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->status, ptxbench::v1::COMPILE_ERROR);
+  EXPECT_THAT(r->log, HasSubstr("kernel.cu(3): error"));
+  EXPECT_TRUE(r->artifact_path.empty());
+  // Compile errors are cached too.
+  auto again = CompileCuda("#include \"ptxbench/kernel_abi.h\"\nint x = 1\nint y = 2;\n");
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_TRUE(again->cache_hit);
+  EXPECT_EQ(again->status, ptxbench::v1::COMPILE_ERROR);
+}
+
+TEST_F(CompilerTest, WrongArityNamesExpectedSignature) {
+  auto r = CompileCuda(R"(#include "ptxbench/kernel_abi.h"
+PTXB_EXPORT void run(const ptxb::Tensor& A, ptxb::Tensor& C, cudaStream_t stream) {}
+)");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->status, ptxbench::v1::COMPILE_ERROR);
+  EXPECT_THAT(r->log, HasSubstr("PTXB_EXPORT void run(const ptxb::Tensor& A, const "
+                                "ptxb::Tensor& B, ptxb::Tensor& C, cudaStream_t stream)"));
+}
+
+TEST_F(CompilerTest, CublasInSourceIsLibraryFallback) {
+  auto r = CompileCuda(R"(#include "ptxbench/kernel_abi.h"
+#include <cublas_v2.h>
+PTXB_EXPORT void run(const ptxb::Tensor& A, const ptxb::Tensor& B, ptxb::Tensor& C,
+                     cudaStream_t stream) {
+  cublasHandle_t h;
+  cublasCreate(&h);
+}
+)");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->status, ptxbench::v1::LIBRARY_FALLBACK);
+  EXPECT_EQ(r->library, "cuBLAS");
+  EXPECT_THAT(r->log, HasSubstr("cuBLAS"));
+}
+
+TEST_F(CompilerTest, HiddenCublasCallIsLibraryFallbackFromTheLink) {
+  // Token pasting hides the name from the source scan; the link reveals it.
+  auto r = CompileCuda(R"(#include "ptxbench/kernel_abi.h"
+#define VENDOR(x) cu##blas##x
+extern "C" int VENDOR(Create_v2)(void**);
+PTXB_EXPORT void run(const ptxb::Tensor& A, const ptxb::Tensor& B, ptxb::Tensor& C,
+                     cudaStream_t stream) {
+  void* h;
+  VENDOR(Create_v2)(&h);
+}
+)");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->status, ptxbench::v1::LIBRARY_FALLBACK) << r->log;
+  EXPECT_EQ(r->library, "cuBLAS");
+}
+
+TEST_F(CompilerTest, RawPtxAssemblesWithResources) {
+  Compiler compiler(options_);
+  auto r = compiler.Compile({kRawPtx, "ptx", nullptr});
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->status, ptxbench::v1::COMPILED) << r->log;
+  EXPECT_TRUE(fs::exists(r->artifact_path));
+  EXPECT_THAT(r->artifact_path, HasSubstr(".cubin"));
+  ASSERT_EQ(r->resources.size(), 1u) << r->log;
+  EXPECT_EQ(r->resources[0].kernel_name(), "copy_kernel");
+  EXPECT_GT(r->resources[0].registers(), 0);
+  EXPECT_EQ(r->ptx.virtual_arch(), "sm_90a");
+
+  auto bad = compiler.Compile({"  .version 8.0\n.target sm_90a\nfoo bar;\n", "ptx", nullptr});
+  ASSERT_TRUE(bad.ok()) << bad.status();
+  EXPECT_EQ(bad->status, ptxbench::v1::COMPILE_ERROR);
+  EXPECT_THAT(bad->log, HasSubstr("error"));
+}
+
+TEST_F(CompilerTest, DeadlineKillIsTimeout) {
+  const std::string fake = dir_ + "/fake-nvcc";
+  {
+    std::ofstream out(fake);
+    out << "#!/bin/sh\n"
+           "if [ \"$1\" = --version ]; then echo 'Cuda compilation tools, release 0.0, fake'; "
+           "exit 0; fi\n"
+           "sleep 30\n";
+  }
+  chmod(fake.c_str(), 0755);
+  options_.nvcc = fake;
+  options_.deadline = absl::Milliseconds(500);
+  const absl::Time start = absl::Now();
+  auto r = CompileCuda(kValidKernel);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_LT(absl::Now() - start, absl::Seconds(5));
+  EXPECT_EQ(r->status, ptxbench::v1::TIMEOUT);
+  EXPECT_THAT(r->log, HasSubstr("deadline of 500ms"));
+  // Timeouts are not cached: the next attempt builds again.
+  auto again = CompileCuda(kValidKernel);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_FALSE(again->cache_hit);
+}
+
+TEST(CompilerInfraTest, MissingToolIsFailedPrecondition) {
+  CompilerOptions options;
+  options.nvcc = "/nonexistent/nvcc";
+  Compiler compiler(options);
+  workloads::Definition d = AddDefinition();
+  auto r = compiler.Compile({kValidKernel, "cuda", &d});
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(r.status().message(), HasSubstr("/nonexistent/nvcc"));
+}
+
+TEST(CompilerInfraTest, BadRequestsAreInvalidArgument) {
+  Compiler compiler(CompilerOptions{});
+  EXPECT_EQ(compiler.Compile({"x", "triton", nullptr}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(compiler.Compile({"x", "cuda", nullptr}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(CompilerInfraTest, TrampolineMatchesDefinitionArity) {
+  workloads::Definition d = AddDefinition();
+  std::string t = Compiler::Trampoline(d);
+  EXPECT_THAT(t, HasSubstr("void run(const ptxb::Tensor& A, const ptxb::Tensor& B, "
+                           "ptxb::Tensor& C, cudaStream_t stream);"));
+  EXPECT_THAT(t, HasSubstr("if (count != 3) return PTXB_ENTRY_BAD_COUNT;"));
+  EXPECT_THAT(
+      t,
+      HasSubstr("run(*tensors[0], *tensors[1], const_cast<ptxb::Tensor&>(*tensors[2]), stream);"));
+  d.inputs[0].name = "not an identifier";
+  EXPECT_THAT(Compiler::ExpectedSignature(d), HasSubstr("const ptxb::Tensor& t0,"));
+}
+
+TEST(CompilerInfraTest, ToolkitVersionNamesRelease) {
+  if (!fs::exists(CompilerOptions().nvcc)) GTEST_SKIP() << "nvcc not found";
+  auto v = Compiler::ToolkitVersion(CompilerOptions().nvcc);
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_THAT(*v, HasSubstr("release"));
+}
+
+}  // namespace
+}  // namespace ptxbench::worker

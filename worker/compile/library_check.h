@@ -1,0 +1,40 @@
+#ifndef PTXBENCH_WORKER_COMPILE_LIBRARY_CHECK_H_
+#define PTXBENCH_WORKER_COMPILE_LIBRARY_CHECK_H_
+
+// Detects vendor math libraries (cuBLAS, cuBLASLt, cuDNN, CUTLASS) in a CUDA
+// submission, which DESIGN §5 reports as LIBRARY_FALLBACK. Two views: the
+// source (includes, API identifiers, library names for dlopen) and the built
+// shared library (DT_NEEDED entries, undefined dynamic symbols). Thread-safe.
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace ptxbench::worker {
+
+struct LibraryUse {
+  std::string library;   // "cuBLAS", "cuBLASLt", "cuDNN", "CUTLASS"; empty if none
+  std::string evidence;  // what gave it away, e.g. "#include <cublas_v2.h>"
+
+  bool found() const { return !library.empty(); }
+};
+
+// Scans CUDA source with comments removed: includes of cublas*.h, cublasLt.h,
+// cudnn*.h or cutlass/ and cute/ headers; identifiers such as cublasGemmEx,
+// cublasLtMatmul, cudnnCreate, CUBLAS_OP_T or cutlass::; and string literals
+// naming libcublas / libcudnn (dlopen).
+LibraryUse DetectLibraryInSource(absl::string_view source);
+
+// Same verdict from a link log: undefined references to vendor symbols.
+LibraryUse DetectLibraryInLinkLog(absl::string_view log);
+
+// Reads the ELF shared library at `path` (its .dynamic and .dynsym sections)
+// for DT_NEEDED libcublas* / libcublasLt* / libcudnn* and undefined dynamic
+// symbols starting with cublas / cudnn. Errors when the file is not a
+// readable 64-bit ELF.
+absl::StatusOr<LibraryUse> DetectLibraryInElf(const std::string& path);
+
+}  // namespace ptxbench::worker
+
+#endif  // PTXBENCH_WORKER_COMPILE_LIBRARY_CHECK_H_

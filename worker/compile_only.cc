@@ -1,0 +1,61 @@
+#include "worker/compile_only.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+
+namespace ptxbench::worker {
+
+namespace v1 = ::ptxbench::v1;
+
+v1::EvalResult EvaluateCompileOnly(Compiler& compiler,
+                                   const workloads::DefinitionRegistry& definitions,
+                                   const v1::EvalRequest& request, const std::string& worker_id,
+                                   const std::string& toolkit_version) {
+  const absl::Time start = absl::Now();
+  v1::EvalResult result;
+  result.set_worker_id(worker_id);
+  result.set_toolkit_version(toolkit_version);
+  auto finish = [&](v1::EvalResult r) {
+    r.set_wall_time_ms(absl::ToInt64Milliseconds(absl::Now() - start));
+    return r;
+  };
+  absl::StatusOr<const workloads::Definition*> definition = definitions.Find(request.definition());
+  if (!definition.ok()) {
+    result.set_status(v1::INFRA_ERROR);
+    result.set_error(std::string(definition.status().message()));
+    return finish(result);
+  }
+  CompileRequest compile{request.kernel_source(), request.language(), *definition};
+  absl::StatusOr<CompileResult> built = compiler.Compile(compile);
+  if (!built.ok()) {
+    result.set_status(v1::INFRA_ERROR);
+    result.set_error(absl::StrCat("compile infrastructure: ", built.status().message()));
+    return finish(result);
+  }
+  result.set_status(built->status);
+  result.set_compile_log(built->log);
+  for (const v1::KernelResources& r : built->resources) *result.add_resources() = r;
+  *result.mutable_ptx() = built->ptx;
+  result.set_all_passed(false);  // nothing ran: never a pass
+  return finish(result);
+}
+
+v1::CompleteRequest CompileOnlyHandler::Run(const v1::Task& task, const std::atomic<bool>&) {
+  v1::CompleteRequest out;
+  if (task.kind() != v1::EVAL) {
+    out.mutable_failure()->set_failure_class(v1::INFRA);
+    out.mutable_failure()->set_message("a worker was given a non-eval task");
+    return out;
+  }
+  if (task.eval().mode() != v1::COMPILE_ONLY) {
+    out.mutable_failure()->set_failure_class(v1::INFRA);
+    out.mutable_failure()->set_message(
+        absl::StrCat("worker ", worker_id_, " has no GPU: it evaluates compile-only"));
+    return out;
+  }
+  *out.mutable_eval() = EvaluateCompileOnly(*compiler_, *definitions_, task.eval(), worker_id_,
+                                             toolkit_version_);
+  return out;
+}
+
+}  // namespace ptxbench::worker

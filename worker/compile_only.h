@@ -1,0 +1,54 @@
+#ifndef PTXBENCH_WORKER_COMPILE_ONLY_H_
+#define PTXBENCH_WORKER_COMPILE_ONLY_H_
+
+// Compile-only evaluation: what a worker without a GPU offers (issue 3, item
+// 6). It builds the kernel exactly as a full evaluation would and reports the
+// compile log, per-kernel resources, the PTX census and vendor-library use.
+// Status COMPILED means "it builds": nothing was run, so there is no
+// correctness or speed, and all_passed is always false.
+
+#include <atomic>
+#include <string>
+
+#include "executor/task_handler.h"
+#include "ptxbench/v1/common.pb.h"
+#include "worker/compile/compiler.h"
+#include "workloads/registry.h"
+
+namespace ptxbench::worker {
+
+// Never fails: infrastructure problems (unknown definition, missing nvcc)
+// come back as status INFRA_ERROR with `error` set.
+ptxbench::v1::EvalResult EvaluateCompileOnly(Compiler& compiler,
+                                             const workloads::DefinitionRegistry& definitions,
+                                             const ptxbench::v1::EvalRequest& request,
+                                             const std::string& worker_id,
+                                             const std::string& toolkit_version);
+
+// Runs eval tasks compile-only. A FULL-mode task (which the scheduler routes
+// only to GPU workers) is refused as an INFRA failure so it goes elsewhere.
+class CompileOnlyHandler final : public executor::TaskHandler {
+ public:
+  // Not owned; must outlive the handler.
+  // `toolkit_version` is reported with every result (Compiler::ToolkitVersion,
+  // asked once at start-up).
+  CompileOnlyHandler(Compiler* compiler, const workloads::DefinitionRegistry* definitions,
+                     std::string worker_id, std::string toolkit_version)
+      : compiler_(compiler),
+        definitions_(definitions),
+        worker_id_(std::move(worker_id)),
+        toolkit_version_(std::move(toolkit_version)) {}
+
+  ptxbench::v1::CompleteRequest Run(const ptxbench::v1::Task& task,
+                                    const std::atomic<bool>& cancelled) override;
+
+ private:
+  Compiler* compiler_;
+  const workloads::DefinitionRegistry* definitions_;
+  std::string worker_id_;
+  std::string toolkit_version_;
+};
+
+}  // namespace ptxbench::worker
+
+#endif  // PTXBENCH_WORKER_COMPILE_ONLY_H_

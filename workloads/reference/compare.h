@@ -1,0 +1,46 @@
+#ifndef PTXBENCH_WORKLOADS_REFERENCE_COMPARE_H_
+#define PTXBENCH_WORKLOADS_REFERENCE_COMPARE_H_
+
+// The correctness rule of DESIGN §5, on host values (plain C++, no CUDA).
+
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+
+namespace ptxbench::reference {
+
+struct Tolerance {
+  double atol = 1e-2;
+  double rtol = 1e-2;
+  double required_matched_ratio = 1.0;
+};
+
+struct CompareResult {
+  int64_t total = 0;
+  int64_t matched = 0;          // elements within tolerance (finite ones only)
+  int64_t nonfinite = 0;        // NaN/Inf in the output or the expected values
+  double max_abs_error = 0;     // over finite pairs
+  double max_rel_error = 0;     // |x-y| / (|y| + 1e-8), over finite pairs
+  int64_t first_mismatch = -1;  // index of the first failing element, or -1
+  bool passed = false;
+
+  double matched_ratio() const {
+    return total == 0 ? 1.0 : static_cast<double>(matched) / static_cast<double>(total);
+  }
+};
+
+// An element x (actual) fails against y (expected) iff |x-y| > atol AND
+// |x-y| / (|y| + 1e-8) > rtol, or either is NaN/Inf. Passes iff no value is
+// non-finite and matched/total >= required_matched_ratio. kInvalidArgument
+// when the sizes differ.
+absl::StatusOr<CompareResult> CompareOutputs(absl::Span<const float> actual,
+                                             absl::Span<const float> expected,
+                                             const Tolerance& tol = {});
+
+// The float value of a bfloat16 bit pattern (exact).
+float Bf16BitsToFloat(uint16_t bits);
+
+}  // namespace ptxbench::reference
+
+#endif  // PTXBENCH_WORKLOADS_REFERENCE_COMPARE_H_

@@ -1,0 +1,78 @@
+#include "workloads/reference/compare.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace ptxbench::reference {
+namespace {
+
+TEST(CompareTest, ExactMatchPasses) {
+  std::vector<float> y = {1.0f, -2.0f, 0.0f};
+  auto r = CompareOutputs(y, y);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->passed);
+  EXPECT_EQ(r->matched, 3);
+  EXPECT_EQ(r->max_abs_error, 0.0);
+  EXPECT_EQ(r->first_mismatch, -1);
+}
+
+// Failing needs both: large absolute AND large relative error.
+TEST(CompareTest, ElementFailsOnlyWhenBothBoundsAreExceeded) {
+  // abs 0.5 > atol but rel 0.5/1000 < rtol: passes.
+  // abs 0.005 < atol though rel is huge: passes.
+  // abs 0.5 and rel 0.5: fails.
+  std::vector<float> x = {1000.5f, 0.005f, 1.5f};
+  std::vector<float> y = {1000.0f, 0.0f, 1.0f};
+  auto r = CompareOutputs(x, y);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->matched, 2);
+  EXPECT_EQ(r->first_mismatch, 2);
+  EXPECT_FALSE(r->passed);
+  EXPECT_DOUBLE_EQ(r->max_abs_error, 0.5);
+  EXPECT_NEAR(r->max_rel_error, 0.005 / 1e-8, 1.0);
+  EXPECT_NEAR(r->matched_ratio(), 2.0 / 3.0, 1e-12);
+}
+
+TEST(CompareTest, RequiredRatioBelowOneToleratesSomeMismatches) {
+  std::vector<float> x = {1.0f, 2.0f, 3.0f, 9.0f};
+  std::vector<float> y = {1.0f, 2.0f, 3.0f, 4.0f};
+  Tolerance tol;
+  tol.required_matched_ratio = 0.75;
+  auto r = CompareOutputs(x, y, tol);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->passed);
+  tol.required_matched_ratio = 0.76;
+  EXPECT_FALSE(CompareOutputs(x, y, tol)->passed);
+}
+
+TEST(CompareTest, AnyNanOrInfFailsEvenWithALowRatio) {
+  Tolerance tol;
+  tol.required_matched_ratio = 0.0;
+  for (float bad :
+       {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
+    std::vector<float> x = {1.0f, bad};
+    std::vector<float> y = {1.0f, 2.0f};
+    auto r = CompareOutputs(x, y, tol);
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r->nonfinite, 1);
+    EXPECT_FALSE(r->passed);
+  }
+}
+
+TEST(CompareTest, SizeMismatchIsInvalidArgument) {
+  std::vector<float> x = {1.0f};
+  std::vector<float> y = {1.0f, 2.0f};
+  EXPECT_EQ(CompareOutputs(x, y).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(CompareTest, Bf16BitsConvertExactly) {
+  EXPECT_EQ(Bf16BitsToFloat(0x3f80), 1.0f);
+  EXPECT_EQ(Bf16BitsToFloat(0xc000), -2.0f);
+  EXPECT_TRUE(std::isnan(Bf16BitsToFloat(0x7fc0)));
+}
+
+}  // namespace
+}  // namespace ptxbench::reference
