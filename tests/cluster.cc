@@ -50,6 +50,15 @@ Child& Cluster::AddWorker(const std::vector<std::string>& extra) {
   return *executors_.back();
 }
 
+Child& Cluster::AddRealWorker(const std::vector<std::string>& extra) {
+  std::vector<std::string> argv = {PTXB_WORKER_BIN, "--scheduler", address(), "--cache-dir",
+                                   dir_ + "/build-cache"};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  executors_.push_back(std::make_unique<Child>(
+      Child::Spawn(argv, absl::StrCat(dir_, "/worker", next_executor_++, ".log"))));
+  return *executors_.back();
+}
+
 Child& Cluster::AddGateway(const std::vector<std::string>& extra) {
   std::vector<std::string> argv = {PTXB_GATEWAY_BIN, "--scheduler", address(), "--simulate"};
   argv.insert(argv.end(), extra.begin(), extra.end());

@@ -28,6 +28,8 @@ class Cluster {
   bool StartScheduler(const std::vector<std::string>& extra = {});
   void KillScheduler() { scheduler_.KillNow(); }
   Child& AddWorker(const std::vector<std::string>& extra = {});
+  // A real (not simulated) worker: on a machine without a GPU, compile-only.
+  Child& AddRealWorker(const std::vector<std::string>& extra = {});
   Child& AddGateway(const std::vector<std::string>& extra = {});
 
   // `ptxbench --scheduler ADDR args...`

@@ -1,0 +1,57 @@
+// A real worker on a machine without a GPU evaluates compile-only: an
+// experiment with `eval: compile-only` runs to the end with real nvcc
+// results, and nothing is ever reported as PASSED or correct.
+#include <filesystem>
+
+#include "gtest/gtest.h"
+#include "tests/cluster.h"
+
+namespace ptxbench::testing {
+namespace {
+
+TEST(CompileOnlyEndToEndTest, RealCompilerResultsFlowBackAsFeedback) {
+  if (!std::filesystem::exists("/usr/local/cuda/bin/nvcc")) {
+    GTEST_SKIP() << "nvcc not found at /usr/local/cuda/bin/nvcc: compile-only evaluation "
+                    "cannot run here";
+  }
+  Cluster c("e2e_compile_only");
+  ASSERT_TRUE(c.StartScheduler()) << c.SchedulerLogTail();
+  c.AddRealWorker({"--slots", "2"});
+  c.AddGateway({"--latency-ms", "5"});
+  std::string exp = c.Submit(c.WriteFile("spec.json", R"({"name": "compile-only",
+    "models": ["m"], "definitions": ["gemm_n7168_k5120"], "prompt_tags": ["hopper-no-hint"],
+    "samples": 2, "num_turns": 2, "target_speedup": 1.0, "eval": "compile-only"})"));
+  ASSERT_FALSE(exp.empty()) << c.SchedulerLogTail();
+
+  nlohmann::json status = c.WaitFinished(exp, 240);
+  ASSERT_EQ(status["trajectories"]["terminal"], 2) << status.dump() << Tail(c.dir() + "/worker0.log");
+  EXPECT_EQ(status["trajectories"]["by_state"].value("LIMITS_EXCEEDED", 0), 2)
+      << "compile-only can never meet a speed target";
+  EXPECT_EQ(status["correct"], 0) << "nothing ran, so nothing is correct";
+  const int64_t evaluated = c.QueryInt("SELECT count(*) FROM turns WHERE eval_status IS NOT NULL");
+  EXPECT_GT(evaluated, 0);
+  // Every evaluated turn has a real compile status (COMPILED, COMPILE_ERROR or
+  // LIBRARY_FALLBACK), never PASSED.
+  EXPECT_EQ(c.QueryInt("SELECT count(*) FROM turns WHERE eval_status IN (6, 8, 10)"), evaluated);
+  // The simulated gateway's kernels do not follow the kernel ABI, so they fail
+  // to build; the feedback the model gets carries the compiler's words and
+  // the run() signature the definition expects.
+  std::string trajectory;
+  {
+    auto db = c.OpenDatabase();
+    auto s = db->Prepare("SELECT id FROM trajectories ORDER BY rowid LIMIT 1");
+    ASSERT_TRUE(s.ok() && *s->Step());
+    trajectory = s->ColumnText(0);
+  }
+  CommandResult show = c.Cli({"show", trajectory, "--output", "json", "--full"});
+  ASSERT_EQ(show.exit_code, 0) << show.out;
+  nlohmann::json t = nlohmann::json::parse(show.out);
+  ASSERT_FALSE(t["turns"].empty());
+  const std::string feedback = t["turns"][0].value("feedback", "");
+  EXPECT_NE(feedback.find("run("), std::string::npos) << feedback;
+  EXPECT_EQ(feedback.find("SIMULATED RESULT"), std::string::npos)
+      << "a real compile result is not labelled simulated";
+}
+
+}  // namespace
+}  // namespace ptxbench::testing
