@@ -245,4 +245,20 @@ absl::StatusOr<double> ParsePositiveSeconds(absl::string_view flag, absl::string
   return seconds;
 }
 
+namespace {
+constexpr char kExitCodePayload[] = "ptxbench/exit-code";
+}  // namespace
+
+absl::Status WithExitCode(absl::Status status, int exit_code) {
+  status.SetPayload(kExitCodePayload, absl::Cord(std::to_string(exit_code)));
+  return status;
+}
+
+std::optional<int> ExitCodeOf(const absl::Status& status) {
+  absl::optional<absl::Cord> payload = status.GetPayload(kExitCodePayload);
+  int code = 0;
+  if (!payload || !absl::SimpleAtoi(std::string(*payload), &code)) return std::nullopt;
+  return code;
+}
+
 }  // namespace ptxbench::cli

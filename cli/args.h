@@ -13,6 +13,7 @@
 // Errors here are usage errors (exit code 2); see UsageError().
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,11 @@ std::string GroupUsage(absl::string_view group, const std::vector<CommandSpec>& 
 // the scheduler (bad spec: exit code 1) stays distinguishable.
 absl::Status UsageError(absl::string_view message);
 bool IsUsageError(const absl::Status& status);
+
+// An error whose exit code is given explicitly (`ptxbench eval`: 1 for a
+// kernel that failed, 2 for an infrastructure error).
+absl::Status WithExitCode(absl::Status status, int exit_code);
+std::optional<int> ExitCodeOf(const absl::Status& status);
 
 // Parses a flag value as an integer / number in [min, max]; usage error
 // naming the flag otherwise.

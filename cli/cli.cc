@@ -25,6 +25,7 @@ const std::vector<Command>& AllCommands() {
     AddTrajectoryCommands(list);
     AddExecutorCommands(list);
     AddLocalCommands(list);
+    AddEvalCommand(list);
     return list;
   }();
   return *commands;
@@ -96,6 +97,7 @@ int RunCli(const std::vector<std::string>& raw_args, const CliEnvironment& env) 
   env.out->flush();
   if (status.ok()) return 0;
   *env.err << "ptxbench: " << status.message() << "\n";
+  if (std::optional<int> code = ExitCodeOf(status)) return *code;
   return IsUsageError(status) ? 2 : 1;
 }
 

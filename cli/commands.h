@@ -46,6 +46,7 @@ void AddTrajectoryCommands(std::vector<Command>* commands);  // commands_traject
 void AddExecutorCommands(std::vector<Command>* commands);    // commands_executors.cc
 void AddLocalCommands(std::vector<Command>* commands);       // commands_local.cc
 void AddUpCommand(std::vector<Command>* commands);           // up.cc
+void AddEvalCommand(std::vector<Command>* commands);         // commands_eval.cc
 
 }  // namespace ptxbench::cli
 

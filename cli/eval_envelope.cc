@@ -92,7 +92,9 @@ nlohmann::json EvalEnvelope(const EvalContext& c, const v1::EvalResult& result) 
       {"sanitizer",
        {{"requested_runs", c.sanitizer_requested_runs},
         {"completed_runs", c.sanitizer_completed_runs},
-        {"clean", c.sanitizer_clean}}},
+        // Clean only means something when a sanitizer actually ran.
+        {"clean", c.sanitizer_completed_runs > 0 ? nlohmann::json(c.sanitizer_clean)
+                                                 : nlohmann::json()}}},
       {"compile_log", result.compile_log()},
       {"ptx", ptx},
       {"traces", traces},
@@ -102,10 +104,11 @@ nlohmann::json EvalEnvelope(const EvalContext& c, const v1::EvalResult& result) 
   return out;
 }
 
-int EvalExitCode(const v1::EvalResult& result) {
+int EvalExitCode(const v1::EvalResult& result, bool compile_only) {
   if (result.status() == v1::INFRA_ERROR || result.status() == v1::EVAL_STATUS_UNSPECIFIED) {
     return 2;
   }
+  if (compile_only) return result.status() == v1::COMPILED ? 0 : 1;
   return result.status() == v1::PASSED && result.all_passed() ? 0 : 1;
 }
 

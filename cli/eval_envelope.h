@@ -32,8 +32,9 @@ std::string NewEvaluationId();
 nlohmann::json EvalEnvelope(const EvalContext& context, const ptxbench::v1::EvalResult& result);
 
 // 0 when everything passed, 1 when the kernel failed, 2 on an infrastructure
-// error (COMPAT's exit codes for `ptxbench eval`).
-int EvalExitCode(const ptxbench::v1::EvalResult& result);
+// error (COMPAT's exit codes for `ptxbench eval`). In a compile-only
+// evaluation "everything passed" means the kernel built (COMPILED).
+int EvalExitCode(const ptxbench::v1::EvalResult& result, bool compile_only = false);
 
 }  // namespace ptxbench::cli
 

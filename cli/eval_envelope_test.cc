@@ -56,6 +56,7 @@ TEST(EvalEnvelopeTest, CarriesEveryCompatField) {
   EXPECT_EQ(e["target_met"], true);
   EXPECT_EQ(e["ptx"]["instruction_counts"]["wgmma."], 12);
   EXPECT_EQ(e["sanitizer"]["requested_runs"], 0);
+  EXPECT_TRUE(e["sanitizer"]["clean"].is_null()) << "no run, no verdict";
   ASSERT_EQ(e["traces"].size(), 1u);
   const auto& trace = e["traces"][0];
   EXPECT_EQ(trace["workload"]["axes"]["M"], 8192);
@@ -79,6 +80,11 @@ TEST(EvalEnvelopeTest, BelowTargetAndFailuresAndInfra) {
   EXPECT_TRUE(e["ptx"].is_null());
   EXPECT_NE(e["compile_log"].get<std::string>().find("expected a ';'"), std::string::npos);
   EXPECT_EQ(EvalExitCode(failed), 1);
+  EXPECT_EQ(EvalExitCode(failed, /*compile_only=*/true), 1);
+  v1::EvalResult built;
+  built.set_status(v1::COMPILED);
+  EXPECT_EQ(EvalExitCode(built), 1) << "a build alone is not a pass";
+  EXPECT_EQ(EvalExitCode(built, /*compile_only=*/true), 0);
 
   v1::EvalResult infra = Passed(2.0);
   infra.set_status(v1::INFRA_ERROR);
