@@ -11,6 +11,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "common/hash.h"
@@ -364,6 +365,13 @@ absl::StatusOr<CompileResult> Compiler::Compile(const CompileRequest& request) {
     result.ptx_path = dir + "/kernel.ptx";
     result.resources = ParsePtxasVerbose(built_log);
     PTXB_ASSIGN_OR_RETURN(std::string ptx, ReadFile(result.ptx_path));
+    // -lineinfo writes the (randomly named) build directory into `.file`
+    // directives; without it the same source would give a different PTX, and
+    // PTX hash, on every build. The artifact keeps the source's bare name.
+    if (absl::StrContains(ptx, dir + "/")) {
+      ptx = absl::StrReplaceAll(ptx, {{dir + "/", ""}});
+      PTXB_RETURN_IF_ERROR(WriteFile(result.ptx_path, ptx));
+    }
     result.ptx = CensusPtx(ptx);
     if (cuda) {
       PTXB_ASSIGN_OR_RETURN(LibraryUse use, DetectLibraryInElf(result.artifact_path));

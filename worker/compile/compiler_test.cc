@@ -159,6 +159,21 @@ TEST_F(CompilerTest, SecondCompileIsAFastCacheHit) {
   EXPECT_NE(third->cache_key, first->cache_key);
 }
 
+TEST_F(CompilerTest, SameSourceGivesTheSamePtxInAnyBuildDirectory) {
+  // Two independent builds (no shared cache): -lineinfo must not leak the
+  // build directory into the PTX, or its hash would differ every time.
+  CompilerOptions a = options_, b = options_;
+  a.cache_dir.clear();
+  b.cache_dir.clear();
+  const std::string source = absl::StrCat(kValidKernel, "// reproducibility test\n");
+  auto first = Compiler(a).Compile({source, "cuda", &definition_});
+  auto second = Compiler(b).Compile({source, "cuda", &definition_});
+  ASSERT_TRUE(first.ok() && second.ok());
+  ASSERT_EQ(first->status, ptxbench::v1::COMPILED) << first->log;
+  EXPECT_NE(first->ptx_path, second->ptx_path);
+  EXPECT_EQ(first->ptx.sha256(), second->ptx.sha256());
+}
+
 TEST_F(CompilerTest, SyntaxErrorIsCompileErrorWithNvccMessage) {
   auto r = CompileCuda("#include \"ptxbench/kernel_abi.h\"\nint x = 1\nint y = 2;\n");
   ASSERT_TRUE(r.ok()) << r.status();
