@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,7 +18,8 @@ namespace ptxbench::worker {
 namespace {
 
 // Only async-signal-safe calls between fork and exec.
-[[noreturn]] void ExecChild(int out_fd, const char* cwd, char* const* argv) {
+[[noreturn]] void ExecChild(int out_fd, const char* cwd, char* const* argv, char* const* envp,
+                            const std::vector<std::pair<int, uint64_t>>& rlimits) {
   setpgid(0, 0);
   dup2(out_fd, STDOUT_FILENO);
   dup2(out_fd, STDERR_FILENO);
@@ -27,12 +29,21 @@ namespace {
     dup2(null_fd, STDIN_FILENO);
     close(null_fd);
   }
+  close_range(3, ~0U, 0);  // nothing of the parent's beyond stdio
+  for (const auto& [resource, value] : rlimits) {
+    rlimit limit{static_cast<rlim_t>(value), static_cast<rlim_t>(value)};
+    setrlimit(resource, &limit);
+  }
   if (cwd != nullptr && chdir(cwd) != 0) {
     static const char kMsg[] = "subprocess: chdir failed\n";
     (void)!write(STDERR_FILENO, kMsg, sizeof(kMsg) - 1);
     _exit(127);
   }
-  execv(argv[0], argv);
+  if (envp != nullptr) {
+    execve(argv[0], argv, envp);
+  } else {
+    execv(argv[0], argv);
+  }
   const char* reason = strerror(errno);  // not strictly signal-safe; glibc is fine
   static const char kMsg[] = "subprocess: exec failed: ";
   (void)!write(STDERR_FILENO, kMsg, sizeof(kMsg) - 1);
@@ -50,6 +61,11 @@ absl::StatusOr<SubprocessResult> RunSubprocess(const SubprocessOptions& options)
   std::vector<char*> argv;
   for (const std::string& a : options.argv) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
+  std::vector<char*> envp;
+  if (options.environment) {
+    for (const std::string& e : *options.environment) envp.push_back(const_cast<char*>(e.c_str()));
+    envp.push_back(nullptr);
+  }
 
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) {
@@ -65,7 +81,8 @@ absl::StatusOr<SubprocessResult> RunSubprocess(const SubprocessOptions& options)
     return absl::ResourceExhaustedError(absl::StrCat("fork: ", strerror(err)));
   }
   if (pid == 0) {
-    ExecChild(fds[1], options.cwd.empty() ? nullptr : options.cwd.c_str(), argv.data());
+    ExecChild(fds[1], options.cwd.empty() ? nullptr : options.cwd.c_str(), argv.data(),
+              options.environment ? envp.data() : nullptr, options.rlimits);
   }
   // Also from the parent, so the group exists before we might signal it.
   setpgid(pid, pid);

@@ -7,7 +7,10 @@
 // compiler) die with it. Thread-safe: each call is independent.
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -22,7 +25,14 @@ struct SubprocessOptions {
   // stdout and stderr are captured together, up to this many bytes; the rest
   // is read and dropped so the child never blocks on a full pipe.
   size_t max_output_bytes = 1 << 20;
+  // The child's whole environment ("KEY=VALUE"); unset: the parent's.
+  std::optional<std::vector<std::string>> environment;
+  // setrlimit(resource, {value, value}) in the child before exec.
+  std::vector<std::pair<int, uint64_t>> rlimits;
 };
+// Every descriptor above stderr is closed in the child before exec, so a
+// child never holds the parent's sockets or files (gRPC's are not
+// close-on-exec).
 
 struct SubprocessResult {
   int pid = 0;          // also the process group id

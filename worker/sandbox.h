@@ -1,0 +1,59 @@
+#ifndef PTXBENCH_WORKER_SANDBOX_H_
+#define PTXBENCH_WORKER_SANDBOX_H_
+
+// Runs untrusted work (a runner that loads a candidate kernel) in a child
+// process that cannot reach the worker's state (DESIGN §5 "Isolation"):
+//  - its own process group, killed whole at a hard wall-clock deadline;
+//  - a private temporary directory (mode 0700) as cwd, TMPDIR and HOME,
+//    removed afterwards whatever happened;
+//  - a scrubbed environment: only the variables named in `pass_env`, plus
+//    TMPDIR, HOME and CUDA_VISIBLE_DEVICES pinning it to one GPU (or none);
+//  - no inherited descriptors beyond stdio (the worker's gRPC sockets stay
+//    behind), resource limits on file size, open files and core dumps.
+// The child's end is classified: a deadline is TIMEOUT, a signal or a
+// non-zero exit is RUNTIME_ERROR with the diagnostic; a clean exit leaves
+// the caller to read the files it asked for. Thread-safe.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "ptxbench/v1/common.pb.h"
+#include "worker/compile/subprocess.h"
+
+namespace ptxbench::worker {
+
+struct SandboxOptions {
+  // The program and its arguments; "{dir}" in an argument is replaced by the
+  // private directory's path.
+  std::vector<std::string> argv;
+  // Written into the private directory before the start (name -> content).
+  std::map<std::string, std::string> files;
+  // Read back from the private directory after a clean exit.
+  std::vector<std::string> collect;
+  absl::Duration deadline = absl::Minutes(5);
+  int gpu_index = -1;  // CUDA_VISIBLE_DEVICES; -1: no GPU visible
+  std::string temp_root = "/tmp";
+  std::vector<std::string> pass_env = {"PATH", "LD_LIBRARY_PATH"};
+  uint64_t max_file_bytes = uint64_t{4} << 30;
+  uint64_t max_open_files = 1024;
+};
+
+struct SandboxOutcome {
+  SubprocessResult process;
+  // EVAL_STATUS_UNSPECIFIED after a clean exit; else TIMEOUT or RUNTIME_ERROR.
+  ptxbench::v1::EvalStatus status = ptxbench::v1::EVAL_STATUS_UNSPECIFIED;
+  std::string diagnostic;  // why, with the tail of the child's output
+  std::map<std::string, std::string> collected;
+  std::string private_dir;  // already removed when the call returns
+};
+
+// Errors only for infrastructure problems (no temp dir, fork failed).
+absl::StatusOr<SandboxOutcome> RunSandboxed(const SandboxOptions& options);
+
+}  // namespace ptxbench::worker
+
+#endif  // PTXBENCH_WORKER_SANDBOX_H_
