@@ -9,35 +9,13 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "common/hash.h"
+#include "worker/compile/ptx_census.h"
 
 namespace ptxbench::worker {
 namespace {
 
 using ::ptxbench::v1::EvalRequest;
 using ::ptxbench::v1::EvalResult;
-
-struct Family {
-  const char* prefix;
-  const char* architecture;
-};
-
-// The census families of COMPAT "ptxbench.eval.v1".
-constexpr Family kFamilies[] = {
-    {"cp.async.ca.shared.global", "ampere"},
-    {"cp.async.cg.shared.global", "ampere"},
-    {"ldmatrix.", "ampere"},
-    {"mma.sync.", "ampere"},
-    {"barrier.cluster.", "hopper"},
-    {"cp.async.bulk.", "hopper"},
-    {"elect.sync", "hopper"},
-    {"mapa.", "hopper"},
-    {"mbarrier.", "hopper"},
-    {"setmaxnreg.", "hopper"},
-    {"stmatrix.", "hopper"},
-    {"wgmma.", "hopper"},
-    {"red.global.v4", "blackwell"},
-    {"tcgen05.", "blackwell"},
-};
 
 // A value in [0, 1) from a hash.
 double Unit(uint64_t h) { return static_cast<double>(h >> 11) * 0x1.0p-53; }
@@ -121,10 +99,11 @@ EvalResult SimulatedEvaluator::Evaluate(const EvalRequest& request) const {
   ptx->set_sha256(Sha256Hex(absl::StrCat("simulated-ptx/", sha)));
   ptx->set_size_bytes(static_cast<int64_t>(request.kernel_source().size()) * 3 + 512);
   ptx->set_virtual_arch("sm_90a");
-  for (const Family& f : kFamilies) {
-    int64_t n = CountOccurrences(request.kernel_source(), f.prefix);
+  // The real census's families, counted in the source (there is no PTX).
+  for (const PtxFamily& f : PtxFamilies()) {
+    int64_t n = CountOccurrences(request.kernel_source(), f.name);
     if (n == 0) continue;
-    (*ptx->mutable_instruction_counts())[f.prefix] = n;
+    (*ptx->mutable_instruction_counts())[f.name] = n;
     (*ptx->mutable_architecture_counts())[f.architecture] += n;
   }
 
