@@ -27,6 +27,8 @@ ABSL_FLAG(int, repeats, 10, "how often the largest M is measured again, for the 
 ABSL_FLAG(int, preheat_ms, 0,
           "before each measurement, run the GEMM back to back for this long, so every "
           "measurement starts from the card's sustained clock and power state");
+ABSL_FLAG(int, gap_us, 1000,
+          "host-side pause after each timed call, microseconds (the timing method's default)");
 ABSL_FLAG(int, ncu_m, 0, "if > 0: only run --ncu_calls flushed GEMM launches at this M");
 ABSL_FLAG(int, ncu_calls, 5, "GEMM launches in --ncu_m mode");
 
@@ -63,6 +65,12 @@ struct GemmSets {
 
 double Tflops(int m, double ms) { return 2.0 * m * kN * kK / (ms * 1e-3) / 1e12; }
 
+gpu::TimingOptions Options() {
+  gpu::TimingOptions options;
+  options.idle_between_calls = absl::Microseconds(absl::GetFlag(FLAGS_gap_us));
+  return options;
+}
+
 absl::StatusOr<gpu::TimingResult> TimeGemm(reference::CublasGemm& gemm, GemmSets& sets,
                                            cudaStream_t stream, gpu::L2Flusher& flusher) {
   return gpu::TimeCalls(
@@ -70,7 +78,7 @@ absl::StatusOr<gpu::TimingResult> TimeGemm(reference::CublasGemm& gemm, GemmSets
         const int k = i % kSets;
         return gemm.Run(sets.a[k].get(), sets.b[k].get(), sets.c[k].get(), sets.m, kN, kK, s);
       },
-      stream, &flusher);
+      stream, &flusher, Options());
 }
 
 // Back-to-back GEMMs (no L2 flush) for --preheat_ms of host time.

@@ -2,6 +2,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "common/status_macros.h"
 #include "worker/gpu/timing.h"
 
@@ -68,6 +69,7 @@ absl::StatusOr<TimingResult> TimeCalls(TimedCallable call, cudaStream_t stream, 
     PTXB_RETURN_IF_ERROR(CudaStatus(cudaGetLastError(), "kernel launch in timed call"));
     PTXB_RETURN_IF_ERROR(CudaStatus(cudaEventRecord(end, stream), "cudaEventRecord(end)"));
     PTXB_RETURN_IF_ERROR(CudaStatus(cudaDeviceSynchronize(), "cudaDeviceSynchronize(after call)"));
+    if (options.idle_between_calls > absl::ZeroDuration()) absl::SleepFor(options.idle_between_calls);
     if (i < options.warmup_calls) continue;
     float ms = 0;
     PTXB_RETURN_IF_ERROR(CudaStatus(cudaEventElapsedTime(&ms, start, end), "cudaEventElapsedTime"));
