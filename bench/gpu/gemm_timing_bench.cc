@@ -27,8 +27,7 @@ ABSL_FLAG(int, repeats, 10, "how often the largest M is measured again, for the 
 ABSL_FLAG(int, preheat_ms, 0,
           "before each measurement, run the GEMM back to back for this long, so every "
           "measurement starts from the card's sustained clock and power state");
-ABSL_FLAG(int, gap_us, 1000,
-          "host-side pause after each timed call, microseconds (the timing method's default)");
+ABSL_FLAG(int, gap_us, 0, "host-side pause after each timed call, microseconds");
 ABSL_FLAG(int, ncu_m, 0, "if > 0: only run --ncu_calls flushed GEMM launches at this M");
 ABSL_FLAG(int, ncu_calls, 5, "GEMM launches in --ncu_m mode");
 

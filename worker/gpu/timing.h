@@ -47,13 +47,12 @@ struct TimingOptions {
   int warmup_calls = 10;
   int timed_calls = 50;
   bool cold_l2 = true;  // flush L2 and reset persisting lines before every call
-  // Host-side pause after each call. Back-to-back calls drive the card into
-  // its software power cap, which lowers and swings the SM clock; a 1 ms pause
-  // keeps every timed call at the same (boost) clock. Measured on the H200
-  // (bench/gpu/NOTES.md): M=8192 GEMM, 10 repeats, CV 0.14-0.86% at ~800
-  // TFLOP/s with it, 0.92-1.13% at ~715 TFLOP/s without. Candidate and
-  // reference are timed alike, so speedups are unaffected in kind.
-  absl::Duration idle_between_calls = absl::Milliseconds(1);
+  // Host-side pause after each call. Off by default, on evidence
+  // (bench/gpu/NOTES.md, H200): a 1 ms pause keeps a long kernel (M=8192
+  // GEMM, 0.75 ms) at the boost clock (10-repeat CV 0.14-0.98% instead of
+  // 0.92-1.13%), but short kernels (M=70, 0.03 ms) then start each call from
+  // a lower clock and get slower and far noisier (CV of 50 calls 33%).
+  absl::Duration idle_between_calls = absl::ZeroDuration();
 };
 
 struct TimingResult {
