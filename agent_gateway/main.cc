@@ -42,11 +42,6 @@ int UsageError(const std::string& message) {
   return ptxbench::executor::kUsageExitCode;
 }
 
-std::string DefaultScheduler() {
-  const char* env = std::getenv("PTXBENCH_SCHEDULER");
-  return env != nullptr && *env != '\0' ? env : "127.0.0.1:50051";
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -73,7 +68,7 @@ int main(int argc, char** argv) {
   }
 
   std::string scheduler = absl::GetFlag(FLAGS_scheduler);
-  if (scheduler.empty()) scheduler = DefaultScheduler();
+  if (scheduler.empty()) scheduler = ptxbench::executor::DefaultSchedulerAddress();
   const std::string name = absl::GetFlag(FLAGS_name);
 
   ptxbench::agent_gateway::SimulatedGatewayHandler::Options handler_options;

@@ -19,20 +19,8 @@ namespace {
 
 using ::ptxbench::v1::CompleteRequest;
 
-double Draw(uint64_t seed, const ptxbench::v1::Task& task, absl::string_view what) {
-  uint64_t h = StableHash64(absl::StrCat("ptxb-sim-gateway/", seed, "/", what, "/",
-                                         task.lease().task_id(), "/", task.lease().lease_id()));
-  return static_cast<double>(h >> 11) * 0x1.0p-53;
-}
-
-CompleteRequest Failure(ptxbench::v1::FailureClass failure_class, std::string message,
-                        int64_t retry_after_ms = 0) {
-  CompleteRequest out;
-  out.mutable_failure()->set_failure_class(failure_class);
-  out.mutable_failure()->set_message(std::move(message));
-  out.mutable_failure()->set_retry_after_ms(retry_after_ms);
-  return out;
-}
+// Keeps injected faults independent of the other simulated executor's.
+constexpr char kFaultSalt[] = "ptxb-sim-gateway";
 
 }  // namespace
 
@@ -71,41 +59,41 @@ SimulatedGatewayHandler::~SimulatedGatewayHandler() {
 
 CompleteRequest SimulatedGatewayHandler::Run(const ptxbench::v1::Task& task,
                                              const std::atomic<bool>& cancelled) {
-  if (Draw(options_.seed, task, "crash") < options_.crash_rate) {
+  if (executor::FaultDraw(kFaultSalt, options_.seed, task, "crash") < options_.crash_rate) {
     LogError("simulated crash right after leasing (--crash-rate)",
              {{"task_id", task.lease().task_id()}, {"lease_id", task.lease().lease_id()}});
     options_.crash();
-    return Failure(ptxbench::v1::INFRA, "simulated crash (--crash-rate)");
+    return executor::FailureReport(ptxbench::v1::INFRA, "simulated crash (--crash-rate)");
   }
   if (!task.has_llm()) {
-    return Failure(ptxbench::v1::INFRA, absl::StrCat("a gateway runs LLM tasks; got ",
+    return executor::FailureReport(ptxbench::v1::INFRA, absl::StrCat("a gateway runs LLM tasks; got ",
                                                      ptxbench::v1::TaskKind_Name(task.kind()),
                                                      " task ", task.lease().task_id()));
   }
   const std::string& model = task.llm().model();
   if (!options_.models.empty() &&
       std::find(options_.models.begin(), options_.models.end(), model) == options_.models.end()) {
-    return Failure(ptxbench::v1::TERMINAL,
+    return executor::FailureReport(ptxbench::v1::TERMINAL,
                    absl::StrCat("unknown model '", model, "': not served by this gateway"));
   }
   // A rejected call (429) produces no answer, so it is not a request that
   // must never repeat: it is not logged.
-  if (Draw(options_.seed, task, "failure") < options_.failure_rate) {
-    return Failure(ptxbench::v1::MODEL_API,
+  if (executor::FaultDraw(kFaultSalt, options_.seed, task, "failure") < options_.failure_rate) {
+    return executor::FailureReport(ptxbench::v1::MODEL_API,
                    "simulated provider error: 429 Too Many Requests (--failure-rate)",
                    /*retry_after_ms=*/100);
   }
   if (request_log_fd_ >= 0) {
     std::string line = absl::StrCat(task.trajectory_id(), " ", task.turn(), "\n");
     if (write(request_log_fd_, line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
-      return Failure(ptxbench::v1::INFRA,
+      return executor::FailureReport(ptxbench::v1::INFRA,
                      absl::StrCat("cannot append to the request log ", options_.request_log_path,
                                   ": ", std::strerror(errno)));
     }
   }
   const absl::Time start = absl::Now();
   if (!executor::SleepUnlessCancelled(options_.latency, cancelled)) {
-    return Failure(ptxbench::v1::INFRA, "cancelled");
+    return executor::FailureReport(ptxbench::v1::INFRA, "cancelled");
   }
   CompleteRequest out;
   *out.mutable_llm() = model_.Answer(task.llm(), task.trajectory_id(), task.turn());

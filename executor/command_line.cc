@@ -91,4 +91,9 @@ void ParseCommandLineOrExit(int argc, char** argv) {
   absl::ParseCommandLine(dashed->argc(), dashed->argv());
 }
 
+std::string DefaultSchedulerAddress() {
+  const char* env = std::getenv("PTXBENCH_SCHEDULER");
+  return env != nullptr && *env != '\0' ? env : "127.0.0.1:50051";
+}
+
 }  // namespace ptxbench::executor

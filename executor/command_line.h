@@ -6,6 +6,8 @@
 // every usage error, so the arguments are checked against the registered
 // flags first.
 
+#include <string>
+
 #include "absl/status/status.h"
 
 namespace ptxbench::executor {
@@ -18,6 +20,10 @@ inline constexpr int kUsageExitCode = 2;
 // or positional argument in argv[1..]. --help and friends are left to absl.
 // Checks values by parsing them into the flags (absl parses them again).
 absl::Status CheckCommandLine(int argc, char** argv);
+
+// Where executors find the scheduler when --scheduler is not given:
+// $PTXBENCH_SCHEDULER, else 127.0.0.1:50051.
+std::string DefaultSchedulerAddress();
 
 // CheckCommandLine, then absl::ParseCommandLine. On a usage error prints
 // "<program>: <error>" to stderr and exits with kUsageExitCode.

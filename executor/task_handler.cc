@@ -2,7 +2,9 @@
 
 #include <algorithm>
 
+#include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "common/hash.h"
 
 namespace ptxbench::executor {
 
@@ -16,6 +18,26 @@ bool SleepUnlessCancelled(absl::Duration d, const std::atomic<bool>& cancelled) 
     if (left <= absl::ZeroDuration()) return true;
     absl::SleepFor(std::min(left, absl::Milliseconds(5)));
   }
+}
+
+}  // namespace ptxbench::executor
+
+namespace ptxbench::executor {
+
+ptxbench::v1::CompleteRequest FailureReport(ptxbench::v1::FailureClass failure_class,
+                                            std::string message, int64_t retry_after_ms) {
+  ptxbench::v1::CompleteRequest out;
+  out.mutable_failure()->set_failure_class(failure_class);
+  out.mutable_failure()->set_message(std::move(message));
+  out.mutable_failure()->set_retry_after_ms(retry_after_ms);
+  return out;
+}
+
+double FaultDraw(absl::string_view salt, uint64_t seed, const ptxbench::v1::Task& task,
+                 absl::string_view what) {
+  uint64_t h = StableHash64(absl::StrCat(salt, "/", seed, "/", what, "/", task.lease().task_id(),
+                                         "/", task.lease().lease_id()));
+  return static_cast<double>(h >> 11) * 0x1.0p-53;
 }
 
 }  // namespace ptxbench::executor

@@ -6,7 +6,10 @@
 // is the same and lives in ExecutorRunner.
 
 #include <atomic>
+#include <cstdint>
+#include <string>
 
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "ptxbench/v1/executor.pb.h"
 
@@ -28,6 +31,15 @@ class TaskHandler {
 // Sleeps `d` in short slices; returns false as soon as `cancelled` is true.
 // For handlers whose work is waiting (simulations, polling a child).
 bool SleepUnlessCancelled(absl::Duration d, const std::atomic<bool>& cancelled);
+
+// The outcome "this task could not be done", of the given failure class.
+ptxbench::v1::CompleteRequest FailureReport(ptxbench::v1::FailureClass failure_class,
+                                            std::string message, int64_t retry_after_ms = 0);
+
+// A deterministic value in [0, 1) for injected faults of simulated executors:
+// from (salt, seed, what, task id, lease id), so a re-leased task draws anew.
+double FaultDraw(absl::string_view salt, uint64_t seed, const ptxbench::v1::Task& task,
+                 absl::string_view what);
 
 }  // namespace ptxbench::executor
 

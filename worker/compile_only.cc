@@ -41,18 +41,14 @@ v1::EvalResult EvaluateCompileOnly(Compiler& compiler,
 }
 
 v1::CompleteRequest CompileOnlyHandler::Run(const v1::Task& task, const std::atomic<bool>&) {
-  v1::CompleteRequest out;
   if (task.kind() != v1::EVAL) {
-    out.mutable_failure()->set_failure_class(v1::INFRA);
-    out.mutable_failure()->set_message("a worker was given a non-eval task");
-    return out;
+    return executor::FailureReport(v1::INFRA, "a worker was given a non-eval task");
   }
   if (task.eval().mode() != v1::COMPILE_ONLY) {
-    out.mutable_failure()->set_failure_class(v1::INFRA);
-    out.mutable_failure()->set_message(
-        absl::StrCat("worker ", worker_id_, " has no GPU: it evaluates compile-only"));
-    return out;
+    return executor::FailureReport(
+        v1::INFRA, absl::StrCat("worker ", worker_id_, " has no GPU: it evaluates compile-only"));
   }
+  v1::CompleteRequest out;
   *out.mutable_eval() = EvaluateCompileOnly(*compiler_, *definitions_, task.eval(), worker_id_,
                                              toolkit_version_);
   return out;

@@ -47,11 +47,6 @@ int UsageError(const std::string& message) {
   return ptxbench::executor::kUsageExitCode;
 }
 
-std::string DefaultScheduler() {
-  const char* env = std::getenv("PTXBENCH_SCHEDULER");
-  return env != nullptr && *env != '\0' ? env : "127.0.0.1:50051";
-}
-
 std::string HostName() {
   char host[256] = {};
   if (gethostname(host, sizeof(host) - 1) != 0 || host[0] == '\0') return "worker";
@@ -71,7 +66,7 @@ std::string DefaultCacheDir() {
 // scheduler sends it only `eval: compile-only` tasks, and says plainly why.
 int RunCompileOnlyWorker() {
   std::string scheduler = absl::GetFlag(FLAGS_scheduler);
-  if (scheduler.empty()) scheduler = DefaultScheduler();
+  if (scheduler.empty()) scheduler = ptxbench::executor::DefaultSchedulerAddress();
   std::string name = absl::GetFlag(FLAGS_name);
   if (name.empty()) name = HostName();
   const int slots = absl::GetFlag(FLAGS_slots);
@@ -144,7 +139,7 @@ int main(int argc, char** argv) {
   if (!(crash_rate >= 0 && crash_rate <= 1)) return UsageError("--crash-rate must be in [0, 1]");
 
   std::string scheduler = absl::GetFlag(FLAGS_scheduler);
-  if (scheduler.empty()) scheduler = DefaultScheduler();
+  if (scheduler.empty()) scheduler = ptxbench::executor::DefaultSchedulerAddress();
   std::string name = absl::GetFlag(FLAGS_name);
   if (name.empty()) name = HostName();
 

@@ -14,18 +14,8 @@ namespace {
 
 using ::ptxbench::v1::CompleteRequest;
 
-double Draw(uint64_t seed, const ptxbench::v1::Task& task, absl::string_view what) {
-  uint64_t h = StableHash64(absl::StrCat("ptxb-sim-worker/", seed, "/", what, "/",
-                                         task.lease().task_id(), "/", task.lease().lease_id()));
-  return static_cast<double>(h >> 11) * 0x1.0p-53;
-}
-
-CompleteRequest InfraFailure(std::string message) {
-  CompleteRequest out;
-  out.mutable_failure()->set_failure_class(ptxbench::v1::INFRA);
-  out.mutable_failure()->set_message(std::move(message));
-  return out;
-}
+// Keeps injected faults independent of the other simulated executor's.
+constexpr char kFaultSalt[] = "ptxb-sim-worker";
 
 }  // namespace
 
@@ -53,23 +43,23 @@ SimulatedWorkerHandler::SimulatedWorkerHandler(Options options)
 
 CompleteRequest SimulatedWorkerHandler::Run(const ptxbench::v1::Task& task,
                                             const std::atomic<bool>& cancelled) {
-  if (Draw(options_.seed, task, "crash") < options_.crash_rate) {
+  if (executor::FaultDraw(kFaultSalt, options_.seed, task, "crash") < options_.crash_rate) {
     LogError("simulated crash right after leasing (--crash-rate)",
              {{"task_id", task.lease().task_id()}, {"lease_id", task.lease().lease_id()}});
     options_.crash();
-    return InfraFailure("simulated crash (--crash-rate)");
+    return executor::FailureReport(ptxbench::v1::INFRA, "simulated crash (--crash-rate)");
   }
   if (!task.has_eval()) {
-    return InfraFailure(absl::StrCat("a worker runs EVAL tasks; got ",
+    return executor::FailureReport(ptxbench::v1::INFRA, absl::StrCat("a worker runs EVAL tasks; got ",
                                      ptxbench::v1::TaskKind_Name(task.kind()), " task ",
                                      task.lease().task_id()));
   }
   const absl::Time start = absl::Now();
   if (!executor::SleepUnlessCancelled(options_.latency, cancelled)) {
-    return InfraFailure("cancelled");
+    return executor::FailureReport(ptxbench::v1::INFRA, "cancelled");
   }
-  if (Draw(options_.seed, task, "failure") < options_.failure_rate) {
-    return InfraFailure("simulated infrastructure failure (--failure-rate)");
+  if (executor::FaultDraw(kFaultSalt, options_.seed, task, "failure") < options_.failure_rate) {
+    return executor::FailureReport(ptxbench::v1::INFRA, "simulated infrastructure failure (--failure-rate)");
   }
   CompleteRequest out;
   *out.mutable_eval() = evaluator_.Evaluate(task.eval());
