@@ -31,6 +31,9 @@ ABSL_FLAG(double, failure_rate, 0.0,
 ABSL_FLAG(double, crash_rate, 0.0,
           "Probability that the process exits abruptly (status 70) right after leasing a "
           "task (--crash-rate)");
+ABSL_FLAG(std::string, answers_dir, "",
+          "Answer from this folder of files (<definition>/turn<N>.cu|.ptx|.md or answer.*) "
+          "instead of generated kernels (--answers-dir)");
 ABSL_FLAG(std::string, request_log, "",
           "Append '<trajectory_id> <turn>' to this file before every simulated model call "
           "(--request-log)");
@@ -78,6 +81,7 @@ int main(int argc, char** argv) {
   handler_options.crash_rate = crash_rate;
   handler_options.models = models;
   handler_options.request_log_path = absl::GetFlag(FLAGS_request_log);
+  handler_options.answers_dir = absl::GetFlag(FLAGS_answers_dir);
   auto handler =
       ptxbench::agent_gateway::SimulatedGatewayHandler::Create(std::move(handler_options));
   if (!handler.ok()) return UsageError(std::string(handler.status().message()));

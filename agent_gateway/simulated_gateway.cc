@@ -44,12 +44,26 @@ absl::StatusOr<std::unique_ptr<SimulatedGatewayHandler>> SimulatedGatewayHandler
           "cannot open request log ", options.request_log_path, ": ", std::strerror(errno)));
     }
   }
+  std::unique_ptr<ScriptedAnswers> scripted;
+  if (!options.answers_dir.empty()) {
+    absl::StatusOr<std::unique_ptr<ScriptedAnswers>> loaded =
+        ScriptedAnswers::Load(options.answers_dir);
+    if (!loaded.ok()) {
+      if (fd >= 0) close(fd);
+      return loaded.status();
+    }
+    scripted = *std::move(loaded);
+  }
   return std::unique_ptr<SimulatedGatewayHandler>(
-      new SimulatedGatewayHandler(std::move(options), fd));
+      new SimulatedGatewayHandler(std::move(options), fd, std::move(scripted)));
 }
 
-SimulatedGatewayHandler::SimulatedGatewayHandler(Options options, int request_log_fd)
-    : options_(std::move(options)), model_(options_.seed), request_log_fd_(request_log_fd) {
+SimulatedGatewayHandler::SimulatedGatewayHandler(Options options, int request_log_fd,
+                                                 std::unique_ptr<ScriptedAnswers> scripted)
+    : options_(std::move(options)),
+      model_(options_.seed),
+      scripted_(std::move(scripted)),
+      request_log_fd_(request_log_fd) {
   if (!options_.crash) options_.crash = [] { _exit(70); };
 }
 
@@ -96,7 +110,15 @@ CompleteRequest SimulatedGatewayHandler::Run(const ptxbench::v1::Task& task,
     return executor::FailureReport(ptxbench::v1::INFRA, "cancelled");
   }
   CompleteRequest out;
-  *out.mutable_llm() = model_.Answer(task.llm(), task.trajectory_id(), task.turn());
+  if (scripted_ != nullptr) {
+    absl::StatusOr<ptxbench::v1::LlmResponse> answer = scripted_->Answer(task.llm(), task.turn());
+    if (!answer.ok()) {
+      return executor::FailureReport(ptxbench::v1::TERMINAL, std::string(answer.status().message()));
+    }
+    *out.mutable_llm() = *std::move(answer);
+  } else {
+    *out.mutable_llm() = model_.Answer(task.llm(), task.trajectory_id(), task.turn());
+  }
   out.mutable_llm()->set_latency_ms(absl::ToInt64Milliseconds(absl::Now() - start));
   return out;
 }

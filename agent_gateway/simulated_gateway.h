@@ -13,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "agent_gateway/scripted_answers.h"
 #include "agent_gateway/simulated_model.h"
 #include "executor/task_handler.h"
 #include "ptxbench/v1/executor.pb.h"
@@ -41,12 +42,16 @@ class SimulatedGatewayHandler final : public executor::TaskHandler {
     // model call that produces an answer (not for injected failures), so
     // tests can prove no answer is requested twice.
     std::string request_log_path;
+    // Answers from this folder (scripted_answers.h) instead of generated
+    // ones; empty: generated.
+    std::string answers_dir;
     // How to die; tests replace it. Returning from it reports an INFRA
     // failure instead.
     std::function<void()> crash;
   };
 
-  // Fails when the request log cannot be opened.
+  // Fails when the request log cannot be opened or the answers folder
+  // cannot be read.
   static absl::StatusOr<std::unique_ptr<SimulatedGatewayHandler>> Create(Options options);
   ~SimulatedGatewayHandler() override;
 
@@ -54,10 +59,12 @@ class SimulatedGatewayHandler final : public executor::TaskHandler {
                                     const std::atomic<bool>& cancelled) override;
 
  private:
-  SimulatedGatewayHandler(Options options, int request_log_fd);
+  SimulatedGatewayHandler(Options options, int request_log_fd,
+                          std::unique_ptr<ScriptedAnswers> scripted);
 
   Options options_;
   SimulatedModel model_;
+  std::unique_ptr<ScriptedAnswers> scripted_;  // null: generated answers
   // O_APPEND, so concurrent lines never interleave; -1 when not logging.
   int request_log_fd_;
 };

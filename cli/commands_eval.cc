@@ -1,11 +1,14 @@
 // `ptxbench eval KERNEL --definition D`: a one-off evaluation of a kernel
-// file, in-process. This build evaluates compile-only (build, resources, PTX
-// census, vendor-library check): running kernels on a GPU comes with the GPU
-// evaluation step of the worker, and evaluation through a scheduler with it.
+// file on this machine. With a GPU (and the runner built) it is the full
+// evaluation a worker does — the kernel runs in a sandboxed runner process,
+// never in this one; without, compile-only (build, resources, PTX census,
+// vendor-library check), and it says so.
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "cli/commands.h"
@@ -15,6 +18,8 @@
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
 #include "worker/compile_only.h"
+#include "worker/gpu/device_info.h"
+#include "worker/gpu_eval.h"
 #include "workloads/registry.h"
 
 namespace ptxbench::cli {
@@ -53,7 +58,21 @@ void PrintText(const Invocation& inv, const v1::EvalResult& r) {
                                                  : absl::StrJoin(families, ", "))
               << "\n";
   }
-  if (r.status() != v1::COMPILED && !r.compile_log().empty()) {
+  for (const v1::WorkloadTrace& t : r.traces()) {
+    std::vector<std::string> axes;
+    for (const auto& [name, value] : t.axes()) axes.push_back(absl::StrCat(name, "=", value));
+    inv.out() << "workload  " << t.workload_uuid().substr(0, 8) << " (" << absl::StrJoin(axes, ", ")
+              << "): " << v1::EvalStatus_Name(t.status());
+    if (t.latency_ms() > 0) {
+      inv.out() << absl::StrFormat("  %.4f ms vs reference %.4f ms = %.3fx, %.1f%% of roofline",
+                                   t.latency_ms(), t.reference_latency_ms(), t.speedup(),
+                                   100 * t.roofline_fraction());
+    }
+    inv.out() << "\n";
+    for (const std::string& e : t.errors()) inv.out() << "          " << e << "\n";
+  }
+  const bool compiled_only = r.status() == v1::COMPILED;
+  if (!compiled_only && r.traces_size() == 0 && !r.compile_log().empty()) {
     inv.out() << "compile log:\n" << r.compile_log() << "\n";
   }
   if (!r.error().empty()) inv.out() << "error     " << r.error() << "\n";
@@ -78,10 +97,45 @@ absl::Status RunEval(const Invocation& inv) {
   request.set_language(Language(inv, path));
   request.set_kernel_source(source);
   request.set_kernel_sha256(Sha256Hex(source));
-  request.set_mode(v1::COMPILE_ONLY);
   for (const std::string& w : inv.args.GetAll("workload")) request.add_workload_uuids(w);
-  v1::EvalResult result = worker::EvaluateCompileOnly(
-      compiler, *definitions, request, "local", version.ok() ? *version : "");
+
+  // A GPU and the runner: full evaluation; otherwise compile-only.
+  std::string why_compile_only = "--compile-only";
+  std::optional<gpu::GpuInfo> gpu;
+  worker::GpuEvalOptions gpu_options;
+  gpu_options.runner_path = worker::FindRunner();
+  if (!inv.args.Has("compile-only")) {
+    absl::StatusOr<gpu::GpuInventory> inventory = gpu::DiscoverGpus();
+    const int index = inv.args.Has("gpu") ? std::atoi(inv.args.Get("gpu").c_str()) : 0;
+    if (!inventory.ok()) {
+      why_compile_only = std::string(inventory.status().message());
+    } else if (inventory->gpus.empty()) {
+      why_compile_only = absl::StrCat("no GPU (", inventory->why_none, ")");
+    } else if (index < 0 || index >= static_cast<int>(inventory->gpus.size())) {
+      return UsageError(absl::StrCat("--gpu ", index, ": this machine has ",
+                                     inventory->gpus.size(), " GPU(s)"));
+    } else if (gpu_options.runner_path.empty()) {
+      why_compile_only = "ptxbench-runner is not built (it needs nvcc at build time)";
+    } else {
+      gpu = inventory->gpus[index];
+    }
+  }
+  const bool compile_only = !gpu.has_value();
+  request.set_mode(compile_only ? v1::COMPILE_ONLY : v1::FULL);
+  v1::EvalResult result;
+  if (compile_only) {
+    result = worker::EvaluateCompileOnly(compiler, *definitions, request, "local",
+                                         version.ok() ? *version : "");
+  } else {
+    if (!inv.args.Has("json") && !inv.global.json) {
+      inv.err() << "evaluating on GPU " << gpu->index << " (" << gpu->name
+                << "): build, 3 correctness trials, timing against the reference...\n";
+    }
+    worker::GpuEvaluator evaluator(&compiler, definitions.get(), gpu_options, "local",
+                                   version.ok() ? *version : "");
+    bool suspect = false;
+    result = evaluator.Evaluate(request, *gpu, &suspect);
+  }
 
   if (inv.global.json || inv.args.Has("json")) {
     EvalContext context;
@@ -93,10 +147,10 @@ absl::Status RunEval(const Invocation& inv) {
     context.timestamp = absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(), absl::UTCTimeZone());
     inv.out() << EvalEnvelope(context, result).dump(2) << "\n";
   } else {
-    inv.err() << "compile-only evaluation: this build does not run kernels on a GPU yet\n";
+    if (compile_only) inv.err() << "compile-only evaluation: " << why_compile_only << "\n";
     PrintText(inv, result);
   }
-  const int code = EvalExitCode(result, /*compile_only=*/true);
+  const int code = EvalExitCode(result, compile_only);
   if (code == 0) return absl::OkStatus();
   return WithExitCode(
       absl::AbortedError(code == 2 ? absl::StrCat("evaluation failed: ", result.error())
@@ -118,10 +172,14 @@ void AddEvalCommand(std::vector<Command>* commands) {
          {"language", true, false, "cuda|ptx", "kernel language (default: from the file name)"},
          {"dataset", true, true, "DIR", "also load a FlashInfer-Trace dataset folder"},
          {"cache-dir", true, false, "DIR", "build cache folder (default: none)"},
+         {"gpu", true, false, "N", "GPU to evaluate on (default: 0)"},
+         {"compile-only", false, false, "", "only build and inspect, even with a GPU"},
          {"json", false, false, "", "print the ptxbench.eval.v1 envelope"}},
-        "evaluate one kernel file locally (compile-only in this build)",
-        "Builds KERNEL as a worker would and reports status, resources, PTX census and\n"
-        "vendor-library use. Exit codes: 0 built, 1 the kernel failed, 2 infrastructure error."},
+        "evaluate one kernel file on this machine",
+        "Evaluates KERNEL as a worker would: on a GPU, build, check against the reference\n"
+        "(3 trials of fresh inputs) and time against it; without a GPU, compile-only (build,\n"
+        "resources, PTX census, vendor-library use). Exit codes: 0 passed (compile-only: built),\n"
+        "1 the kernel failed, 2 infrastructure error."},
        RunEval});
 }
 

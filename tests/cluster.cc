@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -11,6 +12,17 @@
 #include "gtest/gtest.h"
 
 namespace ptxbench::testing {
+namespace {
+
+// The binary built at `built`, or the one of that name in
+// $PTXBENCH_TEST_BIN_DIR (a build copied to another machine, e.g. a GPU host).
+std::string Binary(const char* built) {
+  const char* dir = std::getenv("PTXBENCH_TEST_BIN_DIR");
+  if (dir == nullptr || *dir == '\0') return built;
+  return absl::StrCat(dir, "/", std::filesystem::path(built).filename().string());
+}
+
+}  // namespace
 
 Cluster::Cluster(const std::string& name)
     : dir_(::testing::TempDir() + "/ptxb_" + name + "_" + std::to_string(getpid())),
@@ -32,7 +44,7 @@ std::string Cluster::address() const { return absl::StrCat("127.0.0.1:", port_);
 bool Cluster::StartScheduler(const std::vector<std::string>& extra) {
   const std::string addr_file = dir_ + "/scheduler.addr";
   std::filesystem::remove(addr_file);
-  std::vector<std::string> argv = {PTXB_SCHEDULER_BIN, "--listen", address(), "--data-dir", dir_};
+  std::vector<std::string> argv = {Binary(PTXB_SCHEDULER_BIN), "--listen", address(), "--data-dir", dir_};
   argv.insert(argv.end(), extra.begin(), extra.end());
   scheduler_ = Child::Spawn(argv, dir_ + "/scheduler.log");
   for (int i = 0; i < 300; ++i) {
@@ -43,7 +55,7 @@ bool Cluster::StartScheduler(const std::vector<std::string>& extra) {
 }
 
 Child& Cluster::AddWorker(const std::vector<std::string>& extra) {
-  std::vector<std::string> argv = {PTXB_WORKER_BIN, "--scheduler", address(), "--simulate"};
+  std::vector<std::string> argv = {Binary(PTXB_WORKER_BIN), "--scheduler", address(), "--simulate"};
   argv.insert(argv.end(), extra.begin(), extra.end());
   executors_.push_back(std::make_unique<Child>(
       Child::Spawn(argv, absl::StrCat(dir_, "/worker", next_executor_++, ".log"))));
@@ -51,7 +63,7 @@ Child& Cluster::AddWorker(const std::vector<std::string>& extra) {
 }
 
 Child& Cluster::AddRealWorker(const std::vector<std::string>& extra) {
-  std::vector<std::string> argv = {PTXB_WORKER_BIN, "--scheduler", address(), "--cache-dir",
+  std::vector<std::string> argv = {Binary(PTXB_WORKER_BIN), "--scheduler", address(), "--cache-dir",
                                    dir_ + "/build-cache"};
   argv.insert(argv.end(), extra.begin(), extra.end());
   executors_.push_back(std::make_unique<Child>(
@@ -60,7 +72,7 @@ Child& Cluster::AddRealWorker(const std::vector<std::string>& extra) {
 }
 
 Child& Cluster::AddGateway(const std::vector<std::string>& extra) {
-  std::vector<std::string> argv = {PTXB_GATEWAY_BIN, "--scheduler", address(), "--simulate"};
+  std::vector<std::string> argv = {Binary(PTXB_GATEWAY_BIN), "--scheduler", address(), "--simulate"};
   argv.insert(argv.end(), extra.begin(), extra.end());
   executors_.push_back(std::make_unique<Child>(
       Child::Spawn(argv, absl::StrCat(dir_, "/gateway", next_executor_++, ".log"))));
@@ -68,13 +80,14 @@ Child& Cluster::AddGateway(const std::vector<std::string>& extra) {
 }
 
 CommandResult Cluster::Cli(const std::vector<std::string>& args) const {
-  std::vector<std::string> argv = {PTXB_CLI_BIN, "--scheduler", address()};
+  std::vector<std::string> argv = {Binary(PTXB_CLI_BIN), "--scheduler", address()};
   argv.insert(argv.end(), args.begin(), args.end());
   return RunCommand(argv);
 }
 
 std::string Cluster::WriteFile(const std::string& file, const std::string& text) const {
   std::string path = dir_ + "/" + file;
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
   std::ofstream(path) << text;
   return path;
 }

@@ -34,7 +34,7 @@ class Cluster {
 
   // `ptxbench --scheduler ADDR args...`
   CommandResult Cli(const std::vector<std::string>& args) const;
-  // Writes `json` to DIR/<file> and returns the path.
+  // Writes `text` to DIR/<file> (creating folders) and returns the path.
   std::string WriteFile(const std::string& file, const std::string& text) const;
   // Submits a spec file; returns the experiment id ("" on failure).
   std::string Submit(const std::string& spec_path) const;

@@ -7,37 +7,46 @@ namespace ptxbench::worker {
 
 namespace v1 = ::ptxbench::v1;
 
-v1::EvalResult EvaluateCompileOnly(Compiler& compiler,
-                                   const workloads::DefinitionRegistry& definitions,
-                                   const v1::EvalRequest& request, const std::string& worker_id,
-                                   const std::string& toolkit_version) {
-  const absl::Time start = absl::Now();
-  v1::EvalResult result;
+CompiledKernel CompileForEvaluation(Compiler& compiler,
+                                    const workloads::DefinitionRegistry& definitions,
+                                    const v1::EvalRequest& request, const std::string& worker_id,
+                                    const std::string& toolkit_version) {
+  CompiledKernel k;
+  k.start = absl::Now();
+  v1::EvalResult& result = k.result;
   result.set_worker_id(worker_id);
   result.set_toolkit_version(toolkit_version);
-  auto finish = [&](v1::EvalResult r) {
-    r.set_wall_time_ms(absl::ToInt64Milliseconds(absl::Now() - start));
-    return r;
-  };
   absl::StatusOr<const workloads::Definition*> definition = definitions.Find(request.definition());
   if (!definition.ok()) {
     result.set_status(v1::INFRA_ERROR);
     result.set_error(std::string(definition.status().message()));
-    return finish(result);
+    return k;
   }
   CompileRequest compile{request.kernel_source(), request.language(), *definition};
   absl::StatusOr<CompileResult> built = compiler.Compile(compile);
   if (!built.ok()) {
     result.set_status(v1::INFRA_ERROR);
     result.set_error(absl::StrCat("compile infrastructure: ", built.status().message()));
-    return finish(result);
+    return k;
   }
+  k.definition = *definition;
+  k.artifact = built->artifact_path;
   result.set_status(built->status);
   result.set_compile_log(built->log);
   for (const v1::KernelResources& r : built->resources) *result.add_resources() = r;
   *result.mutable_ptx() = built->ptx;
-  result.set_all_passed(false);  // nothing ran: never a pass
-  return finish(result);
+  result.set_all_passed(false);
+  return k;
+}
+
+v1::EvalResult EvaluateCompileOnly(Compiler& compiler,
+                                   const workloads::DefinitionRegistry& definitions,
+                                   const v1::EvalRequest& request, const std::string& worker_id,
+                                   const std::string& toolkit_version) {
+  CompiledKernel k = CompileForEvaluation(compiler, definitions, request, worker_id, toolkit_version);
+  // Nothing ran: never a pass.
+  k.result.set_wall_time_ms(absl::ToInt64Milliseconds(absl::Now() - k.start));
+  return k.result;
 }
 
 v1::CompleteRequest CompileOnlyHandler::Run(const v1::Task& task, const std::atomic<bool>&) {

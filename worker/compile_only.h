@@ -10,12 +10,32 @@
 #include <atomic>
 #include <string>
 
+#include "absl/time/time.h"
+
 #include "executor/task_handler.h"
 #include "ptxbench/v1/common.pb.h"
 #include "worker/compile/compiler.h"
 #include "workloads/registry.h"
 
 namespace ptxbench::worker {
+
+// A kernel built for evaluation: the result so far (status, compile log,
+// resources, census) and, when it built, what running it needs.
+struct CompiledKernel {
+  ptxbench::v1::EvalResult result;  // status COMPILED when it built
+  const workloads::Definition* definition = nullptr;  // null after INFRA_ERROR
+  std::string artifact;  // kernel.so (cuda) or kernel.cubin (ptx)
+  absl::Time start;      // when the evaluation began (for wall_time_ms)
+  bool built() const { return result.status() == ptxbench::v1::COMPILED; }
+};
+
+// The compile step shared by compile-only and full evaluation. Never fails:
+// an unknown definition or a missing toolkit is status INFRA_ERROR.
+CompiledKernel CompileForEvaluation(Compiler& compiler,
+                                    const workloads::DefinitionRegistry& definitions,
+                                    const ptxbench::v1::EvalRequest& request,
+                                    const std::string& worker_id,
+                                    const std::string& toolkit_version);
 
 // Never fails: infrastructure problems (unknown definition, missing nvcc)
 // come back as status INFRA_ERROR with `error` set.

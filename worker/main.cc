@@ -1,7 +1,8 @@
 // ptxbench-worker: leases evaluation tasks from the scheduler and reports
-// results. Without --simulate it evaluates compile-only (build, resources,
-// PTX census, library check) until GPU evaluation lands; with --simulate it
-// returns deterministic synthetic results for tests and benchmarks.
+// results. With GPUs it compiles, checks and times kernels (DESIGN §5);
+// without one it offers compile-only evaluation (build, resources, PTX
+// census, library check), and says so; with --simulate it returns
+// deterministic synthetic results for tests and benchmarks.
 
 #include <unistd.h>
 
@@ -18,6 +19,7 @@
 #include "executor/signals.h"
 #include "common/data_dir.h"
 #include "worker/compile_only.h"
+#include "worker/gpu_worker.h"
 #include "worker/gpu/device_info.h"
 #include "worker/simulated_worker.h"
 
@@ -31,7 +33,15 @@ ABSL_FLAG(std::vector<std::string>, dataset, {},
           "extra FlashInfer-Trace dataset folders (comma-separated)");
 ABSL_FLAG(std::string, name, "", "Worker name shown by the scheduler (default: host name)");
 ABSL_FLAG(int, slots, 4, "Evaluations run at once");
-ABSL_FLAG(uint64_t, seed, 0, "Seed of the simulated results and injected faults");
+ABSL_FLAG(uint64_t, seed, 0,
+          "Seed of the simulated results and injected faults; with GPUs, the root of the "
+          "input seeds (0: derived from each kernel's sha256)");
+ABSL_FLAG(int, eval_deadline_s, 600,
+          "Wall-clock limit of one GPU evaluation, seconds (--eval-deadline-s)");
+ABSL_FLAG(int, timed_calls, 50, "Timed calls per trial (--timed-calls)");
+ABSL_FLAG(int, warmup_calls, 10, "Warm-up calls per trial (--warmup-calls)");
+ABSL_FLAG(bool, compile_only, false,
+          "Offer compile-only evaluation even where GPUs are found (--compile-only)");
 ABSL_FLAG(int, latency_ms, 20, "Simulated evaluation time, milliseconds (--latency-ms)");
 ABSL_FLAG(double, failure_rate, 0.0,
           "Probability that a task reports an INFRA failure (--failure-rate)");
@@ -62,26 +72,46 @@ std::string DefaultCacheDir() {
   return base + "/ptxbench/builds";
 }
 
-// The real worker, for now compile-only: it registers no GPU, so the
-// scheduler sends it only `eval: compile-only` tasks, and says plainly why.
-int RunCompileOnlyWorker() {
+// The GPUs this worker evaluates on; empty (with the reason logged) means
+// compile-only.
+std::vector<ptxbench::gpu::GpuInfo> UsableGpus(const std::string& runner) {
+  if (absl::GetFlag(FLAGS_compile_only)) {
+    ptxbench::LogInfo("--compile-only: offering compile-only evaluation", {});
+    return {};
+  }
+  absl::StatusOr<ptxbench::gpu::GpuInventory> inventory = ptxbench::gpu::DiscoverGpus();
+  if (!inventory.ok()) {
+    ptxbench::LogWarning("GPU discovery failed: offering compile-only evaluation",
+                         {{"error", inventory.status().ToString()}});
+    return {};
+  }
+  if (inventory->gpus.empty()) {
+    ptxbench::LogInfo("no GPU: offering compile-only evaluation", {{"why", inventory->why_none}});
+    return {};
+  }
+  if (runner.empty()) {
+    ptxbench::LogWarning(
+        "GPUs found but ptxbench-runner is missing (built only where nvcc exists; set "
+        "PTXBENCH_RUNNER): offering compile-only evaluation",
+        {{"gpus", std::to_string(inventory->gpus.size())}});
+    return {};
+  }
+  return inventory->gpus;
+}
+
+// The real worker: GPU evaluation where it can, compile-only otherwise (it
+// then registers no GPU, so the scheduler sends it only `eval: compile-only`
+// tasks).
+int RunRealWorker() {
   std::string scheduler = absl::GetFlag(FLAGS_scheduler);
   if (scheduler.empty()) scheduler = ptxbench::executor::DefaultSchedulerAddress();
   std::string name = absl::GetFlag(FLAGS_name);
   if (name.empty()) name = HostName();
   const int slots = absl::GetFlag(FLAGS_slots);
   if (slots < 1) return UsageError("--slots must be at least 1");
-
-  absl::StatusOr<ptxbench::gpu::GpuInventory> inventory = ptxbench::gpu::DiscoverGpus();
-  if (!inventory.ok()) {
-    ptxbench::LogWarning("GPU discovery failed", {{"error", inventory.status().ToString()}});
-  } else if (inventory->gpus.empty()) {
-    ptxbench::LogInfo("no GPU: offering compile-only evaluation", {{"why", inventory->why_none}});
-  } else {
-    ptxbench::LogWarning(
-        "GPUs found, but GPU evaluation is not built yet: offering compile-only evaluation",
-        {{"gpus", std::to_string(inventory->gpus.size())},
-         {"first", inventory->gpus[0].name + " " + inventory->gpus[0].sm_arch}});
+  if (absl::GetFlag(FLAGS_eval_deadline_s) < 1) return UsageError("--eval-deadline-s must be >= 1");
+  if (absl::GetFlag(FLAGS_timed_calls) < 1 || absl::GetFlag(FLAGS_warmup_calls) < 0) {
+    return UsageError("--timed-calls must be >= 1 and --warmup-calls >= 0");
   }
 
   std::vector<std::string> roots = {ptxbench::workloads::DefinitionRegistry::BundledRoot()};
@@ -100,19 +130,47 @@ int RunCompileOnlyWorker() {
     return 1;
   }
   ptxbench::worker::Compiler compiler(compiler_options);
-  ptxbench::worker::CompileOnlyHandler handler(&compiler, definitions->get(), name, *version);
+
+  ptxbench::worker::GpuEvalOptions eval_options;
+  eval_options.runner_path = ptxbench::worker::FindRunner();
+  eval_options.deadline = absl::Seconds(absl::GetFlag(FLAGS_eval_deadline_s));
+  eval_options.seed = absl::GetFlag(FLAGS_seed);
+  eval_options.timed_calls = absl::GetFlag(FLAGS_timed_calls);
+  eval_options.warmup_calls = absl::GetFlag(FLAGS_warmup_calls);
+  const std::vector<ptxbench::gpu::GpuInfo> gpus = UsableGpus(eval_options.runner_path);
+  ptxbench::worker::GpuEvaluator evaluator(&compiler, definitions->get(), eval_options, name,
+                                           *version);
+  ptxbench::worker::GpuPool pool(gpus);
+  ptxbench::executor::ExecutorRunner* running = nullptr;
+  ptxbench::worker::GpuWorkerHandler gpu_handler(
+      &evaluator, &compiler, definitions->get(), &pool, name, *version,
+      [&running](const std::string& why) {
+        ptxbench::LogError("stopping: no healthy GPU", {{"why", why}});
+        if (running != nullptr) running->Stop();
+      });
+  ptxbench::worker::CompileOnlyHandler compile_handler(&compiler, definitions->get(), name,
+                                                       *version);
 
   ptxbench::executor::ExecutorRunner::Options runner_options;
   runner_options.scheduler_address = scheduler;
   runner_options.kind = ptxbench::v1::WORKER;
   runner_options.name = name;
-  runner_options.capabilities.set_slots(slots);  // no GPUs: compile-only
+  runner_options.capabilities = ptxbench::worker::GpuWorkerCapabilities(gpus, slots);
   runner_options.slots = slots;
-  ptxbench::executor::ExecutorRunner runner(std::move(runner_options), &handler);
+  ptxbench::executor::TaskHandler* handler =
+      gpus.empty() ? static_cast<ptxbench::executor::TaskHandler*>(&compile_handler) : &gpu_handler;
+  ptxbench::executor::ExecutorRunner runner(std::move(runner_options), handler);
+  running = &runner;
+  std::string gpu_names;
+  for (const ptxbench::gpu::GpuInfo& g : gpus) {
+    gpu_names += (gpu_names.empty() ? "" : ",") + std::to_string(g.index) + ":" + g.name;
+  }
   ptxbench::LogInfo("starting", {{"scheduler", scheduler},
                                  {"name", name},
                                  {"slots", std::to_string(slots)},
-                                 {"mode", "compile-only"},
+                                 {"mode", gpus.empty() ? "compile-only" : "gpu"},
+                                 {"gpus", gpu_names},
+                                 {"runner", eval_options.runner_path},
                                  {"cache", compiler_options.cache_dir},
                                  {"toolkit", *version}});
   return ptxbench::executor::RunUntilStopped(runner, "worker");
@@ -125,7 +183,7 @@ int main(int argc, char** argv) {
   ptxbench::executor::ParseCommandLineOrExit(argc, argv);
   ptxbench::InitLogging("worker");
 
-  if (!absl::GetFlag(FLAGS_simulate)) return RunCompileOnlyWorker();
+  if (!absl::GetFlag(FLAGS_simulate)) return RunRealWorker();
   const int slots = absl::GetFlag(FLAGS_slots);
   const int gpus = absl::GetFlag(FLAGS_gpus);
   const int latency_ms = absl::GetFlag(FLAGS_latency_ms);

@@ -88,14 +88,15 @@ absl::StatusOr<SandboxOutcome> RunSandboxed(const SandboxOptions& options) {
     outcome.status = v1::RUNTIME_ERROR;
     outcome.diagnostic =
         absl::StrCat("the runner exited with code ", p.exit_code, "\n", Tail(p.output));
-  } else {
-    for (const std::string& name : options.collect) {
-      std::ifstream in(pattern + "/" + name, std::ios::binary);
-      if (!in) continue;
-      std::stringstream text;
-      text << in.rdbuf();
-      outcome.collected[name] = text.str();
-    }
+  }
+  // Whatever the end: a runner that crashed on its third workload still
+  // wrote the first two results.
+  for (const std::string& name : options.collect) {
+    std::ifstream in(pattern + "/" + name, std::ios::binary);
+    if (!in) continue;
+    std::stringstream text;
+    text << in.rdbuf();
+    outcome.collected[name] = text.str();
   }
   return outcome;
 }

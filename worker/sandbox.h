@@ -12,7 +12,8 @@
 //    behind), resource limits on file size, open files and core dumps.
 // The child's end is classified: a deadline is TIMEOUT, a signal or a
 // non-zero exit is RUNTIME_ERROR with the diagnostic; a clean exit leaves
-// the caller to read the files it asked for. Thread-safe.
+// the caller to read the files it asked for (collected in every case, so
+// partial results of a crashed child survive). Thread-safe.
 
 #include <cstdint>
 #include <map>
@@ -32,7 +33,8 @@ struct SandboxOptions {
   std::vector<std::string> argv;
   // Written into the private directory before the start (name -> content).
   std::map<std::string, std::string> files;
-  // Read back from the private directory after a clean exit.
+  // Read back from the private directory after the child ended, however it
+  // ended (files it never wrote are absent from `collected`).
   std::vector<std::string> collect;
   absl::Duration deadline = absl::Minutes(5);
   int gpu_index = -1;  // CUDA_VISIBLE_DEVICES; -1: no GPU visible

@@ -33,6 +33,16 @@ TEST(SandboxTest, CleanExitHandsBackTheFilesItWrote) {
   EXPECT_FALSE(std::filesystem::exists(out->private_dir)) << "private dir removed";
 }
 
+TEST(SandboxTest, FilesWrittenBeforeACrashAreStillCollected) {
+  SandboxOptions o = Shell("echo first >> results.txt; kill -SEGV $$");
+  o.collect = {"results.txt", "never.txt"};
+  auto out = RunSandboxed(o);
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(out->status, v1::RUNTIME_ERROR);
+  EXPECT_EQ(out->collected["results.txt"], "first\n");
+  EXPECT_FALSE(out->collected.contains("never.txt"));
+}
+
 TEST(SandboxTest, SegfaultIsARuntimeErrorWithTheSignal) {
   auto out = RunSandboxed(Shell("echo about to crash >&2; kill -SEGV $$"));
   ASSERT_TRUE(out.ok());

@@ -1,9 +1,12 @@
 #include <algorithm>
+#include <memory>
+#include <string>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/status_macros.h"
+#include "worker/gpu/cupti_span.h"
 #include "worker/gpu/timing.h"
 
 namespace ptxbench::gpu {
@@ -36,8 +39,97 @@ absl::Status L2Flusher::Flush(cudaStream_t stream, int salt) {
   return CudaStatus(cudaCtxResetPersistingL2Cache(), "cudaCtxResetPersistingL2Cache");
 }
 
+namespace {
+
+// Measures the span of one call at a time, by one of the methods of timing.h.
+// Per call: Open (after the flush), the callable, Close, the caller's device
+// synchronize, SpanMs.
+class SpanTimer {
+ public:
+  virtual ~SpanTimer() = default;
+  virtual absl::Status Open(cudaStream_t stream) = 0;
+  virtual absl::Status Close(cudaStream_t stream) = 0;
+  virtual absl::StatusOr<double> SpanMs() = 0;
+};
+
+class EventSpanTimer final : public SpanTimer {
+ public:
+  static absl::StatusOr<std::unique_ptr<SpanTimer>> Create() {
+    auto timer = std::unique_ptr<EventSpanTimer>(new EventSpanTimer);
+    PTXB_RETURN_IF_ERROR(CudaStatus(cudaEventCreate(&timer->start_), "cudaEventCreate"));
+    PTXB_RETURN_IF_ERROR(CudaStatus(cudaEventCreate(&timer->end_), "cudaEventCreate"));
+    return timer;
+  }
+  ~EventSpanTimer() override {
+    if (start_ != nullptr) cudaEventDestroy(start_);
+    if (end_ != nullptr) cudaEventDestroy(end_);
+  }
+  // No synchronize after the flush: stream order keeps the flush out of the
+  // span, and the host enqueues the call while the flush runs (timing.h).
+  absl::Status Open(cudaStream_t stream) override {
+    return CudaStatus(cudaEventRecord(start_, stream), "cudaEventRecord(start)");
+  }
+  absl::Status Close(cudaStream_t stream) override {
+    return CudaStatus(cudaEventRecord(end_, stream), "cudaEventRecord(end)");
+  }
+  absl::StatusOr<double> SpanMs() override {
+    float ms = 0;
+    PTXB_RETURN_IF_ERROR(
+        CudaStatus(cudaEventElapsedTime(&ms, start_, end_), "cudaEventElapsedTime"));
+    return ms;
+  }
+
+ private:
+  EventSpanTimer() = default;
+  cudaEvent_t start_ = nullptr;
+  cudaEvent_t end_ = nullptr;
+};
+
+class CuptiSpanTimer final : public SpanTimer {
+ public:
+  explicit CuptiSpanTimer(CuptiSpanRecorder* recorder) : recorder_(recorder) {}
+  // An aborted measurement leaves no call open.
+  ~CuptiSpanTimer() override { recorder_->EndCall(); }
+  // The span is GPU time only, so this synchronize adds nothing to it; it
+  // keeps work the call puts on another stream from overlapping the flush.
+  absl::Status Open(cudaStream_t) override {
+    PTXB_RETURN_IF_ERROR(
+        CudaStatus(cudaDeviceSynchronize(), "cudaDeviceSynchronize(after L2 flush)"));
+    recorder_->BeginCall();
+    return absl::OkStatus();
+  }
+  absl::Status Close(cudaStream_t) override {
+    recorder_->EndCall();
+    return absl::OkStatus();
+  }
+  absl::StatusOr<double> SpanMs() override {
+    PTXB_ASSIGN_OR_RETURN(CallSpan span, recorder_->CollectSpan());
+    return absl::ToDoubleMilliseconds(span.span);
+  }
+
+ private:
+  CuptiSpanRecorder* const recorder_;
+};
+
+// The timer for options.method; sets result->method and fallback_reason.
+absl::StatusOr<std::unique_ptr<SpanTimer>> MakeSpanTimer(SpanMethod method, TimingResult* result) {
+  if (method != SpanMethod::kEvents) {
+    absl::StatusOr<CuptiSpanRecorder*> recorder = CuptiSpanRecorder::Get();
+    if (recorder.ok()) {
+      result->method = "cupti";
+      return std::unique_ptr<SpanTimer>(new CuptiSpanTimer(*recorder));
+    }
+    if (method == SpanMethod::kCupti) return recorder.status();
+    result->fallback_reason = std::string(recorder.status().message());
+  }
+  result->method = "events";
+  return EventSpanTimer::Create();
+}
+
+}  // namespace
+
 absl::StatusOr<TimingResult> TimeCalls(TimedCallable call, cudaStream_t stream, L2Flusher* flusher,
-                                       const TimingOptions& options) {
+                                       const TimingOptions& options, const TimingHooks& hooks) {
   if (options.warmup_calls < 0 || options.timed_calls <= 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("timing needs warmup_calls >= 0 and timed_calls > 0, got ",
@@ -46,34 +138,27 @@ absl::StatusOr<TimingResult> TimeCalls(TimedCallable call, cudaStream_t stream, 
   if (options.cold_l2 && flusher == nullptr) {
     return absl::InvalidArgumentError("cold_l2 timing needs an L2Flusher");
   }
-  cudaEvent_t start = nullptr, end = nullptr;
-  PTXB_RETURN_IF_ERROR(CudaStatus(cudaEventCreate(&start), "cudaEventCreate"));
-  PTXB_RETURN_IF_ERROR(CudaStatus(cudaEventCreate(&end), "cudaEventCreate"));
-  struct Events {
-    cudaEvent_t a, b;
-    ~Events() {
-      cudaEventDestroy(a);
-      cudaEventDestroy(b);
-    }
-  } events{start, end};
-
   TimingResult result;
+  PTXB_ASSIGN_OR_RETURN(std::unique_ptr<SpanTimer> timer, MakeSpanTimer(options.method, &result));
+
   result.samples_ms.reserve(options.timed_calls);
   const int total = options.warmup_calls + options.timed_calls;
   for (int i = 0; i < total; ++i) {
     // The previous call ended with a device synchronize, so nothing is in
-    // flight; the flush precedes the start event in stream order (timing.h).
+    // flight.
+    if (hooks.before) PTXB_RETURN_IF_ERROR(hooks.before(stream, i));
     if (options.cold_l2) PTXB_RETURN_IF_ERROR(flusher->Flush(stream, i));
-    PTXB_RETURN_IF_ERROR(CudaStatus(cudaEventRecord(start, stream), "cudaEventRecord(start)"));
-    PTXB_RETURN_IF_ERROR(call(stream, i));
+    PTXB_RETURN_IF_ERROR(timer->Open(stream));
+    const absl::Status call_status = call(stream, i);
+    const absl::Status close_status = timer->Close(stream);
+    PTXB_RETURN_IF_ERROR(call_status);
     PTXB_RETURN_IF_ERROR(CudaStatus(cudaGetLastError(), "kernel launch in timed call"));
-    PTXB_RETURN_IF_ERROR(CudaStatus(cudaEventRecord(end, stream), "cudaEventRecord(end)"));
+    PTXB_RETURN_IF_ERROR(close_status);
     PTXB_RETURN_IF_ERROR(CudaStatus(cudaDeviceSynchronize(), "cudaDeviceSynchronize(after call)"));
+    PTXB_ASSIGN_OR_RETURN(const double ms, timer->SpanMs());
+    if (hooks.after) PTXB_RETURN_IF_ERROR(hooks.after(i));
     if (options.idle_between_calls > absl::ZeroDuration()) absl::SleepFor(options.idle_between_calls);
-    if (i < options.warmup_calls) continue;
-    float ms = 0;
-    PTXB_RETURN_IF_ERROR(CudaStatus(cudaEventElapsedTime(&ms, start, end), "cudaEventElapsedTime"));
-    result.samples_ms.push_back(ms);
+    if (i >= options.warmup_calls) result.samples_ms.push_back(ms);
   }
   result.stats = Summarize(result.samples_ms);
   return result;

@@ -1,0 +1,109 @@
+#include "agent_gateway/scripted_answers.h"
+
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
+
+namespace ptxbench::agent_gateway {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string ReadText(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The answer text of one file: markdown as is, code in one fenced block.
+std::string AnswerText(const fs::path& path) {
+  const std::string body = ReadText(path);
+  const std::string ext = path.extension().string();
+  if (ext == ".md") return body;
+  return absl::StrCat("Here is the kernel (scripted answer ", path.filename().string(),
+                      ").\n\n```", ext == ".ptx" ? "ptx" : "cuda", "\n", body,
+                      absl::EndsWith(body, "\n") ? "" : "\n", "```\n");
+}
+
+// -1 for "answer.*", N for "turnN.*", nullopt for other names.
+std::optional<int> TurnOf(const fs::path& path) {
+  const std::string stem = path.stem().string();
+  if (stem == "answer") return -1;
+  absl::string_view rest = stem;
+  int turn = 0;
+  if (absl::ConsumePrefix(&rest, "turn") && absl::SimpleAtoi(rest, &turn) && turn >= 0) return turn;
+  return std::nullopt;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<ScriptedAnswers>> ScriptedAnswers::Load(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    return absl::InvalidArgumentError(absl::StrCat("answers folder ", dir, " does not exist"));
+  }
+  auto answers = std::unique_ptr<ScriptedAnswers>(new ScriptedAnswers());
+  for (const fs::directory_entry& def : fs::directory_iterator(dir)) {
+    if (!def.is_directory()) continue;
+    for (const fs::directory_entry& file : fs::directory_iterator(def.path())) {
+      const std::string ext = file.path().extension().string();
+      if (!file.is_regular_file() || (ext != ".cu" && ext != ".ptx" && ext != ".md")) continue;
+      std::optional<int> turn = TurnOf(file.path());
+      if (!turn) continue;
+      answers->answers_[def.path().filename().string()][*turn] = AnswerText(file.path());
+    }
+  }
+  if (answers->answers_.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "answers folder ", dir, " holds no <definition>/turn<N>.cu|.ptx|.md or answer.* file"));
+  }
+  return answers;
+}
+
+absl::StatusOr<ptxbench::v1::LlmResponse> ScriptedAnswers::Answer(
+    const ptxbench::v1::LlmRequest& request, int turn) const {
+  std::string prompt;
+  for (const ptxbench::v1::ChatMessage& m : request.messages()) {
+    if (m.role() == "user") {
+      prompt = m.content();
+      break;
+    }
+  }
+  const std::map<int, std::string>* found = nullptr;
+  size_t best = 0;
+  for (const auto& [definition, turns] : answers_) {
+    if (definition.size() > best && absl::StrContains(prompt, definition)) {
+      best = definition.size();
+      found = &turns;
+    }
+  }
+  if (found == nullptr) {
+    std::vector<std::string> names;
+    for (const auto& [definition, turns] : answers_) names.push_back(definition);
+    return absl::NotFoundError(absl::StrCat("no scripted answer names this task's definition (have: ",
+                                            absl::StrJoin(names, ", "), ")"));
+  }
+  auto it = found->find(turn);
+  if (it == found->end()) it = found->find(-1);
+  if (it == found->end()) {
+    return absl::NotFoundError(absl::StrCat("no scripted answer for turn ", turn));
+  }
+  ptxbench::v1::LlmResponse response;
+  response.set_text(it->second);
+  response.set_finish_reason("stop");
+  response.set_provider("scripted");
+  response.set_simulated(true);
+  response.mutable_usage()->set_output_tokens(static_cast<int64_t>(it->second.size() / 4));
+  return response;
+}
+
+}  // namespace ptxbench::agent_gateway

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Developer tool: packs the GPU-side binaries of a Release build, with the
+# non-glibc, non-CUDA shared libraries they need, into .device-gpu/ (ignored
+# by git), for running on a GPU machine that has CUDA but not Debian's
+# libraries. Usage: scripts/device/pack.sh [BUILD_DIR]; then on the GPU
+# machine: scripts/device/gpu_suite.sh (carrying .device-gpu).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+build="${1:-$root/build}"
+out="$root/.device-gpu"
+rm -rf "$out" && mkdir -p "$out"
+bins=(
+  worker/runner/ptxbench-runner worker/worker_gpu_eval_gpu_test worker/gpu/gpu_test
+  cli/ptxbench scheduler/ptxbench-scheduler worker/ptxbench-worker
+  agent_gateway/ptxbench-gateway bench/gpu/gemm_timing_bench
+)
+for b in "${bins[@]}" $(cd "$build" && ls workloads/reference/*_gpu_test 2>/dev/null); do
+  [ -x "$build/$b" ] && cp "$build/$b" "$out/"
+done
+# glibc, the compiler runtime and CUDA come from the GPU machine itself.
+skip='^(linux-vdso|libc\.|libm\.|ld-linux|libgcc_s|libstdc\+\+|libdl\.|libpthread|librt\.|libcu|libnv)'
+for f in "$out"/*; do
+  ldd "$f" | awk '$3 ~ /^\// {print $1, $3}' | while read -r name path; do
+    [[ "$name" =~ $skip ]] || cp -n "$path" "$out/"
+  done
+done
+du -sh "$out"

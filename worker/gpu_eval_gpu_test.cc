@@ -1,0 +1,266 @@
+// GPU tests of full evaluation (issue 3's acceptance list): the worker's
+// GpuEvaluator builds each test kernel (worker/testdata/gemm) and runs it in
+// a sandboxed ptxbench-runner on GPU 0. Each test skips with "no CUDA GPU:
+// ..." where there is none.
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "common/data_dir.h"
+#include "common/hash.h"
+#include "worker/gpu/gpu_test_util.h"
+#include "worker/gpu_eval.h"
+#include "workloads/registry.h"
+
+namespace ptxbench::worker {
+namespace {
+
+namespace v1 = ::ptxbench::v1;
+
+constexpr char kGemm[] = "gemm_n7168_k5120";
+constexpr char kGemmM70[] = "729b8d2e-8307-57e0-b6f5-d50957348534";
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class GpuEvalTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    PTXB_REQUIRE_GPU();
+    auto registry = workloads::DefinitionRegistry::Load({workloads::DefinitionRegistry::BundledRoot()});
+    ASSERT_TRUE(registry.ok()) << registry.status();
+    definitions_ = *std::move(registry);
+    CompilerOptions c;
+    c.abi_include_dir = DataDir() + "/worker/kernel_abi";
+    cache_ = std::filesystem::temp_directory_path() / "ptxb_gpu_eval_test_cache";
+    c.cache_dir = cache_.string();
+    compiler_ = std::make_unique<Compiler>(c);
+    auto inventory = gpu::DiscoverGpus();
+    ASSERT_TRUE(inventory.ok() && !inventory->gpus.empty());
+    gpu_ = inventory->gpus[0];
+    ASSERT_FALSE(FindRunner().empty()) << "ptxbench-runner not found next to the test";
+  }
+
+  GpuEvaluator Evaluator(absl::Duration deadline = absl::Minutes(3)) {
+    GpuEvalOptions o;
+    o.runner_path = FindRunner();
+    o.deadline = deadline;
+    return GpuEvaluator(compiler_.get(), definitions_.get(), o, "test", "test-toolkit");
+  }
+
+  static v1::EvalRequest Request(const std::string& kernel_file) {
+    v1::EvalRequest r;
+    r.set_definition(kGemm);
+    r.set_language("cuda");
+    r.set_kernel_source(ReadFile(DataDir() + "/worker/testdata/gemm/" + kernel_file));
+    r.set_kernel_sha256(Sha256Hex(r.kernel_source()));
+    r.set_mode(v1::FULL);
+    r.add_workload_uuids(kGemmM70);
+    return r;
+  }
+
+  v1::EvalResult Eval(const std::string& kernel_file, bool* suspect,
+                      absl::Duration deadline = absl::Minutes(3)) {
+    GpuEvaluator evaluator = Evaluator(deadline);
+    v1::EvalResult r = evaluator.Evaluate(Request(kernel_file), gpu_, suspect);
+    std::cout << kernel_file << ": " << v1::EvalStatus_Name(r.status());
+    for (const v1::WorkloadTrace& t : r.traces()) {
+      std::cout << " | " << t.workload_uuid() << " " << v1::EvalStatus_Name(t.status())
+                << " latency " << t.latency_ms() << " ms, reference " << t.reference_latency_ms()
+                << " ms, speedup " << t.speedup() << ", max abs " << t.max_abs_error();
+      for (const std::string& e : t.errors()) std::cout << "\n    error: " << e;
+      std::cout << "\n  log:\n" << t.log();
+    }
+    std::cout << "\n  wall " << r.wall_time_ms() << " ms\n";
+    return r;
+  }
+
+  void ExpectHealthyAndPassing() {
+    EXPECT_TRUE(Evaluator().CheckHealth(gpu_.index).ok());
+    bool suspect = false;
+    v1::EvalResult r = Eval("correct.cu", &suspect);
+    EXPECT_EQ(r.status(), v1::PASSED);
+    EXPECT_FALSE(suspect);
+  }
+
+  std::unique_ptr<workloads::DefinitionRegistry> definitions_;
+  std::filesystem::path cache_;
+  std::unique_ptr<Compiler> compiler_;
+  gpu::GpuInfo gpu_;
+};
+
+TEST_F(GpuEvalTest, CorrectKernelPassesWithTimesAndRoofline) {
+  bool suspect = true;
+  v1::EvalResult r = Eval("correct.cu", &suspect);
+  ASSERT_EQ(r.status(), v1::PASSED) << r.DebugString();
+  EXPECT_TRUE(r.all_passed());
+  EXPECT_FALSE(suspect);
+  ASSERT_EQ(r.traces_size(), 1);
+  const v1::WorkloadTrace& t = r.traces(0);
+  EXPECT_GT(t.latency_ms(), 0);
+  EXPECT_GT(t.reference_latency_ms(), 0);
+  EXPECT_NEAR(t.speedup(), t.reference_latency_ms() / t.latency_ms(), 1e-9);
+  EXPECT_DOUBLE_EQ(r.min_speedup(), t.speedup());
+  EXPECT_EQ(t.matched_ratio(), 1.0);
+  EXPECT_LE(t.max_abs_error(), 0.5);  // bf16 rounding of values ~ sqrt(5120)
+  EXPECT_EQ(r.gpu_model(), gpu_.name);
+  if (gpu_.name.find("H100") != std::string::npos || gpu_.name.find("H200") != std::string::npos) {
+    EXPECT_GT(t.roofline_fraction(), 0);
+    EXPECT_LT(t.roofline_fraction(), 1);
+  }
+}
+
+TEST_F(GpuEvalTest, SkippedOutputStaysPoisonedAndFails) {
+  bool suspect = true;
+  v1::EvalResult r = Eval("skip_rows.cu", &suspect);
+  EXPECT_EQ(r.status(), v1::INCORRECT_NUMERICAL);
+  EXPECT_NE(r.traces(0).errors(0).find("NaN"), std::string::npos) << r.traces(0).errors(0);
+}
+
+TEST_F(GpuEvalTest, WritingAnInputFails) {
+  bool suspect = true;
+  v1::EvalResult r = Eval("writes_input.cu", &suspect);
+  EXPECT_EQ(r.status(), v1::INCORRECT_NUMERICAL);
+  EXPECT_NE(r.traces(0).errors(0).find("input A was modified"), std::string::npos)
+      << r.traces(0).errors(0);
+}
+
+TEST_F(GpuEvalTest, CachingResultsAcrossCallsDoesNotPay) {
+  bool suspect = true;
+  v1::EvalResult r = Eval("caches.cu", &suspect);
+  EXPECT_EQ(r.status(), v1::INCORRECT_NUMERICAL);
+  EXPECT_EQ(r.min_speedup(), 0);
+  EXPECT_EQ(r.traces(0).latency_ms(), 0);
+}
+
+TEST_F(GpuEvalTest, WorkOnAnotherStreamIsInsideTheMeasuredTime) {
+  bool suspect = true;
+  v1::EvalResult same = Eval("correct.cu", &suspect);
+  v1::EvalResult side = Eval("side_stream.cu", &suspect);
+  ASSERT_EQ(same.status(), v1::PASSED);
+  ASSERT_EQ(side.status(), v1::PASSED);
+  const double ratio = side.traces(0).latency_ms() / same.traces(0).latency_ms();
+  EXPECT_GT(ratio, 0.8) << "side-stream work escaped the measurement";
+  EXPECT_LT(ratio, 1.25);
+}
+
+TEST_F(GpuEvalTest, SegfaultIsRuntimeErrorAndTheGpuStaysUsable) {
+  bool suspect = false;
+  v1::EvalResult r = Eval("segfault.cu", &suspect);
+  EXPECT_EQ(r.status(), v1::RUNTIME_ERROR);
+  EXPECT_NE(r.traces(0).errors(0).find("SIG"), std::string::npos) << r.traces(0).errors(0);
+  EXPECT_TRUE(suspect);
+  ExpectHealthyAndPassing();
+}
+
+TEST_F(GpuEvalTest, IllegalAddressIsRuntimeErrorAndTheGpuStaysUsable) {
+  bool suspect = false;
+  v1::EvalResult r = Eval("illegal_address.cu", &suspect);
+  EXPECT_EQ(r.status(), v1::RUNTIME_ERROR);
+  EXPECT_NE(r.traces(0).errors(0).find("illegal"), std::string::npos) << r.traces(0).errors(0);
+  EXPECT_TRUE(suspect);
+  ExpectHealthyAndPassing();
+}
+
+TEST_F(GpuEvalTest, NeverReturningKernelIsTimeoutAndTheGpuStaysUsable) {
+  bool suspect = false;
+  v1::EvalResult r = Eval("hang.cu", &suspect, absl::Seconds(20));
+  EXPECT_EQ(r.status(), v1::TIMEOUT);
+  EXPECT_TRUE(suspect);
+  ExpectHealthyAndPassing();
+}
+
+// Per bundled definition: a simple correct kernel written for the test
+// passes, and the same kernel with one output element off by 100 fails.
+struct DefinitionCase {
+  const char* definition;
+  const char* kernel;    // under worker/testdata
+  const char* workload;  // the smallest workload
+  int timed_calls;       // the simple attention kernels are slow: fewer calls
+};
+
+class PerDefinitionTest : public GpuEvalTest,
+                          public ::testing::WithParamInterface<DefinitionCase> {
+ protected:
+  v1::EvalResult EvalSource(const std::string& source) {
+    const DefinitionCase& c = GetParam();
+    GpuEvalOptions o;
+    o.runner_path = FindRunner();
+    o.deadline = absl::Minutes(5);
+    o.trials = c.timed_calls < 50 ? 1 : 0;
+    o.warmup_calls = c.timed_calls < 50 ? 1 : 10;
+    o.timed_calls = c.timed_calls;
+    GpuEvaluator evaluator(compiler_.get(), definitions_.get(), o, "test", "test-toolkit");
+    v1::EvalRequest r;
+    r.set_definition(c.definition);
+    r.set_language("cuda");
+    r.set_kernel_source(source);
+    r.set_kernel_sha256(Sha256Hex(source));
+    r.set_mode(v1::FULL);
+    r.add_workload_uuids(c.workload);
+    bool suspect = false;
+    v1::EvalResult result = evaluator.Evaluate(r, gpu_, &suspect);
+    std::cout << c.definition << ": " << v1::EvalStatus_Name(result.status()) << "\n";
+    for (const v1::WorkloadTrace& t : result.traces()) {
+      for (const std::string& e : t.errors()) std::cout << "  error: " << e << "\n";
+      std::cout << t.log();
+    }
+    if (result.status() == v1::COMPILE_ERROR) std::cout << result.compile_log();
+    return result;
+  }
+  std::string Source() { return ReadFile(DataDir() + "/worker/testdata/" + GetParam().kernel); }
+};
+
+TEST_P(PerDefinitionTest, SimpleCorrectKernelPasses) {
+  v1::EvalResult r = EvalSource(Source());
+  ASSERT_EQ(r.status(), v1::PASSED);
+  EXPECT_GT(r.traces(0).speedup(), 0);
+}
+
+TEST_P(PerDefinitionTest, OneWrongElementIsIncorrectNumerical) {
+  std::string source = Source();
+  const size_t marker = source.find("// PTXB_TEST_SPOIL");
+  ASSERT_NE(marker, std::string::npos) << "the test kernel lacks its spoil marker";
+  auto definition = definitions_->Find(GetParam().definition);
+  ASSERT_TRUE(definition.ok());
+  const std::string first_output = (*definition)->outputs[0].name;
+  source.replace(marker, std::string("// PTXB_TEST_SPOIL").size(),
+                 "ptxb_test_spoil<<<1, 1, 0, stream>>>((__nv_bfloat16*)" + first_output + ".data);");
+  source.insert(source.find("PTXB_EXPORT"),
+                "__global__ void ptxb_test_spoil(__nv_bfloat16* p) {\n"
+                "  p[0] = __float2bfloat16(__bfloat162float(p[0]) + 100.f);\n}\n\n");
+  v1::EvalResult r = EvalSource(source);
+  EXPECT_EQ(r.status(), v1::INCORRECT_NUMERICAL);
+  ASSERT_EQ(r.traces_size(), 1);
+  ASSERT_GT(r.traces(0).errors_size(), 0);
+  EXPECT_NE(r.traces(0).errors(0).find("first at index 0"), std::string::npos)
+      << r.traces(0).errors(0);
+  EXPECT_LT(r.traces(0).matched_ratio(), 1.0);
+  EXPECT_GT(r.traces(0).matched_ratio(), 0.999);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Bundled, PerDefinitionTest,
+    ::testing::Values(
+        DefinitionCase{"gemm_n7168_k5120", "gemm/correct.cu", kGemmM70, 50},
+        DefinitionCase{"mha_with_lse_d128", "attention/mha_with_lse_d128.cu",
+                       "b1925b19-c151-5d55-be56-d03303b7ae2c", 3},
+        DefinitionCase{"mha_with_lse_d128_causal", "attention/mha_with_lse_d128_causal.cu",
+                       "36ff68ec-a941-50dc-a29a-a477f26831de", 3},
+        DefinitionCase{"mha_bwd_d128", "attention/mha_bwd_d128.cu",
+                       "a7c1f029-8449-5918-86d6-c4aa45421654", 3},
+        DefinitionCase{"mha_bwd_d128_causal", "attention/mha_bwd_d128_causal.cu",
+                       "e87fcc6a-48cc-54eb-9c79-43e6d9d5be96", 3}),
+    [](const ::testing::TestParamInfo<DefinitionCase>& info) {
+      return std::string(info.param.definition);
+    });
+
+}  // namespace
+}  // namespace ptxbench::worker

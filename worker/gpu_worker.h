@@ -1,0 +1,78 @@
+#ifndef PTXBENCH_WORKER_GPU_WORKER_H_
+#define PTXBENCH_WORKER_GPU_WORKER_H_
+
+// The task handler of a worker with GPUs: compile on any of the executor's
+// slots (the compile pool), then evaluate on a GPU held exclusively for the
+// run — one timing run per GPU at a time, all GPUs busy at once. After a run
+// that crashed, hung or broke its CUDA context, the GPU is health-checked
+// before its next task; a GPU that stays unhealthy is taken out of service
+// (and the worker is stopped when none is left).
+
+#include <atomic>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "executor/task_handler.h"
+#include "worker/gpu/device_info.h"
+#include "worker/gpu_eval.h"
+
+namespace ptxbench::worker {
+
+// Exclusive use of GPUs. Thread-safe.
+class GpuPool {
+ public:
+  explicit GpuPool(std::vector<gpu::GpuInfo> gpus);
+  // Blocks until a healthy GPU is free. nullopt when none is healthy any
+  // more, or when `cancelled` became true.
+  std::optional<gpu::GpuInfo> Acquire(const std::atomic<bool>& cancelled);
+  void Release(int index);
+  // Takes the GPU out of service for good.
+  void MarkUnhealthy(int index);
+  int healthy_count() const;
+
+ private:
+  struct Slot {
+    gpu::GpuInfo info;
+    bool busy = false;
+    bool healthy = true;
+  };
+  mutable absl::Mutex mu_;
+  std::vector<Slot> slots_ ABSL_GUARDED_BY(mu_);
+};
+
+// The registration of a worker with these GPUs and `slots` concurrent tasks.
+ptxbench::v1::Capabilities GpuWorkerCapabilities(const std::vector<gpu::GpuInfo>& gpus, int slots);
+
+class GpuWorkerHandler final : public executor::TaskHandler {
+ public:
+  // Not owned; must outlive the handler. `on_no_gpu` is called (once) with
+  // the reason when the last healthy GPU is taken out of service.
+  GpuWorkerHandler(GpuEvaluator* evaluator, Compiler* compiler,
+                   const workloads::DefinitionRegistry* definitions, GpuPool* pool,
+                   std::string worker_id, std::string toolkit_version,
+                   std::function<void(const std::string&)> on_no_gpu);
+  ptxbench::v1::CompleteRequest Run(const ptxbench::v1::Task& task,
+                                    const std::atomic<bool>& cancelled) override;
+
+ private:
+  // Health check after a suspicious run; one retry after a pause, since a
+  // killed process's context can take a moment to be torn down.
+  void CheckAfterFailure(const gpu::GpuInfo& gpu);
+
+  GpuEvaluator* evaluator_;
+  Compiler* compiler_;
+  const workloads::DefinitionRegistry* definitions_;
+  GpuPool* pool_;
+  const std::string worker_id_;
+  const std::string toolkit_version_;
+  std::function<void(const std::string&)> on_no_gpu_;
+  std::atomic<bool> reported_no_gpu_{false};
+};
+
+}  // namespace ptxbench::worker
+
+#endif  // PTXBENCH_WORKER_GPU_WORKER_H_

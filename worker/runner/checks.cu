@@ -1,0 +1,149 @@
+#include <cuda_bf16.h>
+
+#include <bit>
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "worker/gpu/timing.h"
+#include "worker/runner/checks.h"
+
+namespace ptxbench::runner {
+namespace {
+
+using gpu::CudaStatus;
+
+// Non-negative floats order like their bit patterns, so atomicMax on the
+// bits is a max on the values.
+struct Counters {
+  unsigned long long matched;
+  unsigned long long nonfinite;
+  unsigned long long first_mismatch;  // ULLONG_MAX when none
+  unsigned int max_abs_bits;
+  unsigned int max_rel_bits;
+};
+
+__device__ float Load(const __nv_bfloat16* p, int64_t i) { return __bfloat162float(p[i]); }
+__device__ float Load(const float* p, int64_t i) { return p[i]; }
+
+template <typename T>
+__global__ void CompareKernel(const T* actual, const T* expected, int64_t count, float atol,
+                              float rtol, Counters* out) {
+  unsigned long long matched = 0, nonfinite = 0, first = ~0ull;
+  float max_abs = 0, max_rel = 0;
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < count;
+       i += int64_t{gridDim.x} * blockDim.x) {
+    const float x = Load(actual, i), y = Load(expected, i);
+    if (!isfinite(x) || !isfinite(y)) {
+      ++nonfinite;
+      if (static_cast<unsigned long long>(i) < first) first = i;
+      continue;
+    }
+    const float abs_err = fabsf(x - y);
+    const float rel_err = abs_err / (fabsf(y) + 1e-8f);
+    max_abs = fmaxf(max_abs, abs_err);
+    max_rel = fmaxf(max_rel, rel_err);
+    if (abs_err > atol && rel_err > rtol) {
+      if (static_cast<unsigned long long>(i) < first) first = i;
+    } else {
+      ++matched;
+    }
+  }
+  for (int offset = 16; offset > 0; offset /= 2) {
+    matched += __shfl_down_sync(0xffffffffu, matched, offset);
+    nonfinite += __shfl_down_sync(0xffffffffu, nonfinite, offset);
+    first = min(first, __shfl_down_sync(0xffffffffu, first, offset));
+    max_abs = fmaxf(max_abs, __shfl_down_sync(0xffffffffu, max_abs, offset));
+    max_rel = fmaxf(max_rel, __shfl_down_sync(0xffffffffu, max_rel, offset));
+  }
+  if ((threadIdx.x & 31) == 0) {
+    atomicAdd(&out->matched, matched);
+    atomicAdd(&out->nonfinite, nonfinite);
+    atomicMin(&out->first_mismatch, first);
+    atomicMax(&out->max_abs_bits, __float_as_uint(max_abs));
+    atomicMax(&out->max_rel_bits, __float_as_uint(max_rel));
+  }
+}
+
+__global__ void ChangedBytesKernel(const unsigned char* a, const unsigned char* b, int64_t bytes,
+                                   unsigned long long* changed) {
+  unsigned long long n = 0;
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < bytes;
+       i += int64_t{gridDim.x} * blockDim.x) {
+    n += a[i] != b[i];
+  }
+  for (int offset = 16; offset > 0; offset /= 2) n += __shfl_down_sync(0xffffffffu, n, offset);
+  if ((threadIdx.x & 31) == 0 && n != 0) atomicAdd(changed, n);
+}
+
+constexpr int kThreads = 256;
+constexpr int kBlocks = 1024;  // grid-stride: enough to fill an H100/H200
+
+// A small device allocation for the counters, freed on scope exit.
+template <typename T>
+class DeviceScalar {
+ public:
+  absl::Status Init(const T& value, cudaStream_t stream) {
+    PTXB_RETURN_IF_ERROR(CudaStatus(cudaMalloc(&ptr_, sizeof(T)), "cudaMalloc(check counters)"));
+    return CudaStatus(cudaMemcpyAsync(ptr_, &value, sizeof(T), cudaMemcpyHostToDevice, stream),
+                      "cudaMemcpyAsync(check counters)");
+  }
+  absl::StatusOr<T> Read(cudaStream_t stream) {
+    T value{};
+    PTXB_RETURN_IF_ERROR(CudaStatus(
+        cudaMemcpyAsync(&value, ptr_, sizeof(T), cudaMemcpyDeviceToHost, stream), "read check counters"));
+    PTXB_RETURN_IF_ERROR(CudaStatus(cudaStreamSynchronize(stream), "check"));
+    return value;
+  }
+  T* get() { return ptr_; }
+  ~DeviceScalar() {
+    if (ptr_ != nullptr) cudaFree(ptr_);
+  }
+
+ private:
+  T* ptr_ = nullptr;
+};
+
+}  // namespace
+
+absl::StatusOr<reference::CompareResult> CompareOnGpu(const void* actual, const void* expected,
+                                                      ElementType type, int64_t count,
+                                                      const reference::Tolerance& tol,
+                                                      cudaStream_t stream) {
+  DeviceScalar<Counters> counters;
+  PTXB_RETURN_IF_ERROR(counters.Init(Counters{0, 0, ~0ull, 0, 0}, stream));
+  const float atol = static_cast<float>(tol.atol), rtol = static_cast<float>(tol.rtol);
+  if (type == ElementType::kBFloat16) {
+    CompareKernel<<<kBlocks, kThreads, 0, stream>>>(static_cast<const __nv_bfloat16*>(actual),
+                                                    static_cast<const __nv_bfloat16*>(expected),
+                                                    count, atol, rtol, counters.get());
+  } else {
+    CompareKernel<<<kBlocks, kThreads, 0, stream>>>(static_cast<const float*>(actual),
+                                                    static_cast<const float*>(expected), count,
+                                                    atol, rtol, counters.get());
+  }
+  PTXB_RETURN_IF_ERROR(CudaStatus(cudaGetLastError(), "compare kernel launch"));
+  PTXB_ASSIGN_OR_RETURN(Counters c, counters.Read(stream));
+  reference::CompareResult r;
+  r.total = count;
+  r.matched = static_cast<int64_t>(c.matched);
+  r.nonfinite = static_cast<int64_t>(c.nonfinite);
+  r.first_mismatch = c.first_mismatch == ~0ull ? -1 : static_cast<int64_t>(c.first_mismatch);
+  r.max_abs_error = std::bit_cast<float>(c.max_abs_bits);
+  r.max_rel_error = std::bit_cast<float>(c.max_rel_bits);
+  r.passed = r.nonfinite == 0 && r.matched_ratio() >= tol.required_matched_ratio;
+  return r;
+}
+
+absl::StatusOr<int64_t> CountChangedBytes(const void* a, const void* b, int64_t bytes,
+                                          cudaStream_t stream) {
+  DeviceScalar<unsigned long long> changed;
+  PTXB_RETURN_IF_ERROR(changed.Init(0, stream));
+  ChangedBytesKernel<<<kBlocks, kThreads, 0, stream>>>(static_cast<const unsigned char*>(a),
+                                                       static_cast<const unsigned char*>(b), bytes,
+                                                       changed.get());
+  PTXB_RETURN_IF_ERROR(CudaStatus(cudaGetLastError(), "input check kernel launch"));
+  PTXB_ASSIGN_OR_RETURN(unsigned long long n, changed.Read(stream));
+  return static_cast<int64_t>(n);
+}
+
+}  // namespace ptxbench::runner

@@ -1,0 +1,80 @@
+#include "worker/runner/job.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "google/protobuf/util/json_util.h"
+#include "nlohmann/json.hpp"
+
+namespace ptxbench::runner {
+
+using nlohmann::json;
+
+std::string SerializeJob(const RunnerJob& job) {
+  json workloads = json::array();
+  for (const WorkloadSpec& w : job.workloads) {
+    workloads.push_back({{"uuid", w.uuid}, {"axes", w.axes}});
+  }
+  return json{{"artifact", job.artifact},
+              {"definition_json", job.definition_json},
+              {"workloads", workloads},
+              {"seed", job.seed},
+              {"trials", job.trials},
+              {"warmup_calls", job.warmup_calls},
+              {"timed_calls", job.timed_calls}}
+      .dump();
+}
+
+absl::StatusOr<RunnerJob> ParseJob(absl::string_view text) {
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) return absl::InvalidArgumentError("job: not a JSON object");
+  RunnerJob job;
+  try {
+    job.artifact = j.at("artifact").get<std::string>();
+    job.definition_json = j.at("definition_json").get<std::string>();
+    for (const json& w : j.at("workloads")) {
+      job.workloads.push_back(
+          {w.at("uuid").get<std::string>(), w.at("axes").get<std::map<std::string, int64_t>>()});
+    }
+    job.seed = j.at("seed").get<uint64_t>();
+    job.trials = j.at("trials").get<int>();
+    job.warmup_calls = j.at("warmup_calls").get<int>();
+    job.timed_calls = j.at("timed_calls").get<int>();
+  } catch (const json::exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat("job: ", e.what()));
+  }
+  if (job.workloads.empty()) return absl::InvalidArgumentError("job: no workloads");
+  if (job.trials < 0 || job.warmup_calls < 0 || job.timed_calls < 1) {
+    return absl::InvalidArgumentError("job: trials/warmup_calls must be >= 0, timed_calls >= 1");
+  }
+  return job;
+}
+
+std::string StartedLine(absl::string_view uuid) {
+  return json{{"started", std::string(uuid)}}.dump() + "\n";
+}
+
+std::string TraceLine(const ptxbench::v1::WorkloadTrace& trace) {
+  std::string body;
+  // Cannot fail for a message without Any fields.
+  (void)google::protobuf::util::MessageToJsonString(trace, &body);
+  return absl::StrCat("{\"trace\":", body, "}\n");
+}
+
+RunnerOutput ParseRunnerOutput(absl::string_view text) {
+  RunnerOutput out;
+  for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipWhitespace())) {
+    json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded() || !j.is_object()) continue;
+    if (j.contains("started") && j["started"].is_string()) {
+      out.unfinished = j["started"].get<std::string>();
+    } else if (j.contains("trace")) {
+      ptxbench::v1::WorkloadTrace trace;
+      if (!google::protobuf::util::JsonStringToMessage(j["trace"].dump(), &trace).ok()) continue;
+      out.traces.push_back(std::move(trace));
+      out.unfinished.clear();
+    }
+  }
+  return out;
+}
+
+}  // namespace ptxbench::runner

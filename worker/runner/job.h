@@ -1,0 +1,64 @@
+#ifndef PTXBENCH_WORKER_RUNNER_JOB_H_
+#define PTXBENCH_WORKER_RUNNER_JOB_H_
+
+// What the worker hands a runner process, and what the runner hands back.
+//
+// The worker writes job.json into the runner's private directory; the runner
+// appends one line per event to results.jsonl, flushed as it goes, so a
+// runner that dies half-way still leaves the results it finished and names
+// the workload it was on:
+//   {"started": "<workload uuid>"}
+//   {"trace": <WorkloadTrace as proto JSON>}
+// Plain C++ (no CUDA): the worker side uses it without a GPU.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "ptxbench/v1/common.pb.h"
+
+namespace ptxbench::runner {
+
+// Exit codes of ptxbench-runner.
+inline constexpr int kRunnerOk = 0;           // every workload has a trace line
+inline constexpr int kRunnerBadJob = 2;       // the job could not be read
+inline constexpr int kRunnerContextLost = 3;  // a CUDA error ended the run early
+
+struct WorkloadSpec {
+  std::string uuid;
+  std::map<std::string, int64_t> axes;  // every axis, const ones included
+};
+
+struct RunnerJob {
+  std::string artifact;         // the candidate's kernel.so
+  std::string definition_json;  // the definition file's text
+  std::vector<WorkloadSpec> workloads;
+  // Root of every input seed (recorded in each trace's log): inputs are a
+  // function of (seed, workload, trial, call), never of the time.
+  uint64_t seed = 0;
+  int trials = 0;  // 0: the definition's own count
+  int warmup_calls = 10;
+  int timed_calls = 50;
+};
+
+std::string SerializeJob(const RunnerJob& job);
+// kInvalidArgument naming the problem for a malformed job.
+absl::StatusOr<RunnerJob> ParseJob(absl::string_view json);
+
+// The two kinds of result line (with the trailing newline).
+std::string StartedLine(absl::string_view uuid);
+std::string TraceLine(const ptxbench::v1::WorkloadTrace& trace);
+
+struct RunnerOutput {
+  std::vector<ptxbench::v1::WorkloadTrace> traces;  // finished workloads, in order
+  std::string unfinished;  // uuid started without a trace line after it; "" if none
+};
+// Lines that do not parse are skipped (a line cut short by a crash).
+RunnerOutput ParseRunnerOutput(absl::string_view text);
+
+}  // namespace ptxbench::runner
+
+#endif  // PTXBENCH_WORKER_RUNNER_JOB_H_

@@ -1,0 +1,71 @@
+#include "worker/runner/job.h"
+
+#include <gtest/gtest.h>
+
+namespace ptxbench::runner {
+namespace {
+
+RunnerJob SampleJob() {
+  RunnerJob job;
+  job.artifact = "/cache/abc/kernel.so";
+  job.definition_json = "{\"name\": \"d\"}";
+  job.workloads = {{"u1", {{"M", 70}, {"N", 7168}}}, {"u2", {{"M", 8192}, {"N", 7168}}}};
+  job.seed = 18446744073709551615ull;  // the full uint64 range survives JSON
+  job.trials = 3;
+  job.warmup_calls = 2;
+  job.timed_calls = 5;
+  return job;
+}
+
+TEST(RunnerJob, RoundTrips) {
+  absl::StatusOr<RunnerJob> back = ParseJob(SerializeJob(SampleJob()));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->artifact, "/cache/abc/kernel.so");
+  EXPECT_EQ(back->definition_json, "{\"name\": \"d\"}");
+  ASSERT_EQ(back->workloads.size(), 2u);
+  EXPECT_EQ(back->workloads[1].uuid, "u2");
+  EXPECT_EQ(back->workloads[1].axes.at("M"), 8192);
+  EXPECT_EQ(back->seed, 18446744073709551615ull);
+  EXPECT_EQ(back->trials, 3);
+  EXPECT_EQ(back->warmup_calls, 2);
+  EXPECT_EQ(back->timed_calls, 5);
+}
+
+TEST(RunnerJob, RejectsMalformedJobs) {
+  EXPECT_FALSE(ParseJob("not json").ok());
+  EXPECT_FALSE(ParseJob("{\"artifact\": \"x\"}").ok());
+  RunnerJob job = SampleJob();
+  job.workloads.clear();
+  EXPECT_FALSE(ParseJob(SerializeJob(job)).ok());
+  job = SampleJob();
+  job.timed_calls = 0;
+  EXPECT_FALSE(ParseJob(SerializeJob(job)).ok());
+}
+
+TEST(RunnerOutput, KeepsFinishedTracesAndNamesTheUnfinishedWorkload) {
+  ptxbench::v1::WorkloadTrace a;
+  a.set_workload_uuid("u1");
+  a.set_status(ptxbench::v1::PASSED);
+  a.set_latency_ms(0.75);
+  (*a.mutable_axes())["M"] = 70;
+  std::string text = StartedLine("u1") + TraceLine(a) + StartedLine("u2");
+  text += "{\"trace\": {\"workloadUu";  // cut short by a crash
+  RunnerOutput out = ParseRunnerOutput(text);
+  ASSERT_EQ(out.traces.size(), 1u);
+  EXPECT_EQ(out.traces[0].workload_uuid(), "u1");
+  EXPECT_EQ(out.traces[0].status(), ptxbench::v1::PASSED);
+  EXPECT_DOUBLE_EQ(out.traces[0].latency_ms(), 0.75);
+  EXPECT_EQ(out.traces[0].axes().at("M"), 70);
+  EXPECT_EQ(out.unfinished, "u2");
+}
+
+TEST(RunnerOutput, NothingUnfinishedAfterTheLastTrace) {
+  ptxbench::v1::WorkloadTrace a;
+  a.set_workload_uuid("u1");
+  RunnerOutput out = ParseRunnerOutput(StartedLine("u1") + TraceLine(a));
+  EXPECT_EQ(out.unfinished, "");
+  EXPECT_TRUE(ParseRunnerOutput("").traces.empty());
+}
+
+}  // namespace
+}  // namespace ptxbench::runner
