@@ -39,7 +39,7 @@ TEST(GpuEndToEndTest, ScriptedKernelsAreCheckedAndTimedOnTheGpu) {
     "prompt_tags": ["hopper-no-hint"], "samples": 2, "num_turns": 2, "target_speedup": 100.0})"));
   ASSERT_FALSE(exp.empty()) << c.SchedulerLogTail();
 
-  nlohmann::json status = c.WaitFinished(exp, 540);
+  nlohmann::json status = c.WaitFinished(exp, 240);
   std::cout << status.dump(2) << "\n";
   ASSERT_EQ(status["trajectories"]["terminal"], 2) << status.dump() << Tail(c.dir() + "/worker0.log");
   // eval_status: 4 INCORRECT_NUMERICAL, 1 PASSED.

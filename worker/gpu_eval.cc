@@ -27,18 +27,20 @@ bool Failed(v1::EvalStatus s) { return s != v1::PASSED; }
 // axis value; an error names an unknown uuid.
 absl::StatusOr<std::vector<runner::WorkloadSpec>> Workloads(const workloads::Definition& d,
                                                             const v1::EvalRequest& request) {
-  std::set<std::string> wanted(request.workload_uuids().begin(), request.workload_uuids().end());
+  const std::set<std::string> wanted(request.workload_uuids().begin(),
+                                     request.workload_uuids().end());
+  std::set<std::string> missing = wanted;
   std::vector<runner::WorkloadSpec> specs;
   for (const workloads::Workload& w : d.workloads) {
     if (!wanted.empty() && !wanted.contains(w.uuid)) continue;
-    wanted.erase(w.uuid);
+    missing.erase(w.uuid);
     absl::StatusOr<std::map<std::string, int64_t>> axes = d.AxisValues(w);
     if (!axes.ok()) return axes.status();
     specs.push_back({w.uuid, *std::move(axes)});
   }
-  if (!wanted.empty()) {
+  if (!missing.empty()) {
     return absl::NotFoundError(absl::StrCat("definition ", d.name, " has no workload ",
-                                            absl::StrJoin(wanted, ", ")));
+                                            absl::StrJoin(missing, ", ")));
   }
   if (specs.empty()) return absl::NotFoundError(absl::StrCat("definition ", d.name, " has no workloads"));
   return specs;

@@ -109,7 +109,7 @@ TEST_F(GpuEvalTest, CorrectKernelPassesWithTimesAndRoofline) {
   EXPECT_NEAR(t.speedup(), t.reference_latency_ms() / t.latency_ms(), 1e-9);
   EXPECT_DOUBLE_EQ(r.min_speedup(), t.speedup());
   EXPECT_EQ(t.matched_ratio(), 1.0);
-  EXPECT_LE(t.max_abs_error(), 0.5);  // bf16 rounding of values ~ sqrt(5120)
+  EXPECT_LE(t.max_abs_error(), 2.0);  // a bf16 step is 1 for |C| in [128, 256), 2 above
   EXPECT_EQ(r.gpu_model(), gpu_.name);
   if (gpu_.name.find("H100") != std::string::npos || gpu_.name.find("H200") != std::string::npos) {
     EXPECT_GT(t.roofline_fraction(), 0);
@@ -155,7 +155,7 @@ TEST_F(GpuEvalTest, SegfaultIsRuntimeErrorAndTheGpuStaysUsable) {
   bool suspect = false;
   v1::EvalResult r = Eval("segfault.cu", &suspect);
   EXPECT_EQ(r.status(), v1::RUNTIME_ERROR);
-  EXPECT_NE(r.traces(0).errors(0).find("SIG"), std::string::npos) << r.traces(0).errors(0);
+  EXPECT_NE(r.traces(0).errors(0).find("signal 11"), std::string::npos) << r.traces(0).errors(0);
   EXPECT_TRUE(suspect);
   ExpectHealthyAndPassing();
 }

@@ -25,7 +25,7 @@ std::optional<gpu::GpuInfo> GpuPool::Acquire(const std::atomic<bool>& cancelled)
     }
     if (!any_healthy) return std::nullopt;
     // Woken by Release/MarkUnhealthy; the timeout re-reads `cancelled`.
-    mu_.AwaitWithTimeout(absl::Condition::kTrue, absl::Milliseconds(200));
+    changed_.WaitWithTimeout(&mu_, absl::Milliseconds(200));
   }
   return std::nullopt;
 }
@@ -35,6 +35,7 @@ void GpuPool::Release(int index) {
   for (Slot& s : slots_) {
     if (s.info.index == index) s.busy = false;
   }
+  changed_.SignalAll();
 }
 
 void GpuPool::MarkUnhealthy(int index) {
@@ -42,6 +43,7 @@ void GpuPool::MarkUnhealthy(int index) {
   for (Slot& s : slots_) {
     if (s.info.index == index) s.healthy = false;
   }
+  changed_.SignalAll();
 }
 
 int GpuPool::healthy_count() const {

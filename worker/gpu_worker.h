@@ -41,6 +41,7 @@ class GpuPool {
     bool healthy = true;
   };
   mutable absl::Mutex mu_;
+  absl::CondVar changed_;  // a GPU was released or taken out of service
   std::vector<Slot> slots_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -130,18 +130,18 @@ absl::Status Run() {
   for (const std::string& s : absl::GetFlag(FLAGS_m)) ms.push_back(std::stoi(s));
   std::printf(
       "\ncuBLAS bf16 GEMM C[M,7168] = A[M,5120]·B[7168,5120]^T; cold L2 (%.0f MiB "
-      "scratch), 10 warm-up + 50 timed calls, 3 rotating input sets, events + sync; preheat %d "
-      "ms\n\n",
+      "scratch), 10 warm-up + 50 timed calls, 3 rotating input sets; span per call from CUPTI "
+      "activity records where available (the method column says); preheat %d ms\n\n",
       flusher->scratch_bytes() / 1048576.0, absl::GetFlag(FLAGS_preheat_ms));
-  std::printf("| M | median ms | mean ms | min ms | max ms | CV of 50 | TFLOP/s (median) |\n");
-  std::printf("|---:|---:|---:|---:|---:|---:|---:|\n");
+  std::printf("| M | median ms | mean ms | min ms | max ms | CV of 50 | TFLOP/s (median) | method |\n");
+  std::printf("|---:|---:|---:|---:|---:|---:|---:|---|\n");
   for (int m : ms) {
     PTXB_ASSIGN_OR_RETURN(GemmSets sets, GemmSets::Make(m, 100 + m));
     PTXB_RETURN_IF_ERROR(Preheat(*gemm, sets, stream));
     PTXB_ASSIGN_OR_RETURN(gpu::TimingResult r, TimeGemm(*gemm, sets, stream, *flusher));
-    std::printf("| %d | %.4f | %.4f | %.4f | %.4f | %.2f%% | %.1f |\n", m, r.stats.median,
+    std::printf("| %d | %.4f | %.4f | %.4f | %.4f | %.2f%% | %.1f | %s |\n", m, r.stats.median,
                 r.stats.mean, r.stats.min, r.stats.max, 100 * r.stats.cv,
-                Tflops(m, r.stats.median));
+                Tflops(m, r.stats.median), r.method.c_str());
     std::fflush(stdout);
   }
 

@@ -25,6 +25,14 @@ struct Counters {
 __device__ float Load(const __nv_bfloat16* p, int64_t i) { return __bfloat162float(p[i]); }
 __device__ float Load(const float* p, int64_t i) { return p[i]; }
 
+// One unit in the last place of `y` in T: the rounding step of the expected
+// value itself (checks.h says why it is allowed on top of the tolerance).
+__device__ float Ulp(const __nv_bfloat16*, float y) {
+  const int exponent = static_cast<int>((__float_as_uint(y) >> 23) & 0xff) - 127;
+  return ldexpf(1.0f, max(exponent, -126) - 7);  // 8 significant bits
+}
+__device__ float Ulp(const float*, float) { return 0.0f; }
+
 template <typename T>
 __global__ void CompareKernel(const T* actual, const T* expected, int64_t count, float atol,
                               float rtol, Counters* out) {
@@ -42,7 +50,8 @@ __global__ void CompareKernel(const T* actual, const T* expected, int64_t count,
     const float rel_err = abs_err / (fabsf(y) + 1e-8f);
     max_abs = fmaxf(max_abs, abs_err);
     max_rel = fmaxf(max_rel, rel_err);
-    if (abs_err > atol && rel_err > rtol) {
+    const float judged = fmaxf(abs_err - Ulp(expected, y), 0.0f);
+    if (judged > atol && judged / (fabsf(y) + 1e-8f) > rtol) {
       if (static_cast<unsigned long long>(i) < first) first = i;
     } else {
       ++matched;

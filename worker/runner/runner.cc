@@ -114,7 +114,11 @@ absl::StatusOr<double> TimeReference(const workloads::Definition& def, const Wor
 std::optional<Stop> CheckedCall(EntryFn entry, Reference& ref, WorkloadBuffers& buffers,
                                 uint64_t seed, const reference::Tolerance& tol, Gpu& g,
                                 CallCheck* check) {
-  if (absl::Status s = buffers.Prepare(ref, 0, seed, g.stream); !s.ok()) {
+  // The inputs must be complete before the call: a kernel that works on a
+  // stream of its own does not wait for the harness's stream.
+  absl::Status s = buffers.Prepare(ref, 0, seed, g.stream);
+  if (s.ok()) s = CudaStatus(cudaDeviceSynchronize(), "cudaDeviceSynchronize(before run)");
+  if (!s.ok()) {
     return Stop{v1::INFRA_ERROR, {absl::StrCat("preparing inputs: ", s.message())}, false};
   }
   const int rc = entry(buffers.Views(0), buffers.ViewCount(), g.stream);

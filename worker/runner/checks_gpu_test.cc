@@ -1,0 +1,83 @@
+// GPU tests of the runner's device-side checks (skip without a GPU).
+#include "worker/runner/checks.h"
+
+#include <cuda_bf16.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "worker/gpu/gpu_test_util.h"
+#include "workloads/reference/device_buffer.h"
+
+namespace ptxbench::runner {
+namespace {
+
+using reference::DeviceBuffer;
+
+template <typename T>
+DeviceBuffer<T> Upload(const std::vector<float>& values) {
+  std::vector<T> host;
+  for (float v : values) host.push_back(static_cast<T>(v));
+  auto buffer = DeviceBuffer<T>::Allocate(host.size());
+  EXPECT_TRUE(buffer.ok());
+  cudaMemcpy(buffer->get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice);
+  return *std::move(buffer);
+}
+
+reference::CompareResult Compare(const std::vector<float>& actual,
+                                 const std::vector<float>& expected) {
+  auto a = Upload<__nv_bfloat16>(actual);
+  auto e = Upload<__nv_bfloat16>(expected);
+  auto r = CompareOnGpu(a.get(), e.get(), ElementType::kBFloat16, actual.size(), {}, nullptr);
+  EXPECT_TRUE(r.ok()) << r.status();
+  return *r;
+}
+
+TEST(CompareOnGpuTest, ToleranceRuleWithOneStepOfTheExpectedValue) {
+  PTXB_REQUIRE_GPU();
+  // 1.015625 vs 1.03125: two bf16 steps apart; judged after one step, 0.0078 <= 0.01.
+  reference::CompareResult r = Compare({1.015625f, 100.0f, 0.001f}, {1.03125f, 100.5f, 0.0f});
+  EXPECT_TRUE(r.passed);
+  EXPECT_EQ(r.matched, 3);
+  EXPECT_NEAR(r.max_abs_error, 0.5, 1e-6);  // reported without the allowance
+  // 1.0 vs 1.03125 is four steps: fails (0.0234 > 0.01 and 2.3% > 1%).
+  r = Compare({1.0f, 2.0f, 5.0f}, {1.03125f, 2.0f, 5.5f});
+  EXPECT_FALSE(r.passed);
+  EXPECT_EQ(r.matched, 1);
+  EXPECT_EQ(r.first_mismatch, 0);
+}
+
+TEST(CompareOnGpuTest, NaNFailsAndIsCounted) {
+  PTXB_REQUIRE_GPU();
+  reference::CompareResult r = Compare({1.0f, NAN, 3.0f}, {1.0f, 2.0f, 3.0f});
+  EXPECT_FALSE(r.passed);
+  EXPECT_EQ(r.nonfinite, 1);
+  EXPECT_EQ(r.first_mismatch, 1);
+}
+
+TEST(CompareOnGpuTest, Float32GetsNoAllowance) {
+  PTXB_REQUIRE_GPU();
+  auto a = Upload<float>({1.0f, 1.0f});
+  auto e = Upload<float>({1.0f, 1.0105f});
+  auto r = CompareOnGpu(a.get(), e.get(), ElementType::kFloat32, 2, {}, nullptr);
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(r->passed);
+  EXPECT_EQ(r->first_mismatch, 1);
+}
+
+TEST(CountChangedBytesTest, CountsDifferingBytes) {
+  PTXB_REQUIRE_GPU();
+  auto a = Upload<float>({1, 2, 3, 4});
+  auto b = Upload<float>({1, 2, 3, 4});
+  auto n = CountChangedBytes(a.get(), b.get(), 16, nullptr);
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ(*n, 0);
+  cudaMemset(a.get(), 0, 4);
+  n = CountChangedBytes(a.get(), b.get(), 16, nullptr);
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ(*n, 2);  // 1.0f is 0x3f800000: two of its bytes are non-zero
+}
+
+}  // namespace
+}  // namespace ptxbench::runner
