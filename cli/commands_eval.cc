@@ -178,7 +178,9 @@ void AddEvalCommand(std::vector<Command>* commands) {
         "evaluate one kernel file on this machine",
         "Evaluates KERNEL as a worker would: on a GPU, build, check against the reference\n"
         "(3 trials of fresh inputs) and time against it; without a GPU, compile-only (build,\n"
-        "resources, PTX census, vendor-library use). Exit codes: 0 passed (compile-only: built),\n"
+        "resources, PTX census, vendor-library use). A raw-PTX file (.ptx) carries its launch\n"
+        "spec as a line `// ptxbench-launch: {\"entry\": ..., \"grid\": [...], \"block\": [...]}`.\n"
+        "Exit codes: 0 passed (compile-only: built),\n"
         "1 the kernel failed, 2 infrastructure error."},
        RunEval});
 }

@@ -5,6 +5,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
+#include "workloads/launch_spec.h"
 
 namespace ptxbench::scheduler {
 namespace {
@@ -81,11 +82,17 @@ bool LooksLikeKernel(absl::string_view body, absl::string_view language) {
 
 bool IsBlank(absl::string_view s) { return absl::StripAsciiWhitespace(s).empty(); }
 
-}  // namespace
+// The last ```json block that names an entry: a raw-PTX answer's launch spec.
+std::optional<std::string> LaunchSpecBlock(const std::vector<FencedBlock>& blocks) {
+  for (auto it = blocks.rbegin(); it != blocks.rend(); ++it) {
+    if (it->tag == "json" && absl::StrContains(it->body, "\"entry\"")) return it->body;
+  }
+  return std::nullopt;
+}
 
-std::optional<std::string> ExtractKernel(absl::string_view answer, absl::string_view language) {
+std::optional<std::string> FindKernelBlock(const std::vector<FencedBlock>& blocks,
+                                           absl::string_view language) {
   std::vector<absl::string_view> tags = TagsFor(language);
-  std::vector<FencedBlock> blocks = SplitFencedBlocks(answer);
   const FencedBlock* last_non_empty = nullptr;
   for (auto it = blocks.rbegin(); it != blocks.rend(); ++it) {
     bool tag_matches = false;
@@ -96,6 +103,17 @@ std::optional<std::string> ExtractKernel(absl::string_view answer, absl::string_
   }
   if (last_non_empty == nullptr) return std::nullopt;
   return last_non_empty->body;
+}
+
+}  // namespace
+
+std::optional<std::string> ExtractKernel(absl::string_view answer, absl::string_view language) {
+  std::vector<FencedBlock> blocks = SplitFencedBlocks(answer);
+  std::optional<std::string> kernel = FindKernelBlock(blocks, language);
+  if (!kernel || language != "ptx") return kernel;
+  std::optional<std::string> spec = LaunchSpecBlock(blocks);
+  if (!spec) return kernel;  // the build check tells the model it is missing
+  return workloads::WithLaunchSpecLine(*kernel, *spec);
 }
 
 }  // namespace ptxbench::scheduler

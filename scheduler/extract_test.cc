@@ -80,6 +80,21 @@ TEST(feedback_extract, PtxPrefersBlocksWithAnEntry) {
             ".version 8.0\n.target sm_90a\n.visible .entry k() { ret; }\n");
 }
 
+TEST(feedback_extract, PtxCarriesItsLaunchSpecAsACommentLine) {
+  const char* answer =
+      "The module:\n```ptx\n.version 8.0\n.visible .entry k() { ret; }\n```\n"
+      "```json\n{\"note\": 1}\n```\n"
+      "and how to launch it:\n```json\n{\"entry\": \"k\",\n \"grid\": [1], \"block\": [32]}\n```\n";
+  EXPECT_EQ(ExtractKernel(answer, "ptx").value(),
+            ".version 8.0\n.visible .entry k() { ret; }\n"
+            "// ptxbench-launch: {\"block\":[32],\"entry\":\"k\",\"grid\":[1]}\n");
+  // A CUDA answer never gets one.
+  EXPECT_EQ(ExtractKernel("```cuda\n__global__ void k() {}\n```\n```json\n{\"entry\": \"k\"}\n```",
+                          "cuda")
+                .value(),
+            "__global__ void k() {}\n");
+}
+
 TEST(feedback_extract, TritonUsesPythonBlocks) {
   const char* answer = "```python\n@triton.jit\ndef k(x): pass\n```\n```cpp\nint x;\n```";
   EXPECT_EQ(ExtractKernel(answer, "triton").value(), "@triton.jit\ndef k(x): pass\n");

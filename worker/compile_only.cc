@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "workloads/launch_spec.h"
 
 namespace ptxbench::worker {
 
@@ -36,6 +37,17 @@ CompiledKernel CompileForEvaluation(Compiler& compiler,
   for (const v1::KernelResources& r : built->resources) *result.add_resources() = r;
   *result.mutable_ptx() = built->ptx;
   result.set_all_passed(false);
+  if (k.built() && request.language() == "ptx") {
+    // A module that assembles still needs a launch spec that works at every
+    // workload; the model is told what is wrong like any build error.
+    std::vector<std::string> entries;
+    for (const v1::KernelResources& r : built->resources) entries.push_back(r.kernel_name());
+    absl::Status spec = workloads::CheckLaunchSpec(request.kernel_source(), **definition, entries);
+    if (!spec.ok()) {
+      result.set_status(v1::COMPILE_ERROR);
+      result.set_compile_log(absl::StrCat(result.compile_log(), "\n", spec.message(), "\n"));
+    }
+  }
   return k;
 }
 

@@ -1,6 +1,10 @@
 #include "worker/compile_only.h"
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_replace.h"
 
 #include "common/data_dir.h"
 #include "gtest/gtest.h"
@@ -100,6 +104,30 @@ TEST_F(CompileOnlyTest, BrokenKernelIsCompileErrorAndFullModeIsRefused) {
   v1::EvalResult r = EvaluateCompileOnly(*compiler_, *definitions_, unknown, "wk-test", Version());
   EXPECT_EQ(r.status(), v1::INFRA_ERROR);
   EXPECT_NE(r.error().find("no_such_definition"), std::string::npos);
+}
+
+TEST_F(CompileOnlyTest, RawPtxNeedsALaunchSpecThatWorksAtEveryWorkload) {
+  std::ifstream in(DataDir() + "/worker/testdata/gemm/correct.ptx");
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string with_spec = text.str();
+  ASSERT_NE(with_spec.find("// ptxbench-launch: "), std::string::npos);
+  v1::EvalRequest request = Task(with_spec, v1::COMPILE_ONLY).eval();
+  request.set_language("ptx");
+  v1::EvalResult ok = EvaluateCompileOnly(*compiler_, *definitions_, request, "wk", Version());
+  EXPECT_EQ(ok.status(), v1::COMPILED) << ok.compile_log();
+  ASSERT_EQ(ok.resources_size(), 1);
+  EXPECT_EQ(ok.resources(0).kernel_name(), "gemm_ptx");
+
+  // Without the spec line, and with one naming another entry: the model is told.
+  request.set_kernel_source(with_spec.substr(0, with_spec.find("// ptxbench-launch: ")));
+  v1::EvalResult none = EvaluateCompileOnly(*compiler_, *definitions_, request, "wk", Version());
+  EXPECT_EQ(none.status(), v1::COMPILE_ERROR);
+  EXPECT_NE(none.compile_log().find("no launch spec"), std::string::npos) << none.compile_log();
+  request.set_kernel_source(absl::StrReplaceAll(with_spec, {{"\"entry\": \"gemm_ptx\"", "\"entry\": \"gemm\""}}));
+  v1::EvalResult wrong = EvaluateCompileOnly(*compiler_, *definitions_, request, "wk", Version());
+  EXPECT_EQ(wrong.status(), v1::COMPILE_ERROR);
+  EXPECT_NE(wrong.compile_log().find("no .entry \"gemm\""), std::string::npos);
 }
 
 }  // namespace

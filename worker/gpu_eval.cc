@@ -13,6 +13,7 @@
 #include "absl/time/clock.h"
 #include "common/hash.h"
 #include "worker/runner/job.h"
+#include "workloads/launch_spec.h"
 #include "worker/sandbox.h"
 
 namespace ptxbench::worker {
@@ -115,9 +116,6 @@ v1::EvalResult GpuEvaluator::Run(const v1::EvalRequest& request, CompiledKernel 
     return finish();
   };
   if (!compiled.built()) return finish();
-  if (request.language() == "ptx") {
-    return infra("raw-PTX submissions are built and checked but not run on a GPU by this build");
-  }
   if (options_.runner_path.empty()) return infra("ptxbench-runner not found (set PTXBENCH_RUNNER)");
   absl::StatusOr<std::vector<runner::WorkloadSpec>> workloads =
       Workloads(*compiled.definition, request);
@@ -126,6 +124,10 @@ v1::EvalResult GpuEvaluator::Run(const v1::EvalRequest& request, CompiledKernel 
   runner::RunnerJob job;
   job.artifact = fs::absolute(compiled.artifact).string();
   job.definition_json = compiled.definition->json;
+  job.language = request.language() == "ptx" ? "ptx" : "cuda";
+  if (job.language == "ptx") {
+    job.launch_spec = workloads::FindLaunchSpecJson(request.kernel_source()).value_or("");
+  }
   job.workloads = *workloads;
   job.seed = options_.seed != 0 ? options_.seed : StableHash64(request.kernel_sha256());
   job.trials = options_.trials;

@@ -117,6 +117,20 @@ TEST_F(GpuEvalTest, CorrectKernelPassesWithTimesAndRoofline) {
   }
 }
 
+TEST_F(GpuEvalTest, RawPtxKernelRunsThroughItsLaunchSpecAndPasses) {
+  v1::EvalRequest r = Request("correct.ptx");
+  r.set_language("ptx");
+  bool suspect = true;
+  v1::EvalResult result = Evaluator().Evaluate(r, gpu_, &suspect);
+  for (const v1::WorkloadTrace& t : result.traces()) {
+    for (const std::string& e : t.errors()) std::cout << "  error: " << e << "\n";
+    std::cout << t.log();
+  }
+  ASSERT_EQ(result.status(), v1::PASSED) << result.compile_log();
+  EXPECT_GT(result.traces(0).latency_ms(), 0);
+  EXPECT_FALSE(suspect);
+}
+
 TEST_F(GpuEvalTest, SkippedOutputStaysPoisonedAndFails) {
   bool suspect = true;
   v1::EvalResult r = Eval("skip_rows.cu", &suspect);

@@ -15,6 +15,8 @@ std::string SerializeJob(const RunnerJob& job) {
     workloads.push_back({{"uuid", w.uuid}, {"axes", w.axes}});
   }
   return json{{"artifact", job.artifact},
+              {"language", job.language},
+              {"launch_spec", job.launch_spec},
               {"definition_json", job.definition_json},
               {"workloads", workloads},
               {"seed", job.seed},
@@ -31,6 +33,8 @@ absl::StatusOr<RunnerJob> ParseJob(absl::string_view text) {
   try {
     job.artifact = j.at("artifact").get<std::string>();
     job.definition_json = j.at("definition_json").get<std::string>();
+    job.language = j.at("language").get<std::string>();
+    job.launch_spec = j.at("launch_spec").get<std::string>();
     for (const json& w : j.at("workloads")) {
       job.workloads.push_back(
           {w.at("uuid").get<std::string>(), w.at("axes").get<std::map<std::string, int64_t>>()});
@@ -43,6 +47,9 @@ absl::StatusOr<RunnerJob> ParseJob(absl::string_view text) {
     return absl::InvalidArgumentError(absl::StrCat("job: ", e.what()));
   }
   if (job.workloads.empty()) return absl::InvalidArgumentError("job: no workloads");
+  if (job.language != "cuda" && job.language != "ptx") {
+    return absl::InvalidArgumentError("job: language must be cuda or ptx");
+  }
   if (job.trials < 0 || job.warmup_calls < 0 || job.timed_calls < 1) {
     return absl::InvalidArgumentError("job: trials/warmup_calls must be >= 0, timed_calls >= 1");
   }

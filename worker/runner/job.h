@@ -33,7 +33,9 @@ struct WorkloadSpec {
 };
 
 struct RunnerJob {
-  std::string artifact;         // the candidate's kernel.so
+  std::string artifact;         // the candidate's kernel.so (cuda) or kernel.cubin (ptx)
+  std::string language = "cuda";  // "cuda" | "ptx"
+  std::string launch_spec;        // ptx: the launch spec JSON (launch_spec.h)
   std::string definition_json;  // the definition file's text
   std::vector<WorkloadSpec> workloads;
   // Root of every input seed (recorded in each trace's log): inputs are a

@@ -7,7 +7,9 @@ namespace {
 
 RunnerJob SampleJob() {
   RunnerJob job;
-  job.artifact = "/cache/abc/kernel.so";
+  job.artifact = "/cache/abc/kernel.cubin";
+  job.language = "ptx";
+  job.launch_spec = "{\"entry\": \"k\"}";
   job.definition_json = "{\"name\": \"d\"}";
   job.workloads = {{"u1", {{"M", 70}, {"N", 7168}}}, {"u2", {{"M", 8192}, {"N", 7168}}}};
   job.seed = 18446744073709551615ull;  // the full uint64 range survives JSON
@@ -20,7 +22,9 @@ RunnerJob SampleJob() {
 TEST(RunnerJob, RoundTrips) {
   absl::StatusOr<RunnerJob> back = ParseJob(SerializeJob(SampleJob()));
   ASSERT_TRUE(back.ok()) << back.status();
-  EXPECT_EQ(back->artifact, "/cache/abc/kernel.so");
+  EXPECT_EQ(back->artifact, "/cache/abc/kernel.cubin");
+  EXPECT_EQ(back->language, "ptx");
+  EXPECT_EQ(back->launch_spec, "{\"entry\": \"k\"}");
   EXPECT_EQ(back->definition_json, "{\"name\": \"d\"}");
   ASSERT_EQ(back->workloads.size(), 2u);
   EXPECT_EQ(back->workloads[1].uuid, "u2");

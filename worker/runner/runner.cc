@@ -1,7 +1,6 @@
 #include "worker/runner/runner.h"
 
 #include <cuda_runtime_api.h>
-#include <dlfcn.h>
 
 #include <map>
 #include <memory>
@@ -15,6 +14,7 @@
 #include "common/hash.h"
 #include "common/status_macros.h"
 #include "worker/gpu/timing.h"
+#include "worker/runner/candidate.h"
 #include "worker/runner/cost.h"
 #include "worker/runner/references.h"
 #include "worker/runner/workload_eval.h"
@@ -24,9 +24,6 @@ namespace {
 
 namespace v1 = ::ptxbench::v1;
 using gpu::CudaStatus;
-
-using EntryFn = int (*)(const ptxb::Tensor* const*, int, cudaStream_t);
-using AbiVersionFn = int (*)();
 
 // Why a candidate's call sequence stopped: a failed check, a non-zero
 // return of ptxb_entry, or a CUDA error (which ends the process's usefulness).
@@ -111,7 +108,7 @@ absl::StatusOr<double> TimeReference(const workloads::Definition& def, const Wor
 }
 
 // Runs the candidate once on set 0 after fresh inputs; the stop reason, if any.
-std::optional<Stop> CheckedCall(EntryFn entry, Reference& ref, WorkloadBuffers& buffers,
+std::optional<Stop> CheckedCall(Candidate& candidate, Reference& ref, WorkloadBuffers& buffers,
                                 uint64_t seed, const reference::Tolerance& tol, Gpu& g,
                                 CallCheck* check) {
   // The inputs must be complete before the call: a kernel that works on a
@@ -121,12 +118,9 @@ std::optional<Stop> CheckedCall(EntryFn entry, Reference& ref, WorkloadBuffers& 
   if (!s.ok()) {
     return Stop{v1::INFRA_ERROR, {absl::StrCat("preparing inputs: ", s.message())}, false};
   }
-  const int rc = entry(buffers.Views(0), buffers.ViewCount(), g.stream);
-  if (rc != PTXB_ENTRY_OK) {
-    return Stop{v1::RUNTIME_ERROR,
-                {rc == PTXB_ENTRY_EXCEPTION ? "run() threw a C++ exception"
-                                            : absl::StrCat("ptxb_entry returned ", rc)},
-                false};
+  if (absl::Status call = candidate.Call(buffers.Views(0), buffers.ViewCount(), g.stream);
+      !call.ok()) {
+    return Stop{v1::RUNTIME_ERROR, {std::string(call.message())}, !ContextAlive()};
   }
   absl::StatusOr<CallCheck> c = buffers.Check(0, tol, g.stream);
   if (!c.ok()) {
@@ -163,17 +157,13 @@ class JobRunner {
       }
     }
     // 2. The candidate.
-    void* handle = dlopen(job_.artifact.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (handle == nullptr) {
-      return FailAll(v1::RUNTIME_ERROR, absl::StrCat("cannot load the kernel library: ", dlerror()),
-                     kRunnerOk);
+    absl::StatusOr<std::unique_ptr<Candidate>> candidate = LoadCandidate();
+    if (!candidate.ok()) {
+      return FailAll(candidate.status().code() == absl::StatusCode::kAborted ? v1::RUNTIME_ERROR
+                                                                              : v1::INFRA_ERROR,
+                     std::string(candidate.status().message()), kRunnerOk);
     }
-    auto version = reinterpret_cast<AbiVersionFn>(dlsym(handle, "ptxb_abi_version"));
-    entry_ = reinterpret_cast<EntryFn>(dlsym(handle, "ptxb_entry"));
-    if (version == nullptr || entry_ == nullptr || version() != PTXB_ABI_VERSION) {
-      return FailAll(v1::INFRA_ERROR, "the kernel library lacks ptxb_entry/ptxb_abi_version " +
-                                          std::to_string(PTXB_ABI_VERSION), kRunnerOk);
-    }
+    candidate_ = *std::move(candidate);
     // 3. Every workload; a lost CUDA context ends the run.
     for (const WorkloadSpec& w : job_.workloads) {
       out_ << StartedLine(w.uuid) << std::flush;
@@ -186,6 +176,16 @@ class JobRunner {
   }
 
  private:
+  // kAborted: the submission's fault (does not load, no such entry).
+  absl::StatusOr<std::unique_ptr<Candidate>> LoadCandidate() {
+    if (job_.language != "ptx") return LoadCudaCandidate(job_.artifact);
+    absl::StatusOr<workloads::LaunchSpec> spec = workloads::ParseLaunchSpec(job_.launch_spec);
+    if (!spec.ok()) return absl::AbortedError(spec.status().message());
+    std::vector<std::string> axis_order;
+    for (const workloads::Axis& a : def_.axes) axis_order.push_back(a.name);
+    return LoadPtxCandidate(job_.artifact, *spec, std::move(axis_order));
+  }
+
   int FailAll(v1::EvalStatus status, const std::string& error, int code) {
     for (const WorkloadSpec& w : job_.workloads) {
       v1::WorkloadTrace trace;
@@ -221,10 +221,13 @@ class JobRunner {
     absl::StatusOr<WorkloadBuffers> buffers = WorkloadBuffers::Allocate(def_, w.axes, true);
     if (!buffers.ok()) return finish(v1::INFRA_ERROR, {std::string(buffers.status().message())});
 
+    if (absl::Status s = candidate_->SetWorkload(w.axes); !s.ok()) {
+      return finish(v1::RUNTIME_ERROR, {std::string(s.message())});
+    }
     // Correctness: one call per trial on fresh inputs.
     CallCheck check;
     for (int t = 0; t < trials_; ++t) {
-      std::optional<Stop> stop = CheckedCall(entry_, **ref, *buffers,
+      std::optional<Stop> stop = CheckedCall(*candidate_, **ref, *buffers,
                                              CallSeed(job_.seed, w.uuid, "check", t, 0), tol_, gpu_,
                                              &check);
       trace.set_max_abs_error(std::max(trace.max_abs_error(), check.max_abs_error));
@@ -263,10 +266,10 @@ class JobRunner {
       absl::StatusOr<gpu::TimingResult> r = gpu::TimeCalls(
           [&](cudaStream_t stream, int call) -> absl::Status {
             const int set = call % WorkloadBuffers::kSets;
-            const int rc = entry_(buffers->Views(set), buffers->ViewCount(), stream);
-            if (rc == PTXB_ENTRY_OK) return absl::OkStatus();
-            stop = Stop{v1::RUNTIME_ERROR, {absl::StrCat("ptxb_entry returned ", rc)}, false};
-            return absl::AbortedError("entry failed");
+            absl::Status s = candidate_->Call(buffers->Views(set), buffers->ViewCount(), stream);
+            if (s.ok()) return s;
+            stop = Stop{v1::RUNTIME_ERROR, {std::string(s.message())}, false};
+            return absl::AbortedError("the call failed");
           },
           gpu_.stream, gpu_.flusher.get(), Timing(job_), hooks);
       if (!r.ok()) {
@@ -308,7 +311,7 @@ class JobRunner {
   int trials_ = 1;
   reference::Tolerance tol_;
   Gpu gpu_;
-  EntryFn entry_ = nullptr;
+  std::unique_ptr<Candidate> candidate_;
   std::map<std::string, double> ref_ms_;
   std::map<std::string, std::string> ref_log_, ref_error_;
 };

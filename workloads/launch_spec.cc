@@ -1,0 +1,277 @@
+#include "workloads/launch_spec.h"
+
+#include <algorithm>
+#include <cctype>
+#include <limits>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
+#include "nlohmann/json.hpp"
+
+namespace ptxbench::workloads {
+namespace {
+
+using nlohmann::json;
+
+constexpr int64_t kMaxThreadsPerBlock = 1024;
+constexpr int64_t kMaxDynamicSharedBytes = 227 * 1024;  // sm_90 opt-in limit per block
+
+// Recursive descent over: expr = term {(+|-) term}; term = factor {(*|/|%)
+// factor}; factor = [-] (number | axis | "(" expr ")").
+class Parser {
+ public:
+  Parser(absl::string_view text, const std::map<std::string, int64_t>& axes)
+      : text_(text), axes_(axes) {}
+
+  absl::StatusOr<int64_t> Parse() {
+    absl::StatusOr<int64_t> v = Expr();
+    if (!v.ok()) return v;
+    Skip();
+    if (pos_ != text_.size()) return Error(absl::StrCat("unexpected '", text_.substr(pos_, 1), "'"));
+    return v;
+  }
+
+ private:
+  absl::Status Error(absl::string_view what) const {
+    return absl::InvalidArgumentError(
+        absl::StrCat("launch expression \"", text_, "\": ", what));
+  }
+  void Skip() {
+    while (pos_ < text_.size() && absl::ascii_isspace(text_[pos_])) ++pos_;
+  }
+  bool Eat(char c) {
+    Skip();
+    if (pos_ < text_.size() && text_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+  absl::StatusOr<int64_t> Checked(__int128 v) const {
+    if (v > std::numeric_limits<int64_t>::max() || v < std::numeric_limits<int64_t>::min()) {
+      return Error("overflow");
+    }
+    return static_cast<int64_t>(v);
+  }
+  absl::StatusOr<int64_t> Expr() {
+    absl::StatusOr<int64_t> left = Term();
+    while (left.ok()) {
+      if (Eat('+')) {
+        absl::StatusOr<int64_t> r = Term();
+        if (!r.ok()) return r;
+        left = Checked(static_cast<__int128>(*left) + *r);
+      } else if (Eat('-')) {
+        absl::StatusOr<int64_t> r = Term();
+        if (!r.ok()) return r;
+        left = Checked(static_cast<__int128>(*left) - *r);
+      } else {
+        break;
+      }
+    }
+    return left;
+  }
+  absl::StatusOr<int64_t> Term() {
+    absl::StatusOr<int64_t> left = Factor();
+    while (left.ok()) {
+      char op = 0;
+      if (Eat('*')) op = '*';
+      else if (Eat('/')) op = '/';
+      else if (Eat('%')) op = '%';
+      else break;
+      absl::StatusOr<int64_t> r = Factor();
+      if (!r.ok()) return r;
+      if (op == '*') {
+        left = Checked(static_cast<__int128>(*left) * *r);
+      } else if (*r == 0) {
+        return Error("division by zero");
+      } else {
+        left = op == '/' ? *left / *r : *left % *r;
+      }
+    }
+    return left;
+  }
+  absl::StatusOr<int64_t> Factor() {
+    if (Eat('-')) {
+      absl::StatusOr<int64_t> v = Factor();
+      if (!v.ok()) return v;
+      return Checked(-static_cast<__int128>(*v));
+    }
+    if (Eat('(')) {
+      absl::StatusOr<int64_t> v = Expr();
+      if (!v.ok()) return v;
+      if (!Eat(')')) return Error("missing ')'");
+      return v;
+    }
+    Skip();
+    const size_t start = pos_;
+    if (pos_ < text_.size() && absl::ascii_isdigit(text_[pos_])) {
+      __int128 v = 0;
+      while (pos_ < text_.size() && absl::ascii_isdigit(text_[pos_])) {
+        v = v * 10 + (text_[pos_++] - '0');
+        if (v > std::numeric_limits<int64_t>::max()) return Error("number too large");
+      }
+      return static_cast<int64_t>(v);
+    }
+    while (pos_ < text_.size() && (absl::ascii_isalnum(text_[pos_]) || text_[pos_] == '_')) ++pos_;
+    if (start == pos_) {
+      return Error(pos_ < text_.size() ? absl::StrCat("unexpected '", text_.substr(pos_, 1), "'")
+                                       : "unexpected end");
+    }
+    const std::string name(text_.substr(start, pos_ - start));
+    auto it = axes_.find(name);
+    if (it == axes_.end()) return Error(absl::StrCat("unknown axis '", name, "'"));
+    return it->second;
+  }
+
+  absl::string_view text_;
+  const std::map<std::string, int64_t>& axes_;
+  size_t pos_ = 0;
+};
+
+absl::StatusOr<std::string> ExpressionField(const json& value, const std::string& where) {
+  if (value.is_number_integer()) return std::to_string(value.get<int64_t>());
+  if (value.is_string()) return value.get<std::string>();
+  return absl::InvalidArgumentError(
+      absl::StrCat("launch spec: ", where, " must be an integer or an expression string"));
+}
+
+absl::Status Triple(const json& j, const char* key, std::array<std::string, 3>* out) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_array() || it->empty() || it->size() > 3) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("launch spec: \"", key, "\" must be a list of 1 to 3 dimensions"));
+  }
+  for (size_t i = 0; i < 3; ++i) {
+    if (i >= it->size()) {
+      (*out)[i] = "1";
+      continue;
+    }
+    absl::StatusOr<std::string> e = ExpressionField((*it)[i], absl::StrCat(key, "[", i, "]"));
+    if (!e.ok()) return e.status();
+    (*out)[i] = *e;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<LaunchSpec> ParseLaunchSpec(absl::string_view text) {
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) {
+    return absl::InvalidArgumentError("launch spec: not a JSON object");
+  }
+  for (const auto& [key, value] : j.items()) {
+    if (key != "entry" && key != "grid" && key != "block" && key != "shared_mem_bytes") {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "launch spec: unknown field \"", key, "\" (entry, grid, block, shared_mem_bytes)"));
+    }
+  }
+  LaunchSpec spec;
+  auto entry = j.find("entry");
+  if (entry == j.end() || !entry->is_string() || entry->get<std::string>().empty()) {
+    return absl::InvalidArgumentError("launch spec: \"entry\" (the .entry name) is required");
+  }
+  spec.entry = entry->get<std::string>();
+  if (absl::Status s = Triple(j, "grid", &spec.grid); !s.ok()) return s;
+  if (absl::Status s = Triple(j, "block", &spec.block); !s.ok()) return s;
+  if (auto smem = j.find("shared_mem_bytes"); smem != j.end()) {
+    absl::StatusOr<std::string> e = ExpressionField(*smem, "shared_mem_bytes");
+    if (!e.ok()) return e.status();
+    spec.shared_mem_bytes = *e;
+  }
+  return spec;
+}
+
+std::string LaunchSpecJson(const LaunchSpec& spec) {
+  return json{{"entry", spec.entry},
+              {"grid", spec.grid},
+              {"block", spec.block},
+              {"shared_mem_bytes", spec.shared_mem_bytes}}
+      .dump();
+}
+
+std::optional<std::string> FindLaunchSpecJson(absl::string_view ptx_source) {
+  std::optional<std::string> found;
+  for (absl::string_view line : absl::StrSplit(ptx_source, '\n')) {
+    line = absl::StripLeadingAsciiWhitespace(line);
+    if (absl::ConsumePrefix(&line, kLaunchSpecPrefix)) found = std::string(line);
+  }
+  return found;
+}
+
+absl::StatusOr<int64_t> EvaluateExpression(absl::string_view expression,
+                                           const std::map<std::string, int64_t>& axes) {
+  return Parser(expression, axes).Parse();
+}
+
+absl::StatusOr<LaunchConfig> Resolve(const LaunchSpec& spec,
+                                     const std::map<std::string, int64_t>& axes) {
+  LaunchConfig c;
+  for (int i = 0; i < 3; ++i) {
+    for (auto [exprs, values, name] : {std::tuple{&spec.grid, &c.grid, "grid"},
+                                      std::tuple{&spec.block, &c.block, "block"}}) {
+      absl::StatusOr<int64_t> v = EvaluateExpression((*exprs)[i], axes);
+      if (!v.ok()) return v.status();
+      if (*v < 1) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("launch spec: ", name, "[", i, "] = ", (*exprs)[i], " = ", *v,
+                         " (must be at least 1)"));
+      }
+      (*values)[i] = *v;
+    }
+  }
+  if (c.block[0] * c.block[1] * c.block[2] > kMaxThreadsPerBlock) {
+    return absl::InvalidArgumentError(absl::StrCat("launch spec: block has ",
+                                                   c.block[0] * c.block[1] * c.block[2],
+                                                   " threads (at most 1024)"));
+  }
+  absl::StatusOr<int64_t> smem = EvaluateExpression(spec.shared_mem_bytes, axes);
+  if (!smem.ok()) return smem.status();
+  if (*smem < 0 || *smem > kMaxDynamicSharedBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "launch spec: shared_mem_bytes = ", *smem, " (0 to ", kMaxDynamicSharedBytes, ")"));
+  }
+  c.shared_mem_bytes = *smem;
+  return c;
+}
+
+std::string WithLaunchSpecLine(absl::string_view ptx_source, absl::string_view spec_json) {
+  json j = json::parse(spec_json, nullptr, /*allow_exceptions=*/false);
+  std::string line = j.is_discarded() ? absl::StrReplaceAll(spec_json, {{"\n", " "}}) : j.dump();
+  return absl::StrCat(ptx_source, absl::EndsWith(ptx_source, "\n") ? "" : "\n", kLaunchSpecPrefix,
+                      line, "\n");
+}
+
+absl::Status CheckLaunchSpec(absl::string_view ptx_source, const Definition& definition,
+                             const std::vector<std::string>& entries) {
+  std::optional<std::string> line = FindLaunchSpecJson(ptx_source);
+  if (!line) {
+    return absl::InvalidArgumentError(
+        "no launch spec: a raw-PTX submission needs a ```json block with the entry and its "
+        "launch configuration, e.g. {\"entry\": \"my_kernel\", \"grid\": [\"(N + 127) / 128\", "
+        "\"(M + 127) / 128\", 1], \"block\": [128, 1, 1], \"shared_mem_bytes\": 0}");
+  }
+  absl::StatusOr<LaunchSpec> spec = ParseLaunchSpec(*line);
+  if (!spec.ok()) return spec.status();
+  if (std::find(entries.begin(), entries.end(), spec->entry) == entries.end()) {
+    return absl::InvalidArgumentError(absl::StrCat("launch spec: the module has no .entry \"",
+                                                   spec->entry, "\" (it has: ",
+                                                   absl::StrJoin(entries, ", "), ")"));
+  }
+  for (const Workload& w : definition.workloads) {
+    absl::StatusOr<std::map<std::string, int64_t>> axes = definition.AxisValues(w);
+    if (!axes.ok()) return axes.status();
+    absl::StatusOr<LaunchConfig> config = Resolve(*spec, *axes);
+    if (!config.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(config.status().message(), " (at workload ", w.uuid, ")"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace ptxbench::workloads
