@@ -17,6 +17,8 @@ struct CliEnvironment {
   std::ostream* err = nullptr;
   // stdout is a terminal: `--watch` redraws in place.
   bool out_is_terminal = false;
+  // stderr is a terminal: long waits show a live elapsed-time line.
+  bool err_is_terminal = false;
   // $PTXBENCH_SCHEDULER (empty when unset).
   std::string scheduler_env;
   // Path of the running binary; `up` looks for the daemons beside it.

@@ -13,6 +13,7 @@
 #include "absl/time/clock.h"
 #include "cli/commands.h"
 #include "cli/eval_envelope.h"
+#include "cli/progress.h"
 #include "common/data_dir.h"
 #include "common/hash.h"
 #include "common/status_macros.h"
@@ -123,19 +124,21 @@ absl::Status RunEval(const Invocation& inv) {
   const bool compile_only = !gpu.has_value();
   request.set_mode(compile_only ? v1::COMPILE_ONLY : v1::FULL);
   v1::EvalResult result;
-  if (compile_only) {
-    result = worker::EvaluateCompileOnly(compiler, *definitions, request, "local",
-                                         version.ok() ? *version : "");
-  } else {
-    if (!inv.args.Has("json") && !inv.global.json) {
-      inv.err() << "evaluating on GPU " << gpu->index << " (" << gpu->name
-                << "): build, 3 correctness trials, timing against the reference...\n";
+  worker::GpuEvaluator evaluator(&compiler, definitions.get(), gpu_options, "local",
+                                 version.ok() ? *version : "");
+  const std::string label =
+      compile_only ? absl::StrCat("compile-only evaluation (", why_compile_only, ")...")
+                   : absl::StrCat("evaluating on GPU ", gpu->index, " (", gpu->name,
+                                  "): build, correctness trials, timing against the reference...");
+  WithElapsedProgress(inv.err(), inv.env.err_is_terminal, label, [&] {
+    if (compile_only) {
+      result = worker::EvaluateCompileOnly(compiler, *definitions, request, "local",
+                                           version.ok() ? *version : "");
+    } else {
+      bool suspect = false;
+      result = evaluator.Evaluate(request, *gpu, &suspect);
     }
-    worker::GpuEvaluator evaluator(&compiler, definitions.get(), gpu_options, "local",
-                                   version.ok() ? *version : "");
-    bool suspect = false;
-    result = evaluator.Evaluate(request, *gpu, &suspect);
-  }
+  });
 
   if (inv.global.json || inv.args.Has("json")) {
     EvalContext context;
@@ -147,7 +150,6 @@ absl::Status RunEval(const Invocation& inv) {
     context.timestamp = absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(), absl::UTCTimeZone());
     inv.out() << EvalEnvelope(context, result).dump(2) << "\n";
   } else {
-    if (compile_only) inv.err() << "compile-only evaluation: " << why_compile_only << "\n";
     PrintText(inv, result);
   }
   const int code = EvalExitCode(result, compile_only);

@@ -1,4 +1,5 @@
-// `ptxbench eval` in-process (compile-only in this build). Needs nvcc.
+// `ptxbench eval` in-process, compile-only (this machine has no GPU; the GPU path
+// is covered by worker/gpu_eval_gpu_test.cc). Needs nvcc.
 #include <filesystem>
 #include <fstream>
 #include <sstream>
