@@ -87,6 +87,12 @@ absl::StatusOr<v1::SubmitExperimentResponse> SchedulerClient::SubmitExperiment(
       [&](auto* ctx, auto* resp) { return stub_->SubmitExperiment(ctx, request, resp); });
 }
 
+absl::StatusOr<v1::SubmitEvalResponse> SchedulerClient::SubmitEval(
+    const v1::SubmitEvalRequest& request) {
+  return Unary<v1::SubmitEvalResponse>(
+      [&](auto* ctx, auto* resp) { return stub_->SubmitEval(ctx, request, resp); });
+}
+
 absl::StatusOr<v1::GetExperimentResponse> SchedulerClient::GetExperiment(
     const std::string& experiment_id) {
   v1::GetExperimentRequest request;

@@ -29,6 +29,7 @@ class SchedulerClient {
 
   absl::StatusOr<v1::SubmitExperimentResponse> SubmitExperiment(
       const v1::SubmitExperimentRequest& request);
+  absl::StatusOr<v1::SubmitEvalResponse> SubmitEval(const v1::SubmitEvalRequest& request);
   absl::StatusOr<v1::GetExperimentResponse> GetExperiment(const std::string& experiment_id);
   absl::StatusOr<v1::ListExperimentsResponse> ListExperiments();
   absl::StatusOr<v1::ListTrajectoriesResponse> ListTrajectories(

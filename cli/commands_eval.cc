@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "cli/commands.h"
+#include "cli/client.h"
 #include "cli/eval_envelope.h"
 #include "cli/progress.h"
 #include "common/data_dir.h"
@@ -79,6 +80,62 @@ void PrintText(const Invocation& inv, const v1::EvalResult& r) {
   if (!r.error().empty()) inv.out() << "error     " << r.error() << "\n";
 }
 
+bool IsTerminal(v1::TrajectoryState s) {
+  return s == v1::SUBMITTED || s == v1::LIMITS_EXCEEDED || s == v1::FAILED || s == v1::CANCELLED;
+}
+
+// The evaluation through the scheduler: a one-off experiment of one turn,
+// followed until its trajectory ends. FULL needs a worker with a GPU; with
+// none registered it is compile-only, and says so.
+absl::StatusOr<v1::EvalResult> EvaluateThroughScheduler(const Invocation& inv,
+                                                        v1::EvalRequest* request,
+                                                        std::string* trajectory_id) {
+  SchedulerClient client(inv.global.scheduler, inv.global.timeout);
+  PTXB_ASSIGN_OR_RETURN(v1::ListExecutorsResponse executors, client.ListExecutors());
+  bool worker = false, gpu_worker = false;
+  for (const v1::ExecutorInfo& e : executors.executors()) {
+    if (e.kind() != v1::WORKER || e.status() != "active") continue;
+    worker = true;
+    for (const v1::Gpu& g : e.capabilities().gpus()) gpu_worker |= g.healthy();
+  }
+  if (!worker) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "no worker is registered at the scheduler ", inv.global.scheduler,
+        " (start ptxbench-worker, or evaluate here with --local)"));
+  }
+  if (request->mode() == v1::FULL && !gpu_worker) {
+    inv.err() << "no worker with a GPU at " << inv.global.scheduler
+              << ": evaluating compile-only\n";
+    request->set_mode(v1::COMPILE_ONLY);
+  }
+  v1::SubmitEvalRequest submit;
+  *submit.mutable_eval() = *request;
+  PTXB_ASSIGN_OR_RETURN(v1::SubmitEvalResponse submitted, client.SubmitEval(submit));
+  *trajectory_id = submitted.trajectory_id();
+  absl::StatusOr<v1::GetTrajectoryResponse> last = absl::UnknownError("not polled");
+  WithElapsedProgress(
+      inv.err(), inv.env.err_is_terminal,
+      absl::StrCat("evaluating through the scheduler at ", inv.global.scheduler, " (",
+                   request->mode() == v1::FULL ? "GPU" : "compile-only", ", trajectory ",
+                   submitted.trajectory_id(), ")..."),
+      [&] {
+        while (true) {
+          last = client.GetTrajectory(submitted.trajectory_id());
+          if (!last.ok() || IsTerminal(last->trajectory().summary().state())) return;
+          absl::SleepFor(absl::Milliseconds(250));
+        }
+      });
+  if (!last.ok()) return last.status();
+  const v1::Trajectory& t = last->trajectory();
+  if (t.turns().empty() || !t.turns(0).has_eval()) {
+    return absl::AbortedError(absl::StrCat("trajectory ", submitted.trajectory_id(),
+                                           " ended without an evaluation: ",
+                                           v1::TrajectoryState_Name(t.summary().state()), " ",
+                                           t.summary().reason()));
+  }
+  return t.turns(0).eval();
+}
+
 absl::Status RunEval(const Invocation& inv) {
   const std::string path = inv.args.positionals[0];
   if (!inv.args.Has("definition")) return UsageError("eval needs --definition D");
@@ -100,49 +157,70 @@ absl::Status RunEval(const Invocation& inv) {
   request.set_kernel_sha256(Sha256Hex(source));
   for (const std::string& w : inv.args.GetAll("workload")) request.add_workload_uuids(w);
 
-  // A GPU and the runner: full evaluation; otherwise compile-only.
-  std::string why_compile_only = "--compile-only";
-  std::optional<gpu::GpuInfo> gpu;
-  worker::GpuEvalOptions gpu_options;
-  gpu_options.runner_path = worker::FindRunner();
-  if (!inv.args.Has("compile-only")) {
-    absl::StatusOr<gpu::GpuInventory> inventory = gpu::DiscoverGpus();
-    const int index = inv.args.Has("gpu") ? std::atoi(inv.args.Get("gpu").c_str()) : 0;
-    if (!inventory.ok()) {
-      why_compile_only = std::string(inventory.status().message());
-    } else if (inventory->gpus.empty()) {
-      why_compile_only = absl::StrCat("no GPU (", inventory->why_none, ")");
-    } else if (index < 0 || index >= static_cast<int>(inventory->gpus.size())) {
-      return UsageError(absl::StrCat("--gpu ", index, ": this machine has ",
-                                     inventory->gpus.size(), " GPU(s)"));
-    } else if (gpu_options.runner_path.empty()) {
-      why_compile_only = "ptxbench-runner is not built (it needs nvcc at build time)";
-    } else {
-      gpu = inventory->gpus[index];
-    }
-  }
-  const bool compile_only = !gpu.has_value();
-  request.set_mode(compile_only ? v1::COMPILE_ONLY : v1::FULL);
+  // A scheduler configured (--scheduler or $PTXBENCH_SCHEDULER) and no
+  // --local: the evaluation runs there, on its workers.
+  const bool via_scheduler =
+      !inv.args.Has("local") && (inv.args.Has("scheduler") || !inv.env.scheduler_env.empty());
+  std::string trajectory_id;
+  bool compile_only = inv.args.Has("compile-only");
   v1::EvalResult result;
-  worker::GpuEvaluator evaluator(&compiler, definitions.get(), gpu_options, "local",
-                                 version.ok() ? *version : "");
-  const std::string label =
-      compile_only ? absl::StrCat("compile-only evaluation (", why_compile_only, ")...")
-                   : absl::StrCat("evaluating on GPU ", gpu->index, " (", gpu->name,
-                                  "): build, correctness trials, timing against the reference...");
-  WithElapsedProgress(inv.err(), inv.env.err_is_terminal, label, [&] {
-    if (compile_only) {
-      result = worker::EvaluateCompileOnly(compiler, *definitions, request, "local",
-                                           version.ok() ? *version : "");
-    } else {
-      bool suspect = false;
-      result = evaluator.Evaluate(request, *gpu, &suspect);
+  if (via_scheduler) {
+    request.set_mode(compile_only ? v1::COMPILE_ONLY : v1::FULL);
+    request.set_target_speedup(1.0);
+    absl::StatusOr<v1::EvalResult> remote = EvaluateThroughScheduler(inv, &request, &trajectory_id);
+    if (!remote.ok()) {
+      return WithExitCode(absl::Status(remote.status().code(),
+                                       absl::StrCat("evaluation failed: ", remote.status().message())),
+                          2);
     }
-  });
+    result = *std::move(remote);
+    compile_only = request.mode() == v1::COMPILE_ONLY;
+  } else {
+    // A GPU and the runner: full evaluation; otherwise compile-only.
+    std::string why_compile_only = "--compile-only";
+    std::optional<gpu::GpuInfo> gpu;
+    worker::GpuEvalOptions gpu_options;
+    gpu_options.runner_path = worker::FindRunner();
+    if (!compile_only) {
+      absl::StatusOr<gpu::GpuInventory> inventory = gpu::DiscoverGpus();
+      const int index = inv.args.Has("gpu") ? std::atoi(inv.args.Get("gpu").c_str()) : 0;
+      if (!inventory.ok()) {
+        why_compile_only = std::string(inventory.status().message());
+      } else if (inventory->gpus.empty()) {
+        why_compile_only = absl::StrCat("no GPU (", inventory->why_none, ")");
+      } else if (index < 0 || index >= static_cast<int>(inventory->gpus.size())) {
+        return UsageError(absl::StrCat("--gpu ", index, ": this machine has ",
+                                       inventory->gpus.size(), " GPU(s)"));
+      } else if (gpu_options.runner_path.empty()) {
+        why_compile_only = "ptxbench-runner is not built (it needs nvcc at build time)";
+      } else {
+        gpu = inventory->gpus[index];
+      }
+    }
+    compile_only = !gpu.has_value();
+    request.set_mode(compile_only ? v1::COMPILE_ONLY : v1::FULL);
+    worker::GpuEvaluator evaluator(&compiler, definitions.get(), gpu_options, "local",
+                                   version.ok() ? *version : "");
+    const std::string label =
+        compile_only
+            ? absl::StrCat("compile-only evaluation (", why_compile_only, ")...")
+            : absl::StrCat("evaluating on GPU ", gpu->index, " (", gpu->name,
+                           "): build, correctness trials, timing against the reference...");
+    WithElapsedProgress(inv.err(), inv.env.err_is_terminal, label, [&] {
+      if (compile_only) {
+        result = worker::EvaluateCompileOnly(compiler, *definitions, request, "local",
+                                             version.ok() ? *version : "");
+      } else {
+        bool suspect = false;
+        result = evaluator.Evaluate(request, *gpu, &suspect);
+      }
+    });
+  }
 
   if (inv.global.json || inv.args.Has("json")) {
     EvalContext context;
     context.evaluation_id = NewEvaluationId();
+    context.task_id = trajectory_id;
     context.definition = request.definition();
     context.workload_uuids.assign(request.workload_uuids().begin(),
                                   request.workload_uuids().end());
@@ -176,9 +254,13 @@ void AddEvalCommand(std::vector<Command>* commands) {
          {"cache-dir", true, false, "DIR", "build cache folder (default: none)"},
          {"gpu", true, false, "N", "GPU to evaluate on (default: 0)"},
          {"compile-only", false, false, "", "only build and inspect, even with a GPU"},
+         {"local", false, false, "", "evaluate on this machine even when a scheduler is set"},
          {"json", false, false, "", "print the ptxbench.eval.v1 envelope"}},
         "evaluate one kernel file on this machine",
-        "Evaluates KERNEL as a worker would: on a GPU, build, check against the reference\n"
+        "Evaluates KERNEL as a worker would. With a scheduler set (--scheduler or\n"
+        "$PTXBENCH_SCHEDULER) it runs there, as a one-turn experiment of its own (on a GPU\n"
+        "worker, or compile-only when none is registered); otherwise, or with --local, here:\n"
+        "on a GPU, build, check against the reference\n"
         "(3 trials of fresh inputs) and time against it; without a GPU, compile-only (build,\n"
         "resources, PTX census, vendor-library use). A raw-PTX file (.ptx) carries its launch\n"
         "spec as a line `// ptxbench-launch: {\"entry\": ..., \"grid\": [...], \"block\": [...]}`.\n"

@@ -168,6 +168,37 @@ absl::StatusOr<SubmitOutcome> Core::Submit(const ExpandedExperiment& x,
   return SubmitOutcome{x.experiment_id, true, static_cast<int64_t>(x.trajectories.size())};
 }
 
+absl::StatusOr<std::string> Core::SubmitEval(const ExpandedExperiment& x,
+                                             const RenderedPrompts& prompts,
+                                             const std::string& answer) {
+  if (x.trajectories.size() != 1 || x.trajectories[0].num_turns != 1) {
+    return absl::InvalidArgumentError("a one-off evaluation is one trajectory of one turn");
+  }
+  PTXB_ASSIGN_OR_RETURN(SubmitOutcome outcome, Submit(x, prompts));
+  if (!outcome.created) {
+    return absl::AlreadyExistsError(absl::StrCat("evaluation ", x.name, " already exists"));
+  }
+  const std::string& id = x.trajectories[0].trajectory_id;
+  PTXB_ASSIGN_OR_RETURN(TrajectoryRow trajectory, ReadTrajectoryById(*db_, id));
+  PTXB_ASSIGN_OR_RETURN(
+      storage::Statement * s,
+      db_->Cached("SELECT rowid FROM tasks WHERE trajectory = ? AND turn = 0"));
+  s->BindInt64(1, trajectory.rowid);
+  PTXB_ASSIGN_OR_RETURN(bool row, s->Step());
+  if (!row) return absl::InternalError(absl::StrCat("no first task for ", id));
+  const int64_t task_rowid = s->ColumnInt64(0);
+  s->Reset();
+  PTXB_ASSIGN_OR_RETURN(TaskRow task, ReadTask(*db_, task_rowid));
+  // The model step is answered here, by the file; its queue entry is skipped
+  // when popped (the task is no longer queued).
+  v1::LlmResponse response;
+  response.set_text(answer);
+  response.set_provider("file");
+  response.set_finish_reason("stop");
+  PTXB_RETURN_IF_ERROR(CompleteLlm(task, trajectory, response));
+  return id;
+}
+
 absl::StatusOr<int64_t> Core::CancelTrajectory(const std::string& trajectory_id) {
   PTXB_ASSIGN_OR_RETURN(TrajectoryRow t, ReadTrajectoryById(*db_, trajectory_id));
   if (IsTerminal(t.state)) return 0;

@@ -84,6 +84,14 @@ class Core {
   // --- client operations ---
   absl::StatusOr<SubmitOutcome> Submit(const ExpandedExperiment& experiment,
                                        const RenderedPrompts& prompts);
+  // A one-off evaluation (`ptxbench eval` through a scheduler): `experiment`
+  // holds one trajectory of one turn, whose answer is `answer` — the kernel
+  // file in a code block, recorded as that turn's answer (provider "file")
+  // so the turn goes straight to evaluation. Leasing, retries and recovery
+  // are those of any experiment. Returns the trajectory id.
+  absl::StatusOr<std::string> SubmitEval(const ExpandedExperiment& experiment,
+                                         const RenderedPrompts& prompts,
+                                         const std::string& answer);
   absl::StatusOr<int64_t> CancelExperiment(const std::string& experiment_id);
   absl::StatusOr<int64_t> CancelTrajectory(const std::string& trajectory_id);
   absl::StatusOr<int64_t> Retry(const std::string& experiment_id,

@@ -67,6 +67,32 @@ TEST_F(CoreTest, TurnLoopReachesTargetAndSubmits) {
   EXPECT_TRUE(NothingFor(gw));
 }
 
+TEST_F(CoreTest, OneOffEvalGoesStraightToAWorkerAndEndsAfterItsOnlyTurn) {
+  ExpandedExperiment x = MakeExperiment("eval-abc", 1, 1, 10, "file", 1.0);
+  std::string gw = RegisterGateway(), wk = RegisterWorker();
+  auto trajectory = core_->SubmitEval(x, PromptsFor(x), kKernelAnswer);
+  ASSERT_TRUE(trajectory.ok()) << trajectory.status();
+  EXPECT_EQ(*trajectory, x.trajectories[0].trajectory_id);
+  EXPECT_TRUE(NothingFor(gw)) << "no model is asked";
+  EXPECT_EQ(TrajectoriesIn(v1::AWAITING_EVAL), 1);
+
+  v1::Task eval = MustLease(wk);
+  EXPECT_EQ(eval.kind(), v1::EVAL);
+  EXPECT_NE(eval.eval().kernel_source().find("PTXB_EXPORT"), std::string::npos);
+  ASSERT_TRUE(CompleteEval(eval, v1::PASSED, 1.2).ok());
+  EXPECT_EQ(TrajectoriesIn(v1::SUBMITTED), 1);
+  EXPECT_EQ(Count("SELECT count(*) FROM turns WHERE eval_status = 1"), 1);
+  EXPECT_TRUE(NothingFor(gw));
+  EXPECT_TRUE(NothingFor(wk));
+
+  // A second evaluation under the same name is refused, and more than one
+  // turn is not a one-off evaluation.
+  EXPECT_EQ(core_->SubmitEval(x, PromptsFor(x), kKernelAnswer).status().code(),
+            absl::StatusCode::kAlreadyExists);
+  ExpandedExperiment two = MakeExperiment("eval-two", 1, 2);
+  EXPECT_FALSE(core_->SubmitEval(two, PromptsFor(two), kKernelAnswer).ok());
+}
+
 TEST_F(CoreTest, TurnLimitEndsAsLimitsExceededAndNoCodeCountsATurn) {
   Submit(MakeExperiment("exp", 1, 2));
   std::string gw = RegisterGateway(), wk = RegisterWorker();

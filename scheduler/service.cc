@@ -2,11 +2,19 @@
 
 #include <set>
 
+#include "absl/strings/match.h"
+#include "absl/time/clock.h"
 #include "common/grpc_status.h"
+#include "common/hash.h"
+#include "common/status_macros.h"
+#include "nlohmann/json.hpp"
 
 namespace ptxbench::scheduler {
 
 namespace v1 = ::ptxbench::v1;
+
+// One-off evaluations go ahead of experiments of the default priority 1.
+constexpr int kOneOffEvalPriority = 10;
 
 namespace {
 
@@ -109,26 +117,12 @@ grpc::ServerUnaryReactor* ClientServiceImpl::SubmitExperiment(
           out->set_trajectories(static_cast<int64_t>(x.trajectories.size()));
         });
   }
-  // Render every prompt here, off the writer thread.
-  auto prompts = std::make_shared<RenderedPrompts>();
-  std::set<std::string> tags;
-  for (const TrajectorySpec& t : expanded->trajectories) {
-    if (tags.insert(t.prompt_tag).second) {
-      absl::StatusOr<std::string> system =
-          deps_.prompts->RenderSystemPrompt(t.prompt_tag, expanded->language);
-      if (!system.ok()) {
-        return Answer<bool, v1::SubmitExperimentResponse>(ctx, system.status(), response,
-                                                          [](bool&, auto*) {});
-      }
-      prompts->system_by_tag[t.prompt_tag] = *std::move(system);
-    }
-    std::string key = TaskPromptKey(t.definition, t.target_speedup, t.num_turns);
-    if (!prompts->task_by_key.count(key)) {
-      const workloads::Definition* definition = *deps_.definitions->Find(t.definition);
-      prompts->task_by_key[key] = PromptRegistry::RenderTaskPrompt(
-          *definition, expanded->language, t.target_speedup, t.num_turns);
-    }
+  absl::StatusOr<std::shared_ptr<RenderedPrompts>> rendered = RenderPrompts(*expanded);
+  if (!rendered.ok()) {
+    return Answer<bool, v1::SubmitExperimentResponse>(ctx, rendered.status(), response,
+                                                      [](bool&, auto*) {});
   }
+  std::shared_ptr<RenderedPrompts> prompts = *std::move(rendered);
   auto experiment = std::make_shared<ExpandedExperiment>(*std::move(expanded));
   return Dispatch<SubmitOutcome, v1::SubmitExperimentResponse>(
       ctx, deps_.dispatcher, response,
@@ -137,6 +131,78 @@ grpc::ServerUnaryReactor* ClientServiceImpl::SubmitExperiment(
         out->set_experiment_id(o.experiment_id);
         out->set_created(o.created);
         out->set_trajectories(o.trajectories);
+      });
+}
+
+absl::StatusOr<std::shared_ptr<RenderedPrompts>> ClientServiceImpl::RenderPrompts(
+    const ExpandedExperiment& x) const {
+  auto prompts = std::make_shared<RenderedPrompts>();
+  std::set<std::string> tags;
+  for (const TrajectorySpec& t : x.trajectories) {
+    if (tags.insert(t.prompt_tag).second) {
+      PTXB_ASSIGN_OR_RETURN(prompts->system_by_tag[t.prompt_tag],
+                            deps_.prompts->RenderSystemPrompt(t.prompt_tag, x.language));
+    }
+    std::string key = TaskPromptKey(t.definition, t.target_speedup, t.num_turns);
+    if (!prompts->task_by_key.count(key)) {
+      const workloads::Definition* definition = *deps_.definitions->Find(t.definition);
+      prompts->task_by_key[key] =
+          PromptRegistry::RenderTaskPrompt(*definition, x.language, t.target_speedup, t.num_turns);
+    }
+  }
+  return prompts;
+}
+
+grpc::ServerUnaryReactor* ClientServiceImpl::SubmitEval(grpc::CallbackServerContext* ctx,
+                                                        const v1::SubmitEvalRequest* request,
+                                                        v1::SubmitEvalResponse* response) {
+  const v1::EvalRequest& e = request->eval();
+  auto refuse = [&](absl::Status status) {
+    return Answer<bool, v1::SubmitEvalResponse>(ctx, std::move(status), response,
+                                                [](bool&, auto*) {});
+  };
+  if (!e.workload_uuids().empty()) {
+    return refuse(absl::InvalidArgumentError(
+        "choosing workloads is not supported through the scheduler yet: evaluate locally "
+        "(ptxbench eval --local) or without --workload"));
+  }
+  const std::vector<std::string> tags = deps_.prompts->Tags();
+  if (tags.empty()) return refuse(absl::FailedPreconditionError("the scheduler has no prompt tags"));
+  // A unique name per submission: evaluating the same file again measures again.
+  const std::string sha = Sha256Hex(e.kernel_source());
+  const std::string name =
+      absl::StrCat("eval-", sha.substr(0, 12), "-", absl::ToUnixMillis(absl::Now()));
+  const nlohmann::json spec = {
+      {"name", name},
+      {"models", {"file"}},
+      {"definitions", {e.definition()}},
+      {"prompt_tags", {tags.front()}},  // recorded, never sent: no model is asked
+      {"samples", 1},
+      {"num_turns", 1},
+      {"target_speedup", e.target_speedup() > 0 ? e.target_speedup() : 1.0},
+      {"language", e.language().empty() ? "cuda" : e.language()},
+      {"eval", e.mode() == v1::COMPILE_ONLY ? "compile-only" : "full"},
+      // Ahead of large experiments in the fair queue: someone is waiting.
+      {"priority", kOneOffEvalPriority}};
+  SpecInput input{spec.dump(), "<eval>", "", "", ""};
+  absl::StatusOr<ExpandedExperiment> expanded =
+      ExpandSpec(input, *deps_.definitions, *deps_.prompts, deps_.limits);
+  if (!expanded.ok()) return refuse(expanded.status());
+  absl::StatusOr<std::shared_ptr<RenderedPrompts>> prompts = RenderPrompts(*expanded);
+  if (!prompts.ok()) return refuse(prompts.status());
+  const std::string fence = expanded->language == "ptx" ? "ptx" : "cuda";
+  const std::string answer =
+      absl::StrCat("```", fence, "\n", e.kernel_source(),
+                   absl::EndsWith(e.kernel_source(), "\n") ? "" : "\n", "```\n");
+  auto experiment = std::make_shared<ExpandedExperiment>(*std::move(expanded));
+  return Dispatch<std::string, v1::SubmitEvalResponse>(
+      ctx, deps_.dispatcher, response,
+      [experiment, prompts = *std::move(prompts), answer](Core& core) {
+        return core.SubmitEval(*experiment, *prompts, answer);
+      },
+      [experiment](std::string& trajectory, v1::SubmitEvalResponse* out) {
+        out->set_experiment_id(experiment->experiment_id);
+        out->set_trajectory_id(trajectory);
       });
 }
 

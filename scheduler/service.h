@@ -54,6 +54,9 @@ class ClientServiceImpl final : public ptxbench::v1::ClientService::CallbackServ
   grpc::ServerUnaryReactor* SubmitExperiment(
       grpc::CallbackServerContext* ctx, const ptxbench::v1::SubmitExperimentRequest* request,
       ptxbench::v1::SubmitExperimentResponse* response) override;
+  grpc::ServerUnaryReactor* SubmitEval(grpc::CallbackServerContext* ctx,
+                                       const ptxbench::v1::SubmitEvalRequest* request,
+                                       ptxbench::v1::SubmitEvalResponse* response) override;
   grpc::ServerUnaryReactor* GetExperiment(grpc::CallbackServerContext* ctx,
                                           const ptxbench::v1::GetExperimentRequest* request,
                                           ptxbench::v1::GetExperimentResponse* response) override;
@@ -86,6 +89,9 @@ class ClientServiceImpl final : public ptxbench::v1::ClientService::CallbackServ
                                   ptxbench::v1::DrainResponse* response) override;
 
  private:
+  // Every prompt of `x`, rendered here, off the writer thread.
+  absl::StatusOr<std::shared_ptr<RenderedPrompts>> RenderPrompts(const ExpandedExperiment& x) const;
+
   ClientServiceDeps deps_;
 };
 

@@ -2,6 +2,9 @@
 // experiment with `eval: compile-only` runs to the end with real nvcc
 // results, and nothing is ever reported as PASSED or correct.
 #include <filesystem>
+#include <thread>
+
+#include "common/data_dir.h"
 
 #include "gtest/gtest.h"
 #include "tests/cluster.h"
@@ -51,6 +54,42 @@ TEST(CompileOnlyEndToEndTest, RealCompilerResultsFlowBackAsFeedback) {
   EXPECT_NE(feedback.find("run("), std::string::npos) << feedback;
   EXPECT_EQ(feedback.find("SIMULATED RESULT"), std::string::npos)
       << "a real compile result is not labelled simulated";
+}
+
+// `ptxbench eval` with a scheduler set runs there, as a one-turn experiment
+// of its own; with no GPU worker registered it is compile-only and says so.
+TEST(CompileOnlyEndToEndTest, EvalCommandRunsThroughTheScheduler) {
+  if (!std::filesystem::exists("/usr/local/cuda/bin/nvcc")) {
+    GTEST_SKIP() << "nvcc not found at /usr/local/cuda/bin/nvcc";
+  }
+  Cluster c("e2e_eval_via_scheduler");
+  ASSERT_TRUE(c.StartScheduler()) << c.SchedulerLogTail();
+  const std::string kernel = DataDir() + "/worker/testdata/gemm/correct.cu";
+  CommandResult none = c.Cli({"eval", kernel, "--definition", "gemm_n7168_k5120"});
+  EXPECT_EQ(none.exit_code, 2) << "no worker registered: an infrastructure problem";
+
+  c.AddRealWorker({"--slots", "1"});
+  // Wait for the worker to register.
+  for (int i = 0; i < 100 && c.Cli({"workers", "--output", "json"}).out.find("WORKER") ==
+                                 std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  CommandResult r = c.Cli({"eval", kernel, "--definition", "gemm_n7168_k5120", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << Tail(c.dir() + "/worker0.log");
+  nlohmann::json e = nlohmann::json::parse(r.out);
+  EXPECT_EQ(e["status"], "COMPILED");
+  EXPECT_EQ(e["all_passed"], false);
+  ASSERT_TRUE(e["task_id"].is_string());
+  const std::string trajectory = e["task_id"];
+  EXPECT_EQ(trajectory.rfind("tr_", 0), 0u) << trajectory;
+  // It is an experiment like any other: visible, one turn, answered by the file.
+  CommandResult show = c.Cli({"show", trajectory, "--output", "json"});
+  ASSERT_EQ(show.exit_code, 0) << show.out;
+  EXPECT_NE(show.out.find("\"file\""), std::string::npos) << show.out;
+
+  CommandResult workload = c.Cli({"eval", kernel, "--definition", "gemm_n7168_k5120",
+                                  "--workload", "729b8d2e-8307-57e0-b6f5-d50957348534"});
+  EXPECT_EQ(workload.exit_code, 2);
 }
 
 }  // namespace
