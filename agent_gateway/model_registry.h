@@ -1,0 +1,81 @@
+#ifndef PTXBENCH_AGENT_GATEWAY_MODEL_REGISTRY_H_
+#define PTXBENCH_AGENT_GATEWAY_MODEL_REGISTRY_H_
+
+// The model registry (issue 4): a JSON data file mapping a model name, as
+// experiments use it, to the provider that serves it, its endpoint, sampling
+// parameters, prices and limits:
+//
+//   {"models": {NAME: {"provider": "openai"|"anthropic"|"gemini"|"scripted",
+//     "base_url": URL, "model_id": ID, "api_key_env": VAR,
+//     "params": {"temperature": t, "top_p": p, "max_tokens": n,
+//                "reasoning_effort": "low|medium|high", "thinking_budget_tokens": n},
+//     "price": {"input_per_mtok": x, "output_per_mtok": y, "reasoning_per_mtok": z,
+//               "cached_input_per_mtok": c},
+//     "limits": {"rpm": n, "tpm": n, "concurrency": n},
+//     "answers_dir": DIR}}}                      // scripted only
+//
+// The bundled file (agent_gateway/data/models.json) covers common hosted
+// models; a user's file extends it and overrides entries of the same name
+// (whole entries, not fields). Keys are never stored here: only the name of
+// the environment variable that holds one.
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "ptxbench/v1/common.pb.h"
+
+namespace ptxbench::agent_gateway {
+
+struct ModelPrice {
+  double input_per_mtok = 0;
+  double output_per_mtok = 0;
+  double reasoning_per_mtok = -1;     // < 0: billed as output
+  double cached_input_per_mtok = -1;  // < 0: billed as input
+};
+
+struct ModelLimits {
+  int rpm = 0;  // requests per minute; 0 = no limit
+  int64_t tpm = 0;  // tokens per minute; 0 = no limit
+  int concurrency = 0;  // calls in flight; 0 = no limit
+};
+
+struct ModelConfig {
+  std::string name;
+  std::string provider;  // "openai", "anthropic", "gemini", "scripted"
+  std::string base_url;
+  std::string model_id;
+  std::string api_key_env;  // empty: no key (self-hosted endpoints)
+  ptxbench::v1::ModelParameters params;
+  ModelPrice price;
+  ModelLimits limits;
+  std::string answers_dir;  // scripted
+  std::string origin;       // the file it came from, for messages
+};
+
+// The cost of one call in US dollars, from its token usage.
+double CostUsd(const ModelPrice& price, const ptxbench::v1::Usage& usage);
+
+class ModelRegistry {
+ public:
+  // Reads `files` in order, later entries replacing earlier ones of the
+  // same name. kInvalidArgument naming the file, model and field for any
+  // malformed entry; kNotFound for a missing file.
+  static absl::StatusOr<std::unique_ptr<ModelRegistry>> Load(const std::vector<std::string>& files);
+  // The registry shipped with ptxbench (under DataDir()).
+  static std::string BundledFile();
+
+  // kNotFound naming the model and where to add it.
+  absl::StatusOr<const ModelConfig*> Find(absl::string_view name) const;
+  std::vector<std::string> Names() const;
+
+ private:
+  std::map<std::string, ModelConfig, std::less<>> models_;
+};
+
+}  // namespace ptxbench::agent_gateway
+
+#endif  // PTXBENCH_AGENT_GATEWAY_MODEL_REGISTRY_H_

@@ -1,0 +1,101 @@
+#include "agent_gateway/openai_provider.h"
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "absl/time/clock.h"
+#include "nlohmann/json.hpp"
+
+namespace ptxbench::agent_gateway {
+namespace {
+
+namespace v1 = ::ptxbench::v1;
+using nlohmann::json;
+
+int64_t IntAt(const json& j, std::initializer_list<const char*> path) {
+  const json* cur = &j;
+  for (const char* key : path) {
+    if (!cur->is_object() || !cur->contains(key)) return 0;
+    cur = &(*cur)[key];
+  }
+  return cur->is_number_integer() ? cur->get<int64_t>() : 0;
+}
+
+std::string StringAt(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+}  // namespace
+
+std::string OpenAiProvider::RequestBody(const ModelConfig& config, const v1::LlmRequest& request) {
+  json messages = json::array();
+  for (const v1::ChatMessage& m : request.messages()) {
+    messages.push_back({{"role", m.role()}, {"content", m.content()}});
+  }
+  json body = {{"model", config.model_id}, {"messages", messages}};
+  // The experiment's parameters, where set, over the registry's.
+  v1::ModelParameters p = config.params;
+  p.MergeFrom(request.params());
+  if (p.temperature() > 0) body["temperature"] = p.temperature();
+  if (p.top_p() > 0) body["top_p"] = p.top_p();
+  if (p.max_tokens() > 0) {
+    // OpenAI's own API wants max_completion_tokens (reasoning models reject
+    // max_tokens); compatible servers know max_tokens.
+    body[absl::StrContains(config.base_url, "api.openai.com") ? "max_completion_tokens"
+                                                              : "max_tokens"] = p.max_tokens();
+  }
+  if (!p.reasoning_effort().empty()) body["reasoning_effort"] = p.reasoning_effort();
+  return body.dump();
+}
+
+absl::StatusOr<v1::LlmResponse> OpenAiProvider::ParseResponse(const std::string& text) {
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("choices") || !j["choices"].is_array() ||
+      j["choices"].empty() || !j["choices"][0].is_object()) {
+    return absl::InvalidArgumentError("the response has no choices");
+  }
+  const json& choice = j["choices"][0];
+  v1::LlmResponse r;
+  if (auto m = choice.find("message"); m != choice.end() && m->is_object()) {
+    r.set_text(StringAt(*m, "content"));
+    std::string reasoning = StringAt(*m, "reasoning_content");
+    if (reasoning.empty()) reasoning = StringAt(*m, "reasoning");
+    r.set_reasoning(reasoning);
+  }
+  r.set_finish_reason(StringAt(choice, "finish_reason"));
+  v1::Usage* u = r.mutable_usage();
+  u->set_input_tokens(IntAt(j, {"usage", "prompt_tokens"}));
+  u->set_output_tokens(IntAt(j, {"usage", "completion_tokens"}));
+  u->set_reasoning_tokens(IntAt(j, {"usage", "completion_tokens_details", "reasoning_tokens"}));
+  u->set_cached_tokens(IntAt(j, {"usage", "prompt_tokens_details", "cached_tokens"}));
+  r.set_provider("openai");
+  return r;
+}
+
+CallOutcome OpenAiProvider::Call(const v1::LlmRequest& request) {
+  HttpRequest http;
+  http.url = absl::StrCat(absl::StripSuffix(config_.base_url, "/"), "/chat/completions");
+  http.headers = {"Content-Type: application/json"};
+  if (!key_.empty()) http.headers.push_back("Authorization: Bearer " + key_);
+  http.body = RequestBody(config_, request);
+  http.timeout = timeout_;
+  const absl::Time start = absl::Now();
+  absl::StatusOr<HttpResponse> response = HttpPost(http);
+  if (!response.ok() || response->status != 200) {
+    return ClassifyFailure(response, "openai-compatible endpoint " + config_.base_url, key_);
+  }
+  absl::StatusOr<v1::LlmResponse> parsed = ParseResponse(response->body);
+  CallOutcome out;
+  if (!parsed.ok()) {
+    out.failure = v1::MODEL_API;
+    out.message = absl::StrCat(config_.base_url, ": HTTP 200 but ", parsed.status().message());
+    return out;
+  }
+  parsed->set_cost_usd(CostUsd(config_.price, parsed->usage()));
+  parsed->set_latency_ms(absl::ToInt64Milliseconds(absl::Now() - start));
+  out.response = *std::move(parsed);
+  return out;
+}
+
+}  // namespace ptxbench::agent_gateway
