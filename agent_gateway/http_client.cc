@@ -34,7 +34,7 @@ void GlobalInit() {
 
 }  // namespace
 
-absl::StatusOr<HttpResponse> HttpPost(const HttpRequest& request) {
+static absl::StatusOr<HttpResponse> Perform(const HttpRequest& request, bool post) {
   GlobalInit();
   CURL* curl = curl_easy_init();
   if (curl == nullptr) return absl::InternalError("curl_easy_init failed");
@@ -42,9 +42,12 @@ absl::StatusOr<HttpResponse> HttpPost(const HttpRequest& request) {
   for (const std::string& h : request.headers) headers = curl_slist_append(headers, h.c_str());
   HttpResponse response;
   curl_easy_setopt(curl, CURLOPT_URL, request.url.c_str());
-  curl_easy_setopt(curl, CURLOPT_POST, 1L);
-  curl_easy_setopt(curl, CURLOPT_POSTFIELDS, request.body.data());
-  curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+  if (post) {
+    curl_easy_setopt(curl, CURLOPT_POST, 1L);
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, request.body.data());
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE,
+                     static_cast<curl_off_t>(request.body.size()));
+  }
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
   curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(absl::ToInt64Milliseconds(request.timeout)));
   curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
@@ -67,5 +70,9 @@ absl::StatusOr<HttpResponse> HttpPost(const HttpRequest& request) {
   }
   return absl::UnavailableError(absl::StrCat("model call failed: ", what));
 }
+
+absl::StatusOr<HttpResponse> HttpPost(const HttpRequest& request) { return Perform(request, true); }
+
+absl::StatusOr<HttpResponse> HttpGet(const HttpRequest& request) { return Perform(request, false); }
 
 }  // namespace ptxbench::agent_gateway

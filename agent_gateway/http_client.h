@@ -30,6 +30,8 @@ struct HttpResponse {
 // kDeadlineExceeded past the timeout, kUnavailable for connection problems,
 // with curl's words (never the request's headers). Thread-safe.
 absl::StatusOr<HttpResponse> HttpPost(const HttpRequest& request);
+// The same for GET (request.body is ignored).
+absl::StatusOr<HttpResponse> HttpGet(const HttpRequest& request);
 
 }  // namespace ptxbench::agent_gateway
 

@@ -1,8 +1,13 @@
 // ptxbench-gateway: leases LLM tasks from the scheduler and reports model
-// answers. Only the simulated model exists so far (--simulate).
+// answers. Real mode serves the models of the registry (bundled, plus
+// --models FILE) whose provider this build calls (openai-compatible,
+// scripted) and whose API key is set; --simulate answers with generated
+// kernels (or --answers-dir files) for tests and benchmarks.
 
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -10,7 +15,10 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "agent_gateway/model_registry.h"
+#include "agent_gateway/provider_gateway.h"
 #include "agent_gateway/simulated_gateway.h"
+#include "common/clock.h"
 #include "common/log.h"
 #include "executor/command_line.h"
 #include "executor/executor_runner.h"
@@ -19,10 +27,14 @@
 ABSL_FLAG(std::string, scheduler, "",
           "Scheduler address HOST:PORT (default: $PTXBENCH_SCHEDULER, else 127.0.0.1:50051)");
 ABSL_FLAG(bool, simulate, false,
-          "Answer with a simulated model instead of calling providers (required for now)");
+          "Answer with a simulated model instead of calling providers");
 ABSL_FLAG(std::string, name, "gateway", "Gateway name shown by the scheduler");
 ABSL_FLAG(std::vector<std::string>, models, {},
-          "Comma-separated model names served (default: any model)");
+          "Model registry files that extend the bundled one (comma-separated)");
+ABSL_FLAG(std::vector<std::string>, serve, {},
+          "Comma-separated model names to serve (default: every registry model whose key is "
+          "set; simulated: any model)");
+ABSL_FLAG(int, call_timeout_s, 600, "Timeout of one model call, seconds (--call-timeout-s)");
 ABSL_FLAG(int, slots, 16, "Model calls in flight at once");
 ABSL_FLAG(uint64_t, seed, 0, "Seed of the simulated answers and injected faults");
 ABSL_FLAG(int, latency_ms, 50, "Simulated model latency, milliseconds (--latency-ms)");
@@ -45,6 +57,68 @@ int UsageError(const std::string& message) {
   return ptxbench::executor::kUsageExitCode;
 }
 
+std::string SchedulerAddress() {
+  std::string scheduler = absl::GetFlag(FLAGS_scheduler);
+  return scheduler.empty() ? ptxbench::executor::DefaultSchedulerAddress() : scheduler;
+}
+
+std::vector<std::string> NonEmpty(const std::vector<std::string>& list) {
+  std::vector<std::string> out;
+  for (const std::string& s : list) {
+    if (!s.empty()) out.push_back(s);
+  }
+  return out;
+}
+
+// Real providers. A model named in --serve that cannot be served is an
+// error; unnamed ones are skipped with the reason logged.
+int RunRealGateway() {
+  namespace ag = ptxbench::agent_gateway;
+  const int slots = absl::GetFlag(FLAGS_slots);
+  if (slots < 1) return UsageError("--slots must be at least 1");
+  std::vector<std::string> files = {ag::ModelRegistry::BundledFile()};
+  for (const std::string& f : NonEmpty(absl::GetFlag(FLAGS_models))) files.push_back(f);
+  auto registry = ag::ModelRegistry::Load(files);
+  if (!registry.ok()) return UsageError(std::string(registry.status().message()));
+  const std::vector<std::string> named = NonEmpty(absl::GetFlag(FLAGS_serve));
+  const std::vector<std::string> candidates = named.empty() ? (*registry)->Names() : named;
+  std::map<std::string, ag::ProviderGatewayHandler::Served> served;
+  for (const std::string& name : candidates) {
+    absl::StatusOr<const ag::ModelConfig*> config = (*registry)->Find(name);
+    absl::StatusOr<std::unique_ptr<ag::Provider>> provider =
+        config.ok() ? ag::MakeProvider(**config, absl::Seconds(absl::GetFlag(FLAGS_call_timeout_s)))
+                    : absl::StatusOr<std::unique_ptr<ag::Provider>>(config.status());
+    if (!provider.ok()) {
+      if (!named.empty()) return UsageError(std::string(provider.status().message()));
+      ptxbench::LogInfo("not serving a model", {{"model", name},
+                                                {"why", std::string(provider.status().message())}});
+      continue;
+    }
+    served[name] = {*std::move(provider),
+                    std::make_unique<ag::CallLimits>((*config)->limits, ptxbench::Clock::Real())};
+  }
+  if (served.empty()) {
+    return UsageError(
+        "no model to serve: set the API key of a registry model (e.g. OPENAI_API_KEY), or add "
+        "a self-hosted or scripted model with --models FILE");
+  }
+  ag::ProviderGatewayHandler handler(std::move(served));
+  ptxbench::executor::ExecutorRunner::Options runner_options;
+  runner_options.scheduler_address = SchedulerAddress();
+  runner_options.kind = ptxbench::v1::GATEWAY;
+  runner_options.name = absl::GetFlag(FLAGS_name);
+  for (const std::string& m : handler.ModelNames()) runner_options.capabilities.add_models(m);
+  runner_options.capabilities.set_slots(slots);
+  runner_options.slots = slots;
+  ptxbench::executor::ExecutorRunner runner(std::move(runner_options), &handler);
+  ptxbench::LogInfo("starting", {{"scheduler", SchedulerAddress()},
+                                 {"name", absl::GetFlag(FLAGS_name)},
+                                 {"slots", std::to_string(slots)},
+                                 {"models", absl::StrJoin(handler.ModelNames(), ",")},
+                                 {"simulated", "false"}});
+  return ptxbench::executor::RunUntilStopped(runner, "gateway");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -52,10 +126,7 @@ int main(int argc, char** argv) {
   ptxbench::executor::ParseCommandLineOrExit(argc, argv);
   ptxbench::InitLogging("gateway");
 
-  if (!absl::GetFlag(FLAGS_simulate)) {
-    return UsageError(
-        "real model providers are not built yet (a later issue); run with --simulate");
-  }
+  if (!absl::GetFlag(FLAGS_simulate)) return RunRealGateway();
   const int slots = absl::GetFlag(FLAGS_slots);
   const int latency_ms = absl::GetFlag(FLAGS_latency_ms);
   const double failure_rate = absl::GetFlag(FLAGS_failure_rate);
@@ -65,13 +136,8 @@ int main(int argc, char** argv) {
   if (!(failure_rate >= 0 && failure_rate <= 1))
     return UsageError("--failure-rate must be in [0, 1]");
   if (!(crash_rate >= 0 && crash_rate <= 1)) return UsageError("--crash-rate must be in [0, 1]");
-  std::vector<std::string> models;
-  for (const std::string& m : absl::GetFlag(FLAGS_models)) {
-    if (!m.empty()) models.push_back(m);
-  }
-
-  std::string scheduler = absl::GetFlag(FLAGS_scheduler);
-  if (scheduler.empty()) scheduler = ptxbench::executor::DefaultSchedulerAddress();
+  const std::vector<std::string> models = NonEmpty(absl::GetFlag(FLAGS_serve));
+  const std::string scheduler = SchedulerAddress();
   const std::string name = absl::GetFlag(FLAGS_name);
 
   ptxbench::agent_gateway::SimulatedGatewayHandler::Options handler_options;

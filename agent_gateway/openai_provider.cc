@@ -1,7 +1,11 @@
 #include "agent_gateway/openai_provider.h"
 
+#include <algorithm>
+#include <vector>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "nlohmann/json.hpp"
@@ -71,6 +75,31 @@ absl::StatusOr<v1::LlmResponse> OpenAiProvider::ParseResponse(const std::string&
   u->set_cached_tokens(IntAt(j, {"usage", "prompt_tokens_details", "cached_tokens"}));
   r.set_provider("openai");
   return r;
+}
+
+absl::Status OpenAiProvider::CheckServed() const {
+  HttpRequest http;
+  http.url = absl::StrCat(absl::StripSuffix(config_.base_url, "/"), "/models");
+  if (!key_.empty()) http.headers.push_back("Authorization: Bearer " + key_);
+  http.timeout = absl::Seconds(10);
+  absl::StatusOr<HttpResponse> response = HttpGet(http);
+  if (!response.ok() || response->status != 200) {
+    return absl::UnavailableError(absl::StrCat(
+        "model ", config_.name, ": ", http.url, " does not answer (",
+        response.ok() ? absl::StrCat("HTTP ", response->status) : response.status().message(),
+        ")"));
+  }
+  json j = json::parse(response->body, nullptr, /*allow_exceptions=*/false);
+  std::vector<std::string> ids;
+  if (!j.is_discarded() && j.is_object() && j.contains("data") && j["data"].is_array()) {
+    for (const json& m : j["data"]) {
+      if (m.is_object()) ids.push_back(StringAt(m, "id"));
+    }
+  }
+  if (std::find(ids.begin(), ids.end(), config_.model_id) != ids.end()) return absl::OkStatus();
+  return absl::NotFoundError(absl::StrCat("model ", config_.name, ": ", config_.base_url,
+                                          " does not serve \"", config_.model_id,
+                                          "\" (it serves: ", absl::StrJoin(ids, ", "), ")"));
 }
 
 CallOutcome OpenAiProvider::Call(const v1::LlmRequest& request) {

@@ -21,6 +21,10 @@ class OpenAiProvider final : public Provider {
   OpenAiProvider(ModelConfig config, std::string api_key, absl::Duration timeout)
       : config_(std::move(config)), key_(std::move(api_key)), timeout_(timeout) {}
   CallOutcome Call(const ptxbench::v1::LlmRequest& request) override;
+  // GET {base_url}/models and check that the configured model id is served
+  // (self-hosted servers serve exactly what they loaded). kUnavailable when
+  // the endpoint does not answer, kNotFound naming the ids it serves.
+  absl::Status CheckServed() const;
 
   // The JSON body for `request` (model id and sampling from the config).
   static std::string RequestBody(const ModelConfig& config, const ptxbench::v1::LlmRequest& request);

@@ -3,12 +3,12 @@
 #include "agent_gateway/openai_provider.h"
 
 #include <gtest/gtest.h>
-#include <httplib.h>
 
 #include <functional>
 #include <mutex>
 #include <thread>
 
+#include "agent_gateway/testing/fake_openai.h"
 #include "nlohmann/json.hpp"
 
 namespace ptxbench::agent_gateway {
@@ -16,65 +16,10 @@ namespace {
 
 namespace v1 = ::ptxbench::v1;
 using nlohmann::json;
+using testing_support::Completion;
+using testing_support::FakeOpenAi;
 
 constexpr char kKey[] = "sk-test-4f8a9c0d2e1b";
-
-// An OpenAI-compatible server whose answer each test sets.
-class FakeOpenAi {
- public:
-  using Handler = std::function<void(const httplib::Request&, httplib::Response&)>;
-  FakeOpenAi() {
-    server_.Post("/v1/chat/completions", [this](const httplib::Request& req, httplib::Response& res) {
-      Handler h;
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        requests_.push_back(req);
-        h = handler_;
-      }
-      h(req, res);
-    });
-    port_ = server_.bind_to_any_port("127.0.0.1");
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  ~FakeOpenAi() { Stop(); }
-  void Stop() {
-    server_.stop();
-    if (thread_.joinable()) thread_.join();
-  }
-  void Answer(Handler h) {
-    std::lock_guard<std::mutex> lock(mu_);
-    handler_ = std::move(h);
-  }
-  httplib::Request LastRequest() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return requests_.back();
-  }
-  std::string base_url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/v1"; }
-
- private:
-  httplib::Server server_;
-  int port_ = 0;
-  std::thread thread_;
-  std::mutex mu_;
-  Handler handler_;
-  std::vector<httplib::Request> requests_;
-};
-
-std::string Completion(const std::string& content, const std::string& finish) {
-  return json{{"id", "chatcmpl-1"},
-              {"choices",
-               {{{"index", 0},
-                 {"message",
-                  {{"role", "assistant"}, {"content", content}, {"reasoning_content", "thinking..."}}},
-                 {"finish_reason", finish}}}},
-              {"usage",
-               {{"prompt_tokens", 1000},
-                {"completion_tokens", 500},
-                {"prompt_tokens_details", {{"cached_tokens", 200}}},
-                {"completion_tokens_details", {{"reasoning_tokens", 100}}}}}}
-      .dump();
-}
 
 class OpenAiProviderTest : public ::testing::Test {
  protected:

@@ -72,7 +72,13 @@ Child& Cluster::AddRealWorker(const std::vector<std::string>& extra) {
 }
 
 Child& Cluster::AddGateway(const std::vector<std::string>& extra) {
-  std::vector<std::string> argv = {Binary(PTXB_GATEWAY_BIN), "--scheduler", address(), "--simulate"};
+  std::vector<std::string> args = {"--simulate"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return AddRealGateway(args);
+}
+
+Child& Cluster::AddRealGateway(const std::vector<std::string>& extra) {
+  std::vector<std::string> argv = {Binary(PTXB_GATEWAY_BIN), "--scheduler", address()};
   argv.insert(argv.end(), extra.begin(), extra.end());
   executors_.push_back(std::make_unique<Child>(
       Child::Spawn(argv, absl::StrCat(dir_, "/gateway", next_executor_++, ".log"))));

@@ -30,7 +30,9 @@ class Cluster {
   Child& AddWorker(const std::vector<std::string>& extra = {});
   // A real (not simulated) worker: on a machine without a GPU, compile-only.
   Child& AddRealWorker(const std::vector<std::string>& extra = {});
-  Child& AddGateway(const std::vector<std::string>& extra = {});
+  Child& AddGateway(const std::vector<std::string>& extra = {});  // --simulate
+  // A gateway calling real providers (tests point it at fake servers).
+  Child& AddRealGateway(const std::vector<std::string>& extra = {});
 
   // `ptxbench --scheduler ADDR args...`
   CommandResult Cli(const std::vector<std::string>& args) const;

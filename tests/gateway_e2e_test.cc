@@ -1,0 +1,117 @@
+// A real gateway (ptxbench-gateway without --simulate) against a fake
+// OpenAI-compatible server on loopback, with a scheduler and a compile-only
+// worker: multi-turn trajectories complete with the model's answers, usage
+// and cost add up per experiment, an auth error ends a trajectory without a
+// retry, and the API key appears nowhere in the database or the logs.
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "agent_gateway/testing/fake_openai.h"
+#include "common/data_dir.h"
+#include "gtest/gtest.h"
+#include "tests/cluster.h"
+
+namespace ptxbench::testing {
+namespace {
+
+using agent_gateway::testing_support::Completion;
+using agent_gateway::testing_support::FakeOpenAi;
+
+constexpr char kKey[] = "sk-e2e-7d1c3b9a05f2";
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class GatewayEndToEndTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!std::filesystem::exists("/usr/local/cuda/bin/nvcc")) {
+      GTEST_SKIP() << "nvcc not found: the compile-only worker cannot run here";
+    }
+    setenv("PTXB_FAKE_OPENAI_KEY", kKey, 1);
+  }
+
+  // Scheduler, compile-only worker, and a gateway serving "fake-model".
+  void Start(Cluster& c) {
+    ASSERT_TRUE(c.StartScheduler()) << c.SchedulerLogTail();
+    const std::string registry = c.WriteFile("models.json", R"({"models": {"fake-model": {
+      "provider": "openai", "base_url": ")" + server_.base_url() + R"(",
+      "model_id": "served-model-1", "api_key_env": "PTXB_FAKE_OPENAI_KEY",
+      "price": {"input_per_mtok": 2.0, "output_per_mtok": 8.0, "cached_input_per_mtok": 0.5}}}})");
+    c.AddRealWorker({"--slots", "2"});
+    c.AddRealGateway({"--models", registry, "--serve", "fake-model", "--slots", "4"});
+  }
+
+  std::string Submit(Cluster& c, int turns) {
+    return c.Submit(c.WriteFile("spec.json", R"({"name": "real-gateway",
+      "models": ["fake-model"], "definitions": ["gemm_n7168_k5120"],
+      "prompt_tags": ["hopper-no-hint"], "samples": 2, "num_turns": )" +
+                                                 std::to_string(turns) +
+                                                 R"(, "target_speedup": 1.0, "eval": "compile-only"})"));
+  }
+
+  FakeOpenAi server_;
+};
+
+TEST_F(GatewayEndToEndTest, MultiTurnTrajectoriesCompleteWithUsageAndCost) {
+  std::ifstream in(DataDir() + "/worker/testdata/gemm/correct.cu");
+  std::stringstream kernel;
+  kernel << in.rdbuf();
+  server_.Answer([&](const httplib::Request&, httplib::Response& res) {
+    res.set_content(Completion("Here it is.\n```cuda\n" + kernel.str() + "```\n", "stop"),
+                    "application/json");
+  });
+  Cluster c("e2e_real_gateway");
+  Start(c);
+  const std::string exp = Submit(c, 2);
+  ASSERT_FALSE(exp.empty()) << c.SchedulerLogTail();
+  nlohmann::json status = c.WaitFinished(exp, 120);
+  ASSERT_EQ(status["trajectories"]["terminal"], 2) << status.dump() << Tail(c.dir() + "/gateway1.log");
+  EXPECT_EQ(status["turns"]["completed"], 4);
+  EXPECT_EQ(server_.Requests().size(), 4u) << "one model call per turn";
+  // Turn 1 carried turn 0's answer and feedback (full context).
+  nlohmann::json second;
+  for (const auto& r : server_.Requests()) {
+    nlohmann::json body = nlohmann::json::parse(r.body);
+    if (body["messages"].size() == 4) second = body;
+    EXPECT_EQ(body["model"], "served-model-1");
+  }
+  ASSERT_FALSE(second.is_null()) << "no request held the earlier turn";
+  EXPECT_EQ(second["messages"][2]["role"], "assistant");
+  // Cost per call: (800·2 + 200·0.5 + 500·8) / 1e6 = $0.0057; 4 calls.
+  EXPECT_NEAR(status["cost_usd"].get<double>(), 4 * 0.0057, 1e-9);
+  EXPECT_FALSE(status["simulated"].get<bool>()) << "real gateway answers are not simulated";
+
+  // The key is nowhere: database, its WAL, logs.
+  for (const auto& entry : std::filesystem::directory_iterator(c.dir())) {
+    if (!entry.is_regular_file()) continue;
+    EXPECT_EQ(ReadAll(entry.path()).find(kKey), std::string::npos) << entry.path();
+  }
+}
+
+TEST_F(GatewayEndToEndTest, AuthErrorEndsTheTrajectoryWithoutRetry) {
+  server_.Answer([](const httplib::Request&, httplib::Response& res) {
+    res.status = 401;
+    res.set_content(R"({"error": {"message": "Invalid API key"}})", "application/json");
+  });
+  Cluster c("e2e_real_gateway_auth");
+  Start(c);
+  const std::string exp = Submit(c, 3);
+  ASSERT_FALSE(exp.empty());
+  nlohmann::json status = c.WaitFinished(exp, 60);
+  ASSERT_EQ(status["trajectories"]["terminal"], 2) << status.dump();
+  EXPECT_EQ(status["trajectories"]["by_state"].value("FAILED", 0), 2) << status.dump();
+  EXPECT_EQ(server_.Requests().size(), 2u) << "an auth error is never retried";
+  CommandResult list = c.Cli({"list", exp, "--output", "json"});
+  EXPECT_NE(list.out.find("authentication failed"), std::string::npos) << list.out;
+}
+
+}  // namespace
+}  // namespace ptxbench::testing
