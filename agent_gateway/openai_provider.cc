@@ -10,7 +10,7 @@
 #include "absl/time/clock.h"
 #include "nlohmann/json.hpp"
 
-namespace ptxbench::agent_gateway {
+namespace ptxbench::agent_gateway::openai {
 namespace {
 
 namespace v1 = ::ptxbench::v1;
@@ -32,15 +32,14 @@ std::string StringAt(const json& j, const char* key) {
 
 }  // namespace
 
-std::string OpenAiProvider::RequestBody(const ModelConfig& config, const v1::LlmRequest& request) {
+std::string RequestBody(const ModelConfig& config, const v1::LlmRequest& request) {
   json messages = json::array();
   for (const v1::ChatMessage& m : request.messages()) {
     messages.push_back({{"role", m.role()}, {"content", m.content()}});
   }
   json body = {{"model", config.model_id}, {"messages", messages}};
   // The experiment's parameters, where set, over the registry's.
-  v1::ModelParameters p = config.params;
-  p.MergeFrom(request.params());
+  const v1::ModelParameters p = EffectiveParams(config, request);
   if (p.temperature() > 0) body["temperature"] = p.temperature();
   if (p.top_p() > 0) body["top_p"] = p.top_p();
   if (p.max_tokens() > 0) {
@@ -53,7 +52,7 @@ std::string OpenAiProvider::RequestBody(const ModelConfig& config, const v1::Llm
   return body.dump();
 }
 
-absl::StatusOr<v1::LlmResponse> OpenAiProvider::ParseResponse(const std::string& text) {
+absl::StatusOr<v1::LlmResponse> ParseResponse(const std::string& text) {
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object() || !j.contains("choices") || !j["choices"].is_array() ||
       j["choices"].empty() || !j["choices"][0].is_object()) {
@@ -73,19 +72,18 @@ absl::StatusOr<v1::LlmResponse> OpenAiProvider::ParseResponse(const std::string&
   u->set_output_tokens(IntAt(j, {"usage", "completion_tokens"}));
   u->set_reasoning_tokens(IntAt(j, {"usage", "completion_tokens_details", "reasoning_tokens"}));
   u->set_cached_tokens(IntAt(j, {"usage", "prompt_tokens_details", "cached_tokens"}));
-  r.set_provider("openai");
   return r;
 }
 
-absl::Status OpenAiProvider::CheckServed() const {
+absl::Status CheckServed(const ModelConfig& config, const std::string& key) {
   HttpRequest http;
-  http.url = absl::StrCat(absl::StripSuffix(config_.base_url, "/"), "/models");
-  if (!key_.empty()) http.headers.push_back("Authorization: Bearer " + key_);
+  http.url = absl::StrCat(absl::StripSuffix(config.base_url, "/"), "/models");
+  if (!key.empty()) http.headers.push_back("Authorization: Bearer " + key);
   http.timeout = absl::Seconds(10);
   absl::StatusOr<HttpResponse> response = HttpGet(http);
   if (!response.ok() || response->status != 200) {
     return absl::UnavailableError(absl::StrCat(
-        "model ", config_.name, ": ", http.url, " does not answer (",
+        "model ", config.name, ": ", http.url, " does not answer (",
         response.ok() ? absl::StrCat("HTTP ", response->status) : response.status().message(),
         ")"));
   }
@@ -96,35 +94,21 @@ absl::Status OpenAiProvider::CheckServed() const {
       if (m.is_object()) ids.push_back(StringAt(m, "id"));
     }
   }
-  if (std::find(ids.begin(), ids.end(), config_.model_id) != ids.end()) return absl::OkStatus();
-  return absl::NotFoundError(absl::StrCat("model ", config_.name, ": ", config_.base_url,
-                                          " does not serve \"", config_.model_id,
+  if (std::find(ids.begin(), ids.end(), config.model_id) != ids.end()) return absl::OkStatus();
+  return absl::NotFoundError(absl::StrCat("model ", config.name, ": ", config.base_url,
+                                          " does not serve \"", config.model_id,
                                           "\" (it serves: ", absl::StrJoin(ids, ", "), ")"));
 }
 
-CallOutcome OpenAiProvider::Call(const v1::LlmRequest& request) {
-  HttpRequest http;
-  http.url = absl::StrCat(absl::StripSuffix(config_.base_url, "/"), "/chat/completions");
-  http.headers = {"Content-Type: application/json"};
-  if (!key_.empty()) http.headers.push_back("Authorization: Bearer " + key_);
-  http.body = RequestBody(config_, request);
-  http.timeout = timeout_;
-  const absl::Time start = absl::Now();
-  absl::StatusOr<HttpResponse> response = HttpPost(http);
-  if (!response.ok() || response->status != 200) {
-    return ClassifyFailure(response, "openai-compatible endpoint " + config_.base_url, key_);
-  }
-  absl::StatusOr<v1::LlmResponse> parsed = ParseResponse(response->body);
-  CallOutcome out;
-  if (!parsed.ok()) {
-    out.failure = v1::MODEL_API;
-    out.message = absl::StrCat(config_.base_url, ": HTTP 200 but ", parsed.status().message());
-    return out;
-  }
-  parsed->set_cost_usd(CostUsd(config_.price, parsed->usage()));
-  parsed->set_latency_ms(absl::ToInt64Milliseconds(absl::Now() - start));
-  out.response = *std::move(parsed);
-  return out;
+static std::string Url(const ModelConfig& config) {
+  return absl::StrCat(absl::StripSuffix(config.base_url, "/"), "/chat/completions");
 }
 
-}  // namespace ptxbench::agent_gateway
+static std::vector<std::string> Headers(const std::string& key) {
+  if (key.empty()) return {};
+  return {"Authorization: Bearer " + key};
+}
+
+const ProviderShape kShape = {Url, Headers, RequestBody, ParseResponse};
+
+}  // namespace ptxbench::agent_gateway::openai

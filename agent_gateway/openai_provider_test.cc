@@ -8,7 +8,7 @@
 #include <mutex>
 #include <thread>
 
-#include "agent_gateway/testing/fake_openai.h"
+#include "agent_gateway/testing/fake_model_server.h"
 #include "nlohmann/json.hpp"
 
 namespace ptxbench::agent_gateway {
@@ -17,7 +17,7 @@ namespace {
 namespace v1 = ::ptxbench::v1;
 using nlohmann::json;
 using testing_support::Completion;
-using testing_support::FakeOpenAi;
+using testing_support::FakeModelServer;
 
 constexpr char kKey[] = "sk-test-4f8a9c0d2e1b";
 
@@ -35,7 +35,7 @@ class OpenAiProviderTest : public ::testing::Test {
     return c;
   }
   CallOutcome Call(absl::Duration timeout = absl::Seconds(10)) {
-    OpenAiProvider p(Config(), kKey, timeout);
+    HttpJsonProvider p(openai::kShape, Config(), kKey, timeout);
     v1::LlmRequest r;
     r.set_model("m");
     auto* s = r.add_messages();
@@ -46,7 +46,7 @@ class OpenAiProviderTest : public ::testing::Test {
     u->set_content("Write a GEMM.");
     return p.Call(r);
   }
-  FakeOpenAi server_;
+  FakeModelServer server_;
 };
 
 TEST_F(OpenAiProviderTest, AnswerWithUsageCostAndReasoning) {
@@ -154,12 +154,12 @@ TEST(OpenAiRequestTest, OpenAiItselfGetsMaxCompletionTokensAndReasoningEffort) {
   c.params.set_max_tokens(1000);
   c.params.set_reasoning_effort("high");
   v1::LlmRequest r;
-  json body = json::parse(OpenAiProvider::RequestBody(c, r));
+  json body = json::parse(openai::RequestBody(c, r));
   EXPECT_EQ(body["max_completion_tokens"], 1000);
   EXPECT_FALSE(body.contains("max_tokens"));
   EXPECT_EQ(body["reasoning_effort"], "high");
   EXPECT_FALSE(body.contains("temperature")) << "unset parameters are the provider's defaults";
-  EXPECT_FALSE(OpenAiProvider::ParseResponse(R"({"choices": []})").ok());
+  EXPECT_FALSE(openai::ParseResponse(R"({"choices": []})").ok());
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
+#include "agent_gateway/anthropic_provider.h"
+#include "agent_gateway/gemini_provider.h"
 #include "agent_gateway/openai_provider.h"
 #include "agent_gateway/scripted_answers.h"
 #include "common/data_dir.h"
@@ -48,10 +50,6 @@ absl::StatusOr<std::unique_ptr<Provider>> MakeProvider(const ModelConfig& config
     if (!answers.ok()) return answers.status();
     return std::unique_ptr<Provider>(new ScriptedProvider(*std::move(answers)));
   }
-  if (config.provider != "openai") {
-    return absl::UnimplementedError(absl::StrCat("model ", config.name, ": the ", config.provider,
-                                                 " provider is not built yet"));
-  }
   std::string key;
   if (!config.api_key_env.empty()) {
     const char* value = std::getenv(config.api_key_env.c_str());
@@ -61,14 +59,16 @@ absl::StatusOr<std::unique_ptr<Provider>> MakeProvider(const ModelConfig& config
     }
     key = value;
   }
-  auto provider = std::make_unique<OpenAiProvider>(config, std::move(key), timeout);
+  const ProviderShape& shape = config.provider == "anthropic" ? anthropic::kShape
+                               : config.provider == "gemini"  ? gemini::kShape
+                                                              : openai::kShape;
   // A self-hosted server (no key) serves only what it loaded: say so now
   // rather than failing every call.
-  if (config.api_key_env.empty()) {
-    absl::Status served = provider->CheckServed();
+  if (config.provider == "openai" && config.api_key_env.empty()) {
+    absl::Status served = openai::CheckServed(config, key);
     if (!served.ok()) return served;
   }
-  return std::unique_ptr<Provider>(std::move(provider));
+  return std::unique_ptr<Provider>(new HttpJsonProvider(shape, config, std::move(key), timeout));
 }
 
 std::vector<std::string> ProviderGatewayHandler::ModelNames() const {

@@ -19,12 +19,12 @@
 
 namespace ptxbench::agent_gateway {
 
-// A provider for `config`: openai (key from its api_key_env), scripted
+// A provider for `config`: openai, anthropic, gemini (key from its
+// api_key_env), scripted
 // (answers_dir, relative paths from the data dir). A keyless (self-hosted)
 // openai endpoint must answer GET /models with the configured model id
 // (kUnavailable / kNotFound otherwise). kFailedPrecondition
-// naming the variable when the key is missing; kUnimplemented for a
-// provider this build cannot call yet.
+// naming the variable when the key is missing.
 absl::StatusOr<std::unique_ptr<Provider>> MakeProvider(const ModelConfig& config,
                                                        absl::Duration timeout);
 

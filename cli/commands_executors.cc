@@ -1,5 +1,10 @@
-// Executor commands: workers, drain.
+// Executor commands: workers, models, drain.
 
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "cli/client.h"
 #include "cli/commands.h"
@@ -20,6 +25,37 @@ absl::Status RunWorkers(const Invocation& inv) {
               << inv.global.scheduler << ")\n";
   } else {
     inv.out() << ExecutorTable(list, absl::Now());
+  }
+  return absl::OkStatus();
+}
+
+// The models the active gateways serve, and by how many gateways.
+absl::Status RunModels(const Invocation& inv) {
+  SchedulerClient client(inv.global.scheduler, inv.global.timeout);
+  PTXB_ASSIGN_OR_RETURN(v1::ListExecutorsResponse list, client.ListExecutors());
+  std::map<std::string, std::vector<std::string>> served;  // model -> gateways
+  std::vector<std::string> any;  // gateways serving any model (simulated)
+  for (const v1::ExecutorInfo& e : list.executors()) {
+    if (e.kind() != v1::GATEWAY || e.status() == "lost") continue;
+    if (e.capabilities().serves_any_model()) any.push_back(e.name());
+    for (const std::string& m : e.capabilities().models()) served[m].push_back(e.name());
+  }
+  if (inv.global.json) {
+    nlohmann::json out = {{"models", served}, {"any_model", any}};
+    inv.out() << out.dump(2) << "\n";
+    return absl::OkStatus();
+  }
+  if (served.empty() && any.empty()) {
+    inv.out() << "no gateway registered at " << inv.global.scheduler
+              << " (start ptxbench-gateway)\n";
+    return absl::OkStatus();
+  }
+  for (const auto& [model, gateways] : served) {
+    inv.out() << model << "  (" << gateways.size() << " gateway" << (gateways.size() == 1 ? "" : "s")
+              << ": " << absl::StrJoin(gateways, ", ") << ")\n";
+  }
+  if (!any.empty()) {
+    inv.out() << "any model name, SIMULATED  (" << absl::StrJoin(any, ", ") << ")\n";
   }
   return absl::OkStatus();
 }
@@ -48,6 +84,14 @@ void AddExecutorCommands(std::vector<Command>* commands) {
                         "registered workers and gateways: capacity, leases, last seen",
                         ""},
                        RunWorkers});
+  commands->push_back({{"models",
+                        "",
+                        0,
+                        0,
+                        {},
+                        "models the registered gateways serve",
+                        ""},
+                       RunModels});
   commands->push_back({{"drain",
                         "EXECUTOR_ID",
                         1,

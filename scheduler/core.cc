@@ -419,7 +419,8 @@ bool Core::IsKnownExecutor(const std::string& executor_id) const {
 
 std::vector<v1::ExecutorInfo> Core::ListExecutors() const {
   const int64_t now_ms = absl::ToUnixMillis(clock_->Now());
-  const int64_t lost_after = 3 * absl::ToInt64Milliseconds(options_.heartbeat_interval);
+  const int64_t lost_after = absl::ToInt64Milliseconds(options_.max_lease_wait +
+                                                       3 * options_.heartbeat_interval);
   std::vector<v1::ExecutorInfo> out;
   for (const auto& [id, e] : executors_) {
     v1::ExecutorInfo info = e.info;

@@ -40,6 +40,10 @@ struct CoreOptions {
   // A lease not extended by a heartbeat within this time expires.
   absl::Duration lease_ttl = absl::Seconds(30);
   absl::Duration heartbeat_interval = absl::Seconds(5);
+  // The longest a lease long-poll is held (the dispatcher's cap). An idle
+  // executor is seen only when its poll comes back, so it is shown "lost"
+  // only after three heartbeat intervals more than that.
+  absl::Duration max_lease_wait = absl::Seconds(30);
   // Per-attempt run-time limits, heartbeats or not.
   absl::Duration max_llm_attempt = absl::Minutes(30);
   absl::Duration max_eval_attempt = absl::Minutes(30);

@@ -92,7 +92,7 @@ void Dispatcher::Lease(const v1::LeaseRequest& request,
           return absl::OkStatus();
         }
         absl::Duration wait =
-            std::min(absl::Milliseconds(request.wait_ms()), options_.max_lease_wait);
+            std::min(absl::Milliseconds(request.wait_ms()), options_.core.max_lease_wait);
         if (wait <= absl::ZeroDuration()) {
           *reply = response;
           return absl::OkStatus();

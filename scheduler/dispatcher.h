@@ -31,8 +31,6 @@ struct DispatcherOptions {
   int max_batch = 512;
   // How often timers (lease expiry, backoff) are checked when idle.
   absl::Duration tick = absl::Milliseconds(50);
-  // Longest long-poll a Lease may ask for.
-  absl::Duration max_lease_wait = absl::Seconds(30);
 };
 
 class Dispatcher {

@@ -70,7 +70,7 @@ TEST(CompileOnlyEndToEndTest, EvalCommandRunsThroughTheScheduler) {
 
   c.AddRealWorker({"--slots", "1"});
   // Wait for the worker to register.
-  for (int i = 0; i < 100 && c.Cli({"workers", "--output", "json"}).out.find("WORKER") ==
+  for (int i = 0; i < 100 && c.Cli({"workers", "--output", "json"}).out.find("\"worker\"") ==
                                  std::string::npos; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "agent_gateway/testing/fake_openai.h"
+#include "agent_gateway/testing/fake_model_server.h"
 #include "common/data_dir.h"
 #include "gtest/gtest.h"
 #include "tests/cluster.h"
@@ -18,7 +18,7 @@ namespace ptxbench::testing {
 namespace {
 
 using agent_gateway::testing_support::Completion;
-using agent_gateway::testing_support::FakeOpenAi;
+using agent_gateway::testing_support::FakeModelServer;
 
 constexpr char kKey[] = "sk-e2e-7d1c3b9a05f2";
 
@@ -57,7 +57,7 @@ class GatewayEndToEndTest : public ::testing::Test {
                                                  R"(, "target_speedup": 1.0, "eval": "compile-only"})"));
   }
 
-  FakeOpenAi server_;
+  FakeModelServer server_;
 };
 
 TEST_F(GatewayEndToEndTest, MultiTurnTrajectoriesCompleteWithUsageAndCost) {
@@ -88,6 +88,9 @@ TEST_F(GatewayEndToEndTest, MultiTurnTrajectoriesCompleteWithUsageAndCost) {
   // Cost per call: (800·2 + 200·0.5 + 500·8) / 1e6 = $0.0057; 4 calls.
   EXPECT_NEAR(status["cost_usd"].get<double>(), 4 * 0.0057, 1e-9);
   EXPECT_FALSE(status["simulated"].get<bool>()) << "real gateway answers are not simulated";
+  CommandResult models = c.Cli({"models"});
+  EXPECT_EQ(models.exit_code, 0);
+  EXPECT_NE(models.out.find("fake-model  (1 gateway"), std::string::npos) << models.out;
 
   // The key is nowhere: database, its WAL, logs.
   for (const auto& entry : std::filesystem::directory_iterator(c.dir())) {

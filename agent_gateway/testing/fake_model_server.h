@@ -1,8 +1,9 @@
-#ifndef PTXBENCH_AGENT_GATEWAY_TESTING_FAKE_OPENAI_H_
-#define PTXBENCH_AGENT_GATEWAY_TESTING_FAKE_OPENAI_H_
+#ifndef PTXBENCH_AGENT_GATEWAY_TESTING_FAKE_MODEL_SERVER_H_
+#define PTXBENCH_AGENT_GATEWAY_TESTING_FAKE_MODEL_SERVER_H_
 
-// For tests: a real OpenAI-compatible HTTP server on loopback (cpp-httplib)
-// whose answer each test sets, recording every request it gets.
+// For tests: a real HTTP server on loopback (cpp-httplib) standing in for a
+// model provider: every POST gets the answer the test sets, and is recorded;
+// GET /v1/models lists "served-model-1" (OpenAI-compatible servers).
 
 #include <httplib.h>
 
@@ -17,15 +18,14 @@
 
 namespace ptxbench::agent_gateway::testing_support {
 
-// An OpenAI-compatible server whose answer each test sets.
-class FakeOpenAi {
+class FakeModelServer {
  public:
   using Handler = std::function<void(const httplib::Request&, httplib::Response&)>;
-  FakeOpenAi() {
+  FakeModelServer() {
     server_.Get("/v1/models", [](const httplib::Request&, httplib::Response& res) {
       res.set_content(R"({"data": [{"id": "served-model-1"}]})", "application/json");
     });
-    server_.Post("/v1/chat/completions", [this](const httplib::Request& req, httplib::Response& res) {
+    server_.Post(R"(/.*)", [this](const httplib::Request& req, httplib::Response& res) {
       Handler h;
       {
         std::lock_guard<std::mutex> lock(mu_);
@@ -38,7 +38,7 @@ class FakeOpenAi {
     thread_ = std::thread([this] { server_.listen_after_bind(); });
     while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  ~FakeOpenAi() { Stop(); }
+  ~FakeModelServer() { Stop(); }
   void Stop() {
     server_.stop();
     if (thread_.joinable()) thread_.join();
@@ -55,7 +55,9 @@ class FakeOpenAi {
     std::lock_guard<std::mutex> lock(mu_);
     return requests_;
   }
-  std::string base_url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/v1"; }
+  // Where the OpenAI-compatible API lives; root() for the others.
+  std::string base_url() const { return root() + "/v1"; }
+  std::string root() const { return "http://127.0.0.1:" + std::to_string(port_); }
 
  private:
   httplib::Server server_;
@@ -86,4 +88,4 @@ inline std::string Completion(const std::string& content, const std::string& fin
 
 }  // namespace ptxbench::agent_gateway::testing_support
 
-#endif  // PTXBENCH_AGENT_GATEWAY_TESTING_FAKE_OPENAI_H_
+#endif  // PTXBENCH_AGENT_GATEWAY_TESTING_FAKE_MODEL_SERVER_H_
