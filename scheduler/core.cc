@@ -159,6 +159,7 @@ absl::StatusOr<SubmitOutcome> Core::Submit(const ExpandedExperiment& x,
   info.context_policy = x.context_policy;
   info.eval_mode = x.eval_mode;
   info.priority = x.priority;
+  info.max_cost_usd = x.max_cost_usd;
   experiments_[exp_rowid] = info;
   llm_ready_.SetWeight(exp_rowid, x.priority);
   eval_ready_.SetWeight(exp_rowid, x.priority);

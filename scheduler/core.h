@@ -132,6 +132,10 @@ class Core {
     std::string context_policy;
     ptxbench::v1::EvalMode eval_mode = ptxbench::v1::FULL;
     int priority = 1;
+    double max_cost_usd = 0;  // 0: no budget
+    double cost_usd = 0;      // spent so far (model calls)
+    // Reached the budget: no new LLM step starts (calls in flight finish).
+    bool OverBudget() const { return max_cost_usd > 0 && cost_usd >= max_cost_usd; }
   };
   struct Lease {
     std::string lease_id;
@@ -205,6 +209,8 @@ class Core {
   absl::Status EnqueueStep(const struct TrajectoryRow& trajectory, int turn, StepKind kind);
   // After turn `turn` is done: ends the trajectory or queues the next turn.
   absl::Status AdvanceOrEnd(struct TrajectoryRow& trajectory, int turn, bool target_met);
+  // Ends `trajectory` because its experiment's max_cost_usd was reached.
+  absl::Status EndForBudget(struct TrajectoryRow& trajectory);
   absl::Status EndTrajectory(struct TrajectoryRow& trajectory,
                              ptxbench::v1::TrajectoryState state,
                              ptxbench::v1::FailureClass failure_class,

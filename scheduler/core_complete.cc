@@ -122,6 +122,7 @@ absl::Status Core::CompleteLlm(const TaskRow& task, TrajectoryRow& trajectory,
         db_->Cached("UPDATE experiments SET cost_usd = cost_usd + ? WHERE rowid = ?"));
     cost->BindDouble(1, response.cost_usd()).BindInt64(2, task.experiment);
     PTXB_RETURN_IF_ERROR(cost->Run());
+    experiments_.at(task.experiment).cost_usd += response.cost_usd();
   }
   if (response.simulated()) trajectory.simulated = true;
   PTXB_RETURN_IF_ERROR(AddEvent(
@@ -245,9 +246,17 @@ absl::Status Core::AdvanceOrEnd(TrajectoryRow& trajectory, int turn, bool target
     return EndTrajectory(trajectory, v1::LIMITS_EXCEEDED, v1::FAILURE_CLASS_UNSPECIFIED,
                          absl::StrCat("turn limit of ", trajectory.num_turns, " reached"));
   }
+  if (experiments_.at(trajectory.experiment).OverBudget()) return EndForBudget(trajectory);
   trajectory.state = v1::AWAITING_MODEL;
   PTXB_RETURN_IF_ERROR(WriteTrajectory(*db_, trajectory, absl::ToUnixMillis(clock_->Now())));
   return EnqueueStep(trajectory, turn + 1, StepKind::kLlm);
+}
+
+absl::Status Core::EndForBudget(TrajectoryRow& trajectory) {
+  const ExperimentInfo& exp = experiments_.at(trajectory.experiment);
+  return EndTrajectory(trajectory, v1::LIMITS_EXCEEDED, v1::FAILURE_CLASS_UNSPECIFIED,
+                       absl::StrFormat("experiment budget of $%.2f reached ($%.4f spent)",
+                                       exp.max_cost_usd, exp.cost_usd));
 }
 
 absl::Status Core::EndTrajectory(TrajectoryRow& trajectory, v1::TrajectoryState state,

@@ -90,6 +90,15 @@ absl::StatusOr<std::optional<v1::Task>> Core::TryLease(const std::string& execut
     // Entries of cancelled tasks are left in the queues and skipped here.
     PTXB_ASSIGN_OR_RETURN(TaskRow task, ReadTask(*db_, popped->task));
     if (task.state != TaskState::kQueued || leases_.count(task.rowid)) continue;
+    if (task.kind == StepKind::kLlm && experiments_.at(task.experiment).OverBudget()) {
+      // Queued before the budget ran out: it never starts.
+      TaskRow cancelled = task;
+      cancelled.state = TaskState::kCancelled;
+      PTXB_RETURN_IF_ERROR(WriteTaskState(*db_, cancelled, 0));
+      PTXB_ASSIGN_OR_RETURN(TrajectoryRow trajectory, ReadTrajectory(*db_, task.trajectory));
+      PTXB_RETURN_IF_ERROR(EndForBudget(trajectory));
+      continue;
+    }
     PTXB_ASSIGN_OR_RETURN(v1::Task granted, GrantLease(task, executor));
     return granted;
   }
@@ -303,8 +312,8 @@ absl::Status Core::Load() {
   {
     PTXB_ASSIGN_OR_RETURN(
         storage::Statement * s,
-        db_->Cached("SELECT rowid, id, language, context_policy, eval_mode, priority "
-                    "FROM experiments"));
+        db_->Cached("SELECT rowid, id, language, context_policy, eval_mode, priority, "
+                    "max_cost_usd, cost_usd FROM experiments"));
     while (true) {
       PTXB_ASSIGN_OR_RETURN(bool row, s->Step());
       if (!row) break;
@@ -314,6 +323,8 @@ absl::Status Core::Load() {
       info.context_policy = s->ColumnText(3);
       info.eval_mode = static_cast<v1::EvalMode>(s->ColumnInt64(4));
       info.priority = static_cast<int>(s->ColumnInt64(5));
+      info.max_cost_usd = s->ColumnDouble(6);
+      info.cost_usd = s->ColumnDouble(7);
       experiments_[s->ColumnInt64(0)] = info;
       llm_ready_.SetWeight(s->ColumnInt64(0), info.priority);
       eval_ready_.SetWeight(s->ColumnInt64(0), info.priority);

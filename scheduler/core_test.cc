@@ -93,6 +93,37 @@ TEST_F(CoreTest, OneOffEvalGoesStraightToAWorkerAndEndsAfterItsOnlyTurn) {
   EXPECT_FALSE(core_->SubmitEval(two, PromptsFor(two), kKernelAnswer).ok());
 }
 
+TEST_F(CoreTest, BudgetReachedStopsNewModelStepsButLetsEvaluationsFinish) {
+  ExpandedExperiment x = MakeExperiment("budget", 3, 5);
+  x.max_cost_usd = 0.5;  // two answers at $0.25 each
+  Submit(x);
+  std::string gw = RegisterGateway(), wk = RegisterWorker();
+  v1::Task a = MustLease(gw), b = MustLease(gw);
+  ASSERT_TRUE(CompleteLlm(a).ok());
+  ASSERT_TRUE(CompleteLlm(b).ok());
+  // The third trajectory's model step was queued before the budget ran out:
+  // it never starts, and the trajectory ends saying why.
+  EXPECT_TRUE(NothingFor(gw));
+  // The two answers already paid for are still evaluated; then those
+  // trajectories end instead of asking the model again.
+  ASSERT_TRUE(CompleteEval(MustLease(wk), v1::PASSED, 1.0).ok());
+  ASSERT_TRUE(CompleteEval(MustLease(wk), v1::PASSED, 1.0).ok());
+  EXPECT_TRUE(NothingFor(gw));
+  EXPECT_EQ(TrajectoriesIn(v1::LIMITS_EXCEEDED), 3);
+  EXPECT_EQ(Count("SELECT count(*) FROM trajectories WHERE reason LIKE 'experiment budget of $0.50 reached%'"), 3);
+}
+
+TEST_F(CoreTest, SpentBudgetSurvivesARestart) {
+  ExpandedExperiment x = MakeExperiment("budget-restart", 2, 5);
+  x.max_cost_usd = 0.25;  // one answer
+  Submit(x);
+  std::string gw = RegisterGateway();
+  ASSERT_TRUE(CompleteLlm(MustLease(gw)).ok());
+  Restart();  // the spent $0.25 must be read back from the database
+  EXPECT_TRUE(NothingFor(RegisterGateway("gw2")));
+  EXPECT_EQ(Count("SELECT count(*) FROM trajectories WHERE reason LIKE 'experiment budget%'"), 1);
+}
+
 TEST_F(CoreTest, TurnLimitEndsAsLimitsExceededAndNoCodeCountsATurn) {
   Submit(MakeExperiment("exp", 1, 2));
   std::string gw = RegisterGateway(), wk = RegisterWorker();
