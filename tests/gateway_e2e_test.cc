@@ -5,7 +5,10 @@
 // retry, and the API key appears nowhere in the database or the logs.
 #include <stdlib.h>
 
+#include <chrono>
 #include <filesystem>
+#include <mutex>
+#include <vector>
 #include <fstream>
 #include <sstream>
 
@@ -49,12 +52,12 @@ class GatewayEndToEndTest : public ::testing::Test {
     c.AddRealGateway({"--models", registry, "--serve", "fake-model", "--slots", "4"});
   }
 
-  std::string Submit(Cluster& c, int turns) {
-    return c.Submit(c.WriteFile("spec.json", R"({"name": "real-gateway",
-      "models": ["fake-model"], "definitions": ["gemm_n7168_k5120"],
-      "prompt_tags": ["hopper-no-hint"], "samples": 2, "num_turns": )" +
-                                                 std::to_string(turns) +
-                                                 R"(, "target_speedup": 1.0, "eval": "compile-only"})"));
+  std::string Submit(Cluster& c, int turns, int samples = 2) {
+    return c.Submit(c.WriteFile(
+        "spec.json", R"({"name": "real-gateway", "models": ["fake-model"],
+      "definitions": ["gemm_n7168_k5120"], "prompt_tags": ["hopper-no-hint"], "samples": )" +
+                         std::to_string(samples) + R"(, "num_turns": )" + std::to_string(turns) +
+                         R"(, "target_speedup": 1.0, "eval": "compile-only"})"));
   }
 
   FakeModelServer server_;
@@ -114,6 +117,46 @@ TEST_F(GatewayEndToEndTest, AuthErrorEndsTheTrajectoryWithoutRetry) {
   EXPECT_EQ(server_.Requests().size(), 2u) << "an auth error is never retried";
   CommandResult list = c.Cli({"list", exp, "--output", "json"});
   EXPECT_NE(list.out.find("authentication failed"), std::string::npos) << list.out;
+}
+
+// A 429 with Retry-After: 2 is asked again no sooner than 2 s later, a 500
+// after the scheduler's backoff, and the turn then gets exactly one answer.
+TEST_F(GatewayEndToEndTest, RateLimitAndServerErrorAreRetriedWithTheirDelays) {
+  std::mutex mu;
+  std::vector<std::chrono::steady_clock::time_point> seen;
+  server_.Answer([&](const httplib::Request&, httplib::Response& res) {
+    size_t n;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      seen.push_back(std::chrono::steady_clock::now());
+      n = seen.size();
+    }
+    if (n == 1) {
+      res.status = 429;
+      res.set_header("Retry-After", "2");
+      res.set_content(R"({"error": {"message": "slow down"}})", "application/json");
+    } else if (n == 2) {
+      res.status = 500;
+      res.set_content("oops", "text/plain");
+    } else {
+      res.set_content(Completion("no code this time", "stop"), "application/json");
+    }
+  });
+  Cluster c("e2e_real_gateway_retry");
+  Start(c);
+  const std::string exp = Submit(c, 1, 1);
+  ASSERT_FALSE(exp.empty());
+  nlohmann::json status = c.WaitFinished(exp, 60);
+  ASSERT_EQ(status["trajectories"]["terminal"], 1) << status.dump();
+  ASSERT_EQ(seen.size(), 3u);
+  const double after_429 = std::chrono::duration<double>(seen[1] - seen[0]).count();
+  const double after_500 = std::chrono::duration<double>(seen[2] - seen[1]).count();
+  std::cout << "retry after 429: " << after_429 << " s, after 500: " << after_500 << " s\n";
+  EXPECT_GE(after_429, 2.0) << "Retry-After: 2 was not honoured";
+  EXPECT_GE(after_500, 1.0) << "no backoff after a 500";
+  EXPECT_EQ(status["turns"]["completed"], 1) << "one recorded answer for the turn";
+  // The handler refers to this test's locals: none of them may outlive it.
+  server_.Answer([](const httplib::Request&, httplib::Response& res) { res.status = 503; });
 }
 
 }  // namespace
