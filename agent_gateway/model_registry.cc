@@ -1,11 +1,10 @@
 #include "agent_gateway/model_registry.h"
 
-#include <fstream>
-#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/data_dir.h"
+#include "common/file.h"
 #include "nlohmann/json.hpp"
 
 namespace ptxbench::agent_gateway {
@@ -153,11 +152,11 @@ absl::StatusOr<std::unique_ptr<ModelRegistry>> ModelRegistry::Load(
     const std::vector<std::string>& files) {
   auto registry = std::unique_ptr<ModelRegistry>(new ModelRegistry());
   for (const std::string& file : files) {
-    std::ifstream in(file);
-    if (!in) return absl::NotFoundError(absl::StrCat("model registry ", file, " cannot be read"));
-    std::stringstream text;
-    text << in.rdbuf();
-    json doc = json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+    absl::StatusOr<std::string> text = ReadFile(file);
+    if (!text.ok()) {
+      return absl::NotFoundError(absl::StrCat("model registry ", file, " cannot be read"));
+    }
+    json doc = json::parse(*text, nullptr, /*allow_exceptions=*/false);
     if (doc.is_discarded() || !doc.is_object() || !doc.contains("models") ||
         !doc["models"].is_object()) {
       return absl::InvalidArgumentError(

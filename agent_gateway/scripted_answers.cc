@@ -1,9 +1,7 @@
 #include "agent_gateway/scripted_answers.h"
 
 #include <filesystem>
-#include <fstream>
 #include <optional>
-#include <sstream>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -11,22 +9,16 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
+#include "common/file.h"
 
 namespace ptxbench::agent_gateway {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string ReadText(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // The answer text of one file: markdown as is, code in one fenced block.
 std::string AnswerText(const fs::path& path) {
-  const std::string body = ReadText(path);
+  const std::string body = ReadFile(path.string()).value_or("");
   const std::string ext = path.extension().string();
   if (ext == ".md") return body;
   return absl::StrCat("Here is the kernel (scripted answer ", path.filename().string(),

@@ -1,11 +1,10 @@
+#include "common/file.h"
 #include "agent_gateway/simulated_gateway.h"
 
 #include <unistd.h>
 
 #include <atomic>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -38,13 +37,6 @@ std::string TempPath(const std::string& name) {
   return absl::StrCat(dir != nullptr ? dir : "/tmp", "/ptxb_", name, "_", getpid());
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 TEST(simulated_gateway, AnswersAndLogsEveryModelCall) {
   std::string log = TempPath("request_log");
   std::remove(log.c_str());
@@ -58,7 +50,7 @@ TEST(simulated_gateway, AnswersAndLogsEveryModelCall) {
     ASSERT_TRUE(out.has_llm());
     EXPECT_TRUE(out.llm().simulated());
   }
-  EXPECT_EQ(ReadFile(log), "traj-0 0\ntraj-1 1\ntraj-2 2\n");
+  EXPECT_EQ(ReadFile(log).value_or(""), "traj-0 0\ntraj-1 1\ntraj-2 2\n");
   std::remove(log.c_str());
 }
 
@@ -82,7 +74,7 @@ TEST(simulated_gateway, InjectedFailuresAreModelApiAndNotLogged) {
   ASSERT_TRUE(out.has_failure());
   EXPECT_EQ(out.failure().failure_class(), v1::MODEL_API);
   EXPECT_EQ(out.failure().retry_after_ms(), 100);
-  EXPECT_EQ(ReadFile(log), "");
+  EXPECT_EQ(ReadFile(log).value_or(""), "");
   std::remove(log.c_str());
 }
 
@@ -112,7 +104,7 @@ TEST(simulated_gateway, CrashHookRunsRightAfterLeasing) {
   v1::CompleteRequest out = (*handler)->Run(LlmTask(1), cancelled);
   EXPECT_EQ(crashes, 1);
   EXPECT_TRUE(out.has_failure());
-  EXPECT_EQ(ReadFile(log), "");  // died before calling the model
+  EXPECT_EQ(ReadFile(log).value_or(""), "");  // died before calling the model
   std::remove(log.c_str());
 }
 

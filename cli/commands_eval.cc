@@ -3,9 +3,7 @@
 // evaluation a worker does — the kernel runs in a sandboxed runner process,
 // never in this one; without, compile-only (build, resources, PTX census,
 // vendor-library check), and it says so.
-#include <fstream>
 #include <optional>
-#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -16,6 +14,7 @@
 #include "cli/eval_envelope.h"
 #include "cli/progress.h"
 #include "common/data_dir.h"
+#include "common/file.h"
 #include "common/hash.h"
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
@@ -30,11 +29,9 @@ namespace {
 namespace v1 = ::ptxbench::v1;
 
 absl::StatusOr<std::string> ReadKernel(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read kernel file ", path));
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  absl::StatusOr<std::string> text = ReadFile(path);
+  if (!text.ok()) return absl::NotFoundError(absl::StrCat("cannot read kernel file ", path));
+  return text;
 }
 
 std::string Language(const Invocation& inv, const std::string& path) {
@@ -145,11 +142,6 @@ absl::Status RunEval(const Invocation& inv) {
   PTXB_ASSIGN_OR_RETURN(auto definitions, workloads::DefinitionRegistry::Load(roots));
   PTXB_RETURN_IF_ERROR(definitions->Find(inv.args.Get("definition")).status());
 
-  worker::CompilerOptions options;
-  options.abi_include_dir = DataDir() + "/worker/kernel_abi";
-  options.cache_dir = inv.args.Get("cache-dir", "");
-  absl::StatusOr<std::string> version = worker::Compiler::ToolkitVersion(options.nvcc);
-  worker::Compiler compiler(options);
   v1::EvalRequest request;
   request.set_definition(inv.args.Get("definition"));
   request.set_language(Language(inv, path));
@@ -176,6 +168,11 @@ absl::Status RunEval(const Invocation& inv) {
     result = *std::move(remote);
     compile_only = request.mode() == v1::COMPILE_ONLY;
   } else {
+    worker::CompilerOptions options;
+    options.abi_include_dir = DataDir() + "/worker/kernel_abi";
+    options.cache_dir = inv.args.Get("cache-dir", "");
+    absl::StatusOr<std::string> version = worker::Compiler::ToolkitVersion(options.nvcc);
+    worker::Compiler compiler(options);
     // A GPU and the runner: full evaluation; otherwise compile-only.
     std::string why_compile_only = "--compile-only";
     std::optional<gpu::GpuInfo> gpu;

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "common/file.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
@@ -19,11 +20,6 @@ int Lines(const std::string& text) {
   return n;
 }
 
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
 TEST(BadInputTest, SchedulerRefusesADatabaseThatIsNotOurs) {
   Cluster c("err_foreign");
   const std::string db = c.dir() + "/ptxbench.db";
@@ -33,7 +29,7 @@ TEST(BadInputTest, SchedulerRefusesADatabaseThatIsNotOurs) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_TRUE(absl::StrContains(r.out, "is not a ptxbench database")) << r.out;
   EXPECT_EQ(Lines(r.out), 1) << r.out;
-  EXPECT_EQ(ReadAll(db), "these are someone else's notes\n") << "the file was left alone";
+  EXPECT_EQ(ReadFile(db).value_or(""), "these are someone else's notes\n") << "the file was left alone";
 }
 
 TEST(BadInputTest, SchedulerRefusesANewerSchema) {

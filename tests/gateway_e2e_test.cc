@@ -9,9 +9,8 @@
 #include <filesystem>
 #include <mutex>
 #include <vector>
-#include <fstream>
-#include <sstream>
 
+#include "common/file.h"
 #include "agent_gateway/testing/fake_model_server.h"
 #include "common/data_dir.h"
 #include "gtest/gtest.h"
@@ -24,13 +23,6 @@ using agent_gateway::testing_support::Completion;
 using agent_gateway::testing_support::FakeModelServer;
 
 constexpr char kKey[] = "sk-e2e-7d1c3b9a05f2";
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 class GatewayEndToEndTest : public ::testing::Test {
  protected:
@@ -64,11 +56,9 @@ class GatewayEndToEndTest : public ::testing::Test {
 };
 
 TEST_F(GatewayEndToEndTest, MultiTurnTrajectoriesCompleteWithUsageAndCost) {
-  std::ifstream in(DataDir() + "/worker/testdata/gemm/correct.cu");
-  std::stringstream kernel;
-  kernel << in.rdbuf();
+  const std::string kernel = ReadFile(DataDir() + "/worker/testdata/gemm/correct.cu").value_or("");
   server_.Answer([&](const httplib::Request&, httplib::Response& res) {
-    res.set_content(Completion("Here it is.\n```cuda\n" + kernel.str() + "```\n", "stop"),
+    res.set_content(Completion("Here it is.\n```cuda\n" + kernel + "```\n", "stop"),
                     "application/json");
   });
   Cluster c("e2e_real_gateway");
@@ -98,7 +88,7 @@ TEST_F(GatewayEndToEndTest, MultiTurnTrajectoriesCompleteWithUsageAndCost) {
   // The key is nowhere: database, its WAL, logs.
   for (const auto& entry : std::filesystem::directory_iterator(c.dir())) {
     if (!entry.is_regular_file()) continue;
-    EXPECT_EQ(ReadAll(entry.path()).find(kKey), std::string::npos) << entry.path();
+    EXPECT_EQ(ReadFile(entry.path()).value_or("").find(kKey), std::string::npos) << entry.path();
   }
 }
 

@@ -4,9 +4,8 @@
 // ends, with real check and timing results in the database and in
 // `ptxbench show`. Skips where there is no GPU.
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
+#include "common/file.h"
 #include "common/data_dir.h"
 #include "gtest/gtest.h"
 #include "tests/cluster.h"
@@ -15,20 +14,13 @@
 namespace ptxbench::testing {
 namespace {
 
-std::string Read(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 TEST(GpuEndToEndTest, ScriptedKernelsAreCheckedAndTimedOnTheGpu) {
   PTXB_REQUIRE_GPU();
   Cluster c("e2e_gpu");
   ASSERT_TRUE(c.StartScheduler()) << c.SchedulerLogTail();
   const std::string kernels = DataDir() + "/worker/testdata/gemm/";
-  c.WriteFile("answers/gemm_n7168_k5120/turn0.cu", Read(kernels + "skip_rows.cu"));
-  c.WriteFile("answers/gemm_n7168_k5120/turn1.cu", Read(kernels + "correct.cu"));
+  c.WriteFile("answers/gemm_n7168_k5120/turn0.cu", ReadFile(kernels + "skip_rows.cu").value_or(""));
+  c.WriteFile("answers/gemm_n7168_k5120/turn1.cu", ReadFile(kernels + "correct.cu").value_or(""));
   // Fewer timed calls than the default: the simple kernel takes ~0.1 s at
   // M=8192 and this test is about the flow, not the figures.
   c.AddRealWorker({"--slots", "2", "--timed-calls", "10", "--warmup-calls", "2"});

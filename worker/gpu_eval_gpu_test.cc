@@ -4,11 +4,10 @@
 // ..." where there is none.
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <gtest/gtest.h>
 
+#include "common/file.h"
 #include "common/data_dir.h"
 #include "common/hash.h"
 #include "worker/gpu/gpu_test_util.h"
@@ -22,13 +21,6 @@ namespace v1 = ::ptxbench::v1;
 
 constexpr char kGemm[] = "gemm_n7168_k5120";
 constexpr char kGemmM70[] = "729b8d2e-8307-57e0-b6f5-d50957348534";
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 class GpuEvalTest : public ::testing::Test {
  protected:
@@ -59,7 +51,7 @@ class GpuEvalTest : public ::testing::Test {
     v1::EvalRequest r;
     r.set_definition(kGemm);
     r.set_language("cuda");
-    r.set_kernel_source(ReadFile(DataDir() + "/worker/testdata/gemm/" + kernel_file));
+    r.set_kernel_source(ReadFile(DataDir() + "/worker/testdata/gemm/" + kernel_file).value_or(""));
     r.set_kernel_sha256(Sha256Hex(r.kernel_source()));
     r.set_mode(v1::FULL);
     r.add_workload_uuids(kGemmM70);
@@ -229,7 +221,7 @@ class PerDefinitionTest : public GpuEvalTest,
     if (result.status() == v1::COMPILE_ERROR) std::cout << result.compile_log();
     return result;
   }
-  std::string Source() { return ReadFile(DataDir() + "/worker/testdata/" + GetParam().kernel); }
+  std::string Source() { return ReadFile(DataDir() + "/worker/testdata/" + GetParam().kernel).value_or(""); }
 };
 
 TEST_P(PerDefinitionTest, SimpleCorrectKernelPasses) {

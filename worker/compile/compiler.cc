@@ -6,7 +6,6 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
-#include <sstream>
 #include <system_error>
 
 #include "absl/strings/match.h"
@@ -14,6 +13,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "common/file.h"
 #include "common/hash.h"
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
@@ -30,14 +30,6 @@ namespace {
 
 constexpr char kResultFile[] = "result.json";
 constexpr char kLogFile[] = "compile.log";
-
-absl::StatusOr<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  return buf.str();
-}
 
 absl::Status WriteFile(const std::string& path, absl::string_view data) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
