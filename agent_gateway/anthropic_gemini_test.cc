@@ -51,8 +51,9 @@ TEST(AnthropicProviderTest, MessagesWithThinkingUsageAndErrors) {
       "usage": {"input_tokens": 100, "cache_read_input_tokens": 900, "output_tokens": 2000}})",
                     "application/json");
   });
-  HttpJsonProvider p(anthropic::kShape, Config("anthropic", server.root()), kKey, absl::Seconds(10));
-  CallOutcome out = p.Call(Conversation());
+  HttpClient http;
+  HttpJsonProvider p(anthropic::kShape, Config("anthropic", server.root()), kKey, absl::Seconds(10), &http);
+  CallOutcome out = CallAndWait(p, {Conversation(), 0, nullptr});
   ASSERT_TRUE(out.response.has_value()) << out.message;
   EXPECT_EQ(out.response->text(), "```cuda\n// v1\n```");
   EXPECT_EQ(out.response->reasoning(), "Let me tile it.");
@@ -78,14 +79,14 @@ TEST(AnthropicProviderTest, MessagesWithThinkingUsageAndErrors) {
     res.set_content(R"({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})",
                     "application/json");
   });
-  CallOutcome overloaded = p.Call(Conversation());
+  CallOutcome overloaded = CallAndWait(p, {Conversation(), 0, nullptr});
   EXPECT_EQ(overloaded.failure, v1::MODEL_API);
   server.Answer([](const httplib::Request&, httplib::Response& res) {
     res.status = 400;
     res.set_content(R"({"type": "error", "error": {"type": "invalid_request_error", "message": "prompt is too long: 210000 tokens > 200000 maximum"}})",
                     "application/json");
   });
-  CallOutcome too_long = p.Call(Conversation());
+  CallOutcome too_long = CallAndWait(p, {Conversation(), 0, nullptr});
   EXPECT_EQ(too_long.failure, v1::TERMINAL);
   EXPECT_NE(too_long.message.find("context window exceeded"), std::string::npos);
 }
@@ -100,9 +101,9 @@ TEST(GeminiProviderTest, GenerateContentWithThoughtsUsageAndErrors) {
                         "thoughtsTokenCount": 700, "cachedContentTokenCount": 0}})",
                     "application/json");
   });
-  HttpJsonProvider p(gemini::kShape, Config("gemini", server.root() + "/v1beta"), kKey,
-                     absl::Seconds(10));
-  CallOutcome out = p.Call(Conversation());
+  HttpClient http;
+  HttpJsonProvider p(gemini::kShape, Config("gemini", server.root() + "/v1beta"), kKey, absl::Seconds(10), &http);
+  CallOutcome out = CallAndWait(p, {Conversation(), 0, nullptr});
   ASSERT_TRUE(out.response.has_value()) << out.message;
   EXPECT_EQ(out.response->text(), "```cuda\n// v1\n```");
   EXPECT_EQ(out.response->reasoning(), "Thinking about tiles.");
@@ -128,7 +129,7 @@ TEST(GeminiProviderTest, GenerateContentWithThoughtsUsageAndErrors) {
     res.set_content(R"({"error": {"code": 429, "message": "Resource exhausted", "status": "RESOURCE_EXHAUSTED"}})",
                     "application/json");
   });
-  CallOutcome limited = p.Call(Conversation());
+  CallOutcome limited = CallAndWait(p, {Conversation(), 0, nullptr});
   EXPECT_EQ(limited.failure, v1::MODEL_API);
   EXPECT_EQ(limited.retry_after_ms, 3000);
   server.Answer([](const httplib::Request&, httplib::Response& res) {
@@ -136,7 +137,7 @@ TEST(GeminiProviderTest, GenerateContentWithThoughtsUsageAndErrors) {
     res.set_content(R"({"error": {"code": 403, "message": "API key not valid", "status": "PERMISSION_DENIED"}})",
                     "application/json");
   });
-  CallOutcome denied = p.Call(Conversation());
+  CallOutcome denied = CallAndWait(p, {Conversation(), 0, nullptr});
   EXPECT_EQ(denied.failure, v1::TERMINAL);
   EXPECT_NE(denied.message.find("authentication failed"), std::string::npos);
   // A blocked prompt is an answer without text, said why.

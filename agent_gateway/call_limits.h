@@ -1,12 +1,18 @@
 #ifndef PTXBENCH_AGENT_GATEWAY_CALL_LIMITS_H_
 #define PTXBENCH_AGENT_GATEWAY_CALL_LIMITS_H_
 
-// The per-model limits of a gateway (ModelLimits): requests per minute as a
-// token bucket (capacity rpm, refilled continuously) and calls in flight.
-// A call takes a permit before it starts and returns it when it ends.
-// Tokens per minute are not enforced yet.
+// The per-model limits of a gateway (ModelLimits), as exact sliding windows:
+// no 60-second window ever holds more than `rpm` call starts or more than
+// `tpm` tokens, and no more than `concurrency` calls are in flight. (A token
+// bucket of capacity rpm would allow up to 2 x rpm in some window.)
+//
+// Tokens are known only when a call ends, so a call reserves an estimate
+// when it starts (its input estimate plus max_tokens) and Release() replaces
+// the reservation with the tokens the provider billed. A single call larger
+// than `tpm` starts alone, in an otherwise empty window, rather than never.
 
-#include <atomic>
+#include <cstdint>
+#include <deque>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
@@ -18,26 +24,37 @@ namespace ptxbench::agent_gateway {
 
 class CallLimits {
  public:
+  // What a call that started holds; give it back to Release().
+  struct Permit {
+    uint64_t id = 0;
+  };
+
   // `clock` is not owned (Clock::Real() in production).
   CallLimits(const ModelLimits& limits, const Clock* clock);
 
-  // When a call may start now, takes a request token and a concurrency
-  // slot and returns zero; otherwise returns how long to wait before asking
-  // again (nothing taken).
-  absl::Duration TryAcquire();
-  // Blocks (sleeping) until TryAcquire succeeds or `cancelled` is set;
-  // false when cancelled.
-  bool Acquire(const std::atomic<bool>& cancelled);
-  // Ends a call that Acquire/TryAcquire let start.
-  void Release();
+  // When a call reserving `tokens` may start now, records its start and
+  // returns true; otherwise sets `*wait` to how long until it might (nothing
+  // taken). Thread-safe.
+  bool TryAcquire(int64_t tokens, Permit* permit, absl::Duration* wait);
+  // Ends a call: its concurrency slot is freed and its reservation becomes
+  // `used_tokens` (0 when the call failed before the provider billed it).
+  void Release(const Permit& permit, int64_t used_tokens);
 
  private:
+  struct Start {
+    absl::Time at;
+    uint64_t id;
+    int64_t tokens;
+  };
+  void Expire(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   const ModelLimits limits_;
   const Clock* clock_;
   absl::Mutex mu_;
-  double tokens_ ABSL_GUARDED_BY(mu_);
-  absl::Time refilled_ ABSL_GUARDED_BY(mu_);
+  std::deque<Start> window_ ABSL_GUARDED_BY(mu_);  // starts of the last minute
+  int64_t window_tokens_ ABSL_GUARDED_BY(mu_) = 0;
   int in_flight_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 1;
 };
 
 }  // namespace ptxbench::agent_gateway

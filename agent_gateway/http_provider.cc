@@ -13,15 +13,21 @@ v1::ModelParameters EffectiveParams(const ModelConfig& config, const v1::LlmRequ
   return p;
 }
 
-CallOutcome HttpJsonProvider::Call(const v1::LlmRequest& request) {
+void HttpJsonProvider::Start(ModelCall call, Done done) {
   HttpRequest http;
   http.url = shape_.url(config_);
   http.headers = shape_.headers(key_);
   http.headers.push_back("Content-Type: application/json");
-  http.body = shape_.body(config_, request);
+  http.body = shape_.body(config_, call.request);
   http.timeout = timeout_;
   const absl::Time start = absl::Now();
-  absl::StatusOr<HttpResponse> response = HttpPost(http);
+  http_->Send(std::move(http), std::move(call.cancelled),
+              [this, start, done = std::move(done)](HttpResult response) mutable {
+                std::move(done)(Finish(response, start));
+              });
+}
+
+CallOutcome HttpJsonProvider::Finish(const HttpResult& response, absl::Time start) const {
   const std::string who = absl::StrCat(config_.provider, " (", config_.base_url, ")");
   if (!response.ok() || response->status != 200) return ClassifyFailure(response, who, key_);
   absl::StatusOr<v1::LlmResponse> parsed = shape_.parse(response->body);

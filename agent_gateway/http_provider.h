@@ -25,18 +25,26 @@ struct ProviderShape {
   absl::StatusOr<ptxbench::v1::LlmResponse> (*parse)(const std::string& body);
 };
 
+// `http` is not owned and must outlive the provider.
 class HttpJsonProvider final : public Provider {
  public:
   HttpJsonProvider(const ProviderShape& shape, ModelConfig config, std::string api_key,
-                   absl::Duration timeout)
-      : shape_(shape), config_(std::move(config)), key_(std::move(api_key)), timeout_(timeout) {}
-  CallOutcome Call(const ptxbench::v1::LlmRequest& request) override;
+                   absl::Duration timeout, HttpClient* http)
+      : shape_(shape),
+        config_(std::move(config)),
+        key_(std::move(api_key)),
+        timeout_(timeout),
+        http_(http) {}
+  void Start(ModelCall call, Done done) override;
 
  private:
+  CallOutcome Finish(const HttpResult& response, absl::Time start) const;
+
   const ProviderShape shape_;
   const ModelConfig config_;
   const std::string key_;
   const absl::Duration timeout_;
+  HttpClient* const http_;
 };
 
 // The registry's parameters overlaid with the experiment's (where set).

@@ -1,11 +1,16 @@
 // ptxbench-gateway: leases LLM tasks from the scheduler and reports model
 // answers. Real mode serves the models of the registry (bundled, plus
-// --models FILE) whose provider this build calls (openai-compatible,
-// scripted) and whose API key is set; --simulate answers with generated
-// kernels (or --answers-dir files) for tests and benchmarks.
+// --models FILE) whose API key is set (OpenAI-compatible, Anthropic, Gemini)
+// or that need none (self-hosted, scripted), with up to --slots calls in
+// flight on one HTTP event loop; health and metrics on --status-listen and
+// in a stats log line. --simulate answers with generated kernels (or
+// --answers-dir files) for tests and benchmarks.
+
+#include <sys/resource.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <thread>
 #include <map>
 #include <memory>
 #include <string>
@@ -13,6 +18,8 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "agent_gateway/model_registry.h"
@@ -23,6 +30,7 @@
 #include "executor/command_line.h"
 #include "executor/executor_runner.h"
 #include "executor/signals.h"
+#include "executor/status_server.h"
 
 ABSL_FLAG(std::string, scheduler, "",
           "Scheduler address HOST:PORT (default: $PTXBENCH_SCHEDULER, else 127.0.0.1:50051)");
@@ -35,7 +43,14 @@ ABSL_FLAG(std::vector<std::string>, serve, {},
           "Comma-separated model names to serve (default: every registry model whose key is "
           "set; simulated: any model)");
 ABSL_FLAG(int, call_timeout_s, 600, "Timeout of one model call, seconds (--call-timeout-s)");
-ABSL_FLAG(int, slots, 16, "Model calls in flight at once");
+ABSL_FLAG(int, slots, 0,
+          "Model calls in flight at once (default: 256 calls on one event loop; simulated: 16, "
+          "a thread each)");
+ABSL_FLAG(std::string, status_listen, "",
+          "Serve GET /healthz and /metrics (Prometheus) on HOST:PORT (--status-listen; "
+          "default: off)");
+ABSL_FLAG(int, stats_interval_s, 30,
+          "Seconds between structured stats log lines (--stats-interval-s; 0: none)");
 ABSL_FLAG(uint64_t, seed, 0, "Seed of the simulated answers and injected faults");
 ABSL_FLAG(int, latency_ms, 50, "Simulated model latency, milliseconds (--latency-ms)");
 ABSL_FLAG(double, failure_rate, 0.0,
@@ -70,23 +85,59 @@ std::vector<std::string> NonEmpty(const std::vector<std::string>& list) {
   return out;
 }
 
+// Hundreds of calls in flight need as many sockets: take the hard limit.
+void RaiseOpenFileLimit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &limit);
+  }
+}
+
+// One "stats" line per model every --stats-interval-s until `done`.
+void LogStats(const ptxbench::agent_gateway::GatewayMetrics& metrics, absl::Notification& done) {
+  const int interval_s = absl::GetFlag(FLAGS_stats_interval_s);
+  if (interval_s <= 0) return;
+  while (!done.WaitForNotificationWithTimeout(absl::Seconds(interval_s))) {
+    for (const auto& [model, c] : metrics.Snapshot()) {
+      ptxbench::LogInfo("stats", {{"model", model},
+                                  {"waiting", absl::StrCat(c.waiting)},
+                                  {"in_flight", absl::StrCat(c.in_flight)},
+                                  {"answered", absl::StrCat(c.answered)},
+                                  {"truncated", absl::StrCat(c.truncated)},
+                                  {"failed_retryable", absl::StrCat(c.failed_retry)},
+                                  {"failed_terminal", absl::StrCat(c.failed_terminal)},
+                                  {"refused_early", absl::StrCat(c.refused_early)},
+                                  {"retries", absl::StrCat(c.reasked)},
+                                  {"input_tokens", absl::StrCat(c.input_tokens)},
+                                  {"output_tokens", absl::StrCat(c.output_tokens)},
+                                  {"cost_usd", absl::StrCat(c.cost_usd)}});
+    }
+  }
+}
+
 // Real providers. A model named in --serve that cannot be served is an
 // error; unnamed ones are skipped with the reason logged.
 int RunRealGateway() {
   namespace ag = ptxbench::agent_gateway;
-  const int slots = absl::GetFlag(FLAGS_slots);
+  const int slots = absl::GetFlag(FLAGS_slots) != 0 ? absl::GetFlag(FLAGS_slots) : 256;
   if (slots < 1) return UsageError("--slots must be at least 1");
+  RaiseOpenFileLimit();
   std::vector<std::string> files = {ag::ModelRegistry::BundledFile()};
   for (const std::string& f : NonEmpty(absl::GetFlag(FLAGS_models))) files.push_back(f);
   auto registry = ag::ModelRegistry::Load(files);
   if (!registry.ok()) return UsageError(std::string(registry.status().message()));
   const std::vector<std::string> named = NonEmpty(absl::GetFlag(FLAGS_serve));
   const std::vector<std::string> candidates = named.empty() ? (*registry)->Names() : named;
+  // Declared before the handler: providers call through it until the
+  // runner has seen every call end.
+  ag::HttpClient http;
   std::map<std::string, ag::ProviderGatewayHandler::Served> served;
   for (const std::string& name : candidates) {
     absl::StatusOr<const ag::ModelConfig*> config = (*registry)->Find(name);
     absl::StatusOr<std::unique_ptr<ag::Provider>> provider =
-        config.ok() ? ag::MakeProvider(**config, absl::Seconds(absl::GetFlag(FLAGS_call_timeout_s)))
+        config.ok() ? ag::MakeProvider(**config, absl::Seconds(absl::GetFlag(FLAGS_call_timeout_s)),
+                                       &http)
                     : absl::StatusOr<std::unique_ptr<ag::Provider>>(config.status());
     if (!provider.ok()) {
       if (!named.empty()) return UsageError(std::string(provider.status().message()));
@@ -94,7 +145,7 @@ int RunRealGateway() {
                                                 {"why", std::string(provider.status().message())}});
       continue;
     }
-    served[name] = {*std::move(provider),
+    served[name] = {**config, *std::move(provider),
                     std::make_unique<ag::CallLimits>((*config)->limits, ptxbench::Clock::Real())};
   }
   if (served.empty()) {
@@ -111,12 +162,32 @@ int RunRealGateway() {
   runner_options.capabilities.set_slots(slots);
   runner_options.slots = slots;
   ptxbench::executor::ExecutorRunner runner(std::move(runner_options), &handler);
+
+  std::unique_ptr<ptxbench::executor::StatusServer> status_server;
+  if (const std::string listen = absl::GetFlag(FLAGS_status_listen); !listen.empty()) {
+    auto started = ptxbench::executor::StatusServer::Start(
+        listen, {[&runner]() -> absl::Status {
+                   if (runner.executor_id().empty()) {
+                     return absl::UnavailableError("not registered with the scheduler");
+                   }
+                   return absl::OkStatus();
+                 },
+                 [&handler] { return handler.metrics().Prometheus(); }});
+    if (!started.ok()) return UsageError(std::string(started.status().message()));
+    status_server = *std::move(started);
+  }
   ptxbench::LogInfo("starting", {{"scheduler", SchedulerAddress()},
                                  {"name", absl::GetFlag(FLAGS_name)},
                                  {"slots", std::to_string(slots)},
                                  {"models", absl::StrJoin(handler.ModelNames(), ",")},
+                                 {"status", status_server ? status_server->address() : "off"},
                                  {"simulated", "false"}});
-  return ptxbench::executor::RunUntilStopped(runner, "gateway");
+  absl::Notification done;
+  std::thread stats([&handler, &done] { LogStats(handler.metrics(), done); });
+  const int code = ptxbench::executor::RunUntilStopped(runner, "gateway");
+  done.Notify();
+  stats.join();
+  return code;
 }
 
 }  // namespace
@@ -127,7 +198,8 @@ int main(int argc, char** argv) {
   ptxbench::InitLogging("gateway");
 
   if (!absl::GetFlag(FLAGS_simulate)) return RunRealGateway();
-  const int slots = absl::GetFlag(FLAGS_slots);
+  // A simulated gateway holds a thread per slot: its default stays small.
+  const int slots = absl::GetFlag(FLAGS_slots) != 0 ? absl::GetFlag(FLAGS_slots) : 16;
   const int latency_ms = absl::GetFlag(FLAGS_latency_ms);
   const double failure_rate = absl::GetFlag(FLAGS_failure_rate);
   const double crash_rate = absl::GetFlag(FLAGS_crash_rate);

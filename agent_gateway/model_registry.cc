@@ -58,7 +58,8 @@ absl::StatusOr<ModelConfig> ParseEntry(const std::string& file, const std::strin
   EntryReader r(file, name);
   if (!j.is_object()) return r.Error("entry", "must be an object");
   absl::Status keys = r.CheckKeys(j, "", {"provider", "base_url", "model_id", "api_key_env",
-                                          "params", "price", "limits", "answers_dir", "notes"});
+                                          "params", "price", "limits", "answers_dir", "notes",
+                                          "context_window"});
   if (!keys.ok()) return keys;
   ModelConfig m;
   m.name = name;
@@ -79,6 +80,9 @@ absl::StatusOr<ModelConfig> ParseEntry(const std::string& file, const std::strin
     if (!s.ok()) return s.status();
     *out = *s;
   }
+  absl::StatusOr<double> window = r.Number(j, "context_window", 0, "");
+  if (!window.ok()) return window.status();
+  m.context_window = static_cast<int64_t>(*window);
   if (auto p = j.find("params"); p != j.end()) {
     if (!p->is_object()) return r.Error("params", "must be an object");
     absl::Status k = r.CheckKeys(*p, "params.", {"temperature", "top_p", "max_tokens",

@@ -12,6 +12,8 @@
 //     "price": {"input_per_mtok": x, "output_per_mtok": y, "reasoning_per_mtok": z,
 //               "cached_input_per_mtok": c},
 //     "limits": {"rpm": n, "tpm": n, "concurrency": n},
+//     "context_window": n,                      // tokens, input + output
+
 //     "answers_dir": DIR}}}                      // scripted only
 //
 // The bundled file (agent_gateway/data/models.json) covers common hosted
@@ -52,6 +54,9 @@ struct ModelConfig {
   ptxbench::v1::ModelParameters params;
   ModelPrice price;
   ModelLimits limits;
+  // Input plus max output tokens the model accepts; 0 = unknown (not checked
+  // before a call).
+  int64_t context_window = 0;
   std::string answers_dir;  // scripted
   std::string origin;       // the file it came from, for messages
 };

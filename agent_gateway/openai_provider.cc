@@ -75,12 +75,13 @@ absl::StatusOr<v1::LlmResponse> ParseResponse(const std::string& text) {
   return r;
 }
 
-absl::Status CheckServed(const ModelConfig& config, const std::string& key) {
+absl::Status CheckServed(const ModelConfig& config, const std::string& key, HttpClient& client) {
   HttpRequest http;
   http.url = absl::StrCat(absl::StripSuffix(config.base_url, "/"), "/models");
   if (!key.empty()) http.headers.push_back("Authorization: Bearer " + key);
+  http.post = false;
   http.timeout = absl::Seconds(10);
-  absl::StatusOr<HttpResponse> response = HttpGet(http);
+  HttpResult response = client.Fetch(http);
   if (!response.ok() || response->status != 200) {
     return absl::UnavailableError(absl::StrCat(
         "model ", config.name, ": ", http.url, " does not answer (",

@@ -22,7 +22,7 @@ absl::StatusOr<ptxbench::v1::LlmResponse> ParseResponse(const std::string& body)
 // GET {base_url}/models and check that the configured model id is served
 // (self-hosted servers serve exactly what they loaded). kUnavailable when
 // the endpoint does not answer, kNotFound naming the ids it serves.
-absl::Status CheckServed(const ModelConfig& config, const std::string& key);
+absl::Status CheckServed(const ModelConfig& config, const std::string& key, HttpClient& http);
 
 }  // namespace ptxbench::agent_gateway::openai
 

@@ -35,7 +35,7 @@ class OpenAiProviderTest : public ::testing::Test {
     return c;
   }
   CallOutcome Call(absl::Duration timeout = absl::Seconds(10)) {
-    HttpJsonProvider p(openai::kShape, Config(), kKey, timeout);
+    HttpJsonProvider p(openai::kShape, Config(), kKey, timeout, &http_);
     v1::LlmRequest r;
     r.set_model("m");
     auto* s = r.add_messages();
@@ -44,9 +44,10 @@ class OpenAiProviderTest : public ::testing::Test {
     auto* u = r.add_messages();
     u->set_role("user");
     u->set_content("Write a GEMM.");
-    return p.Call(r);
+    return CallAndWait(p, {r, 0, nullptr});
   }
   FakeModelServer server_;
+  HttpClient http_;
 };
 
 TEST_F(OpenAiProviderTest, AnswerWithUsageCostAndReasoning) {

@@ -1,5 +1,7 @@
 #include "agent_gateway/provider.h"
 
+#include <future>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -84,6 +86,13 @@ CallOutcome ClassifyFailure(const absl::StatusOr<HttpResponse>& response,
   }
   out.message = scrub(absl::StrCat(provider, " ", what, " (HTTP ", status, "): ", said));
   return out;
+}
+
+CallOutcome CallAndWait(Provider& provider, ModelCall call) {
+  std::promise<CallOutcome> result;
+  std::future<CallOutcome> future = result.get_future();
+  provider.Start(std::move(call), [&result](CallOutcome out) { result.set_value(std::move(out)); });
+  return future.get();
 }
 
 }  // namespace ptxbench::agent_gateway

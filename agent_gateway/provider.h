@@ -11,9 +11,11 @@
 // Messages never contain the API key (it is scrubbed if a provider echoes it).
 
 #include <atomic>
+#include <memory>
 #include <optional>
 #include <string>
 
+#include "absl/functional/any_invocable.h"
 #include "absl/status/statusor.h"
 #include "agent_gateway/http_client.h"
 #include "ptxbench/v1/common.pb.h"
@@ -27,12 +29,25 @@ struct CallOutcome {
   int64_t retry_after_ms = 0;
 };
 
+// One model call as the gateway asks it.
+struct ModelCall {
+  ptxbench::v1::LlmRequest request;
+  int turn = 0;  // the trajectory's turn this answer is for
+  // Set when the lease is revoked or the gateway stops; may be null.
+  std::shared_ptr<const std::atomic<bool>> cancelled;
+};
+
 class Provider {
  public:
+  using Done = absl::AnyInvocable<void(CallOutcome) &&>;
   virtual ~Provider() = default;
-  // One model call. Thread-safe.
-  virtual CallOutcome Call(const ptxbench::v1::LlmRequest& request) = 0;
+  // Starts one model call and returns without waiting; `done` runs exactly
+  // once, on any thread, with the outcome. Thread-safe.
+  virtual void Start(ModelCall call, Done done) = 0;
 };
+
+// Start and wait, for tests and one-off calls.
+CallOutcome CallAndWait(Provider& provider, ModelCall call);
 
 // The failure of a non-2xx response or a transport error. `provider` names
 // the provider in the message; `key` is scrubbed from it.

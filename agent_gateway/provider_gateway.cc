@@ -1,13 +1,17 @@
 #include "agent_gateway/provider_gateway.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "agent_gateway/anthropic_provider.h"
 #include "agent_gateway/gemini_provider.h"
+#include "agent_gateway/http_provider.h"
 #include "agent_gateway/openai_provider.h"
 #include "agent_gateway/scripted_answers.h"
+#include "common/clock.h"
 #include "common/data_dir.h"
 
 namespace ptxbench::agent_gateway {
@@ -20,29 +24,40 @@ class ScriptedProvider final : public Provider {
  public:
   explicit ScriptedProvider(std::unique_ptr<ScriptedAnswers> answers)
       : answers_(std::move(answers)) {}
-  CallOutcome Call(const v1::LlmRequest& request) override {
+  void Start(ModelCall call, Done done) override {
     CallOutcome out;
-    // The turn is the number of answers so far.
-    int turn = 0;
-    for (const v1::ChatMessage& m : request.messages()) turn += m.role() == "assistant";
-    absl::StatusOr<v1::LlmResponse> answer = answers_->Answer(request, turn);
-    if (!answer.ok()) {
+    absl::StatusOr<v1::LlmResponse> answer = answers_->Answer(call.request, call.turn);
+    if (answer.ok()) {
+      out.response = *std::move(answer);
+    } else {
       out.failure = v1::TERMINAL;
       out.message = std::string(answer.status().message());
-      return out;
     }
-    out.response = *std::move(answer);
-    return out;
+    std::move(done)(std::move(out));
   }
 
  private:
   std::unique_ptr<ScriptedAnswers> answers_;
 };
 
+v1::CompleteRequest Report(CallOutcome outcome) {
+  if (!outcome.response) {
+    return executor::FailureReport(outcome.failure, std::move(outcome.message),
+                                   outcome.retry_after_ms);
+  }
+  v1::CompleteRequest out;
+  *out.mutable_llm() = *std::move(outcome.response);
+  return out;
+}
+
+// The most a pump sleeps before looking at its queues again (cancelled
+// steps leave the queue within this).
+constexpr absl::Duration kPumpPoll = absl::Milliseconds(200);
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Provider>> MakeProvider(const ModelConfig& config,
-                                                       absl::Duration timeout) {
+                                                       absl::Duration timeout, HttpClient* http) {
   if (config.provider == "scripted") {
     std::filesystem::path dir = config.answers_dir;
     if (dir.is_relative()) dir = std::filesystem::path(DataDir()) / dir;
@@ -65,40 +80,141 @@ absl::StatusOr<std::unique_ptr<Provider>> MakeProvider(const ModelConfig& config
   // A self-hosted server (no key) serves only what it loaded: say so now
   // rather than failing every call.
   if (config.provider == "openai" && config.api_key_env.empty()) {
-    absl::Status served = openai::CheckServed(config, key);
+    absl::Status served = openai::CheckServed(config, key, *http);
     if (!served.ok()) return served;
   }
-  return std::unique_ptr<Provider>(new HttpJsonProvider(shape, config, std::move(key), timeout));
+  return std::unique_ptr<Provider>(
+      new HttpJsonProvider(shape, config, std::move(key), timeout, http));
+}
+
+ProviderGatewayHandler::ProviderGatewayHandler(std::map<std::string, Served> models) {
+  for (auto& [name, served] : models) models_[name].served = std::move(served);
+  pump_ = std::thread([this] { PumpLoop(); });
+}
+
+ProviderGatewayHandler::~ProviderGatewayHandler() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+    wake_.Signal();
+  }
+  pump_.join();
 }
 
 std::vector<std::string> ProviderGatewayHandler::ModelNames() const {
   std::vector<std::string> names;
-  for (const auto& [name, served] : models_) names.push_back(name);
+  for (const auto& [name, model] : models_) names.push_back(name);
   return names;
 }
 
-v1::CompleteRequest ProviderGatewayHandler::Run(const v1::Task& task,
-                                                const std::atomic<bool>& cancelled) {
+void ProviderGatewayHandler::Start(const v1::Task& task,
+                                   std::shared_ptr<const std::atomic<bool>> cancelled, Done done) {
   if (!task.has_llm()) {
-    return executor::FailureReport(v1::INFRA, "a gateway runs LLM tasks only");
+    std::move(done)(executor::FailureReport(v1::INFRA, "a gateway runs LLM tasks only"));
+    return;
   }
-  auto it = models_.find(task.llm().model());
+  const std::string& name = task.llm().model();
+  auto it = models_.find(name);
   if (it == models_.end()) {
-    return executor::FailureReport(
-        v1::TERMINAL, absl::StrCat("unknown model '", task.llm().model(), "': not served here"));
+    std::move(done)(executor::FailureReport(
+        v1::TERMINAL, absl::StrCat("unknown model '", name, "': not served here")));
+    return;
   }
-  Served& served = it->second;
-  if (!served.limits->Acquire(cancelled)) {
-    return executor::FailureReport(v1::INFRA, "cancelled while waiting for the model's limits");
+  const ModelConfig& config = it->second.served.config;
+  // Catch an over-long context before paying for it. The scheduler's
+  // estimate (about 4 characters a token) errs low for code, so a context
+  // refused here is too long; one it lets through may still be refused by
+  // the provider, which ends the trajectory the same way.
+  const int64_t input = task.llm().estimated_input_tokens();
+  const int64_t max_output = EffectiveParams(config, task.llm()).max_tokens();
+  if (config.context_window > 0 && input + max_output > config.context_window) {
+    metrics_.RefusedEarly(name);
+    std::move(done)(executor::FailureReport(
+        v1::TERMINAL,
+        absl::StrCat("context window exceeded (caught before the call): about ", input,
+                     " input tokens (estimated) + max_tokens ", max_output, " > ",
+                     config.context_window, ", the context window of ", name,
+                     "; use context_policy \"latest-pair\", fewer turns or a smaller max_tokens")));
+    return;
   }
-  CallOutcome outcome = served.provider->Call(task.llm());
-  served.limits->Release();
-  if (!outcome.response) {
-    return executor::FailureReport(outcome.failure, outcome.message, outcome.retry_after_ms);
+  Pending pending;
+  pending.call.request = task.llm();
+  pending.call.turn = task.turn();
+  pending.call.cancelled = std::move(cancelled);
+  pending.reserve_tokens = input + max_output;
+  pending.done = std::move(done);
+  metrics_.Queued(name, task.attempt() > 1);
+  absl::MutexLock lock(&mu_);
+  it->second.queue.push_back(std::move(pending));
+  wake_.Signal();
+}
+
+void ProviderGatewayHandler::PumpLoop() {
+  for (;;) {
+    struct Ready {
+      const std::string* name;
+      Model* model;
+      Pending pending;
+      CallLimits::Permit permit;
+      bool cancelled;
+    };
+    std::vector<Ready> ready;
+    bool stopping;
+    {
+      absl::MutexLock lock(&mu_);
+      absl::Duration next = kPumpPoll;
+      stopping = stopping_;
+      for (auto& [name, model] : models_) {
+        while (!model.queue.empty()) {
+          Pending& head = model.queue.front();
+          const bool cancelled =
+              stopping || (head.call.cancelled != nullptr && head.call.cancelled->load());
+          CallLimits::Permit permit;
+          absl::Duration wait;
+          if (!cancelled && !model.served.limits->TryAcquire(head.reserve_tokens, &permit, &wait)) {
+            next = std::min(next, wait);
+            break;
+          }
+          ready.push_back({&name, &model, std::move(head), permit, cancelled});
+          model.queue.pop_front();
+        }
+      }
+      if (ready.empty()) {
+        if (stopping) return;
+        wake_.WaitWithTimeout(&mu_, std::max(next, absl::Milliseconds(1)));
+        continue;
+      }
+    }
+    for (Ready& r : ready) {
+      if (r.cancelled) {
+        metrics_.Dequeued(*r.name);
+        std::move(r.pending.done)(
+            executor::FailureReport(v1::INFRA, "cancelled while waiting for the model's limits"));
+      } else {
+        StartCall(*r.name, *r.model, std::move(r.pending), r.permit);
+      }
+    }
   }
-  v1::CompleteRequest out;
-  *out.mutable_llm() = *std::move(outcome.response);
-  return out;
+}
+
+void ProviderGatewayHandler::StartCall(const std::string& name, Model& model, Pending pending,
+                                       CallLimits::Permit permit) {
+  metrics_.Started(name);
+  Done done = std::move(pending.done);
+  model.served.provider->Start(
+      std::move(pending.call),
+      [this, &name, &model, permit, done = std::move(done)](CallOutcome outcome) mutable {
+        const v1::LlmResponse* response = outcome.response ? &*outcome.response : nullptr;
+        const int64_t billed =
+            response ? response->usage().input_tokens() + response->usage().output_tokens() : 0;
+        model.served.limits->Release(permit, billed);
+        metrics_.Ended(name, response, outcome.failure);
+        {
+          absl::MutexLock lock(&mu_);
+          wake_.Signal();  // a concurrency slot is free
+        }
+        std::move(done)(Report(std::move(outcome)));
+      });
 }
 
 }  // namespace ptxbench::agent_gateway

@@ -1,18 +1,28 @@
 #ifndef PTXBENCH_AGENT_GATEWAY_PROVIDER_GATEWAY_H_
 #define PTXBENCH_AGENT_GATEWAY_PROVIDER_GATEWAY_H_
 
-// The task handler of a real gateway: each LLM task goes to the provider of
-// its model, within that model's limits (call_limits.h), and comes back as
-// the answer with usage and cost, or as a failure of the class the provider
-// outcome says (provider.h). Every call is one executor slot.
+// The task handler of a real gateway. Each leased LLM step is checked (a
+// model served here, a context that fits the model's window by the
+// scheduler's estimate), queued for its model's limits (call_limits.h) and,
+// when they allow, started on the model's provider; the answer with usage
+// and cost, or a failure of the class the provider outcome says
+// (provider.h), goes back to the runner. No thread is held per call: one
+// thread starts queued calls, the HTTP client's thread finishes them.
 
+#include <atomic>
+#include <deque>
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "agent_gateway/call_limits.h"
+#include "agent_gateway/gateway_metrics.h"
+#include "agent_gateway/http_client.h"
 #include "agent_gateway/model_registry.h"
 #include "agent_gateway/provider.h"
 #include "executor/task_handler.h"
@@ -20,28 +30,52 @@
 namespace ptxbench::agent_gateway {
 
 // A provider for `config`: openai, anthropic, gemini (key from its
-// api_key_env), scripted
-// (answers_dir, relative paths from the data dir). A keyless (self-hosted)
-// openai endpoint must answer GET /models with the configured model id
-// (kUnavailable / kNotFound otherwise). kFailedPrecondition
-// naming the variable when the key is missing.
+// api_key_env; calls go through `http`, which must outlive the provider),
+// scripted (answers_dir, relative paths from the data dir). A keyless
+// (self-hosted) openai endpoint must answer GET /models with the configured
+// model id (kUnavailable / kNotFound otherwise). kFailedPrecondition naming
+// the variable when the key is missing.
 absl::StatusOr<std::unique_ptr<Provider>> MakeProvider(const ModelConfig& config,
-                                                       absl::Duration timeout);
+                                                       absl::Duration timeout, HttpClient* http);
 
-class ProviderGatewayHandler final : public executor::TaskHandler {
+class ProviderGatewayHandler final : public executor::AsyncTaskHandler {
  public:
   struct Served {
+    ModelConfig config;
     std::unique_ptr<Provider> provider;
     std::unique_ptr<CallLimits> limits;
   };
-  explicit ProviderGatewayHandler(std::map<std::string, Served> models)
-      : models_(std::move(models)) {}
-  ptxbench::v1::CompleteRequest Run(const ptxbench::v1::Task& task,
-                                    const std::atomic<bool>& cancelled) override;
+  explicit ProviderGatewayHandler(std::map<std::string, Served> models);
+  // Steps still queued end as cancelled. Calls started must have ended (the
+  // runner waits for them).
+  ~ProviderGatewayHandler() override;
+
+  void Start(const ptxbench::v1::Task& task, std::shared_ptr<const std::atomic<bool>> cancelled,
+             Done done) override;
   std::vector<std::string> ModelNames() const;
+  const GatewayMetrics& metrics() const { return metrics_; }
 
  private:
-  std::map<std::string, Served> models_;
+  struct Pending {
+    ModelCall call;
+    int64_t reserve_tokens = 0;  // for the tokens-per-minute window
+    Done done;
+  };
+  struct Model {
+    Served served;
+    std::deque<Pending> queue;  // FIFO: a step never overtakes an older one
+  };
+  // Starts queued calls as their models' limits allow.
+  void PumpLoop();
+  void StartCall(const std::string& name, Model& model, Pending pending,
+                 CallLimits::Permit permit);
+
+  GatewayMetrics metrics_;
+  absl::Mutex mu_;
+  absl::CondVar wake_;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  std::map<std::string, Model> models_;  // the map is fixed; queues under mu_
+  std::thread pump_;
 };
 
 }  // namespace ptxbench::agent_gateway

@@ -85,7 +85,14 @@ class ExecutorRunner::TrackedContext {
 };
 
 ExecutorRunner::ExecutorRunner(Options options, TaskHandler* handler)
-    : options_(std::move(options)), handler_(handler) {
+    : ExecutorRunner(std::move(options), handler, nullptr) {}
+
+ExecutorRunner::ExecutorRunner(Options options, AsyncTaskHandler* handler)
+    : ExecutorRunner(std::move(options), nullptr, handler) {}
+
+ExecutorRunner::ExecutorRunner(Options options, TaskHandler* handler,
+                               AsyncTaskHandler* async_handler)
+    : options_(std::move(options)), handler_(handler), async_handler_(async_handler) {
   grpc::ChannelArguments args;
   // Reconnect quickly once a restarted scheduler listens again, so held
   // leases are heartbeated and reported well inside their TTL. The minimum
@@ -160,15 +167,29 @@ absl::Status ExecutorRunner::Run() {
   if (!registered.ok()) return stopping() ? absl::OkStatus() : registered;
 
   std::thread heartbeat([this] { HeartbeatLoop(); });
-  std::vector<std::thread> loops;
-  for (int slot = 0; slot < std::max(1, options_.slots); ++slot) {
+  const int slots = std::max(1, options_.slots);
+  const int lease_loops =
+      async_handler_ == nullptr ? slots
+                                : (options_.lease_threads > 0 ? options_.lease_threads
+                                                              : std::min(slots, 4));
+  std::vector<std::thread> loops, reporters;
+  for (int slot = 0; slot < lease_loops; ++slot) {
     loops.emplace_back([this, slot] { LeaseLoop(slot); });
+  }
+  if (async_handler_ != nullptr) {
+    for (int i = 0; i < std::max(1, options_.report_threads); ++i) {
+      reporters.emplace_back([this] { ReportLoop(); });
+    }
   }
   for (std::thread& t : loops) t.join();
   {
     absl::MutexLock lock(&mu_);
+    // Async tasks outlive the lease loops (drain): keep heartbeating them.
+    auto idle = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return started_tasks_ == 0; };
+    mu_.Await(absl::Condition(&idle));
     loops_done_ = true;
   }
+  for (std::thread& t : reporters) t.join();
   heartbeat.join();
 
   absl::MutexLock lock(&mu_);
@@ -239,7 +260,15 @@ void ExecutorRunner::LeaseLoop(int slot) {
     int64_t generation;
     {
       absl::MutexLock lock(&mu_);
+      // An async runner polls only while it has room for another task, and
+      // a poll in flight holds its room: polls never lease past the slots.
+      auto room = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return async_handler_ == nullptr || stopping_ || draining_ ||
+               started_tasks_ + polling_ < std::max(1, options_.slots);
+      };
+      mu_.Await(absl::Condition(&room));
       if (stopping_ || draining_) return;
+      if (async_handler_ != nullptr) ++polling_;
       request.set_executor_id(executor_id_);
       generation = generation_;
     }
@@ -250,6 +279,11 @@ void ExecutorRunner::LeaseLoop(int slot) {
     {
       TrackedContext ctx(this, wait + options_.rpc_timeout, /*is_poll=*/true);
       status = stub_->Lease(ctx.get(), request, &response);
+    }
+    if (async_handler_ != nullptr) {
+      absl::MutexLock lock(&mu_);
+      --polling_;  // its room passes to the task it brought, if any
+      if (status.ok() && response.has_task() && !response.reregister()) ++started_tasks_;
     }
     if (!status.ok()) {
       if (status.error_code() == grpc::StatusCode::CANCELLED) {
@@ -270,41 +304,81 @@ void ExecutorRunner::LeaseLoop(int slot) {
       if (!s.ok() && !stopping()) Fail(s);
       continue;
     }
-    if (response.has_task()) RunTask(response.task());
+    if (response.has_task()) {
+      if (async_handler_ != nullptr) {
+        StartTask(response.task());
+      } else {
+        RunTask(response.task());
+      }
+    }
     if (response.drain()) SetDraining("lease");
   }
 }
 
-void ExecutorRunner::RunTask(const Task& task) {
+std::shared_ptr<ExecutorRunner::HeldTask> ExecutorRunner::HoldTask(const Task& task) {
   auto held = std::make_shared<HeldTask>();
   held->lease = task.lease();
-  const std::string& task_id = task.lease().task_id();
   {
     absl::MutexLock lock(&mu_);
-    held_[task_id] = held;
+    held_[task.lease().task_id()] = held;
     if (stopping_) held->cancelled = true;
   }
-  LogInfo("leased", {{"task_id", task_id},
+  LogInfo("leased", {{"task_id", task.lease().task_id()},
                      {"lease_id", task.lease().lease_id()},
                      {"kind", ptxbench::v1::TaskKind_Name(task.kind())},
                      {"trajectory_id", task.trajectory_id()},
                      {"turn", absl::StrCat(task.turn())},
                      {"attempt", absl::StrCat(task.attempt())}});
+  return held;
+}
 
-  CompleteRequest request = handler_->Run(task, held->cancelled);
-  *request.mutable_lease() = task.lease();
-
+void ExecutorRunner::FinishTask(CompleteRequest request, const std::shared_ptr<HeldTask>& held) {
+  const LeaseRef& lease = held->lease;
+  *request.mutable_lease() = lease;
   if (held->revoked) {
     LogWarning("revoked; result dropped",
-               {{"task_id", task_id}, {"lease_id", task.lease().lease_id()}});
+               {{"task_id", lease.task_id()}, {"lease_id", lease.lease_id()}});
   } else if (held->cancelled) {
-    LogWarning("abandoned", {{"task_id", task_id}, {"lease_id", task.lease().lease_id()}});
-    ReportAbandoned(task.lease());
+    LogWarning("abandoned", {{"task_id", lease.task_id()}, {"lease_id", lease.lease_id()}});
+    ReportAbandoned(lease);
   } else {
     ReportComplete(std::move(request), held);
   }
   absl::MutexLock lock(&mu_);
-  held_.erase(task_id);
+  held_.erase(lease.task_id());
+}
+
+void ExecutorRunner::RunTask(const Task& task) {
+  std::shared_ptr<HeldTask> held = HoldTask(task);
+  FinishTask(handler_->Run(task, held->cancelled), held);
+}
+
+void ExecutorRunner::StartTask(const Task& task) {
+  std::shared_ptr<HeldTask> held = HoldTask(task);  // counted in started_tasks_ already
+  async_handler_->Start(task, std::shared_ptr<const std::atomic<bool>>(held, &held->cancelled),
+                        [this, held](CompleteRequest request) {
+                          absl::MutexLock lock(&mu_);
+                          finished_.emplace_back(std::move(request), held);
+                        });
+}
+
+void ExecutorRunner::ReportLoop() {
+  for (;;) {
+    std::pair<CompleteRequest, std::shared_ptr<HeldTask>> next;
+    {
+      absl::MutexLock lock(&mu_);
+      auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return !finished_.empty() || loops_done_;
+      };
+      mu_.Await(absl::Condition(&ready));
+      if (finished_.empty()) return;  // loops_done_: nothing is left in flight
+      next = std::move(finished_.front());
+      finished_.pop_front();
+    }
+    FinishTask(std::move(next.first), next.second);
+    absl::MutexLock lock(&mu_);
+    --started_tasks_;
+  }
 }
 
 void ExecutorRunner::ReportComplete(CompleteRequest request,

@@ -6,6 +6,7 @@
 // fenced completions, survive scheduler restarts, drain on request.
 
 #include <atomic>
+#include <deque>
 #include <map>
 #include <memory>
 #include <string>
@@ -22,7 +23,10 @@
 
 namespace ptxbench::executor {
 
-// Runs `slots` lease loops against one scheduler until drained or stopped.
+// Runs lease loops against one scheduler until drained or stopped: `slots`
+// loops that each run a TaskHandler's task in turn, or, for an
+// AsyncTaskHandler, `lease_threads` loops that keep up to `slots` tasks
+// started and hand finished ones to `report_threads` reporters.
 //
 // Guarantees: a result is reported with the (task_id, lease_id) it was leased
 // under; a report that fails UNAVAILABLE/DEADLINE_EXCEEDED/ABORTED is kept and
@@ -51,10 +55,15 @@ class ExecutorRunner {
     absl::Duration rpc_timeout = absl::Seconds(10);
     // Executor build version sent at registration; empty: the project version.
     std::string version;
+    // AsyncTaskHandler only: lease long-polls at once (0: min(slots, 4)) and
+    // threads reporting finished tasks.
+    int lease_threads = 0;
+    int report_threads = 4;
   };
 
   // `handler` is not owned and must outlive Run().
   ExecutorRunner(Options options, TaskHandler* handler);
+  ExecutorRunner(Options options, AsyncTaskHandler* handler);
   ~ExecutorRunner();
   ExecutorRunner(const ExecutorRunner&) = delete;
   ExecutorRunner& operator=(const ExecutorRunner&) = delete;
@@ -90,7 +99,13 @@ class ExecutorRunner {
   // errors with backoff until stopped.
   absl::Status Register(int64_t seen_generation);
   void LeaseLoop(int slot);
+  // The lease is held (heartbeated) from HoldTask to FinishTask, which
+  // reports the outcome unless the lease was revoked or the task cancelled.
+  std::shared_ptr<HeldTask> HoldTask(const ptxbench::v1::Task& task);
+  void FinishTask(ptxbench::v1::CompleteRequest request, const std::shared_ptr<HeldTask>& held);
   void RunTask(const ptxbench::v1::Task& task);
+  void StartTask(const ptxbench::v1::Task& task);
+  void ReportLoop();
   void ReportComplete(ptxbench::v1::CompleteRequest request, const std::shared_ptr<HeldTask>& held);
   void ReportAbandoned(const ptxbench::v1::LeaseRef& lease);
   void HeartbeatLoop();
@@ -101,8 +116,11 @@ class ExecutorRunner {
   bool Sleep(absl::Duration d, bool wake_on_drain);
   bool stopping() const;
 
+  ExecutorRunner(Options options, TaskHandler* handler, AsyncTaskHandler* async_handler);
+
   const Options options_;
-  TaskHandler* const handler_;
+  TaskHandler* const handler_;              // one of these two is set
+  AsyncTaskHandler* const async_handler_;
   std::unique_ptr<ptxbench::v1::ExecutorService::Stub> stub_;
 
   // Serialises Register calls so one re-registration serves all threads.
@@ -120,6 +138,12 @@ class ExecutorRunner {
   absl::Duration heartbeat_interval_ ABSL_GUARDED_BY(mu_) = absl::Seconds(5);
   // Leases held now, by task id.
   std::map<std::string, std::shared_ptr<HeldTask>> held_ ABSL_GUARDED_BY(mu_);
+  // Async: tasks started and not yet reported, and the finished ones waiting
+  // for a reporter.
+  int started_tasks_ ABSL_GUARDED_BY(mu_) = 0;
+  int polling_ ABSL_GUARDED_BY(mu_) = 0;  // lease polls in flight
+  std::deque<std::pair<ptxbench::v1::CompleteRequest, std::shared_ptr<HeldTask>>> finished_
+      ABSL_GUARDED_BY(mu_);
   // In-flight calls; the bool says whether it is a Lease poll.
   std::map<grpc::ClientContext*, bool> calls_ ABSL_GUARDED_BY(mu_);
 };

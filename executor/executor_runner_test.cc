@@ -5,6 +5,7 @@
 #include <future>
 #include <map>
 #include <set>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -193,6 +194,76 @@ class EchoHandler final : public TaskHandler {
   std::function<bool()> ready_;
   absl::Notification started_;
   std::atomic<bool> saw_cancel_{false};
+};
+
+
+// An asynchronous handler: Start() only records the task; a thread answers
+// held tasks (with their task id) once `release` allows, or as soon as they
+// are cancelled. Tracks how many tasks were held at once.
+class AsyncEchoHandler final : public AsyncTaskHandler {
+ public:
+  explicit AsyncEchoHandler(std::function<bool(int held)> release)
+      : release_(std::move(release)), thread_([this] { Loop(); }) {}
+  ~AsyncEchoHandler() override {
+    {
+      absl::MutexLock lock(&mu_);
+      closing_ = true;
+    }
+    thread_.join();
+  }
+  void Start(const v1::Task& task, std::shared_ptr<const std::atomic<bool>> cancelled,
+             Done done) override {
+    absl::MutexLock lock(&mu_);
+    held_.push_back({task.lease().task_id(), std::move(cancelled), std::move(done)});
+    most_held_ = std::max(most_held_, static_cast<int>(held_.size()));
+  }
+  int most_held() const {
+    absl::MutexLock lock(&mu_);
+    return most_held_;
+  }
+  int cancelled_seen() const {
+    absl::MutexLock lock(&mu_);
+    return cancelled_seen_;
+  }
+
+ private:
+  struct Held {
+    std::string task_id;
+    std::shared_ptr<const std::atomic<bool>> cancelled;
+    Done done;
+  };
+  void Loop() {
+    for (;;) {
+      std::vector<Held> answer;
+      {
+        absl::MutexLock lock(&mu_);
+        if (closing_ && held_.empty()) return;
+        const bool release = release_(static_cast<int>(held_.size()));
+        for (auto it = held_.begin(); it != held_.end();) {
+          if (release || it->cancelled->load()) {
+            cancelled_seen_ += it->cancelled->load();
+            answer.push_back(std::move(*it));
+            it = held_.erase(it);
+          } else {
+            ++it;
+          }
+        }
+      }
+      for (Held& h : answer) {
+        v1::CompleteRequest out;
+        out.mutable_llm()->set_text(h.task_id);
+        std::move(h.done)(std::move(out));
+      }
+      absl::SleepFor(absl::Milliseconds(1));
+    }
+  }
+  std::function<bool(int)> release_;
+  mutable absl::Mutex mu_;
+  std::vector<Held> held_ ABSL_GUARDED_BY(mu_);
+  int most_held_ ABSL_GUARDED_BY(mu_) = 0;
+  int cancelled_seen_ ABSL_GUARDED_BY(mu_) = 0;
+  bool closing_ ABSL_GUARDED_BY(mu_) = false;
+  std::thread thread_;
 };
 
 class executor_runner : public ::testing::Test {
@@ -417,6 +488,80 @@ TEST_F(executor_runner, StopAbandonsTheRunningTaskAndReportsItAsInfra) {
   ASSERT_EQ(completes.size(), 1u);
   EXPECT_EQ(completes[0].lease().lease_id(), "l1");
   EXPECT_EQ(completes[0].failure().failure_class(), v1::INFRA);
+}
+
+TEST_F(executor_runner, AsyncHandlerHoldsEveryLeaseOfItsSlotsAtOnce) {
+  // 200 tasks held at once by 2 lease threads: answers come only when all
+  // 200 are held, so fewer slots in flight would never finish.
+  for (int i = 0; i < 200; ++i) fake_.AddTask(absl::StrCat("t", i), absl::StrCat("l", i));
+  fake_.DrainWhenEmpty();
+  std::atomic<bool> all_held{false};
+  AsyncEchoHandler handler([&all_held](int held) {
+    if (held == 200) all_held = true;
+    return all_held.load();
+  });
+  ExecutorRunner::Options options = MakeOptions(/*slots=*/200);
+  options.lease_threads = 2;
+  ExecutorRunner runner(options, &handler);
+  EXPECT_TRUE(RunToEnd(runner).ok());
+  EXPECT_EQ(handler.most_held(), 200);
+  std::vector<v1::CompleteRequest> completes = fake_.completes();
+  ASSERT_EQ(completes.size(), 200u);
+  for (const auto& c : completes) {
+    EXPECT_EQ(c.lease().lease_id(), "l" + c.lease().task_id().substr(1));
+    EXPECT_EQ(c.llm().text(), c.lease().task_id());
+  }
+}
+
+TEST_F(executor_runner, AsyncHandlerNeverHoldsMoreThanItsSlots) {
+  for (int i = 0; i < 30; ++i) fake_.AddTask(absl::StrCat("t", i), absl::StrCat("l", i));
+  fake_.DrainWhenEmpty();
+  // Answers whenever 3 are held (and at the end, when fewer remain).
+  std::atomic<int> rounds{0};
+  AsyncEchoHandler handler([&rounds](int held) { return held >= 3 || ++rounds % 50 == 0; });
+  ExecutorRunner::Options options = MakeOptions(/*slots=*/3);
+  options.lease_threads = 4;
+  ExecutorRunner runner(options, &handler);
+  EXPECT_TRUE(RunToEnd(runner).ok());
+  EXPECT_EQ(handler.most_held(), 3);
+  EXPECT_EQ(fake_.completes().size(), 30u);
+}
+
+TEST_F(executor_runner, AsyncStopCancelsHeldTasksAndReportsThemAsInfra) {
+  for (int i = 0; i < 5; ++i) fake_.AddTask(absl::StrCat("t", i), absl::StrCat("l", i));
+  AsyncEchoHandler handler([](int) { return false; });  // answers only cancelled tasks
+  ExecutorRunner runner(MakeOptions(/*slots=*/5), &handler);
+  auto done = std::async(std::launch::async, [&runner] { return runner.Run(); });
+  absl::Time give_up = absl::Now() + absl::Seconds(5);
+  while (handler.most_held() < 5 && absl::Now() < give_up) absl::SleepFor(absl::Milliseconds(1));
+  ASSERT_EQ(handler.most_held(), 5);
+  runner.Stop();
+  ASSERT_EQ(done.wait_for(std::chrono::seconds(5)), std::future_status::ready);
+  EXPECT_TRUE(done.get().ok());
+  EXPECT_EQ(handler.cancelled_seen(), 5);
+  std::vector<v1::CompleteRequest> completes = fake_.completes();
+  ASSERT_EQ(completes.size(), 5u);
+  for (const auto& c : completes) EXPECT_EQ(c.failure().failure_class(), v1::INFRA);
+}
+
+TEST_F(executor_runner, AsyncRevokedLeaseIsCancelledAndItsResultDropped) {
+  fake_.AddTask("t1", "l1");
+  fake_.AddTask("t2", "l2");
+  fake_.RevokeOnHeartbeat("t1", "l1");
+  fake_.DrainWhenEmpty();
+  // Tasks are answered only when cancelled: t1 by the revocation.
+  AsyncEchoHandler handler([](int) { return false; });
+  ExecutorRunner::Options options = MakeOptions(/*slots=*/2);
+  ExecutorRunner runner(options, &handler);
+  auto done = std::async(std::launch::async, [&runner] { return runner.Run(); });
+  absl::Time give_up = absl::Now() + absl::Seconds(5);
+  while (handler.cancelled_seen() < 1 && absl::Now() < give_up) {
+    absl::SleepFor(absl::Milliseconds(1));
+  }
+  EXPECT_EQ(handler.cancelled_seen(), 1);
+  runner.Stop();
+  ASSERT_EQ(done.wait_for(std::chrono::seconds(5)), std::future_status::ready);
+  EXPECT_EQ(CompletesFor("t1"), 0) << "a revoked lease is never reported";
 }
 
 TEST_F(executor_runner, StopCancelsAnIdleLongPoll) {

@@ -9,6 +9,7 @@
 namespace ptxbench::executor {
 
 TaskHandler::~TaskHandler() = default;
+AsyncTaskHandler::~AsyncTaskHandler() = default;
 
 bool SleepUnlessCancelled(absl::Duration d, const std::atomic<bool>& cancelled) {
   const absl::Time until = absl::Now() + d;

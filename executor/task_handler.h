@@ -7,7 +7,10 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
+
+#include "absl/functional/any_invocable.h"
 
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
@@ -26,6 +29,23 @@ class TaskHandler {
   // handler should then return soon; what it returns is discarded.
   virtual ptxbench::v1::CompleteRequest Run(const ptxbench::v1::Task& task,
                                             const std::atomic<bool>& cancelled) = 0;
+};
+
+// A handler that keeps its tasks in flight itself (an event loop, e.g. the
+// gateway's HTTP calls), so the runner can hold hundreds of leases without a
+// thread per task. Thread safety: Start() is called from the runner's lease
+// threads.
+class AsyncTaskHandler {
+ public:
+  using Done = absl::AnyInvocable<void(ptxbench::v1::CompleteRequest) &&>;
+  virtual ~AsyncTaskHandler();
+
+  // Starts one leased task and returns without waiting for it. `done` must
+  // run exactly once, from any thread, with the outcome (as Run() returns
+  // it); after `cancelled` becomes true it should run soon, and what it
+  // carries is discarded. The runner's Run() waits for every `done`.
+  virtual void Start(const ptxbench::v1::Task& task,
+                     std::shared_ptr<const std::atomic<bool>> cancelled, Done done) = 0;
 };
 
 // Sleeps `d` in short slices; returns false as soon as `cancelled` is true.

@@ -1,0 +1,122 @@
+#include "agent_gateway/gateway_metrics.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace ptxbench::agent_gateway {
+
+namespace v1 = ::ptxbench::v1;
+
+namespace {
+
+// A label value: backslash, quote and newline escaped.
+std::string Label(const std::string& value) {
+  std::string out;
+  for (char ch : value) {
+    if (ch == '\\' || ch == '"') out += '\\';
+    out += ch == '\n' ? std::string("\\n") : std::string(1, ch);
+  }
+  return out;
+}
+
+}  // namespace
+
+void GatewayMetrics::Queued(const std::string& model, bool reasked) {
+  absl::MutexLock lock(&mu_);
+  ModelCounters& c = models_[model];
+  ++c.waiting;
+  c.reasked += reasked;
+}
+
+void GatewayMetrics::Started(const std::string& model) {
+  absl::MutexLock lock(&mu_);
+  ModelCounters& c = models_[model];
+  --c.waiting;
+  ++c.in_flight;
+}
+
+void GatewayMetrics::Dequeued(const std::string& model) {
+  absl::MutexLock lock(&mu_);
+  --models_[model].waiting;
+}
+
+void GatewayMetrics::RefusedEarly(const std::string& model) {
+  absl::MutexLock lock(&mu_);
+  ++models_[model].refused_early;
+}
+
+void GatewayMetrics::Ended(const std::string& model, const v1::LlmResponse* response,
+                           v1::FailureClass failure) {
+  absl::MutexLock lock(&mu_);
+  ModelCounters& c = models_[model];
+  --c.in_flight;
+  if (response == nullptr) {
+    (failure == v1::MODEL_API ? c.failed_retry : c.failed_terminal) += 1;
+    return;
+  }
+  ++c.answered;
+  c.truncated += response->finish_reason() == "length";
+  c.input_tokens += response->usage().input_tokens();
+  c.output_tokens += response->usage().output_tokens();
+  c.reasoning_tokens += response->usage().reasoning_tokens();
+  c.cached_tokens += response->usage().cached_tokens();
+  c.cost_usd += response->cost_usd();
+  c.latency_ms_total += response->latency_ms();
+}
+
+std::map<std::string, ModelCounters> GatewayMetrics::Snapshot() const {
+  absl::MutexLock lock(&mu_);
+  return models_;
+}
+
+std::string GatewayMetrics::Prometheus() const {
+  const std::map<std::string, ModelCounters> models = Snapshot();
+  struct Family {
+    const char* name;
+    const char* type;
+    const char* help;
+    double (*value)(const ModelCounters&);
+  };
+  static const Family kFamilies[] = {
+      {"ptxbench_gateway_calls_waiting", "gauge", "Calls queued for the model's limits",
+       [](const ModelCounters& c) { return double(c.waiting); }},
+      {"ptxbench_gateway_calls_in_flight", "gauge", "Provider calls in flight",
+       [](const ModelCounters& c) { return double(c.in_flight); }},
+      {"ptxbench_gateway_answers_total", "counter", "Calls answered",
+       [](const ModelCounters& c) { return double(c.answered); }},
+      {"ptxbench_gateway_truncated_total", "counter", "Answers cut at max_tokens",
+       [](const ModelCounters& c) { return double(c.truncated); }},
+      {"ptxbench_gateway_failures_retryable_total", "counter",
+       "Calls failed with a retryable error (429, 5xx, transport)",
+       [](const ModelCounters& c) { return double(c.failed_retry); }},
+      {"ptxbench_gateway_failures_terminal_total", "counter",
+       "Calls failed for good (auth, unknown model, bad request, context window)",
+       [](const ModelCounters& c) { return double(c.failed_terminal); }},
+      {"ptxbench_gateway_refused_before_call_total", "counter",
+       "Steps refused before paying: context estimated too long",
+       [](const ModelCounters& c) { return double(c.refused_early); }},
+      {"ptxbench_gateway_retries_total", "counter", "Steps asked again after a failure or crash",
+       [](const ModelCounters& c) { return double(c.reasked); }},
+      {"ptxbench_gateway_input_tokens_total", "counter", "Input tokens billed",
+       [](const ModelCounters& c) { return double(c.input_tokens); }},
+      {"ptxbench_gateway_output_tokens_total", "counter", "Output tokens billed",
+       [](const ModelCounters& c) { return double(c.output_tokens); }},
+      {"ptxbench_gateway_reasoning_tokens_total", "counter", "Reasoning tokens (within output)",
+       [](const ModelCounters& c) { return double(c.reasoning_tokens); }},
+      {"ptxbench_gateway_cached_tokens_total", "counter", "Cached input tokens (within input)",
+       [](const ModelCounters& c) { return double(c.cached_tokens); }},
+      {"ptxbench_gateway_cost_usd_total", "counter", "Cost of the answers, US dollars",
+       [](const ModelCounters& c) { return c.cost_usd; }},
+  };
+  std::string out;
+  for (const Family& f : kFamilies) {
+    absl::StrAppend(&out, "# HELP ", f.name, " ", f.help, "\n# TYPE ", f.name, " ", f.type, "\n");
+    for (const auto& [model, c] : models) {
+      absl::StrAppend(&out, f.name, "{model=\"", Label(model), "\"} ", absl::StrFormat("%.10g", f.value(c)),
+                      "\n");
+    }
+  }
+  return out;
+}
+
+}  // namespace ptxbench::agent_gateway
