@@ -82,18 +82,21 @@ void HttpClient::Send(HttpRequest request, std::shared_ptr<const std::atomic<boo
   t->request = std::move(request);
   t->cancelled = std::move(cancelled);
   t->done = std::move(done);
+  bool wake = false;
   {
     absl::MutexLock lock(&mu_);
     if (!closing_) {
       ++in_flight_;
       incoming_.push_back(std::move(t));
+      wake = !woken_;
+      woken_ = true;
     }
   }
   if (t != nullptr) {  // closing: not taken
     std::move(t->done)(absl::CancelledError("HTTP client closing"));
     return;
   }
-  curl_multi_wakeup(Multi(multi_));
+  if (wake) curl_multi_wakeup(Multi(multi_));
 }
 
 HttpResult HttpClient::Fetch(HttpRequest request) {
@@ -117,6 +120,7 @@ void HttpClient::Loop() {
       absl::MutexLock lock(&mu_);
       added.swap(incoming_);
       closing = closing_;
+      woken_ = false;
     }
     for (std::unique_ptr<Transfer>& t : added) {
       CURL* easy = curl_easy_init();

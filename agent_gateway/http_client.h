@@ -70,6 +70,7 @@ class HttpClient {
   std::atomic<int> in_flight_{0};
   absl::Mutex mu_;
   bool closing_ ABSL_GUARDED_BY(mu_) = false;
+  bool woken_ ABSL_GUARDED_BY(mu_) = false;  // a wake-up is pending: one is enough
   std::vector<std::unique_ptr<Transfer>> incoming_ ABSL_GUARDED_BY(mu_);
   std::thread thread_;
 };

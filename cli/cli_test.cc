@@ -217,7 +217,7 @@ TEST_F(CliTest, HelpExitsZero) {
 }
 
 TEST_F(CliTest, UnimplementedRpcIsAFailureNotAUsageError) {
-  Result r = Run({"workers"});
+  Result r = Run({"drain", "exec-1"});
   EXPECT_EQ(r.code, 1);
   EXPECT_THAT(r.err, HasSubstr("ptxbench: "));
 }

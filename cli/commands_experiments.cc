@@ -25,6 +25,7 @@ absl::Status RunSubmit(const Invocation& inv) {
   request.set_name(inv.args.Get("name"));
   request.set_definition(inv.args.Get("definition"));
   request.set_model(inv.args.Get("model"));
+  request.set_eval(inv.args.Get("eval"));
   request.set_dry_run(inv.args.Has("dry-run"));
   SchedulerClient client = Connect(inv);
   return SubmitSpecFile(client, inv.args.positionals[0], std::move(request), inv.global.json,
@@ -144,8 +145,10 @@ void AddExperimentCommands(std::vector<Command>* commands) {
         "SPEC.json",
         1,
         1,
-        {{"definition", true, false, "D", "definition for list-form specs"},
-         {"model", true, false, "M", "model for list-form specs"},
+        {{"definition", true, false, "D",
+          "definition for list-form specs; replaces a matrix spec's definitions"},
+         {"model", true, false, "M", "model for list-form specs; replaces a matrix spec's models"},
+         {"eval", true, false, "full|compile-only", "replaces the spec's eval mode"},
          {"name", true, false, "N",
           "experiment name (overrides the spec's; required for list specs)"},
          {"dry-run", false, false, "", "validate and count only; create nothing"}},

@@ -8,6 +8,8 @@
 #include <deque>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <thread>
 
 #include "absl/strings/numbers.h"
@@ -30,6 +32,8 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr absl::Duration kStartupTimeout = absl::Seconds(15);
+// Real workers look at their GPUs (a health check each) before registering.
+constexpr absl::Duration kRegisterTimeout = absl::Seconds(60);
 constexpr absl::Duration kStopGrace = absl::Seconds(10);
 constexpr absl::Duration kPollInterval = absl::Milliseconds(200);
 constexpr int kLogTailLines = 20;
@@ -43,6 +47,9 @@ struct UpOptions {
   int gateways = 1;
   std::string submit;
   bool exit_when_done = false;
+  std::string models;  // registry files for the gateways
+  std::string model;   // the one model to serve and submit with
+  std::string name;    // of the submitted experiment, instead of the spec's
 };
 
 // "0.0.0.0:50051" binds every interface; clients connect through loopback.
@@ -77,6 +84,9 @@ absl::StatusOr<UpOptions> ParseUpOptions(const Invocation& inv) {
     options.gateways = static_cast<int>(n);
   }
   options.submit = inv.args.Get("submit");
+  options.models = inv.args.Get("models");
+  options.model = inv.args.Get("model");
+  options.name = inv.args.Get("name");
   options.exit_when_done = inv.args.Has("exit-when-done");
   if (options.exit_when_done && options.submit.empty()) {
     return UsageError(
@@ -198,6 +208,15 @@ class Deployment {
 
     std::vector<std::string> executor_args = {"--scheduler", options_.connect};
     if (options_.simulate) executor_args.push_back("--simulate");
+    std::vector<std::string> gateway_args = executor_args;
+    if (!options_.simulate && !options_.models.empty()) {
+      gateway_args.insert(gateway_args.end(), {"--models", options_.models});
+    }
+    // One named model: a gateway that cannot serve it (no key) says so and
+    // stops, instead of the experiment waiting for nobody.
+    if (!options_.simulate && !options_.model.empty()) {
+      gateway_args.insert(gateway_args.end(), {"--serve", options_.model});
+    }
     for (int i = 1; i <= options_.workers; ++i) {
       const std::string name = absl::StrCat("worker-", i);
       PTXB_RETURN_IF_ERROR(
@@ -206,9 +225,88 @@ class Deployment {
     for (int i = 1; i <= options_.gateways; ++i) {
       const std::string name = absl::StrCat("gateway-", i);
       PTXB_RETURN_IF_ERROR(
-          supervisor_.Start({name, gateway_bin, executor_args, LogPath(name)}).status());
+          supervisor_.Start({name, gateway_bin, gateway_args, LogPath(name)}).status());
+    }
+    if (!options_.simulate) return WaitForExecutors();
+    return absl::OkStatus();
+  }
+
+  // Real executors check their GPUs, models and keys before registering:
+  // wait for them, so the banner can say what evaluation this machine does,
+  // and so one that gives up at start (a missing key, say) is shown with its
+  // reason and stops everything.
+  absl::Status WaitForExecutors() {
+    const int expected = options_.workers + options_.gateways;
+    if (expected == 0) return absl::OkStatus();
+    const absl::Time started = absl::Now();
+    const absl::Time deadline = started + kRegisterTimeout;
+    SchedulerClient client(options_.connect, absl::Seconds(2));
+    while (!Interrupted()) {
+      for (const Supervisor::Ended& ended : supervisor_.Reap()) {
+        inv_.err() << "--- last lines of " << ended.log_path << " ---\n"
+                   << LogTail(ended.log_path, kLogTailLines);
+        supervisor_.StopAll(kStopGrace);
+        return absl::FailedPreconditionError(
+            absl::StrCat(ended.name, " ", ended.how, " while starting; see ", ended.log_path));
+      }
+      absl::StatusOr<v1::ListExecutorsResponse> listed = client.ListExecutors();
+      if (!listed.ok()) return absl::OkStatus();  // cannot tell; the banner says less
+      // Ours: registered since they were started (the scheduler keeps
+      // earlier sessions' executors as lost).
+      executors_.clear();
+      for (const v1::ExecutorInfo& e : listed->executors()) {
+        if (e.status() != "lost" &&
+            absl::FromUnixMillis(e.registered_unix_ms()) >= started - absl::Seconds(1)) {
+          executors_.push_back(e);
+        }
+      }
+      if (static_cast<int>(executors_.size()) >= expected) return absl::OkStatus();
+      if (absl::Now() >= deadline) {
+        inv_.err() << "ptxbench: only " << executors_.size() << " of " << expected
+                   << " workers and gateways registered within "
+                   << absl::FormatDuration(kRegisterTimeout) << "; see " << logs_dir_ << "/\n";
+        return absl::OkStatus();
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
     return absl::OkStatus();
+  }
+
+  bool HasGpu() const {
+    for (const v1::ExecutorInfo& e : executors_) {
+      if (e.kind() == v1::WORKER && e.capabilities().gpus_size() > 0) return true;
+    }
+    return false;
+  }
+
+  // What the registered executors do, for the banner.
+  void PrintCapabilities() {
+    if (options_.simulate || executors_.empty()) return;
+    std::map<std::string, int> gpus;
+    int workers = 0;
+    std::set<std::string> models;
+    for (const v1::ExecutorInfo& e : executors_) {
+      if (e.kind() == v1::WORKER) {
+        ++workers;
+        for (const v1::Gpu& g : e.capabilities().gpus()) {
+          ++gpus[absl::StrCat(g.model(), g.sm_arch().empty() ? "" : " (" + g.sm_arch() + ")")];
+        }
+      } else {
+        models.insert(e.capabilities().models().begin(), e.capabilities().models().end());
+      }
+    }
+    if (workers > 0) {
+      if (gpus.empty()) {
+        info_ << "  evaluation COMPILE-ONLY: no GPU on this machine. Kernels are compiled and\n"
+                 "             their resources checked; nothing is run, checked or timed.\n";
+      } else {
+        std::vector<std::string> parts;
+        for (const auto& [model, n] : gpus) parts.push_back(absl::StrCat(n, " x ", model));
+        info_ << "  evaluation on GPU: " << absl::StrJoin(parts, ", ")
+              << " (checked and timed against the vendor libraries)\n";
+      }
+    }
+    if (!models.empty()) info_ << "  models     " << absl::StrJoin(models, ", ") << "\n";
   }
 
   absl::Status WaitForScheduler() {
@@ -248,10 +346,7 @@ class Deployment {
           << "  logs       " << logs_dir_ << "/\n"
           << "  workers    " << options_.workers << " x ptxbench-worker" << mode << "\n"
           << "  gateways   " << options_.gateways << " x ptxbench-gateway" << mode << "\n";
-    if (!options_.simulate && options_.workers + options_.gateways > 0) {
-      info_ << "note: real GPU workers and model gateways come in later issues; use --simulate "
-               "for now (they were started anyway and will exit with code 2)\n";
-    }
+    PrintCapabilities();
     info_ << "try:\n"
           << "  ptxbench" << scheduler_flag << " status\n"
           << "  ptxbench" << scheduler_flag << " submit examples/quickstart.json\n"
@@ -270,9 +365,17 @@ class Deployment {
       // Closed before the children are stopped: a gRPC server shuts down
       // promptly only once its clients have gone.
       SchedulerClient client(options_.connect, inv_.global.timeout);
-      PTXB_ASSIGN_OR_RETURN(id,
-                            SubmitSpecFile(client, options_.submit, v1::SubmitExperimentRequest(),
-                                           inv_.global.json, inv_.out()));
+      v1::SubmitExperimentRequest request;
+      request.set_model(options_.model);
+      request.set_name(options_.name);
+      // Full evaluation waits for a GPU worker; with none here, the quickstart
+      // would wait forever: evaluate compile-only instead, as the banner said.
+      if (!options_.simulate && options_.workers > 0 && !executors_.empty() && !HasGpu()) {
+        request.set_eval("compile-only");
+        info_ << "no GPU here: submitting with eval compile-only\n";
+      }
+      PTXB_ASSIGN_OR_RETURN(id, SubmitSpecFile(client, options_.submit, std::move(request),
+                                               inv_.global.json, inv_.out()));
       WatchOptions watch;
       watch.json = inv_.global.json;
       watch.terminal = inv_.env.out_is_terminal;
@@ -334,6 +437,7 @@ class Deployment {
   const std::string logs_dir_;
   std::ostream& info_;
   Supervisor supervisor_;
+  std::vector<v1::ExecutorInfo> executors_;  // as registered at start
 };
 
 absl::Status RunUp(const Invocation& inv) {
@@ -356,11 +460,18 @@ void AddUpCommand(std::vector<Command>* commands) {
          {"workers", true, false, "N", "worker processes (default 1)"},
          {"gateways", true, false, "N", "gateway processes (default 1)"},
          {"submit", true, false, "SPEC", "submit SPEC once up, and watch it"},
-         {"exit-when-done", false, false, "", "with --submit: stop everything when it finishes"}},
+         {"exit-when-done", false, false, "", "with --submit: stop everything when it finishes"},
+         {"models", true, false, "FILE[,FILE]", "model registry files for the gateways"},
+         {"model", true, false, "NAME",
+          "serve only this registry model, and submit SPEC with it (its API key must be set)"},
+         {"name", true, false, "NAME", "with --submit: the experiment's name instead of SPEC's"}},
         "start a local scheduler, workers and gateways",
         "Starts ptxbench-scheduler, then the workers and gateways, as child processes\n"
         "(found beside ptxbench, in the build tree, or on PATH); each logs to\n"
-        "DIR/logs/<name>.log. Ctrl-C or SIGTERM stops them all (SIGKILL after 10 s)."},
+        "DIR/logs/<name>.log. Real workers evaluate on this machine's GPUs, or\n"
+        "compile-only without one (the banner says which); real gateways serve the\n"
+        "registry models whose API key is set. Ctrl-C or SIGTERM stops them all\n"
+        "(SIGKILL after 10 s)."},
        RunUp});
 }
 

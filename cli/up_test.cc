@@ -115,9 +115,29 @@ TEST_F(UpTest, SubmitsWatchesAndStopsEverythingWhenDone) {
   EXPECT_THAT(after.err, HasSubstr("cannot reach scheduler"));
 }
 
+TEST_F(UpTest, RealExecutorThatGivesUpAtStartShowsItsReasonAndStopsEverything) {
+  InstallFakeScheduler();
+  WriteScript("ptxbench-worker", "echo \"worker args: $*\"\nexec sleep 30\n");
+  WriteScript("ptxbench-gateway",
+              "echo \"gateway args: $*\"\n"
+              "echo 'ptxbench-gateway: model gpt-x needs an API key in $X_API_KEY (not set)'\n"
+              "exit 2\n");
+  Result r = Run({"up", "--listen", listen_, "--data-dir", data_dir_, "--models", "extra.json",
+                  "--model", "gpt-x", "--submit", spec_});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.err, HasSubstr("needs an API key in $X_API_KEY (not set)"));
+  EXPECT_THAT(r.err, HasSubstr("gateway-1 exited with code 2 while starting"));
+  EXPECT_THAT(r.out, Not(HasSubstr("submitted")));
+  EXPECT_THAT(ReadFile(Log("gateway-1")),
+              HasSubstr(absl::StrCat("gateway args: --scheduler ", listen_,
+                                     " --models extra.json --serve gpt-x")));
+  EXPECT_THAT(ReadFile(Log("worker-1")),
+              HasSubstr(absl::StrCat("worker args: --scheduler ", listen_, "\n")));
+  EXPECT_THAT(ReadFile(Log("scheduler")), HasSubstr("stopping"));
+}
+
 TEST_F(UpTest, SigtermStopsEverythingAndReportsDeadExecutors) {
   InstallFakeScheduler();
-  // Without --simulate the real executors exit 2 for now; this one does too.
   WriteScript("ptxbench-worker", "echo 'worker exiting'\nexit 2\n");
   // Stop once the worker has run (the scheduler answered, handlers are in place).
   std::thread stopper([this] {
@@ -128,11 +148,10 @@ TEST_F(UpTest, SigtermStopsEverythingAndReportsDeadExecutors) {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     kill(getpid(), SIGTERM);
   });
-  Result r = Run({"up", "--listen", listen_, "--data-dir", data_dir_, "--gateways", "0"});
+  Result r = Run({"up", "--simulate", "--listen", listen_, "--data-dir", data_dir_, "--gateways",
+                  "0"});
   stopper.join();
   EXPECT_EQ(r.code, 0) << r.err;
-  EXPECT_THAT(r.out, HasSubstr("note: real GPU workers and model gateways come in later issues; "
-                               "use --simulate"));
   EXPECT_THAT(r.err, HasSubstr(absl::StrCat("ptxbench: worker-1 exited with code 2 (log: ",
                                             Log("worker-1").string(), ")")));
   EXPECT_THAT(r.out, HasSubstr("stopping 1 processes"));

@@ -168,16 +168,16 @@ absl::Status ExecutorRunner::Run() {
 
   std::thread heartbeat([this] { HeartbeatLoop(); });
   const int slots = std::max(1, options_.slots);
-  const int lease_loops =
-      async_handler_ == nullptr ? slots
-                                : (options_.lease_threads > 0 ? options_.lease_threads
-                                                              : std::min(slots, 4));
+  auto rpc_threads = [slots](int asked) {
+    return asked > 0 ? asked : std::min(slots, std::max(2, slots / 32));
+  };
+  const int lease_loops = async_handler_ == nullptr ? slots : rpc_threads(options_.lease_threads);
   std::vector<std::thread> loops, reporters;
   for (int slot = 0; slot < lease_loops; ++slot) {
     loops.emplace_back([this, slot] { LeaseLoop(slot); });
   }
   if (async_handler_ != nullptr) {
-    for (int i = 0; i < std::max(1, options_.report_threads); ++i) {
+    for (int i = 0; i < rpc_threads(options_.report_threads); ++i) {
       reporters.emplace_back([this] { ReportLoop(); });
     }
   }

@@ -55,10 +55,12 @@ class ExecutorRunner {
     absl::Duration rpc_timeout = absl::Seconds(10);
     // Executor build version sent at registration; empty: the project version.
     std::string version;
-    // AsyncTaskHandler only: lease long-polls at once (0: min(slots, 4)) and
-    // threads reporting finished tasks.
+    // AsyncTaskHandler only: lease long-polls and report calls at once
+    // (0: one per 32 slots, at least 2 and at most `slots`). Each is a
+    // blocking RPC whose latency is mostly the scheduler's commit, so
+    // throughput needs several in flight, not one per task.
     int lease_threads = 0;
-    int report_threads = 4;
+    int report_threads = 0;
   };
 
   // `handler` is not owned and must outlive Run().

@@ -106,7 +106,7 @@ grpc::ServerUnaryReactor* ClientServiceImpl::SubmitExperiment(
     v1::SubmitExperimentResponse* response) {
   SpecInput input{request->spec_json(),
                   request->spec_path().empty() ? "<spec>" : request->spec_path(),
-                  request->name(), request->definition(), request->model()};
+                  request->name(), request->definition(), request->model(), request->eval()};
   absl::StatusOr<ExpandedExperiment> expanded =
       ExpandSpec(input, *deps_.definitions, *deps_.prompts, deps_.limits);
   if (!expanded.ok() || request->dry_run()) {

@@ -417,7 +417,11 @@ absl::StatusOr<ExpandedExperiment> ExpandList(const SpecReader& r, const Json& d
   normalized["name"] = out.name;
   normalized["model"] = input.default_model;
   normalized["items"] = std::move(normalized_items);
-  FillOptions(Options(), normalized, out);
+  Options options;
+  if (!input.eval.empty()) {
+    PTXB_ASSIGN_OR_RETURN(options.eval, r.Enum(Json(input.eval), "eval", {"full", "compile-only"}));
+  }
+  FillOptions(options, normalized, out);
   out.normalized_json = normalized.dump();
 
   out.experiment_id = DeriveExperimentId(out.name);
@@ -451,6 +455,13 @@ absl::StatusOr<ExpandedExperiment> ExpandSpec(
   SpecReader reader(named, definitions, prompts);
   absl::StatusOr<ExpandedExperiment> out;
   if (doc.is_object()) {
+    // A model or definition named on the command line replaces the matrix's
+    // list, so `--model` means the same for both forms.
+    if (!named.default_model.empty()) doc["models"] = Json::array({named.default_model});
+    if (!named.default_definition.empty()) {
+      doc["definitions"] = Json::array({named.default_definition});
+    }
+    if (!named.eval.empty()) doc["eval"] = named.eval;
     out = ExpandMatrix(reader, doc, limits);
   } else if (doc.is_array()) {
     out = ExpandList(reader, doc, limits);

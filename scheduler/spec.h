@@ -6,7 +6,8 @@
 //  - matrix (a JSON object): name, models[], definitions[], prompt_tags[],
 //    samples, num_turns, target_speedup; optional context_policy
 //    (full|latest-pair|single-user), language (cuda|ptx), priority (>= 1),
-//    eval (full|compile-only), max_cost_usd.
+//    eval (full|compile-only), max_cost_usd. A definition or model given on
+//    the command line replaces the definitions[] or models[] list.
 //  - PTXBench list (a JSON array): [{num_trajectories, num_turns,
 //    target_speedup, prompt_tag, [definition], [test_path]}]; keys starting
 //    with '_' are ignored; definition and model come from the command line.
@@ -35,8 +36,9 @@ struct SpecInput {
   std::string text;              // the file's contents
   std::string path;              // for error messages ("<stdin>" if none)
   std::string name;              // overrides the spec's name when non-empty
-  std::string default_definition;  // list form
-  std::string default_model;       // list form
+  std::string default_definition;  // list form; replaces a matrix's definitions
+  std::string default_model;       // list form; replaces a matrix's models
+  std::string eval;                // "full" | "compile-only" replaces the spec's; "" keeps it
 };
 
 struct SpecLimits {

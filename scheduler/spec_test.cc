@@ -159,6 +159,36 @@ TEST_F(SpecTest, NameFromTheCommandLineOverridesTheSpec) {
   EXPECT_EQ(Json::parse(e->normalized_json)["name"], "override.2");
 }
 
+TEST_F(SpecTest, ModelAndDefinitionFromTheCommandLineReplaceTheMatrixLists) {
+  SpecInput input;
+  input.text = Matrix().dump();
+  input.path = "spec.json";
+  input.default_model = "gpt-4.1";
+  input.default_definition = "mha_with_lse_d128";
+  auto e = ExpandSpec(input, *definitions_, *prompts_, {});
+  ASSERT_TRUE(e.ok()) << e.status();
+  ASSERT_EQ(e->trajectories.size(), 6u);  // 1 model x 1 definition x 2 tags x 3 samples
+  for (const TrajectorySpec& t : e->trajectories) {
+    EXPECT_EQ(t.model, "gpt-4.1");
+    EXPECT_EQ(t.definition, "mha_with_lse_d128");
+  }
+  auto base = Expand(Matrix());
+  ASSERT_TRUE(base.ok());
+  EXPECT_NE(e->spec_hash, base->spec_hash);
+  EXPECT_EQ(e->eval_mode, ptxbench::v1::FULL);
+  input.eval = "compile-only";
+  auto compile_only = ExpandSpec(input, *definitions_, *prompts_, {});
+  ASSERT_TRUE(compile_only.ok()) << compile_only.status();
+  EXPECT_EQ(compile_only->eval_mode, ptxbench::v1::COMPILE_ONLY);
+  input.eval = "fast";
+  EXPECT_EQ(ExpandSpec(input, *definitions_, *prompts_, {}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  input.eval = "";
+  input.default_definition = "no_such_definition";
+  EXPECT_EQ(ExpandSpec(input, *definitions_, *prompts_, {}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 TEST_F(SpecTest, ExpansionIsDeterministic) {
   auto first = Expand(Matrix());
   auto second = Expand(Matrix());

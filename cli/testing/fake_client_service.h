@@ -32,6 +32,11 @@ class FakeClientService final : public ::ptxbench::v1::ClientService::Service {
   grpc::Status WatchExperiment(grpc::ServerContext* context,
                                const v1::WatchExperimentRequest* request,
                                grpc::ServerWriter<v1::WatchExperimentResponse>* writer) override;
+  // No executor ever registers here.
+  grpc::Status ListExecutors(grpc::ServerContext*, const v1::ListExecutorsRequest*,
+                             v1::ListExecutorsResponse*) override {
+    return grpc::Status::OK;
+  }
 
   // Whether SubmitExperiment reports a new experiment (default true).
   void set_created(bool created);
