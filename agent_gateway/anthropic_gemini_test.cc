@@ -140,6 +140,23 @@ TEST(GeminiProviderTest, GenerateContentWithThoughtsUsageAndErrors) {
   CallOutcome denied = CallAndWait(p, {Conversation(), 0, nullptr});
   EXPECT_EQ(denied.failure, v1::TERMINAL);
   EXPECT_NE(denied.message.find("authentication failed"), std::string::npos);
+  // Gemini's usual shapes: the delay in the body, a bad key as a 400.
+  server.Answer([](const httplib::Request&, httplib::Response& res) {
+    res.status = 429;
+    res.set_content(R"({"error": {"code": 429, "status": "RESOURCE_EXHAUSTED", "message": "Quota",
+        "details": [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "7s"}]}})",
+                    "application/json");
+  });
+  EXPECT_EQ(CallAndWait(p, {Conversation(), 0, nullptr}).retry_after_ms, 7000);
+  server.Answer([](const httplib::Request&, httplib::Response& res) {
+    res.status = 400;
+    res.set_content(R"({"error": {"code": 400, "message": "API key not valid. Please pass a valid API key.",
+        "status": "INVALID_ARGUMENT", "details": [{"reason": "API_KEY_INVALID"}]}})",
+                    "application/json");
+  });
+  CallOutcome bad_key = CallAndWait(p, {Conversation(), 0, nullptr});
+  EXPECT_EQ(bad_key.failure, v1::TERMINAL);
+  EXPECT_NE(bad_key.message.find("authentication failed"), std::string::npos) << bad_key.message;
   // A blocked prompt is an answer without text, said why.
   auto blocked = gemini::ParseResponse(R"({"promptFeedback": {"blockReason": "SAFETY"}})");
   ASSERT_TRUE(blocked.ok());

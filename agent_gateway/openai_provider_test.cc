@@ -98,6 +98,13 @@ TEST_F(OpenAiProviderTest, RateLimitIsRetryableAfterRetryAfter) {
   EXPECT_EQ(out.failure, v1::MODEL_API);
   EXPECT_EQ(out.retry_after_ms, 2000);
   EXPECT_NE(out.message.find("Rate limit reached"), std::string::npos);
+  server_.Answer([](const httplib::Request&, httplib::Response& res) {
+    res.status = 429;
+    res.set_header("Retry-After", "2");
+    res.set_header("retry-after-ms", "1250");  // OpenAI's precise form wins
+    res.set_content(R"({"error": {"message": "Rate limit reached"}})", "application/json");
+  });
+  EXPECT_EQ(Call().retry_after_ms, 1250);
 }
 
 TEST_F(OpenAiProviderTest, ServerErrorIsRetryable) {

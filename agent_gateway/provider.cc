@@ -7,6 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "absl/strings/strip.h"
 #include "nlohmann/json.hpp"
 
 namespace ptxbench::agent_gateway {
@@ -46,11 +47,32 @@ bool IsContextWindowError(const std::string& body) {
 }  // namespace
 
 int64_t RetryAfterMs(const HttpResponse& response) {
-  auto it = response.headers.find("retry-after");
-  if (it == response.headers.end()) return 0;
-  double seconds = 0;
-  if (!absl::SimpleAtod(it->second, &seconds) || seconds < 0) return 0;
-  return static_cast<int64_t>(seconds * 1000);
+  double value = 0;
+  // OpenAI's own millisecond header is the more precise one.
+  if (auto it = response.headers.find("retry-after-ms");
+      it != response.headers.end() && absl::SimpleAtod(it->second, &value) && value >= 0) {
+    return static_cast<int64_t>(value);
+  }
+  if (auto it = response.headers.find("retry-after");
+      it != response.headers.end() && absl::SimpleAtod(it->second, &value) && value >= 0) {
+    return static_cast<int64_t>(value * 1000);
+  }
+  // Gemini says it in the body: error.details[] of type RetryInfo, "retryDelay": "2s".
+  nlohmann::json j = nlohmann::json::parse(response.body, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("error") || !j["error"].is_object()) {
+    return 0;
+  }
+  const nlohmann::json& details = j["error"].value("details", nlohmann::json::array());
+  if (!details.is_array()) return 0;
+  for (const nlohmann::json& d : details) {
+    if (!d.is_object() || !d.contains("retryDelay") || !d["retryDelay"].is_string()) continue;
+    const std::string delay = d["retryDelay"].get<std::string>();
+    if (absl::EndsWith(delay, "s") &&
+        absl::SimpleAtod(absl::StripSuffix(delay, "s"), &value) && value >= 0) {
+      return static_cast<int64_t>(value * 1000);
+    }
+  }
+  return 0;
 }
 
 CallOutcome ClassifyFailure(const absl::StatusOr<HttpResponse>& response,
@@ -75,7 +97,8 @@ CallOutcome ClassifyFailure(const absl::StatusOr<HttpResponse>& response,
   }
   out.failure = v1::TERMINAL;
   std::string what;
-  if (status == 401 || status == 403) {
+  // Gemini answers a bad key with 400 API_KEY_INVALID.
+  if (status == 401 || status == 403 || absl::StrContains(response->body, "API_KEY_INVALID")) {
     what = "authentication failed";
   } else if (status == 404) {
     what = "unknown model or endpoint";

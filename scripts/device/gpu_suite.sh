@@ -4,16 +4,7 @@
 # and writes their output and a summary table under $OUT (default ./out).
 # TESTS="a_test b_test" picks binaries; GTEST_ARGS and TEST_TIMEOUT (s) are passed on.
 set -uo pipefail
-root="$(pwd)"
-out="${OUT:-$root/out}"
-mkdir -p "$out"
-# cuDNN from the pip package (the one torch uses) where there is one.
-cudnn="$(python3 -c 'import nvidia.cudnn as m; print(list(m.__path__)[0] + "/lib")' 2>/dev/null || true)"
-cuda=/usr/local/cuda
-export LD_LIBRARY_PATH="$root/.device-gpu:$cuda/lib64:$cuda/extras/CUPTI/lib64:$cuda/targets/x86_64-linux/lib:${cudnn}"
-export PTXBENCH_TEST_BIN_DIR="$root/.device-gpu"
-export PTXBENCH_DATA_DIR="$root"
-nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv > "$out/gpu.txt" 2>&1
+source "$(dirname "$0")/env.sh"
 echo "| test binary | result | seconds |" > "$out/summary.md"
 echo "|---|---|---|" >> "$out/summary.md"
 for name in ${TESTS:-$(cd "$root/.device-gpu" && ls -- *_test)}; do
