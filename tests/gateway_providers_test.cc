@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "agent_gateway/testing/fake_model_server.h"
+#include "cli/testing/unused_port.h"
 #include "gtest/gtest.h"
 #include "tests/cluster.h"
 #include "tests/gateway_test_util.h"
@@ -203,7 +204,16 @@ class GatewayProviderTest : public ::testing::TestWithParam<Shape> {
     const std::string registry = WriteRegistry(
         cluster_, "fake-model", shape_.provider, shape_.base_url(server_.root()), shape_.key_env,
         {{"price", {{"input_per_mtok", 2.0}, {"output_per_mtok", 8.0}, {"cached_input_per_mtok", 0.5}}}});
-    cluster_.AddRealGateway({"--models", registry, "--serve", "fake-model", "--slots", "4"});
+    status_port_ = ::ptxbench::cli::fakes::UnusedPort();
+    cluster_.AddRealGateway({"--models", registry, "--serve", "fake-model", "--slots", "4",
+                             "--status-listen", "127.0.0.1:" + std::to_string(status_port_)});
+  }
+
+  // The gateway's GET `path` on its status address.
+  std::string StatusPage(const std::string& path) {
+    httplib::Client client("127.0.0.1", status_port_);
+    auto res = client.Get(path.c_str());
+    return res ? std::to_string(res->status) + " " + res->body : "no answer";
   }
 
   // Runs an experiment to its end; the status (null when it did not end).
@@ -239,6 +249,7 @@ class GatewayProviderTest : public ::testing::TestWithParam<Shape> {
   }
 
   const Shape shape_;
+  int status_port_ = 0;
   FakeModelServer server_;
   Cluster cluster_;
   std::string experiment_;
@@ -309,6 +320,15 @@ TEST_P(GatewayProviderTest, MultiTurnAnswersWithUsageAndCost) {
   EXPECT_NEAR(status["cost_usd"].get<double>(), 2 * 0.0139, 1e-9);
   EXPECT_NEAR(status["cost_usd"].get<double>(), turn_cost_sum, 1e-9);
   EXPECT_NEAR(status["cost_usd"].get<double>(), trajectory_cost_sum, 1e-9);
+  // The gateway's own account agrees.
+  EXPECT_EQ(StatusPage("/healthz"), "200 ok\n");
+  const std::string metrics = StatusPage("/metrics");
+  EXPECT_NE(metrics.find("ptxbench_gateway_answers_total{model=\"fake-model\"} 4\n"),
+            std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("ptxbench_gateway_truncated_total{model=\"fake-model\"} 2\n"),
+            std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("ptxbench_gateway_cost_usd_total{model=\"fake-model\"} 0.0278\n"),
+            std::string::npos) << metrics;
 }
 
 // A 429 with Retry-After: 2 is asked again no sooner than 2 s later (the

@@ -8,10 +8,11 @@ source "$(dirname "$0")/env.sh"
 bin="$root/.device-gpu"
 data="$out/quickstart-data"
 addr=127.0.0.1:50571
-start=$(date +%s.%N)
+start=$(date +%s%N)
 "$bin/ptxbench" up --data-dir "$data" --listen "$addr" --models examples/quickstart/models.json \
   --submit examples/quickstart.json --exit-when-done > "$out/quickstart.txt" 2>&1
-echo "up rc=$? wall_s=$(echo "$(date +%s.%N) - $start" | bc)" | tee -a "$out/quickstart.txt"
+rc=$?
+echo "up rc=$rc wall_ms=$(( ($(date +%s%N) - start) / 1000000 ))" | tee -a "$out/quickstart.txt"
 # The story afterwards: a scheduler alone on the same database.
 "$bin/ptxbench" up --data-dir "$data" --listen "$addr" --workers 0 --gateways 0 > "$out/up2.txt" 2>&1 &
 up=$!
