@@ -122,7 +122,12 @@ int Run() {
   setenv("PTXB_BENCH_KEY", "sk-bench", 1);
 
   FakeModelServer::Options options;
-  options.threads = slots + 64;
+  // httplib serves a connection per thread, idle keep-alive ones included:
+  // a pool just above `slots` runs dry whenever the client holds more
+  // connections than calls (a reconnect, the connection cache), and the
+  // calls queued behind it wait for a keep-alive timeout. Real providers
+  // have no such limit, so the pool is made ample.
+  options.threads = 4 * slots + 64;
   options.keep_requests = false;
   FakeModelServer server(options);
   const std::string answer = Completion("No kernel this time.", "stop");

@@ -56,6 +56,11 @@ class FakeModelServer {
     }
     const size_t threads = static_cast<size_t>(std::max(1, options.threads));
     server_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+    // Keep connections open as providers do (httplib closes one after 5
+    // requests by default: the churn leaves thousands of sockets in
+    // TIME_WAIT and slows a benchmark run that follows another).
+    server_.set_keep_alive_max_count(1 << 20);
+    server_.set_keep_alive_timeout(60);
     server_.Get("/v1/models", [](const httplib::Request&, httplib::Response& res) {
       res.set_content(R"({"data": [{"id": "served-model-1"}]})", "application/json");
     });
