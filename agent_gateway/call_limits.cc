@@ -46,8 +46,7 @@ bool CallLimits::TryAcquire(int64_t tokens, Permit* permit, absl::Duration* wait
     }
     return false;
   }
-  // Starts of the window are kept even without an rpm/tpm limit only when
-  // some window limit needs them.
+  // Starts are remembered only when a window limit needs them.
   permit->id = next_id_++;
   if (limits_.rpm > 0 || limits_.tpm > 0) {
     window_.push_back({now, permit->id, std::max<int64_t>(0, tokens)});

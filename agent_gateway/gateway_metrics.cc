@@ -61,7 +61,6 @@ void GatewayMetrics::Ended(const std::string& model, const v1::LlmResponse* resp
   c.reasoning_tokens += response->usage().reasoning_tokens();
   c.cached_tokens += response->usage().cached_tokens();
   c.cost_usd += response->cost_usd();
-  c.latency_ms_total += response->latency_ms();
 }
 
 std::map<std::string, ModelCounters> GatewayMetrics::Snapshot() const {
@@ -69,54 +68,74 @@ std::map<std::string, ModelCounters> GatewayMetrics::Snapshot() const {
   return models_;
 }
 
+namespace {
+
+// Every counter once: its Prometheus family, its key in the stats line.
+struct Counter {
+  const char* family;
+  const char* log_key;
+  const char* type;
+  const char* help;
+  double (*value)(const ModelCounters&);
+};
+
+constexpr Counter kCounters[] = {
+    {"ptxbench_gateway_calls_waiting", "waiting", "gauge", "Calls queued for the model's limits",
+     [](const ModelCounters& c) { return double(c.waiting); }},
+    {"ptxbench_gateway_calls_in_flight", "in_flight", "gauge", "Provider calls in flight",
+     [](const ModelCounters& c) { return double(c.in_flight); }},
+    {"ptxbench_gateway_answers_total", "answered", "counter", "Calls answered",
+     [](const ModelCounters& c) { return double(c.answered); }},
+    {"ptxbench_gateway_truncated_total", "truncated", "counter", "Answers cut at max_tokens",
+     [](const ModelCounters& c) { return double(c.truncated); }},
+    {"ptxbench_gateway_failures_retryable_total", "failed_retryable", "counter",
+     "Calls failed with a retryable error (429, 5xx, transport)",
+     [](const ModelCounters& c) { return double(c.failed_retry); }},
+    {"ptxbench_gateway_failures_terminal_total", "failed_terminal", "counter",
+     "Calls failed for good (auth, unknown model, bad request, context window)",
+     [](const ModelCounters& c) { return double(c.failed_terminal); }},
+    {"ptxbench_gateway_refused_before_call_total", "refused_early", "counter",
+     "Steps refused before paying: context estimated too long",
+     [](const ModelCounters& c) { return double(c.refused_early); }},
+    {"ptxbench_gateway_retries_total", "retries", "counter",
+     "Steps asked again after a failure or crash",
+     [](const ModelCounters& c) { return double(c.reasked); }},
+    {"ptxbench_gateway_input_tokens_total", "input_tokens", "counter", "Input tokens billed",
+     [](const ModelCounters& c) { return double(c.input_tokens); }},
+    {"ptxbench_gateway_output_tokens_total", "output_tokens", "counter", "Output tokens billed",
+     [](const ModelCounters& c) { return double(c.output_tokens); }},
+    {"ptxbench_gateway_reasoning_tokens_total", "reasoning_tokens", "counter",
+     "Reasoning tokens (within output)",
+     [](const ModelCounters& c) { return double(c.reasoning_tokens); }},
+    {"ptxbench_gateway_cached_tokens_total", "cached_tokens", "counter",
+     "Cached input tokens (within input)",
+     [](const ModelCounters& c) { return double(c.cached_tokens); }},
+    {"ptxbench_gateway_cost_usd_total", "cost_usd", "counter", "Cost of the answers, US dollars",
+     [](const ModelCounters& c) { return c.cost_usd; }},
+};
+
+std::string Number(double v) { return absl::StrFormat("%.10g", v); }
+
+}  // namespace
+
 std::string GatewayMetrics::Prometheus() const {
   const std::map<std::string, ModelCounters> models = Snapshot();
-  struct Family {
-    const char* name;
-    const char* type;
-    const char* help;
-    double (*value)(const ModelCounters&);
-  };
-  static const Family kFamilies[] = {
-      {"ptxbench_gateway_calls_waiting", "gauge", "Calls queued for the model's limits",
-       [](const ModelCounters& c) { return double(c.waiting); }},
-      {"ptxbench_gateway_calls_in_flight", "gauge", "Provider calls in flight",
-       [](const ModelCounters& c) { return double(c.in_flight); }},
-      {"ptxbench_gateway_answers_total", "counter", "Calls answered",
-       [](const ModelCounters& c) { return double(c.answered); }},
-      {"ptxbench_gateway_truncated_total", "counter", "Answers cut at max_tokens",
-       [](const ModelCounters& c) { return double(c.truncated); }},
-      {"ptxbench_gateway_failures_retryable_total", "counter",
-       "Calls failed with a retryable error (429, 5xx, transport)",
-       [](const ModelCounters& c) { return double(c.failed_retry); }},
-      {"ptxbench_gateway_failures_terminal_total", "counter",
-       "Calls failed for good (auth, unknown model, bad request, context window)",
-       [](const ModelCounters& c) { return double(c.failed_terminal); }},
-      {"ptxbench_gateway_refused_before_call_total", "counter",
-       "Steps refused before paying: context estimated too long",
-       [](const ModelCounters& c) { return double(c.refused_early); }},
-      {"ptxbench_gateway_retries_total", "counter", "Steps asked again after a failure or crash",
-       [](const ModelCounters& c) { return double(c.reasked); }},
-      {"ptxbench_gateway_input_tokens_total", "counter", "Input tokens billed",
-       [](const ModelCounters& c) { return double(c.input_tokens); }},
-      {"ptxbench_gateway_output_tokens_total", "counter", "Output tokens billed",
-       [](const ModelCounters& c) { return double(c.output_tokens); }},
-      {"ptxbench_gateway_reasoning_tokens_total", "counter", "Reasoning tokens (within output)",
-       [](const ModelCounters& c) { return double(c.reasoning_tokens); }},
-      {"ptxbench_gateway_cached_tokens_total", "counter", "Cached input tokens (within input)",
-       [](const ModelCounters& c) { return double(c.cached_tokens); }},
-      {"ptxbench_gateway_cost_usd_total", "counter", "Cost of the answers, US dollars",
-       [](const ModelCounters& c) { return c.cost_usd; }},
-  };
   std::string out;
-  for (const Family& f : kFamilies) {
-    absl::StrAppend(&out, "# HELP ", f.name, " ", f.help, "\n# TYPE ", f.name, " ", f.type, "\n");
+  for (const Counter& f : kCounters) {
+    absl::StrAppend(&out, "# HELP ", f.family, " ", f.help, "\n# TYPE ", f.family, " ", f.type,
+                    "\n");
     for (const auto& [model, c] : models) {
-      absl::StrAppend(&out, f.name, "{model=\"", Label(model), "\"} ", absl::StrFormat("%.10g", f.value(c)),
-                      "\n");
+      absl::StrAppend(&out, f.family, "{model=\"", Label(model), "\"} ", Number(f.value(c)), "\n");
     }
   }
   return out;
+}
+
+std::vector<LogField> GatewayMetrics::LogFields(const std::string& model,
+                                                const ModelCounters& c) {
+  std::vector<LogField> fields = {{"model", model}};
+  for (const Counter& f : kCounters) fields.emplace_back(f.log_key, Number(f.value(c)));
+  return fields;
 }
 
 }  // namespace ptxbench::agent_gateway

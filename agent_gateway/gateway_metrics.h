@@ -3,14 +3,17 @@
 
 // What a gateway has done, per model: calls waiting for the model's limits,
 // in flight, finished by outcome, re-asked steps, tokens and cost. Shown as
-// Prometheus text (/metrics) and as a structured stats log line.
+// Prometheus text (/metrics) and as a structured stats log line, both from
+// one table of counters.
 
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
+#include "common/log.h"
 #include "ptxbench/v1/common.pb.h"
 
 namespace ptxbench::agent_gateway {
@@ -26,7 +29,6 @@ struct ModelCounters {
   int64_t reasked = 0;        // steps leased again after a failure or crash
   int64_t input_tokens = 0, output_tokens = 0, reasoning_tokens = 0, cached_tokens = 0;
   double cost_usd = 0;
-  int64_t latency_ms_total = 0;  // of answered calls
 };
 
 // Thread-safe.
@@ -43,6 +45,8 @@ class GatewayMetrics {
   std::map<std::string, ModelCounters> Snapshot() const;
   // Prometheus text exposition format, one family per counter.
   std::string Prometheus() const;
+  // The stats log line's fields for one model: model=NAME, then each counter.
+  static std::vector<LogField> LogFields(const std::string& model, const ModelCounters& c);
 
  private:
   mutable absl::Mutex mu_;

@@ -100,18 +100,8 @@ void LogStats(const ptxbench::agent_gateway::GatewayMetrics& metrics, absl::Noti
   if (interval_s <= 0) return;
   while (!done.WaitForNotificationWithTimeout(absl::Seconds(interval_s))) {
     for (const auto& [model, c] : metrics.Snapshot()) {
-      ptxbench::LogInfo("stats", {{"model", model},
-                                  {"waiting", absl::StrCat(c.waiting)},
-                                  {"in_flight", absl::StrCat(c.in_flight)},
-                                  {"answered", absl::StrCat(c.answered)},
-                                  {"truncated", absl::StrCat(c.truncated)},
-                                  {"failed_retryable", absl::StrCat(c.failed_retry)},
-                                  {"failed_terminal", absl::StrCat(c.failed_terminal)},
-                                  {"refused_early", absl::StrCat(c.refused_early)},
-                                  {"retries", absl::StrCat(c.reasked)},
-                                  {"input_tokens", absl::StrCat(c.input_tokens)},
-                                  {"output_tokens", absl::StrCat(c.output_tokens)},
-                                  {"cost_usd", absl::StrCat(c.cost_usd)}});
+      ptxbench::Log(ptxbench::LogLevel::kInfo, "stats",
+                    ptxbench::agent_gateway::GatewayMetrics::LogFields(model, c));
     }
   }
 }

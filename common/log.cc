@@ -51,8 +51,7 @@ void InitLogging(absl::string_view component, LogLevel min_level) {
   min_log_level = min_level;
 }
 
-void Log(LogLevel level, absl::string_view msg,
-         std::initializer_list<LogField> fields) {
+void Log(LogLevel level, absl::string_view msg, absl::Span<const LogField> fields) {
   if (level < min_log_level) return;
   std::string line = absl::StrCat(
       "ts=", absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", absl::Now(), absl::UTCTimeZone()),

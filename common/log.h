@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 
 namespace ptxbench {
 
@@ -20,8 +21,9 @@ using LogField = std::pair<absl::string_view, std::string>;
 // Sets the component name written on every line and the minimum level.
 void InitLogging(absl::string_view component, LogLevel min_level = LogLevel::kInfo);
 
-void Log(LogLevel level, absl::string_view msg,
-         std::initializer_list<LogField> fields = {});
+// `fields` is a braced list at most call sites, a vector where they are built
+// at run time.
+void Log(LogLevel level, absl::string_view msg, absl::Span<const LogField> fields = {});
 
 inline void LogInfo(absl::string_view msg, std::initializer_list<LogField> f = {}) {
   Log(LogLevel::kInfo, msg, f);
