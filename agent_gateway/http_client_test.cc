@@ -3,80 +3,61 @@
 #include "agent_gateway/http_client.h"
 
 #include <gtest/gtest.h>
-#include <httplib.h>
 
-#include <condition_variable>
+#include <algorithm>
 #include <future>
 #include <mutex>
-#include <thread>
 
-#include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
+#include "agent_gateway/testing/fake_model_server.h"
 
 namespace ptxbench::agent_gateway {
 namespace {
 
 constexpr int kCalls = 48;
 
-// Holds every POST until `kCalls` are in at once (or 5 s pass), then
-// answers each with its own body.
-class GatheringServer {
- public:
-  GatheringServer() {
-    server_.new_task_queue = [] { return new httplib::ThreadPool(kCalls + 8); };
-    server_.Post("/echo", [this](const httplib::Request& req, httplib::Response& res) {
-      std::unique_lock<std::mutex> lock(mu_);
-      peak_ = std::max(peak_, ++inside_);
-      cv_.notify_all();
-      cv_.wait_for(lock, std::chrono::seconds(5), [this] { return peak_ >= kCalls; });
-      --inside_;
+using testing_support::FakeModelServer;
+using testing_support::Gate;
+
+FakeModelServer::Options Pool() {
+  FakeModelServer::Options options;
+  options.threads = kCalls + 8;
+  return options;
+}
+
+// The fake model server: POST /echo answers with its body once `gather_`
+// opens; POST /never holds its answer until the test ends.
+class HttpClientTest : public ::testing::Test {
+ protected:
+  HttpClientTest() {
+    server_.Answer([this](const httplib::Request& req, httplib::Response& res) {
+      if (req.path == "/never") {
+        release_.Wait(std::chrono::seconds(10));
+        res.status = 500;
+        return;
+      }
+      gather_.Wait(std::chrono::seconds(20));
       res.set_content(req.body, "text/plain");
     });
-    server_.Post("/never", [this](const httplib::Request&, httplib::Response& res) {
-      std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait_for(lock, std::chrono::seconds(10), [this] { return closing_; });
-      res.status = 500;
-    });
-    port_ = server_.bind_to_any_port("127.0.0.1");
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  ~GatheringServer() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      closing_ = true;
-    }
-    cv_.notify_all();
-    server_.stop();
-    thread_.join();
+  void TearDown() override {
+    gather_.Open();
+    release_.Open();
   }
-  std::string url(const std::string& path) const {
-    return "http://127.0.0.1:" + std::to_string(port_) + path;
-  }
-  int peak() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return peak_;
-  }
+  std::string url(const std::string& path) const { return server_.root() + path; }
 
- private:
-  httplib::Server server_;
-  int port_ = 0;
-  std::thread thread_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  int inside_ = 0, peak_ = 0;
-  bool closing_ = false;
+  Gate gather_, release_;
+  FakeModelServer server_{Pool()};
 };
 
-TEST(HttpClientTest, ManyCallsInFlightFromOneThread) {
-  GatheringServer server;
+TEST_F(HttpClientTest, ManyCallsInFlightFromOneThread) {
   HttpClient client;
   std::mutex mu;
   std::vector<std::string> bodies;
   std::promise<void> all_done;
   for (int i = 0; i < kCalls; ++i) {
     HttpRequest r;
-    r.url = server.url("/echo");
+    r.url = url("/echo");
     r.body = "call-" + std::to_string(i);
     client.Send(std::move(r), nullptr, [&](HttpResult result) {
       std::lock_guard<std::mutex> lock(mu);
@@ -84,8 +65,11 @@ TEST(HttpClientTest, ManyCallsInFlightFromOneThread) {
       if (static_cast<int>(bodies.size()) == kCalls) all_done.set_value();
     });
   }
+  // Answers come only once the server holds every call at once.
+  EXPECT_TRUE(server_.WaitForInFlight(kCalls, std::chrono::seconds(20)));
+  gather_.Open();
   ASSERT_EQ(all_done.get_future().wait_for(std::chrono::seconds(20)), std::future_status::ready);
-  EXPECT_EQ(server.peak(), kCalls) << "the server must have held every call at once";
+  EXPECT_EQ(server_.PeakInFlight(), kCalls) << "the server must have held every call at once";
   std::sort(bodies.begin(), bodies.end());
   for (int i = 0; i < kCalls; ++i) {
     EXPECT_TRUE(std::binary_search(bodies.begin(), bodies.end(), "call-" + std::to_string(i)));
@@ -93,13 +77,12 @@ TEST(HttpClientTest, ManyCallsInFlightFromOneThread) {
   EXPECT_EQ(client.in_flight(), 0);
 }
 
-TEST(HttpClientTest, CancelledCallEndsSoonWithCancelled) {
-  GatheringServer server;
+TEST_F(HttpClientTest, CancelledCallEndsSoonWithCancelled) {
   HttpClient client;
   auto cancelled = std::make_shared<std::atomic<bool>>(false);
   std::promise<HttpResult> result;
   HttpRequest r;
-  r.url = server.url("/never");
+  r.url = url("/never");
   client.Send(std::move(r), cancelled, [&](HttpResult out) { result.set_value(std::move(out)); });
   absl::SleepFor(absl::Milliseconds(100));
   const absl::Time start = absl::Now();
@@ -110,11 +93,10 @@ TEST(HttpClientTest, CancelledCallEndsSoonWithCancelled) {
   EXPECT_EQ(future.get().status().code(), absl::StatusCode::kCancelled);
 }
 
-TEST(HttpClientTest, TimeoutAndRefusedConnectionAreTransportErrors) {
-  GatheringServer server;
+TEST_F(HttpClientTest, TimeoutAndRefusedConnectionAreTransportErrors) {
   HttpClient client;
   HttpRequest slow;
-  slow.url = server.url("/never");
+  slow.url = url("/never");
   slow.timeout = absl::Milliseconds(200);
   EXPECT_EQ(client.Fetch(slow).status().code(), absl::StatusCode::kDeadlineExceeded);
   HttpRequest nowhere;
@@ -123,13 +105,12 @@ TEST(HttpClientTest, TimeoutAndRefusedConnectionAreTransportErrors) {
   EXPECT_EQ(client.Fetch(nowhere).status().code(), absl::StatusCode::kUnavailable);
 }
 
-TEST(HttpClientTest, ClosingEndsCallsInFlight) {
-  GatheringServer server;
+TEST_F(HttpClientTest, ClosingEndsCallsInFlight) {
   std::promise<HttpResult> result;
   {
     HttpClient client;
     HttpRequest r;
-    r.url = server.url("/never");
+    r.url = url("/never");
     client.Send(std::move(r), nullptr, [&](HttpResult out) { result.set_value(std::move(out)); });
     absl::SleepFor(absl::Milliseconds(50));
   }
