@@ -1,0 +1,191 @@
+#include "sandbox/limiter.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+
+namespace ptxbench::sandbox {
+namespace {
+
+std::string ReadSmallFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+bool WriteSmallFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+  out.close();
+  return static_cast<bool>(out);
+}
+
+// The value of `key` in a flat-keyed cgroup file ("key value" lines).
+int64_t KeyedValue(const std::string& text, absl::string_view key) {
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    std::pair<absl::string_view, absl::string_view> kv = absl::StrSplit(line, ' ');
+    int64_t value = 0;
+    if (kv.first == key && absl::SimpleAtoi(kv.second, &value)) return value;
+  }
+  return 0;
+}
+
+std::vector<pid_t> Children(pid_t pid) {
+  std::vector<pid_t> out;
+  const std::string tasks = absl::StrCat("/proc/", pid, "/task");
+  DIR* dir = opendir(tasks.c_str());
+  if (dir == nullptr) return out;
+  while (dirent* e = readdir(dir)) {
+    if (e->d_name[0] == '.') continue;
+    const std::string text = ReadSmallFile(absl::StrCat(tasks, "/", e->d_name, "/children"));
+    for (absl::string_view word : absl::StrSplit(text, ' ', absl::SkipWhitespace())) {
+      pid_t child = 0;
+      if (absl::SimpleAtoi(word, &child)) out.push_back(child);
+    }
+  }
+  closedir(dir);
+  return out;
+}
+
+uint64_t ResidentBytes(pid_t pid) {
+  const std::string statm = ReadSmallFile(absl::StrCat("/proc/", pid, "/statm"));
+  std::vector<absl::string_view> fields = absl::StrSplit(statm, ' ');
+  uint64_t pages = 0;
+  if (fields.size() < 2 || !absl::SimpleAtoi(fields[1], &pages)) return 0;
+  return pages * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+}
+
+class Watchdog final : public Limiter {
+ public:
+  explicit Watchdog(const Policy& policy)
+      : memory_bytes_(policy.memory_bytes), max_processes_(policy.max_processes) {}
+  absl::Status Attach(pid_t) override { return absl::OkStatus(); }
+  bool Exceeded(pid_t init, Outcome* outcome) override {
+    if (memory_bytes_ == 0 && max_processes_ == 0) return false;
+    const TreeUsage usage = MeasureTree(init);
+    peak_ = std::max(peak_, usage.resident_bytes);
+    outcome->peak_memory_bytes = peak_;
+    if (memory_bytes_ > 0 && usage.resident_bytes > memory_bytes_) {
+      outcome->memory_exceeded = true;
+      return true;
+    }
+    // The init itself is one of the processes.
+    if (max_processes_ > 0 && usage.processes - 1 > max_processes_) {
+      outcome->processes_exceeded = true;
+      return true;
+    }
+    return false;
+  }
+  void Finish(Outcome* outcome) override { outcome->peak_memory_bytes = peak_; }
+  std::string Describe() const override { return "watchdog"; }
+
+ private:
+  const uint64_t memory_bytes_;
+  const int max_processes_;
+  uint64_t peak_ = 0;
+};
+
+class CgroupLimiter final : public Limiter {
+ public:
+  static absl::StatusOr<std::unique_ptr<Limiter>> Create(const Policy& policy) {
+    std::random_device random;
+    const std::string dir =
+        absl::StrCat(policy.cgroup_parent, "/sb-", getpid(), "-", random() % 1000000000);
+    if (mkdir(dir.c_str(), 0755) != 0) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("cannot create the sandbox cgroup ", dir, ": ", strerror(errno)));
+    }
+    auto limiter = std::unique_ptr<CgroupLimiter>(new CgroupLimiter(dir));
+    if (policy.memory_bytes > 0) {
+      if (!WriteSmallFile(dir + "/memory.max", std::to_string(policy.memory_bytes)) ||
+          !WriteSmallFile(dir + "/memory.oom.group", "1")) {
+        return absl::FailedPreconditionError(
+            absl::StrCat("cannot set memory.max in ", dir, " (memory controller not enabled?)"));
+      }
+      WriteSmallFile(dir + "/memory.swap.max", "0");  // absent without swap accounting
+    }
+    if (policy.max_processes > 0 &&
+        !WriteSmallFile(dir + "/pids.max", std::to_string(policy.max_processes + 1))) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("cannot set pids.max in ", dir, " (pids controller not enabled?)"));
+    }
+    return std::unique_ptr<Limiter>(std::move(limiter));
+  }
+
+  ~CgroupLimiter() override {
+    WriteSmallFile(dir_ + "/cgroup.kill", "1");
+    // The killed processes leave the cgroup asynchronously.
+    for (int i = 0; i < 200 && rmdir(dir_.c_str()) != 0 && errno == EBUSY; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+
+  absl::Status Attach(pid_t init) override {
+    if (!WriteSmallFile(dir_ + "/cgroup.procs", std::to_string(init))) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("cannot move the sandbox into ", dir_, ": ", strerror(errno)));
+    }
+    return absl::OkStatus();
+  }
+  bool Exceeded(pid_t, Outcome* outcome) override {
+    if (KeyedValue(ReadSmallFile(dir_ + "/memory.events"), "oom_kill") > 0) {
+      outcome->memory_exceeded = true;
+    }
+    if (KeyedValue(ReadSmallFile(dir_ + "/pids.events"), "max") > 0) {
+      outcome->processes_exceeded = true;
+    }
+    return outcome->memory_exceeded || outcome->processes_exceeded;
+  }
+  void Finish(Outcome* outcome) override {
+    Exceeded(0, outcome);
+    uint64_t peak = 0;
+    if (absl::SimpleAtoi(absl::StripAsciiWhitespace(ReadSmallFile(dir_ + "/memory.peak")), &peak)) {
+      outcome->peak_memory_bytes = peak;
+    }
+  }
+  std::string Describe() const override { return absl::StrCat("cgroup v2 (", dir_, ")"); }
+
+ private:
+  explicit CgroupLimiter(std::string dir) : dir_(std::move(dir)) {}
+  const std::string dir_;
+};
+
+}  // namespace
+
+TreeUsage MeasureTree(pid_t root) {
+  TreeUsage usage;
+  std::vector<pid_t> pending = {root};
+  // Bounded: a fork bomb cannot make one measurement run away.
+  while (!pending.empty() && usage.processes < 100000) {
+    const pid_t pid = pending.back();
+    pending.pop_back();
+    ++usage.processes;
+    usage.resident_bytes += ResidentBytes(pid);
+    for (pid_t child : Children(pid)) pending.push_back(child);
+  }
+  return usage;
+}
+
+absl::StatusOr<std::unique_ptr<Limiter>> Limiter::Create(const Policy& policy) {
+  const bool limits = policy.memory_bytes > 0 || policy.max_processes > 0;
+  if (limits && !policy.cgroup_parent.empty()) return CgroupLimiter::Create(policy);
+  return std::unique_ptr<Limiter>(new Watchdog(policy));
+}
+
+}  // namespace ptxbench::sandbox

@@ -1,0 +1,54 @@
+#ifndef PTXBENCH_SANDBOX_LIMITER_H_
+#define PTXBENCH_SANDBOX_LIMITER_H_
+
+// Memory and process limits of one sandbox (policy.h), two ways:
+//  - cgroup v2 (where the caller names a cgroup parent with the memory and
+//    pids controllers): a child cgroup per sandbox with memory.max,
+//    memory.swap.max = 0, memory.oom.group = 1 and pids.max; the kernel
+//    enforces them, this class reads memory.events / pids.events to say what
+//    happened and removes the cgroup at the end;
+//  - a watchdog (no cgroup v2, as on the development machine): every call of
+//    Exceeded() sums the resident memory and counts the processes of the
+//    sandbox's process tree (from /proc/<pid>/task/*/children); the caller
+//    polls it every few milliseconds and kills the sandbox when it says so.
+//    A fast allocator can get a poll interval's worth of growth past the
+//    limit before it is killed.
+
+#include <sys/types.h>
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "sandbox/policy.h"
+
+namespace ptxbench::sandbox {
+
+class Limiter {
+ public:
+  // The limiter for `policy` (a watchdog that checks nothing when the policy
+  // has no limits). kFailedPrecondition when the cgroup cannot be made.
+  static absl::StatusOr<std::unique_ptr<Limiter>> Create(const Policy& policy);
+  virtual ~Limiter() = default;
+
+  // Puts the sandbox's init (before it starts its payload) under the limits.
+  virtual absl::Status Attach(pid_t init) = 0;
+  // Whether a limit was exceeded; sets the outcome's flags and peak. The
+  // caller then kills the sandbox.
+  virtual bool Exceeded(pid_t init, Outcome* outcome) = 0;
+  // After everything ended: the last accounting (a kernel OOM kill, the peak).
+  virtual void Finish(Outcome* outcome) = 0;
+  // "cgroup v2 (/sys/fs/cgroup/...)" or "watchdog".
+  virtual std::string Describe() const = 0;
+};
+
+// Resident memory (bytes) and process count of `root` and its descendants.
+struct TreeUsage {
+  uint64_t resident_bytes = 0;
+  int processes = 0;
+};
+TreeUsage MeasureTree(pid_t root);
+
+}  // namespace ptxbench::sandbox
+
+#endif  // PTXBENCH_SANDBOX_LIMITER_H_

@@ -1,0 +1,46 @@
+#ifndef PTXBENCH_SANDBOX_VIEW_H_
+#define PTXBENCH_SANDBOX_VIEW_H_
+
+// Builds the `mounts` of a Policy (policy.h) from host paths: a host path is
+// shown at the same path in the view, and every symbolic link on the way
+// (merged /usr, /usr/local/cuda -> cuda-13.0, ...) becomes the same link in
+// the view, so the path resolves there as it does on the host. Add parents
+// before what they contain: a bind covers whatever was added below it.
+
+#include <string>
+#include <vector>
+
+#include "sandbox/policy.h"
+
+namespace ptxbench::sandbox {
+
+class ViewBuilder {
+ public:
+  // Binds `path` (kReadOnly, kReadWrite or kDevice). False, adding nothing,
+  // when the path does not exist on the host. A path inside a directory
+  // bound earlier is already there and adds nothing.
+  bool AddHostPath(const std::string& path, Mount::Kind kind);
+  // Adds `mount` as it is (a tmpfs, a bind at another path, a symlink).
+  void Add(Mount mount);
+  // Hides every file whose name starts with one of `prefixes` in the
+  // directories bound so far (not in their subdirectories): an empty file
+  // is mounted over each.
+  void MaskFiles(const std::vector<std::string>& prefixes);
+  const std::vector<Mount>& mounts() const { return mounts_; }
+
+ private:
+  // The symlink-free host path of `path`, adding the links met on the way.
+  std::string Resolve(const std::string& path, int depth);
+  bool Covered(const std::string& path) const;
+  bool Has(const std::string& target) const;
+
+  std::vector<Mount> mounts_;
+};
+
+// Vendor libraries a submission must not load at run time (cuBLAS, cuDNN,
+// NVRTC, ...): file name prefixes for MaskFiles.
+const std::vector<std::string>& VendorLibraryPrefixes();
+
+}  // namespace ptxbench::sandbox
+
+#endif  // PTXBENCH_SANDBOX_VIEW_H_
