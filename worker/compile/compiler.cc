@@ -1,13 +1,14 @@
 #include "worker/compile/compiler.h"
 
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <system_error>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
@@ -20,6 +21,8 @@
 #include "worker/compile/library_check.h"
 #include "worker/compile/ptx_census.h"
 #include "worker/compile/ptxas_log.h"
+#include "sandbox/command.h"
+#include "sandbox/view.h"
 #include "worker/compile/subprocess.h"
 
 namespace ptxbench::worker {
@@ -49,13 +52,24 @@ absl::StatusOr<std::string> MakeTempDir(const std::string& parent) {
   return tmpl;
 }
 
+bool IsIdentifier(absl::string_view name) {
+  if (name.empty() || absl::ascii_isdigit(static_cast<unsigned char>(name[0]))) return false;
+  for (char c : name) {
+    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  }
+  return true;
+}
+
 // A name usable as a C++ parameter in generated code.
 std::string ParamName(const std::string& name, size_t index) {
-  static const std::regex kIdent("[A-Za-z_][A-Za-z0-9_]*");
-  if (std::regex_match(name, kIdent) && name != "stream" && name != "tensors" && name != "count") {
-    return name;
-  }
+  if (IsIdentifier(name) && name != "stream" && name != "tensors" && name != "count") return name;
   return absl::StrCat("t", index);
+}
+
+// "8 GiB", "512 MiB".
+std::string FormatBytes(uint64_t bytes) {
+  if (bytes % (uint64_t{1} << 30) == 0) return absl::StrCat(bytes >> 30, " GiB");
+  return absl::StrCat(bytes >> 20, " MiB");
 }
 
 std::vector<std::string> Parameters(const workloads::Definition& d) {
@@ -146,19 +160,88 @@ absl::StatusOr<CompileResult> LoadCached(const fs::path& dir) {
   }
 }
 
-// Runs one tool invocation in `dir`, appending "$ command" and its output to
-// `log`. `deadline` is the absolute end of the whole build.
-absl::StatusOr<SubprocessResult> RunStep(const std::vector<std::string>& argv,
-                                         const std::string& dir, absl::Time deadline,
-                                         std::string* log) {
-  SubprocessOptions opts;
-  opts.argv = argv;
-  opts.cwd = dir;
-  opts.deadline = std::max(deadline - absl::Now(), absl::Milliseconds(1));
-  PTXB_ASSIGN_OR_RETURN(SubprocessResult r, RunSubprocess(opts));
-  absl::StrAppend(log, "$ ", absl::StrJoin(argv, " "), "\n", r.output);
-  if (!r.output.empty() && r.output.back() != '\n') log->push_back('\n');
-  return r;
+// Where the build directory and the ABI header are inside the compiler's
+// sandbox (the host paths would differ from build to build).
+constexpr char kSandboxBuildDir[] = "/ptxbench/build";
+constexpr char kSandboxAbiDir[] = "/ptxbench/abi";
+
+// How one tool run ended.
+struct StepResult {
+  bool ok = false;
+  bool timed_out = false;
+  bool memory_exceeded = false;
+  bool processes_exceeded = false;
+  std::string output;
+};
+
+// The compiler's sandbox: the toolchain (nvcc's toolkit, the host compiler
+// and its headers and libraries) read-only, the ABI header read-only, the
+// build directory writable; nothing else exists, so an #include of any other
+// file is "not found" and its content never reaches a log.
+sandbox::Policy CompilerPolicy(const CompilerOptions& o, const std::string& build_dir) {
+  sandbox::ViewBuilder view;
+  for (const char* path : {"/usr/bin", "/usr/lib", "/usr/lib64", "/usr/libexec", "/usr/include",
+                           "/bin", "/lib", "/lib64", "/sbin", "/etc/ld.so.cache",
+                           "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives"}) {
+    view.AddHostPath(path, sandbox::Mount::Kind::kReadOnly);
+  }
+  for (const std::string& tool : {o.nvcc, o.ptxas}) {
+    view.AddHostPath(fs::path(tool).parent_path().parent_path().string(),
+                     sandbox::Mount::Kind::kReadOnly);
+  }
+  view.Add({sandbox::Mount::Kind::kReadOnly, o.abi_include_dir, kSandboxAbiDir});
+  view.Add({sandbox::Mount::Kind::kReadWrite, build_dir, kSandboxBuildDir});
+  sandbox::Policy policy;
+  policy.mounts = view.mounts();
+  policy.cwd = kSandboxBuildDir;
+  policy.env = {absl::StrCat("PATH=", fs::path(o.nvcc).parent_path().string(), ":/usr/bin:/bin"),
+                absl::StrCat("HOME=", kSandboxBuildDir), absl::StrCat("TMPDIR=", kSandboxBuildDir),
+                "LANG=C"};
+  policy.uid = o.sandbox.uid;
+  policy.gid = o.sandbox.gid;
+  policy.memory_bytes = o.sandbox.memory_bytes;
+  policy.max_processes = o.sandbox.max_processes;
+  policy.cgroup_parent = o.sandbox.cgroup_parent;
+  policy.rlimits = {{RLIMIT_CORE, 0}, {RLIMIT_FSIZE, uint64_t{1} << 30}, {RLIMIT_NOFILE, 1024}};
+  return policy;
+}
+
+// Runs one tool invocation in `dir` (in the sandbox unless it is off),
+// appending "$ command" and its output to `log`. `deadline` is the absolute
+// end of the whole build.
+absl::StatusOr<StepResult> RunStep(const CompilerOptions& o, const std::vector<std::string>& argv,
+                                   const std::string& dir, absl::Time deadline, std::string* log) {
+  const absl::Duration left = std::max(deadline - absl::Now(), absl::Milliseconds(1));
+  StepResult step;
+  if (o.sandbox.enabled) {
+    sandbox::CommandOptions command;
+    command.policy = CompilerPolicy(o, dir);
+    command.argv = argv;
+    command.deadline = left;
+    PTXB_ASSIGN_OR_RETURN(sandbox::CommandResult r, sandbox::RunCommand(command));
+    if (!r.outcome.setup_error.empty()) {
+      return absl::InternalError(
+          absl::StrCat("the compiler's sandbox could not start ", argv[0], ": ",
+                       r.outcome.setup_error));
+    }
+    step = {r.ok(), r.outcome.timed_out, r.outcome.memory_exceeded,
+            r.outcome.processes_exceeded, std::move(r.output)};
+  } else {
+    SubprocessOptions opts;
+    opts.argv = argv;
+    opts.cwd = dir;
+    opts.deadline = left;
+    PTXB_ASSIGN_OR_RETURN(SubprocessResult r, RunSubprocess(opts));
+    step = {r.ok(), r.timed_out, false, false, std::move(r.output)};
+  }
+  absl::StrAppend(log, "$ ", absl::StrJoin(argv, " "), "\n", step.output);
+  if (!step.output.empty() && step.output.back() != '\n') log->push_back('\n');
+  return step;
+}
+
+bool MentionsUndefinedRun(absl::string_view log) {
+  return absl::StrContains(log, "undefined reference to `run(") ||
+         absl::StrContains(log, "undefined reference to 'run(");
 }
 
 }  // namespace
@@ -262,7 +345,8 @@ absl::StatusOr<CompileResult> Compiler::Compile(const CompileRequest& request) {
     }
     abi_header = *std::move(header);
     trampoline = Trampoline(*request.definition);
-    const std::string include = absl::StrCat("-I", options_.abi_include_dir);
+    const std::string include =
+        absl::StrCat("-I", options_.sandbox.enabled ? kSandboxAbiDir : options_.abi_include_dir);
     build_argv = {options_.nvcc,
                   "-shared",
                   "-O3",
@@ -319,14 +403,21 @@ absl::StatusOr<CompileResult> Compiler::Compile(const CompileRequest& request) {
     PTXB_RETURN_IF_ERROR(WriteFile(dir + "/kernel.ptx", request.source));
   }
 
+  if (options_.sandbox.enabled && geteuid() == 0 &&
+      chown(dir.c_str(), options_.sandbox.uid, options_.sandbox.gid) != 0) {
+    return absl::InternalError(absl::StrCat("cannot hand ", dir, " to the compiler's sandbox uid"));
+  }
   const absl::Time deadline = absl::Now() + options_.deadline;
-  PTXB_ASSIGN_OR_RETURN(SubprocessResult build, RunStep(build_argv, dir, deadline, &result.log));
+  PTXB_ASSIGN_OR_RETURN(StepResult build,
+                        RunStep(options_, build_argv, dir, deadline, &result.log));
   std::string built_log = build.output;
-  bool ok = build.ok();
+  bool ok = build.ok;
   if (ok && cuda) {
-    PTXB_ASSIGN_OR_RETURN(SubprocessResult pass, RunStep(ptx_argv, dir, deadline, &result.log));
+    PTXB_ASSIGN_OR_RETURN(StepResult pass, RunStep(options_, ptx_argv, dir, deadline, &result.log));
     build.timed_out |= pass.timed_out;
-    ok = pass.ok();
+    build.memory_exceeded |= pass.memory_exceeded;
+    build.processes_exceeded |= pass.processes_exceeded;
+    ok = pass.ok;
   }
 
   if (build.timed_out) {
@@ -337,15 +428,24 @@ absl::StatusOr<CompileResult> Compiler::Compile(const CompileRequest& request) {
     fs::remove_all(dir, ec);  // a timeout depends on load: never cached
     return result;
   }
-  if (!ok) {
+  if (build.memory_exceeded || build.processes_exceeded) {
+    // Deterministic for a given source and limit, so cached like any error.
+    result.status = ptxbench::v1::COMPILE_ERROR;
+    absl::StrAppend(&result.log,
+                    build.memory_exceeded
+                        ? absl::StrCat("the compiler exceeded its memory limit (",
+                                       FormatBytes(options_.sandbox.memory_bytes), ")")
+                        : absl::StrCat("the compiler exceeded its process limit (",
+                                       options_.sandbox.max_processes, " processes)"),
+                    "\n");
+  } else if (!ok) {
     result.status = ptxbench::v1::COMPILE_ERROR;
     if (LibraryUse use = DetectLibraryInLinkLog(built_log); use.found()) {
       result.status = ptxbench::v1::LIBRARY_FALLBACK;
       result.library = use.library;
       absl::StrAppend(&result.log, "The kernel uses ", use.library, " (", use.evidence,
                       "); vendor libraries are not allowed.\n");
-    } else if (cuda &&
-               std::regex_search(built_log, std::regex(R"(undefined reference to .run\()"))) {
+    } else if (cuda && MentionsUndefinedRun(built_log)) {
       absl::StrAppend(&result.log,
                       "The entry point does not match the definition. Expected, at global "
                       "namespace with C++ linkage:\n  ",
@@ -360,8 +460,10 @@ absl::StatusOr<CompileResult> Compiler::Compile(const CompileRequest& request) {
     // -lineinfo writes the (randomly named) build directory into `.file`
     // directives; without it the same source would give a different PTX, and
     // PTX hash, on every build. The artifact keeps the source's bare name.
-    if (absl::StrContains(ptx, dir + "/")) {
-      ptx = absl::StrReplaceAll(ptx, {{dir + "/", ""}});
+    const std::string build_prefix =
+        absl::StrCat(options_.sandbox.enabled ? kSandboxBuildDir : dir, "/");
+    if (absl::StrContains(ptx, build_prefix)) {
+      ptx = absl::StrReplaceAll(ptx, {{build_prefix, ""}});
       PTXB_RETURN_IF_ERROR(WriteFile(result.ptx_path, ptx));
     }
     result.ptx = CensusPtx(ptx);

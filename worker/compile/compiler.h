@@ -10,6 +10,9 @@
 // Thread-safe: Compile may run concurrently (a compile pool); concurrent
 // builds of one key both build and the first to publish wins.
 
+#include <sys/types.h>
+
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -23,6 +26,18 @@
 
 namespace ptxbench::worker {
 
+// The sandbox of every nvcc/ptxas run (sandbox/policy.h, docs/SECURITY.md).
+struct CompileSandboxOptions {
+  // Off only where the machine cannot make namespaces (the worker says so
+  // at start); then the tools run as plain child processes.
+  bool enabled = true;
+  uid_t uid = 65534;  // when the worker runs as root
+  gid_t gid = 65534;
+  uint64_t memory_bytes = uint64_t{8} << 30;  // over it: COMPILE_ERROR
+  int max_processes = 256;
+  std::string cgroup_parent;  // empty: the watchdog
+};
+
 struct CompilerOptions {
   std::string nvcc = "/usr/local/cuda/bin/nvcc";
   std::string ptxas = "/usr/local/cuda/bin/ptxas";
@@ -33,6 +48,7 @@ struct CompilerOptions {
   std::string abi_include_dir;
   // For the whole build (all passes together).
   absl::Duration deadline = absl::Minutes(2);
+  CompileSandboxOptions sandbox;
 };
 
 struct CompileRequest {

@@ -17,6 +17,7 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::Contains;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::Pair;
 
 constexpr char kValidKernel[] = R"(#include "ptxbench/kernel_abi.h"
@@ -247,7 +248,10 @@ TEST_F(CompilerTest, RawPtxAssemblesWithResources) {
 }
 
 TEST_F(CompilerTest, DeadlineKillIsTimeout) {
-  const std::string fake = dir_ + "/fake-nvcc";
+  // A toolkit of its own (the sandbox binds the tool's toolkit directory).
+  fs::create_directories(dir_ + "/toolkit/bin");
+  chmod(dir_.c_str(), 0755);
+  const std::string fake = dir_ + "/toolkit/bin/nvcc";
   {
     std::ofstream out(fake);
     out << "#!/bin/sh\n"
@@ -306,6 +310,81 @@ TEST(CompilerInfraTest, ToolkitVersionNamesRelease) {
   auto v = Compiler::ToolkitVersion(CompilerOptions().nvcc);
   ASSERT_TRUE(v.ok()) << v.status();
   EXPECT_THAT(*v, HasSubstr("release"));
+}
+
+// Compile-time attacks (docs/SECURITY.md): the compiler runs in a sandbox
+// whose view holds only the toolchain, the ABI header and the build
+// directory, under a memory limit.
+class CompilerSandboxTest : public CompilerTest {
+ protected:
+  void SetUp() override {
+    CompilerTest::SetUp();
+    if (IsSkipped()) return;
+    // A secret of the node's, where a kernel might look for it.
+    secret_path_ = dir_ + "/node_secret.txt";
+    std::ofstream(secret_path_) << "PTXB-NODE-SECRET-1234\n";
+    chmod(dir_.c_str(), 0755);
+    chmod(secret_path_.c_str(), 0644);
+  }
+  std::string Kernel(const std::string& extra) { return absl::StrCat(extra, "\n", kValidKernel); }
+  std::string secret_path_;
+};
+
+TEST_F(CompilerSandboxTest, IncludeOfDevZeroIsNotFoundAtOnce) {
+  const absl::Time start = absl::Now();
+  auto r = CompileCuda(Kernel("#include \"/dev/zero\""));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->status, ptxbench::v1::COMPILE_ERROR);
+  EXPECT_THAT(r->log, HasSubstr("/dev/zero: No such file or directory"));
+  EXPECT_LT(absl::Now() - start, absl::Seconds(20));
+}
+
+TEST_F(CompilerSandboxTest, FilesOutsideTheToolchainAreNotFound) {
+  for (const std::string& path :
+       {secret_path_, std::string("/etc/passwd"), std::string("/root/.bashrc")}) {
+    auto r = CompileCuda(Kernel(absl::StrCat("#include \"", path, "\"")));
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->status, ptxbench::v1::COMPILE_ERROR) << path;
+    EXPECT_THAT(r->log, HasSubstr("No such file or directory")) << path;
+    EXPECT_THAT(r->log, Not(HasSubstr("PTXB-NODE-SECRET"))) << path;
+    EXPECT_THAT(r->log, Not(HasSubstr("root:x:0:0"))) << path;
+  }
+}
+
+TEST_F(CompilerSandboxTest, TheWorkersEnvironmentIsNotReadable) {
+  setenv("PTXB_TEST_API_KEY", "sk-ptxb-compile-secret-99", 1);
+  for (const char* path : {"/proc/self/environ", "/proc/1/environ"}) {
+    auto r = CompileCuda(Kernel(absl::StrCat("#include \"", path, "\"")));
+    ASSERT_TRUE(r.ok()) << r.status();
+    // Its own scrubbed environment at most (the preprocessor's).
+    EXPECT_THAT(r->log, Not(HasSubstr("sk-ptxb-compile-secret"))) << path;
+  }
+  unsetenv("PTXB_TEST_API_KEY");
+}
+
+TEST_F(CompilerSandboxTest, AssemblerIncbinCannotReadFilesEither) {
+  auto r = CompileCuda(Kernel(absl::StrCat("asm(\".incbin \\\"", secret_path_, "\\\"\");")));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->status, ptxbench::v1::COMPILE_ERROR) << r->log;
+  EXPECT_THAT(r->log, Not(HasSubstr("PTXB-NODE-SECRET")));
+}
+
+TEST_F(CompilerSandboxTest, MemoryBombIsACompileErrorAtTheLimit) {
+  options_.sandbox.memory_bytes = uint64_t{256} << 20;
+  options_.deadline = absl::Seconds(60);
+  // 10^18 tokens of macro expansion: the preprocessor grows by about half
+  // a gigabyte a second until something stops it.
+  const char* bomb =
+      "#define A(x) x x x x x x x x x x\n"
+      "#define B(x) A(A(A(x)))\n"
+      "#define C(x) B(B(B(x)))\n"
+      "int ptxb_bomb[] = { C(C(1,)) 0 };\n";
+  const absl::Time start = absl::Now();
+  auto r = CompileCuda(Kernel(bomb));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->status, ptxbench::v1::COMPILE_ERROR) << r->log;
+  EXPECT_THAT(r->log, HasSubstr("the compiler exceeded its memory limit (256 MiB)"));
+  EXPECT_LT(absl::Now() - start, absl::Seconds(30));
 }
 
 }  // namespace

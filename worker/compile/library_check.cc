@@ -4,11 +4,13 @@
 
 #include <cstring>
 #include <fstream>
-#include <regex>
 #include <sstream>
 
 #include "absl/strings/match.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 
 namespace ptxbench::worker {
 namespace {
@@ -59,11 +61,77 @@ std::string StripComments(absl::string_view s) {
   return out;
 }
 
-LibraryUse FirstMatch(const std::string& text, const std::regex& re, int group,
-                      absl::string_view what) {
-  for (std::sregex_iterator it(text.begin(), text.end(), re), end; it != end; ++it) {
-    std::string library = LibraryOf((*it)[group].str());
-    if (!library.empty()) return {library, absl::StrCat(what, (*it)[0].str())};
+bool IsIdentChar(char c) { return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// `#  include <name>` / `"name"` lines: the name and the whole directive.
+LibraryUse FindInclude(absl::string_view text) {
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    const absl::string_view directive = absl::StripLeadingAsciiWhitespace(line);
+    absl::string_view rest = directive;
+    if (!absl::ConsumePrefix(&rest, "#")) continue;
+    rest = absl::StripLeadingAsciiWhitespace(rest);
+    if (!absl::ConsumePrefix(&rest, "include")) continue;
+    rest = absl::StripLeadingAsciiWhitespace(rest);
+    if (rest.empty() || (rest[0] != '<' && rest[0] != '"')) continue;
+    const size_t close = rest.find_first_of(">\"", 1);
+    if (close == absl::string_view::npos || close == 1) continue;
+    if (std::string library = LibraryOf(rest.substr(1, close - 1)); !library.empty()) {
+      const size_t length = static_cast<size_t>(rest.data() - directive.data()) + close + 1;
+      return {library, std::string(directive.substr(0, length))};
+    }
+  }
+  return {};
+}
+
+// String literals naming a vendor library (for dlopen): "…libcublas…".
+LibraryUse FindLibraryName(absl::string_view text) {
+  size_t i = 0;
+  while ((i = text.find('"', i)) != absl::string_view::npos) {
+    size_t end = i + 1;
+    while (end < text.size() && text[end] != '"' && text[end] != '\n') {
+      end += text[end] == '\\' && end + 1 < text.size() ? 2 : 1;
+    }
+    const absl::string_view literal = text.substr(i + 1, std::min(end, text.size()) - i - 1);
+    for (size_t at = literal.find("lib"); at != absl::string_view::npos;
+         at = literal.find("lib", at + 1)) {
+      if (at > 0 && IsIdentChar(literal[at - 1])) continue;
+      if (std::string library = LibraryOf(literal.substr(at)); !library.empty() &&
+                                                               library != "CUTLASS") {
+        return {library, absl::StrCat("library name \"", literal, "\"")};
+      }
+    }
+    i = end + 1;
+  }
+  return {};
+}
+
+// API identifiers: cublasXxx / cublasLtXxx / cudnnXxx (an upper-case letter
+// after the prefix), CUBLAS_ / CUBLASLT_ / CUDNN_ constants, cutlass:: / cute::.
+LibraryUse FindIdentifier(absl::string_view text) {
+  size_t i = 0;
+  while (i < text.size()) {
+    if (!IsIdentChar(text[i]) || absl::ascii_isdigit(static_cast<unsigned char>(text[i]))) {
+      ++i;
+      continue;
+    }
+    size_t end = i;
+    while (end < text.size() && IsIdentChar(text[end])) ++end;
+    const absl::string_view word = text.substr(i, end - i);
+    i = end;
+    for (absl::string_view prefix : {"cublasLt", "cudnn", "cublas"}) {
+      if (absl::StartsWith(word, prefix) && word.size() > prefix.size() &&
+          absl::ascii_isupper(static_cast<unsigned char>(word[prefix.size()]))) {
+        return {LibraryOf(word), absl::StrCat("identifier ", word)};
+      }
+    }
+    for (absl::string_view prefix : {"CUBLASLT_", "CUBLAS_", "CUDNN_"}) {
+      if (absl::StartsWith(word, prefix) && word.size() > prefix.size()) {
+        return {LibraryOf(word), absl::StrCat("identifier ", word)};
+      }
+    }
+    if ((word == "cutlass" || word == "cute") && text.substr(end, 2) == "::") {
+      return {"CUTLASS", absl::StrCat("identifier ", word, "::")};
+    }
   }
   return {};
 }
@@ -72,19 +140,25 @@ LibraryUse FirstMatch(const std::string& text, const std::regex& re, int group,
 
 LibraryUse DetectLibraryInSource(absl::string_view source) {
   const std::string text = StripComments(source);
-  static const std::regex kInclude(R"re(#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"])re");
-  static const std::regex kLibName(R"re("[^"\n]*\b(lib(cublasLt|cublas|cudnn)[^"\n]*)")re");
-  static const std::regex kIdentifier(
-      R"re((^|[^A-Za-z0-9_])((cublasLt|cudnn|cublas)[A-Z][A-Za-z0-9_]*|(CUBLASLT|CUBLAS|CUDNN)_[A-Z0-9_]+|(cutlass|cute)::))re");
-  if (LibraryUse use = FirstMatch(text, kInclude, 1, ""); use.found()) return use;
-  if (LibraryUse use = FirstMatch(text, kLibName, 1, "library name "); use.found()) return use;
-  if (LibraryUse use = FirstMatch(text, kIdentifier, 2, "identifier"); use.found()) return use;
-  return {};
+  if (LibraryUse use = FindInclude(text); use.found()) return use;
+  if (LibraryUse use = FindLibraryName(text); use.found()) return use;
+  return FindIdentifier(text);
 }
 
 LibraryUse DetectLibraryInLinkLog(absl::string_view log) {
-  static const std::regex kUndefined(R"re(undefined reference to [`']((cublas|cudnn)\w*))re");
-  return FirstMatch(std::string(log), kUndefined, 1, "link error: ");
+  for (absl::string_view quote : {"undefined reference to `", "undefined reference to '"}) {
+    for (size_t at = log.find(quote); at != absl::string_view::npos;
+         at = log.find(quote, at + 1)) {
+      absl::string_view name = log.substr(at + quote.size());
+      size_t end = 0;
+      while (end < name.size() && IsIdentChar(name[end])) ++end;
+      name = name.substr(0, end);
+      if (absl::StartsWith(name, "cublas") || absl::StartsWith(name, "cudnn")) {
+        return {LibraryOf(name), absl::StrCat("link error: undefined reference to ", name)};
+      }
+    }
+  }
+  return {};
 }
 
 absl::StatusOr<LibraryUse> DetectLibraryInElf(const std::string& path) {
@@ -92,9 +166,16 @@ absl::StatusOr<LibraryUse> DetectLibraryInElf(const std::string& path) {
   if (!in) return absl::NotFoundError(absl::StrCat("cannot open ", path));
   std::ostringstream buf;
   buf << in.rdbuf();
-  const std::string data = buf.str();
-  auto bad = [&](absl::string_view why) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": not a valid ELF64 file: ", why));
+  absl::StatusOr<LibraryUse> use = DetectLibraryInElfData(buf.str());
+  if (!use.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": ", use.status().message()));
+  }
+  return use;
+}
+
+absl::StatusOr<LibraryUse> DetectLibraryInElfData(absl::string_view data) {
+  auto bad = [](absl::string_view why) {
+    return absl::InvalidArgumentError(absl::StrCat("not a valid ELF64 file: ", why));
   };
   if (data.size() < sizeof(Elf64_Ehdr) || std::memcmp(data.data(), ELFMAG, SELFMAG) != 0 ||
       data[EI_CLASS] != ELFCLASS64) {
@@ -102,20 +183,25 @@ absl::StatusOr<LibraryUse> DetectLibraryInElf(const std::string& path) {
   }
   Elf64_Ehdr eh;
   std::memcpy(&eh, data.data(), sizeof(eh));
-  if (eh.e_shentsize != sizeof(Elf64_Shdr) ||
-      eh.e_shoff + uint64_t{eh.e_shnum} * sizeof(Elf64_Shdr) > data.size()) {
+  // Every offset and size comes from the file: compared by subtraction, so
+  // no sum can wrap around.
+  if (eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shoff > data.size() ||
+      uint64_t{eh.e_shnum} * sizeof(Elf64_Shdr) > data.size() - eh.e_shoff) {
     return bad("section headers out of range");
   }
   std::vector<Elf64_Shdr> sections(eh.e_shnum);
-  std::memcpy(sections.data(), data.data() + eh.e_shoff, eh.e_shnum * sizeof(Elf64_Shdr));
+  if (eh.e_shnum > 0) {
+    std::memcpy(sections.data(), data.data() + eh.e_shoff, eh.e_shnum * sizeof(Elf64_Shdr));
+  }
   auto in_range = [&](const Elf64_Shdr& s) {
-    return s.sh_type == SHT_NOBITS || s.sh_offset + s.sh_size <= data.size();
+    return s.sh_type == SHT_NOBITS ||
+           (s.sh_offset <= data.size() && s.sh_size <= data.size() - s.sh_offset);
   };
   // A NUL-terminated string at `offset` of string table `link`, or "".
   auto str = [&](uint32_t link, uint64_t offset) -> absl::string_view {
     if (link >= sections.size() || !in_range(sections[link])) return "";
     const Elf64_Shdr& t = sections[link];
-    if (offset >= t.sh_size) return "";
+    if (t.sh_type == SHT_NOBITS || offset >= t.sh_size) return "";
     absl::string_view table(data.data() + t.sh_offset, t.sh_size);
     table.remove_prefix(offset);
     return table.substr(0, table.find('\0'));

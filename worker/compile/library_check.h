@@ -1,6 +1,9 @@
 #ifndef PTXBENCH_WORKER_COMPILE_LIBRARY_CHECK_H_
 #define PTXBENCH_WORKER_COMPILE_LIBRARY_CHECK_H_
 
+// Every scan is linear in its input and total: the source and the built
+// library come from a model (docs/SECURITY.md).
+//
 // Detects vendor math libraries (cuBLAS, cuBLASLt, cuDNN, CUTLASS) in a CUDA
 // submission, which DESIGN §5 reports as LIBRARY_FALLBACK. Two views: the
 // source (includes, API identifiers, library names for dlopen) and the built
@@ -34,6 +37,9 @@ LibraryUse DetectLibraryInLinkLog(absl::string_view log);
 // symbols starting with cublas / cudnn. Errors when the file is not a
 // readable 64-bit ELF.
 absl::StatusOr<LibraryUse> DetectLibraryInElf(const std::string& path);
+// The same on the file's bytes (kInvalidArgument for anything but a sound
+// ELF64; total on any input).
+absl::StatusOr<LibraryUse> DetectLibraryInElfData(absl::string_view data);
 
 }  // namespace ptxbench::worker
 
