@@ -6,6 +6,7 @@
 // in a stats log line. --simulate answers with generated kernels (or
 // --answers-dir files) for tests and benchmarks.
 
+#include <sys/prctl.h>
 #include <sys/resource.h>
 
 #include <cstdio>
@@ -183,6 +184,9 @@ int RunRealGateway() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // No process of the same uid may read this one's memory or environment
+  // (API keys, tokens): ptrace and /proc/<pid>/{mem,environ} are refused.
+  prctl(PR_SET_DUMPABLE, 0);
   ptxbench::executor::BlockStopSignals();
   ptxbench::executor::ParseCommandLineOrExit(argc, argv);
   ptxbench::InitLogging("gateway");

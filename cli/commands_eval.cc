@@ -172,11 +172,17 @@ absl::Status RunEval(const Invocation& inv) {
     options.abi_include_dir = DataDir() + "/worker/kernel_abi";
     options.cache_dir = inv.args.Get("cache-dir", "");
     absl::StatusOr<std::string> version = worker::Compiler::ToolkitVersion(options.nvcc);
+    worker::GpuEvalOptions gpu_options;
+    // The same sandbox as a worker's (the limits of its defaults).
+    const sandbox::Protections protections =
+        worker::ConfigureSandbox(worker::SandboxSettings{}, &options, &gpu_options);
+    for (const std::string& w : protections.warnings) {
+      inv.err() << "ptxbench eval: warning: " << w << "\n";
+    }
     worker::Compiler compiler(options);
     // A GPU and the runner: full evaluation; otherwise compile-only.
     std::string why_compile_only = "--compile-only";
     std::optional<gpu::GpuInfo> gpu;
-    worker::GpuEvalOptions gpu_options;
     gpu_options.runner_path = worker::FindRunner();
     if (!compile_only) {
       absl::StatusOr<gpu::GpuInventory> inventory = gpu::DiscoverGpus();

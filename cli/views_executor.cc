@@ -71,6 +71,10 @@ nlohmann::json ExecutorListJson(const v1::ListExecutorsResponse& list) {
          {"gpus", std::move(gpus)},
          {"models", std::vector<std::string>(caps.models().begin(), caps.models().end())},
          {"serves_any_model", caps.serves_any_model()},
+         {"protections",
+          std::vector<std::string>(caps.protections().begin(), caps.protections().end())},
+         {"protection_warnings", std::vector<std::string>(caps.protection_warnings().begin(),
+                                                          caps.protection_warnings().end())},
          {"registered_unix_ms", e.registered_unix_ms()},
          {"last_seen_unix_ms", e.last_seen_unix_ms()}});
   }
@@ -88,7 +92,20 @@ std::string ExecutorTable(const v1::ListExecutorsResponse& list, absl::Time now)
                   absl::StrCat(e.capabilities().slots()), absl::StrCat(e.leases()),
                   FormatAge(e.last_seen_unix_ms(), now), status});
   }
-  return table.Render();
+  std::string text = table.Render();
+  // What the sandbox of each worker's node does, and what it does not.
+  for (const v1::ExecutorInfo& e : list.executors()) {
+    const v1::Capabilities& caps = e.capabilities();
+    if (e.kind() != v1::WORKER || caps.simulated()) continue;
+    if (!caps.protections().empty()) {
+      absl::StrAppend(&text, e.executor_id(), " sandbox: ", absl::StrJoin(caps.protections(), "; "),
+                      "\n");
+    }
+    for (const std::string& w : caps.protection_warnings()) {
+      absl::StrAppend(&text, e.executor_id(), " WARNING: ", w, "\n");
+    }
+  }
+  return text;
 }
 
 }  // namespace ptxbench::cli

@@ -1,4 +1,5 @@
 // ptxbench-scheduler: owns all state (SQLite) and hands out work over gRPC.
+#include <sys/prctl.h>
 #include <signal.h>
 
 #include <filesystem>
@@ -135,6 +136,9 @@ int Main() {
 }  // namespace ptxbench::scheduler
 
 int main(int argc, char** argv) {
+  // No process of the same uid may read this one's memory or environment
+  // (API keys, tokens): ptrace and /proc/<pid>/{mem,environ} are refused.
+  prctl(PR_SET_DUMPABLE, 0);
   // Block the stop signals in every thread; main waits for them with sigwait.
   sigset_t signals;
   sigemptyset(&signals);

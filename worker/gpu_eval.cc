@@ -1,6 +1,11 @@
 #include "worker/gpu_eval.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <atomic>
+#include <fstream>
+#include <random>
 
 #include <cstdlib>
 #include <filesystem>
@@ -82,6 +87,70 @@ std::string FindRunner() {
   return "";
 }
 
+sandbox::Protections ConfigureSandbox(const SandboxSettings& settings, CompilerOptions* compiler,
+                                      GpuEvalOptions* gpu) {
+  sandbox::Protections p = sandbox::ProbeProtections(settings.cgroup_root, settings.uid);
+  compiler->sandbox.enabled = p.sandbox_works;
+  compiler->sandbox.uid = settings.uid;
+  compiler->sandbox.gid = settings.uid;
+  compiler->sandbox.memory_bytes = settings.memory_bytes;
+  compiler->sandbox.max_processes = settings.max_processes;
+  compiler->sandbox.cgroup_parent = p.cgroup_root;
+  gpu->sandbox_uid = settings.uid;
+  gpu->sandbox_memory_bytes = settings.memory_bytes;
+  gpu->sandbox_max_processes = settings.max_processes;
+  gpu->cgroup_root = p.cgroup_root;
+  return p;
+}
+
+std::string FindCandidateHost(const std::string& runner) {
+  if (runner.empty()) return "";
+  const fs::path host = fs::path(runner).parent_path() / "ptxbench-candidate-host";
+  return access(host.c_str(), X_OK) == 0 ? host.string() : "";
+}
+
+namespace {
+
+// A cgroup for one evaluation under the worker's cgroup root, with the
+// memory and pids controllers for the candidate host's own cgroup inside
+// it; removed (everything in it killed) when the evaluation is over.
+class EvaluationCgroup {
+ public:
+  explicit EvaluationCgroup(const std::string& root) {
+    if (root.empty()) return;
+    static std::atomic<int> counter{0};
+    const std::string dir = absl::StrCat(root, "/eval-", getpid(), "-", counter++);
+    if (mkdir(dir.c_str(), 0755) != 0) return;
+    std::ofstream(dir + "/cgroup.subtree_control") << "+memory +pids";
+    dir_ = dir;
+  }
+  ~EvaluationCgroup() {
+    if (dir_.empty()) return;
+    std::error_code ec;
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      bool busy = false;
+      for (const auto& child : fs::directory_iterator(dir_, ec)) {
+        if (!child.is_directory()) continue;
+        std::ofstream(child.path() / "cgroup.kill") << "1";
+        if (rmdir(child.path().c_str()) != 0) busy = true;
+      }
+      if (!busy && rmdir(dir_.c_str()) == 0) return;
+      usleep(20000);
+    }
+  }
+  const std::string& dir() const { return dir_; }
+
+ private:
+  std::string dir_;
+};
+
+uint64_t RandomSeed() {
+  std::random_device random;
+  return (uint64_t{random()} << 32) ^ random() ^ 1;  // never 0
+}
+
+}  // namespace
+
 GpuEvaluator::GpuEvaluator(Compiler* compiler, const workloads::DefinitionRegistry* definitions,
                            GpuEvalOptions options, std::string worker_id,
                            std::string toolkit_version)
@@ -129,10 +198,25 @@ v1::EvalResult GpuEvaluator::Run(const v1::EvalRequest& request, CompiledKernel 
     job.launch_spec = workloads::FindLaunchSpecJson(request.kernel_source()).value_or("");
   }
   job.workloads = *workloads;
-  job.seed = options_.seed != 0 ? options_.seed : StableHash64(request.kernel_sha256());
+  job.seed = options_.seed != 0 ? options_.seed : RandomSeed();
   job.trials = options_.trials;
   job.warmup_calls = options_.warmup_calls;
   job.timed_calls = options_.timed_calls;
+  job.isolation.candidate_host = options_.candidate_host_path.empty()
+                                     ? FindCandidateHost(options_.runner_path)
+                                     : options_.candidate_host_path;
+  if (job.isolation.candidate_host.empty()) {
+    return infra("ptxbench-candidate-host not found next to the runner");
+  }
+  job.isolation.uid = options_.sandbox_uid;
+  job.isolation.gid = options_.sandbox_uid;
+  job.isolation.memory_bytes = options_.sandbox_memory_bytes;
+  job.isolation.max_processes = options_.sandbox_max_processes;
+  job.isolation.device_minor = gpu.device_minor;
+  job.isolation.call_deadline_s =
+      std::max<int>(1, static_cast<int>(absl::ToInt64Seconds(options_.call_deadline)));
+  EvaluationCgroup cgroup(options_.cgroup_root);
+  job.isolation.cgroup_parent = cgroup.dir();
 
   SandboxOptions sandbox;
   sandbox.argv = {options_.runner_path, "--job", "{dir}/job.json", "--out", "{dir}/results.jsonl"};

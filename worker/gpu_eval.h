@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "ptxbench/v1/common.pb.h"
+#include "sandbox/protections.h"
 #include "worker/compile/compiler.h"
 #include "worker/compile_only.h"
 #include "worker/gpu/device_info.h"
@@ -21,12 +22,25 @@ namespace ptxbench::worker {
 
 struct GpuEvalOptions {
   std::string runner_path;  // the ptxbench-runner binary
+  // The sandboxed host of the candidate (next to the runner by default).
+  std::string candidate_host_path;
+  // The candidate host's sandbox (docs/SECURITY.md): its uid (the harness
+  // drops to it too, when the worker is root), limits, and the cgroup v2
+  // directory per-evaluation cgroups are made in (empty: the watchdog).
+  uint32_t sandbox_uid = 65534;
+  uint64_t sandbox_memory_bytes = uint64_t{8} << 30;
+  int sandbox_max_processes = 256;
+  std::string cgroup_root;
+  // One call of the candidate (warm-up, checked or timed) past this: TIMEOUT.
+  absl::Duration call_deadline = absl::Seconds(60);
   // For one runner process (every workload of one evaluation). Past it the
   // process group is killed and the workload in progress is a TIMEOUT.
   absl::Duration deadline = absl::Minutes(10);
   absl::Duration health_deadline = absl::Minutes(1);
-  // Root of the input seeds; 0: derived from the kernel's sha256, so the
-  // same kernel sees the same inputs when evaluated again.
+  // Root of the input seeds; 0: drawn at random for every evaluation, so no
+  // submission can know its inputs ahead of a call (a seed derived from the
+  // kernel would let a kernel that knows its own source compute them). The
+  // seed used is in every trace's log; setting it reproduces an evaluation.
   uint64_t seed = 0;
   int trials = 0;  // 0: the definition's
   int warmup_calls = 10;
@@ -34,9 +48,23 @@ struct GpuEvalOptions {
   std::string temp_root = "/tmp";
 };
 
+// The sandbox settings of a worker (or a local `ptxbench eval`): probes what
+// the machine allows (sandbox/protections.h) and fills both the compiler's
+// and the GPU evaluation's options. Returns the probe, to log and register.
+struct SandboxSettings {
+  uint32_t uid = 65534;
+  uint64_t memory_bytes = uint64_t{8} << 30;
+  int max_processes = 256;
+  std::string cgroup_root = "/sys/fs/cgroup/ptxbench";
+};
+sandbox::Protections ConfigureSandbox(const SandboxSettings& settings, CompilerOptions* compiler,
+                                      GpuEvalOptions* gpu);
+
 // The runner next to this executable or in the build tree
 // ($PTXBENCH_RUNNER first); empty when none is found.
 std::string FindRunner();
+// The candidate host next to `runner`; empty when it is not there.
+std::string FindCandidateHost(const std::string& runner);
 
 class GpuEvaluator {
  public:

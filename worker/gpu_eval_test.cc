@@ -63,6 +63,7 @@ class GpuEvalFakeRunnerTest : public ::testing::Test {
                      bool* suspect, absl::Duration deadline = absl::Seconds(20)) {
     GpuEvalOptions o;
     o.runner_path = runner;
+    o.candidate_host_path = "/bin/true";  // the fake runner starts no host
     o.deadline = deadline;
     o.temp_root = dir_.string();
     GpuEvaluator evaluator(compiler_.get(), definitions_.get(), o, "w", "tk");

@@ -4,6 +4,7 @@
 // census, library check), and says so; with --simulate it returns
 // deterministic synthetic results for tests and benchmarks.
 
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -49,6 +50,15 @@ ABSL_FLAG(double, crash_rate, 0.0,
           "Probability that the process exits abruptly (status 70) right after leasing a "
           "task (--crash-rate)");
 ABSL_FLAG(int, gpus, 1, "Simulated GPUs (\"Simulated H200\", sm_90); 0: compile-only");
+ABSL_FLAG(uint32_t, sandbox_uid, 65534,
+          "Uid that compiles and runs submitted code when the worker is root (--sandbox-uid)");
+ABSL_FLAG(double, sandbox_memory_gib, 8,
+          "Memory limit of each compile and each candidate host, GiB (--sandbox-memory-gib)");
+ABSL_FLAG(int, sandbox_max_processes, 256,
+          "Process limit of each compile and each candidate host (--sandbox-max-processes)");
+ABSL_FLAG(std::string, cgroup_root, "/sys/fs/cgroup/ptxbench",
+          "cgroup v2 directory for the sandboxes' cgroups; without cgroup v2 a watchdog "
+          "enforces the limits (--cgroup-root)");
 
 namespace {
 
@@ -123,6 +133,22 @@ int RunRealWorker() {
   compiler_options.abi_include_dir = ptxbench::DataDir() + "/worker/kernel_abi";
   compiler_options.cache_dir = absl::GetFlag(FLAGS_cache_dir);
   if (compiler_options.cache_dir.empty()) compiler_options.cache_dir = DefaultCacheDir();
+  ptxbench::worker::GpuEvalOptions eval_options;
+  if (absl::GetFlag(FLAGS_sandbox_memory_gib) <= 0 || absl::GetFlag(FLAGS_sandbox_max_processes) < 8) {
+    return UsageError("--sandbox-memory-gib must be > 0 and --sandbox-max-processes >= 8");
+  }
+  ptxbench::worker::SandboxSettings sandbox_settings;
+  sandbox_settings.uid = absl::GetFlag(FLAGS_sandbox_uid);
+  sandbox_settings.memory_bytes =
+      static_cast<uint64_t>(absl::GetFlag(FLAGS_sandbox_memory_gib) * 1073741824.0);
+  sandbox_settings.max_processes = absl::GetFlag(FLAGS_sandbox_max_processes);
+  sandbox_settings.cgroup_root = absl::GetFlag(FLAGS_cgroup_root);
+  const ptxbench::sandbox::Protections protections =
+      ptxbench::worker::ConfigureSandbox(sandbox_settings, &compiler_options, &eval_options);
+  for (const std::string& p : protections.active) ptxbench::LogInfo("protection", {{"active", p}});
+  for (const std::string& w : protections.warnings) {
+    ptxbench::LogWarning("protection missing", {{"warning", w}});
+  }
   absl::StatusOr<std::string> version =
       ptxbench::worker::Compiler::ToolkitVersion(compiler_options.nvcc);
   if (!version.ok()) {
@@ -131,7 +157,6 @@ int RunRealWorker() {
   }
   ptxbench::worker::Compiler compiler(compiler_options);
 
-  ptxbench::worker::GpuEvalOptions eval_options;
   eval_options.runner_path = ptxbench::worker::FindRunner();
   eval_options.deadline = absl::Seconds(absl::GetFlag(FLAGS_eval_deadline_s));
   eval_options.seed = absl::GetFlag(FLAGS_seed);
@@ -156,6 +181,10 @@ int RunRealWorker() {
   runner_options.kind = ptxbench::v1::WORKER;
   runner_options.name = name;
   runner_options.capabilities = ptxbench::worker::GpuWorkerCapabilities(gpus, slots);
+  for (const std::string& p : protections.active) runner_options.capabilities.add_protections(p);
+  for (const std::string& w : protections.warnings) {
+    runner_options.capabilities.add_protection_warnings(w);
+  }
   runner_options.slots = slots;
   ptxbench::executor::TaskHandler* handler =
       gpus.empty() ? static_cast<ptxbench::executor::TaskHandler*>(&compile_handler) : &gpu_handler;
@@ -179,6 +208,8 @@ int RunRealWorker() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // No process of the same uid may read this one's memory or environment.
+  prctl(PR_SET_DUMPABLE, 0);
   ptxbench::executor::BlockStopSignals();
   ptxbench::executor::ParseCommandLineOrExit(argc, argv);
   ptxbench::InitLogging("worker");

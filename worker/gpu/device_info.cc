@@ -6,6 +6,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
+#include <fstream>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/strip.h"
+
 namespace ptxbench::gpu {
 namespace {
 
@@ -27,6 +34,7 @@ struct DriverApi {
   CUresult (*cuDeviceGetName)(char*, int, CUdevice) = nullptr;
   CUresult (*cuDeviceGetAttribute)(int*, int, CUdevice) = nullptr;
   CUresult (*cuDeviceTotalMem)(size_t*, CUdevice) = nullptr;
+  CUresult (*cuDeviceGetPCIBusId)(char*, int, CUdevice) = nullptr;  // optional
   CUresult (*cuGetErrorName)(CUresult, const char**) = nullptr;
   std::string load_error;  // non-empty when the library or a symbol is missing
 };
@@ -55,6 +63,7 @@ const DriverApi& Driver() {
               LoadSymbol(lib, "cuDeviceGetAttribute", &d->cuDeviceGetAttribute) &&
               LoadSymbol(lib, "cuDeviceTotalMem_v2", &d->cuDeviceTotalMem) &&
               LoadSymbol(lib, "cuGetErrorName", &d->cuGetErrorName);
+    LoadSymbol(lib, "cuDeviceGetPCIBusId", &d->cuDeviceGetPCIBusId);  // optional
     if (!ok) d->load_error = "libcuda.so.1 lacks a driver API symbol discovery needs";
     return d;
   }();
@@ -76,6 +85,19 @@ absl::Status DriverError(const DriverApi& api, const char* call, CUresult r) {
 }
 
 }  // namespace
+
+int DeviceMinor(const std::string& pci_bus_id) {
+  std::ifstream in("/proc/driver/nvidia/gpus/" + pci_bus_id + "/information");
+  std::string line;
+  while (std::getline(in, line)) {
+    int minor = -1;
+    if (absl::StartsWith(line, "Device Minor:") &&
+        absl::SimpleAtoi(absl::StripAsciiWhitespace(line.substr(13)), &minor)) {
+      return minor;
+    }
+  }
+  return -1;
+}
 
 std::string SmArch(int cc_major, int cc_minor) { return absl::StrCat("sm_", cc_major, cc_minor); }
 
@@ -130,6 +152,12 @@ absl::StatusOr<GpuInventory> DiscoverGpus() {
     }
     info.total_memory_bytes = mem;
     info.sm_arch = SmArch(info.cc_major, info.cc_minor);
+    char bus[64] = {};
+    if (api.cuDeviceGetPCIBusId != nullptr &&
+        api.cuDeviceGetPCIBusId(bus, sizeof(bus) - 1, dev) == kCudaSuccess) {
+      info.pci_bus_id = absl::AsciiStrToLower(bus);
+      info.device_minor = DeviceMinor(info.pci_bus_id);
+    }
     inv.gpus.push_back(std::move(info));
   }
   return inv;

@@ -23,7 +23,14 @@ struct GpuInfo {
   uint64_t total_memory_bytes = 0;
   int64_t l2_cache_bytes = 0;
   int sm_count = 0;  // multiprocessors
+  std::string pci_bus_id;  // "0000:3b:00.0"; empty if unknown
+  // N of its /dev/nvidiaN node (from /proc/driver/nvidia); -1 if unknown.
+  int device_minor = -1;
 };
+
+// The minor number of the /dev/nvidiaN node of the GPU at `pci_bus_id`
+// (lower case, "0000:3b:00.0"), from the driver's /proc entry; -1 if unknown.
+int DeviceMinor(const std::string& pci_bus_id);
 
 // What discovery found. `gpus` is empty when the machine has no usable GPU;
 // then `why_none` says why in words (driver library missing, no device).

@@ -31,12 +31,20 @@ absl::StatusOr<std::unique_ptr<L2Flusher>> L2Flusher::Create() {
 
 L2Flusher::~L2Flusher() { cudaFree(scratch_); }
 
-absl::Status L2Flusher::Flush(cudaStream_t stream, int salt) {
+absl::Status L2Flusher::FlushAsync(cudaStream_t stream, int salt) {
   // Writing (not reading) evicts every line, dirty ones included; a changing
   // value keeps the driver from treating repeated memsets as no-ops.
-  PTXB_RETURN_IF_ERROR(CudaStatus(cudaMemsetAsync(scratch_, salt & 0xff, bytes_, stream),
-                                  "cudaMemsetAsync(L2 scratch)"));
+  return CudaStatus(cudaMemsetAsync(scratch_, salt & 0xff, bytes_, stream),
+                    "cudaMemsetAsync(L2 scratch)");
+}
+
+absl::Status L2Flusher::ResetPersisting() {
   return CudaStatus(cudaCtxResetPersistingL2Cache(), "cudaCtxResetPersistingL2Cache");
+}
+
+absl::Status L2Flusher::Flush(cudaStream_t stream, int salt) {
+  PTXB_RETURN_IF_ERROR(FlushAsync(stream, salt));
+  return ResetPersisting();
 }
 
 namespace {

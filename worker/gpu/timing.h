@@ -112,8 +112,15 @@ class L2Flusher {
   L2Flusher(const L2Flusher&) = delete;
   L2Flusher& operator=(const L2Flusher&) = delete;
 
-  // Enqueues the flush on `stream`; `salt` varies the written value.
+  // Enqueues the flush on `stream`; `salt` varies the written value. Also
+  // resets persisting-L2 lines (ResetPersisting).
   absl::Status Flush(cudaStream_t stream, int salt);
+  // Only the scratch write: asynchronous, safe while the stream waits on a
+  // gate (the harness, worker/runner/bracket.h).
+  absl::Status FlushAsync(cudaStream_t stream, int salt);
+  // Persisting-L2 lines back to normal, so the next flush evicts them (not
+  // stream-ordered: call it where the GPU may be waited for).
+  static absl::Status ResetPersisting();
   size_t scratch_bytes() const { return bytes_; }
 
  private:

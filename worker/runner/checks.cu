@@ -14,13 +14,9 @@ using gpu::CudaStatus;
 
 // Non-negative floats order like their bit patterns, so atomicMax on the
 // bits is a max on the values.
-struct Counters {
-  unsigned long long matched;
-  unsigned long long nonfinite;
-  unsigned long long first_mismatch;  // ULLONG_MAX when none
-  unsigned int max_abs_bits;
-  unsigned int max_rel_bits;
-};
+using Counters = CompareCounters;
+
+__global__ void ResetCounters(Counters* c) { *c = Counters{0, 0, ~0ull, 0, 0}; }
 
 __device__ float Load(const __nv_bfloat16* p, int64_t i) { return __bfloat162float(p[i]); }
 __device__ float Load(const float* p, int64_t i) { return p[i]; }
@@ -114,24 +110,35 @@ class DeviceScalar {
 
 }  // namespace
 
-absl::StatusOr<reference::CompareResult> CompareOnGpu(const void* actual, const void* expected,
-                                                      ElementType type, int64_t count,
-                                                      const reference::Tolerance& tol,
-                                                      cudaStream_t stream) {
-  DeviceScalar<Counters> counters;
-  PTXB_RETURN_IF_ERROR(counters.Init(Counters{0, 0, ~0ull, 0, 0}, stream));
+absl::Status EnqueueCompare(const void* actual, const void* expected, ElementType type,
+                            int64_t count, const reference::Tolerance& tol,
+                            CompareCounters* device_counters, cudaStream_t stream) {
+  ResetCounters<<<1, 1, 0, stream>>>(device_counters);
   const float atol = static_cast<float>(tol.atol), rtol = static_cast<float>(tol.rtol);
   if (type == ElementType::kBFloat16) {
     CompareKernel<<<kBlocks, kThreads, 0, stream>>>(static_cast<const __nv_bfloat16*>(actual),
                                                     static_cast<const __nv_bfloat16*>(expected),
-                                                    count, atol, rtol, counters.get());
+                                                    count, atol, rtol, device_counters);
   } else {
     CompareKernel<<<kBlocks, kThreads, 0, stream>>>(static_cast<const float*>(actual),
                                                     static_cast<const float*>(expected), count,
-                                                    atol, rtol, counters.get());
+                                                    atol, rtol, device_counters);
   }
-  PTXB_RETURN_IF_ERROR(CudaStatus(cudaGetLastError(), "compare kernel launch"));
-  PTXB_ASSIGN_OR_RETURN(Counters c, counters.Read(stream));
+  return CudaStatus(cudaGetLastError(), "compare kernel launch");
+}
+
+absl::Status EnqueueCountChangedBytes(const void* a, const void* b, int64_t bytes,
+                                      unsigned long long* device_count, cudaStream_t stream) {
+  PTXB_RETURN_IF_ERROR(CudaStatus(cudaMemsetAsync(device_count, 0, sizeof(*device_count), stream),
+                                  "reset the input check"));
+  ChangedBytesKernel<<<kBlocks, kThreads, 0, stream>>>(static_cast<const unsigned char*>(a),
+                                                       static_cast<const unsigned char*>(b), bytes,
+                                                       device_count);
+  return CudaStatus(cudaGetLastError(), "input check kernel launch");
+}
+
+reference::CompareResult CompareResultOf(const CompareCounters& c, int64_t count,
+                                         const reference::Tolerance& tol) {
   reference::CompareResult r;
   r.total = count;
   r.matched = static_cast<int64_t>(c.matched);
@@ -143,14 +150,22 @@ absl::StatusOr<reference::CompareResult> CompareOnGpu(const void* actual, const 
   return r;
 }
 
+absl::StatusOr<reference::CompareResult> CompareOnGpu(const void* actual, const void* expected,
+                                                      ElementType type, int64_t count,
+                                                      const reference::Tolerance& tol,
+                                                      cudaStream_t stream) {
+  DeviceScalar<Counters> counters;
+  PTXB_RETURN_IF_ERROR(counters.Init(Counters{0, 0, ~0ull, 0, 0}, stream));
+  PTXB_RETURN_IF_ERROR(EnqueueCompare(actual, expected, type, count, tol, counters.get(), stream));
+  PTXB_ASSIGN_OR_RETURN(Counters c, counters.Read(stream));
+  return CompareResultOf(c, count, tol);
+}
+
 absl::StatusOr<int64_t> CountChangedBytes(const void* a, const void* b, int64_t bytes,
                                           cudaStream_t stream) {
   DeviceScalar<unsigned long long> changed;
   PTXB_RETURN_IF_ERROR(changed.Init(0, stream));
-  ChangedBytesKernel<<<kBlocks, kThreads, 0, stream>>>(static_cast<const unsigned char*>(a),
-                                                       static_cast<const unsigned char*>(b), bytes,
-                                                       changed.get());
-  PTXB_RETURN_IF_ERROR(CudaStatus(cudaGetLastError(), "input check kernel launch"));
+  PTXB_RETURN_IF_ERROR(EnqueueCountChangedBytes(a, b, bytes, changed.get(), stream));
   PTXB_ASSIGN_OR_RETURN(unsigned long long n, changed.Read(stream));
   return static_cast<int64_t>(n);
 }

@@ -39,6 +39,25 @@ absl::StatusOr<reference::CompareResult> CompareOnGpu(const void* actual, const 
 absl::StatusOr<int64_t> CountChangedBytes(const void* a, const void* b, int64_t bytes,
                                           cudaStream_t stream);
 
+// The same checks enqueued without waiting, into counters in device memory
+// (for the harness, whose stream may still be held by a gate: nothing here
+// synchronizes or allocates). Read the counters once the stream finished.
+struct CompareCounters {
+  unsigned long long matched;
+  unsigned long long nonfinite;
+  unsigned long long first_mismatch;  // ULLONG_MAX when none
+  unsigned int max_abs_bits;          // float bits (non-negative floats order like them)
+  unsigned int max_rel_bits;
+};
+absl::Status EnqueueCompare(const void* actual, const void* expected, ElementType type,
+                            int64_t count, const reference::Tolerance& tol,
+                            CompareCounters* device_counters, cudaStream_t stream);
+absl::Status EnqueueCountChangedBytes(const void* a, const void* b, int64_t bytes,
+                                      unsigned long long* device_count, cudaStream_t stream);
+// The verdict of counters read back from the device.
+reference::CompareResult CompareResultOf(const CompareCounters& counters, int64_t count,
+                                         const reference::Tolerance& tol);
+
 }  // namespace ptxbench::runner
 
 #endif  // PTXBENCH_WORKER_RUNNER_CHECKS_H_

@@ -22,7 +22,16 @@ std::string SerializeJob(const RunnerJob& job) {
               {"seed", job.seed},
               {"trials", job.trials},
               {"warmup_calls", job.warmup_calls},
-              {"timed_calls", job.timed_calls}}
+              {"timed_calls", job.timed_calls},
+              {"isolation",
+               {{"candidate_host", job.isolation.candidate_host},
+                {"uid", job.isolation.uid},
+                {"gid", job.isolation.gid},
+                {"memory_bytes", job.isolation.memory_bytes},
+                {"max_processes", job.isolation.max_processes},
+                {"cgroup_parent", job.isolation.cgroup_parent},
+                {"device_minor", job.isolation.device_minor},
+                {"call_deadline_s", job.isolation.call_deadline_s}}}}
       .dump();
 }
 
@@ -43,12 +52,24 @@ absl::StatusOr<RunnerJob> ParseJob(absl::string_view text) {
     job.trials = j.at("trials").get<int>();
     job.warmup_calls = j.at("warmup_calls").get<int>();
     job.timed_calls = j.at("timed_calls").get<int>();
+    const json& iso = j.at("isolation");
+    job.isolation.candidate_host = iso.at("candidate_host").get<std::string>();
+    job.isolation.uid = iso.at("uid").get<uint32_t>();
+    job.isolation.gid = iso.at("gid").get<uint32_t>();
+    job.isolation.memory_bytes = iso.at("memory_bytes").get<uint64_t>();
+    job.isolation.max_processes = iso.at("max_processes").get<int>();
+    job.isolation.cgroup_parent = iso.at("cgroup_parent").get<std::string>();
+    job.isolation.device_minor = iso.at("device_minor").get<int>();
+    job.isolation.call_deadline_s = iso.at("call_deadline_s").get<int>();
   } catch (const json::exception& e) {
     return absl::InvalidArgumentError(absl::StrCat("job: ", e.what()));
   }
   if (job.workloads.empty()) return absl::InvalidArgumentError("job: no workloads");
   if (job.language != "cuda" && job.language != "ptx") {
     return absl::InvalidArgumentError("job: language must be cuda or ptx");
+  }
+  if (job.isolation.call_deadline_s < 1) {
+    return absl::InvalidArgumentError("job: isolation.call_deadline_s must be >= 1");
   }
   if (job.trials < 0 || job.warmup_calls < 0 || job.timed_calls < 1) {
     return absl::InvalidArgumentError("job: trials/warmup_calls must be >= 0, timed_calls >= 1");

@@ -32,18 +32,40 @@ struct WorkloadSpec {
   std::map<std::string, int64_t> axes;  // every axis, const ones included
 };
 
+// How the candidate host is isolated (worker/runner/isolation.h).
+struct IsolationSpec {
+  std::string candidate_host;  // the ptxbench-candidate-host binary
+  // The uid/gid the harness drops to and the candidate host runs as, when
+  // the runner starts as root.
+  uint32_t uid = 65534;
+  uint32_t gid = 65534;
+  uint64_t memory_bytes = uint64_t{8} << 30;
+  int max_processes = 256;
+  std::string cgroup_parent;  // empty: the watchdog
+  // The /dev/nvidia<minor> node of the GPU; -1: unknown (every GPU node is
+  // bound, and CUDA_VISIBLE_DEVICES alone pins the GPU).
+  int device_minor = -1;
+  // One call of the candidate (warm-up, checked or timed) past this is a
+  // TIMEOUT.
+  int call_deadline_s = 60;
+};
+
 struct RunnerJob {
   std::string artifact;         // the candidate's kernel.so (cuda) or kernel.cubin (ptx)
   std::string language = "cuda";  // "cuda" | "ptx"
   std::string launch_spec;        // ptx: the launch spec JSON (launch_spec.h)
   std::string definition_json;  // the definition file's text
   std::vector<WorkloadSpec> workloads;
-  // Root of every input seed (recorded in each trace's log): inputs are a
-  // function of (seed, workload, trial, call), never of the time.
+  // Root of every input seed (recorded in each trace's log once the
+  // evaluation is over): inputs are a function of (seed, workload, trial,
+  // call). The worker draws it at random unless told otherwise, and the
+  // candidate never learns it, so no submission can compute its inputs
+  // ahead of a call.
   uint64_t seed = 0;
   int trials = 0;  // 0: the definition's own count
   int warmup_calls = 10;
   int timed_calls = 50;
+  IsolationSpec isolation;
 };
 
 std::string SerializeJob(const RunnerJob& job);

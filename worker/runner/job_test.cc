@@ -16,6 +16,11 @@ RunnerJob SampleJob() {
   job.trials = 3;
   job.warmup_calls = 2;
   job.timed_calls = 5;
+  job.isolation.candidate_host = "/opt/ptxbench/ptxbench-candidate-host";
+  job.isolation.uid = 61000;
+  job.isolation.memory_bytes = uint64_t{3} << 30;
+  job.isolation.cgroup_parent = "/sys/fs/cgroup/ptxbench";
+  job.isolation.device_minor = 3;
   return job;
 }
 
@@ -33,6 +38,12 @@ TEST(RunnerJob, RoundTrips) {
   EXPECT_EQ(back->trials, 3);
   EXPECT_EQ(back->warmup_calls, 2);
   EXPECT_EQ(back->timed_calls, 5);
+  EXPECT_EQ(back->isolation.candidate_host, "/opt/ptxbench/ptxbench-candidate-host");
+  EXPECT_EQ(back->isolation.uid, 61000u);
+  EXPECT_EQ(back->isolation.memory_bytes, uint64_t{3} << 30);
+  EXPECT_EQ(back->isolation.cgroup_parent, "/sys/fs/cgroup/ptxbench");
+  EXPECT_EQ(back->isolation.device_minor, 3);
+  EXPECT_EQ(back->isolation.call_deadline_s, 60);
 }
 
 TEST(RunnerJob, RejectsMalformedJobs) {

@@ -1,15 +1,18 @@
-// ptxbench-runner: the child process in which a candidate kernel runs
-// (worker/runner/runner.h). Started by the worker inside a sandbox; not a
-// user command.
-//   ptxbench-runner --job JOB.json --out RESULTS.jsonl
+// ptxbench-runner: the harness of one evaluation (worker/runner/harness.h),
+// started by the worker; not a user command. Results go to the file named
+// by --out, opened before the harness gives up its privileges: nothing the
+// candidate host can reach.
+//   ptxbench-runner --job DIR/job.json --out DIR/results.jsonl
 //   ptxbench-runner --health
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
 
+#include "worker/runner/harness.h"
 #include "worker/runner/job.h"
 #include "worker/runner/runner.h"
 
@@ -40,5 +43,6 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "ptxbench-runner: cannot write %s\n", out_path.c_str());
     return ptxbench::runner::kRunnerBadJob;
   }
-  return ptxbench::runner::RunJob(*job, out);
+  const std::string private_dir = std::filesystem::path(job_path).parent_path().string();
+  return ptxbench::runner::RunHarness(*job, private_dir, out);
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -33,55 +34,67 @@ float ElementValue(const TensorBuffer& t, int64_t index) {
 }  // namespace
 
 absl::StatusOr<WorkloadBuffers> WorkloadBuffers::Allocate(
-    const workloads::Definition& definition, const std::map<std::string, int64_t>& axes,
-    bool with_checks) {
+    const workloads::Definition& definition, const std::map<std::string, int64_t>& axes) {
   PTXB_ASSIGN_OR_RETURN(int64_t in_bytes, TensorBytes(definition.inputs, axes));
   PTXB_ASSIGN_OR_RETURN(int64_t out_bytes, TensorBytes(definition.outputs, axes));
-  const int64_t need = kSets * (in_bytes + out_bytes) + (with_checks ? kSets * out_bytes + in_bytes : 0);
+  const int64_t need = kSets * (in_bytes + out_bytes) + out_bytes + in_bytes;
   size_t free_bytes = 0, total_bytes = 0;
   PTXB_RETURN_IF_ERROR(CudaStatus(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo"));
-  // Leave room for the libraries' workspaces and the candidate's own.
-  if (static_cast<double>(need) > 0.8 * static_cast<double>(free_bytes)) {
+  // Leave room for the libraries' workspaces and the hosts' own.
+  if (static_cast<double>(need) > 0.6 * static_cast<double>(free_bytes)) {
     return absl::ResourceExhaustedError(absl::StrFormat(
         "the workload needs %.2f GiB of buffers; the GPU has %.2f GiB free", need / 1073741824.0,
         free_bytes / 1073741824.0));
   }
   WorkloadBuffers b;
-  b.with_checks_ = with_checks;
   for (int s = 0; s < kSets; ++s) {
     PTXB_ASSIGN_OR_RETURN(b.inputs_[s], TensorSet::Allocate(definition.inputs, axes));
     PTXB_ASSIGN_OR_RETURN(b.outputs_[s], TensorSet::Allocate(definition.outputs, axes));
-    if (with_checks) {
-      PTXB_ASSIGN_OR_RETURN(b.expected_[s], TensorSet::Allocate(definition.outputs, axes));
-    }
   }
-  if (with_checks) {
-    PTXB_ASSIGN_OR_RETURN(b.pristine_, TensorSet::Allocate(definition.inputs, axes));
-  }
-  b.BuildViews();
+  PTXB_ASSIGN_OR_RETURN(b.expected_, TensorSet::Allocate(definition.outputs, axes));
+  PTXB_ASSIGN_OR_RETURN(b.pristine_, TensorSet::Allocate(definition.inputs, axes));
+  PTXB_RETURN_IF_ERROR(CudaStatus(
+      cudaMalloc(&b.compare_slots_, sizeof(CompareCounters) * std::max<size_t>(1, definition.outputs.size())),
+      "cudaMalloc(check counters)"));
+  PTXB_RETURN_IF_ERROR(CudaStatus(
+      cudaMalloc(&b.changed_slots_, sizeof(unsigned long long) * std::max<size_t>(1, definition.inputs.size())),
+      "cudaMalloc(check counters)"));
   return b;
 }
 
-void WorkloadBuffers::BuildViews() {
+WorkloadBuffers& WorkloadBuffers::operator=(WorkloadBuffers&& other) noexcept {
   for (int s = 0; s < kSets; ++s) {
-    views_[s].clear();
-    for (const TensorBuffer& t : inputs_[s].tensors()) views_[s].push_back(&t.view);
-    for (const TensorBuffer& t : outputs_[s].tensors()) views_[s].push_back(&t.view);
+    std::swap(inputs_[s], other.inputs_[s]);
+    std::swap(outputs_[s], other.outputs_[s]);
   }
+  std::swap(expected_, other.expected_);
+  std::swap(pristine_, other.pristine_);
+  std::swap(compare_slots_, other.compare_slots_);
+  std::swap(changed_slots_, other.changed_slots_);
+  return *this;
 }
 
-absl::Status WorkloadBuffers::Prepare(Reference& reference, int set, uint64_t seed,
+WorkloadBuffers::~WorkloadBuffers() {
+  if (compare_slots_ != nullptr) cudaFree(compare_slots_);
+  if (changed_slots_ != nullptr) cudaFree(changed_slots_);
+}
+
+absl::Status WorkloadBuffers::Prepare(Reference& reference, uint64_t seed, bool expected,
                                       cudaStream_t stream) {
-  std::vector<TensorBuffer>& in = inputs_[set].tensors();
+  std::vector<TensorBuffer>& in = pristine_.tensors();
   PTXB_RETURN_IF_ERROR(reference.FillInputs(seed, in, stream));
-  if (!with_checks_) return absl::OkStatus();
-  std::vector<TensorBuffer>& copy = pristine_.tensors();
-  for (size_t i = 0; i < in.size(); ++i) {
-    PTXB_RETURN_IF_ERROR(CudaStatus(cudaMemcpyAsync(copy[i].data(), in[i].data(), in[i].bytes,
+  if (expected) PTXB_RETURN_IF_ERROR(reference.Run(in, expected_.tensors(), stream));
+  return absl::OkStatus();
+}
+
+absl::Status WorkloadBuffers::Stage(int set, cudaStream_t stream) {
+  std::vector<TensorBuffer>& from = pristine_.tensors();
+  std::vector<TensorBuffer>& to = inputs_[set].tensors();
+  for (size_t i = 0; i < from.size(); ++i) {
+    PTXB_RETURN_IF_ERROR(CudaStatus(cudaMemcpyAsync(to[i].data(), from[i].data(), from[i].bytes,
                                                     cudaMemcpyDeviceToDevice, stream),
-                                    "copy of the inputs"));
+                                    "staging the inputs"));
   }
-  PTXB_RETURN_IF_ERROR(reference.Run(in, expected_[set].tensors(), stream));
   // All-ones bytes are NaN in bfloat16 and float32: an element the kernel
   // does not write stays NaN and fails.
   for (TensorBuffer& out : outputs_[set].tensors()) {
@@ -91,23 +104,46 @@ absl::Status WorkloadBuffers::Prepare(Reference& reference, int set, uint64_t se
   return absl::OkStatus();
 }
 
-absl::StatusOr<CallCheck> WorkloadBuffers::Check(int set, const reference::Tolerance& tol,
-                                                 cudaStream_t stream) {
-  // Work the candidate left on other streams must be finished first.
-  PTXB_RETURN_IF_ERROR(CudaStatus(cudaDeviceSynchronize(), "cudaDeviceSynchronize(after run)"));
-  CallCheck check;
+absl::Status WorkloadBuffers::EnqueueChecks(int set, const reference::Tolerance& tol,
+                                            cudaStream_t stream) {
   const std::vector<TensorBuffer>& out = outputs_[set].tensors();
-  const std::vector<TensorBuffer>& expected = expected_[set].tensors();
+  const std::vector<TensorBuffer>& expected = expected_.tensors();
   for (size_t o = 0; o < out.size(); ++o) {
-    PTXB_ASSIGN_OR_RETURN(reference::CompareResult r,
-                          CompareOnGpu(out[o].data(), expected[o].data(), out[o].type,
-                                       out[o].count, tol, stream));
+    PTXB_RETURN_IF_ERROR(EnqueueCompare(out[o].data(), expected[o].data(), out[o].type,
+                                        out[o].count, tol, compare_slots_ + o, stream));
+  }
+  const std::vector<TensorBuffer>& in = inputs_[set].tensors();
+  const std::vector<TensorBuffer>& copy = pristine_.tensors();
+  for (size_t i = 0; i < in.size(); ++i) {
+    PTXB_RETURN_IF_ERROR(EnqueueCountChangedBytes(in[i].data(), copy[i].data(), in[i].bytes,
+                                                  changed_slots_ + i, stream));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<CallCheck> WorkloadBuffers::ReadChecks(int set, const reference::Tolerance& tol) {
+  const std::vector<TensorBuffer>& out = outputs_[set].tensors();
+  const std::vector<TensorBuffer>& expected = expected_.tensors();
+  const std::vector<TensorBuffer>& in = inputs_[set].tensors();
+  std::vector<CompareCounters> counters(out.size());
+  std::vector<unsigned long long> changed(in.size());
+  PTXB_RETURN_IF_ERROR(CudaStatus(cudaMemcpy(counters.data(), compare_slots_,
+                                             sizeof(CompareCounters) * out.size(),
+                                             cudaMemcpyDeviceToHost),
+                                  "reading the output checks"));
+  PTXB_RETURN_IF_ERROR(CudaStatus(cudaMemcpy(changed.data(), changed_slots_,
+                                             sizeof(unsigned long long) * in.size(),
+                                             cudaMemcpyDeviceToHost),
+                                  "reading the input checks"));
+  CallCheck check;
+  for (size_t o = 0; o < out.size(); ++o) {
+    const reference::CompareResult r = CompareResultOf(counters[o], out[o].count, tol);
     check.max_abs_error = std::max(check.max_abs_error, r.max_abs_error);
     check.max_rel_error = std::max(check.max_rel_error, r.max_rel_error);
     check.matched_ratio = std::min(check.matched_ratio, r.matched_ratio());
     if (r.passed) continue;
     check.passed = false;
-    const int64_t i = r.first_mismatch;
+    const int64_t i = std::max<int64_t>(r.first_mismatch, 0);
     if (r.nonfinite > 0) {
       check.errors.push_back(absl::StrFormat(
           "output %s: %d of %d elements are NaN/Inf (first at index %d: got %g, expected %g); "
@@ -123,18 +159,38 @@ absl::StatusOr<CallCheck> WorkloadBuffers::Check(int set, const reference::Toler
           r.max_abs_error, r.max_rel_error));
     }
   }
-  const std::vector<TensorBuffer>& in = inputs_[set].tensors();
-  const std::vector<TensorBuffer>& copy = pristine_.tensors();
   for (size_t i = 0; i < in.size(); ++i) {
-    PTXB_ASSIGN_OR_RETURN(int64_t changed,
-                          CountChangedBytes(in[i].data(), copy[i].data(), in[i].bytes, stream));
-    if (changed == 0) continue;
+    if (changed[i] == 0) continue;
     check.passed = false;
     check.errors.push_back(absl::StrFormat(
         "input %s was modified (%d of %d bytes changed): run() must not write its inputs",
-        in[i].name, changed, in[i].bytes));
+        in[i].name, changed[i], in[i].bytes));
   }
   return check;
+}
+
+absl::StatusOr<std::vector<protocol::TensorMeta>> WorkloadBuffers::Export() {
+  std::vector<protocol::TensorMeta> metas;
+  const size_t n_in = inputs_[0].tensors().size();
+  const size_t n = n_in + outputs_[0].tensors().size();
+  for (size_t k = 0; k < n; ++k) {
+    protocol::TensorMeta m;
+    for (int s = 0; s < kSets; ++s) {
+      const TensorBuffer& t = k < n_in ? inputs_[s].tensors()[k] : outputs_[s].tensors()[k - n_in];
+      cudaIpcMemHandle_t handle;
+      PTXB_RETURN_IF_ERROR(CudaStatus(cudaIpcGetMemHandle(&handle, t.data()),
+                                      "cudaIpcGetMemHandle"));
+      m.handles[s] = protocol::HexEncode(
+          absl::string_view(reinterpret_cast<const char*>(&handle), sizeof(handle)));
+      if (s == 0) {
+        m.name = t.name;
+        m.dtype = static_cast<int>(t.view.dtype);
+        m.sizes.assign(t.view.sizes, t.view.sizes + t.view.ndim);
+      }
+    }
+    metas.push_back(std::move(m));
+  }
+  return metas;
 }
 
 }  // namespace ptxbench::runner

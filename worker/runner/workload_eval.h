@@ -1,19 +1,32 @@
 #ifndef PTXBENCH_WORKER_RUNNER_WORKLOAD_EVAL_H_
 #define PTXBENCH_WORKER_RUNNER_WORKLOAD_EVAL_H_
 
-// The buffers and checks of one workload inside the runner (runner.h): two
-// sets of inputs and outputs that timed calls alternate between, the
-// reference's expected outputs for each, and a pristine copy of the inputs of
-// the call in flight.
+// The buffers and checks of one workload in the harness (harness.h).
+//
+// Shared with a host process (CUDA IPC; each tensor its own allocation, so
+// exporting one exposes nothing else): two sets of inputs and outputs that
+// calls alternate between. Private to the harness, never exported: the
+// pristine inputs of the call in flight and the expected outputs for them,
+// and the check counters.
+//
+// Per call: Prepare (fresh inputs into the pristine copy, the reference's
+// expected outputs from them) before the call's gate; Stage (the pristine
+// inputs copied into the shared set, its outputs poisoned) inside it, so no
+// host sees the inputs before the harness's start event; EnqueueChecks right
+// after the end event; ReadChecks once the stream finished.
 
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "ptxbench/kernel_abi.h"
+#include "worker/runner/checks.h"
+#include "worker/runner/protocol.h"
 #include "worker/runner/references.h"
 #include "worker/runner/tensors.h"
 #include "workloads/definition.h"
@@ -37,29 +50,33 @@ class WorkloadBuffers {
   // Allocates everything; kResourceExhausted (with the sizes) when the GPU
   // has not enough free memory.
   static absl::StatusOr<WorkloadBuffers> Allocate(const workloads::Definition& definition,
-                                                  const std::map<std::string, int64_t>& axes,
-                                                  bool with_checks);
+                                                  const std::map<std::string, int64_t>& axes);
+  WorkloadBuffers(WorkloadBuffers&& other) noexcept { *this = std::move(other); }
+  WorkloadBuffers& operator=(WorkloadBuffers&& other) noexcept;
+  ~WorkloadBuffers();
 
-  // Fresh inputs for `seed` into set `set`; with checks, also the pristine
-  // copy, the expected outputs (by `reference`) and NaN-poisoned outputs.
-  // Enqueued on `stream`.
-  absl::Status Prepare(Reference& reference, int set, uint64_t seed, cudaStream_t stream);
+  // Fresh inputs for `seed` into the pristine copy; with `expected`, the
+  // reference's outputs for them too. Enqueued on `stream`.
+  absl::Status Prepare(Reference& reference, uint64_t seed, bool expected, cudaStream_t stream);
+  // The pristine inputs into set `set`, its outputs NaN-poisoned. Enqueued;
+  // never waits.
+  absl::Status Stage(int set, cudaStream_t stream);
+  // The checks of set `set` against the expected outputs and the pristine
+  // inputs. Enqueued; never waits.
+  absl::Status EnqueueChecks(int set, const reference::Tolerance& tol, cudaStream_t stream);
+  // What EnqueueChecks found, once `stream` finished.
+  absl::StatusOr<CallCheck> ReadChecks(int set, const reference::Tolerance& tol);
 
-  // Checks set `set` after a call (waits for the device first).
-  absl::StatusOr<CallCheck> Check(int set, const reference::Tolerance& tol, cudaStream_t stream);
-
-  // The views passed to ptxb_entry for set `set`: inputs, then outputs.
-  const ptxb::Tensor* const* Views(int set) const { return views_[set].data(); }
-  int ViewCount() const { return static_cast<int>(views_[0].size()); }
-  std::vector<TensorBuffer>& inputs(int set) { return inputs_[set].tensors(); }
-  std::vector<TensorBuffer>& outputs(int set) { return outputs_[set].tensors(); }
+  // The shared buffers, as a host opens them (kWorkload).
+  absl::StatusOr<std::vector<protocol::TensorMeta>> Export();
+  int num_inputs() const { return static_cast<int>(pristine_.tensors().size()); }
 
  private:
-  void BuildViews();
+  WorkloadBuffers() = default;
 
-  bool with_checks_ = false;
-  TensorSet inputs_[kSets], outputs_[kSets], expected_[kSets], pristine_;
-  std::vector<const ptxb::Tensor*> views_[kSets];
+  TensorSet inputs_[kSets], outputs_[kSets], expected_, pristine_;
+  CompareCounters* compare_slots_ = nullptr;   // device, one per output
+  unsigned long long* changed_slots_ = nullptr;  // device, one per input
 };
 
 }  // namespace ptxbench::runner

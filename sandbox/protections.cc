@@ -1,0 +1,98 @@
+#include "sandbox/protections.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "sandbox/command.h"
+#include "sandbox/view.h"
+
+namespace ptxbench::sandbox {
+namespace {
+
+std::string Read(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+bool Write(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+  out.close();
+  return static_cast<bool>(out);
+}
+
+// A cgroup directory whose children get memory.max and pids.max.
+std::string PrepareCgroupRoot(const std::string& root, std::string* why_not) {
+  const std::string controllers = Read("/sys/fs/cgroup/cgroup.controllers");
+  if (!absl::StrContains(controllers, "memory") || !absl::StrContains(controllers, "pids")) {
+    *why_not = "no cgroup v2 with the memory and pids controllers at /sys/fs/cgroup";
+    return "";
+  }
+  if (mkdir(root.c_str(), 0755) != 0 && errno != EEXIST) {
+    *why_not = absl::StrCat("cannot create ", root, ": ", strerror(errno));
+    return "";
+  }
+  if (!Write(root + "/cgroup.subtree_control", "+memory +pids")) {
+    *why_not = absl::StrCat("cannot enable the memory and pids controllers in ", root);
+    return "";
+  }
+  return root;
+}
+
+}  // namespace
+
+Protections ProbeProtections(const std::string& cgroup_root, unsigned uid) {
+  Protections p;
+  const bool root = geteuid() == 0;
+  // A process in a full sandbox: namespaces, view, seccomp, dropped ids.
+  ViewBuilder view;
+  view.AddHostPath("/usr/bin", Mount::Kind::kReadOnly);
+  view.AddHostPath("/usr/lib", Mount::Kind::kReadOnly);
+  view.AddHostPath("/lib64/ld-linux-x86-64.so.2", Mount::Kind::kReadOnly);
+  CommandOptions probe;
+  probe.policy.mounts = view.mounts();
+  probe.policy.uid = uid;
+  probe.policy.gid = uid;
+  probe.argv = {"/usr/bin/true"};
+  probe.deadline = absl::Seconds(20);
+  absl::StatusOr<CommandResult> ran = RunCommand(probe);
+  p.sandbox_works = ran.ok() && ran->ok();
+  if (p.sandbox_works) {
+    p.active.push_back("own PID, network, mount, IPC and UTS namespaces per sandbox");
+    p.active.push_back("filesystem view: toolchain or host libraries read-only, own directory");
+    p.active.push_back("no capabilities, no_new_privs, seccomp filter");
+  } else {
+    p.warnings.push_back(absl::StrCat(
+        "no sandbox (",
+        ran.ok() ? (ran->outcome.setup_error.empty() ? ran->output : ran->outcome.setup_error)
+                 : std::string(ran.status().message()),
+        "): compilers run unsandboxed and GPU evaluations fail"));
+  }
+  if (root) {
+    p.active.push_back(absl::StrCat("submitted code runs as uid ", uid));
+  } else {
+    p.warnings.push_back(absl::StrCat("not root: submitted code runs as the worker's own uid ",
+                                      geteuid(), " (in a user namespace)"));
+  }
+  std::string why_not;
+  p.cgroup_root = PrepareCgroupRoot(cgroup_root, &why_not);
+  if (!p.cgroup_root.empty()) {
+    p.active.push_back(absl::StrCat("memory and process limits: cgroup v2 (", p.cgroup_root, ")"));
+  } else {
+    p.warnings.push_back(absl::StrCat(why_not, ": memory and process limits by a watchdog "
+                                               "polling every 5 ms"));
+  }
+  p.active.push_back("daemons non-dumpable (PR_SET_DUMPABLE 0)");
+  return p;
+}
+
+}  // namespace ptxbench::sandbox

@@ -1,0 +1,689 @@
+#include "worker/runner/harness.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cuda_runtime_api.h>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "common/hash.h"
+#include "common/status_macros.h"
+#include "worker/gpu/sample_stats.h"
+#include "worker/gpu/timing.h"
+#include "worker/runner/bracket.h"
+#include "worker/runner/cost.h"
+#include "worker/runner/host_loop.h"
+#include "worker/runner/isolation.h"
+#include "worker/runner/protocol.h"
+#include "worker/runner/reference_host.h"
+#include "worker/runner/references.h"
+#include "worker/runner/watched_host.h"
+#include "worker/runner/workload_eval.h"
+
+namespace ptxbench::runner {
+namespace {
+
+namespace v1 = ::ptxbench::v1;
+using gpu::CudaStatus;
+using protocol::Op;
+using protocol::Reply;
+using protocol::Request;
+
+// How long the gate waits for a host to enqueue a call before opening anyway.
+constexpr absl::Duration kGatePatience = absl::Milliseconds(5);
+// Calibration: a kernel of known duration, warm-up then measured calls.
+constexpr int64_t kCalibrationSpinNs = 20000;
+constexpr int kCalibrationWarmup = 10;
+constexpr int kCalibrationCalls = 60;
+constexpr size_t kMaxReplyBytes = 1 << 16;
+// Setup, load and workload requests (not calls).
+constexpr absl::Duration kRequestTimeout = absl::Seconds(60);
+
+uint64_t CallSeed(uint64_t root, const std::string& uuid, absl::string_view phase, int trial,
+                  int call) {
+  return StableHash64(absl::StrCat(root, "/", uuid, "/", phase, "/", trial, "/", call));
+}
+
+double MeanOf(const std::vector<double>& v) {
+  double sum = 0;
+  for (double x : v) sum += x;
+  return v.empty() ? 0 : sum / static_cast<double>(v.size());
+}
+
+// One end of a host's channel; `gone` says in words why a host vanished.
+class HostChannel {
+ public:
+  HostChannel(int fd, std::function<std::string()> gone) : fd_(fd), gone_(std::move(gone)) {}
+  ~HostChannel() { close(fd_); }
+
+  absl::Status Send(const Request& r) { return protocol::SendMessage(fd_, protocol::EncodeRequest(r)); }
+  // kDeadlineExceeded, kUnavailable (gone), kDataLoss (a malformed reply).
+  absl::StatusOr<Reply> Receive(absl::Duration timeout) {
+    absl::StatusOr<std::string> m = protocol::ReceiveMessage(fd_, timeout, kMaxReplyBytes);
+    if (!m.ok()) return m.status();
+    return protocol::DecodeReply(*m);
+  }
+  absl::StatusOr<Reply> Ask(const Request& r, absl::Duration timeout) {
+    PTXB_RETURN_IF_ERROR(Send(r));
+    return Receive(timeout);
+  }
+  std::string WhyGone() const { return gone_(); }
+
+ private:
+  const int fd_;
+  std::function<std::string()> gone_;
+};
+
+enum class CallEnd { kOk, kRefused, kGone, kTimeout, kInfra };
+struct CallResult {
+  CallEnd end = CallEnd::kOk;
+  std::string message;
+  double bracket_ms = 0;
+  bool gate_forced = false;
+};
+
+struct Calibration {
+  double overhead_ms = 0;   // median of bracket - the kernel's own span
+  double tolerance_ms = 0;  // p90 - p10 of that, plus 5 us
+  std::string log;
+};
+
+class Harness {
+ public:
+  Harness(const RunnerJob& job, std::string dir, std::ostream& out)
+      : job_(job), dir_(std::move(dir)), out_(out) {}
+
+  int Run() {
+    absl::StatusOr<workloads::Definition> def = workloads::ParseDefinition(job_.definition_json, "job");
+    if (!def.ok()) return FailAll(v1::INFRA_ERROR, std::string(def.status().message()), kRunnerBadJob);
+    def_ = *std::move(def);
+    trials_ = job_.trials > 0 ? job_.trials : std::max(def_.trials, 1);
+    tol_ = {def_.tolerance.atol, def_.tolerance.rtol, def_.tolerance.required_matched_ratio};
+    call_deadline_ = absl::Seconds(job_.isolation.call_deadline_s);
+
+    // 1. The boundary, while the runner still has the worker's privileges.
+    absl::StatusOr<std::unique_ptr<Isolation>> iso = Isolation::Prepare(job_, dir_);
+    if (!iso.ok()) return FailAll(v1::INFRA_ERROR, Infra("isolation", iso.status()), kRunnerOk);
+    int cpair[2], opipe[2], rpair[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, cpair) != 0 ||
+        pipe2(opipe, O_CLOEXEC) != 0 ||
+        socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, rpair) != 0) {
+      return FailAll(v1::INFRA_ERROR, "cannot create the hosts' channels", kRunnerOk);
+    }
+    absl::StatusOr<std::unique_ptr<sandbox::SandboxedProcess>> sandboxed =
+        (*iso)->SpawnCandidateHost(cpair[1], opipe[1]);
+    close(cpair[1]);
+    close(opipe[1]);
+    if (!sandboxed.ok()) {
+      return FailAll(v1::INFRA_ERROR, Infra("the candidate host's sandbox", sandboxed.status()),
+                     kRunnerOk);
+    }
+    const std::string artifact = (*iso)->candidate_artifact();
+    absl::StatusOr<pid_t> reference_pid = (*iso)->ForkReferenceHost([&]() {
+      close(rpair[0]);
+      close(cpair[0]);
+      close(opipe[0]);
+      const workloads::Definition& d = def_;
+      return RunHostLoop(rpair[1], [&d](const Request&) -> absl::StatusOr<std::unique_ptr<Candidate>> {
+        return MakeReferenceTarget(d);
+      });
+    });
+    close(rpair[1]);
+    if (!reference_pid.ok()) {
+      return FailAll(v1::INFRA_ERROR, Infra("the reference host", reference_pid.status()), kRunnerOk);
+    }
+    if (absl::Status s = (*iso)->DropPrivileges(); !s.ok()) {
+      kill(*reference_pid, SIGKILL);
+      return FailAll(v1::INFRA_ERROR, Infra("dropping privileges", s), kRunnerOk);
+    }
+    for (const std::string& p : (*iso)->Protections()) std::cerr << "ptxbench-runner: " << p << "\n";
+    candidate_ = std::make_unique<WatchedHost>(*std::move(sandboxed), opipe[0]);
+
+    // 2. The GPU, and every buffer before any host runs (a host that hogs
+    // memory cannot make the harness fail later).
+    if (absl::Status s = InitGpu(); !s.ok()) {
+      kill(*reference_pid, SIGKILL);
+      return FailAll(v1::INFRA_ERROR, Infra("GPU", s), kRunnerOk);
+    }
+    PrepareWorkloads();
+
+    // 3. The baseline, before the candidate host may even start.
+    {
+      const pid_t pid = *reference_pid;
+      HostChannel reference(rpair[0], [pid]() {
+        int status = 0;
+        if (waitpid(pid, &status, WNOHANG) == pid) {
+          return absl::StrCat("the reference host ended (status ", status, ")");
+        }
+        return std::string("the reference host stopped answering");
+      });
+      TimeReferences(reference);
+      (void)reference.Send(Request{Op::kQuit});
+    }
+    ReapReferenceHost(*reference_pid);
+
+    // 4. The candidate.
+    if (absl::Status s = candidate_->Release(); !s.ok()) {
+      return FailAll(v1::INFRA_ERROR, Infra("starting the candidate host", s), kRunnerOk);
+    }
+    HostChannel cand(cpair[0], [this]() {
+      candidate_->WaitForEnd(absl::Seconds(2));
+      return candidate_->Describe();
+    });
+    absl::StatusOr<Calibration> calibration = SetUpHost(cand, "candidate host");
+    if (!calibration.ok()) {
+      // Nothing submitted is loaded yet: ptxbench's own failure.
+      return FailAll(v1::INFRA_ERROR, Infra("the candidate host before loading the kernel",
+                                            calibration.status()),
+                     kRunnerOk);
+    }
+    candidate_calibration_ = *calibration;
+    Request load{Op::kLoad};
+    load.language = job_.language;
+    load.artifact = artifact;
+    load.launch_spec = job_.launch_spec;
+    for (const workloads::Axis& a : def_.axes) load.axis_order.push_back(a.name);
+    if (std::optional<v1::WorkloadTrace> failed = LoadCandidate(cand, load)) {
+      for (const WorkloadSpec& w : job_.workloads) {
+        v1::WorkloadTrace t = *failed;
+        SetIdentity(t, w);
+        out_ << TraceLine(t) << std::flush;
+      }
+      return kRunnerOk;
+    }
+    std::string stopped_at;
+    for (size_t i = 0; i < job_.workloads.size(); ++i) {
+      const WorkloadSpec& w = job_.workloads[i];
+      if (!stopped_at.empty()) {
+        v1::WorkloadTrace t;
+        SetIdentity(t, w);
+        t.set_status(v1::RUNTIME_ERROR);
+        t.add_errors(absl::StrCat("not run: the evaluation stopped at workload ", stopped_at));
+        out_ << TraceLine(t) << std::flush;
+        continue;
+      }
+      out_ << StartedLine(w.uuid) << std::flush;
+      bool stop = false;
+      out_ << TraceLine(Evaluate(i, cand, &stop)) << std::flush;
+      if (stop) stopped_at = w.uuid;
+    }
+    (void)cand.Send(Request{Op::kQuit});
+    candidate_->WaitForEnd(absl::Seconds(2));
+    return kRunnerOk;
+  }
+
+ private:
+  struct Workload {
+    std::unique_ptr<Reference> reference;  // the harness's own: inputs and expected outputs
+    std::optional<WorkloadBuffers> buffers;
+    std::string error;  // why it cannot be evaluated (infrastructure)
+    double reference_ms = 0;
+    std::string reference_log;
+  };
+
+  static std::string Infra(absl::string_view what, const absl::Status& s) {
+    return absl::StrCat(what, ": ", s.message());
+  }
+
+  static void SetIdentity(v1::WorkloadTrace& t, const WorkloadSpec& w) {
+    t.set_workload_uuid(w.uuid);
+    t.mutable_axes()->clear();
+    for (const auto& [k, v] : w.axes) (*t.mutable_axes())[k] = v;
+  }
+
+  int FailAll(v1::EvalStatus status, const std::string& error, int code) {
+    for (const WorkloadSpec& w : job_.workloads) {
+      v1::WorkloadTrace t;
+      SetIdentity(t, w);
+      t.set_status(status);
+      t.add_errors(error);
+      out_ << TraceLine(t) << std::flush;
+    }
+    return code;
+  }
+
+  absl::Status InitGpu() {
+    PTXB_RETURN_IF_ERROR(CudaStatus(cudaSetDevice(0), "cudaSetDevice(0)"));
+    cudaDeviceProp prop{};
+    PTXB_RETURN_IF_ERROR(CudaStatus(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties"));
+    gpu_name_ = prop.name;
+    PTXB_RETURN_IF_ERROR(CudaStatus(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking),
+                                    "cudaStreamCreate"));
+    PTXB_ASSIGN_OR_RETURN(flusher_, gpu::L2Flusher::Create());
+    PTXB_ASSIGN_OR_RETURN(bracket_, Bracket::Create(stream_));
+    return absl::OkStatus();
+  }
+
+  void PrepareWorkloads() {
+    workloads_.resize(job_.workloads.size());
+    for (size_t i = 0; i < job_.workloads.size(); ++i) {
+      Workload& w = workloads_[i];
+      absl::StatusOr<std::unique_ptr<Reference>> ref = MakeReference(def_, job_.workloads[i].axes);
+      if (!ref.ok()) {
+        w.error = std::string(ref.status().message());
+        continue;
+      }
+      w.reference = *std::move(ref);
+      absl::StatusOr<WorkloadBuffers> b = WorkloadBuffers::Allocate(def_, job_.workloads[i].axes);
+      if (!b.ok()) {
+        w.error = std::string(b.status().message());
+        continue;
+      }
+      w.buffers.emplace(*std::move(b));
+    }
+  }
+
+  // One bracketed call (bracket.h). `stage` and `after` are asynchronous.
+  CallResult TimedCall(HostChannel& host, const Request& request,
+                       const std::function<absl::Status(cudaStream_t)>& stage,
+                       const std::function<absl::Status(cudaStream_t)>& after) {
+    CallResult r;
+    if (stream_stuck_) return {CallEnd::kInfra, "the harness's stream is held by an unfinished call"};
+    absl::Status s = bracket_->Open([&](cudaStream_t st) -> absl::Status {
+      PTXB_RETURN_IF_ERROR(stage(st));
+      return flusher_->FlushAsync(st, ++salt_);
+    });
+    if (!s.ok()) {
+      (void)bracket_->Abandon(call_deadline_);
+      return {CallEnd::kInfra, std::string(s.message())};
+    }
+    auto abandon = [&](CallEnd end, std::string message) {
+      if (!bracket_->Abandon(call_deadline_).ok()) stream_stuck_ = true;
+      return CallResult{end, std::move(message)};
+    };
+    if (!host.Send(request).ok()) return abandon(CallEnd::kGone, host.WhyGone());
+    absl::StatusOr<Reply> enqueued = host.Receive(kGatePatience);
+    if (!enqueued.ok() && absl::IsDeadlineExceeded(enqueued.status())) {
+      // The call synchronizes on its own stream, held behind the gate.
+      r.gate_forced = true;
+      bracket_->ReleaseGate();
+      enqueued = host.Receive(call_deadline_);
+    }
+    if (!enqueued.ok()) {
+      if (absl::IsDeadlineExceeded(enqueued.status())) {
+        return abandon(CallEnd::kTimeout,
+                       absl::StrCat("the call did not return within ",
+                                    absl::FormatDuration(call_deadline_)));
+      }
+      return abandon(CallEnd::kGone, absl::StrCat(enqueued.status().message(), "; ", host.WhyGone()));
+    }
+    if (!enqueued->ok) return abandon(CallEnd::kRefused, enqueued->text);
+    s = bracket_->Close(after);
+    if (!s.ok()) {
+      stream_stuck_ = true;
+      return {CallEnd::kInfra, std::string(s.message())};
+    }
+    // The host's second reply: its work finished, or the CUDA error it hit
+    // (then "done" may never be recorded, and the harness's stream is lost).
+    absl::StatusOr<Reply> finished = host.Receive(call_deadline_);
+    if (!finished.ok()) {
+      stream_stuck_ = true;
+      if (absl::IsDeadlineExceeded(finished.status())) {
+        return {CallEnd::kTimeout, absl::StrCat("the call's GPU work did not finish within ",
+                                                absl::FormatDuration(call_deadline_))};
+      }
+      return {CallEnd::kGone, absl::StrCat(finished.status().message(), "; ", host.WhyGone())};
+    }
+    if (!finished->ok) {
+      stream_stuck_ = true;
+      return {CallEnd::kRefused, finished->text};
+    }
+    absl::StatusOr<double> ms = bracket_->Finish(call_deadline_);
+    if (!ms.ok()) {
+      stream_stuck_ = true;
+      return {absl::IsDeadlineExceeded(ms.status()) ? CallEnd::kTimeout : CallEnd::kInfra,
+              std::string(ms.status().message())};
+    }
+    r.bracket_ms = *ms;
+    return r;
+  }
+
+  static absl::Status AsStatus(const CallResult& r) {
+    if (r.end == CallEnd::kOk) return absl::OkStatus();
+    return absl::InternalError(r.message);
+  }
+
+  // Setup and calibration of a host, before anything submitted is loaded.
+  absl::StatusOr<Calibration> SetUpHost(HostChannel& host, absl::string_view name) {
+    Request setup{Op::kSetup};
+    setup.go_event = bracket_->go_handle();
+    setup.done_event = bracket_->done_handle();
+    setup.stamps = bracket_->stamps_handle();
+    absl::StatusOr<Reply> reply = host.Ask(setup, kRequestTimeout);
+    if (!reply.ok()) return absl::InternalError(absl::StrCat(reply.status().message(), "; ", host.WhyGone()));
+    if (!reply->ok) return absl::InternalError(reply->text);
+    std::vector<double> offsets, empties;
+    auto none = [](cudaStream_t) { return absl::OkStatus(); };
+    Request spin{Op::kCalibrate};
+    spin.spin_ns = kCalibrationSpinNs;
+    int forced = 0;
+    for (int i = 0; i < kCalibrationWarmup + kCalibrationCalls; ++i) {
+      CallResult r = TimedCall(host, spin, none, none);
+      PTXB_RETURN_IF_ERROR(AsStatus(r));
+      forced += r.gate_forced && i >= kCalibrationWarmup;
+      PTXB_ASSIGN_OR_RETURN(double span, bracket_->StampSpanMs());
+      if (i >= kCalibrationWarmup) offsets.push_back(r.bracket_ms - span);
+    }
+    for (int i = 0; i < 20; ++i) {
+      CallResult r = TimedCall(host, Request{Op::kEmpty}, none, none);
+      PTXB_RETURN_IF_ERROR(AsStatus(r));
+      empties.push_back(r.bracket_ms);
+    }
+    const gpu::SampleStats s = gpu::Summarize(offsets);
+    std::vector<double> sorted = offsets;
+    std::sort(sorted.begin(), sorted.end());
+    const double p10 = sorted[sorted.size() / 10], p90 = sorted[sorted.size() * 9 / 10];
+    Calibration c;
+    c.overhead_ms = s.median;
+    c.tolerance_ms = (p90 - p10) + 0.005;
+    c.log = absl::StrFormat(
+        "%s calibration: call overhead %.4f ms (p10 %.4f, p90 %.4f) = bracket minus the own "
+        "span of a %d us kernel, %d calls%s; empty call %.4f ms\n",
+        name, c.overhead_ms, p10, p90, kCalibrationSpinNs / 1000, kCalibrationCalls,
+        forced > 0 ? absl::StrCat(" (", forced, " with the gate forced open)") : "",
+        gpu::Summarize(empties).median);
+    return c;
+  }
+
+  Request WorkloadRequest(size_t i, const std::vector<protocol::TensorMeta>& tensors) const {
+    Request r{Op::kWorkload};
+    r.axes = job_.workloads[i].axes;
+    r.tensors = tensors;
+    r.num_inputs = static_cast<int>(def_.inputs.size());
+    return r;
+  }
+
+  void TimeReferences(HostChannel& host) {
+    absl::StatusOr<Calibration> calibration = SetUpHost(host, "reference host");
+    for (size_t i = 0; i < workloads_.size(); ++i) {
+      Workload& w = workloads_[i];
+      if (!w.error.empty()) continue;
+      if (!calibration.ok()) {
+        w.error = Infra("the reference host", calibration.status());
+        continue;
+      }
+      absl::StatusOr<double> ms = TimeReference(host, i, *calibration);
+      if (!ms.ok()) {
+        w.error = Infra("reference", ms.status());
+        continue;
+      }
+      w.reference_ms = *ms;
+      w.reference_log = calibration->log + w.reference_log;
+    }
+  }
+
+  absl::StatusOr<double> TimeReference(HostChannel& host, size_t i, const Calibration& cal) {
+    Workload& w = workloads_[i];
+    const WorkloadSpec& spec = job_.workloads[i];
+    PTXB_ASSIGN_OR_RETURN(std::vector<protocol::TensorMeta> tensors, w.buffers->Export());
+    absl::StatusOr<Reply> reply = host.Ask(WorkloadRequest(i, tensors), kRequestTimeout);
+    if (!reply.ok()) return reply.status();
+    if (!reply->ok) return absl::InternalError(reply->text);
+    std::vector<double> medians;
+    for (int t = 0; t < trials_; ++t) {
+      std::vector<double> samples;
+      for (int call = 0; call < job_.warmup_calls + job_.timed_calls; ++call) {
+        const int set = call % WorkloadBuffers::kSets;
+        PTXB_RETURN_IF_ERROR(w.buffers->Prepare(*w.reference, CallSeed(job_.seed, spec.uuid, "ref", t, call),
+                                                /*expected=*/false, stream_));
+        PTXB_RETURN_IF_ERROR(gpu::L2Flusher::ResetPersisting());
+        Request r{Op::kCall};
+        r.set = set;
+        CallResult c = TimedCall(
+            host, r, [&](cudaStream_t st) { return w.buffers->Stage(set, st); },
+            [](cudaStream_t) { return absl::OkStatus(); });
+        PTXB_RETURN_IF_ERROR(AsStatus(c));
+        if (call >= job_.warmup_calls) samples.push_back(std::max(c.bracket_ms - cal.overhead_ms, 0.0));
+      }
+      const gpu::SampleStats s = gpu::Summarize(samples);
+      medians.push_back(s.median);
+      absl::StrAppendFormat(&w.reference_log,
+                            "reference %s trial %d: median %.4f ms (min %.4f, max %.4f, cv %.2f%%)\n",
+                            w.reference->Name(), t, s.median, s.min, s.max, 100 * s.cv);
+    }
+    return MeanOf(medians);
+  }
+
+  // The load, in the candidate host: a failed load is the kernel's fault.
+  std::optional<v1::WorkloadTrace> LoadCandidate(HostChannel& host, const Request& load) {
+    absl::StatusOr<Reply> reply = host.Ask(load, call_deadline_);
+    v1::WorkloadTrace t;
+    if (reply.ok() && reply->ok) return std::nullopt;
+    if (reply.ok()) {
+      t.set_status(v1::RUNTIME_ERROR);
+      t.add_errors(absl::StrCat("the kernel did not load: ", reply->text));
+    } else if (absl::IsDeadlineExceeded(reply.status())) {
+      candidate_->Kill(sandbox::SandboxedProcess::KillReason::kDeadline);
+      t.set_status(v1::TIMEOUT);
+      t.add_errors(absl::StrCat("loading the kernel did not finish within ",
+                                absl::FormatDuration(call_deadline_)));
+    } else {
+      t.set_status(v1::RUNTIME_ERROR);
+      t.add_errors(absl::StrCat("while loading the kernel, ", host.WhyGone()));
+    }
+    return t;
+  }
+
+  // A call of the candidate that did not end well: the trace's status.
+  v1::EvalStatus Blame(const CallResult& r, HostChannel& host, std::string* error, bool* stop) {
+    switch (r.end) {
+      case CallEnd::kOk:
+        return v1::PASSED;
+      case CallEnd::kRefused:
+        *error = absl::StrCat("run() failed: ", r.message);
+        *stop = stream_stuck_;
+        return v1::RUNTIME_ERROR;
+      case CallEnd::kGone:
+        *error = r.message;
+        *stop = true;
+        return v1::RUNTIME_ERROR;
+      case CallEnd::kTimeout:
+        candidate_->Kill(sandbox::SandboxedProcess::KillReason::kDeadline);
+        *error = r.message;
+        *stop = true;
+        return v1::TIMEOUT;
+      case CallEnd::kInfra:
+        *error = r.message;
+        *stop = true;
+        return v1::INFRA_ERROR;
+    }
+    return v1::INFRA_ERROR;
+  }
+
+  v1::WorkloadTrace Evaluate(size_t i, HostChannel& host, bool* stop) {
+    const WorkloadSpec& spec = job_.workloads[i];
+    Workload& w = workloads_[i];
+    v1::WorkloadTrace trace;
+    SetIdentity(trace, spec);
+    std::string log = absl::StrFormat(
+        "gpu %s; inputs from seed %d (secret during the evaluation; per call: "
+        "StableHash64(\"seed/uuid/phase/trial/call\")); %d trials, %d warm-up + %d timed calls; "
+        "timed by the harness (bracket minus calibrated overhead)\n",
+        gpu_name_, job_.seed, trials_, job_.warmup_calls, job_.timed_calls);
+    log += w.reference_log;
+    log += candidate_calibration_.log;
+    auto finish = [&](v1::EvalStatus status, const std::vector<std::string>& errors) {
+      trace.set_status(status);
+      for (const std::string& e : errors) trace.add_errors(e);
+      trace.set_log(log);
+      return trace;
+    };
+    if (!w.error.empty()) return finish(v1::INFRA_ERROR, {w.error});
+    absl::StatusOr<std::vector<protocol::TensorMeta>> tensors = w.buffers->Export();
+    if (!tensors.ok()) return finish(v1::INFRA_ERROR, {std::string(tensors.status().message())});
+    absl::StatusOr<Reply> reply = host.Ask(WorkloadRequest(i, *tensors), call_deadline_);
+    if (!reply.ok()) {
+      *stop = true;
+      return finish(absl::IsDeadlineExceeded(reply.status()) ? v1::TIMEOUT : v1::RUNTIME_ERROR,
+                    {host.WhyGone()});
+    }
+    if (!reply->ok) return finish(v1::RUNTIME_ERROR, {reply->text});
+
+    const double overhead = candidate_calibration_.overhead_ms;
+    const double tolerance = candidate_calibration_.tolerance_ms;
+    int forced = 0;
+    // One checked call on set `set`; nullopt when it went well.
+    auto checked_call = [&](int set, uint64_t seed, CallCheck* check,
+                            double* bracket) -> std::optional<std::pair<v1::EvalStatus, std::vector<std::string>>> {
+      absl::Status s = w.buffers->Prepare(*w.reference, seed, /*expected=*/true, stream_);
+      if (s.ok()) s = gpu::L2Flusher::ResetPersisting();
+      if (!s.ok()) {
+        *stop = true;
+        return std::make_pair(v1::INFRA_ERROR, std::vector<std::string>{Infra("preparing inputs", s)});
+      }
+      Request r{Op::kCall};
+      r.set = set;
+      CallResult c = TimedCall(
+          host, r, [&](cudaStream_t st) { return w.buffers->Stage(set, st); },
+          [&](cudaStream_t st) { return w.buffers->EnqueueChecks(set, tol_, st); });
+      forced += c.gate_forced;
+      std::string error;
+      if (const v1::EvalStatus bad = Blame(c, host, &error, stop); bad != v1::PASSED) {
+        return std::make_pair(bad, std::vector<std::string>{error});
+      }
+      absl::StatusOr<CallCheck> read = w.buffers->ReadChecks(set, tol_);
+      if (!read.ok()) {
+        *stop = true;
+        return std::make_pair(v1::INFRA_ERROR, std::vector<std::string>{Infra("checks", read.status())});
+      }
+      *check = *read;
+      *bracket = c.bracket_ms;
+      if (!check->passed) return std::make_pair(v1::INCORRECT_NUMERICAL, check->errors);
+      return std::nullopt;
+    };
+    auto note_check = [&](const CallCheck& check, bool first) {
+      trace.set_max_abs_error(std::max(trace.max_abs_error(), check.max_abs_error));
+      trace.set_max_rel_error(std::max(trace.max_rel_error(), check.max_rel_error));
+      trace.set_matched_ratio(first ? check.matched_ratio
+                                    : std::min(trace.matched_ratio(), check.matched_ratio));
+    };
+
+    // Correctness: one call per trial on fresh inputs.
+    for (int t = 0; t < trials_; ++t) {
+      CallCheck check;
+      double bracket = 0;
+      auto bad = checked_call(0, CallSeed(job_.seed, spec.uuid, "check", t, 0), &check, &bracket);
+      note_check(check, t == 0);
+      if (bad) {
+        absl::StrAppend(&log, "correctness trial ", t, ": ", v1::EvalStatus_Name(bad->first), "\n");
+        return finish(bad->first, bad->second);
+      }
+    }
+    absl::StrAppend(&log, "correctness: ", trials_, " trials passed\n");
+
+    // Timing, with every call's outputs checked.
+    std::vector<double> medians;
+    for (int t = 0; t < trials_; ++t) {
+      std::vector<double> samples;
+      for (int call = 0; call < job_.warmup_calls + job_.timed_calls; ++call) {
+        const int set = call % WorkloadBuffers::kSets;
+        CallCheck check;
+        double bracket = 0;
+        auto bad = checked_call(set, CallSeed(job_.seed, spec.uuid, "time", t, call), &check, &bracket);
+        if (bad) {
+          std::vector<std::string> errors = bad->second;
+          if (bad->first == v1::INCORRECT_NUMERICAL) {
+            errors.insert(errors.begin(),
+                          absl::StrCat("the outputs of timed call ", call, " (trial ", t,
+                                       ", fresh inputs) are wrong although the correctness calls "
+                                       "passed: results must be computed by every call, and be "
+                                       "complete when the call's work is"));
+          }
+          absl::StrAppend(&log, "timing trial ", t, ": ", v1::EvalStatus_Name(bad->first), "\n");
+          return finish(bad->first, errors);
+        }
+        const double latency = bracket - overhead;
+        if (latency < -tolerance) {
+          // Shorter than a call that does nothing: the synchronization was
+          // tampered with.
+          return finish(v1::RUNTIME_ERROR,
+                        {absl::StrFormat("integrity check failed at timed call %d (trial %d): the "
+                                         "harness's bracket (%.4f ms) is shorter than the "
+                                         "calibrated cost of a call (%.4f ms, tolerance %.4f ms)",
+                                         call, t, bracket, overhead, tolerance)});
+        }
+        if (call >= job_.warmup_calls) samples.push_back(std::max(latency, 1e-6));
+      }
+      const gpu::SampleStats s = gpu::Summarize(samples);
+      medians.push_back(s.median);
+      absl::StrAppendFormat(&log,
+                            "candidate trial %d: median %.4f ms (min %.4f, max %.4f, cv %.2f%%); "
+                            "all %d calls' outputs checked\n",
+                            t, s.median, s.min, s.max, 100 * s.cv,
+                            job_.warmup_calls + job_.timed_calls);
+    }
+    if (forced > 0) {
+      absl::StrAppend(&log, forced, " calls synchronized inside run() (or loaded code): the gate "
+                            "was opened for them, so their host time is in their measurement\n");
+    }
+    const double latency = MeanOf(medians);
+    trace.set_latency_ms(latency);
+    trace.set_reference_latency_ms(w.reference_ms);
+    trace.set_speedup(latency > 0 ? w.reference_ms / latency : 0);
+    absl::StatusOr<WorkloadCost> cost = CostOf(def_, spec.axes);
+    if (cost.ok()) {
+      const double roofline = RooflineFraction(*cost, PeaksFor(gpu_name_), latency);
+      trace.set_roofline_fraction(roofline);
+      if (roofline > 1.1) {
+        return finish(v1::RUNTIME_ERROR,
+                      {absl::StrFormat("integrity check failed: %.4f ms is %.0f%% of the roofline "
+                                       "time, faster than the GPU's peaks allow",
+                                       latency, 100 * roofline)});
+      }
+      if (cost->flops > 0 && latency > 0) {
+        absl::StrAppendFormat(&log, "%.1f TFLOP/s; reference %.1f TFLOP/s\n",
+                              cost->flops / (latency * 1e9), cost->flops / (w.reference_ms * 1e9));
+      }
+    }
+    return finish(v1::PASSED, {});
+  }
+
+  void ReapReferenceHost(pid_t pid) {
+    for (int i = 0; i < 200; ++i) {
+      const pid_t r = waitpid(pid, nullptr, WNOHANG);
+      if (r == pid || r < 0) return;  // reaped now, or already
+      usleep(10000);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+  }
+
+  const RunnerJob& job_;
+  const std::string dir_;
+  std::ostream& out_;
+  workloads::Definition def_;
+  int trials_ = 1;
+  reference::Tolerance tol_;
+  absl::Duration call_deadline_;
+  std::string gpu_name_;
+  cudaStream_t stream_ = nullptr;
+  std::unique_ptr<gpu::L2Flusher> flusher_;
+  std::unique_ptr<Bracket> bracket_;
+  std::vector<Workload> workloads_;
+  std::unique_ptr<WatchedHost> candidate_;
+  Calibration candidate_calibration_;
+  bool stream_stuck_ = false;
+  int salt_ = 0;
+};
+
+}  // namespace
+
+int RunHarness(const RunnerJob& job, const std::string& private_dir, std::ostream& out) {
+  return Harness(job, private_dir, out).Run();
+}
+
+}  // namespace ptxbench::runner

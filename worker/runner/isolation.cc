@@ -1,0 +1,241 @@
+#include "worker/runner/isolation.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <link.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "common/status_macros.h"
+#include "sandbox/view.h"
+
+namespace ptxbench::runner {
+namespace {
+
+namespace fs = std::filesystem;
+using sandbox::Mount;
+
+constexpr char kHostBinary[] = "/ptxbench/bin/ptxbench-candidate-host";
+constexpr char kWorkDir[] = "/ptxbench/work";
+
+absl::Status Errno(absl::string_view what) {
+  return absl::InternalError(absl::StrCat(what, ": ", strerror(errno)));
+}
+
+absl::Status WriteProcSelf(const char* name, const std::string& text) {
+  std::ofstream out(absl::StrCat("/proc/self/", name));
+  out << text;
+  out.close();
+  if (!out) return absl::InternalError(absl::StrCat("cannot write /proc/self/", name));
+  return absl::OkStatus();
+}
+
+// Directories of the shared libraries this process has mapped.
+std::set<std::string> LoadedLibraryDirs() {
+  std::set<std::string> dirs;
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    const size_t slash = line.find('/');
+    if (slash == std::string::npos) continue;
+    const std::string path = line.substr(slash);
+    if (!absl::StrContains(fs::path(path).filename().string(), ".so")) continue;
+    dirs.insert(fs::path(path).parent_path().string());
+  }
+  return dirs;
+}
+
+// The directory of the CUDA driver library the loader would pick.
+std::string DriverLibraryDir() {
+  void* handle = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (handle == nullptr) return "";
+  link_map* map = nullptr;
+  std::string dir;
+  if (dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map != nullptr && map->l_name != nullptr) {
+    std::error_code ec;
+    dir = fs::canonical(map->l_name, ec).parent_path().string();
+  }
+  return dir;  // left loaded: CUDA loads it anyway
+}
+
+std::string Env(const char* name) {
+  const char* value = std::getenv(name);
+  return value != nullptr ? value : "";
+}
+
+absl::Status CopyFile(const std::string& from, const std::string& to) {
+  std::error_code ec;
+  fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec);
+  if (ec) return absl::InternalError(absl::StrCat("copying ", from, ": ", ec.message()));
+  chmod(to.c_str(), 0644);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<sandbox::Policy> CandidateHostPolicy(const RunnerJob& job,
+                                                    const std::string& candidate_dir) {
+  sandbox::ViewBuilder view;
+  for (const std::string& dir : LoadedLibraryDirs()) view.AddHostPath(dir, Mount::Kind::kReadOnly);
+  if (const std::string driver = DriverLibraryDir(); !driver.empty()) {
+    view.AddHostPath(driver, Mount::Kind::kReadOnly);
+  } else {
+    return absl::FailedPreconditionError("the CUDA driver library (libcuda.so.1) was not found");
+  }
+  view.AddHostPath("/lib64/ld-linux-x86-64.so.2", Mount::Kind::kReadOnly);
+  for (const char* path : {"/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/sys"}) {
+    view.AddHostPath(path, Mount::Kind::kReadOnly);
+  }
+  // Loaded libraries' directories may hold cuBLAS, cuDNN, NVRTC...: the
+  // candidate host never sees them.
+  view.MaskFiles(sandbox::VendorLibraryPrefixes());
+  view.Add({Mount::Kind::kReadOnly, job.isolation.candidate_host, kHostBinary});
+  view.Add({Mount::Kind::kReadWrite, candidate_dir, kWorkDir});
+  view.Add({Mount::Kind::kTmpfs, "", "/dev"});
+  for (const char* dev : {"/dev/null", "/dev/zero", "/dev/urandom", "/dev/nvidiactl",
+                          "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools"}) {
+    if (fs::exists(dev)) view.Add({Mount::Kind::kDevice, dev, dev});
+  }
+  // Only this evaluation's GPU, where its device node is known.
+  bool gpu_node = false;
+  for (const auto& entry : fs::directory_iterator("/dev")) {
+    const std::string name = entry.path().filename().string();
+    if (!absl::StartsWith(name, "nvidia") || name.size() <= 6) continue;
+    if (!std::all_of(name.begin() + 6, name.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      continue;
+    }
+    if (job.isolation.device_minor >= 0 && name != absl::StrCat("nvidia", job.isolation.device_minor)) {
+      continue;
+    }
+    view.Add({Mount::Kind::kDevice, entry.path().string(), entry.path().string()});
+    gpu_node = true;
+  }
+  if (!gpu_node) return absl::FailedPreconditionError("no /dev/nvidia<N> device node for the GPU");
+  view.Add({Mount::Kind::kReadWrite, "/dev/shm", "/dev/shm"});
+  view.Add({Mount::Kind::kSymlink, "/proc/self/fd", "/dev/fd"});
+
+  sandbox::Policy policy;
+  policy.mounts = view.mounts();
+  policy.cwd = kWorkDir;
+  policy.env = {"PATH=/usr/bin:/bin", absl::StrCat("HOME=", kWorkDir),
+                absl::StrCat("TMPDIR=", kWorkDir), "CUDA_MODULE_LOADING=EAGER"};
+  for (const char* name : {"LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER"}) {
+    if (const std::string value = Env(name); !value.empty()) {
+      policy.env.push_back(absl::StrCat(name, "=", value));
+    }
+  }
+  policy.uid = job.isolation.uid;
+  policy.gid = job.isolation.gid;
+  policy.memory_bytes = job.isolation.memory_bytes;
+  policy.max_processes = job.isolation.max_processes;
+  policy.cgroup_parent = job.isolation.cgroup_parent;
+  policy.rlimits = {{RLIMIT_CORE, 0}, {RLIMIT_FSIZE, uint64_t{1} << 30}, {RLIMIT_NOFILE, 4096}};
+  return policy;
+}
+
+absl::StatusOr<std::unique_ptr<Isolation>> Isolation::Prepare(const RunnerJob& job,
+                                                              const std::string& private_dir) {
+  auto iso = std::unique_ptr<Isolation>(new Isolation);
+  iso->job_ = job;
+  iso->root_ = geteuid() == 0;
+  const uid_t uid = geteuid();
+  const gid_t gid = getegid();
+  // A private /dev/shm. Without root, a user namespace of our own (same
+  // uid) gives the right to mount it.
+  if (iso->root_) {
+    if (unshare(CLONE_NEWNS) != 0) return Errno("unshare(mount namespace)");
+  } else {
+    if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) return Errno("unshare(user, mount namespaces)");
+    PTXB_RETURN_IF_ERROR(WriteProcSelf("setgroups", "deny"));
+    PTXB_RETURN_IF_ERROR(WriteProcSelf("uid_map", absl::StrCat(uid, " ", uid, " 1\n")));
+    PTXB_RETURN_IF_ERROR(WriteProcSelf("gid_map", absl::StrCat(gid, " ", gid, " 1\n")));
+  }
+  if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return Errno("make / private");
+  if (mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=64m") != 0) {
+    return Errno("a private /dev/shm");
+  }
+  iso->candidate_dir_ = private_dir + "/candidate";
+  if (mkdir(iso->candidate_dir_.c_str(), 0700) != 0 && errno != EEXIST) {
+    return Errno("creating the candidate's directory");
+  }
+  const std::string name = job.language == "ptx" ? "kernel.cubin" : "kernel.so";
+  PTXB_RETURN_IF_ERROR(CopyFile(job.artifact, iso->candidate_dir_ + "/" + name));
+  if (iso->root_ &&
+      (chown(iso->candidate_dir_.c_str(), job.isolation.uid, job.isolation.gid) != 0 ||
+       chown((iso->candidate_dir_ + "/" + name).c_str(), job.isolation.uid, job.isolation.gid) !=
+           0)) {
+    return Errno("handing the candidate's directory to the sandbox uid");
+  }
+  iso->candidate_artifact_ = absl::StrCat(kWorkDir, "/", name);
+  PTXB_ASSIGN_OR_RETURN(iso->policy_, CandidateHostPolicy(job, iso->candidate_dir_));
+  return iso;
+}
+
+absl::StatusOr<std::unique_ptr<sandbox::SandboxedProcess>> Isolation::SpawnCandidateHost(
+    int channel, int output) {
+  sandbox::SandboxedProcess::Spec spec;
+  spec.policy = policy_;
+  spec.argv = {kHostBinary, "--channel", "3"};
+  spec.fds = {{1, output}, {2, output}, {3, channel}};
+  spec.suspended = true;
+  return sandbox::SandboxedProcess::Start(spec);
+}
+
+absl::Status Isolation::DropTo(uid_t uid, gid_t gid) const {
+  if (!root_) return absl::OkStatus();
+  if (setgroups(0, nullptr) != 0) return Errno("setgroups");
+  if (setresgid(gid, gid, gid) != 0) return Errno("setresgid");
+  if (setresuid(uid, uid, uid) != 0) return Errno("setresuid");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<pid_t> Isolation::ForkReferenceHost(const std::function<int()>& body) {
+  const pid_t pid = fork();
+  if (pid < 0) return Errno("fork (reference host)");
+  if (pid > 0) return pid;
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (!DropTo(job_.isolation.uid, job_.isolation.gid).ok()) _exit(126);
+  prctl(PR_SET_DUMPABLE, 0);
+  _exit(body());
+}
+
+absl::Status Isolation::DropPrivileges() {
+  PTXB_RETURN_IF_ERROR(DropTo(job_.isolation.uid, job_.isolation.gid));
+  // No process of the same uid (a host) may read this one's memory or trace it.
+  if (prctl(PR_SET_DUMPABLE, 0) != 0) return Errno("PR_SET_DUMPABLE");
+  return absl::OkStatus();
+}
+
+std::vector<std::string> Isolation::Protections() const {
+  std::vector<std::string> p = {
+      "candidate host: own PID, network, mount, IPC and UTS namespaces",
+      "candidate host: filesystem view of its libraries (vendor libraries masked), the GPU's "
+      "device nodes and its own directory",
+      "candidate host: no capabilities, no_new_privs, seccomp filter",
+      policy_.cgroup_parent.empty() ? "candidate host: memory and process limits (watchdog)"
+                                    : "candidate host: memory and process limits (cgroup v2)",
+      "harness: non-dumpable, private /dev/shm, results over its own descriptor"};
+  p.push_back(root_ ? absl::StrCat("harness and hosts run as uid ", job_.isolation.uid)
+                    : "WARNING: not root: the hosts run as the worker's own uid (user namespace)");
+  return p;
+}
+
+}  // namespace ptxbench::runner
