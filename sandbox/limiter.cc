@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <random>
 #include <sstream>
 #include <string>
@@ -166,9 +167,56 @@ class CgroupLimiter final : public Limiter {
   const std::string dir_;
 };
 
+// /proc/<pid>/stat: the parent and the resident pages (fields 4 and 24),
+// readable even for a process whose other entries are closed to us.
+bool ParentAndResident(pid_t pid, pid_t* parent, uint64_t* resident_bytes) {
+  const std::string stat = ReadSmallFile(absl::StrCat("/proc/", pid, "/stat"));
+  const size_t paren = stat.rfind(')');  // the command name may hold spaces
+  if (paren == std::string::npos) return false;
+  std::vector<absl::string_view> f = absl::StrSplit(absl::string_view(stat).substr(paren + 2), ' ');
+  uint64_t pages = 0;
+  if (f.size() < 22 || !absl::SimpleAtoi(f[1], parent) || !absl::SimpleAtoi(f[21], &pages)) {
+    return false;
+  }
+  *resident_bytes = pages * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  return true;
+}
+
+// The same tree from every process's parent link: for a tree whose
+// /proc/<pid>/task/*/children we may not read (a sandbox init that dropped
+// to the same unprivileged uid is not dumpable).
+TreeUsage MeasureTreeByScan(pid_t root) {
+  std::map<pid_t, std::vector<pid_t>> children;
+  std::map<pid_t, uint64_t> resident;
+  DIR* dir = opendir("/proc");
+  if (dir == nullptr) return {};
+  while (dirent* e = readdir(dir)) {
+    pid_t pid = 0, parent = 0;
+    uint64_t bytes = 0;
+    if (!absl::SimpleAtoi(e->d_name, &pid) || !ParentAndResident(pid, &parent, &bytes)) continue;
+    children[parent].push_back(pid);
+    resident[pid] = bytes;
+  }
+  closedir(dir);
+  TreeUsage usage;
+  std::vector<pid_t> pending = {root};
+  while (!pending.empty() && usage.processes < 100000) {
+    const pid_t pid = pending.back();
+    pending.pop_back();
+    ++usage.processes;
+    usage.resident_bytes += resident[pid];
+    for (pid_t child : children[pid]) pending.push_back(child);
+  }
+  return usage;
+}
+
 }  // namespace
 
 TreeUsage MeasureTree(pid_t root) {
+  if (access(absl::StrCat("/proc/", root, "/task/", root, "/children").c_str(), R_OK) != 0 ||
+      !std::ifstream(absl::StrCat("/proc/", root, "/task/", root, "/children"))) {
+    return MeasureTreeByScan(root);
+  }
   TreeUsage usage;
   std::vector<pid_t> pending = {root};
   // Bounded: a fork bomb cannot make one measurement run away.

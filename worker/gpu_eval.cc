@@ -238,7 +238,9 @@ v1::EvalResult GpuEvaluator::Run(const v1::EvalRequest& request, CompiledKernel 
   // (A candidate that calls exit(3) itself leaves its workload unfinished.)
   const bool context_lost =
       p.exited && p.exit_code == runner::kRunnerContextLost && out.unfinished.empty();
-  const bool crashed = outcome->status != v1::EVAL_STATUS_UNSPECIFIED && !context_lost;
+  const bool candidate_failed = p.exited && p.exit_code == runner::kRunnerCandidateFailed;
+  const bool crashed =
+      outcome->status != v1::EVAL_STATUS_UNSPECIFIED && !context_lost && !candidate_failed;
   std::string stopped_at;
   for (const runner::WorkloadSpec& w : job.workloads) {
     v1::WorkloadTrace* trace = result.add_traces();
@@ -262,7 +264,7 @@ v1::EvalResult GpuEvaluator::Run(const v1::EvalRequest& request, CompiledKernel 
                                      p.exit_code, ")\n", outcome->diagnostic));
     }
   }
-  *suspect = crashed || context_lost;
+  *suspect = crashed || context_lost || candidate_failed;
   Summarize(result);
   return finish();
 }

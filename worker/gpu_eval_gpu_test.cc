@@ -146,15 +146,20 @@ TEST_F(GpuEvalTest, CachingResultsAcrossCallsDoesNotPay) {
   EXPECT_EQ(r.traces(0).latency_ms(), 0);
 }
 
-TEST_F(GpuEvalTest, WorkOnAnotherStreamIsInsideTheMeasuredTime) {
+TEST_F(GpuEvalTest, WorkOnAnotherStreamNeverEscapesTheMeasurement) {
+  // Work on a stream of its own, never joined to the call's stream: its
+  // outputs are checked as soon as the call's own work ended, so it fails
+  // whenever the side work is late, and is never measured faster.
   bool suspect = true;
   v1::EvalResult same = Eval("correct.cu", &suspect);
   v1::EvalResult side = Eval("side_stream.cu", &suspect);
   ASSERT_EQ(same.status(), v1::PASSED);
-  ASSERT_EQ(side.status(), v1::PASSED);
-  const double ratio = side.traces(0).latency_ms() / same.traces(0).latency_ms();
-  EXPECT_GT(ratio, 0.8) << "side-stream work escaped the measurement";
-  EXPECT_LT(ratio, 1.25);
+  if (side.status() == v1::PASSED) {
+    const double ratio = side.traces(0).latency_ms() / same.traces(0).latency_ms();
+    EXPECT_GT(ratio, 0.8) << "side-stream work escaped the measurement";
+  } else {
+    EXPECT_EQ(side.status(), v1::INCORRECT_NUMERICAL);
+  }
 }
 
 TEST_F(GpuEvalTest, SegfaultIsRuntimeErrorAndTheGpuStaysUsable) {

@@ -28,6 +28,11 @@ class Parser {
       : text_(text), axes_(axes) {}
 
   absl::StatusOr<int64_t> Parse() {
+    if (text_.size() > kMaxExpressionLength) {
+      return absl::InvalidArgumentError(absl::StrCat("launch expression of ", text_.size(),
+                                                     " characters (at most ",
+                                                     kMaxExpressionLength, ")"));
+    }
     absl::StatusOr<int64_t> v = Expr();
     if (!v.ok()) return v;
     Skip();
@@ -89,12 +94,21 @@ class Parser {
       } else if (*r == 0) {
         return Error("division by zero");
       } else {
-        left = op == '/' ? *left / *r : *left % *r;
+        // In 128 bits: INT64_MIN / -1 does not fit (and traps in 64).
+        const __int128 l = *left, d = *r;
+        left = Checked(op == '/' ? l / d : l % d);
       }
     }
     return left;
   }
   absl::StatusOr<int64_t> Factor() {
+    // Model text decides the nesting: bounded, so no input can exhaust the stack.
+    if (++depth_ > kMaxDepth) return Error("nested too deeply");
+    absl::StatusOr<int64_t> v = Primary();
+    --depth_;
+    return v;
+  }
+  absl::StatusOr<int64_t> Primary() {
     if (Eat('-')) {
       absl::StatusOr<int64_t> v = Factor();
       if (!v.ok()) return v;
@@ -127,9 +141,13 @@ class Parser {
     return it->second;
   }
 
+  static constexpr int kMaxDepth = 64;
+  static constexpr size_t kMaxExpressionLength = 1024;
+
   absl::string_view text_;
   const std::map<std::string, int64_t>& axes_;
   size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 absl::StatusOr<std::string> ExpressionField(const json& value, const std::string& where) {
@@ -211,15 +229,18 @@ absl::StatusOr<int64_t> EvaluateExpression(absl::string_view expression,
 absl::StatusOr<LaunchConfig> Resolve(const LaunchSpec& spec,
                                      const std::map<std::string, int64_t>& axes) {
   LaunchConfig c;
+  // CUDA's limits: grid x < 2^31, y and z < 2^16; a block dimension <= 1024.
+  constexpr int64_t kMaxGrid[3] = {(int64_t{1} << 31) - 1, 65535, 65535};
   for (int i = 0; i < 3; ++i) {
     for (auto [exprs, values, name] : {std::tuple{&spec.grid, &c.grid, "grid"},
                                       std::tuple{&spec.block, &c.block, "block"}}) {
       absl::StatusOr<int64_t> v = EvaluateExpression((*exprs)[i], axes);
       if (!v.ok()) return v.status();
-      if (*v < 1) {
+      const int64_t max = values == &c.grid ? kMaxGrid[i] : kMaxThreadsPerBlock;
+      if (*v < 1 || *v > max) {
         return absl::InvalidArgumentError(
             absl::StrCat("launch spec: ", name, "[", i, "] = ", (*exprs)[i], " = ", *v,
-                         " (must be at least 1)"));
+                         " (must be 1 to ", max, ")"));
       }
       (*values)[i] = *v;
     }

@@ -52,7 +52,7 @@ TEST(LaunchSpecTest, RejectsBadSpecs) {
   ASSERT_TRUE(spec.ok());
   EXPECT_FALSE(Resolve(*spec, kAxes).ok());  // grid 0
   spec = ParseLaunchSpec(R"({"entry": "k", "grid": [1], "block": [2048]})");
-  EXPECT_NE(Resolve(*spec, kAxes).status().message().find("at most 1024"), std::string::npos);
+  EXPECT_NE(Resolve(*spec, kAxes).status().message().find("must be 1 to 1024"), std::string::npos);
   spec = ParseLaunchSpec(R"({"entry": "k", "grid": [1], "block": [1], "shared_mem_bytes": 300000})");
   EXPECT_FALSE(Resolve(*spec, kAxes).ok());
 }
@@ -86,6 +86,35 @@ TEST(LaunchSpecTest, BuildTimeCheckNamesWhatIsWrong) {
             std::string::npos);
   const std::string zero = WithLaunchSpecLine(".entry k()", R"({"entry": "k", "grid": ["M - 70"], "block": [1]})");
   EXPECT_NE(CheckLaunchSpec(zero, d, {"k"}).message().find("at workload w1"), std::string::npos);
+}
+
+TEST(LaunchSpecTest, HostileExpressionsGetOneClearError) {
+  const std::map<std::string, int64_t> axes = {{"M", 70}};
+  // INT64_MIN / -1 would trap; deep nesting would exhaust the stack.
+  EXPECT_NE(EvaluateExpression("(0 - 9223372036854775807 - 1) / -1", axes).status().message().find(
+                "overflow"),
+            std::string::npos);
+  EXPECT_NE(EvaluateExpression(std::string(100000, '(') + "1" + std::string(100000, ')'), axes)
+                .status()
+                .message()
+                .find("characters"),
+            std::string::npos);
+  EXPECT_NE(EvaluateExpression(std::string(200, '(') + "1" + std::string(200, ')'), axes)
+                .status()
+                .message()
+                .find("nested too deeply"),
+            std::string::npos);
+  EXPECT_NE(EvaluateExpression(std::string(300, '-') + "1", axes).status().message().find(
+                "nested too deeply"),
+            std::string::npos);
+  LaunchSpec spec;
+  spec.entry = "k";
+  spec.grid = {"1", "1", "1"};
+  spec.block = {"4294967296", "4294967296", "1"};  // would overflow the thread count
+  EXPECT_NE(Resolve(spec, axes).status().message().find("must be 1 to 1024"), std::string::npos);
+  spec.block = {"1", "1", "1"};
+  spec.grid = {"1", "70000", "1"};
+  EXPECT_NE(Resolve(spec, axes).status().message().find("must be 1 to 65535"), std::string::npos);
 }
 
 }  // namespace

@@ -10,7 +10,8 @@ build="${1:-$root/build}"
 out="$root/.device-gpu"
 rm -rf "$out" && mkdir -p "$out"
 bins=(
-  worker/runner/ptxbench-runner worker/runner/runner_gpu_test worker/worker_gpu_eval_gpu_test
+  worker/runner/ptxbench-runner worker/runner/ptxbench-candidate-host worker/runner/runner_gpu_test
+  worker/worker_gpu_eval_gpu_test worker/adversarial_gpu_test
   worker/gpu/gpu_test
   cli/ptxbench scheduler/ptxbench-scheduler worker/ptxbench-worker
   agent_gateway/ptxbench-gateway bench/gpu/gemm_timing_bench tests/gpu_e2e_test

@@ -204,6 +204,9 @@ absl::StatusOr<LibraryUse> DetectLibraryInElfData(absl::string_view data) {
     if (t.sh_type == SHT_NOBITS || offset >= t.sh_size) return "";
     absl::string_view table(data.data() + t.sh_offset, t.sh_size);
     table.remove_prefix(offset);
+    // Names past this length are not library names: bounding the scan keeps
+    // a crafted table from costing its size once per entry.
+    table = table.substr(0, 4096);
     return table.substr(0, table.find('\0'));
   };
   for (const Elf64_Shdr& s : sections) {

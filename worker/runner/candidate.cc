@@ -3,6 +3,8 @@
 #include <cuda.h>
 #include <dlfcn.h>
 
+#include <string.h>
+
 #include <fstream>
 #include <sstream>
 
@@ -13,22 +15,29 @@ namespace {
 
 using EntryFn = int (*)(const ptxb::Tensor* const*, int, cudaStream_t);
 using AbiVersionFn = int (*)();
+using LastErrorFn = const char* (*)();
 
 class CudaCandidate final : public Candidate {
  public:
-  explicit CudaCandidate(EntryFn entry) : entry_(entry) {}
+  CudaCandidate(EntryFn entry, LastErrorFn last_error) : entry_(entry), last_error_(last_error) {}
   absl::Status SetWorkload(const std::map<std::string, int64_t>&) override {
     return absl::OkStatus();
   }
   absl::Status Call(const ptxb::Tensor* const* views, int count, cudaStream_t stream) override {
     const int rc = entry_(views, count, stream);
     if (rc == PTXB_ENTRY_OK) return absl::OkStatus();
-    return absl::AbortedError(rc == PTXB_ENTRY_EXCEPTION ? "run() threw a C++ exception"
-                                                         : absl::StrCat("ptxb_entry returned ", rc));
+    if (rc == PTXB_ENTRY_EXCEPTION) {
+      const char* what = last_error_ != nullptr ? last_error_() : nullptr;
+      return absl::AbortedError(absl::StrCat("run() threw a C++ exception: ",
+                                             what != nullptr ? std::string(what, strnlen(what, 1024))
+                                                             : std::string("(no message)")));
+    }
+    return absl::AbortedError(absl::StrCat("ptxb_entry returned ", rc));
   }
 
  private:
   EntryFn entry_;
+  LastErrorFn last_error_;
 };
 
 // The driver API, loaded at run time like device_info.cc does, so binaries
@@ -129,7 +138,8 @@ absl::StatusOr<std::unique_ptr<Candidate>> LoadCudaCandidate(const std::string& 
     return absl::FailedPreconditionError(absl::StrCat(
         "the kernel library lacks ptxb_entry/ptxb_abi_version ", PTXB_ABI_VERSION));
   }
-  return std::unique_ptr<Candidate>(new CudaCandidate(entry));
+  auto last_error = reinterpret_cast<LastErrorFn>(dlsym(handle, "ptxb_last_error"));
+  return std::unique_ptr<Candidate>(new CudaCandidate(entry, last_error));
 }
 
 absl::StatusOr<std::unique_ptr<Candidate>> LoadPtxCandidate(const std::string& cubin,

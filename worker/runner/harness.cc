@@ -105,7 +105,7 @@ struct Calibration {
 class Harness {
  public:
   Harness(const RunnerJob& job, std::string dir, std::ostream& out)
-      : job_(job), dir_(std::move(dir)), out_(out) {}
+      : job_(job), dir_(std::move(dir)), out_(out), start_(absl::Now()) {}
 
   int Run() {
     absl::StatusOr<workloads::Definition> def = workloads::ParseDefinition(job_.definition_json, "job");
@@ -152,6 +152,7 @@ class Harness {
     }
     for (const std::string& p : (*iso)->Protections()) std::cerr << "ptxbench-runner: " << p << "\n";
     candidate_ = std::make_unique<WatchedHost>(*std::move(sandboxed), opipe[0]);
+    Progress("isolation ready");
 
     // 2. The GPU, and every buffer before any host runs (a host that hogs
     // memory cannot make the harness fail later).
@@ -160,6 +161,7 @@ class Harness {
       return FailAll(v1::INFRA_ERROR, Infra("GPU", s), kRunnerOk);
     }
     PrepareWorkloads();
+    Progress("buffers allocated; timing the reference");
 
     // 3. The baseline, before the candidate host may even start.
     {
@@ -175,6 +177,7 @@ class Harness {
       (void)reference.Send(Request{Op::kQuit});
     }
     ReapReferenceHost(*reference_pid);
+    Progress("reference timed; starting the candidate host");
 
     // 4. The candidate.
     if (absl::Status s = candidate_->Release(); !s.ok()) {
@@ -192,6 +195,7 @@ class Harness {
                      kRunnerOk);
     }
     candidate_calibration_ = *calibration;
+    Progress("candidate host calibrated; loading the kernel");
     Request load{Op::kLoad};
     load.language = job_.language;
     load.artifact = artifact;
@@ -203,7 +207,7 @@ class Harness {
         SetIdentity(t, w);
         out_ << TraceLine(t) << std::flush;
       }
-      return kRunnerOk;
+      return candidate_->ended() ? kRunnerCandidateFailed : kRunnerOk;
     }
     std::string stopped_at;
     for (size_t i = 0; i < job_.workloads.size(); ++i) {
@@ -217,13 +221,15 @@ class Harness {
         continue;
       }
       out_ << StartedLine(w.uuid) << std::flush;
+      Progress(absl::StrCat("workload ", w.uuid));
       bool stop = false;
       out_ << TraceLine(Evaluate(i, cand, &stop)) << std::flush;
       if (stop) stopped_at = w.uuid;
     }
     (void)cand.Send(Request{Op::kQuit});
     candidate_->WaitForEnd(absl::Seconds(2));
-    return kRunnerOk;
+    Progress("done");
+    return candidate_failed_ ? kRunnerCandidateFailed : kRunnerOk;
   }
 
  private:
@@ -234,6 +240,14 @@ class Harness {
     double reference_ms = 0;
     std::string reference_log;
   };
+
+  // One line per step on stderr (the worker shows its tail when a run ends
+  // badly).
+  void Progress(absl::string_view what) const {
+    std::cerr << absl::StrFormat("ptxbench-runner: [%.3f s] %s\n",
+                                 absl::ToDoubleSeconds(absl::Now() - start_), what)
+              << std::flush;
+  }
 
   static std::string Infra(absl::string_view what, const absl::Status& s) {
     return absl::StrCat(what, ": ", s.message());
@@ -409,6 +423,13 @@ class Harness {
 
   void TimeReferences(HostChannel& host) {
     absl::StatusOr<Calibration> calibration = SetUpHost(host, "reference host");
+    if (calibration.ok()) {
+      absl::StatusOr<Reply> loaded = host.Ask(Request{Op::kLoad}, kRequestTimeout);
+      if (!loaded.ok() || !loaded->ok) {
+        calibration = absl::InternalError(
+            loaded.ok() ? loaded->text : std::string(loaded.status().message()));
+      }
+    }
     for (size_t i = 0; i < workloads_.size(); ++i) {
       Workload& w = workloads_[i];
       if (!w.error.empty()) continue;
@@ -486,15 +507,18 @@ class Harness {
       case CallEnd::kRefused:
         *error = absl::StrCat("run() failed: ", r.message);
         *stop = stream_stuck_;
+        candidate_failed_ |= stream_stuck_;  // a CUDA error in the call's work
         return v1::RUNTIME_ERROR;
       case CallEnd::kGone:
         *error = r.message;
         *stop = true;
+        candidate_failed_ = true;
         return v1::RUNTIME_ERROR;
       case CallEnd::kTimeout:
         candidate_->Kill(sandbox::SandboxedProcess::KillReason::kDeadline);
         *error = r.message;
         *stop = true;
+        candidate_failed_ = true;
         return v1::TIMEOUT;
       case CallEnd::kInfra:
         *error = r.message;
@@ -519,6 +543,11 @@ class Harness {
     auto finish = [&](v1::EvalStatus status, const std::vector<std::string>& errors) {
       trace.set_status(status);
       for (const std::string& e : errors) trace.add_errors(e);
+      if (status == v1::RUNTIME_ERROR || status == v1::TIMEOUT) {
+        // What the kernel printed: shown as its own, never interpreted.
+        const std::string output = candidate_->Output();
+        if (!output.empty()) absl::StrAppend(&log, "the candidate host's output:\n", output, "\n");
+      }
       trace.set_log(log);
       return trace;
     };
@@ -677,7 +706,9 @@ class Harness {
   std::unique_ptr<WatchedHost> candidate_;
   Calibration candidate_calibration_;
   bool stream_stuck_ = false;
+  bool candidate_failed_ = false;
   int salt_ = 0;
+  const absl::Time start_;
 };
 
 }  // namespace

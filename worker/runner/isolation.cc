@@ -100,6 +100,10 @@ absl::StatusOr<sandbox::Policy> CandidateHostPolicy(const RunnerJob& job,
   } else {
     return absl::FailedPreconditionError("the CUDA driver library (libcuda.so.1) was not found");
   }
+  // The loader's search path as the host will have it.
+  for (absl::string_view dir : absl::StrSplit(Env("LD_LIBRARY_PATH"), ':', absl::SkipEmpty())) {
+    view.AddHostPath(std::string(dir), Mount::Kind::kReadOnly);
+  }
   view.AddHostPath("/lib64/ld-linux-x86-64.so.2", Mount::Kind::kReadOnly);
   for (const char* path : {"/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/sys"}) {
     view.AddHostPath(path, Mount::Kind::kReadOnly);

@@ -26,6 +26,9 @@ namespace ptxbench::runner {
 inline constexpr int kRunnerOk = 0;           // every workload has a trace line
 inline constexpr int kRunnerBadJob = 2;       // the job could not be read
 inline constexpr int kRunnerContextLost = 3;  // a CUDA error ended the run early
+// Every workload has a trace line, but the candidate host crashed, hung or
+// broke its CUDA context: the GPU should be checked before its next task.
+inline constexpr int kRunnerCandidateFailed = 4;
 
 struct WorkloadSpec {
   std::string uuid;

@@ -102,6 +102,13 @@ void WatchedHost::Loop() {
   }
 }
 
+std::string WatchedHost::Output() const {
+  absl::MutexLock lock(&mu_);
+  return absl::StrCat(Printable(head_),
+                      dropped_ > 0 ? absl::StrCat("\n[... ", dropped_, " bytes ...]\n") : "",
+                      Printable(tail_));
+}
+
 std::string WatchedHost::Describe() const {
   absl::MutexLock lock(&mu_);
   std::string how;

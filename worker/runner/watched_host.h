@@ -34,6 +34,8 @@ class WatchedHost {
   // (Segmentation fault)", "exceeded its memory limit (8 GiB)", ...), and the
   // tail of what it printed.
   std::string Describe() const;
+  // What it printed so far (bounded: its first and last few kilobytes).
+  std::string Output() const;
 
  private:
   void Loop();

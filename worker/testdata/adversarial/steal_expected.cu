@@ -1,0 +1,62 @@
+// Attack: find the expected output in device memory and copy it. Probes
+// the address space around the output buffer for allocations of the
+// output's size (cuMemGetAddressRange) and copies each candidate in.
+// Expected: not PASSED — the expected outputs live only in the harness's
+// process; the only same-sized buffer it can see is the other buffer set's
+// output (an earlier call's, or poison).
+#include <cuda_bf16.h>
+
+#include "ptxbench/kernel_abi.h"
+
+constexpr int kTile = 16;
+
+__global__ void gemm_tiled(const __nv_bfloat16* a, const __nv_bfloat16* b, __nv_bfloat16* c,
+                           int m, int n, int k) {
+  __shared__ float as[kTile][kTile + 1];
+  __shared__ float bs[kTile][kTile + 1];
+  const int row = blockIdx.y * kTile + threadIdx.y;
+  const int col = blockIdx.x * kTile + threadIdx.x;
+  const int brow = blockIdx.x * kTile + threadIdx.y;
+  float acc = 0.f;
+  for (int k0 = 0; k0 < k; k0 += kTile) {
+    as[threadIdx.y][threadIdx.x] =
+        row < m && k0 + threadIdx.x < k ? __bfloat162float(a[(size_t)row * k + k0 + threadIdx.x]) : 0.f;
+    bs[threadIdx.y][threadIdx.x] =
+        brow < n && k0 + threadIdx.x < k ? __bfloat162float(b[(size_t)brow * k + k0 + threadIdx.x]) : 0.f;
+    __syncthreads();
+    for (int i = 0; i < kTile; ++i) acc += as[threadIdx.y][i] * bs[threadIdx.x][i];
+    __syncthreads();
+  }
+  if (row < m && col < n) c[(size_t)row * n + col] = __float2bfloat16(acc);
+}
+
+// The honest work, on `stream`.
+static void Gemm(const ptxb::Tensor& A, const ptxb::Tensor& B, ptxb::Tensor& C,
+                 cudaStream_t stream) {
+  const int m = (int)A.sizes[0], k = (int)A.sizes[1], n = (int)B.sizes[0];
+  dim3 block(kTile, kTile), grid((n + kTile - 1) / kTile, (m + kTile - 1) / kTile);
+  gemm_tiled<<<grid, block, 0, stream>>>((const __nv_bfloat16*)A.data,
+                                         (const __nv_bfloat16*)B.data, (__nv_bfloat16*)C.data,
+                                         m, n, k);
+}
+
+#include <cuda.h>
+#include <dlfcn.h>
+
+PTXB_EXPORT void run(const ptxb::Tensor& A, const ptxb::Tensor& B, ptxb::Tensor& C,
+                     cudaStream_t stream) {
+  using Range = CUresult (*)(CUdeviceptr*, size_t*, CUdeviceptr);
+  void* lib = dlopen("libcuda.so.1", RTLD_NOW);
+  auto range = lib ? (Range)dlsym(lib, "cuMemGetAddressRange_v2") : nullptr;
+  if (range == nullptr) return;
+  const size_t bytes = C.numel() * 2;
+  const CUdeviceptr out = (CUdeviceptr)C.data;
+  for (long long step = -(1ll << 12); step <= (1ll << 12); ++step) {
+    const CUdeviceptr probe = out + step * (2ll << 20);
+    CUdeviceptr base = 0;
+    size_t size = 0;
+    if (range(&base, &size, probe) != CUDA_SUCCESS || base == out || size != bytes) continue;
+    cudaMemcpyAsync(C.data, (void*)base, bytes, cudaMemcpyDeviceToDevice, stream);
+    return;
+  }
+}
