@@ -15,4 +15,12 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
   return text.str();
 }
 
+absl::Status WriteFile(const std::string& path, absl::string_view content) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(content.data(), static_cast<std::streamsize>(content.size()));
+  out.close();
+  if (!out) return absl::InternalError(absl::StrCat("cannot write ", path));
+  return absl::OkStatus();
+}
+
 }  // namespace ptxbench

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/strings/numbers.h"
+#include "common/file.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
@@ -23,18 +24,9 @@
 namespace ptxbench::sandbox {
 namespace {
 
-std::string ReadSmallFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
+std::string ReadSmallFile(const std::string& path) { return ReadFile(path).value_or(""); }
 bool WriteSmallFile(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-  out.close();
-  return static_cast<bool>(out);
+  return WriteFile(path, text).ok();
 }
 
 // The value of `key` in a flat-keyed cgroup file ("key value" lines).
@@ -167,6 +159,22 @@ class CgroupLimiter final : public Limiter {
   const std::string dir_;
 };
 
+// The processes of the tree under `root`, bounded so that a fork bomb cannot
+// make one measurement run away.
+template <typename ChildrenOf, typename ResidentOf>
+TreeUsage Walk(pid_t root, ChildrenOf children_of, ResidentOf resident_of) {
+  TreeUsage usage;
+  std::vector<pid_t> pending = {root};
+  while (!pending.empty() && usage.processes < 100000) {
+    const pid_t pid = pending.back();
+    pending.pop_back();
+    ++usage.processes;
+    usage.resident_bytes += resident_of(pid);
+    for (pid_t child : children_of(pid)) pending.push_back(child);
+  }
+  return usage;
+}
+
 // /proc/<pid>/stat: the parent and the resident pages (fields 4 and 24),
 // readable even for a process whose other entries are closed to us.
 bool ParentAndResident(pid_t pid, pid_t* parent, uint64_t* resident_bytes) {
@@ -198,36 +206,17 @@ TreeUsage MeasureTreeByScan(pid_t root) {
     resident[pid] = bytes;
   }
   closedir(dir);
-  TreeUsage usage;
-  std::vector<pid_t> pending = {root};
-  while (!pending.empty() && usage.processes < 100000) {
-    const pid_t pid = pending.back();
-    pending.pop_back();
-    ++usage.processes;
-    usage.resident_bytes += resident[pid];
-    for (pid_t child : children[pid]) pending.push_back(child);
-  }
-  return usage;
+  return Walk(root, [&](pid_t pid) { return children[pid]; },
+              [&](pid_t pid) { return resident[pid]; });
 }
 
 }  // namespace
 
 TreeUsage MeasureTree(pid_t root) {
-  if (access(absl::StrCat("/proc/", root, "/task/", root, "/children").c_str(), R_OK) != 0 ||
-      !std::ifstream(absl::StrCat("/proc/", root, "/task/", root, "/children"))) {
+  if (!std::ifstream(absl::StrCat("/proc/", root, "/task/", root, "/children"))) {
     return MeasureTreeByScan(root);
   }
-  TreeUsage usage;
-  std::vector<pid_t> pending = {root};
-  // Bounded: a fork bomb cannot make one measurement run away.
-  while (!pending.empty() && usage.processes < 100000) {
-    const pid_t pid = pending.back();
-    pending.pop_back();
-    ++usage.processes;
-    usage.resident_bytes += ResidentBytes(pid);
-    for (pid_t child : Children(pid)) pending.push_back(child);
-  }
-  return usage;
+  return Walk(root, Children, ResidentBytes);
 }
 
 absl::StatusOr<std::unique_ptr<Limiter>> Limiter::Create(const Policy& policy) {

@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
+#include "common/file.h"
 #include "common/status_macros.h"
 #include "sandbox/child.h"
 #include "sandbox/seccomp_filter.h"
@@ -46,12 +47,8 @@ void CloseFd(int* fd) {
 }
 
 absl::Status WriteProcFile(pid_t pid, const char* name, const std::string& text) {
-  const std::string path = absl::StrCat("/proc/", pid, "/", name);
-  std::ofstream out(path);
-  out << text;
-  out.close();
-  if (!out) return absl::FailedPreconditionError(absl::StrCat("cannot write ", path));
-  return absl::OkStatus();
+  absl::Status s = WriteFile(absl::StrCat("/proc/", pid, "/", name), text);
+  return s.ok() ? s : absl::FailedPreconditionError(s.message());
 }
 
 absl::StatusOr<PlannedMount> PlanMount(const Mount& m, const std::string& root) {

@@ -10,25 +10,15 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/file.h"
 #include "sandbox/command.h"
 #include "sandbox/view.h"
 
 namespace ptxbench::sandbox {
 namespace {
 
-std::string Read(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-bool Write(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-  out.close();
-  return static_cast<bool>(out);
-}
+std::string Read(const std::string& path) { return ReadFile(path).value_or(""); }
+bool Write(const std::string& path, const std::string& text) { return WriteFile(path, text).ok(); }
 
 // A cgroup directory whose children get memory.max and pids.max.
 std::string PrepareCgroupRoot(const std::string& root, std::string* why_not) {

@@ -140,8 +140,10 @@ class SpecReader {
   }
   absl::Status CheckDefinition(const Json& value, absl::string_view field) const {
     PTXB_ASSIGN_OR_RETURN(std::string name, String(value, field));
-    if (auto found = definitions_.Find(name); !found.ok()) {
-      return Error(field, value, found.status().message());
+    auto found = definitions_.Find(name);
+    if (!found.ok()) return Error(field, value, found.status().message());
+    if (absl::Status s = workloads::CheckInputSourcesSupported(**found); !s.ok()) {
+      return Error(field, value, s.message());
     }
     return absl::OkStatus();
   }

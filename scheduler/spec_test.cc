@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -10,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/file.h"
 #include "common/hash.h"
 
 namespace ptxbench::scheduler {
@@ -743,6 +746,41 @@ TEST_F(SpecListTest, TotalAboveTheLimitIsRefused) {
       "over items [0] to [1] = 5 trajectories, more than the limit of 4");
   limits.max_trajectories = 5;
   EXPECT_TRUE(ExpandList(List(), "cfg.json", "gemm_n7168_k5120", "gpt-5", limits).ok());
+}
+
+TEST(SpecInputSourcesTest, AWorkloadWithUnsupportedInputsIsRefusedAtSubmit) {
+  // A dataset whose workload takes A from a safetensors file: refused with
+  // the reason, never run on random inputs instead.
+  namespace fs = std::filesystem;
+  const fs::path root = fs::path(::testing::TempDir()) / "spec_inputs_dataset";
+  fs::create_directories(root / "definitions" / "gemm");
+  fs::create_directories(root / "workloads" / "gemm");
+  Json def = Json::parse(
+      *ReadFile(workloads::DefinitionRegistry::BundledRoot() + "/definitions/gemm/gemm_n7168_k5120.json"));
+  def["name"] = "gemm_from_file";
+  std::ofstream(root / "definitions" / "gemm" / "gemm_from_file.json") << def.dump();
+  std::ofstream(root / "workloads" / "gemm" / "gemm_from_file.jsonl")
+      << R"({"definition": "gemm_from_file", "solution": null, "workload": {"uuid": )"
+         R"("11111111-2222-3333-4444-555555555555", "axes": {"M": 64}, "inputs": {"A": )"
+         R"({"type": "safetensors", "path": "blob/a.safetensors", "tensor_key": "A"}, )"
+         R"("B": {"type": "random"}}}, "evaluation": null})"
+      << "\n";
+  auto definitions = workloads::DefinitionRegistry::Load(
+      {workloads::DefinitionRegistry::BundledRoot(), root.string()});
+  ASSERT_TRUE(definitions.ok()) << definitions.status();
+  auto prompts = PromptRegistry::Load(PromptRegistry::BundledRoot());
+  ASSERT_TRUE(prompts.ok());
+  SpecInput input;
+  input.path = "spec.json";
+  input.text = R"({"name": "from-file", "models": ["m"], "definitions": ["gemm_from_file"],
+                   "prompt_tags": ["hopper-no-hint"], "samples": 1, "num_turns": 1,
+                   "target_speedup": 1.0})";
+  auto e = ExpandSpec(input, **definitions, **prompts, {});
+  ASSERT_EQ(e.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(e.status().message()),
+              HasSubstr("workload 11111111-2222-3333-4444-555555555555, input A: input source "
+                        "\"safetensors\" is not supported yet"));
+  fs::remove_all(root);
 }
 
 }  // namespace

@@ -98,7 +98,12 @@ class AdversarialTest : public ::testing::Test {
     v1::EvalRequest r;
     r.set_definition(kGemm);
     r.set_language("cuda");
-    r.set_kernel_source(ReadFile(DataDir() + "/worker/testdata/" + file).value_or(""));
+    // The attacks share the honest GEMM, prepended (worker/testdata/adversarial).
+    const std::string prefix =
+        absl::StartsWith(file, "adversarial/")
+            ? ReadFile(DataDir() + "/worker/testdata/adversarial/simple_gemm.inc").value_or("")
+            : "";
+    r.set_kernel_source(prefix + ReadFile(DataDir() + "/worker/testdata/" + file).value_or(""));
     r.set_kernel_sha256(Sha256Hex(r.kernel_source()));
     r.set_mode(v1::FULL);
     r.add_workload_uuids(kGemmM70);

@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <fstream>
 #include <random>
 
 #include <cstdlib>
@@ -16,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "common/file.h"
 #include "common/hash.h"
 #include "worker/runner/job.h"
 #include "workloads/launch_spec.h"
@@ -33,6 +33,7 @@ bool Failed(v1::EvalStatus s) { return s != v1::PASSED; }
 // axis value; an error names an unknown uuid.
 absl::StatusOr<std::vector<runner::WorkloadSpec>> Workloads(const workloads::Definition& d,
                                                             const v1::EvalRequest& request) {
+  if (absl::Status s = workloads::CheckInputSourcesSupported(d); !s.ok()) return s;
   const std::set<std::string> wanted(request.workload_uuids().begin(),
                                      request.workload_uuids().end());
   std::set<std::string> missing = wanted;
@@ -121,7 +122,7 @@ class EvaluationCgroup {
     static std::atomic<int> counter{0};
     const std::string dir = absl::StrCat(root, "/eval-", getpid(), "-", counter++);
     if (mkdir(dir.c_str(), 0755) != 0) return;
-    std::ofstream(dir + "/cgroup.subtree_control") << "+memory +pids";
+    (void)WriteFile(dir + "/cgroup.subtree_control", "+memory +pids");
     dir_ = dir;
   }
   ~EvaluationCgroup() {
@@ -131,7 +132,7 @@ class EvaluationCgroup {
       bool busy = false;
       for (const auto& child : fs::directory_iterator(dir_, ec)) {
         if (!child.is_directory()) continue;
-        std::ofstream(child.path() / "cgroup.kill") << "1";
+        (void)WriteFile((child.path() / "cgroup.kill").string(), "1");
         if (rmdir(child.path().c_str()) != 0) busy = true;
       }
       if (!busy && rmdir(dir_.c_str()) == 0) return;

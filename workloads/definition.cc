@@ -417,3 +417,21 @@ absl::Status ValidateWorkload(const Definition& definition, const Workload& work
 }
 
 }  // namespace ptxbench::workloads
+
+namespace ptxbench::workloads {
+
+absl::Status CheckInputSourcesSupported(const Definition& definition) {
+  for (const Workload& w : definition.workloads) {
+    for (const auto& [input, source] : w.inputs) {
+      if (source.type == "random") continue;
+      return absl::UnimplementedError(absl::StrCat(
+          "definition ", definition.name, ", workload ", w.uuid, ", input ", input,
+          ": input source \"", source.type,
+          "\" is not supported yet (only \"random\"); the workload is refused rather than run "
+          "on inputs it does not specify"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace ptxbench::workloads

@@ -93,6 +93,13 @@ absl::StatusOr<WorkloadRecord> ParseWorkloadRecord(absl::string_view line,
 absl::Status ValidateWorkload(const Definition& definition, const Workload& workload,
                               absl::string_view origin);
 
+// Whether every workload's inputs can be made as specified: today only
+// "random" sources are (the GPU harness draws them from its seed); a
+// workload whose inputs come from a safetensors file or a scalar value would
+// otherwise run on inputs it does not specify. kUnimplemented naming the
+// definition, workload, input and source.
+absl::Status CheckInputSourcesSupported(const Definition& definition);
+
 // The dtypes of the FlashInfer-Trace schema.
 bool IsKnownDtype(absl::string_view dtype);
 

@@ -34,14 +34,6 @@ namespace {
 constexpr char kResultFile[] = "result.json";
 constexpr char kLogFile[] = "compile.log";
 
-absl::Status WriteFile(const std::string& path, absl::string_view data) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(data.data(), static_cast<std::streamsize>(data.size()));
-  out.close();
-  if (!out) return absl::InternalError(absl::StrCat("cannot write ", path));
-  return absl::OkStatus();
-}
-
 absl::StatusOr<std::string> MakeTempDir(const std::string& parent) {
   std::error_code ec;
   fs::create_directories(parent, ec);

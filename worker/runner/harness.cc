@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <thread>
 #include <cuda_runtime_api.h>
 #include <functional>
 #include <iostream>
@@ -58,6 +60,36 @@ uint64_t CallSeed(uint64_t root, const std::string& uuid, absl::string_view phas
   return StableHash64(absl::StrCat(root, "/", uuid, "/", phase, "/", trial, "/", call));
 }
 
+// Progress of the process, for its stderr (the worker shows the tail when a
+// run ends badly): one line per step, and a reporter thread that says where
+// the harness is when it made no progress for 10 s.
+const absl::Time g_start = absl::Now();
+std::atomic<const char*> g_where{"start"};
+std::atomic<uint64_t> g_steps{0};
+
+void Progress(absl::string_view what) {
+  std::cerr << absl::StrFormat("ptxbench-runner: [%.3f s] %s\n",
+                               absl::ToDoubleSeconds(absl::Now() - g_start), what)
+            << std::flush;
+}
+
+void At(const char* where) {
+  g_where.store(where);
+  g_steps.fetch_add(1);
+}
+
+void StartStuckReporter() {
+  std::thread([] {
+    uint64_t last = g_steps.load();
+    while (true) {
+      absl::SleepFor(absl::Seconds(10));
+      const uint64_t now = g_steps.load();
+      if (now == last) Progress(absl::StrCat("no progress for 10 s at: ", g_where.load()));
+      last = now;
+    }
+  }).detach();
+}
+
 double MeanOf(const std::vector<double>& v) {
   double sum = 0;
   for (double x : v) sum += x;
@@ -105,7 +137,7 @@ struct Calibration {
 class Harness {
  public:
   Harness(const RunnerJob& job, std::string dir, std::ostream& out)
-      : job_(job), dir_(std::move(dir)), out_(out), start_(absl::Now()) {}
+      : job_(job), dir_(std::move(dir)), out_(out) {}
 
   int Run() {
     absl::StatusOr<workloads::Definition> def = workloads::ParseDefinition(job_.definition_json, "job");
@@ -152,6 +184,7 @@ class Harness {
     }
     for (const std::string& p : (*iso)->Protections()) std::cerr << "ptxbench-runner: " << p << "\n";
     candidate_ = std::make_unique<WatchedHost>(*std::move(sandboxed), opipe[0]);
+    StartStuckReporter();
     Progress("isolation ready");
 
     // 2. The GPU, and every buffer before any host runs (a host that hogs
@@ -241,13 +274,6 @@ class Harness {
     std::string reference_log;
   };
 
-  // One line per step on stderr (the worker shows its tail when a run ends
-  // badly).
-  void Progress(absl::string_view what) const {
-    std::cerr << absl::StrFormat("ptxbench-runner: [%.3f s] %s\n",
-                                 absl::ToDoubleSeconds(absl::Now() - start_), what)
-              << std::flush;
-  }
 
   static std::string Infra(absl::string_view what, const absl::Status& s) {
     return absl::StrCat(what, ": ", s.message());
@@ -306,6 +332,7 @@ class Harness {
                        const std::function<absl::Status(cudaStream_t)>& stage,
                        const std::function<absl::Status(cudaStream_t)>& after) {
     CallResult r;
+    At("call: open");
     if (stream_stuck_) return {CallEnd::kInfra, "the harness's stream is held by an unfinished call"};
     absl::Status s = bracket_->Open([&](cudaStream_t st) -> absl::Status {
       PTXB_RETURN_IF_ERROR(stage(st));
@@ -319,7 +346,9 @@ class Harness {
       if (!bracket_->Abandon(call_deadline_).ok()) stream_stuck_ = true;
       return CallResult{end, std::move(message)};
     };
+    At("call: send");
     if (!host.Send(request).ok()) return abandon(CallEnd::kGone, host.WhyGone());
+    At("call: wait for enqueued");
     absl::StatusOr<Reply> enqueued = host.Receive(kGatePatience);
     if (!enqueued.ok() && absl::IsDeadlineExceeded(enqueued.status())) {
       // The call synchronizes on its own stream, held behind the gate.
@@ -336,6 +365,7 @@ class Harness {
       return abandon(CallEnd::kGone, absl::StrCat(enqueued.status().message(), "; ", host.WhyGone()));
     }
     if (!enqueued->ok) return abandon(CallEnd::kRefused, enqueued->text);
+    At("call: close");
     s = bracket_->Close(after);
     if (!s.ok()) {
       stream_stuck_ = true;
@@ -343,6 +373,7 @@ class Harness {
     }
     // The host's second reply: its work finished, or the CUDA error it hit
     // (then "done" may never be recorded, and the harness's stream is lost).
+    At("call: wait for finished");
     absl::StatusOr<Reply> finished = host.Receive(call_deadline_);
     if (!finished.ok()) {
       stream_stuck_ = true;
@@ -356,6 +387,7 @@ class Harness {
       stream_stuck_ = true;
       return {CallEnd::kRefused, finished->text};
     }
+    At("call: finish");
     absl::StatusOr<double> ms = bracket_->Finish(call_deadline_);
     if (!ms.ok()) {
       stream_stuck_ = true;
@@ -363,8 +395,11 @@ class Harness {
               std::string(ms.status().message())};
     }
     r.bracket_ms = *ms;
+    At("call: done");
     return r;
   }
+
+
 
   static absl::Status AsStatus(const CallResult& r) {
     if (r.end == CallEnd::kOk) return absl::OkStatus();
@@ -515,6 +550,7 @@ class Harness {
         candidate_failed_ = true;
         return v1::RUNTIME_ERROR;
       case CallEnd::kTimeout:
+        At("killing the candidate host");
         candidate_->Kill(sandbox::SandboxedProcess::KillReason::kDeadline);
         *error = r.message;
         *stop = true;
@@ -554,6 +590,7 @@ class Harness {
     if (!w.error.empty()) return finish(v1::INFRA_ERROR, {w.error});
     absl::StatusOr<std::vector<protocol::TensorMeta>> tensors = w.buffers->Export();
     if (!tensors.ok()) return finish(v1::INFRA_ERROR, {std::string(tensors.status().message())});
+    At("workload request");
     absl::StatusOr<Reply> reply = host.Ask(WorkloadRequest(i, *tensors), call_deadline_);
     if (!reply.ok()) {
       *stop = true;
@@ -568,6 +605,7 @@ class Harness {
     // One checked call on set `set`; nullopt when it went well.
     auto checked_call = [&](int set, uint64_t seed, CallCheck* check,
                             double* bracket) -> std::optional<std::pair<v1::EvalStatus, std::vector<std::string>>> {
+      At("prepare");
       absl::Status s = w.buffers->Prepare(*w.reference, seed, /*expected=*/true, stream_);
       if (s.ok()) s = gpu::L2Flusher::ResetPersisting();
       if (!s.ok()) {
@@ -584,6 +622,7 @@ class Harness {
       if (const v1::EvalStatus bad = Blame(c, host, &error, stop); bad != v1::PASSED) {
         return std::make_pair(bad, std::vector<std::string>{error});
       }
+      At("read checks");
       absl::StatusOr<CallCheck> read = w.buffers->ReadChecks(set, tol_);
       if (!read.ok()) {
         *stop = true;
@@ -708,7 +747,6 @@ class Harness {
   bool stream_stuck_ = false;
   bool candidate_failed_ = false;
   int salt_ = 0;
-  const absl::Time start_;
 };
 
 }  // namespace

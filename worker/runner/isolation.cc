@@ -24,6 +24,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "common/file.h"
 #include "common/status_macros.h"
 #include "sandbox/view.h"
 
@@ -41,11 +42,7 @@ absl::Status Errno(absl::string_view what) {
 }
 
 absl::Status WriteProcSelf(const char* name, const std::string& text) {
-  std::ofstream out(absl::StrCat("/proc/self/", name));
-  out << text;
-  out.close();
-  if (!out) return absl::InternalError(absl::StrCat("cannot write /proc/self/", name));
-  return absl::OkStatus();
+  return WriteFile(absl::StrCat("/proc/self/", name), text);
 }
 
 // Directories of the shared libraries this process has mapped.
