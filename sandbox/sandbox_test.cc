@@ -164,6 +164,14 @@ TEST_F(SandboxTest, CannotTraceOrMakeNamespaces) {
   EXPECT_TRUE(absl::StrContains(r.output, "refused: unshare: Operation not permitted")) << r.output;
 }
 
+TEST_F(SandboxTest, SignalsReachNothingOutsideAndSparePidOne) {
+  // kill(-1) from inside reaches only the sandbox's own processes; the
+  // init ignores signals from inside its namespace; the caller is untouched.
+  CommandResult r = Probe({"killall"});
+  EXPECT_TRUE(r.outcome.exited) << r.output << " signal " << r.outcome.term_signal;
+  EXPECT_TRUE(absl::StrContains(r.output, "survived (parent 1)")) << r.output;
+}
+
 TEST_F(SandboxTest, MemoryLimitKillsTheSandbox) {
   Policy policy = ProbePolicy();
   policy.memory_bytes = uint64_t{256} << 20;

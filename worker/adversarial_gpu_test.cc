@@ -19,6 +19,7 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/match.h"
+#include "absl/time/clock.h"
 #include "common/data_dir.h"
 #include "common/file.h"
 #include "common/hash.h"
@@ -179,7 +180,12 @@ TEST_F(AdversarialTest, ExitIsARuntimeErrorNotAnInfrastructureError) {
 }
 
 TEST_F(AdversarialTest, SignallingEverythingHurtsOnlyItself) {
-  EXPECT_EQ(Eval("adversarial/kill_everything.cu").status(), v1::RUNTIME_ERROR);
+  // It computes nothing: its signals reach no process outside its sandbox,
+  // so it is judged on its (NaN) outputs, promptly.
+  const absl::Time start = absl::Now();
+  const v1::EvalStatus s = Eval("adversarial/kill_everything.cu").status();
+  EXPECT_TRUE(s == v1::INCORRECT_NUMERICAL || s == v1::RUNTIME_ERROR) << v1::EvalStatus_Name(s);
+  EXPECT_LT(absl::Now() - start, absl::Seconds(30));
   EXPECT_EQ(Honest().status(), v1::PASSED);
 }
 

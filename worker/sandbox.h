@@ -1,8 +1,9 @@
 #ifndef PTXBENCH_WORKER_SANDBOX_H_
 #define PTXBENCH_WORKER_SANDBOX_H_
 
-// Runs untrusted work (a runner that loads a candidate kernel) in a child
-// process that cannot reach the worker's state (DESIGN §5 "Isolation"):
+// Runs the harness of an evaluation (ptxbench-runner, which starts the real
+// sandbox of the candidate itself: sandbox/, docs/SECURITY.md) as a child
+// process kept apart from the worker's state:
 //  - its own process group, killed whole at a hard wall-clock deadline;
 //  - a private temporary directory (mode 0700) as cwd, TMPDIR and HOME,
 //    removed afterwards whatever happened;

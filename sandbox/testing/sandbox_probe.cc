@@ -14,6 +14,7 @@
 //   sandbox_probe ptrace PID            PTRACE_ATTACH
 //   sandbox_probe status                CapEff, NoNewPrivs, Seccomp, uid
 //   sandbox_probe unshare               unshare a user namespace
+//   sandbox_probe killall               SIGKILL its parent, PID 1 and kill(-1)
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -161,6 +162,13 @@ int main(int argc, char** argv) {
   if (action == "ptrace") {
     if (ptrace(PTRACE_ATTACH, atoi(arg.c_str()), nullptr, nullptr) != 0) return Refused("ptrace");
     std::printf("attached\n");
+    return 0;
+  }
+  if (action == "killall") {
+    kill(getppid(), SIGKILL);
+    kill(1, SIGKILL);
+    kill(-1, SIGKILL);
+    std::printf("survived (parent %d)\n", getppid());
     return 0;
   }
   if (action == "unshare") {

@@ -1,41 +1,62 @@
 #!/usr/bin/env bash
-# Developer tool, run on the GPU machine after gpu_suite.sh's setup (same
-# environment): the measurement figures of issue 3 into $OUT/measure.txt.
-#  1. cuBLAS GEMM at M=8192: median, TFLOP/s, spread over 10 repeats (CUPTI).
-#  2. The same kernel under ncu (gpu__time_duration), to compare with 1.
-#  3. One evaluation's wall time and its timed GPU work, build cache cold/warm.
+# Developer tool, run on the GPU machine after pack.sh (same environment as
+# gpu_suite.sh): the measurement figures of bench/gpu/NOTES.md into
+# $OUT/measure.txt.
+#  1. The reference of every definition at every workload, three ways: the
+#     evaluation's method (harness bracket), CUPTI in one process (the method
+#     before the harness split), and ncu's gpu__time_duration.
+#  2. The harness's figure for cuBLAS at M=8192, 10 runs: CV across runs.
+#  3. One evaluation of the simple GEMM over all five workloads: wall time,
+#     and where it goes (the harness's progress lines).
 set -uo pipefail
-root="$(pwd)"
-out="${OUT:-$root/out}"
+source "$(dirname "$0")/env.sh"
 bin="$root/.device-gpu"
+bench="$bin/reference_timing_bench"
 {
-  echo "## gemm_timing_bench --m 8192 --repeats 10"
-  "$bin/gemm_timing_bench" --m 8192 --repeats 10
-  echo "## ncu, 5 flushed launches at M=8192"
-  ncu --clock-control none --metrics gpu__time_duration.sum "$bin/gemm_timing_bench" \
-    --ncu_m 8192 --ncu_calls 5 2>&1 | grep -E "gpu__time_duration|^  [a-z_0-9]+.*\(|ncu mode"
-  cache="$(mktemp -d)"
-  for pass in cold warm; do
-    echo "## ptxbench eval correct.cu, M=232 and M=8192, build cache $pass"
-    start=$(date +%s%N)
-    "$bin/ptxbench" eval worker/testdata/gemm/correct.cu \
-      --definition gemm_n7168_k5120 --workload 6107c207-8a86-5a8e-a866-72bd92d4f8f7 \
-      --workload 242ddd1a-ee21-5a9c-b2f7-9867cc517890 --cache-dir "$cache" --json \
-      > "$out/eval_$pass.json"
-    wall_ms=$(( ($(date +%s%N) - start) / 1000000 ))
-    python3 - "$out/eval_$pass.json" "$wall_ms" <<'PY'
-import json, sys
-e = json.load(open(sys.argv[1]))
-wall = int(sys.argv[2])  # the whole command: process start, build, runner, checks
-timed = 0.0
-for t in e["traces"]:
-    # 3 trials x 60 calls each for the candidate and the reference
-    p = t["evaluation"]["performance"] or {}
-    timed += 3 * 60 * (p.get("latency_ms", 0) + p.get("reference_latency_ms", 0))
-    print(t["workload"]["uuid"][:8], t["evaluation"]["status"], p)
-print("status", e["status"], "wall_ms", wall, "timed GPU work ms (approx)", round(timed, 1),
-      "share", round(timed / wall, 3) if wall else None)
+  echo "## 1a. harness (the evaluation's method)"
+  "$bench" --method harness 2>"$out/harness_logs.txt"
+  echo "## 1b. CUPTI in one process"
+  "$bench" --method cupti
+  echo "## 1c. ncu gpu__time_duration (sum of the reference's kernels per call)"
+  for def in gemm_n7168_k5120 mha_with_lse_d128 mha_with_lse_d128_causal mha_bwd_d128 \
+             mha_bwd_d128_causal; do
+    ncu --clock-control none --metrics gpu__time_duration.sum --csv \
+      "$bench" --method ncu --definitions "$def" --ncu_calls 5 > "$out/ncu_$def.csv" 2>&1
+    python3 - "$out/ncu_$def.csv" "$def" <<'PY'
+import csv, io, sys
+path, name = sys.argv[1], sys.argv[2]
+text = open(path).read()
+# The program's "== definition axes" lines come first, then ncu's CSV rows.
+workloads = [l[3:].strip() for l in text.splitlines() if l.startswith("== ")]
+rows = [r for r in csv.reader(io.StringIO("\n".join(
+    l for l in text.splitlines() if l.startswith('"')))) if r]
+header, rows = rows[0], rows[1:]
+kernel = header.index("Kernel Name"); value = header.index("Metric Value")
+ours = ("StandardNormal", "NaNKernel", "GateKernel", "Compare", "ChangedBytes", "Spin")
+ns = [float(r[value].replace(",", "")) for r in rows if not any(o in r[kernel] for o in ours)]
+unit = rows[0][header.index("Metric Unit")] if rows else "ns"
+scale = {"nsecond": 1e-6, "usecond": 1e-3, "msecond": 1.0}.get(unit, 1e-6)
+per = len(ns) // max(len(workloads), 1)
+for i, w in enumerate(workloads):
+    total = sum(ns[i * per:(i + 1) * per]) * scale / 5
+    print(f"| {name} | {w} | ncu {total:.4f} ms ({per // 5} kernels per call) |")
 PY
   done
+  echo "## 2. harness, cuBLAS M=8192, 10 runs"
+  "$bench" --method harness --definitions gemm_n7168_k5120 \
+    --workload 242ddd1a-ee21-5a9c-b2f7-9867cc517890 --repeats 10 2>/dev/null
+  echo "## 3. one evaluation of the simple GEMM, all five workloads"
+  start=$(date +%s%N)
+  "$bin/ptxbench" eval worker/testdata/gemm/correct.cu --definition gemm_n7168_k5120 --local \
+    --json > "$out/eval_gemm.json" 2> "$out/eval_gemm.err"
+  echo "rc=$? wall_ms=$(( ($(date +%s%N) - start) / 1000000 ))"
+  python3 - "$out/eval_gemm.json" <<'PY'
+import json, sys
+e = json.load(open(sys.argv[1]))
+print("status", e["status"])
+for t in e["traces"]:
+    p = t["evaluation"]["performance"] or {}
+    print(t["workload"]["axes"], t["evaluation"]["status"], p)
+PY
 } > "$out/measure.txt" 2>&1
 cat "$out/measure.txt"

@@ -14,7 +14,8 @@ bins=(
   worker/worker_gpu_eval_gpu_test worker/adversarial_gpu_test
   worker/gpu/gpu_test
   cli/ptxbench scheduler/ptxbench-scheduler worker/ptxbench-worker
-  agent_gateway/ptxbench-gateway bench/gpu/gemm_timing_bench tests/gpu_e2e_test
+  agent_gateway/ptxbench-gateway bench/gpu/gemm_timing_bench bench/gpu/reference_timing_bench
+  tests/gpu_e2e_test
 )
 for b in "${bins[@]}" $(cd "$build" && ls workloads/reference/*_gpu_test 2>/dev/null); do
   [ -x "$build/$b" ] && cp "$build/$b" "$out/"

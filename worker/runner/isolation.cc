@@ -178,7 +178,11 @@ absl::StatusOr<std::unique_ptr<Isolation>> Isolation::Prepare(const RunnerJob& j
     return Errno("creating the candidate's directory");
   }
   const std::string name = job.language == "ptx" ? "kernel.cubin" : "kernel.so";
-  PTXB_RETURN_IF_ERROR(CopyFile(job.artifact, iso->candidate_dir_ + "/" + name));
+  if (job.reference_only) {
+    PTXB_RETURN_IF_ERROR(WriteFile(iso->candidate_dir_ + "/" + name, ""));  // no candidate
+  } else {
+    PTXB_RETURN_IF_ERROR(CopyFile(job.artifact, iso->candidate_dir_ + "/" + name));
+  }
   if (iso->root_ &&
       (chown(iso->candidate_dir_.c_str(), job.isolation.uid, job.isolation.gid) != 0 ||
        chown((iso->candidate_dir_ + "/" + name).c_str(), job.isolation.uid, job.isolation.gid) !=

@@ -23,6 +23,7 @@ std::string SerializeJob(const RunnerJob& job) {
               {"trials", job.trials},
               {"warmup_calls", job.warmup_calls},
               {"timed_calls", job.timed_calls},
+              {"reference_only", job.reference_only},
               {"isolation",
                {{"candidate_host", job.isolation.candidate_host},
                 {"uid", job.isolation.uid},
@@ -52,6 +53,7 @@ absl::StatusOr<RunnerJob> ParseJob(absl::string_view text) {
     job.trials = j.at("trials").get<int>();
     job.warmup_calls = j.at("warmup_calls").get<int>();
     job.timed_calls = j.at("timed_calls").get<int>();
+    job.reference_only = j.value("reference_only", false);
     const json& iso = j.at("isolation");
     job.isolation.candidate_host = iso.at("candidate_host").get<std::string>();
     job.isolation.uid = iso.at("uid").get<uint32_t>();

@@ -69,6 +69,9 @@ struct RunnerJob {
   int warmup_calls = 10;
   int timed_calls = 50;
   IsolationSpec isolation;
+  // Benchmarks only (bench/gpu/reference_timing_bench): time the reference
+  // and write its figures; no candidate (`artifact` is unused).
+  bool reference_only = false;
 };
 
 std::string SerializeJob(const RunnerJob& job);

@@ -70,6 +70,10 @@ class WorkloadBuffers {
   // The shared buffers, as a host opens them (kWorkload).
   absl::StatusOr<std::vector<protocol::TensorMeta>> Export();
   int num_inputs() const { return static_cast<int>(pristine_.tensors().size()); }
+  // The shared buffers of set `set` (benchmarks time the reference on them
+  // in one process, the way ptxbench measured before the harness split).
+  std::vector<TensorBuffer>& inputs(int set) { return inputs_[set].tensors(); }
+  std::vector<TensorBuffer>& outputs(int set) { return outputs_[set].tensors(); }
 
  private:
   WorkloadBuffers() = default;

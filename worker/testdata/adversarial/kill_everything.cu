@@ -1,5 +1,6 @@
-// Attack: signal every process it can (kill(-1)), then its parent.
-// Expected: RUNTIME_ERROR; the harness, the worker and the node carry on.
+// Attack: SIGKILL its parent, PID 1 and every process it can (kill(-1)),
+// computing nothing. Expected: judged on its outputs (INCORRECT_NUMERICAL),
+// promptly; the harness, the worker and the node carry on.
 // (The test prepends simple_gemm.inc: the includes and Gemm(), the honest work.)
 
 #include <signal.h>
