@@ -242,5 +242,22 @@ TEST(ExecutorViewTest, TableAndJson) {
   EXPECT_EQ(j["executors"][1]["serves_any_model"], true);
 }
 
+TEST(ExecutorViewTest, WorkersShowTheirSandboxAndWhatItLacks) {
+  v1::ListExecutorsResponse list;
+  v1::ExecutorInfo* w = list.add_executors();
+  w->set_executor_id("ex_w1");
+  w->set_kind(v1::WORKER);
+  w->set_name("node1");
+  w->mutable_capabilities()->add_protections("own PID, network, mount namespaces");
+  w->mutable_capabilities()->add_protections("seccomp filter");
+  w->mutable_capabilities()->add_protection_warnings("no cgroup v2: limits by a watchdog");
+  const std::string table = ExecutorTable(list, absl::FromUnixSeconds(1000000));
+  EXPECT_THAT(table, HasSubstr("ex_w1 sandbox: own PID, network, mount namespaces; seccomp filter"));
+  EXPECT_THAT(table, HasSubstr("ex_w1 WARNING: no cgroup v2: limits by a watchdog"));
+  const nlohmann::json j = ExecutorListJson(list);
+  EXPECT_EQ(j["executors"][0]["protections"].size(), 2u);
+  EXPECT_EQ(j["executors"][0]["protection_warnings"][0], "no cgroup v2: limits by a watchdog");
+}
+
 }  // namespace
 }  // namespace ptxbench::cli
