@@ -26,10 +26,11 @@
 #include "common/status_macros.h"
 #include "worker/gpu/sample_stats.h"
 #include "worker/gpu/timing.h"
-#include "worker/runner/bracket.h"
+#include "worker/runner/call_timer.h"
 #include "worker/runner/cost.h"
 #include "worker/runner/host_loop.h"
 #include "worker/runner/isolation.h"
+#include "worker/runner/progress.h"
 #include "worker/runner/protocol.h"
 #include "worker/runner/reference_host.h"
 #include "worker/runner/references.h"
@@ -45,13 +46,6 @@ using protocol::Op;
 using protocol::Reply;
 using protocol::Request;
 
-// How long the gate waits for a host to enqueue a call before opening anyway.
-constexpr absl::Duration kGatePatience = absl::Milliseconds(5);
-// Calibration: a kernel of known duration, warm-up then measured calls.
-constexpr int64_t kCalibrationSpinNs = 20000;
-constexpr int kCalibrationWarmup = 10;
-constexpr int kCalibrationCalls = 60;
-constexpr size_t kMaxReplyBytes = 1 << 16;
 // Setup, load and workload requests (not calls).
 constexpr absl::Duration kRequestTimeout = absl::Seconds(60);
 
@@ -60,79 +54,11 @@ uint64_t CallSeed(uint64_t root, const std::string& uuid, absl::string_view phas
   return StableHash64(absl::StrCat(root, "/", uuid, "/", phase, "/", trial, "/", call));
 }
 
-// Progress of the process, for its stderr (the worker shows the tail when a
-// run ends badly): one line per step, and a reporter thread that says where
-// the harness is when it made no progress for 10 s.
-const absl::Time g_start = absl::Now();
-std::atomic<const char*> g_where{"start"};
-std::atomic<uint64_t> g_steps{0};
-
-void Progress(absl::string_view what) {
-  std::cerr << absl::StrFormat("ptxbench-runner: [%.3f s] %s\n",
-                               absl::ToDoubleSeconds(absl::Now() - g_start), what)
-            << std::flush;
-}
-
-void At(const char* where) {
-  g_where.store(where);
-  g_steps.fetch_add(1);
-}
-
-void StartStuckReporter() {
-  std::thread([] {
-    uint64_t last = g_steps.load();
-    while (true) {
-      absl::SleepFor(absl::Seconds(10));
-      const uint64_t now = g_steps.load();
-      if (now == last) Progress(absl::StrCat("no progress for 10 s at: ", g_where.load()));
-      last = now;
-    }
-  }).detach();
-}
-
 double MeanOf(const std::vector<double>& v) {
   double sum = 0;
   for (double x : v) sum += x;
   return v.empty() ? 0 : sum / static_cast<double>(v.size());
 }
-
-// One end of a host's channel; `gone` says in words why a host vanished.
-class HostChannel {
- public:
-  HostChannel(int fd, std::function<std::string()> gone) : fd_(fd), gone_(std::move(gone)) {}
-  ~HostChannel() { close(fd_); }
-
-  absl::Status Send(const Request& r) { return protocol::SendMessage(fd_, protocol::EncodeRequest(r)); }
-  // kDeadlineExceeded, kUnavailable (gone), kDataLoss (a malformed reply).
-  absl::StatusOr<Reply> Receive(absl::Duration timeout) {
-    absl::StatusOr<std::string> m = protocol::ReceiveMessage(fd_, timeout, kMaxReplyBytes);
-    if (!m.ok()) return m.status();
-    return protocol::DecodeReply(*m);
-  }
-  absl::StatusOr<Reply> Ask(const Request& r, absl::Duration timeout) {
-    PTXB_RETURN_IF_ERROR(Send(r));
-    return Receive(timeout);
-  }
-  std::string WhyGone() const { return gone_(); }
-
- private:
-  const int fd_;
-  std::function<std::string()> gone_;
-};
-
-enum class CallEnd { kOk, kRefused, kGone, kTimeout, kInfra };
-struct CallResult {
-  CallEnd end = CallEnd::kOk;
-  std::string message;
-  double bracket_ms = 0;
-  bool gate_forced = false;
-};
-
-struct Calibration {
-  double overhead_ms = 0;   // median of bracket - the kernel's own span
-  double tolerance_ms = 0;  // p90 - p10 of that, plus 5 us
-  std::string log;
-};
 
 class Harness {
  public:
@@ -221,7 +147,7 @@ class Harness {
       candidate_->WaitForEnd(absl::Seconds(2));
       return candidate_->Describe();
     });
-    absl::StatusOr<Calibration> calibration = SetUpHost(cand, "candidate host");
+    absl::StatusOr<Calibration> calibration = timer_->SetUpHost(cand, "candidate host");
     if (!calibration.ok()) {
       // Nothing submitted is loaded yet: ptxbench's own failure.
       return FailAll(v1::INFRA_ERROR, Infra("the candidate host before loading the kernel",
@@ -304,8 +230,7 @@ class Harness {
     gpu_name_ = prop.name;
     PTXB_RETURN_IF_ERROR(CudaStatus(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking),
                                     "cudaStreamCreate"));
-    PTXB_ASSIGN_OR_RETURN(flusher_, gpu::L2Flusher::Create());
-    PTXB_ASSIGN_OR_RETURN(bracket_, Bracket::Create(stream_));
+    PTXB_ASSIGN_OR_RETURN(timer_, CallTimer::Create(stream_, call_deadline_));
     return absl::OkStatus();
   }
 
@@ -328,127 +253,6 @@ class Harness {
     }
   }
 
-  // One bracketed call (bracket.h). `stage` and `after` are asynchronous.
-  CallResult TimedCall(HostChannel& host, const Request& request,
-                       const std::function<absl::Status(cudaStream_t)>& stage,
-                       const std::function<absl::Status(cudaStream_t)>& after) {
-    CallResult r;
-    At("call: open");
-    if (stream_stuck_) return {CallEnd::kInfra, "the harness's stream is held by an unfinished call"};
-    absl::Status s = bracket_->Open([&](cudaStream_t st) -> absl::Status {
-      PTXB_RETURN_IF_ERROR(stage(st));
-      return flusher_->FlushAsync(st, ++salt_);
-    });
-    if (!s.ok()) {
-      (void)bracket_->Abandon(call_deadline_);
-      return {CallEnd::kInfra, std::string(s.message())};
-    }
-    auto abandon = [&](CallEnd end, std::string message) {
-      if (!bracket_->Abandon(call_deadline_).ok()) stream_stuck_ = true;
-      return CallResult{end, std::move(message)};
-    };
-    At("call: send");
-    if (!host.Send(request).ok()) return abandon(CallEnd::kGone, host.WhyGone());
-    At("call: wait for enqueued");
-    absl::StatusOr<Reply> enqueued = host.Receive(kGatePatience);
-    if (!enqueued.ok() && absl::IsDeadlineExceeded(enqueued.status())) {
-      // The call synchronizes on its own stream, held behind the gate.
-      r.gate_forced = true;
-      bracket_->ReleaseGate();
-      enqueued = host.Receive(call_deadline_);
-    }
-    if (!enqueued.ok()) {
-      if (absl::IsDeadlineExceeded(enqueued.status())) {
-        return abandon(CallEnd::kTimeout,
-                       absl::StrCat("the call did not return within ",
-                                    absl::FormatDuration(call_deadline_)));
-      }
-      return abandon(CallEnd::kGone, absl::StrCat(enqueued.status().message(), "; ", host.WhyGone()));
-    }
-    if (!enqueued->ok) return abandon(CallEnd::kRefused, enqueued->text);
-    At("call: close");
-    s = bracket_->Close(after);
-    if (!s.ok()) {
-      stream_stuck_ = true;
-      return {CallEnd::kInfra, std::string(s.message())};
-    }
-    // The host's second reply: its work finished, or the CUDA error it hit
-    // (then "done" may never be recorded, and the harness's stream is lost).
-    At("call: wait for finished");
-    absl::StatusOr<Reply> finished = host.Receive(call_deadline_);
-    if (!finished.ok()) {
-      stream_stuck_ = true;
-      if (absl::IsDeadlineExceeded(finished.status())) {
-        return {CallEnd::kTimeout, absl::StrCat("the call's GPU work did not finish within ",
-                                                absl::FormatDuration(call_deadline_))};
-      }
-      return {CallEnd::kGone, absl::StrCat(finished.status().message(), "; ", host.WhyGone())};
-    }
-    if (!finished->ok) {
-      stream_stuck_ = true;
-      return {CallEnd::kRefused, finished->text};
-    }
-    At("call: finish");
-    absl::StatusOr<double> ms = bracket_->Finish(call_deadline_);
-    if (!ms.ok()) {
-      stream_stuck_ = true;
-      return {absl::IsDeadlineExceeded(ms.status()) ? CallEnd::kTimeout : CallEnd::kInfra,
-              std::string(ms.status().message())};
-    }
-    r.bracket_ms = *ms;
-    At("call: done");
-    return r;
-  }
-
-
-
-  static absl::Status AsStatus(const CallResult& r) {
-    if (r.end == CallEnd::kOk) return absl::OkStatus();
-    return absl::InternalError(r.message);
-  }
-
-  // Setup and calibration of a host, before anything submitted is loaded.
-  absl::StatusOr<Calibration> SetUpHost(HostChannel& host, absl::string_view name) {
-    Request setup{Op::kSetup};
-    setup.go_event = bracket_->go_handle();
-    setup.done_event = bracket_->done_handle();
-    setup.stamps = bracket_->stamps_handle();
-    absl::StatusOr<Reply> reply = host.Ask(setup, kRequestTimeout);
-    if (!reply.ok()) return absl::InternalError(absl::StrCat(reply.status().message(), "; ", host.WhyGone()));
-    if (!reply->ok) return absl::InternalError(reply->text);
-    std::vector<double> offsets, empties;
-    auto none = [](cudaStream_t) { return absl::OkStatus(); };
-    Request spin{Op::kCalibrate};
-    spin.spin_ns = kCalibrationSpinNs;
-    int forced = 0;
-    for (int i = 0; i < kCalibrationWarmup + kCalibrationCalls; ++i) {
-      CallResult r = TimedCall(host, spin, none, none);
-      PTXB_RETURN_IF_ERROR(AsStatus(r));
-      forced += r.gate_forced && i >= kCalibrationWarmup;
-      PTXB_ASSIGN_OR_RETURN(double span, bracket_->StampSpanMs());
-      if (i >= kCalibrationWarmup) offsets.push_back(r.bracket_ms - span);
-    }
-    for (int i = 0; i < 20; ++i) {
-      CallResult r = TimedCall(host, Request{Op::kEmpty}, none, none);
-      PTXB_RETURN_IF_ERROR(AsStatus(r));
-      empties.push_back(r.bracket_ms);
-    }
-    const gpu::SampleStats s = gpu::Summarize(offsets);
-    std::vector<double> sorted = offsets;
-    std::sort(sorted.begin(), sorted.end());
-    const double p10 = sorted[sorted.size() / 10], p90 = sorted[sorted.size() * 9 / 10];
-    Calibration c;
-    c.overhead_ms = s.median;
-    c.tolerance_ms = (p90 - p10) + 0.005;
-    c.log = absl::StrFormat(
-        "%s calibration: call overhead %.4f ms (p10 %.4f, p90 %.4f) = bracket minus the own "
-        "span of a %d us kernel, %d calls%s; empty call %.4f ms\n",
-        name, c.overhead_ms, p10, p90, kCalibrationSpinNs / 1000, kCalibrationCalls,
-        forced > 0 ? absl::StrCat(" (", forced, " with the gate forced open)") : "",
-        gpu::Summarize(empties).median);
-    return c;
-  }
-
   Request WorkloadRequest(size_t i, const std::vector<protocol::TensorMeta>& tensors) const {
     Request r{Op::kWorkload};
     r.axes = job_.workloads[i].axes;
@@ -458,7 +262,7 @@ class Harness {
   }
 
   void TimeReferences(HostChannel& host) {
-    absl::StatusOr<Calibration> calibration = SetUpHost(host, "reference host");
+    absl::StatusOr<Calibration> calibration = timer_->SetUpHost(host, "reference host");
     if (calibration.ok()) {
       absl::StatusOr<Reply> loaded = host.Ask(Request{Op::kLoad}, kRequestTimeout);
       if (!loaded.ok() || !loaded->ok) {
@@ -500,10 +304,10 @@ class Harness {
         PTXB_RETURN_IF_ERROR(gpu::L2Flusher::ResetPersisting());
         Request r{Op::kCall};
         r.set = set;
-        CallResult c = TimedCall(
+        CallResult c = timer_->Call(
             host, r, [&](cudaStream_t st) { return w.buffers->Stage(set, st); },
             [](cudaStream_t) { return absl::OkStatus(); });
-        PTXB_RETURN_IF_ERROR(AsStatus(c));
+        PTXB_RETURN_IF_ERROR(ToStatus(c));
         if (call >= job_.warmup_calls) samples.push_back(std::max(c.bracket_ms - cal.overhead_ms, 0.0));
       }
       const gpu::SampleStats s = gpu::Summarize(samples);
@@ -542,8 +346,8 @@ class Harness {
         return v1::PASSED;
       case CallEnd::kRefused:
         *error = absl::StrCat("run() failed: ", r.message);
-        *stop = stream_stuck_;
-        candidate_failed_ |= stream_stuck_;  // a CUDA error in the call's work
+        *stop = timer_->stream_stuck();
+        candidate_failed_ |= timer_->stream_stuck();  // a CUDA error in the call's work
         return v1::RUNTIME_ERROR;
       case CallEnd::kGone:
         *error = r.message;
@@ -617,7 +421,7 @@ class Harness {
       }
       Request r{Op::kCall};
       r.set = set;
-      CallResult c = TimedCall(
+      CallResult c = timer_->Call(
           host, r, [&](cudaStream_t st) { return w.buffers->Stage(set, st); },
           [&](cudaStream_t st) { return w.buffers->EnqueueChecks(set, tol_, st); });
       forced += c.gate_forced;
@@ -706,7 +510,7 @@ class Harness {
                           "wall: this workload %.2f s (timed brackets %.2f s); the harness so far "
                           "%.2f s\n",
                           absl::ToDoubleSeconds(absl::Now() - workload_start), bracketed_ms / 1000,
-                          absl::ToDoubleSeconds(absl::Now() - g_start));
+                          SecondsSinceStart());
     const double latency = MeanOf(medians);
     trace.set_latency_ms(latency);
     trace.set_reference_latency_ms(w.reference_ms);
@@ -763,14 +567,11 @@ class Harness {
   absl::Duration call_deadline_;
   std::string gpu_name_;
   cudaStream_t stream_ = nullptr;
-  std::unique_ptr<gpu::L2Flusher> flusher_;
-  std::unique_ptr<Bracket> bracket_;
+  std::unique_ptr<CallTimer> timer_;
   std::vector<Workload> workloads_;
   std::unique_ptr<WatchedHost> candidate_;
   Calibration candidate_calibration_;
-  bool stream_stuck_ = false;
   bool candidate_failed_ = false;
-  int salt_ = 0;
 };
 
 }  // namespace

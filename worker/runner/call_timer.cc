@@ -1,0 +1,177 @@
+#include "worker/runner/call_timer.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "common/status_macros.h"
+#include "worker/gpu/sample_stats.h"
+#include "worker/runner/progress.h"
+
+namespace ptxbench::runner {
+namespace {
+
+using protocol::Op;
+using protocol::Reply;
+using protocol::Request;
+
+// How long the gate waits for a host to enqueue a call before opening anyway.
+constexpr absl::Duration kGatePatience = absl::Milliseconds(5);
+// Calibration: a kernel of known duration, warm-up then measured calls.
+constexpr int64_t kCalibrationSpinNs = 20000;
+constexpr int kCalibrationWarmup = 10;
+constexpr int kCalibrationCalls = 60;
+constexpr size_t kMaxReplyBytes = 1 << 16;
+constexpr absl::Duration kSetupTimeout = absl::Seconds(60);
+
+}  // namespace
+
+absl::Status ToStatus(const CallResult& r) {
+  if (r.end == CallEnd::kOk) return absl::OkStatus();
+  return absl::InternalError(r.message);
+}
+
+HostChannel::~HostChannel() { close(fd_); }
+
+absl::Status HostChannel::Send(const Request& r) {
+  return protocol::SendMessage(fd_, protocol::EncodeRequest(r));
+}
+
+absl::StatusOr<Reply> HostChannel::Receive(absl::Duration timeout) {
+  absl::StatusOr<std::string> m = protocol::ReceiveMessage(fd_, timeout, kMaxReplyBytes);
+  if (!m.ok()) return m.status();
+  return protocol::DecodeReply(*m);
+}
+
+absl::StatusOr<Reply> HostChannel::Ask(const Request& r, absl::Duration timeout) {
+  PTXB_RETURN_IF_ERROR(Send(r));
+  return Receive(timeout);
+}
+
+absl::StatusOr<std::unique_ptr<CallTimer>> CallTimer::Create(cudaStream_t stream,
+                                                             absl::Duration call_deadline) {
+  auto t = std::unique_ptr<CallTimer>(new CallTimer);
+  t->call_deadline_ = call_deadline;
+  PTXB_ASSIGN_OR_RETURN(t->flusher_, gpu::L2Flusher::Create());
+  PTXB_ASSIGN_OR_RETURN(t->bracket_, Bracket::Create(stream));
+  return t;
+}
+
+CallResult CallTimer::Call(HostChannel& host, const Request& request,
+                         const std::function<absl::Status(cudaStream_t)>& stage,
+                         const std::function<absl::Status(cudaStream_t)>& after) {
+  CallResult r;
+  At("call: open");
+  if (stream_stuck_) return {CallEnd::kInfra, "the harness's stream is held by an unfinished call"};
+  absl::Status s = bracket_->Open([&](cudaStream_t st) -> absl::Status {
+    PTXB_RETURN_IF_ERROR(stage(st));
+    return flusher_->FlushAsync(st, ++salt_);
+  });
+  if (!s.ok()) {
+    (void)bracket_->Abandon(call_deadline_);
+    return {CallEnd::kInfra, std::string(s.message())};
+  }
+  auto abandon = [&](CallEnd end, std::string message) {
+    if (!bracket_->Abandon(call_deadline_).ok()) stream_stuck_ = true;
+    return CallResult{end, std::move(message)};
+  };
+  At("call: send");
+  if (!host.Send(request).ok()) return abandon(CallEnd::kGone, host.WhyGone());
+  At("call: wait for enqueued");
+  absl::StatusOr<Reply> enqueued = host.Receive(kGatePatience);
+  if (!enqueued.ok() && absl::IsDeadlineExceeded(enqueued.status())) {
+    // The call synchronizes on its own stream, held behind the gate.
+    r.gate_forced = true;
+    bracket_->ReleaseGate();
+    enqueued = host.Receive(call_deadline_);
+  }
+  if (!enqueued.ok()) {
+    if (absl::IsDeadlineExceeded(enqueued.status())) {
+      return abandon(CallEnd::kTimeout,
+                     absl::StrCat("the call did not return within ",
+                                  absl::FormatDuration(call_deadline_)));
+    }
+    return abandon(CallEnd::kGone, absl::StrCat(enqueued.status().message(), "; ", host.WhyGone()));
+  }
+  if (!enqueued->ok) return abandon(CallEnd::kRefused, enqueued->text);
+  At("call: close");
+  s = bracket_->Close(after);
+  if (!s.ok()) {
+    stream_stuck_ = true;
+    return {CallEnd::kInfra, std::string(s.message())};
+  }
+  // The host's second reply: its work finished, or the CUDA error it hit
+  // (then "done" may never be recorded, and the harness's stream is lost).
+  At("call: wait for finished");
+  absl::StatusOr<Reply> finished = host.Receive(call_deadline_);
+  if (!finished.ok()) {
+    stream_stuck_ = true;
+    if (absl::IsDeadlineExceeded(finished.status())) {
+      return {CallEnd::kTimeout, absl::StrCat("the call's GPU work did not finish within ",
+                                              absl::FormatDuration(call_deadline_))};
+    }
+    return {CallEnd::kGone, absl::StrCat(finished.status().message(), "; ", host.WhyGone())};
+  }
+  if (!finished->ok) {
+    stream_stuck_ = true;
+    return {CallEnd::kRefused, finished->text};
+  }
+  At("call: finish");
+  absl::StatusOr<double> ms = bracket_->Finish(call_deadline_);
+  if (!ms.ok()) {
+    stream_stuck_ = true;
+    return {absl::IsDeadlineExceeded(ms.status()) ? CallEnd::kTimeout : CallEnd::kInfra,
+            std::string(ms.status().message())};
+  }
+  r.bracket_ms = *ms;
+  At("call: done");
+  return r;
+}
+
+
+
+absl::StatusOr<Calibration> CallTimer::SetUpHost(HostChannel& host, absl::string_view name) {
+  Request setup{Op::kSetup};
+  setup.go_event = bracket_->go_handle();
+  setup.done_event = bracket_->done_handle();
+  setup.stamps = bracket_->stamps_handle();
+  absl::StatusOr<Reply> reply = host.Ask(setup, kSetupTimeout);
+  if (!reply.ok()) return absl::InternalError(absl::StrCat(reply.status().message(), "; ", host.WhyGone()));
+  if (!reply->ok) return absl::InternalError(reply->text);
+  std::vector<double> offsets, empties;
+  auto none = [](cudaStream_t) { return absl::OkStatus(); };
+  Request spin{Op::kCalibrate};
+  spin.spin_ns = kCalibrationSpinNs;
+  int forced = 0;
+  for (int i = 0; i < kCalibrationWarmup + kCalibrationCalls; ++i) {
+    CallResult r = Call(host, spin, none, none);
+    PTXB_RETURN_IF_ERROR(ToStatus(r));
+    forced += r.gate_forced && i >= kCalibrationWarmup;
+    PTXB_ASSIGN_OR_RETURN(double span, bracket_->StampSpanMs());
+    if (i >= kCalibrationWarmup) offsets.push_back(r.bracket_ms - span);
+  }
+  for (int i = 0; i < 20; ++i) {
+    CallResult r = Call(host, Request{Op::kEmpty}, none, none);
+    PTXB_RETURN_IF_ERROR(ToStatus(r));
+    empties.push_back(r.bracket_ms);
+  }
+  const gpu::SampleStats s = gpu::Summarize(offsets);
+  std::vector<double> sorted = offsets;
+  std::sort(sorted.begin(), sorted.end());
+  const double p10 = sorted[sorted.size() / 10], p90 = sorted[sorted.size() * 9 / 10];
+  Calibration c;
+  c.overhead_ms = s.median;
+  c.tolerance_ms = (p90 - p10) + 0.005;
+  c.log = absl::StrFormat(
+      "%s calibration: call overhead %.4f ms (p10 %.4f, p90 %.4f) = bracket minus the own "
+      "span of a %d us kernel, %d calls%s; empty call %.4f ms\n",
+      name, c.overhead_ms, p10, p90, kCalibrationSpinNs / 1000, kCalibrationCalls,
+      forced > 0 ? absl::StrCat(" (", forced, " with the gate forced open)") : "",
+      gpu::Summarize(empties).median);
+  return c;
+}
+
+}  // namespace ptxbench::runner

@@ -1,0 +1,95 @@
+#ifndef PTXBENCH_WORKER_RUNNER_CALL_TIMER_H_
+#define PTXBENCH_WORKER_RUNNER_CALL_TIMER_H_
+
+// Calls made in a host process (host_loop.h) and timed by the harness
+// (bracket.h): the channel to a host, one bracketed call with its outcome
+// in the harness's terms, and a host's setup and calibration. Used by the
+// harness (harness.h) for the reference host and the candidate host alike.
+
+#include <cuda_runtime_api.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "worker/gpu/timing.h"
+#include "worker/runner/bracket.h"
+#include "worker/runner/protocol.h"
+
+namespace ptxbench::runner {
+
+// One end of a host's channel; `gone` says in words why a host vanished.
+class HostChannel {
+ public:
+  HostChannel(int fd, std::function<std::string()> gone) : fd_(fd), gone_(std::move(gone)) {}
+  ~HostChannel();
+  HostChannel(const HostChannel&) = delete;
+  HostChannel& operator=(const HostChannel&) = delete;
+
+  absl::Status Send(const protocol::Request& r);
+  // kDeadlineExceeded, kUnavailable (gone), kDataLoss (a malformed reply).
+  absl::StatusOr<protocol::Reply> Receive(absl::Duration timeout);
+  absl::StatusOr<protocol::Reply> Ask(const protocol::Request& r, absl::Duration timeout);
+  std::string WhyGone() const { return gone_(); }
+
+ private:
+  const int fd_;
+  std::function<std::string()> gone_;
+};
+
+// How a call ended, from the harness's side.
+enum class CallEnd {
+  kOk,
+  kRefused,  // the host said no (run() failed, or a CUDA error in the call's work)
+  kGone,     // the host vanished or broke the protocol
+  kTimeout,  // no reply, or its work unfinished, within the call deadline
+  kInfra,    // the harness's own CUDA failure
+};
+struct CallResult {
+  CallEnd end = CallEnd::kOk;
+  std::string message;
+  double bracket_ms = 0;
+  bool gate_forced = false;  // the gate was opened before the host enqueued
+};
+
+// OK for kOk, else kInternal with the message (for trusted hosts' calls).
+absl::Status ToStatus(const CallResult& r);
+
+// The cost of a call in a host, measured before anything untrusted runs.
+struct Calibration {
+  double overhead_ms = 0;   // median of (bracket - a spin kernel's own span)
+  double tolerance_ms = 0;  // p90 - p10 of that, plus 5 us
+  std::string log;
+};
+
+class CallTimer {
+ public:
+  // On the current device; `stream` is the harness's non-blocking stream.
+  static absl::StatusOr<std::unique_ptr<CallTimer>> Create(cudaStream_t stream,
+                                                           absl::Duration call_deadline);
+
+  // One bracketed call. `stage` (before the start event) and `after`
+  // (right after the end event) enqueue asynchronous work only.
+  CallResult Call(HostChannel& host, const protocol::Request& request,
+                  const std::function<absl::Status(cudaStream_t)>& stage,
+                  const std::function<absl::Status(cudaStream_t)>& after);
+  // kSetup (the events and stamps), then calibration calls.
+  absl::StatusOr<Calibration> SetUpHost(HostChannel& host, absl::string_view name);
+  // After a call whose GPU work never finished the stream is unusable.
+  bool stream_stuck() const { return stream_stuck_; }
+
+ private:
+  CallTimer() = default;
+
+  std::unique_ptr<Bracket> bracket_;
+  std::unique_ptr<gpu::L2Flusher> flusher_;
+  absl::Duration call_deadline_;
+  bool stream_stuck_ = false;
+  int salt_ = 0;
+};
+
+}  // namespace ptxbench::runner
+
+#endif  // PTXBENCH_WORKER_RUNNER_CALL_TIMER_H_

@@ -1,0 +1,23 @@
+#ifndef PTXBENCH_WORKER_RUNNER_PROGRESS_H_
+#define PTXBENCH_WORKER_RUNNER_PROGRESS_H_
+
+// Progress of the runner on its stderr, which the worker shows (its tail)
+// when a run ends badly: one line per step, and a reporter thread that says
+// where the harness is when it made no progress for 10 s.
+
+#include "absl/strings/string_view.h"
+
+namespace ptxbench::runner {
+
+// "ptxbench-runner: [1.234 s] <what>".
+void Progress(absl::string_view what);
+// Notes where the harness is now (a static string), for the reporter.
+void At(const char* where);
+// Starts the reporter thread (once per process).
+void StartStuckReporter();
+// Seconds since the process started.
+double SecondsSinceStart();
+
+}  // namespace ptxbench::runner
+
+#endif  // PTXBENCH_WORKER_RUNNER_PROGRESS_H_
