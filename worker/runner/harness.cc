@@ -109,8 +109,13 @@ class Harness {
       return FailAll(v1::INFRA_ERROR, Infra("dropping privileges", s), kRunnerOk);
     }
     for (const std::string& p : (*iso)->Protections()) std::cerr << "ptxbench-runner: " << p << "\n";
-    candidate_ = std::make_unique<WatchedHost>(*std::move(sandboxed), opipe[0]);
-    StartStuckReporter();
+    candidate_ = std::make_shared<WatchedHost>(*std::move(sandboxed), opipe[0]);
+    // Every wait of the harness is bounded by the call deadline; if it is held
+    // up anyway (a CUDA call of the harness that the candidate's broken
+    // context blocks), the candidate host goes, which releases it.
+    StartStuckReporter(call_deadline_ + absl::Seconds(10), [host = candidate_] {
+      host->Kill(sandbox::SandboxedProcess::KillReason::kDeadline);
+    });
     Progress("isolation ready");
 
     // 2. The GPU, and every buffer before any host runs (a host that hogs
@@ -569,7 +574,7 @@ class Harness {
   cudaStream_t stream_ = nullptr;
   std::unique_ptr<CallTimer> timer_;
   std::vector<Workload> workloads_;
-  std::unique_ptr<WatchedHost> candidate_;
+  std::shared_ptr<WatchedHost> candidate_;
   Calibration candidate_calibration_;
   bool candidate_failed_ = false;
 };

@@ -30,15 +30,28 @@ void At(const char* where) {
   g_steps.fetch_add(1);
 }
 
-void StartStuckReporter() {
-  // Detached: it only reads process-lifetime state.
-  std::thread([] {
+void StartStuckReporter(absl::Duration act_after, std::function<void()> act) {
+  // Detached: it reads process-lifetime state, and `act` holds what it needs.
+  std::thread([act_after, act = std::move(act)] {
     uint64_t last = g_steps.load();
+    absl::Time since = absl::Now();
+    bool acted = false;
     while (true) {
-      absl::SleepFor(absl::Seconds(10));
+      absl::SleepFor(absl::Seconds(5));
       const uint64_t now = g_steps.load();
-      if (now == last) Progress(absl::StrCat("no progress for 10 s at: ", g_where.load()));
-      last = now;
+      if (now != last) {
+        last = now;
+        since = absl::Now();
+        acted = false;
+        continue;
+      }
+      const absl::Duration stuck = absl::Now() - since;
+      Progress(absl::StrCat("no progress for ", absl::FormatDuration(stuck), " at: ", g_where.load()));
+      if (!acted && stuck >= act_after) {
+        acted = true;
+        Progress("stuck: killing the candidate host");
+        act();
+      }
     }
   }).detach();
 }
