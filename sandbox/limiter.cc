@@ -10,7 +10,6 @@
 #include <fstream>
 #include <map>
 #include <random>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -24,10 +23,6 @@
 namespace ptxbench::sandbox {
 namespace {
 
-std::string ReadSmallFile(const std::string& path) { return ReadFile(path).value_or(""); }
-bool WriteSmallFile(const std::string& path, const std::string& text) {
-  return WriteFile(path, text).ok();
-}
 
 // The value of `key` in a flat-keyed cgroup file ("key value" lines).
 int64_t KeyedValue(const std::string& text, absl::string_view key) {
@@ -46,7 +41,8 @@ std::vector<pid_t> Children(pid_t pid) {
   if (dir == nullptr) return out;
   while (dirent* e = readdir(dir)) {
     if (e->d_name[0] == '.') continue;
-    const std::string text = ReadSmallFile(absl::StrCat(tasks, "/", e->d_name, "/children"));
+    const std::string text =
+        ReadFile(absl::StrCat(tasks, "/", e->d_name, "/children")).value_or("");
     for (absl::string_view word : absl::StrSplit(text, ' ', absl::SkipWhitespace())) {
       pid_t child = 0;
       if (absl::SimpleAtoi(word, &child)) out.push_back(child);
@@ -57,7 +53,7 @@ std::vector<pid_t> Children(pid_t pid) {
 }
 
 uint64_t ResidentBytes(pid_t pid) {
-  const std::string statm = ReadSmallFile(absl::StrCat("/proc/", pid, "/statm"));
+  const std::string statm = ReadFile(absl::StrCat("/proc/", pid, "/statm")).value_or("");
   std::vector<absl::string_view> fields = absl::StrSplit(statm, ' ');
   uint64_t pages = 0;
   if (fields.size() < 2 || !absl::SimpleAtoi(fields[1], &pages)) return 0;
@@ -106,15 +102,15 @@ class CgroupLimiter final : public Limiter {
     }
     auto limiter = std::unique_ptr<CgroupLimiter>(new CgroupLimiter(dir));
     if (policy.memory_bytes > 0) {
-      if (!WriteSmallFile(dir + "/memory.max", std::to_string(policy.memory_bytes)) ||
-          !WriteSmallFile(dir + "/memory.oom.group", "1")) {
+      if (!WriteFile(dir + "/memory.max", std::to_string(policy.memory_bytes)).ok() ||
+          !WriteFile(dir + "/memory.oom.group", "1").ok()) {
         return absl::FailedPreconditionError(
             absl::StrCat("cannot set memory.max in ", dir, " (memory controller not enabled?)"));
       }
-      WriteSmallFile(dir + "/memory.swap.max", "0");  // absent without swap accounting
+      (void)WriteFile(dir + "/memory.swap.max", "0");  // absent without swap accounting
     }
     if (policy.max_processes > 0 &&
-        !WriteSmallFile(dir + "/pids.max", std::to_string(policy.max_processes + 1))) {
+        !WriteFile(dir + "/pids.max", std::to_string(policy.max_processes + 1)).ok()) {
       return absl::FailedPreconditionError(
           absl::StrCat("cannot set pids.max in ", dir, " (pids controller not enabled?)"));
     }
@@ -122,7 +118,7 @@ class CgroupLimiter final : public Limiter {
   }
 
   ~CgroupLimiter() override {
-    WriteSmallFile(dir_ + "/cgroup.kill", "1");
+    (void)WriteFile(dir_ + "/cgroup.kill", "1");
     // The killed processes leave the cgroup asynchronously.
     for (int i = 0; i < 200 && rmdir(dir_.c_str()) != 0 && errno == EBUSY; ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -130,17 +126,17 @@ class CgroupLimiter final : public Limiter {
   }
 
   absl::Status Attach(pid_t init) override {
-    if (!WriteSmallFile(dir_ + "/cgroup.procs", std::to_string(init))) {
+    if (!WriteFile(dir_ + "/cgroup.procs", std::to_string(init)).ok()) {
       return absl::FailedPreconditionError(
           absl::StrCat("cannot move the sandbox into ", dir_, ": ", strerror(errno)));
     }
     return absl::OkStatus();
   }
   bool Exceeded(pid_t, Outcome* outcome) override {
-    if (KeyedValue(ReadSmallFile(dir_ + "/memory.events"), "oom_kill") > 0) {
+    if (KeyedValue(ReadFile(dir_ + "/memory.events").value_or(""), "oom_kill") > 0) {
       outcome->memory_exceeded = true;
     }
-    if (KeyedValue(ReadSmallFile(dir_ + "/pids.events"), "max") > 0) {
+    if (KeyedValue(ReadFile(dir_ + "/pids.events").value_or(""), "max") > 0) {
       outcome->processes_exceeded = true;
     }
     return outcome->memory_exceeded || outcome->processes_exceeded;
@@ -148,7 +144,8 @@ class CgroupLimiter final : public Limiter {
   void Finish(Outcome* outcome) override {
     Exceeded(0, outcome);
     uint64_t peak = 0;
-    if (absl::SimpleAtoi(absl::StripAsciiWhitespace(ReadSmallFile(dir_ + "/memory.peak")), &peak)) {
+    const std::string text = ReadFile(dir_ + "/memory.peak").value_or("");
+    if (absl::SimpleAtoi(absl::StripAsciiWhitespace(text), &peak)) {
       outcome->peak_memory_bytes = peak;
     }
   }
@@ -178,7 +175,7 @@ TreeUsage Walk(pid_t root, ChildrenOf children_of, ResidentOf resident_of) {
 // /proc/<pid>/stat: the parent and the resident pages (fields 4 and 24),
 // readable even for a process whose other entries are closed to us.
 bool ParentAndResident(pid_t pid, pid_t* parent, uint64_t* resident_bytes) {
-  const std::string stat = ReadSmallFile(absl::StrCat("/proc/", pid, "/stat"));
+  const std::string stat = ReadFile(absl::StrCat("/proc/", pid, "/stat")).value_or("");
   const size_t paren = stat.rfind(')');  // the command name may hold spaces
   if (paren == std::string::npos) return false;
   std::vector<absl::string_view> f = absl::StrSplit(absl::string_view(stat).substr(paren + 2), ' ');

@@ -5,8 +5,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <fstream>
-#include <sstream>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -17,12 +15,10 @@
 namespace ptxbench::sandbox {
 namespace {
 
-std::string Read(const std::string& path) { return ReadFile(path).value_or(""); }
-bool Write(const std::string& path, const std::string& text) { return WriteFile(path, text).ok(); }
 
 // A cgroup directory whose children get memory.max and pids.max.
 std::string PrepareCgroupRoot(const std::string& root, std::string* why_not) {
-  const std::string controllers = Read("/sys/fs/cgroup/cgroup.controllers");
+  const std::string controllers = ReadFile("/sys/fs/cgroup/cgroup.controllers").value_or("");
   if (!absl::StrContains(controllers, "memory") || !absl::StrContains(controllers, "pids")) {
     *why_not = "no cgroup v2 with the memory and pids controllers at /sys/fs/cgroup";
     return "";
@@ -31,7 +27,7 @@ std::string PrepareCgroupRoot(const std::string& root, std::string* why_not) {
     *why_not = absl::StrCat("cannot create ", root, ": ", strerror(errno));
     return "";
   }
-  if (!Write(root + "/cgroup.subtree_control", "+memory +pids")) {
+  if (!WriteFile(root + "/cgroup.subtree_control", "+memory +pids").ok()) {
     *why_not = absl::StrCat("cannot enable the memory and pids controllers in ", root);
     return "";
   }

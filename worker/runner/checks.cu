@@ -87,10 +87,9 @@ constexpr int kBlocks = 1024;  // grid-stride: enough to fill an H100/H200
 template <typename T>
 class DeviceScalar {
  public:
-  absl::Status Init(const T& value, cudaStream_t stream) {
-    PTXB_RETURN_IF_ERROR(CudaStatus(cudaMalloc(&ptr_, sizeof(T)), "cudaMalloc(check counters)"));
-    return CudaStatus(cudaMemcpyAsync(ptr_, &value, sizeof(T), cudaMemcpyHostToDevice, stream),
-                      "cudaMemcpyAsync(check counters)");
+  // Uninitialized: the Enqueue* functions reset what they count into.
+  absl::Status Allocate() {
+    return CudaStatus(cudaMalloc(&ptr_, sizeof(T)), "cudaMalloc(check counters)");
   }
   absl::StatusOr<T> Read(cudaStream_t stream) {
     T value{};
@@ -155,7 +154,7 @@ absl::StatusOr<reference::CompareResult> CompareOnGpu(const void* actual, const 
                                                       const reference::Tolerance& tol,
                                                       cudaStream_t stream) {
   DeviceScalar<Counters> counters;
-  PTXB_RETURN_IF_ERROR(counters.Init(Counters{0, 0, ~0ull, 0, 0}, stream));
+  PTXB_RETURN_IF_ERROR(counters.Allocate());
   PTXB_RETURN_IF_ERROR(EnqueueCompare(actual, expected, type, count, tol, counters.get(), stream));
   PTXB_ASSIGN_OR_RETURN(Counters c, counters.Read(stream));
   return CompareResultOf(c, count, tol);
@@ -164,7 +163,7 @@ absl::StatusOr<reference::CompareResult> CompareOnGpu(const void* actual, const 
 absl::StatusOr<int64_t> CountChangedBytes(const void* a, const void* b, int64_t bytes,
                                           cudaStream_t stream) {
   DeviceScalar<unsigned long long> changed;
-  PTXB_RETURN_IF_ERROR(changed.Init(0, stream));
+  PTXB_RETURN_IF_ERROR(changed.Allocate());
   PTXB_RETURN_IF_ERROR(EnqueueCountChangedBytes(a, b, bytes, changed.get(), stream));
   PTXB_ASSIGN_OR_RETURN(unsigned long long n, changed.Read(stream));
   return static_cast<int64_t>(n);

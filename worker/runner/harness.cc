@@ -54,12 +54,6 @@ uint64_t CallSeed(uint64_t root, const std::string& uuid, absl::string_view phas
   return StableHash64(absl::StrCat(root, "/", uuid, "/", phase, "/", trial, "/", call));
 }
 
-double MeanOf(const std::vector<double>& v) {
-  double sum = 0;
-  for (double x : v) sum += x;
-  return v.empty() ? 0 : sum / static_cast<double>(v.size());
-}
-
 class Harness {
  public:
   Harness(const RunnerJob& job, std::string dir, std::ostream& out)
@@ -321,7 +315,7 @@ class Harness {
                             "reference %s trial %d: median %.4f ms (min %.4f, max %.4f, cv %.2f%%)\n",
                             w.reference->Name(), t, s.median, s.min, s.max, 100 * s.cv);
     }
-    return MeanOf(medians);
+    return gpu::Summarize(medians).mean;
   }
 
   // The load, in the candidate host: a failed load is the kernel's fault.
@@ -345,7 +339,7 @@ class Harness {
   }
 
   // A call of the candidate that did not end well: the trace's status.
-  v1::EvalStatus Blame(const CallResult& r, HostChannel& host, std::string* error, bool* stop) {
+  v1::EvalStatus Blame(const CallResult& r, std::string* error, bool* stop) {
     switch (r.end) {
       case CallEnd::kOk:
         return v1::PASSED;
@@ -431,7 +425,7 @@ class Harness {
           [&](cudaStream_t st) { return w.buffers->EnqueueChecks(set, tol_, st); });
       forced += c.gate_forced;
       std::string error;
-      if (const v1::EvalStatus bad = Blame(c, host, &error, stop); bad != v1::PASSED) {
+      if (const v1::EvalStatus bad = Blame(c, &error, stop); bad != v1::PASSED) {
         return std::make_pair(bad, std::vector<std::string>{error});
       }
       At("read checks");
@@ -516,7 +510,7 @@ class Harness {
                           "%.2f s\n",
                           absl::ToDoubleSeconds(absl::Now() - workload_start), bracketed_ms / 1000,
                           SecondsSinceStart());
-    const double latency = MeanOf(medians);
+    const double latency = gpu::Summarize(medians).mean;
     trace.set_latency_ms(latency);
     trace.set_reference_latency_ms(w.reference_ms);
     trace.set_speedup(latency > 0 ? w.reference_ms / latency : 0);

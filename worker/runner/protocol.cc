@@ -118,6 +118,16 @@ std::string EncodeReply(bool ok, absl::string_view text) {
   return std::string(reinterpret_cast<const char*>(&w), sizeof(w));
 }
 
+std::string PrintableText(absl::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    out.push_back((u >= 0x20 && u < 0x7f) || c == '\n' || c == '\t' ? c : '?');
+  }
+  return out;
+}
+
 absl::StatusOr<Reply> DecodeReply(absl::string_view bytes) {
   WireReply w;
   if (bytes.size() != sizeof(w)) {
@@ -130,11 +140,7 @@ absl::StatusOr<Reply> DecodeReply(absl::string_view bytes) {
   }
   Reply r;
   r.ok = w.ok == 1;
-  r.text.reserve(w.length);
-  for (uint32_t i = 0; i < w.length; ++i) {
-    const unsigned char c = static_cast<unsigned char>(w.text[i]);
-    r.text.push_back((c >= 0x20 && c < 0x7f) || c == '\n' || c == '\t' ? static_cast<char>(c) : '?');
-  }
+  r.text = PrintableText(absl::string_view(w.text, w.length));
   return r;
 }
 

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "worker/runner/protocol.h"
 
 namespace ptxbench::runner {
 namespace {
@@ -15,15 +16,6 @@ namespace {
 constexpr size_t kKeepHead = 2000;
 constexpr size_t kKeepTail = 4000;
 constexpr int kPollMs = 5;
-
-std::string Printable(absl::string_view text) {
-  std::string out;
-  for (char c : text) {
-    const unsigned char u = static_cast<unsigned char>(c);
-    out.push_back((u >= 0x20 && u < 0x7f) || c == '\n' || c == '\t' ? c : '?');
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -104,9 +96,13 @@ void WatchedHost::Loop() {
 
 std::string WatchedHost::Output() const {
   absl::MutexLock lock(&mu_);
-  return absl::StrCat(Printable(head_),
+  return OutputLocked();
+}
+
+std::string WatchedHost::OutputLocked() const {
+  return absl::StrCat(protocol::PrintableText(head_),
                       dropped_ > 0 ? absl::StrCat("\n[... ", dropped_, " bytes ...]\n") : "",
-                      Printable(tail_));
+                      protocol::PrintableText(tail_));
 }
 
 std::string WatchedHost::Describe() const {
@@ -129,11 +125,7 @@ std::string WatchedHost::Describe() const {
     how = absl::StrCat("was killed by signal ", o.term_signal, " (", strsignal(o.term_signal), ")");
   }
   std::string text = absl::StrCat("the candidate host ", how);
-  if (!head_.empty() || !tail_.empty()) {
-    absl::StrAppend(&text, "; its output:\n", Printable(head_),
-                    dropped_ > 0 ? absl::StrCat("\n[... ", dropped_, " bytes ...]\n") : "",
-                    Printable(tail_));
-  }
+  if (!head_.empty() || !tail_.empty()) absl::StrAppend(&text, "; its output:\n", OutputLocked());
   return text;
 }
 

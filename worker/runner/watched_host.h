@@ -39,6 +39,7 @@ class WatchedHost {
 
  private:
   void Loop();
+  std::string OutputLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   mutable absl::Mutex mu_;
   std::unique_ptr<sandbox::SandboxedProcess> process_ ABSL_GUARDED_BY(mu_);
