@@ -46,7 +46,7 @@ class CliTest : public ::testing::Test {
     server_ = builder.BuildAndStart();
     ASSERT_NE(server_, nullptr);
     address_ = absl::StrCat("127.0.0.1:", port_);
-    spec_path_ = absl::StrCat(::testing::TempDir(), "/cli_test_spec.json");
+    spec_path_ = absl::StrCat(::testing::TempDir(), "/cli_test_spec_", getpid(), ".json");
     std::ofstream(spec_path_) << R"({"name": "quickstart", "models": ["m"]})";
   }
   void TearDown() override { server_->Shutdown(); }

@@ -1,5 +1,7 @@
 // `ptxbench eval` in-process, compile-only (this machine has no GPU; the GPU path
 // is covered by worker/gpu_eval_gpu_test.cc). Needs nvcc.
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -32,7 +34,7 @@ class EvalCommandTest : public ::testing::Test {
     }
   }
   std::string Write(const std::string& name, const std::string& text) {
-    std::string path = ::testing::TempDir() + "/" + name;
+    std::string path = ::testing::TempDir() + "/" + std::to_string(getpid()) + "_" + name;
     std::ofstream(path) << text;
     return path;
   }

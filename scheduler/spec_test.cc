@@ -2,6 +2,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -752,7 +753,7 @@ TEST(SpecInputSourcesTest, AWorkloadWithUnsupportedInputsIsRefusedAtSubmit) {
   // A dataset whose workload takes A from a safetensors file: refused with
   // the reason, never run on random inputs instead.
   namespace fs = std::filesystem;
-  const fs::path root = fs::path(::testing::TempDir()) / "spec_inputs_dataset";
+  const fs::path root = fs::path(::testing::TempDir()) / ("spec_inputs_dataset_" + std::to_string(getpid()));
   fs::create_directories(root / "definitions" / "gemm");
   fs::create_directories(root / "workloads" / "gemm");
   Json def = Json::parse(
