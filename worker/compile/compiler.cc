@@ -358,6 +358,10 @@ absl::StatusOr<CompileResult> Compiler::Compile(const CompileRequest& request) {
                   include,
                   "kernel.cu",
                   "trampoline.cpp",
+                  // The driver API: Hopper kernels build TMA descriptors with
+                  // cuTensorMapEncodeTiled. nvcc finds the stub libcuda.so; the
+                  // candidate host resolves it to the node's driver.
+                  "-lcuda",
                   "-o",
                   "kernel.so"};
     ptx_argv = {options_.nvcc, "-ptx",      "-O3", "-arch=compute_90a", "-lineinfo",

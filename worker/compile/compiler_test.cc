@@ -198,6 +198,28 @@ PTXB_EXPORT void run(const ptxb::Tensor& A, ptxb::Tensor& C, cudaStream_t stream
                                 "ptxb::Tensor& B, ptxb::Tensor& C, cudaStream_t stream)"));
 }
 
+TEST_F(CompilerTest, TheDriverApiIsLinkedForTmaDescriptors) {
+  // Hopper kernels feed wgmma from TMA, whose descriptors only the driver
+  // API builds; it links, and it is not a vendor library.
+  auto r = CompileCuda(R"(#include <cuda.h>
+#include "ptxbench/kernel_abi.h"
+PTXB_EXPORT void run(const ptxb::Tensor& A, const ptxb::Tensor& B, ptxb::Tensor& C,
+                     cudaStream_t stream) {
+  CUtensorMap map;
+  cuuint64_t dims[1] = {static_cast<cuuint64_t>(A.numel())};
+  cuuint32_t box[1] = {64}, element_strides[1] = {1};
+  if (cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 1, A.data, dims, nullptr,
+                             box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                             CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE,
+                             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
+    throw 1;
+  }
+}
+)");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->status, ptxbench::v1::COMPILED) << r->log;
+}
+
 TEST_F(CompilerTest, CublasInSourceIsLibraryFallback) {
   auto r = CompileCuda(R"(#include "ptxbench/kernel_abi.h"
 #include <cublas_v2.h>
