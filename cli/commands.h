@@ -4,14 +4,17 @@
 // Internal to the CLI: what a command receives, and the registration hooks of
 // the command groups (one .cc file each).
 
+#include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "cli/args.h"
 #include "cli/cli.h"
+#include "workloads/registry.h"
 
 namespace ptxbench::cli {
 
@@ -40,6 +43,14 @@ struct Command {
   CommandSpec spec;
   absl::Status (*run)(const Invocation&);
 };
+
+// --dataset DIR (repeatable) and --prefer-dataset, for commands that read
+// definitions; LoadDefinitions loads them and prints what the load skipped to
+// err(), one "warning:" line each (commands_local.cc).
+extern const FlagSpec kDatasetFlag;
+extern const FlagSpec kPreferDatasetFlag;
+absl::StatusOr<std::unique_ptr<workloads::DefinitionRegistry>> LoadDefinitions(
+    const Invocation& inv);
 
 void AddExperimentCommands(std::vector<Command>* commands);  // commands_experiments.cc
 void AddTrajectoryCommands(std::vector<Command>* commands);  // commands_trajectories.cc

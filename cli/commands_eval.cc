@@ -137,9 +137,7 @@ absl::Status RunEval(const Invocation& inv) {
   const std::string path = inv.args.positionals[0];
   if (!inv.args.Has("definition")) return UsageError("eval needs --definition D");
   PTXB_ASSIGN_OR_RETURN(std::string source, ReadKernel(path));
-  std::vector<std::string> roots = {workloads::DefinitionRegistry::BundledRoot()};
-  for (const std::string& dir : inv.args.GetAll("dataset")) roots.push_back(dir);
-  PTXB_ASSIGN_OR_RETURN(auto definitions, workloads::DefinitionRegistry::Load(roots));
+  PTXB_ASSIGN_OR_RETURN(auto definitions, LoadDefinitions(inv));
   PTXB_RETURN_IF_ERROR(definitions->Find(inv.args.Get("definition")).status());
 
   v1::EvalRequest request;
@@ -253,7 +251,8 @@ void AddEvalCommand(std::vector<Command>* commands) {
         {{"definition", true, false, "D", "workload definition the kernel implements (required)"},
          {"workload", true, true, "UUID", "only these workloads (default: all)"},
          {"language", true, false, "cuda|ptx", "kernel language (default: from the file name)"},
-         {"dataset", true, true, "DIR", "also load a FlashInfer-Trace dataset folder"},
+         kDatasetFlag,
+         kPreferDatasetFlag,
          {"cache-dir", true, false, "DIR", "build cache folder (default: none)"},
          {"gpu", true, false, "N", "GPU to evaluate on (default: 0)"},
          {"compile-only", false, false, "", "only build and inspect, even with a GPU"},

@@ -31,10 +31,7 @@ std::string AxesText(const Definition& d) {
 }
 
 absl::Status RunDefinitions(const Invocation& inv) {
-  std::vector<std::string> roots = {DefinitionRegistry::BundledRoot()};
-  for (const std::string& dir : inv.args.GetAll("dataset")) roots.push_back(dir);
-  PTXB_ASSIGN_OR_RETURN(std::unique_ptr<DefinitionRegistry> registry,
-                        DefinitionRegistry::Load(roots));
+  PTXB_ASSIGN_OR_RETURN(std::unique_ptr<DefinitionRegistry> registry, LoadDefinitions(inv));
   const std::vector<const Definition*> definitions = registry->List();
   if (inv.global.json) {
     nlohmann::json items = nlohmann::json::array();
@@ -49,20 +46,21 @@ absl::Status RunDefinitions(const Invocation& inv) {
                        {"op_type", d->op_type},
                        {"axes", std::move(axes)},
                        {"workloads", d->workloads.size()},
-                       {"tags", d->tags}});
+                       {"tags", d->tags},
+                       {"dataset", d->dataset},
+                       {"version", d->version}});
     }
-    inv.out() << nlohmann::json({{"roots", roots}, {"definitions", std::move(items)}}).dump(2)
+    inv.out() << nlohmann::json({{"definitions", std::move(items)},
+                                 {"skipped", registry->problems()}})
+                     .dump(2)
               << "\n";
     return absl::OkStatus();
   }
-  if (definitions.empty()) {
-    inv.out() << "no definitions under " << absl::StrJoin(roots, ", ") << "\n";
-    return absl::OkStatus();
-  }
-  Table table({"NAME", "OP_TYPE", "AXES", "WORKLOADS"});
+  Table table({"NAME", "OP_TYPE", "AXES", "WORKLOADS", "DATASET", "VERSION"});
   table.AlignRight(3);
   for (const Definition* d : definitions) {
-    table.AddRow({d->name, d->op_type, AxesText(*d), absl::StrCat(d->workloads.size())});
+    table.AddRow({d->name, d->op_type, AxesText(*d), absl::StrCat(d->workloads.size()),
+                  d->dataset, d->version.substr(0, 12)});
   }
   inv.out() << table.Render();
   return absl::OkStatus();
@@ -140,13 +138,27 @@ absl::Status RunPromptsRender(const Invocation& inv) {
 
 }  // namespace
 
+const FlagSpec kDatasetFlag = {"dataset", true, true, "DIR",
+                               "also load a FlashInfer-Trace dataset folder"};
+const FlagSpec kPreferDatasetFlag = {
+    "prefer-dataset", false, false, "",
+    "a dataset definition named like a bundled one replaces it (default: skipped)"};
+
+absl::StatusOr<std::unique_ptr<DefinitionRegistry>> LoadDefinitions(const Invocation& inv) {
+  PTXB_ASSIGN_OR_RETURN(std::unique_ptr<DefinitionRegistry> registry,
+                        DefinitionRegistry::Load({inv.args.GetAll("dataset"),
+                                                  inv.args.Has("prefer-dataset")}));
+  for (const std::string& p : registry->problems()) inv.err() << "warning: " << p << "\n";
+  return registry;
+}
+
 void AddLocalCommands(std::vector<Command>* commands) {
   commands->push_back(
       {{"definitions",
         "",
         0,
         0,
-        {{"dataset", true, true, "DIR", "also load a FlashInfer-Trace dataset folder"}},
+        {kDatasetFlag, kPreferDatasetFlag},
         "list workload definitions (bundled and --dataset); no scheduler needed",
         ""},
        RunDefinitions});

@@ -25,6 +25,8 @@ ABSL_FLAG(std::string, listen, "127.0.0.1:50051", "address to serve on (port 0 p
 ABSL_FLAG(std::string, data_dir, ".ptxbench", "folder of the database (ptxbench.db)");
 ABSL_FLAG(std::vector<std::string>, dataset, {},
           "extra FlashInfer-Trace dataset folders (comma-separated)");
+ABSL_FLAG(bool, prefer_dataset, false,
+          "a dataset definition named like a bundled one replaces it (default: skipped)");
 ABSL_FLAG(std::string, prompts_root, "", "prompt registry folder (default: bundled)");
 ABSL_FLAG(int64_t, max_trajectories, 100'000, "largest experiment accepted");
 ABSL_FLAG(int64_t, lease_ttl_ms, 30'000, "a lease not extended for this long expires");
@@ -54,10 +56,10 @@ int Main() {
   absl::StatusOr<std::unique_ptr<storage::Database>> read_db = OpenReadOnly(db_path);
   if (!read_db.ok()) return Fail(std::string(read_db.status().message()));
 
-  std::vector<std::string> roots = {workloads::DefinitionRegistry::BundledRoot()};
-  for (const std::string& d : absl::GetFlag(FLAGS_dataset)) roots.push_back(d);
-  auto definitions = workloads::DefinitionRegistry::Load(roots);
+  auto definitions = workloads::DefinitionRegistry::Load(
+      {absl::GetFlag(FLAGS_dataset), absl::GetFlag(FLAGS_prefer_dataset)});
   if (!definitions.ok()) return Fail(std::string(definitions.status().message()));
+  for (const std::string& p : (*definitions)->problems()) LogWarning("dataset file skipped", {{"problem", p}});
   std::string prompts_root = absl::GetFlag(FLAGS_prompts_root);
   if (prompts_root.empty()) prompts_root = PromptRegistry::BundledRoot();
   auto prompts = PromptRegistry::Load(prompts_root);

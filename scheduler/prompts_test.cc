@@ -124,8 +124,7 @@ TEST(PromptsBundledTest, UnknownTagAndLanguage) {
 class PromptsTaskTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    auto registry = workloads::DefinitionRegistry::Load(
-        {workloads::DefinitionRegistry::BundledRoot()});
+    auto registry = workloads::DefinitionRegistry::Load({});
     ASSERT_TRUE(registry.ok()) << registry.status();
     definitions_ = registry->release();
   }

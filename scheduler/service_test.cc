@@ -38,7 +38,7 @@ class ServiceTest : public ::testing::Test {
     auto read_db = OpenReadOnly(path);
     ASSERT_TRUE(read_db.ok());
     reader_ = std::make_unique<Reader>(*std::move(read_db));
-    auto defs = workloads::DefinitionRegistry::Load({workloads::DefinitionRegistry::BundledRoot()});
+    auto defs = workloads::DefinitionRegistry::Load({});
     ASSERT_TRUE(defs.ok()) << defs.status();
     definitions_ = *std::move(defs);
     auto prompts = PromptRegistry::Load(PromptRegistry::BundledRoot());

@@ -142,7 +142,7 @@ class SpecReader {
     PTXB_ASSIGN_OR_RETURN(std::string name, String(value, field));
     auto found = definitions_.Find(name);
     if (!found.ok()) return Error(field, value, found.status().message());
-    if (absl::Status s = workloads::CheckInputSourcesSupported(**found); !s.ok()) {
+    if (absl::Status s = workloads::CheckUsable(**found); !s.ok()) {
       return Error(field, value, s.message());
     }
     return absl::OkStatus();

@@ -26,8 +26,7 @@ using Json = nlohmann::json;
 class SpecTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    auto definitions = workloads::DefinitionRegistry::Load(
-        {workloads::DefinitionRegistry::BundledRoot()});
+    auto definitions = workloads::DefinitionRegistry::Load({});
     ASSERT_TRUE(definitions.ok()) << definitions.status();
     definitions_ = definitions->release();
     auto prompts = PromptRegistry::Load(PromptRegistry::BundledRoot());
@@ -766,8 +765,7 @@ TEST(SpecInputSourcesTest, AWorkloadWithUnsupportedInputsIsRefusedAtSubmit) {
          R"({"type": "safetensors", "path": "blob/a.safetensors", "tensor_key": "A"}, )"
          R"("B": {"type": "random"}}}, "evaluation": null})"
       << "\n";
-  auto definitions = workloads::DefinitionRegistry::Load(
-      {workloads::DefinitionRegistry::BundledRoot(), root.string()});
+  auto definitions = workloads::DefinitionRegistry::Load({{root.string()}});
   ASSERT_TRUE(definitions.ok()) << definitions.status();
   auto prompts = PromptRegistry::Load(PromptRegistry::BundledRoot());
   ASSERT_TRUE(prompts.ok());

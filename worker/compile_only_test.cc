@@ -42,7 +42,7 @@ class CompileOnlyTest : public ::testing::Test {
       GTEST_SKIP() << "nvcc not found at " << CompilerOptions().nvcc
                    << ": compile-only evaluation cannot be tested here";
     }
-    auto defs = workloads::DefinitionRegistry::Load({workloads::DefinitionRegistry::BundledRoot()});
+    auto defs = workloads::DefinitionRegistry::Load({});
     ASSERT_TRUE(defs.ok()) << defs.status();
     definitions_ = *std::move(defs);
     CompilerOptions options;

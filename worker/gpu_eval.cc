@@ -33,7 +33,7 @@ bool Failed(v1::EvalStatus s) { return s != v1::PASSED; }
 // axis value; an error names an unknown uuid.
 absl::StatusOr<std::vector<runner::WorkloadSpec>> Workloads(const workloads::Definition& d,
                                                             const v1::EvalRequest& request) {
-  if (absl::Status s = workloads::CheckInputSourcesSupported(d); !s.ok()) return s;
+  if (absl::Status s = workloads::CheckUsable(d); !s.ok()) return s;
   const std::set<std::string> wanted(request.workload_uuids().begin(),
                                      request.workload_uuids().end());
   std::set<std::string> missing = wanted;

@@ -26,7 +26,7 @@ class GpuEvalTest : public ::testing::Test {
  protected:
   void SetUp() override {
     PTXB_REQUIRE_GPU();
-    auto registry = workloads::DefinitionRegistry::Load({workloads::DefinitionRegistry::BundledRoot()});
+    auto registry = workloads::DefinitionRegistry::Load({});
     ASSERT_TRUE(registry.ok()) << registry.status();
     definitions_ = *std::move(registry);
     CompilerOptions c;

@@ -41,7 +41,7 @@ class GpuEvalFakeRunnerTest : public ::testing::Test {
     dir_ = fs::path(::testing::TempDir()) / ("ptxb_fake_runner_" + std::to_string(getpid()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
-    auto registry = workloads::DefinitionRegistry::Load({workloads::DefinitionRegistry::BundledRoot()});
+    auto registry = workloads::DefinitionRegistry::Load({});
     ASSERT_TRUE(registry.ok()) << registry.status();
     definitions_ = *std::move(registry);
     compiler_ = std::make_unique<Compiler>(CompilerOptions{});

@@ -32,6 +32,8 @@ ABSL_FLAG(std::string, cache_dir, "",
           "Build cache folder (default: $XDG_CACHE_HOME or ~/.cache, /ptxbench/builds)");
 ABSL_FLAG(std::vector<std::string>, dataset, {},
           "extra FlashInfer-Trace dataset folders (comma-separated)");
+ABSL_FLAG(bool, prefer_dataset, false,
+          "a dataset definition named like a bundled one replaces it (default: skipped)");
 ABSL_FLAG(std::string, name, "", "Worker name shown by the scheduler (default: host name)");
 ABSL_FLAG(int, slots, 4, "Evaluations run at once");
 ABSL_FLAG(uint64_t, seed, 0,
@@ -124,10 +126,12 @@ int RunRealWorker() {
     return UsageError("--timed-calls must be >= 1 and --warmup-calls >= 0");
   }
 
-  std::vector<std::string> roots = {ptxbench::workloads::DefinitionRegistry::BundledRoot()};
-  for (const std::string& d : absl::GetFlag(FLAGS_dataset)) roots.push_back(d);
-  auto definitions = ptxbench::workloads::DefinitionRegistry::Load(roots);
+  auto definitions = ptxbench::workloads::DefinitionRegistry::Load(
+      {absl::GetFlag(FLAGS_dataset), absl::GetFlag(FLAGS_prefer_dataset)});
   if (!definitions.ok()) return UsageError(std::string(definitions.status().message()));
+  for (const std::string& p : (*definitions)->problems()) {
+    ptxbench::LogWarning("dataset file skipped", {{"problem", p}});
+  }
 
   ptxbench::worker::CompilerOptions compiler_options;
   compiler_options.abi_include_dir = ptxbench::DataDir() + "/worker/kernel_abi";

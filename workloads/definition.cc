@@ -3,15 +3,18 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <utility>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
+#include "workloads/expression.h"
 #include "workloads/json_util.h"
 
 namespace ptxbench::workloads {
@@ -117,11 +120,13 @@ bool IsFileSafeName(absl::string_view name) {
   return true;
 }
 
-bool IsUuid(absl::string_view text) {
-  if (text.size() != 36) return false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    bool dash = i == 8 || i == 13 || i == 18 || i == 23;
-    if (dash ? text[i] != '-' : !absl::ascii_isxdigit(text[i])) return false;
+// Workload ids: FlashInfer-Trace allows any non-empty string (dashed UUIDs,
+// bare hex, ...). They appear in logs, feedback and tables, so no control
+// characters, and a bounded length.
+bool IsWorkloadId(absl::string_view text) {
+  if (text.empty() || text.size() > 256) return false;
+  for (char c : text) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return false;
   }
   return true;
 }
@@ -176,9 +181,13 @@ absl::StatusOr<std::vector<TensorSpec>> ParseTensors(const FieldReader& r,
     } else {
       PTXB_ASSIGN_OR_RETURN(tensor.shape, r.StringList(*shape, shape_field));
       for (size_t i = 0; i < tensor.shape.size(); ++i) {
-        if (!axis_names.contains(tensor.shape[i])) {
+        if (axis_names.contains(tensor.shape[i])) continue;
+        // Not an axis: an expression over axes ("qk_nope_head_dim + v_head_dim").
+        if (absl::Status s = CheckExpression(tensor.shape[i], {axis_names.begin(), axis_names.end()});
+            !s.ok()) {
           return r.Error(IndexField(shape_field, i), (*shape)[i],
-                         "names no axis declared in \"axes\"");
+                         absl::StrCat("is neither an axis declared in \"axes\" nor an expression "
+                                      "over them (", s.message(), ")"));
         }
       }
     }
@@ -224,7 +233,17 @@ absl::StatusOr<InputSource> ParseInputSource(const FieldReader& r, const Json& v
   if (source.type == "scalar") {
     PTXB_ASSIGN_OR_RETURN(const Json* v, r.Required(value, field, "value"));
     if (v->is_boolean()) {
-      source.scalar_value = v->get<bool>() ? 1 : 0;
+      source.scalar_kind = InputSource::ScalarKind::kBool;
+      source.scalar_int = v->get<bool>() ? 1 : 0;
+      source.scalar_value = static_cast<double>(source.scalar_int);
+    } else if (v->is_number_integer()) {
+      if (v->is_number_unsigned() &&
+          v->get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+        return r.Error(JoinField(field, "value"), *v, "does not fit in 64 bits");
+      }
+      source.scalar_kind = InputSource::ScalarKind::kInt;
+      source.scalar_int = v->get<int64_t>();
+      source.scalar_value = static_cast<double>(source.scalar_int);
     } else {
       PTXB_ASSIGN_OR_RETURN(source.scalar_value, r.Number(*v, JoinField(field, "value")));
     }
@@ -241,6 +260,47 @@ absl::StatusOr<InputSource> ParseInputSource(const FieldReader& r, const Json& v
   return source;
 }
 
+// What the tags say about one property: nullopt when nothing, else the
+// value; `conflict` when two tags disagree.
+struct TagReading {
+  std::optional<bool> value;
+  std::string first;  // the tag that decided
+  std::string conflict;
+};
+
+TagReading ReadTags(const std::vector<std::string>& tags,
+                    const std::vector<std::pair<std::string, bool>>& meanings) {
+  TagReading out;
+  for (const std::string& tag : tags) {
+    for (const auto& [spelling, meaning] : meanings) {
+      if (tag != spelling) continue;
+      if (out.value.has_value() && *out.value != meaning && out.conflict.empty()) {
+        out.conflict = absl::StrCat("\"", out.first, "\" and \"", tag, "\" contradict each other");
+      }
+      if (!out.value.has_value()) {
+        out.value = meaning;
+        out.first = tag;
+      }
+    }
+  }
+  return out;
+}
+
+const std::vector<std::pair<std::string, bool>>& CausalTags() {
+  static const auto* tags = new std::vector<std::pair<std::string, bool>>{
+      {"causal", true}, {"causal:true", true}, {"mask:causal", true}, {"causal:false", false}};
+  return *tags;
+}
+
+const std::vector<std::pair<std::string, bool>>& BackwardTags() {
+  static const auto* tags = new std::vector<std::pair<std::string, bool>>{
+      {"backward", true},
+      {"direction:backward", true},
+      {"stage:backward", true},
+      {"direction:forward", false}};
+  return *tags;
+}
+
 }  // namespace
 
 bool IsKnownDtype(absl::string_view dtype) {
@@ -248,6 +308,30 @@ bool IsKnownDtype(absl::string_view dtype) {
     if (dtype == known) return true;
   }
   return false;
+}
+
+bool IsCausal(const Definition& d) { return ReadTags(d.tags, CausalTags()).value.value_or(false); }
+
+bool IsBackward(const Definition& d) {
+  return ReadTags(d.tags, BackwardTags()).value.value_or(false);
+}
+
+absl::StatusOr<std::vector<int64_t>> TensorDims(const TensorSpec& tensor,
+                                                const std::map<std::string, int64_t>& axis_values) {
+  std::vector<int64_t> dims;
+  for (const std::string& entry : tensor.shape) {
+    absl::StatusOr<int64_t> v = EvaluateExpression(entry, axis_values);
+    if (!v.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("tensor ", tensor.name, ": shape entry \"", entry, "\": ", v.status().message()));
+    }
+    if (*v < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("tensor ", tensor.name, ": shape entry \"", entry, "\" is ", *v));
+    }
+    dims.push_back(*v);
+  }
+  return dims;
 }
 
 absl::StatusOr<std::map<std::string, int64_t>> Definition::AxisValues(
@@ -293,6 +377,11 @@ absl::StatusOr<Definition> ParseDefinition(absl::string_view json,
   }
   if (const Json* tags = FieldReader::Member(doc, "tags")) {
     PTXB_ASSIGN_OR_RETURN(d.tags, r.StringList(*tags, "tags"));
+    for (const auto* meanings : {&CausalTags(), &BackwardTags()}) {
+      if (TagReading t = ReadTags(d.tags, *meanings); !t.conflict.empty()) {
+        return r.Error("tags", *tags, t.conflict);
+      }
+    }
   }
   if (const Json* description = FieldReader::Member(doc, "description")) {
     PTXB_ASSIGN_OR_RETURN(d.description, r.String(*description, "description", true));
@@ -347,9 +436,9 @@ absl::StatusOr<WorkloadRecord> ParseWorkloadRecord(absl::string_view line,
 
   PTXB_ASSIGN_OR_RETURN(const Json* uuid, r.Required(*workload, "workload", "uuid"));
   PTXB_ASSIGN_OR_RETURN(w.uuid, r.String(*uuid, "workload.uuid"));
-  if (!IsUuid(w.uuid)) {
+  if (!IsWorkloadId(w.uuid)) {
     return r.Error("workload.uuid", *uuid,
-                   "must be a UUID (8-4-4-4-12 hexadecimal digits)");
+                   "must be 1 to 256 characters without control characters");
   }
   PTXB_ASSIGN_OR_RETURN(const Json* axes, r.Required(*workload, "workload", "axes"));
   PTXB_RETURN_IF_ERROR(r.RequireObject(*axes, "workload.axes"));
@@ -420,11 +509,16 @@ absl::Status ValidateWorkload(const Definition& definition, const Workload& work
 
 namespace ptxbench::workloads {
 
-absl::Status CheckInputSourcesSupported(const Definition& definition) {
+absl::Status CheckUsable(const Definition& definition) {
+  if (definition.workloads.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "definition ", definition.name, " (dataset ", definition.dataset,
+        ") has no workloads yet: add its lines to a workloads/**/*.jsonl file of the dataset"));
+  }
   for (const Workload& w : definition.workloads) {
     for (const auto& [input, source] : w.inputs) {
       if (source.type == "random") continue;
-      return absl::UnimplementedError(absl::StrCat(
+      return absl::FailedPreconditionError(absl::StrCat(
           "definition ", definition.name, ", workload ", w.uuid, ", input ", input,
           ": input source \"", source.type,
           "\" is not supported yet (only \"random\"); the workload is refused rather than run "

@@ -24,7 +24,9 @@ struct Axis {
 // An input or output tensor (or scalar when shape is empty and is_scalar).
 struct TensorSpec {
   std::string name;
-  std::vector<std::string> shape;  // axis names
+  // One entry per dimension: an axis name, or an integer expression over
+  // axis names ("qk_nope_head_dim + v_head_dim"; workloads/expression.h).
+  std::vector<std::string> shape;
   bool is_scalar = false;          // "shape": null
   std::string dtype;               // "bfloat16", "float32", ...
 };
@@ -39,13 +41,19 @@ struct Tolerance {
 // Where a workload's input comes from.
 struct InputSource {
   std::string type;  // "random", "scalar", "safetensors"
-  double scalar_value = 0;
-  std::string path;        // safetensors
+  // A scalar as the JSON had it: FlashInfer-Bench passes the raw number (an
+  // integer, a float or a boolean), not a value cast to the input's dtype.
+  enum class ScalarKind { kFloat, kInt, kBool };
+  ScalarKind scalar_kind = ScalarKind::kFloat;
+  double scalar_value = 0;  // every kind
+  int64_t scalar_int = 0;   // kInt and kBool, exactly
+  std::string path;        // safetensors, as written (relative to the dataset root)
   std::string tensor_key;  // safetensors
+  std::string resolved_path;  // safetensors: absolute, set by the registry
 };
 
 struct Workload {
-  std::string uuid;
+  std::string uuid;  // any non-empty id (FlashInfer-Trace ids need not be UUIDs)
   std::map<std::string, int64_t> axes;  // values of the var axes
   std::map<std::string, InputSource> inputs;
 };
@@ -65,11 +73,31 @@ struct Definition {
   double importance = 1.0;            // weight in aggregate scores
   std::vector<Workload> workloads;    // from the workloads JSONL
   std::string json;                   // the definition file's text, as read
+  // Provenance, set by the registry: the dataset root it came from ("bundled"
+  // for ptxbench's own) and its version, the sha256 of the definition file
+  // and of its workload lines, so a result says exactly what it ran.
+  std::string dataset;
+  std::string version;
 
   // All axis values of `w` (const axes included), or an error naming the
   // axis that has no value.
   absl::StatusOr<std::map<std::string, int64_t>> AxisValues(const Workload& w) const;
 };
+
+// The extents of `tensor` at `axis_values` (every axis, const ones included):
+// each shape entry's axis value or expression value. kInvalidArgument naming
+// the tensor when an entry fails or is negative.
+absl::StatusOr<std::vector<int64_t>> TensorDims(const TensorSpec& tensor,
+                                                const std::map<std::string, int64_t>& axis_values);
+
+// The semantic tags of a definition. Tags are "namespace:value" or a bare
+// flag; these change what the native references compute:
+//   causal:   "causal", "causal:true", "mask:causal"     (false: "causal:false")
+//   backward: "backward", "direction:backward", "stage:backward"
+//             (forward: "direction:forward")
+// Contradicting tags are refused when the definition is parsed.
+bool IsCausal(const Definition& d);
+bool IsBackward(const Definition& d);
 
 // Parses one definition JSON document. `origin` names the file in errors.
 absl::StatusOr<Definition> ParseDefinition(absl::string_view json,
@@ -93,12 +121,14 @@ absl::StatusOr<WorkloadRecord> ParseWorkloadRecord(absl::string_view line,
 absl::Status ValidateWorkload(const Definition& definition, const Workload& workload,
                               absl::string_view origin);
 
-// Whether every workload's inputs can be made as specified: today only
-// "random" sources are (the GPU harness draws them from its seed); a
-// workload whose inputs come from a safetensors file or a scalar value would
-// otherwise run on inputs it does not specify. kUnimplemented naming the
-// definition, workload, input and source.
-absl::Status CheckInputSourcesSupported(const Definition& definition);
+// Whether experiments and evaluations can use `definition`: it has workloads
+// (a dataset may define an operator before any workload is recorded), and
+// every workload's inputs can be made as specified. Today only "random"
+// sources can (the GPU harness draws them from its seed): a workload whose
+// inputs come from a safetensors file or a scalar value would otherwise run
+// on inputs it does not specify. kFailedPrecondition naming the definition
+// (and workload, input and source) and what is missing.
+absl::Status CheckUsable(const Definition& definition);
 
 // The dtypes of the FlashInfer-Trace schema.
 bool IsKnownDtype(absl::string_view dtype);

@@ -115,8 +115,73 @@ TEST(DefinitionTest, RejectsShapeNamingUndeclaredAxis) {
   auto doc = ValidDefinition();
   doc["inputs"]["A"]["shape"] = {"M", "Q"};
   ExpectError(Parse(doc),
-              "gemm.json: field \"inputs.A.shape[1]\": value \"Q\": names no axis "
-              "declared in \"axes\"");
+              "gemm.json: field \"inputs.A.shape[1]\": value \"Q\": is neither an axis "
+              "declared in \"axes\" nor an expression over them (expression \"Q\": unknown "
+              "axis 'Q')");
+}
+
+TEST(DefinitionTest, ShapeEntriesMayBeExpressionsOverAxes) {
+  auto doc = ValidDefinition();
+  doc["axes"]["H"] = {{"type", "const"}, {"value", 8}};
+  doc["outputs"]["C"]["shape"] = {"M", "N + K", "(N * H) / 4"};
+  auto d = Parse(doc);
+  ASSERT_TRUE(d.ok()) << d.status();
+  auto dims = TensorDims(d->outputs[0], {{"M", 5}, {"N", 64}, {"K", 32}, {"H", 8}});
+  ASSERT_TRUE(dims.ok()) << dims.status();
+  EXPECT_THAT(*dims, ElementsAre(5, 96, 128));
+  // At values where an entry is negative, the tensor has no shape.
+  doc["outputs"]["C"]["shape"] = {"M - N"};
+  d = Parse(doc);
+  ASSERT_TRUE(d.ok()) << d.status();
+  dims = TensorDims(d->outputs[0], {{"M", 5}, {"N", 64}, {"K", 32}});
+  EXPECT_THAT(std::string(dims.status().message()), HasSubstr("shape entry \"M - N\" is -59"));
+}
+
+TEST(DefinitionTest, ShapeExpressionsNameOnlyDeclaredAxes) {
+  auto doc = ValidDefinition();
+  doc["outputs"]["C"]["shape"] = {"M", "N + Q"};
+  auto d = Parse(doc);
+  ASSERT_EQ(d.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(d.status().message()),
+              HasSubstr("field \"outputs.C.shape[1]\": value \"N + Q\": is neither an axis "
+                        "declared in \"axes\" nor an expression over them"));
+  EXPECT_THAT(std::string(d.status().message()), HasSubstr("unknown axis 'Q'"));
+  doc["outputs"]["C"]["shape"] = {"M", "N +"};
+  EXPECT_FALSE(Parse(doc).ok());
+}
+
+TEST(DefinitionTest, NamespacedTagsCarryTheirMeaning) {
+  struct Case {
+    std::vector<std::string> tags;
+    bool causal, backward;
+  };
+  for (const Case& c : std::vector<Case>{{{}, false, false},
+                                         {{"causal"}, true, false},
+                                         {{"causal:true", "stage:prefill"}, true, false},
+                                         {{"mask:causal"}, true, false},
+                                         {{"causal:false"}, false, false},
+                                         {{"backward"}, false, true},
+                                         {{"direction:backward", "causal:true"}, true, true},
+                                         {{"direction:forward"}, false, false},
+                                         {{"model:llama", "status:verified"}, false, false}}) {
+    auto doc = ValidDefinition();
+    doc["tags"] = c.tags;
+    auto d = Parse(doc);
+    ASSERT_TRUE(d.ok()) << d.status();
+    EXPECT_EQ(IsCausal(*d), c.causal) << doc["tags"].dump();
+    EXPECT_EQ(IsBackward(*d), c.backward) << doc["tags"].dump();
+  }
+}
+
+TEST(DefinitionTest, ContradictingTagsAreRefused) {
+  auto doc = ValidDefinition();
+  doc["tags"] = {"causal:true", "causal:false"};
+  auto d = Parse(doc);
+  ASSERT_EQ(d.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(d.status().message()),
+              HasSubstr("\"causal:true\" and \"causal:false\" contradict each other"));
+  doc["tags"] = {"backward", "direction:forward"};
+  EXPECT_FALSE(Parse(doc).ok());
 }
 
 TEST(DefinitionTest, RejectsUnknownDtype) {
@@ -249,14 +314,41 @@ TEST(WorkloadLineTest, ParsesSafetensorsSource) {
   EXPECT_EQ(w->inputs.at("A").tensor_key, "A");
 }
 
-TEST(WorkloadLineTest, RejectsBadUuid) {
+TEST(WorkloadLineTest, AnyNonEmptyIdWithoutControlCharactersIsAnId) {
+  // FlashInfer-Trace ids: dashed UUIDs, bare hex, or anything else.
+  for (const char* id : {"0b9f5f5e3c4a5d1e8f2b6a7c8d9e0f11", "w1", "not-a-uuid"}) {
+    auto line = nlohmann::json::parse(kLine);
+    line["workload"]["uuid"] = id;
+    auto w = ParseWorkloadLine(line.dump(), "gemm.jsonl:7");
+    ASSERT_TRUE(w.ok()) << w.status();
+    EXPECT_EQ(w->uuid, id);
+  }
+  for (const auto& [id, why] : std::vector<std::pair<std::string, std::string>>{
+           {"", "must not be empty"},
+           {"a\nb", "must be 1 to 256 characters without control characters"}}) {
+    auto line = nlohmann::json::parse(kLine);
+    line["workload"]["uuid"] = id;
+    auto w = ParseWorkloadLine(line.dump(), "gemm.jsonl:7");
+    ASSERT_EQ(w.status().code(), absl::StatusCode::kInvalidArgument) << id;
+    EXPECT_THAT(std::string(w.status().message()), HasSubstr(why));
+  }
+}
+
+TEST(WorkloadLineTest, ScalarsKeepTheirJsonKind) {
   auto line = nlohmann::json::parse(kLine);
-  line["workload"]["uuid"] = "not-a-uuid";
-  auto w = ParseWorkloadLine(line.dump(), "gemm.jsonl:7");
-  ASSERT_EQ(w.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(std::string(w.status().message()),
-            "gemm.jsonl:7: field \"workload.uuid\": value \"not-a-uuid\": must be a UUID "
-            "(8-4-4-4-12 hexadecimal digits)");
+  line["workload"]["inputs"]["alpha"]["value"] = 3;
+  auto w = ParseWorkloadLine(line.dump(), "gemm.jsonl:1");
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_EQ(w->inputs.at("alpha").scalar_kind, InputSource::ScalarKind::kInt);
+  EXPECT_EQ(w->inputs.at("alpha").scalar_int, 3);
+  line["workload"]["inputs"]["alpha"]["value"] = true;
+  w = ParseWorkloadLine(line.dump(), "gemm.jsonl:1");
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_EQ(w->inputs.at("alpha").scalar_kind, InputSource::ScalarKind::kBool);
+  EXPECT_EQ(w->inputs.at("alpha").scalar_int, 1);
+  w = ParseWorkloadLine(kLine, "gemm.jsonl:1");
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_EQ(w->inputs.at("alpha").scalar_kind, InputSource::ScalarKind::kFloat);
 }
 
 TEST(WorkloadLineTest, RejectsNonPositiveAxisValue) {

@@ -22,6 +22,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "workloads/definition.h"
+#include "workloads/expression.h"
 
 namespace ptxbench::workloads {
 
@@ -47,11 +48,6 @@ std::string LaunchSpecJson(const LaunchSpec& spec);  // one line
 
 // The spec line of `ptx_source`, if it has one.
 std::optional<std::string> FindLaunchSpecJson(absl::string_view ptx_source);
-
-// Evaluates one expression. kInvalidArgument for a syntax error, an unknown
-// axis, division by zero or overflow, naming the expression.
-absl::StatusOr<int64_t> EvaluateExpression(absl::string_view expression,
-                                           const std::map<std::string, int64_t>& axes);
 
 // The spec at these axis values; kInvalidArgument when an expression fails or
 // a dimension is not positive, or the block exceeds 1024 threads, or the

@@ -2,16 +2,17 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <nlohmann/json.hpp>
-#include <sstream>
+#include <set>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "common/data_dir.h"
+#include "common/file.h"
+#include "common/hash.h"
 #include "common/status_macros.h"
+#include "nlohmann/json.hpp"
 #include "workloads/json_util.h"
 
 namespace ptxbench::workloads {
@@ -19,125 +20,187 @@ namespace {
 
 namespace fs = std::filesystem;
 
-absl::StatusOr<std::string> ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat(path.string(), ": cannot be read"));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return absl::DataLossError(absl::StrCat(path.string(), ": read failed"));
-  return text.str();
-}
+constexpr char kBundled[] = "bundled";
 
-// The entries of `dir` of the given kind, sorted, so loading is deterministic.
-std::vector<fs::path> ListSorted(const fs::path& dir, bool directories,
-                                 const std::string& extension) {
+// Regular files under `dir` (any depth) ending in `extension`, sorted by
+// path, so loading is deterministic.
+std::vector<fs::path> FilesUnder(const fs::path& dir, const std::string& extension) {
   std::vector<fs::path> out;
   std::error_code ec;
-  for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
-    if (directories ? entry.is_directory(ec)
-                    : entry.is_regular_file(ec) &&
-                          entry.path().extension().string() == extension) {
-      out.push_back(entry.path());
-    }
+  if (!fs::is_directory(dir, ec)) return out;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it);
+       it.increment(ec)) {
+    if (it->is_regular_file(ec) && it->path().extension() == extension) out.push_back(it->path());
   }
   std::sort(out.begin(), out.end());
   return out;
 }
 
-absl::Status Mismatch(absl::string_view origin, absl::string_view field,
-                      absl::string_view value, absl::string_view problem) {
-  return FieldError(origin, field, nlohmann::json(std::string(value)).dump(), problem);
+std::string Skipped(absl::string_view origin, absl::string_view why) {
+  return absl::StrCat(origin, ": ", why, " (skipped)");
 }
 
-// Reads <root>/workloads/<op_type>/<name>.jsonl into `d`. `uuid_owner` maps
-// the uuids seen so far (across all definitions) to where they were seen.
-absl::Status LoadWorkloads(const fs::path& path, Definition& d,
-                           std::map<std::string, std::string>& uuid_owner) {
-  if (!fs::is_regular_file(path)) {
-    return absl::InvalidArgumentError(absl::StrCat("definition '", d.name,
-                                                   "' has no workloads: ", path.string(),
-                                                   " does not exist"));
-  }
-  PTXB_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
-  int line_number = 0;
+// What one dataset root yields.
+struct RootLoad {
+  std::vector<Definition> definitions;  // in file order
+  std::map<std::string, std::string> file_of;  // definition name -> its file
+  std::vector<std::string> problems;
+};
+
+// A workload line, parsed and checked, and its text (for the version).
+struct LoadedLine {
+  std::string definition;
+  Workload workload;
+  std::string text;
+};
+
+// Every line of one workloads file, or the problem that skips the file: a
+// partly loaded file would run a definition on a subset of its workloads.
+absl::StatusOr<std::vector<LoadedLine>> ReadWorkloadsFile(
+    const fs::path& root, const fs::path& file, const std::map<std::string, Definition*>& by_name,
+    std::set<std::string>& unknown) {
+  PTXB_ASSIGN_OR_RETURN(std::string text, ReadFile(file.string()));
+  std::vector<LoadedLine> lines;
+  std::set<std::pair<std::string, std::string>> seen;  // (definition, id) in this file
+  int number = 0;
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
-    ++line_number;
+    ++number;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.find_first_not_of(" \t") == absl::string_view::npos) continue;
-    const std::string origin = absl::StrCat(path.string(), ":", line_number);
+    const std::string origin = absl::StrCat(file.string(), ":", number);
     PTXB_ASSIGN_OR_RETURN(WorkloadRecord record, ParseWorkloadRecord(line, origin));
-    if (record.definition != d.name) {
-      return Mismatch(origin, "definition", record.definition,
-                      absl::StrCat("must name this file's definition, \"", d.name, "\""));
+    auto it = by_name.find(record.definition);
+    if (it == by_name.end()) {
+      unknown.insert(record.definition);  // FlashInfer-Bench ignores these too; listed
+      continue;
     }
+    const Definition& d = *it->second;
     PTXB_RETURN_IF_ERROR(ValidateWorkload(d, record.workload, origin));
-    const std::string& uuid = record.workload.uuid;
-    if (auto [it, inserted] = uuid_owner.emplace(uuid, origin); !inserted) {
-      return Mismatch(origin, "workload.uuid", uuid,
-                      absl::StrCat("duplicate uuid (first used at ", it->second, ")"));
+    Workload& w = record.workload;
+    if (!seen.emplace(d.name, w.uuid).second) {
+      return FieldError(origin, "workload.uuid", nlohmann::json(w.uuid).dump(),
+                        "duplicate id for this definition");
     }
-    d.workloads.push_back(std::move(record.workload));
+    for (auto& [input, source] : w.inputs) {
+      if (source.type != "safetensors") continue;
+      const fs::path p(source.path);
+      source.resolved_path = (p.is_absolute() ? p : root / p).lexically_normal().string();
+    }
+    lines.push_back({d.name, std::move(w), std::string(line)});
   }
-  if (d.workloads.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "definition '", d.name, "' has no workloads: ", path.string(), " is empty"));
+  return lines;
+}
+
+RootLoad LoadRoot(const fs::path& root, const std::string& dataset) {
+  RootLoad out;
+  for (const fs::path& file : FilesUnder(root / "definitions", ".json")) {
+    absl::StatusOr<std::string> text = ReadFile(file.string());
+    absl::StatusOr<Definition> d =
+        text.ok() ? ParseDefinition(*text, file.string()) : absl::StatusOr<Definition>(text.status());
+    if (!d.ok()) {
+      out.problems.push_back(absl::StrCat(d.status().message(), " (skipped)"));
+      continue;
+    }
+    if (auto it = out.file_of.find(d->name); it != out.file_of.end()) {
+      out.problems.push_back(Skipped(
+          file.string(), absl::StrCat("definition '", d->name, "' is already defined by ", it->second)));
+      continue;
+    }
+    d->dataset = dataset;
+    out.file_of.emplace(d->name, file.string());
+    out.definitions.push_back(*std::move(d));
   }
-  return absl::OkStatus();
+  std::map<std::string, Definition*> by_name;
+  for (Definition& d : out.definitions) by_name[d.name] = &d;
+
+  std::map<std::string, std::vector<std::string>> lines_of;  // definition -> line texts
+  std::map<std::string, std::string> first_use;              // definition/id -> origin
+  for (const fs::path& file : FilesUnder(root / "workloads", ".jsonl")) {
+    std::set<std::string> unknown;
+    absl::StatusOr<std::vector<LoadedLine>> lines = ReadWorkloadsFile(root, file, by_name, unknown);
+    if (!lines.ok()) {
+      out.problems.push_back(absl::StrCat(lines.status().message(), " (the whole file is skipped)"));
+      continue;
+    }
+    // Ids repeated across files of one definition skip the later file too.
+    std::string clash;
+    for (const LoadedLine& l : *lines) {
+      auto it = first_use.find(absl::StrCat(l.definition, "/", l.workload.uuid));
+      if (it != first_use.end() && clash.empty()) {
+        clash = absl::StrCat("workload id ", l.workload.uuid, " of '", l.definition,
+                             "' is already used in ", it->second);
+      }
+    }
+    if (!clash.empty()) {
+      out.problems.push_back(Skipped(file.string(), clash));
+      continue;
+    }
+    for (LoadedLine& l : *lines) {
+      first_use.emplace(absl::StrCat(l.definition, "/", l.workload.uuid), file.string());
+      lines_of[l.definition].push_back(std::move(l.text));
+      by_name[l.definition]->workloads.push_back(std::move(l.workload));
+    }
+    for (const std::string& name : unknown) {
+      out.problems.push_back(Skipped(
+          file.string(), absl::StrCat("workloads of '", name, "', which this dataset does not define")));
+    }
+  }
+  for (Definition& d : out.definitions) {
+    d.version = Sha256Hex(absl::StrCat(d.json, "\n", absl::StrJoin(lines_of[d.name], "\n")));
+  }
+  return out;
 }
 
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<DefinitionRegistry>> DefinitionRegistry::Load(
-    const std::vector<std::string>& dataset_roots) {
+    const DatasetOptions& options) {
   auto registry = std::unique_ptr<DefinitionRegistry>(new DefinitionRegistry());
-  std::map<std::string, std::string> origin_of_name;  // name -> definition file
-  std::map<std::string, std::string> origin_of_uuid;  // uuid -> file:line owner
-  for (const std::string& root_name : dataset_roots) {
-    const fs::path root(root_name);
-    const fs::path definitions_dir = root / "definitions";
-    const fs::path workloads_dir = root / "workloads";
-    if (!fs::is_directory(definitions_dir)) {
-      return absl::NotFoundError(
-          absl::StrCat("dataset root '", root_name, "' has no definitions/ folder"));
+  RootLoad bundled = LoadRoot(BundledRoot(), kBundled);
+  if (!bundled.problems.empty() || bundled.definitions.empty()) {
+    return absl::InternalError(absl::StrCat("the bundled definitions under ", BundledRoot(),
+                                            " are broken: ", absl::StrJoin(bundled.problems, "; ")));
+  }
+  std::map<std::string, std::string> origin;  // name -> file that defined it
+  for (Definition& d : bundled.definitions) {
+    origin[d.name] = bundled.file_of[d.name];
+    registry->definitions_.emplace(d.name, std::move(d));
+  }
+  const std::set<std::string> bundled_names = [&] {
+    std::set<std::string> names;
+    for (const auto& [name, d] : registry->definitions_) names.insert(name);
+    return names;
+  }();
+
+  for (const std::string& root_name : options.datasets) {
+    std::error_code ec;
+    const fs::path root = fs::absolute(root_name, ec).lexically_normal();
+    if (!fs::is_directory(root / "definitions", ec)) {
+      return absl::NotFoundError(absl::StrCat("dataset '", root_name,
+                                              "' has no definitions/ folder (is it a "
+                                              "FlashInfer-Trace dataset root?)"));
     }
-    for (const fs::path& op_dir : ListSorted(definitions_dir, true, "")) {
-      const std::string op_type = op_dir.filename().string();
-      for (const fs::path& file : ListSorted(op_dir, false, ".json")) {
-        PTXB_ASSIGN_OR_RETURN(std::string text, ReadFile(file));
-        PTXB_ASSIGN_OR_RETURN(Definition d, ParseDefinition(text, file.string()));
-        if (d.name != file.stem().string()) {
-          return Mismatch(
-              file.string(), "name", d.name,
-              absl::StrCat("must match the file name \"", file.stem().string(), "\""));
-        }
-        if (d.op_type != op_type) {
-          return Mismatch(file.string(), "op_type", d.op_type,
-                          absl::StrCat("must match the folder name \"", op_type, "\""));
-        }
-        if (auto it = origin_of_name.find(d.name); it != origin_of_name.end()) {
-          return absl::InvalidArgumentError(
-              absl::StrCat(file.string(), ": definition '", d.name,
-                           "' is already defined by ", it->second));
-        }
-        PTXB_RETURN_IF_ERROR(LoadWorkloads(workloads_dir / op_type / (d.name + ".jsonl"),
-                                           d, origin_of_uuid));
-        origin_of_name.emplace(d.name, file.string());
-        registry->definitions_.emplace(d.name, std::move(d));
-      }
+    RootLoad load = LoadRoot(root, root.string());
+    if (load.definitions.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "dataset '", root_name, "' yields no definition",
+          load.problems.empty() ? " (definitions/ holds no .json file)"
+                                : absl::StrCat(": ", absl::StrJoin(load.problems, "; "))));
     }
-    // A workloads file whose definition is missing is a mistake worth naming
-    // (a renamed or deleted definition), not something to skip silently.
-    for (const fs::path& op_dir : ListSorted(workloads_dir, true, "")) {
-      for (const fs::path& file : ListSorted(op_dir, false, ".jsonl")) {
-        const std::string expected =
-            (definitions_dir / op_dir.filename() / (file.stem().string() + ".json"))
-                .string();
-        if (!fs::is_regular_file(expected)) {
-          return absl::InvalidArgumentError(
-              absl::StrCat(file.string(), ": workloads without a definition (expected ",
-                           expected, ")"));
-        }
+    for (std::string& p : load.problems) registry->problems_.push_back(std::move(p));
+    for (Definition& d : load.definitions) {
+      const std::string& file = load.file_of[d.name];
+      auto previous = origin.find(d.name);
+      const bool replaces_bundled = previous != origin.end() && bundled_names.contains(d.name) &&
+                                    previous->second == bundled.file_of[d.name];
+      if (previous != origin.end() && !(replaces_bundled && options.prefer_datasets)) {
+        registry->problems_.push_back(Skipped(
+            file, absl::StrCat("definition '", d.name, "' is already defined by ", previous->second,
+                               replaces_bundled ? "; pass --prefer-dataset to use the dataset's" : "")));
+        continue;
       }
+      origin[d.name] = file;
+      registry->definitions_.insert_or_assign(d.name, std::move(d));
     }
   }
   return registry;
@@ -151,7 +214,11 @@ absl::StatusOr<const Definition*> DefinitionRegistry::Find(absl::string_view nam
     std::vector<std::string> known;
     for (const auto& [known_name, d] : definitions_) known.push_back(known_name);
     return absl::NotFoundError(absl::StrCat(
-        "unknown definition '", name, "' (known: ", absl::StrJoin(known, ", "), ")"));
+        "unknown definition '", name, "' (known: ", absl::StrJoin(known, ", "), ")",
+        problems_.empty() ? ""
+                          : absl::StrCat("; ", problems_.size(),
+                                         " file(s) of the datasets were skipped: ",
+                                         absl::StrJoin(problems_, "; "))));
   }
   return &it->second;
 }

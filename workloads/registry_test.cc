@@ -27,7 +27,7 @@ using ::testing::UnorderedElementsAreArray;
 class BundledTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    auto loaded = DefinitionRegistry::Load({DefinitionRegistry::BundledRoot()});
+    auto loaded = DefinitionRegistry::Load({});
     ASSERT_TRUE(loaded.ok()) << loaded.status();
     registry_ = loaded->release();
   }
@@ -201,8 +201,12 @@ class DatasetTest : public ::testing::Test {
           absl::StrJoin(lines, "\n") + "\n");
   }
 
-  absl::StatusOr<std::unique_ptr<DefinitionRegistry>> Load() {
-    return DefinitionRegistry::Load({root_.string()});
+  absl::StatusOr<std::unique_ptr<DefinitionRegistry>> Load(bool prefer = false) {
+    return DefinitionRegistry::Load({{root_.string()}, prefer});
+  }
+
+  static std::string Problems(const DefinitionRegistry& r) {
+    return absl::StrJoin(r.problems(), "\n");
   }
 
   static constexpr char kUuid1[] = "11111111-2222-4333-8444-555555555555";
@@ -216,10 +220,25 @@ TEST_F(DatasetTest, LoadsAValidDatasetSkippingBlankLines) {
       {WorkloadLine("copy_a", kUuid1, 8), "", WorkloadLine("copy_a", kUuid2, 16)});
   auto registry = Load();
   ASSERT_TRUE(registry.ok()) << registry.status();
+  EXPECT_THAT((*registry)->problems(), ElementsAre());
   auto d = (*registry)->Find("copy_a");
   ASSERT_TRUE(d.ok());
   ASSERT_EQ((*d)->workloads.size(), 2u);
   EXPECT_EQ((*d)->workloads[1].axes.at("N"), 16);
+  // Provenance: the dataset root and a version over the definition and its workloads.
+  EXPECT_EQ((*d)->dataset, root_.string());
+  EXPECT_EQ((*d)->version.size(), 64u);
+  EXPECT_EQ((*(*registry)->Find("gemm_n7168_k5120"))->dataset, "bundled");
+}
+
+TEST_F(DatasetTest, TheVersionChangesWithTheDefinitionOrItsWorkloads) {
+  AddDefinition(root_, "copy_a", {WorkloadLine("copy_a", kUuid1, 8)});
+  const std::string v1 = (*(*Load())->Find("copy_a"))->version;
+  AddDefinition(root_, "copy_a", {WorkloadLine("copy_a", kUuid1, 9)});
+  const std::string v2 = (*(*Load())->Find("copy_a"))->version;
+  EXPECT_NE(v1, v2);
+  AddDefinition(root_, "copy_a", {WorkloadLine("copy_a", kUuid1, 8)});
+  EXPECT_EQ((*(*Load())->Find("copy_a"))->version, v1);
 }
 
 TEST_F(DatasetTest, RejectsMissingRoot) {
@@ -229,134 +248,160 @@ TEST_F(DatasetTest, RejectsMissingRoot) {
               HasSubstr("has no definitions/ folder"));
 }
 
-TEST_F(DatasetTest, RejectsFileNameNotMatchingName) {
-  AddDefinition(root_, "copy_a", {WorkloadLine("copy_a", kUuid1, 8)});
-  Write(root_ / "definitions" / "copy" / "copy_a.json", DefinitionJson("copy_b", "copy"));
+TEST_F(DatasetTest, ADatasetThatYieldsNothingIsAnError) {
+  Write(root_ / "definitions" / "broken.json", "{");
   auto registry = Load();
   ASSERT_EQ(registry.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(
-      std::string(registry.status().message()),
-      HasSubstr("copy_a.json: field \"name\": value \"copy_b\": must match the file "
-                "name \"copy_a\""));
+  EXPECT_THAT(std::string(registry.status().message()), HasSubstr("yields no definition: "));
+  EXPECT_THAT(std::string(registry.status().message()), HasSubstr("broken.json"));
 }
 
-TEST_F(DatasetTest, RejectsOpTypeNotMatchingFolder) {
-  AddDefinition(root_, "copy_a", {WorkloadLine("copy_a", kUuid1, 8)});
-  Write(root_ / "definitions" / "copy" / "copy_a.json", DefinitionJson("copy_a", "gemm"));
+TEST_F(DatasetTest, TheFlatLayoutLoadsLikeTheNestedOne) {
+  // FlashInfer-Bench's own examples: definitions/*.json, workloads/*.jsonl.
+  Write(root_ / "definitions" / "copy_a.json", DefinitionJson("copy_a", "copy"));
+  Write(root_ / "workloads" / "copy_a.jsonl", WorkloadLine("copy_a", kUuid1, 8));
   auto registry = Load();
-  ASSERT_EQ(registry.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(registry.status().message()),
-              HasSubstr("field \"op_type\": value \"gemm\": must match the folder name "
-                        "\"copy\""));
+  ASSERT_TRUE(registry.ok()) << registry.status();
+  auto d = (*registry)->Find("copy_a");
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ((*d)->workloads.size(), 1u);
 }
 
-TEST_F(DatasetTest, RejectsDefinitionWithoutWorkloads) {
+TEST_F(DatasetTest, DefinitionsAreKeyedByNameAndWorkloadsByTheirDefinitionField) {
+  Write(root_ / "definitions" / "deep" / "er" / "other.json", DefinitionJson("copy_a", "copy"));
+  Write(root_ / "workloads" / "all.jsonl", WorkloadLine("copy_a", kUuid1, 8));
+  auto registry = Load();
+  ASSERT_TRUE(registry.ok()) << registry.status();
+  EXPECT_EQ((*(*registry)->Find("copy_a"))->workloads.size(), 1u);
+}
+
+TEST_F(DatasetTest, ADefinitionWithoutWorkloadsLoadsButCannotBeUsed) {
   Write(root_ / "definitions" / "copy" / "copy_a.json", DefinitionJson("copy_a", "copy"));
   auto registry = Load();
-  ASSERT_EQ(registry.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(registry.status().message()),
-              HasSubstr("definition 'copy_a' has no workloads: "));
-  EXPECT_THAT(std::string(registry.status().message()),
-              HasSubstr("copy_a.jsonl does not exist"));
+  ASSERT_TRUE(registry.ok()) << registry.status();
+  auto d = (*registry)->Find("copy_a");
+  ASSERT_TRUE(d.ok()) << d.status();
+  absl::Status usable = CheckUsable(**d);
+  EXPECT_EQ(usable.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(usable.message()), HasSubstr("copy_a"));
+  EXPECT_THAT(std::string(usable.message()), HasSubstr("has no workloads yet"));
 }
 
-TEST_F(DatasetTest, RejectsEmptyWorkloadsFile) {
-  AddDefinition(root_, "copy_a", {""});
+TEST_F(DatasetTest, ABadDefinitionFileSkipsOnlyItself) {
+  AddDefinition(root_, "copy_a", {WorkloadLine("copy_a", kUuid1, 8)});
+  Write(root_ / "definitions" / "copy" / "copy_b.json", "{\"name\": ");
   auto registry = Load();
-  ASSERT_EQ(registry.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(registry.status().message()),
-              HasSubstr("definition 'copy_a' has no workloads"));
+  ASSERT_TRUE(registry.ok()) << registry.status();
+  EXPECT_TRUE((*registry)->Find("copy_a").ok());
+  ASSERT_EQ((*registry)->problems().size(), 1u);
+  EXPECT_THAT((*registry)->problems()[0], HasSubstr("copy_b.json"));
+  EXPECT_THAT((*registry)->problems()[0], HasSubstr("(skipped)"));
+  // Asking for a name that is not there says what was skipped.
+  EXPECT_THAT(std::string((*registry)->Find("copy_b").status().message()),
+              HasSubstr("1 file(s) of the datasets were skipped: "));
 }
 
-TEST_F(DatasetTest, NamesFileAndLineOfABadWorkload) {
+TEST_F(DatasetTest, ABadWorkloadLineSkipsItsWholeFile) {
   AddDefinition(root_, "copy_a",
                 {WorkloadLine("copy_a", kUuid1, 8), WorkloadLine("copy_a", kUuid2, -1)});
+  AddDefinition(root_, "copy_b", {WorkloadLine("copy_b", kUuid1, 8)});
   auto registry = Load();
-  ASSERT_EQ(registry.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(registry.status().message()),
+  ASSERT_TRUE(registry.ok()) << registry.status();
+  EXPECT_TRUE((*(*registry)->Find("copy_a"))->workloads.empty());
+  EXPECT_EQ((*(*registry)->Find("copy_b"))->workloads.size(), 1u);
+  EXPECT_THAT(Problems(**registry),
               HasSubstr("copy_a.jsonl:2: field \"workload.axes.N\": value -1: must be at "
-                        "least 1"));
+                        "least 1 (the whole file is skipped)"));
 }
 
-TEST_F(DatasetTest, RejectsMalformedWorkloadLineWithPosition) {
-  AddDefinition(root_, "copy_a",
-                {WorkloadLine("copy_a", kUuid1, 8), "{\"definition\": }"});
+TEST_F(DatasetTest, AMalformedWorkloadLineNamesItsPosition) {
+  AddDefinition(root_, "copy_a", {WorkloadLine("copy_a", kUuid1, 8), "{\"definition\": }"});
   auto registry = Load();
-  ASSERT_EQ(registry.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(registry.status().message()),
-              HasSubstr("copy_a.jsonl:2: line 1, column 16: malformed JSON"));
+  ASSERT_TRUE(registry.ok()) << registry.status();
+  EXPECT_THAT(Problems(**registry), HasSubstr("copy_a.jsonl:2: line 1, column 16: malformed JSON"));
 }
 
-TEST_F(DatasetTest, RejectsLineOfAnotherDefinition) {
-  AddDefinition(root_, "copy_a", {WorkloadLine("copy_b", kUuid1, 8)});
-  auto registry = Load();
-  ASSERT_EQ(registry.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(
-      std::string(registry.status().message()),
-      HasSubstr("copy_a.jsonl:1: field \"definition\": value \"copy_b\": must name "
-                "this file's definition, \"copy_a\""));
-}
-
-TEST_F(DatasetTest, RejectsWorkloadMissingAVarAxis) {
+TEST_F(DatasetTest, AWorkloadMissingAVarAxisIsAProblem) {
   AddDefinition(
       root_, "copy_a",
       {R"({"definition": "copy_a", "workload": {"uuid": ")" + std::string(kUuid1) +
        R"(", "axes": {}, "inputs": {"x": {"type": "random"}}}})"});
   auto registry = Load();
-  ASSERT_EQ(registry.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(
-      std::string(registry.status().message()),
-      HasSubstr("copy_a.jsonl:1: field \"workload.axes.N\": value null: var axis has "
-                "no value"));
+  ASSERT_TRUE(registry.ok()) << registry.status();
+  EXPECT_THAT(Problems(**registry),
+              HasSubstr("copy_a.jsonl:1: field \"workload.axes.N\": value null: var axis has "
+                        "no value"));
 }
 
-TEST_F(DatasetTest, RejectsDuplicateUuidWithinADefinition) {
+TEST_F(DatasetTest, ARepeatedIdOfOneDefinitionSkipsTheFile) {
   AddDefinition(root_, "copy_a",
                 {WorkloadLine("copy_a", kUuid1, 8), WorkloadLine("copy_a", kUuid1, 16)});
   auto registry = Load();
-  ASSERT_EQ(registry.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(registry.status().message()),
-              HasSubstr(absl::StrCat("copy_a.jsonl:2: field \"workload.uuid\": value \"",
-                                     kUuid1, "\": duplicate uuid (first used at ")));
-  EXPECT_THAT(std::string(registry.status().message()), HasSubstr("copy_a.jsonl:1)"));
+  ASSERT_TRUE(registry.ok()) << registry.status();
+  EXPECT_THAT(Problems(**registry),
+              HasSubstr(absl::StrCat("copy_a.jsonl:2: field \"workload.uuid\": value \"", kUuid1,
+                                     "\": duplicate id for this definition")));
+  EXPECT_TRUE((*(*registry)->Find("copy_a"))->workloads.empty());
 }
 
-TEST_F(DatasetTest, RejectsDuplicateUuidAcrossDefinitions) {
+TEST_F(DatasetTest, OneIdMayServeTwoDefinitions) {
   AddDefinition(root_, "copy_a", {WorkloadLine("copy_a", kUuid1, 8)});
   AddDefinition(root_, "copy_b", {WorkloadLine("copy_b", kUuid1, 8)});
   auto registry = Load();
-  ASSERT_EQ(registry.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(registry.status().message()), HasSubstr("copy_b.jsonl:1"));
-  EXPECT_THAT(std::string(registry.status().message()), HasSubstr("duplicate uuid"));
+  ASSERT_TRUE(registry.ok()) << registry.status();
+  EXPECT_THAT((*registry)->problems(), ElementsAre());
 }
 
-TEST_F(DatasetTest, RejectsWorkloadsWithoutDefinition) {
+TEST_F(DatasetTest, WorkloadsOfAnUndefinedNameAreListed) {
   AddDefinition(root_, "copy_a", {WorkloadLine("copy_a", kUuid1, 8)});
-  Write(root_ / "workloads" / "copy" / "copy_old.jsonl",
-        WorkloadLine("copy_old", kUuid2, 8));
+  Write(root_ / "workloads" / "copy" / "copy_old.jsonl", WorkloadLine("copy_old", kUuid2, 8));
   auto registry = Load();
-  ASSERT_EQ(registry.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(registry.status().message()),
-              HasSubstr("copy_old.jsonl: workloads without a definition"));
+  ASSERT_TRUE(registry.ok()) << registry.status();
+  EXPECT_THAT(Problems(**registry),
+              HasSubstr("copy_old.jsonl: workloads of 'copy_old', which this dataset does not "
+                        "define (skipped)"));
 }
 
-TEST_F(DatasetTest, LaterRootMayNotRedefineAName) {
+TEST_F(DatasetTest, ALaterRootMayNotRedefineAName) {
   const fs::path second = root_ / "second";
   AddDefinition(root_ / "first", "copy_a", {WorkloadLine("copy_a", kUuid1, 8)});
   AddDefinition(second, "copy_a", {WorkloadLine("copy_a", kUuid2, 8)});
-  auto registry = DefinitionRegistry::Load({(root_ / "first").string(), second.string()});
-  ASSERT_EQ(registry.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(registry.status().message()),
-              HasSubstr("definition 'copy_a' is already defined by "));
-  EXPECT_THAT(
-      std::string(registry.status().message()),
-      HasSubstr((root_ / "first" / "definitions" / "copy" / "copy_a.json").string()));
+  AddDefinition(second, "copy_b", {WorkloadLine("copy_b", kUuid2, 8)});
+  auto registry = DefinitionRegistry::Load({{(root_ / "first").string(), second.string()}});
+  ASSERT_TRUE(registry.ok()) << registry.status();
+  EXPECT_EQ((*(*registry)->Find("copy_a"))->workloads[0].uuid, kUuid1);
+  EXPECT_THAT(Problems(**registry), HasSubstr("definition 'copy_a' is already defined by "));
+  EXPECT_THAT(Problems(**registry),
+              HasSubstr((root_ / "first" / "definitions" / "copy" / "copy_a.json").string()));
+}
+
+TEST_F(DatasetTest, ABundledNameIsReplacedOnlyWhenTheUserPrefersTheDataset) {
+  AddDefinition(root_, "gemm_n7168_k5120", {WorkloadLine("gemm_n7168_k5120", kUuid1, 8)}, "gemm");
+  auto registry = Load();
+  ASSERT_TRUE(registry.ok()) << registry.status();
+  EXPECT_EQ((*(*registry)->Find("gemm_n7168_k5120"))->dataset, "bundled");
+  EXPECT_THAT(Problems(**registry), HasSubstr("pass --prefer-dataset to use the dataset's"));
+  registry = Load(/*prefer=*/true);
+  ASSERT_TRUE(registry.ok()) << registry.status();
+  EXPECT_EQ((*(*registry)->Find("gemm_n7168_k5120"))->dataset, root_.string());
+  EXPECT_THAT((*registry)->problems(), ElementsAre());
+}
+
+TEST_F(DatasetTest, SafetensorsPathsResolveAgainstTheDatasetRoot) {
+  nlohmann::json line = nlohmann::json::parse(WorkloadLine("copy_a", kUuid1, 8));
+  line["workload"]["inputs"]["x"] = {{"type", "safetensors"},
+                                     {"path", "./blob/workloads/copy/copy_a/x.safetensors"},
+                                     {"tensor_key", "x"}};
+  AddDefinition(root_, "copy_a", {line.dump()});
+  auto registry = Load();
+  ASSERT_TRUE(registry.ok()) << registry.status();
+  const InputSource& x = (*(*registry)->Find("copy_a"))->workloads[0].inputs.at("x");
+  EXPECT_EQ(x.resolved_path, (root_ / "blob/workloads/copy/copy_a/x.safetensors").string());
 }
 
 TEST_F(DatasetTest, MergesRootsAndTheBundledSet) {
   AddDefinition(root_, "copy_a", {WorkloadLine("copy_a", kUuid1, 8)});
-  auto registry =
-      DefinitionRegistry::Load({DefinitionRegistry::BundledRoot(), root_.string()});
+  auto registry = Load();
   ASSERT_TRUE(registry.ok()) << registry.status();
   EXPECT_EQ((*registry)->List().size(), 6u);
   EXPECT_TRUE((*registry)->Find("copy_a").ok());

@@ -182,7 +182,7 @@ absl::Status RunInProcess(const workloads::DefinitionRegistry& registry, bool nc
 int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
   auto registry =
-      ptxbench::workloads::DefinitionRegistry::Load({ptxbench::workloads::DefinitionRegistry::BundledRoot()});
+      ptxbench::workloads::DefinitionRegistry::Load({});
   if (!registry.ok()) {
     std::fprintf(stderr, "%s\n", registry.status().ToString().c_str());
     return 1;

@@ -9,20 +9,12 @@
 namespace ptxbench::runner {
 namespace {
 
-bool HasTag(const workloads::Definition& d, absl::string_view tag) {
-  return std::find(d.tags.begin(), d.tags.end(), tag) != d.tags.end();
-}
-
 absl::StatusOr<double> Elements(const workloads::TensorSpec& t,
                                 const std::map<std::string, int64_t>& axes) {
+  absl::StatusOr<std::vector<int64_t>> dims = workloads::TensorDims(t, axes);
+  if (!dims.ok()) return dims.status();
   double n = 1;
-  for (const std::string& axis : t.shape) {
-    auto it = axes.find(axis);
-    if (it == axes.end()) {
-      return absl::InvalidArgumentError(absl::StrCat("tensor ", t.name, ": no value for axis ", axis));
-    }
-    n *= static_cast<double>(it->second);
-  }
+  for (int64_t d : *dims) n *= static_cast<double>(d);
   return n;
 }
 
@@ -31,9 +23,9 @@ absl::StatusOr<double> Axis(const std::map<std::string, int64_t>& axes,
   if (dim >= t.shape.size()) {
     return absl::InvalidArgumentError(absl::StrCat("tensor ", t.name, " has no dimension ", dim));
   }
-  auto it = axes.find(t.shape[dim]);
-  if (it == axes.end()) return absl::InvalidArgumentError(absl::StrCat("no axis ", t.shape[dim]));
-  return static_cast<double>(it->second);
+  absl::StatusOr<std::vector<int64_t>> dims = workloads::TensorDims(t, axes);
+  if (!dims.ok()) return dims.status();
+  return static_cast<double>((*dims)[dim]);
 }
 
 absl::StatusOr<double> Flops(const workloads::Definition& d,
@@ -55,8 +47,8 @@ absl::StatusOr<double> Flops(const workloads::Definition& d,
       f *= *v;
     }
     f *= *Axis(axes, q, 2);  // S²
-    if (HasTag(d, "causal")) f /= 2;
-    if (HasTag(d, "backward")) f *= 2.5;
+    if (workloads::IsCausal(d)) f /= 2;
+    if (workloads::IsBackward(d)) f *= 2.5;
     return f;
   }
   return 0.0;

@@ -22,8 +22,8 @@ struct WorkloadCost {
 };
 
 // FLOP models (WORKLOADS.md): gemm 2·M·N·K (M, N, K from A [M,K] and the
-// output's last axis); attention forward 4·B·H·S²·D, half with the "causal"
-// tag; backward ("backward" tag) 2.5x the forward. Other op types: bytes only.
+// output's last axis); attention forward 4·B·H·S²·D, half when causal;
+// backward 2.5x the forward (workloads::IsCausal, IsBackward). Other op types: bytes only.
 // kInvalidArgument for an unknown dtype or a missing axis value.
 absl::StatusOr<WorkloadCost> CostOf(const workloads::Definition& definition,
                                     const std::map<std::string, int64_t>& axes);

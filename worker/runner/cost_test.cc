@@ -9,7 +9,7 @@ namespace {
 
 const workloads::Definition& Bundled(const std::string& name) {
   static auto* registry = [] {
-    auto r = workloads::DefinitionRegistry::Load({workloads::DefinitionRegistry::BundledRoot()});
+    auto r = workloads::DefinitionRegistry::Load({});
     EXPECT_TRUE(r.ok()) << r.status();
     return r->release();
   }();

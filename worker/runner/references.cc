@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "workloads/reference/gemm_reference.h"
@@ -56,8 +57,9 @@ absl::StatusOr<std::unique_ptr<Reference>> MakeGemm(const workloads::Definition&
         "definition ", d.name, ": the GEMM reference computes C[M,N] = A[M,K]·B[N,K]^T in "
         "bfloat16 only"));
   }
-  const int64_t m = axes.at(d.inputs[0].shape[0]), k = axes.at(d.inputs[0].shape[1]),
-                n = axes.at(d.inputs[1].shape[0]);
+  PTXB_ASSIGN_OR_RETURN(const std::vector<int64_t> a, workloads::TensorDims(d.inputs[0], axes));
+  PTXB_ASSIGN_OR_RETURN(const std::vector<int64_t> b, workloads::TensorDims(d.inputs[1], axes));
+  const int64_t m = a[0], k = a[1], n = b[0];
   PTXB_ASSIGN_OR_RETURN(std::unique_ptr<reference::CublasGemm> gemm, reference::CublasGemm::Create());
   return std::unique_ptr<Reference>(new GemmReference(std::move(gemm), static_cast<int>(m),
                                                       static_cast<int>(n), static_cast<int>(k)));
@@ -111,13 +113,17 @@ class AttentionBackwardReference final : public Reference {
   std::unique_ptr<reference::CudnnAttention> attn_;
 };
 
-bool HasTag(const workloads::Definition& d, absl::string_view tag) {
-  return std::find(d.tags.begin(), d.tags.end(), tag) != d.tags.end();
-}
-
 absl::StatusOr<std::unique_ptr<Reference>> MakeAttention(
     const workloads::Definition& d, const std::map<std::string, int64_t>& axes) {
-  const bool backward = HasTag(d, "backward");
+  const bool backward = workloads::IsBackward(d);
+  // The tags say what to compute (definition.h). A name that says causal
+  // without a tag that does is ambiguous: the native reference would compute
+  // full attention, so it is not used for such a definition.
+  if (absl::StrContains(d.name, "causal") && !workloads::IsCausal(d)) {
+    return absl::UnimplementedError(absl::StrCat(
+        "definition ", d.name, ": the name says causal but no tag does (\"causal:true\"); the "
+        "native attention reference does not guess"));
+  }
   // Forward: Q, K, V -> O, LSE. Backward: Q, K, V, O, dO, L -> dQ, dK, dV.
   // All [B,H,S,D] bf16 but the LSE/L, [B,H,S] fp32.
   const std::vector<workloads::TensorSpec>& in = d.inputs;
@@ -143,12 +149,13 @@ absl::StatusOr<std::unique_ptr<Reference>> MakeAttention(
         "attention with a [B,H,S] float32 LSE (forward: Q,K,V -> O,LSE; backward: "
         "Q,K,V,O,dO,L -> dQ,dK,dV)"));
   }
+  PTXB_ASSIGN_OR_RETURN(const std::vector<int64_t> q, workloads::TensorDims(in[0], axes));
   reference::AttentionShape shape;
-  shape.batch = static_cast<int>(axes.at(in[0].shape[0]));
-  shape.heads = static_cast<int>(axes.at(in[0].shape[1]));
-  shape.seq = static_cast<int>(axes.at(in[0].shape[2]));
-  shape.head_dim = static_cast<int>(axes.at(in[0].shape[3]));
-  shape.causal = HasTag(d, "causal");
+  shape.batch = static_cast<int>(q[0]);
+  shape.heads = static_cast<int>(q[1]);
+  shape.seq = static_cast<int>(q[2]);
+  shape.head_dim = static_cast<int>(q[3]);
+  shape.causal = workloads::IsCausal(d);
   PTXB_ASSIGN_OR_RETURN(std::unique_ptr<reference::CudnnAttention> attn,
                         reference::CudnnAttention::Create(shape));
   if (backward) return std::unique_ptr<Reference>(new AttentionBackwardReference(std::move(attn)));
@@ -181,11 +188,7 @@ absl::Status Reference::FillInputs(uint64_t seed, std::vector<TensorBuffer>& inp
 absl::StatusOr<std::unique_ptr<Reference>> MakeReference(
     const workloads::Definition& definition, const std::map<std::string, int64_t>& axes) {
   for (const workloads::TensorSpec& t : definition.inputs) {
-    for (const std::string& axis : t.shape) {
-      if (!axes.contains(axis)) {
-        return absl::InvalidArgumentError(absl::StrCat("no value for axis ", axis));
-      }
-    }
+    PTXB_RETURN_IF_ERROR(workloads::TensorDims(t, axes).status());
   }
   if (definition.op_type == "gemm") return MakeGemm(definition, axes);
 #if PTXB_HAVE_CUDNN

@@ -35,15 +35,11 @@ absl::StatusOr<TensorBuffer> Describe(const workloads::TensorSpec& spec,
   t.type = layout.type;
   t.view.dtype = layout.dtype;
   t.view.ndim = static_cast<int>(spec.shape.size());
+  PTXB_ASSIGN_OR_RETURN(const std::vector<int64_t> dims, workloads::TensorDims(spec, axes));
   t.count = 1;
-  for (size_t i = 0; i < spec.shape.size(); ++i) {
-    auto it = axes.find(spec.shape[i]);
-    if (it == axes.end()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("tensor ", spec.name, ": no value for axis ", spec.shape[i]));
-    }
-    t.view.sizes[i] = it->second;
-    t.count *= it->second;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    t.view.sizes[i] = dims[i];
+    t.count *= dims[i];
   }
   t.bytes = t.count * layout.element_bytes;
   return t;
