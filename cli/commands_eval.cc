@@ -5,6 +5,7 @@
 // vendor-library check), and it says so.
 #include <optional>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -18,6 +19,7 @@
 #include "common/hash.h"
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
+#include "workloads/solution.h"
 #include "worker/compile_only.h"
 #include "worker/gpu/device_info.h"
 #include "worker/gpu_eval.h"
@@ -34,9 +36,12 @@ absl::StatusOr<std::string> ReadKernel(const std::string& path) {
   return text;
 }
 
-std::string Language(const Invocation& inv, const std::string& path) {
+// --language, else from the file: raw PTX (.ptx), a FlashInfer-Trace
+// solution (a JSON document with "spec" and "sources"), or CUDA.
+std::string Language(const Invocation& inv, const std::string& path, const std::string& text) {
   if (inv.args.Has("language")) return inv.args.Get("language");
-  return path.size() > 4 && path.substr(path.size() - 4) == ".ptx" ? "ptx" : "cuda";
+  if (absl::EndsWith(path, ".ptx")) return "ptx";
+  return workloads::LooksLikeSolution(text) ? "solution" : "cuda";
 }
 
 void PrintText(const Invocation& inv, const v1::EvalResult& r) {
@@ -135,14 +140,27 @@ absl::StatusOr<v1::EvalResult> EvaluateThroughScheduler(const Invocation& inv,
 
 absl::Status RunEval(const Invocation& inv) {
   const std::string path = inv.args.positionals[0];
-  if (!inv.args.Has("definition")) return UsageError("eval needs --definition D");
   PTXB_ASSIGN_OR_RETURN(std::string source, ReadKernel(path));
+  const std::string language = Language(inv, path, source);
+  std::string definition = inv.args.Get("definition", "");
+  if (language == "solution") {
+    // The solution names its definition; a different --definition is a mistake.
+    absl::StatusOr<workloads::Solution> solution = workloads::ParseSolution(source, path);
+    if (!solution.ok()) return solution.status();
+    PTXB_RETURN_IF_ERROR(workloads::CheckSolutionSupported(*solution));
+    if (!definition.empty() && definition != solution->definition) {
+      return UsageError(absl::StrCat("--definition ", definition, " but the solution ", path,
+                                     " is for ", solution->definition));
+    }
+    definition = solution->definition;
+  }
+  if (definition.empty()) return UsageError("eval needs --definition D");
   PTXB_ASSIGN_OR_RETURN(auto definitions, LoadDefinitions(inv));
-  PTXB_RETURN_IF_ERROR(definitions->Find(inv.args.Get("definition")).status());
+  PTXB_RETURN_IF_ERROR(definitions->Find(definition).status());
 
   v1::EvalRequest request;
-  request.set_definition(inv.args.Get("definition"));
-  request.set_language(Language(inv, path));
+  request.set_definition(definition);
+  request.set_language(language);
   request.set_kernel_source(source);
   request.set_kernel_sha256(Sha256Hex(source));
   for (const std::string& w : inv.args.GetAll("workload")) request.add_workload_uuids(w);
@@ -248,9 +266,11 @@ void AddEvalCommand(std::vector<Command>* commands) {
         "KERNEL",
         1,
         1,
-        {{"definition", true, false, "D", "workload definition the kernel implements (required)"},
+        {{"definition", true, false, "D",
+          "workload definition the kernel implements (required but for a solution JSON)"},
          {"workload", true, true, "UUID", "only these workloads (default: all)"},
-         {"language", true, false, "cuda|ptx", "kernel language (default: from the file name)"},
+         {"language", true, false, "cuda|solution|ptx",
+          "kernel form (default: .ptx is PTX, a solution JSON a solution, else CUDA)"},
          kDatasetFlag,
          kPreferDatasetFlag,
          {"cache-dir", true, false, "DIR", "build cache folder (default: none)"},

@@ -72,5 +72,47 @@ TEST_F(EvalCommandTest, BuildsPrintsTheEnvelopeAndUsesTheExitCodes) {
   EXPECT_EQ(Run({"eval", "/nonexistent/kernel.cu", "--definition", "gemm_n7168_k5120"}).code, 1);
 }
 
+TEST_F(EvalCommandTest, ASolutionJsonNamesItsOwnDefinition) {
+  // A FlashInfer-Trace solution in the TVM-FFI style: two files, its entry point.
+  nlohmann::json solution = {
+      {"name", "copy_gemm"},
+      {"definition", "gemm_n7168_k5120"},
+      {"author", "test"},
+      {"spec",
+       {{"language", "cuda"},
+        {"target_hardware", {"H100"}},
+        {"entry_point", "main.cu::run"},
+        {"destination_passing_style", true}}},
+      {"sources",
+       {{{"path", "tile.h"}, {"content", "#pragma once\nconstexpr int kTile = 32;\n"}},
+        {{"path", "main.cu"},
+         {"content", R"(#include <tvm/ffi/tvm_ffi.h>
+#include <tvm/ffi/extra/c_env_api.h>
+#include "tile.h"
+__global__ void touch(char* c) { c[threadIdx.x] = 0; }
+void run(tvm::ffi::TensorView A, tvm::ffi::TensorView B, tvm::ffi::TensorView C) {
+  auto stream = static_cast<cudaStream_t>(TVMFFIEnvGetStream(C.device().device_type, C.device().device_id));
+  touch<<<1, kTile, 0, stream>>>(static_cast<char*>(C.data_ptr()));
+}
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(run, run);
+)"}}}}};
+  std::string path = Write("eval_solution.json", solution.dump(2));
+  Result r = Run({"eval", path, "--json"});
+  ASSERT_EQ(r.code, 0) << r.err << r.out;
+  nlohmann::json e = nlohmann::json::parse(r.out);
+  EXPECT_EQ(e["status"], "COMPILED") << e.dump(2);
+  EXPECT_EQ(e["definition"], "gemm_n7168_k5120");
+
+  Result other = Run({"eval", path, "--definition", "mha_with_lse_d128"});
+  EXPECT_EQ(other.code, 2);
+  EXPECT_NE(other.err.find("is for gemm_n7168_k5120"), std::string::npos) << other.err;
+
+  solution["spec"]["binding"] = "torch";
+  Result torch = Run({"eval", Write("eval_torch.json", solution.dump()), "--json"});
+  EXPECT_EQ(torch.code, 1);
+  EXPECT_NE(torch.err.find("spec.binding \"torch\" is not supported"), std::string::npos)
+      << torch.err;
+}
+
 }  // namespace
 }  // namespace ptxbench::cli

@@ -52,9 +52,10 @@ struct CompilerOptions {
 };
 
 struct CompileRequest {
+  // The kernel source, or for "solution" the FlashInfer-Trace solution JSON.
   std::string source;
-  std::string language;  // "cuda" | "ptx"
-  // The run() signature comes from it; required for "cuda". Not owned.
+  std::string language;  // "cuda" | "solution" | "ptx" (worker/compile/submission.h)
+  // The run() signature comes from it; required but for "ptx". Not owned.
   const workloads::Definition* definition = nullptr;
 };
 
@@ -84,11 +85,6 @@ class Compiler {
   // The identifying lines of `tool --version` (nvcc or ptxas), e.g.
   // "Cuda compilation tools, release 13.0, V13.0.88; Build cuda_13.0.r13.0/...".
   static absl::StatusOr<std::string> ToolkitVersion(const std::string& nvcc);
-
-  // The trampoline source generated for `definition` (see kernel_abi.h).
-  static std::string Trampoline(const workloads::Definition& definition);
-  // The run() declaration the definition expects, as a model should write it.
-  static std::string ExpectedSignature(const workloads::Definition& definition);
 
  private:
   absl::StatusOr<std::string> CachedVersion(const std::string& tool);

@@ -1,4 +1,5 @@
 #include "worker/compile/compiler.h"
+#include "worker/compile/testing/vector_add.h"
 
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -68,14 +69,7 @@ DONE:
 }
 )";
 
-workloads::Definition AddDefinition() {
-  workloads::Definition d;
-  d.name = "vector_add";
-  d.axes = {{"N", false, 0}};
-  d.inputs = {{"A", {"N"}, false, "float32"}, {"B", {"N"}, false, "float32"}};
-  d.outputs = {{"C", {"N"}, false, "float32"}};
-  return d;
-}
+workloads::Definition AddDefinition() { return testing::VectorAddDefinition(); }
 
 std::string MakeTempDir() {
   std::string tmpl = (fs::temp_directory_path() / "compiler_test-XXXXXX").string();
@@ -312,19 +306,6 @@ TEST(CompilerInfraTest, BadRequestsAreInvalidArgument) {
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(compiler.Compile({"x", "cuda", nullptr}).status().code(),
             absl::StatusCode::kInvalidArgument);
-}
-
-TEST(CompilerInfraTest, TrampolineMatchesDefinitionArity) {
-  workloads::Definition d = AddDefinition();
-  std::string t = Compiler::Trampoline(d);
-  EXPECT_THAT(t, HasSubstr("void run(const ptxb::Tensor& A, const ptxb::Tensor& B, "
-                           "ptxb::Tensor& C, cudaStream_t stream);"));
-  EXPECT_THAT(t, HasSubstr("if (count != 3) return PTXB_ENTRY_BAD_COUNT;"));
-  EXPECT_THAT(
-      t,
-      HasSubstr("run(*tensors[0], *tensors[1], const_cast<ptxb::Tensor&>(*tensors[2]), stream);"));
-  d.inputs[0].name = "not an identifier";
-  EXPECT_THAT(Compiler::ExpectedSignature(d), HasSubstr("const ptxb::Tensor& t0,"));
 }
 
 TEST(CompilerInfraTest, ToolkitVersionNamesRelease) {

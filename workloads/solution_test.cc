@@ -1,0 +1,110 @@
+#include "workloads/solution.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace ptxbench::workloads {
+namespace {
+
+using ::testing::HasSubstr;
+
+// A two-file CUDA solution in the TVM-FFI style; tests change one field.
+nlohmann::ordered_json ValidSolution() {
+  return nlohmann::ordered_json::parse(R"({
+    "name": "tiled_gemm", "definition": "gemm_n7168_k5120", "author": "me",
+    "spec": {"language": "cuda", "target_hardware": ["H100"],
+             "entry_point": "gemm.cu::run", "dependencies": [],
+             "destination_passing_style": true},
+    "sources": [{"path": "include/tile.h", "content": "#pragma once\n"},
+                {"path": "gemm.cu", "content": "#include \"include/tile.h\"\n"}],
+    "description": "unknown fields are fine"
+  })");
+}
+
+absl::StatusOr<Solution> Parse(const nlohmann::ordered_json& doc) {
+  return ParseSolution(doc.dump(), "sol.json");
+}
+
+TEST(SolutionTest, ParsesEveryField) {
+  auto s = Parse(ValidSolution());
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->name, "tiled_gemm");
+  EXPECT_EQ(s->definition, "gemm_n7168_k5120");
+  EXPECT_EQ(s->language, "cuda");
+  EXPECT_EQ(s->entry_file, "gemm.cu");
+  EXPECT_EQ(s->entry_symbol, "run");
+  EXPECT_TRUE(s->destination_passing_style);
+  EXPECT_EQ(s->binding, "");
+  ASSERT_EQ(s->sources.size(), 2u);
+  EXPECT_EQ(s->sources[0].path, "include/tile.h");
+  EXPECT_TRUE(CheckSolutionSupported(*s).ok());
+  EXPECT_TRUE(LooksLikeSolution(ValidSolution().dump()));
+  EXPECT_FALSE(LooksLikeSolution("#include <cuda.h>\n"));
+}
+
+TEST(SolutionTest, SourcePathsStayInsideTheBuildFolder) {
+  for (const char* bad : {"/etc/passwd", "../x.cu", "a/../../x.cu", "./x.cu", "a//b.cu", "x y.cu",
+                          "trampoline.cpp"}) {
+    auto doc = ValidSolution();
+    doc["sources"][1]["path"] = bad;
+    doc["spec"]["entry_point"] = std::string(bad) + "::run";
+    auto s = Parse(doc);
+    ASSERT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_THAT(std::string(s.status().message()), HasSubstr("field \"sources[1].path\"")) << bad;
+  }
+}
+
+TEST(SolutionTest, TheEntryPointNamesASourceAndAFunction) {
+  auto doc = ValidSolution();
+  doc["spec"]["entry_point"] = "main.cu::run";
+  EXPECT_THAT(std::string(Parse(doc).status().message()),
+              HasSubstr("names no source (sources: gemm.cu, include/tile.h)"));
+  doc["spec"]["entry_point"] = "gemm.cu";
+  EXPECT_THAT(std::string(Parse(doc).status().message()),
+              HasSubstr("must be \"<file>::<function>\""));
+}
+
+TEST(SolutionTest, RepeatedPathsAndMissingFieldsAreRefused) {
+  auto doc = ValidSolution();
+  doc["sources"][0]["path"] = "gemm.cu";
+  EXPECT_THAT(std::string(Parse(doc).status().message()), HasSubstr("repeats a path"));
+  doc = ValidSolution();
+  doc.erase("author");
+  EXPECT_THAT(std::string(Parse(doc).status().message()),
+              HasSubstr("field \"author\": value null: required field is missing"));
+  doc = ValidSolution();
+  doc["sources"] = nlohmann::ordered_json::array();
+  EXPECT_FALSE(Parse(doc).ok());
+}
+
+TEST(SolutionTest, UnsupportedFormsAreRefusedNamingTheField) {
+  struct Case {
+    const char* field;
+    nlohmann::ordered_json value;
+    const char* message;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"language", "triton", "spec.language \"triton\" is not supported"},
+           {"binding", "torch", "spec.binding \"torch\" is not supported"},
+           {"destination_passing_style", false, "spec.destination_passing_style false"}}) {
+    auto doc = ValidSolution();
+    doc["spec"][c.field] = c.value;
+    auto s = Parse(doc);
+    ASSERT_TRUE(s.ok()) << s.status();
+    absl::Status supported = CheckSolutionSupported(*s);
+    EXPECT_EQ(supported.code(), absl::StatusCode::kUnimplemented) << c.field;
+    EXPECT_THAT(std::string(supported.message()), HasSubstr(c.message));
+  }
+  auto doc = ValidSolution();
+  doc["sources"][1]["path"] = "gemm.cuh";
+  doc["spec"]["entry_point"] = "gemm.cuh::run";
+  auto s = Parse(doc);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_THAT(std::string(CheckSolutionSupported(*s).message()), HasSubstr("no source to compile"));
+}
+
+}  // namespace
+}  // namespace ptxbench::workloads
