@@ -99,6 +99,8 @@ nlohmann::json EvalEnvelope(const EvalContext& c, const v1::EvalResult& result) 
       {"ptx", ptx},
       {"traces", traces},
       {"simulated", result.simulated()},
+      {"dataset", result.dataset()},
+      {"definition_version", result.definition_version()},
   };
   if (infra) out["error"] = result.error();
   return out;

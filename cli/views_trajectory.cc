@@ -111,6 +111,10 @@ void AppendEval(std::string* out, const v1::EvalResult& e, bool full) {
   }
   if (e.simulated()) absl::StrAppend(out, "  [SIMULATED]");
   absl::StrAppend(out, "\n");
+  if (full && !e.definition_version().empty()) {
+    absl::StrAppend(out, "  definition version ", e.definition_version().substr(0, 12), " (",
+                    e.dataset(), ")\n");
+  }
   if (!e.error().empty()) absl::StrAppend(out, "  error: ", OneLine(e.error(), 200), "\n");
   for (const v1::WorkloadTrace& t : e.traces()) {
     std::vector<std::string> axes;

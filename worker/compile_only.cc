@@ -23,6 +23,8 @@ CompiledKernel CompileForEvaluation(Compiler& compiler,
     result.set_error(std::string(definition.status().message()));
     return k;
   }
+  result.set_dataset((*definition)->dataset);
+  result.set_definition_version((*definition)->version);
   CompileRequest compile{request.kernel_source(), request.language(), *definition};
   absl::StatusOr<CompileResult> built = compiler.Compile(compile);
   if (!built.ok()) {

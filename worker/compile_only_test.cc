@@ -84,6 +84,9 @@ TEST_F(CompileOnlyTest, BuildsAndReportsResourcesButNeverPasses) {
   EXPECT_GT(r.resources(0).registers(), 0);
   EXPECT_FALSE(r.ptx().sha256().empty());
   EXPECT_NE(r.toolkit_version().find("13.0"), std::string::npos) << r.toolkit_version();
+  // The result says which definition it was judged against.
+  EXPECT_EQ(r.dataset(), "bundled");
+  EXPECT_EQ(r.definition_version().size(), 64u);
 }
 
 TEST_F(CompileOnlyTest, BrokenKernelIsCompileErrorAndFullModeIsRefused) {
