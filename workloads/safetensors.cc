@@ -1,0 +1,127 @@
+#include "workloads/safetensors.h"
+
+#include <cstring>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/file.h"
+#include "common/status_macros.h"
+
+namespace ptxbench::workloads {
+namespace {
+
+// A header larger than this is not a dataset's: refuse rather than parse.
+constexpr uint64_t kMaxHeaderBytes = uint64_t{100} << 20;
+
+// The file's dtype names and the FlashInfer-Trace names they hold, with
+// the bits per element.
+struct DtypeInfo {
+  const char* file_name;
+  const char* trace_name;
+  int bits;
+};
+constexpr DtypeInfo kDtypes[] = {
+    {"F32", "float32", 32},         {"F16", "float16", 16},         {"BF16", "bfloat16", 16},
+    {"F8_E4M3", "float8_e4m3fn", 8}, {"F8_E5M2", "float8_e5m2", 8}, {"F4", "float4_e2m1", 4},
+    {"I64", "int64", 64},           {"I32", "int32", 32},           {"I16", "int16", 16},
+    {"I8", "int8", 8},              {"BOOL", "bool", 8},            {"F64", "", 64},
+    {"U8", "", 8},                  {"U16", "", 16},                {"U32", "", 32},
+    {"U64", "", 64}};
+
+const DtypeInfo* FindDtype(absl::string_view file_name) {
+  for (const DtypeInfo& d : kDtypes) {
+    if (file_name == d.file_name) return &d;
+  }
+  return nullptr;
+}
+
+absl::Status Bad(absl::string_view origin, absl::string_view what) {
+  return absl::InvalidArgumentError(absl::StrCat(origin, ": not a valid safetensors file: ", what));
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<SafetensorsEntry>> ParseSafetensorsHeader(absl::string_view bytes,
+                                                                     absl::string_view origin) {
+  if (bytes.size() < 8) return Bad(origin, "shorter than its 8-byte header length");
+  uint64_t header_size = 0;
+  for (int i = 7; i >= 0; --i) header_size = (header_size << 8) | static_cast<uint8_t>(bytes[i]);
+  if (header_size > kMaxHeaderBytes || header_size > bytes.size() - 8) {
+    return Bad(origin, absl::StrCat("header of ", header_size, " bytes in a file of ", bytes.size()));
+  }
+  const uint64_t data_size = bytes.size() - 8 - header_size;
+  nlohmann::json header =
+      nlohmann::json::parse(bytes.substr(8, header_size), nullptr, /*allow_exceptions=*/false);
+  if (header.is_discarded() || !header.is_object()) return Bad(origin, "the header is not a JSON object");
+  std::vector<SafetensorsEntry> out;
+  for (const auto& [key, value] : header.items()) {
+    if (key == "__metadata__") continue;
+    const std::string where = absl::StrCat("tensor \"", key, "\"");
+    if (!value.is_object() || !value.contains("dtype") || !value.contains("shape") ||
+        !value.contains("data_offsets") || !value["dtype"].is_string() ||
+        !value["shape"].is_array() || !value["data_offsets"].is_array() ||
+        value["data_offsets"].size() != 2) {
+      return Bad(origin, absl::StrCat(where, " lacks dtype, shape or data_offsets"));
+    }
+    SafetensorsEntry e;
+    e.key = key;
+    e.dtype = value["dtype"].get<std::string>();
+    const DtypeInfo* info = FindDtype(e.dtype);
+    if (info == nullptr) return Bad(origin, absl::StrCat(where, " has the unknown dtype ", e.dtype));
+    unsigned __int128 elements = 1;
+    for (const auto& dim : value["shape"]) {
+      if (!dim.is_number_unsigned()) return Bad(origin, absl::StrCat(where, " has a bad shape"));
+      e.shape.push_back(dim.get<int64_t>());
+      elements *= dim.get<uint64_t>();
+      if (elements > (static_cast<unsigned __int128>(1) << 62)) return Bad(origin, absl::StrCat(where, " is too large"));
+    }
+    for (const auto& o : value["data_offsets"]) {
+      if (!o.is_number_unsigned()) return Bad(origin, absl::StrCat(where, " has bad data_offsets"));
+    }
+    e.begin = value["data_offsets"][0].get<uint64_t>();
+    e.end = value["data_offsets"][1].get<uint64_t>();
+    if (e.begin > e.end || e.end > data_size) {
+      return Bad(origin, absl::StrCat(where, " lies outside the data (", e.begin, "..", e.end, " of ",
+                                      data_size, " bytes)"));
+    }
+    const unsigned __int128 expected = (elements * info->bits + 7) / 8;
+    if (expected != e.end - e.begin) {
+      return Bad(origin, absl::StrCat(where, " has ", e.end - e.begin, " bytes for ",
+                                      static_cast<uint64_t>(expected), " bytes of data"));
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+absl::StatusOr<std::string> LoadSafetensorsTensor(const std::string& path, const std::string& key,
+                                                  const std::string& dtype,
+                                                  const std::vector<int64_t>& dims) {
+  absl::StatusOr<std::string> bytes = ReadFile(path);
+  if (!bytes.ok()) return absl::NotFoundError(absl::StrCat(path, ": cannot be read"));
+  PTXB_ASSIGN_OR_RETURN(std::vector<SafetensorsEntry> entries, ParseSafetensorsHeader(*bytes, path));
+  for (const SafetensorsEntry& e : entries) {
+    if (e.key != key) continue;
+    const DtypeInfo* info = FindDtype(e.dtype);
+    if (dtype != info->trace_name) {
+      return absl::InvalidArgumentError(absl::StrCat(path, ": tensor \"", key, "\" is ", e.dtype,
+                                                     ", the definition declares ", dtype));
+    }
+    if (e.shape != dims) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ": tensor \"", key, "\" has shape [", absl::StrJoin(e.shape, ", "),
+          "], the workload needs [", absl::StrJoin(dims, ", "), "]"));
+    }
+    uint64_t header_size = 0;
+    for (int i = 7; i >= 0; --i) header_size = (header_size << 8) | static_cast<uint8_t>((*bytes)[i]);
+    return bytes->substr(8 + header_size + e.begin, e.end - e.begin);
+  }
+  std::vector<std::string> keys;
+  for (const SafetensorsEntry& e : entries) keys.push_back(e.key);
+  return absl::NotFoundError(absl::StrCat(path, ": no tensor \"", key, "\" (it has: ",
+                                          absl::StrJoin(keys, ", "), ")"));
+}
+
+}  // namespace ptxbench::workloads

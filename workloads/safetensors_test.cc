@@ -1,0 +1,99 @@
+#include "workloads/safetensors.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace ptxbench::workloads {
+namespace {
+
+using ::testing::HasSubstr;
+
+// A safetensors file: the header length (8 bytes, little endian), the
+// header, the data.
+std::string Pack(const nlohmann::json& header, const std::string& data) {
+  const std::string text = header.dump();
+  std::string out(8, '\0');
+  for (int i = 0; i < 8; ++i) out[i] = static_cast<char>((text.size() >> (8 * i)) & 0xff);
+  return out + text + data;
+}
+
+class SafetensorsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = (std::filesystem::path(::testing::TempDir()) /
+             ("safetensors_test_" + std::to_string(getpid()) + ".safetensors"))
+                .string();
+    // indptr: int32 [3] = {0, 2, 5}; scale: bf16 [2, 2].
+    std::string data(12 + 8, '\0');
+    const int32_t indptr[3] = {0, 2, 5};
+    std::memcpy(data.data(), indptr, 12);
+    for (int i = 0; i < 8; ++i) data[12 + i] = static_cast<char>(i + 1);
+    std::ofstream(path_, std::ios::binary)
+        << Pack({{"__metadata__", {{"format", "pt"}}},
+                 {"indptr", {{"dtype", "I32"}, {"shape", {3}}, {"data_offsets", {0, 12}}}},
+                 {"scale", {{"dtype", "BF16"}, {"shape", {2, 2}}, {"data_offsets", {12, 20}}}}},
+                data);
+  }
+  void TearDown() override { std::filesystem::remove(path_); }
+  std::string path_;
+};
+
+TEST_F(SafetensorsTest, ATensorIsReadExactlyAsDeclared) {
+  auto bytes = LoadSafetensorsTensor(path_, "indptr", "int32", {3});
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  ASSERT_EQ(bytes->size(), 12u);
+  int32_t values[3];
+  std::memcpy(values, bytes->data(), 12);
+  EXPECT_EQ(values[2], 5);
+  auto scale = LoadSafetensorsTensor(path_, "scale", "bfloat16", {2, 2});
+  ASSERT_TRUE(scale.ok()) << scale.status();
+  EXPECT_EQ((*scale)[7], 8);
+}
+
+TEST_F(SafetensorsTest, ADifferentDtypeShapeOrKeyIsNamed) {
+  auto dtype = LoadSafetensorsTensor(path_, "indptr", "int64", {3});
+  EXPECT_THAT(std::string(dtype.status().message()),
+              HasSubstr("tensor \"indptr\" is I32, the definition declares int64"));
+  auto shape = LoadSafetensorsTensor(path_, "scale", "bfloat16", {4});
+  EXPECT_THAT(std::string(shape.status().message()),
+              HasSubstr("has shape [2, 2], the workload needs [4]"));
+  auto key = LoadSafetensorsTensor(path_, "nope", "int32", {3});
+  EXPECT_EQ(key.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(std::string(key.status().message()), HasSubstr("(it has: indptr, scale)"));
+  EXPECT_EQ(LoadSafetensorsTensor(path_ + ".missing", "x", "int32", {1}).status().code(),
+            absl::StatusCode::kNotFound);
+}
+
+TEST(SafetensorsHeaderTest, InconsistentFilesAreRefused) {
+  const nlohmann::json ok = {{"t", {{"dtype", "F32"}, {"shape", {2}}, {"data_offsets", {0, 8}}}}};
+  EXPECT_TRUE(ParseSafetensorsHeader(Pack(ok, std::string(8, 'x')), "f").ok());
+  // Data shorter than the offsets say.
+  EXPECT_THAT(std::string(ParseSafetensorsHeader(Pack(ok, "xx"), "f").status().message()),
+              HasSubstr("lies outside the data"));
+  // A byte count that does not match the shape and dtype.
+  nlohmann::json wrong = ok;
+  wrong["t"]["shape"] = {3};
+  EXPECT_THAT(std::string(ParseSafetensorsHeader(Pack(wrong, std::string(8, 'x')), "f")
+                              .status()
+                              .message()),
+              HasSubstr("has 8 bytes for 12 bytes of data"));
+  // A header length beyond the file, and garbage.
+  EXPECT_FALSE(ParseSafetensorsHeader(std::string("\xff\xff\xff\xff\xff\xff\xff\x7f{}", 10), "f").ok());
+  EXPECT_FALSE(ParseSafetensorsHeader("short", "f").ok());
+  nlohmann::json unknown = ok;
+  unknown["t"]["dtype"] = "Q7";
+  EXPECT_THAT(std::string(ParseSafetensorsHeader(Pack(unknown, std::string(8, 'x')), "f")
+                              .status()
+                              .message()),
+              HasSubstr("unknown dtype Q7"));
+}
+
+}  // namespace
+}  // namespace ptxbench::workloads
