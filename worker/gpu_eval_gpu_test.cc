@@ -109,6 +109,29 @@ TEST_F(GpuEvalTest, CorrectKernelPassesWithTimesAndRoofline) {
   }
 }
 
+TEST_F(GpuEvalTest, ATvmFfiTmaGemmPassesUnchangedOnEveryWorkload) {
+  // A kernel in the TVM-FFI style of FlashInfer-Bench / PTXBench, feeding
+  // shared memory by TMA (driver-API tensor maps): as written, every workload.
+  v1::EvalRequest request;
+  request.set_definition(kGemm);
+  request.set_language("cuda");
+  request.set_kernel_source(
+      ReadFile(DataDir() + "/worker/testdata/tvm_ffi/tma_gemm.cu").value_or(""));
+  request.set_kernel_sha256(Sha256Hex(request.kernel_source()));
+  request.set_mode(v1::FULL);
+  bool suspect = true;
+  v1::EvalResult r = Evaluator(absl::Minutes(8)).Evaluate(request, gpu_, &suspect);
+  for (const v1::WorkloadTrace& t : r.traces()) {
+    std::cout << "tma_gemm.cu | " << t.workload_uuid() << " " << v1::EvalStatus_Name(t.status())
+              << " latency " << t.latency_ms() << " ms, reference " << t.reference_latency_ms()
+              << " ms, max abs " << t.max_abs_error() << "\n";
+  }
+  ASSERT_EQ(r.status(), v1::PASSED) << r.compile_log() << r.error();
+  EXPECT_EQ(r.traces_size(), 5);
+  EXPECT_FALSE(suspect);
+  EXPECT_GT(r.ptx().instruction_counts().at("cp.async.bulk."), 0);
+}
+
 TEST_F(GpuEvalTest, RawPtxKernelRunsThroughItsLaunchSpecAndPasses) {
   v1::EvalRequest r = Request("correct.ptx");
   r.set_language("ptx");
