@@ -37,6 +37,13 @@ const DtypeInfo* FindDtype(absl::string_view file_name) {
   return nullptr;
 }
 
+// The header's length: the first 8 bytes, little endian (bytes.size() >= 8).
+uint64_t HeaderSize(absl::string_view bytes) {
+  uint64_t size = 0;
+  for (int i = 7; i >= 0; --i) size = (size << 8) | static_cast<uint8_t>(bytes[i]);
+  return size;
+}
+
 absl::Status Bad(absl::string_view origin, absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat(origin, ": not a valid safetensors file: ", what));
 }
@@ -46,8 +53,7 @@ absl::Status Bad(absl::string_view origin, absl::string_view what) {
 absl::StatusOr<std::vector<SafetensorsEntry>> ParseSafetensorsHeader(absl::string_view bytes,
                                                                      absl::string_view origin) {
   if (bytes.size() < 8) return Bad(origin, "shorter than its 8-byte header length");
-  uint64_t header_size = 0;
-  for (int i = 7; i >= 0; --i) header_size = (header_size << 8) | static_cast<uint8_t>(bytes[i]);
+  const uint64_t header_size = HeaderSize(bytes);
   if (header_size > kMaxHeaderBytes || header_size > bytes.size() - 8) {
     return Bad(origin, absl::StrCat("header of ", header_size, " bytes in a file of ", bytes.size()));
   }
@@ -114,9 +120,7 @@ absl::StatusOr<std::string> LoadSafetensorsTensor(const std::string& path, const
           path, ": tensor \"", key, "\" has shape [", absl::StrJoin(e.shape, ", "),
           "], the workload needs [", absl::StrJoin(dims, ", "), "]"));
     }
-    uint64_t header_size = 0;
-    for (int i = 7; i >= 0; --i) header_size = (header_size << 8) | static_cast<uint8_t>((*bytes)[i]);
-    return bytes->substr(8 + header_size + e.begin, e.end - e.begin);
+    return bytes->substr(8 + HeaderSize(*bytes) + e.begin, e.end - e.begin);
   }
   std::vector<std::string> keys;
   for (const SafetensorsEntry& e : entries) keys.push_back(e.key);

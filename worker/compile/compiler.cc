@@ -262,6 +262,17 @@ absl::StatusOr<std::string> Compiler::ToolkitVersion(const std::string& nvcc) {
   return absl::StrJoin(lines, "; ");
 }
 
+absl::StatusOr<std::string> Compiler::CachedAbiHeaders() {
+  {
+    absl::MutexLock lock(&mu_);
+    if (!abi_headers_.empty()) return abi_headers_;
+  }
+  PTXB_ASSIGN_OR_RETURN(std::string headers, ReadAbiHeaders(options_.abi_include_dir));
+  absl::MutexLock lock(&mu_);
+  abi_headers_ = headers;
+  return headers;
+}
+
 absl::StatusOr<std::string> Compiler::CachedVersion(const std::string& tool) {
   {
     absl::MutexLock lock(&mu_);
@@ -307,7 +318,7 @@ absl::StatusOr<CompileResult> Compiler::Compile(const CompileRequest& request) {
   std::vector<std::string> build_argv;
   std::vector<std::vector<std::string>> ptx_steps;
   if (cuda) {
-    PTXB_ASSIGN_OR_RETURN(abi_headers, ReadAbiHeaders(options_.abi_include_dir));
+    PTXB_ASSIGN_OR_RETURN(abi_headers, CachedAbiHeaders());
     const std::string include =
         absl::StrCat("-I", options_.sandbox.enabled ? kSandboxAbiDir : options_.abi_include_dir);
     build_argv = {options_.nvcc,  "-shared",    "-O3", "-gencode", "arch=compute_90a,code=sm_90a",

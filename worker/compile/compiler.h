@@ -88,10 +88,13 @@ class Compiler {
 
  private:
   absl::StatusOr<std::string> CachedVersion(const std::string& tool);
+  // The ABI headers' paths and texts (for the cache key), read once.
+  absl::StatusOr<std::string> CachedAbiHeaders();
 
   const CompilerOptions options_;
   absl::Mutex mu_;
   std::map<std::string, std::string> versions_ ABSL_GUARDED_BY(mu_);
+  std::string abi_headers_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace ptxbench::worker
