@@ -8,6 +8,7 @@
 #include "absl/time/clock.h"
 #include "common/status_macros.h"
 #include "worker/gpu/timing.h"
+#include "worker/runner/progress.h"
 #include "worker/runner/protocol.h"
 
 namespace ptxbench::runner {
@@ -103,10 +104,14 @@ void Bracket::ReleaseGate() {
 
 absl::Status Bracket::Close(const std::function<absl::Status(cudaStream_t)>& after) {
   const absl::Status status = [&]() -> absl::Status {
+    At("call: close: wait for done");
     PTXB_RETURN_IF_ERROR(
         CudaStatus(cudaStreamWaitEvent(stream_, done_, 0), "cudaStreamWaitEvent(done)"));
+    At("call: close: end event");
     PTXB_RETURN_IF_ERROR(CudaStatus(cudaEventRecord(end_, stream_), "cudaEventRecord(end)"));
+    At("call: close: checks");
     PTXB_RETURN_IF_ERROR(after(stream_));
+    At("call: close: marker");
     return CudaStatus(cudaEventRecord(marker_, stream_), "cudaEventRecord(marker)");
   }();
   ReleaseGate();

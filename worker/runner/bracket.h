@@ -24,6 +24,11 @@
 // synchronizes on the stream the gate holds, or loads a module) gets the
 // gate opened anyway: the call then carries its own host time (logged).
 //
+// Between Open and the end of Close the harness's stream is held by the
+// gate, so no CUDA call made there may wait for that stream: the runner
+// loads its modules eagerly (worker/runner/main.cc), as a kernel's first
+// launch would otherwise load its module there and wait for good.
+//
 // Thread-compatible; one call at a time.
 
 #include <cuda_runtime_api.h>

@@ -107,9 +107,10 @@ class Harness {
     // Every wait of the harness is bounded by the call deadline; if it is held
     // up anyway (a CUDA call of the harness that the candidate's broken
     // context blocks), the candidate host goes, which releases it.
-    StartStuckReporter(call_deadline_ + absl::Seconds(10), [host = candidate_] {
-      host->Kill(sandbox::SandboxedProcess::KillReason::kDeadline);
-    });
+    StartStuckReporter(call_deadline_ + absl::Seconds(10),
+                       [host = std::weak_ptr<WatchedHost>(candidate_)] {
+                         if (auto h = host.lock()) h->Kill(sandbox::SandboxedProcess::KillReason::kDeadline);
+                       });
     Progress("isolation ready");
 
     // 2. The GPU, and every buffer before any host runs (a host that hogs
@@ -190,6 +191,9 @@ class Harness {
     Progress("done");
     return candidate_failed_ ? kRunnerCandidateFailed : kRunnerOk;
   }
+
+  // Ends the candidate host and removes its sandbox (its cgroup).
+  void EndHosts() { candidate_.reset(); }
 
  private:
   struct Workload {
@@ -576,7 +580,16 @@ class Harness {
 }  // namespace
 
 int RunHarness(const RunnerJob& job, const std::string& private_dir, std::ostream& out) {
-  return Harness(job, private_dir, out).Run();
+  // Never destroyed: its CUDA objects are left to the process's end. A
+  // candidate whose context broke (an illegal address) never records its
+  // "done", so the harness's stream waits on it for good, and tearing the
+  // objects down (cudaFree synchronizes the device) would hold the GPU until
+  // the worker's deadline (seen on the H200: 3 minutes for one illegal
+  // address). Only the hosts are ended here; the caller exits at once.
+  auto* harness = new Harness(job, private_dir, out);
+  const int code = harness->Run();
+  harness->EndHosts();
+  return code;
 }
 
 }  // namespace ptxbench::runner

@@ -32,7 +32,9 @@
 namespace ptxbench::runner {
 
 // Evaluates `job` on CUDA device 0, appending result lines (job.h) to `out`.
-// `private_dir` is the runner's own directory. Returns an exit code.
+// `private_dir` is the runner's own directory. Returns an exit code; the
+// process must then end with _exit(), without CUDA's teardown, which can wait
+// for good on a stream that a broken candidate context holds.
 int RunHarness(const RunnerJob& job, const std::string& private_dir, std::ostream& out);
 
 }  // namespace ptxbench::runner

@@ -4,7 +4,10 @@
 // candidate host can reach.
 //   ptxbench-runner --job DIR/job.json --out DIR/results.jsonl
 //   ptxbench-runner --health
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -17,6 +20,14 @@
 #include "worker/runner/runner.h"
 
 int main(int argc, char** argv) {
+  // Every module of the harness is loaded when its CUDA context is created.
+  // With CUDA's lazy loading, the first launch of a check kernel loads its
+  // module inside a call's bracket, while the harness's own stream is held
+  // by the gate, and blocks there for good (seen on the H200: a candidate
+  // that enqueued its call within the gate's patience hung the evaluation
+  // at the first call). Before any CUDA call; the reference host, a fork,
+  // inherits it.
+  setenv("CUDA_MODULE_LOADING", "EAGER", 1);
   std::string job_path, out_path;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--health") == 0) return ptxbench::runner::CheckHealth(std::cout);
@@ -44,5 +55,9 @@ int main(int argc, char** argv) {
     return ptxbench::runner::kRunnerBadJob;
   }
   const std::string private_dir = std::filesystem::path(job_path).parent_path().string();
-  return ptxbench::runner::RunHarness(*job, private_dir, out);
+  const int code = ptxbench::runner::RunHarness(*job, private_dir, out);
+  out.flush();
+  std::cout.flush();
+  std::cerr.flush();
+  _exit(code);  // no CUDA teardown (harness.h)
 }
