@@ -184,7 +184,7 @@ int Run() {
       nlohmann::json{{"name", "gateway-bench"},
                      {"models", {"fake-model"}},
                      {"definitions", {"gemm_n7168_k5120"}},
-                     {"prompt_tags", {"hopper-no-hint"}},
+                     {"prompt_tags", {"ptxb-no-hint"}},
                      {"samples", calls},
                      {"num_turns", 1},
                      {"target_speedup", 1.0},

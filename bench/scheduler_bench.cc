@@ -287,7 +287,7 @@ int RunScenario(int64_t queued) {
     v1::SubmitExperimentRequest req;
     req.set_spec_json(absl::StrCat(
         R"({"name": "bench", "models": ["bench-model"], "definitions": ["gemm_n7168_k5120"],)",
-        R"("prompt_tags": ["hopper-no-hint"], "samples": )", queued,
+        R"("prompt_tags": ["ptxb-no-hint"], "samples": )", queued,
         R"(, "num_turns": 1, "target_speedup": 1.5})"));
     req.set_spec_path("bench.json");
     v1::SubmitExperimentResponse resp;

@@ -66,8 +66,10 @@ absl::Status RunDefinitions(const Invocation& inv) {
   return absl::OkStatus();
 }
 
-std::string PromptRoot(const Invocation& inv) {
-  return inv.args.Has("root") ? inv.args.Get("root") : PromptRegistry::BundledRoot();
+absl::StatusOr<std::unique_ptr<PromptRegistry>> LoadPrompts(const Invocation& inv) {
+  return PromptRegistry::Load(
+      inv.args.Has("root") ? inv.args.Get("root") : PromptRegistry::BundledRoot(),
+      inv.args.Get("prompts", ""));
 }
 
 // Checks one tag: it is known and renders for every language. Returns the
@@ -83,12 +85,10 @@ absl::StatusOr<std::string> CheckTag(const PromptRegistry& registry, const std::
 }
 
 absl::Status RunPromptsCheck(const Invocation& inv) {
-  const std::string root = PromptRoot(inv);
-  PTXB_ASSIGN_OR_RETURN(std::unique_ptr<PromptRegistry> registry, PromptRegistry::Load(root));
+  PTXB_ASSIGN_OR_RETURN(std::unique_ptr<PromptRegistry> registry, LoadPrompts(inv));
+  const std::string root = registry->Origin();
   const std::vector<std::string> tags = registry->Tags();
-  if (tags.empty())
-    return absl::FailedPreconditionError(
-        absl::StrCat(root, "/registry.json defines no prompt tags"));
+  if (tags.empty()) return absl::FailedPreconditionError(absl::StrCat(root, " defines no prompt tags"));
   int failed = 0;
   nlohmann::json items = nlohmann::json::array();
   Table table({"TAG", "RESULT", "DETAIL"});
@@ -122,8 +122,7 @@ absl::Status RunPromptsRender(const Invocation& inv) {
     return UsageError(absl::StrCat("--language must be cuda or ptx, got '", language, "'"));
   }
   const std::string& tag = inv.args.positionals[0];
-  PTXB_ASSIGN_OR_RETURN(std::unique_ptr<PromptRegistry> registry,
-                        PromptRegistry::Load(PromptRoot(inv)));
+  PTXB_ASSIGN_OR_RETURN(std::unique_ptr<PromptRegistry> registry, LoadPrompts(inv));
   PTXB_ASSIGN_OR_RETURN(std::string prompt, registry->RenderSystemPrompt(tag, language));
   if (inv.global.json) {
     inv.out()
@@ -164,11 +163,13 @@ void AddLocalCommands(std::vector<Command>* commands) {
        RunDefinitions});
   const FlagSpec root = {"root", true, false, "DIR",
                          "prompt root with registry.json (default: bundled)"};
+  const FlagSpec hub = {"prompts", true, false, "HUB",
+                        "also a PTXBench prompt hub (its hub.json, or the folder holding it)"};
   commands->push_back({{"prompts check",
                         "",
                         0,
                         0,
-                        {root},
+                        {root, hub},
                         "check that every prompt tag expands and renders; no scheduler needed",
                         ""},
                        RunPromptsCheck});
@@ -178,7 +179,7 @@ void AddLocalCommands(std::vector<Command>* commands) {
         1,
         1,
         {{"language", true, false, "cuda|ptx", "kernel language of the ABI section (default cuda)"},
-         root},
+         root, hub},
         "print the system prompt of TAG; no scheduler needed",
         ""},
        RunPromptsRender});

@@ -48,6 +48,7 @@ struct UpOptions {
   std::string submit;
   bool exit_when_done = false;
   std::string models;  // registry files for the gateways
+  std::string prompts;  // a PTXBench prompt hub for the scheduler
   std::string model;   // the one model to serve and submit with
   std::string name;    // of the submitted experiment, instead of the spec's
 };
@@ -85,6 +86,7 @@ absl::StatusOr<UpOptions> ParseUpOptions(const Invocation& inv) {
   }
   options.submit = inv.args.Get("submit");
   options.models = inv.args.Get("models");
+  options.prompts = inv.args.Get("prompts", "");
   options.model = inv.args.Get("model");
   options.name = inv.args.Get("name");
   options.exit_when_done = inv.args.Has("exit-when-done");
@@ -196,10 +198,13 @@ class Deployment {
                        "; use it as it is, or start another with --listen HOST:PORT"));
     }
 
+    std::vector<std::string> scheduler_args = {"--listen", options_.listen, "--data-dir",
+                                               options_.data_dir};
+    if (!options_.prompts.empty()) scheduler_args.insert(scheduler_args.end(), {"--prompts", options_.prompts});
     PTXB_RETURN_IF_ERROR(supervisor_
                              .Start({"scheduler",
                                      scheduler_bin,
-                                     {"--listen", options_.listen, "--data-dir", options_.data_dir},
+                                     scheduler_args,
                                      LogPath("scheduler"),
                                      /*stop_last=*/true})
                              .status());
@@ -462,6 +467,7 @@ void AddUpCommand(std::vector<Command>* commands) {
          {"submit", true, false, "SPEC", "submit SPEC once up, and watch it"},
          {"exit-when-done", false, false, "", "with --submit: stop everything when it finishes"},
          {"models", true, false, "FILE[,FILE]", "model registry files for the gateways"},
+         {"prompts", true, false, "HUB", "a PTXBench prompt hub (hub.json) for the scheduler"},
          {"model", true, false, "NAME",
           "serve only this registry model, and submit SPEC with it (its API key must be set)"},
          {"name", true, false, "NAME", "with --submit: the experiment's name instead of SPEC's"}},

@@ -30,7 +30,7 @@ inline ExpandedExperiment MakeExperiment(const std::string& name, int trajectori
     TrajectorySpec t;
     t.model = model;
     t.definition = "gemm_n7168_k5120";
-    t.prompt_tag = "hopper-no-hint";
+    t.prompt_tag = "ptxb-no-hint";
     t.sample_index = i;
     t.num_turns = num_turns;
     t.target_speedup = target;

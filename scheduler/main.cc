@@ -28,6 +28,8 @@ ABSL_FLAG(std::vector<std::string>, dataset, {},
 ABSL_FLAG(bool, prefer_dataset, false,
           "a dataset definition named like a bundled one replaces it (default: skipped)");
 ABSL_FLAG(std::string, prompts_root, "", "prompt registry folder (default: bundled)");
+ABSL_FLAG(std::string, prompts, "",
+          "a PTXBench prompt hub (hub.json, or its folder) whose tags experiments may name");
 ABSL_FLAG(int64_t, max_trajectories, 100'000, "largest experiment accepted");
 ABSL_FLAG(int64_t, lease_ttl_ms, 30'000, "a lease not extended for this long expires");
 ABSL_FLAG(int64_t, heartbeat_ms, 5'000, "heartbeat interval asked of executors");
@@ -62,7 +64,7 @@ int Main() {
   for (const std::string& p : (*definitions)->problems()) LogWarning("dataset file skipped", {{"problem", p}});
   std::string prompts_root = absl::GetFlag(FLAGS_prompts_root);
   if (prompts_root.empty()) prompts_root = PromptRegistry::BundledRoot();
-  auto prompts = PromptRegistry::Load(prompts_root);
+  auto prompts = PromptRegistry::Load(prompts_root, absl::GetFlag(FLAGS_prompts));
   if (!prompts.ok()) return Fail(std::string(prompts.status().message()));
 
   DispatcherOptions options;

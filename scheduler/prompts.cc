@@ -53,6 +53,32 @@ bool IsSafeRelativePath(absl::string_view path) {
   return true;
 }
 
+// One tag of a registry or a hub: a valid name and a non-empty list of
+// non-empty strings, returned in order.
+absl::StatusOr<std::vector<std::string>> TagEntries(const std::string& origin,
+                                                    const std::string& field,
+                                                    const std::string& tag,
+                                                    const nlohmann::json& entries) {
+  if (!IsTagName(tag) || IsDocumentEntry(tag)) {
+    return FieldError(origin, field, ValueForError(entries),
+                      "tag names must match [A-Za-z0-9._-]{1,100} and not end in .md/.txt");
+  }
+  if (!entries.is_array() || entries.empty()) {
+    return FieldError(origin, field, ValueForError(entries),
+                      "must be a non-empty list of documents and tags");
+  }
+  std::vector<std::string> names;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const nlohmann::json& entry = entries[i];
+    if (!entry.is_string() || entry.get<std::string>().empty()) {
+      return FieldError(origin, IndexField(field, i), ValueForError(entry),
+                        "must be a document path or a tag name");
+    }
+    names.push_back(entry.get<std::string>());
+  }
+  return names;
+}
+
 absl::StatusOr<std::string> ReadFile(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(absl::StrCat(path.string(), ": cannot be read"));
@@ -105,8 +131,103 @@ std::string DefinitionJson(const workloads::Definition& d) {
 
 }  // namespace
 
+absl::Status PromptRegistry::LoadHub(const std::string& hub) {
+  const fs::path path = fs::is_directory(hub) ? fs::path(hub) / "hub.json" : fs::path(hub);
+  const std::string origin = path.string();
+  PTXB_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  PTXB_ASSIGN_OR_RETURN(nlohmann::json doc, workloads::ParseStrictJson(text, origin));
+  if (!doc.is_object() || doc.empty()) {
+    return FieldError(origin, "(document)", ValueForError(doc),
+                      "a PTXBench prompt hub is a non-empty object of tag -> list of entries");
+  }
+  // Shapes first; the documents of every tag, to choose the folder.
+  std::vector<std::pair<std::string, std::string>> documents;  // (tag, path)
+  std::map<std::string, std::vector<std::string>> hub_entries;
+  for (const auto& [tag, entries] : doc.items()) {
+    PTXB_ASSIGN_OR_RETURN(std::vector<std::string> names, TagEntries(origin, tag, tag, entries));
+    if (tags_.contains(tag)) {
+      return FieldError(origin, tag, ValueForError(entries),
+                        absl::StrCat("prompt tag '", tag, "' is also a bundled tag of ", root_,
+                                     "; one name may not mean two prompts"));
+    }
+    for (size_t i = 0; i < names.size(); ++i) {
+      const std::string& name = names[i];
+      if (!absl::StrContains(name, '/')) {
+        if (!doc.contains(name)) {
+          return FieldError(origin, IndexField(tag, i), ValueForError(entries[i]),
+                            absl::StrCat("tag '", tag, "' references '", name,
+                                         "', which is no tag of this hub (a document entry "
+                                         "holds a '/')"));
+        }
+        continue;
+      }
+      if (!IsSafeRelativePath(name)) {
+        return FieldError(origin, IndexField(tag, i), ValueForError(entries[i]),
+                          "document paths must be relative and stay inside the hub's folder");
+      }
+      documents.emplace_back(tag, name);
+    }
+    hub_entries[tag] = std::move(names);
+  }
+  const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+  const std::vector<fs::path> candidates = {dir / "fragments", dir, dir / "..", dir / ".." / ".."};
+  const fs::path* base = nullptr;
+  for (const fs::path& c : candidates) {
+    const bool all = std::all_of(documents.begin(), documents.end(), [&](const auto& d) {
+      return fs::is_regular_file(c / d.second);
+    });
+    if (all) {
+      base = &c;
+      break;
+    }
+  }
+  if (base == nullptr) {
+    // Name the first document missing from the likeliest folder.
+    const fs::path& likeliest = fs::is_directory(candidates[0]) ? candidates[0] : candidates[1];
+    for (const auto& [tag, name] : documents) {
+      if (!fs::is_regular_file(likeliest / name)) {
+        return absl::NotFoundError(absl::StrCat(
+            origin, ": tag '", tag, "': document ", name, " not found (looked in ",
+            candidates[0].string(), ", ", candidates[1].string(), ", ", candidates[2].string(),
+            " and ", candidates[3].string(), ", for one folder that holds all the hub's documents)"));
+      }
+    }
+  }
+  for (const auto& [tag, names] : hub_entries) {
+    std::vector<std::string>& list = tags_[tag];
+    for (const std::string& name : names) {
+      if (!absl::StrContains(name, '/')) {
+        list.push_back(name);
+        continue;
+      }
+      const std::string key = absl::StrCat("hub:", name);
+      if (!documents_.contains(key)) {
+        PTXB_ASSIGN_OR_RETURN(documents_[key], ReadFile(*base / name));
+      }
+      list.push_back(key);
+    }
+    hub_tags_.insert(tag);
+  }
+  hub_ = origin;
+  return absl::OkStatus();
+}
+
+std::string PromptRegistry::AssembleHubTag(const std::string& tag) const {
+  std::string out;
+  for (const std::string& entry : tags_.find(tag)->second) {
+    absl::StrAppend(&out, IsDocumentEntry(entry) ? documents_.find(entry)->second
+                                                 : AssembleHubTag(entry),
+                    "\n\n");
+  }
+  return out;
+}
+
+std::string PromptRegistry::Origin() const {
+  return hub_.empty() ? root_ : absl::StrCat(root_, " and the hub ", hub_);
+}
+
 absl::StatusOr<std::unique_ptr<PromptRegistry>> PromptRegistry::Load(
-    const std::string& root) {
+    const std::string& root, const std::string& hub) {
   const fs::path registry_path = fs::path(root) / "registry.json";
   const std::string origin = registry_path.string();
   PTXB_ASSIGN_OR_RETURN(std::string text, ReadFile(registry_path));
@@ -136,23 +257,11 @@ absl::StatusOr<std::unique_ptr<PromptRegistry>> PromptRegistry::Load(
   // Shape of every tag, and every document read once.
   for (const auto& [tag, entries] : tags.items()) {
     const std::string field = JoinField("tags", tag);
-    if (!IsTagName(tag) || IsDocumentEntry(tag)) {
-      return FieldError(
-          origin, field, ValueForError(entries),
-          "tag names must match [A-Za-z0-9._-]{1,100} and not end in .md/.txt");
-    }
-    if (!entries.is_array() || entries.empty()) {
-      return FieldError(origin, field, ValueForError(entries),
-                        "must be a non-empty list of documents and tags");
-    }
+    PTXB_ASSIGN_OR_RETURN(std::vector<std::string> names, TagEntries(origin, field, tag, entries));
     std::vector<std::string>& list = registry->tags_[tag];
-    for (size_t i = 0; i < entries.size(); ++i) {
+    for (size_t i = 0; i < names.size(); ++i) {
       const nlohmann::json& entry = entries[i];
-      if (!entry.is_string() || entry.get<std::string>().empty()) {
-        return FieldError(origin, IndexField(field, i), ValueForError(entry),
-                          "must be a document path or a tag name");
-      }
-      const std::string name = entry.get<std::string>();
+      const std::string& name = names[i];
       if (IsDocumentEntry(name) && !registry->documents_.contains(name)) {
         if (!IsSafeRelativePath(name)) {
           return FieldError(origin, IndexField(field, i), ValueForError(entry),
@@ -169,6 +278,7 @@ absl::StatusOr<std::unique_ptr<PromptRegistry>> PromptRegistry::Load(
       list.push_back(name);
     }
   }
+  if (!hub.empty()) PTXB_RETURN_IF_ERROR(registry->LoadHub(hub));
   // References to tags that do not exist.
   for (const auto& [tag, list] : registry->tags_) {
     for (size_t i = 0; i < list.size(); ++i) {
@@ -191,8 +301,9 @@ absl::StatusOr<std::unique_ptr<PromptRegistry>> PromptRegistry::Load(
       auto start = std::find(path.begin(), path.end(), tag);
       std::vector<std::string> cycle(start, path.end());
       cycle.push_back(tag);
+      const bool in_hub = registry->hub_tags_.contains(tag);
       return FieldError(
-          origin, JoinField("tags", tag),
+          in_hub ? registry->hub_ : origin, in_hub ? tag : JoinField("tags", tag),
           ValueForError(nlohmann::json(registry->tags_.find(tag)->second)),
           absl::StrCat("prompt tags form a cycle: ", absl::StrJoin(cycle, " -> ")));
     }
@@ -224,7 +335,8 @@ std::string PromptRegistry::BundledRoot() { return DataDir() + "/prompts"; }
 absl::Status PromptRegistry::Check(absl::string_view tag) const {
   if (tags_.find(tag) != tags_.end()) return absl::OkStatus();
   return absl::NotFoundError(absl::StrCat(
-      "unknown prompt tag '", tag, "' (known: ", absl::StrJoin(Tags(), ", "), ")"));
+      "unknown prompt tag '", tag, "' (known: ", absl::StrJoin(Tags(), ", "), ")",
+      hub_.empty() ? "; a PTXBench tag needs its hub: pass --prompts PATH/hub.json" : ""));
 }
 
 std::vector<std::string> PromptRegistry::Tags() const {
@@ -268,6 +380,9 @@ absl::StatusOr<std::string> PromptRegistry::RenderSystemPrompt(
   if (abi_text == documents_.end()) {
     return absl::FailedPreconditionError(absl::StrCat(
         "prompt root ", root_, " has no ", abi, " (the kernel ABI for ", language, ")"));
+  }
+  if (hub_tags_.contains(tag)) {
+    return absl::StrCat(AssembleHubTag(std::string(tag)), Trimmed(abi_text->second), "\n");
   }
   std::vector<std::string> parts;
   for (const std::string& document : documents) {

@@ -6,14 +6,25 @@
 // system prompt; the task prompt carries the definition as JSON.
 //
 // Registry file: <root>/registry.json
-//   {"tags": {"hopper-no-hint": ["docs/role.md", "docs/abi.md"],
-//             "hopper-wgmma":   ["hopper-no-hint", "docs/wgmma.md"]}}
+//   {"tags": {"ptxb-no-hint": ["docs/role.md", "docs/abi.md"],
+//             "ptxb-wgmma":   ["ptxb-no-hint", "docs/wgmma.md"]}}
 // An entry ending in ".md" or ".txt" (or containing '/') is a document path
 // relative to <root>; anything else is a tag. The kernel ABI descriptions are
 // <root>/abi/<language>.md. Immutable after Load; safe to share between threads.
+//
+// A PTXBench prompt hub may be loaded beside it (`--prompts HUB`): hub.json
+// maps each tag to its entries; as in PTXBench, an entry holding a '/' is a
+// document and any other entry another tag of the hub. The documents resolve
+// against one folder for the whole hub, the first of <hub>/fragments, <hub>,
+// its parent and its grandparent under which every one of them exists
+// (PTXBench keeps them in each of these places in its layouts). A hub tag
+// renders as PTXBench assembles it: each entry's text followed by a blank
+// line, nested tags in place, repeats kept. ptxbench's ABI description for
+// the language follows it. A hub tag may not share a name with a bundled one.
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -28,12 +39,15 @@ class PromptRegistry {
   // Reads <root>/registry.json and every document it names. Fails with one
   // message naming the problem: malformed registry, missing document (tag and
   // path), reference to an unknown tag, or a cycle (the tags on it, in order).
-  static absl::StatusOr<std::unique_ptr<PromptRegistry>> Load(const std::string& root);
+  // `hub` (optional): a PTXBench hub.json, or the folder that holds one.
+  static absl::StatusOr<std::unique_ptr<PromptRegistry>> Load(const std::string& root,
+                                                             const std::string& hub = "");
 
   // The bundled prompt root (DataDir()/prompts).
   static std::string BundledRoot();
 
-  // NOT_FOUND "unknown prompt tag 'x' (known: ...)" when absent.
+  // NOT_FOUND "unknown prompt tag 'x' (known: ...)" when absent; without a hub
+  // loaded it says that PTXBench's tags need theirs (--prompts).
   absl::Status Check(absl::string_view tag) const;
 
   // Sorted tag names.
@@ -49,6 +63,9 @@ class PromptRegistry {
   absl::StatusOr<std::string> RenderSystemPrompt(absl::string_view tag,
                                                  absl::string_view language) const;
 
+  // Where the tags come from, for messages: the root, and the hub if any.
+  std::string Origin() const;
+
   // The first user message: what to write, the target, the output format
   // (one fenced block of the language), and the definition as JSON.
   static std::string RenderTaskPrompt(const workloads::Definition& definition,
@@ -56,10 +73,15 @@ class PromptRegistry {
                                       double target_speedup, int num_turns);
 
  private:
+  absl::Status LoadHub(const std::string& hub);
   void ExpandInto(const std::vector<std::string>& entries,
                   std::vector<std::string>& documents) const;
+  // PTXBench's assembly of a hub tag.
+  std::string AssembleHubTag(const std::string& tag) const;
 
   std::string root_;
+  std::string hub_;  // the hub.json read, or empty
+  std::set<std::string, std::less<>> hub_tags_;
   std::map<std::string, std::vector<std::string>, std::less<>> tags_;
   std::map<std::string, std::string, std::less<>> documents_;  // path -> text
 };

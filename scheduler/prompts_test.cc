@@ -34,24 +34,24 @@ TEST(PromptsBundledTest, HasTheAgreedTags) {
   auto registry = LoadBundled();
   ASSERT_NE(registry, nullptr);
   const std::vector<std::string> tags = registry->Tags();
-  EXPECT_THAT(tags, IsSupersetOf({"hopper-no-hint", "hopper-basic", "hopper-wgmma",
-                                  "hopper-expert"}));
+  EXPECT_THAT(tags, IsSupersetOf({"ptxb-no-hint", "ptxb-basic", "ptxb-wgmma",
+                                  "ptxb-expert"}));
   EXPECT_TRUE(std::is_sorted(tags.begin(), tags.end()));
 }
 
 TEST(PromptsBundledTest, TagsBuildOnEachOther) {
   auto registry = LoadBundled();
   ASSERT_NE(registry, nullptr);
-  EXPECT_THAT(*registry->Documents("hopper-no-hint"),
+  EXPECT_THAT(*registry->Documents("ptxb-no-hint"),
               ElementsAre("docs/role.md", "docs/output_format.md"));
   EXPECT_THAT(
-      *registry->Documents("hopper-basic"),
+      *registry->Documents("ptxb-basic"),
       ElementsAre("docs/role.md", "docs/output_format.md", "docs/hopper_basics.md"));
-  EXPECT_THAT(*registry->Documents("hopper-wgmma"),
+  EXPECT_THAT(*registry->Documents("ptxb-wgmma"),
               ElementsAre("docs/role.md", "docs/output_format.md",
                           "docs/hopper_basics.md", "docs/wgmma_tma.md"));
   EXPECT_THAT(
-      *registry->Documents("hopper-expert"),
+      *registry->Documents("ptxb-expert"),
       ElementsAre("docs/role.md", "docs/output_format.md", "docs/hopper_basics.md",
                   "docs/wgmma_tma.md", "docs/pipelining.md"));
 }
@@ -74,7 +74,7 @@ TEST(PromptsBundledTest, DocumentsAreShort) {
 TEST(PromptsBundledTest, NoHintPromptHasRoleFormatAndAbiButNoOptimizationHints) {
   auto registry = LoadBundled();
   ASSERT_NE(registry, nullptr);
-  auto prompt = registry->RenderSystemPrompt("hopper-no-hint", "cuda");
+  auto prompt = registry->RenderSystemPrompt("ptxb-no-hint", "cuda");
   ASSERT_TRUE(prompt.ok()) << prompt.status();
   EXPECT_THAT(*prompt, StartsWith("# Your role"));
   EXPECT_THAT(*prompt, HasSubstr("# Answer format"));
@@ -89,14 +89,14 @@ TEST(PromptsBundledTest, NoHintPromptHasRoleFormatAndAbiButNoOptimizationHints) 
 TEST(PromptsBundledTest, ExpertPromptEndsWithTheAbiOfTheLanguage) {
   auto registry = LoadBundled();
   ASSERT_NE(registry, nullptr);
-  auto cuda = registry->RenderSystemPrompt("hopper-expert", "cuda");
+  auto cuda = registry->RenderSystemPrompt("ptxb-expert", "cuda");
   ASSERT_TRUE(cuda.ok()) << cuda.status();
   EXPECT_THAT(*cuda, HasSubstr("# Pipelining and warp specialization"));
   EXPECT_THAT(*cuda, HasSubstr("wgmma"));
   EXPECT_LT(cuda->find("# Your role"), cuda->find("# Hopper (sm_90a) essentials"));
   EXPECT_LT(cuda->find("# Pipelining"), cuda->find("# Submission format: CUDA C++"));
   EXPECT_THAT(*cuda, Not(HasSubstr("# Submission format: raw PTX")));
-  auto ptx = registry->RenderSystemPrompt("hopper-expert", "ptx");
+  auto ptx = registry->RenderSystemPrompt("ptxb-expert", "ptx");
   ASSERT_TRUE(ptx.ok()) << ptx.status();
   EXPECT_THAT(*ptx, HasSubstr("# Submission format: raw PTX"));
   EXPECT_THAT(*ptx, HasSubstr("\"shared_mem_bytes\""));
@@ -110,10 +110,10 @@ TEST(PromptsBundledTest, UnknownTagAndLanguage) {
   EXPECT_EQ(s.code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(std::string(s.message()),
               StartsWith("unknown prompt tag 'hopper-typo' (known: "));
-  EXPECT_THAT(std::string(s.message()), HasSubstr("hopper-no-hint"));
+  EXPECT_THAT(std::string(s.message()), HasSubstr("ptxb-no-hint"));
   EXPECT_EQ(registry->RenderSystemPrompt("hopper-typo", "cuda").status().code(),
             absl::StatusCode::kNotFound);
-  auto bad_language = registry->RenderSystemPrompt("hopper-basic", "triton");
+  auto bad_language = registry->RenderSystemPrompt("ptxb-basic", "triton");
   EXPECT_EQ(bad_language.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(bad_language.status().message()),
               HasSubstr("unknown kernel language 'triton'"));

@@ -18,7 +18,7 @@ namespace v1 = ::ptxbench::v1;
 
 constexpr char kSpec[] = R"({
   "name": "svc-test", "models": ["m1"], "definitions": ["gemm_n7168_k5120"],
-  "prompt_tags": ["hopper-no-hint"], "samples": 2, "num_turns": 2, "target_speedup": 1.5
+  "prompt_tags": ["ptxb-no-hint"], "samples": 2, "num_turns": 2, "target_speedup": 1.5
 })";
 
 class ServiceTest : public ::testing::Test {

@@ -43,7 +43,7 @@ class SpecTest : public ::testing::Test {
     return Json::parse(R"({
       "name": "sweep-1", "models": ["gpt-5", "anthropic/claude-opus-4.1"],
       "definitions": ["gemm_n7168_k5120", "mha_with_lse_d128"],
-      "prompt_tags": ["hopper-no-hint", "hopper-expert"],
+      "prompt_tags": ["ptxb-no-hint", "ptxb-expert"],
       "samples": 3, "num_turns": 10, "target_speedup": 1.5})");
   }
 
@@ -100,13 +100,13 @@ TEST_F(SpecTest, MatrixExpandsModelDefinitionTagSampleInListOrder) {
     EXPECT_EQ(t.trajectory_id, DeriveTrajectoryId(e->experiment_id, t.model, t.definition,
                                                   t.prompt_tag, t.sample_index));
   }
-  EXPECT_EQ(keys[0], "gpt-5/gemm_n7168_k5120/hopper-no-hint/0");
-  EXPECT_EQ(keys[1], "gpt-5/gemm_n7168_k5120/hopper-no-hint/1");
-  EXPECT_EQ(keys[2], "gpt-5/gemm_n7168_k5120/hopper-no-hint/2");
-  EXPECT_EQ(keys[3], "gpt-5/gemm_n7168_k5120/hopper-expert/0");
-  EXPECT_EQ(keys[6], "gpt-5/mha_with_lse_d128/hopper-no-hint/0");
-  EXPECT_EQ(keys[12], "anthropic/claude-opus-4.1/gemm_n7168_k5120/hopper-no-hint/0");
-  EXPECT_EQ(keys[23], "anthropic/claude-opus-4.1/mha_with_lse_d128/hopper-expert/2");
+  EXPECT_EQ(keys[0], "gpt-5/gemm_n7168_k5120/ptxb-no-hint/0");
+  EXPECT_EQ(keys[1], "gpt-5/gemm_n7168_k5120/ptxb-no-hint/1");
+  EXPECT_EQ(keys[2], "gpt-5/gemm_n7168_k5120/ptxb-no-hint/2");
+  EXPECT_EQ(keys[3], "gpt-5/gemm_n7168_k5120/ptxb-expert/0");
+  EXPECT_EQ(keys[6], "gpt-5/mha_with_lse_d128/ptxb-no-hint/0");
+  EXPECT_EQ(keys[12], "anthropic/claude-opus-4.1/gemm_n7168_k5120/ptxb-no-hint/0");
+  EXPECT_EQ(keys[23], "anthropic/claude-opus-4.1/mha_with_lse_d128/ptxb-expert/2");
   std::set<std::string> ids;
   for (const TrajectorySpec& t : e->trajectories) ids.insert(t.trajectory_id);
   EXPECT_EQ(ids.size(), 24u);
@@ -204,7 +204,7 @@ TEST_F(SpecTest, SameSpecWrittenDifferentlyHasTheSameHash) {
   ASSERT_TRUE(base.ok()) << base.status();
   // Other key order, whitespace, 2 written as 2.0, defaults spelled out.
   const std::string rewritten = R"({"target_speedup": 1.50, "num_turns": 10,
-      "samples": 3, "prompt_tags": ["hopper-no-hint", "hopper-expert"],
+      "samples": 3, "prompt_tags": ["ptxb-no-hint", "ptxb-expert"],
       "definitions": ["gemm_n7168_k5120", "mha_with_lse_d128"],
       "models": ["gpt-5", "anthropic/claude-opus-4.1"], "name": "sweep-1",
       "language": "cuda", "context_policy": "full", "eval": "full", "priority": 1,
@@ -223,7 +223,7 @@ TEST_F(SpecTest, AnyChangeThatAffectsExpansionChangesTheHash) {
       {"name", "sweep-2"},
       {"models", {"anthropic/claude-opus-4.1", "gpt-5"}},
       {"definitions", {"gemm_n7168_k5120"}},
-      {"prompt_tags", {"hopper-expert", "hopper-no-hint"}},
+      {"prompt_tags", {"ptxb-expert", "ptxb-no-hint"}},
       {"samples", 4},
       {"num_turns", 11},
       {"target_speedup", 1.25},
@@ -246,9 +246,9 @@ TEST_F(SpecTest, DerivedIdsFollowTheDocumentedRecipe) {
   EXPECT_EQ(DeriveExperimentId("sweep-1"),
             "exp_" + Sha256Hex(std::string("experiment\0sweep-1", 18)).substr(0, 16));
   constexpr char kJoined[] =
-      "exp_0123\0gpt-5\0gemm\0hopper-basic\0"
+      "exp_0123\0gpt-5\0gemm\0ptxb-basic\0"
       "12";
-  EXPECT_EQ(DeriveTrajectoryId("exp_0123", "gpt-5", "gemm", "hopper-basic", 12),
+  EXPECT_EQ(DeriveTrajectoryId("exp_0123", "gpt-5", "gemm", "ptxb-basic", 12),
             "tr_" + Sha256Hex(std::string(kJoined, sizeof(kJoined) - 1)).substr(0, 20));
   EXPECT_EQ(DeriveExperimentId("a").size(), 4u + 16u);
   EXPECT_EQ(DeriveTrajectoryId("e", "m", "d", "t", 0).size(), 3u + 20u);
@@ -361,9 +361,9 @@ TEST_F(SpecTest, RejectsDuplicateDefinition) {
 
 TEST_F(SpecTest, RejectsDuplicatePromptTag) {
   Json spec = Matrix();
-  spec["prompt_tags"] = {"hopper-basic", "hopper-basic"};
+  spec["prompt_tags"] = {"ptxb-basic", "ptxb-basic"};
   ExpectInvalid(Expand(spec),
-                "spec.json: field \"prompt_tags[1]\": value \"hopper-basic\": "
+                "spec.json: field \"prompt_tags[1]\": value \"ptxb-basic\": "
                 "duplicate of prompt_tags[0]");
 }
 
@@ -530,9 +530,9 @@ class SpecListTest : public SpecTest {
   static Json List() {
     return Json::parse(R"([
       {"num_trajectories": 2, "num_turns": 5, "target_speedup": 1.0,
-       "prompt_tag": "hopper-no-hint", "_note": "baseline"},
+       "prompt_tag": "ptxb-no-hint", "_note": "baseline"},
       {"num_trajectories": 3, "num_turns": 20, "target_speedup": 2.0,
-       "prompt_tag": "hopper-expert", "definition": "mha_bwd_d128",
+       "prompt_tag": "ptxb-expert", "definition": "mha_bwd_d128",
        "test_path": "tests/mha_bwd.py"}])");
   }
 };
@@ -547,7 +547,7 @@ TEST_F(SpecListTest, ItemsOwnConsecutiveSampleIndicesInFileOrder) {
     EXPECT_EQ(t.model, "gpt-5");
     const bool first = i < 2;
     EXPECT_EQ(t.definition, first ? "gemm_n7168_k5120" : "mha_bwd_d128");
-    EXPECT_EQ(t.prompt_tag, first ? "hopper-no-hint" : "hopper-expert");
+    EXPECT_EQ(t.prompt_tag, first ? "ptxb-no-hint" : "ptxb-expert");
     EXPECT_EQ(t.num_turns, first ? 5 : 20);
     EXPECT_DOUBLE_EQ(t.target_speedup, first ? 1.0 : 2.0);
     EXPECT_EQ(t.trajectory_id, DeriveTrajectoryId(e->experiment_id, "gpt-5", t.definition,
@@ -772,7 +772,7 @@ TEST(SpecInputSourcesTest, AWorkloadWithUnsupportedInputsIsRefusedAtSubmit) {
   SpecInput input;
   input.path = "spec.json";
   input.text = R"({"name": "from-file", "models": ["m"], "definitions": ["gemm_from_file"],
-                   "prompt_tags": ["hopper-no-hint"], "samples": 1, "num_turns": 1,
+                   "prompt_tags": ["ptxb-no-hint"], "samples": 1, "num_turns": 1,
                    "target_speedup": 1.0})";
   auto e = ExpandSpec(input, **definitions, **prompts, {});
   ASSERT_EQ(e.status().code(), absl::StatusCode::kInvalidArgument);

@@ -22,7 +22,7 @@ TEST(CompileOnlyEndToEndTest, RealCompilerResultsFlowBackAsFeedback) {
   c.AddRealWorker({"--slots", "2"});
   c.AddGateway({"--latency-ms", "5"});
   std::string exp = c.Submit(c.WriteFile("spec.json", R"({"name": "compile-only",
-    "models": ["m"], "definitions": ["gemm_n7168_k5120"], "prompt_tags": ["hopper-no-hint"],
+    "models": ["m"], "definitions": ["gemm_n7168_k5120"], "prompt_tags": ["ptxb-no-hint"],
     "samples": 2, "num_turns": 2, "target_speedup": 1.0, "eval": "compile-only"})"));
   ASSERT_FALSE(exp.empty()) << c.SchedulerLogTail();
 

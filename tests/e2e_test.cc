@@ -22,7 +22,7 @@ std::string MatrixSpec(const std::string& name) {
   return absl::StrCat(R"({"name": ")", name, R"(",
     "models": ["sim-model-a", "sim-model-b"],
     "definitions": ["gemm_n7168_k5120", "mha_with_lse_d128", "mha_bwd_d128"],
-    "prompt_tags": ["hopper-no-hint", "hopper-basic"],
+    "prompt_tags": ["ptxb-no-hint", "ptxb-basic"],
     "samples": 4, "num_turns": 5, "target_speedup": 1.0})");
 }
 
@@ -128,7 +128,7 @@ TEST(EndToEndTest, WorkerKilledHoldingALeaseIsReplacedAndItsLateReportRejected) 
   c.AddGateway({"--latency-ms", "5"});
   Child& slow = c.AddWorker({"--latency-ms", "600000", "--slots", "1"});
   std::string exp = c.Submit(c.WriteFile("one.json", R"({"name": "one",
-    "models": ["m"], "definitions": ["gemm_n7168_k5120"], "prompt_tags": ["hopper-no-hint"],
+    "models": ["m"], "definitions": ["gemm_n7168_k5120"], "prompt_tags": ["ptxb-no-hint"],
     "samples": 1, "num_turns": 1, "target_speedup": 1.0})"));
   ASSERT_FALSE(exp.empty());
 

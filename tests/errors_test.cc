@@ -67,19 +67,19 @@ TEST(BadInputTest, InvalidSpecsCreateNothing) {
   } cases[] = {
       {R"({"name": "x", "models": ["m"], )", "malformed JSON"},
       {R"({"name": "x", "models": ["m"], "definitions": ["no_such_def"],
-          "prompt_tags": ["hopper-no-hint"], "samples": 1, "num_turns": 1,
+          "prompt_tags": ["ptxb-no-hint"], "samples": 1, "num_turns": 1,
           "target_speedup": 1})", "unknown definition"},
       {R"({"name": "x", "models": ["m"], "definitions": ["gemm_n7168_k5120"],
           "prompt_tags": ["no-such-tag"], "samples": 1, "num_turns": 1,
           "target_speedup": 1})", "unknown prompt tag"},
       {R"({"name": "x", "models": ["m"], "definitions": ["gemm_n7168_k5120"],
-          "prompt_tags": ["hopper-no-hint"], "samples": 0, "num_turns": 1,
+          "prompt_tags": ["ptxb-no-hint"], "samples": 0, "num_turns": 1,
           "target_speedup": 1})", "samples"},
       {R"({"name": "x", "models": ["m"], "definitions": ["gemm_n7168_k5120"],
-          "prompt_tags": ["hopper-no-hint"], "samples": 1, "num_turns": 1,
+          "prompt_tags": ["ptxb-no-hint"], "samples": 1, "num_turns": 1,
           "target_speedup": 1, "colour": "blue"})", "colour"},
       {R"({"name": "x", "models": ["m"], "definitions": ["gemm_n7168_k5120"],
-          "prompt_tags": ["hopper-no-hint"], "samples": 101, "num_turns": 1,
+          "prompt_tags": ["ptxb-no-hint"], "samples": 101, "num_turns": 1,
           "target_speedup": 1})", "limit"},
   };
   for (const Case& k : cases) {
@@ -96,11 +96,11 @@ TEST(BadInputTest, InvalidSpecsCreateNothing) {
 
   // A duplicate name with a different spec: refused, the first one intact.
   std::string good = c.WriteFile("good.json", R"({"name": "dup", "models": ["m"],
-      "definitions": ["gemm_n7168_k5120"], "prompt_tags": ["hopper-no-hint"], "samples": 2,
+      "definitions": ["gemm_n7168_k5120"], "prompt_tags": ["ptxb-no-hint"], "samples": 2,
       "num_turns": 1, "target_speedup": 1})");
   ASSERT_FALSE(c.Submit(good).empty());
   std::string other = c.WriteFile("other.json", R"({"name": "dup", "models": ["m"],
-      "definitions": ["gemm_n7168_k5120"], "prompt_tags": ["hopper-no-hint"], "samples": 3,
+      "definitions": ["gemm_n7168_k5120"], "prompt_tags": ["ptxb-no-hint"], "samples": 3,
       "num_turns": 1, "target_speedup": 1})");
   CommandResult dup = RunCommand({PTXB_CLI_BIN, "--scheduler", c.address(), "submit", other},
                                  /*merge_stderr=*/true);

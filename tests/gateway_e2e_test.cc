@@ -49,7 +49,7 @@ class GatewayEndToEndTest : public ::testing::Test {
   std::string Submit(Cluster& c, int turns, int samples = 2) {
     return c.Submit(c.WriteFile(
         "spec.json", R"({"name": "real-gateway", "models": ["fake-model"],
-      "definitions": ["gemm_n7168_k5120"], "prompt_tags": ["hopper-no-hint"], "samples": )" +
+      "definitions": ["gemm_n7168_k5120"], "prompt_tags": ["ptxb-no-hint"], "samples": )" +
                          std::to_string(samples) + R"(, "num_turns": )" + std::to_string(turns) +
                          R"(, "target_speedup": 1.0, "eval": "compile-only"})"));
   }

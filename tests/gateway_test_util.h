@@ -35,7 +35,7 @@ inline std::string SubmitSpec(const Cluster& c, const std::string& name, const s
   const nlohmann::json spec = {{"name", name},
                                {"models", {model}},
                                {"definitions", {"gemm_n7168_k5120"}},
-                               {"prompt_tags", {"hopper-no-hint"}},
+                               {"prompt_tags", {"ptxb-no-hint"}},
                                {"samples", samples},
                                {"num_turns", turns},
                                {"target_speedup", 1.0},

@@ -28,7 +28,7 @@ TEST(GpuEndToEndTest, ScriptedKernelsAreCheckedAndTimedOnTheGpu) {
   // A target no simple kernel meets, so both turns run.
   std::string exp = c.Submit(c.WriteFile("spec.json", R"({"name": "gpu-e2e",
     "models": ["scripted"], "definitions": ["gemm_n7168_k5120"],
-    "prompt_tags": ["hopper-no-hint"], "samples": 2, "num_turns": 2, "target_speedup": 100.0})"));
+    "prompt_tags": ["ptxb-no-hint"], "samples": 2, "num_turns": 2, "target_speedup": 100.0})"));
   ASSERT_FALSE(exp.empty()) << c.SchedulerLogTail();
 
   nlohmann::json status = c.WaitFinished(exp, 240);

@@ -1,0 +1,122 @@
+// PTXBench prompt hubs loaded beside the bundled prompts (prompts.h).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "common/file.h"
+#include "scheduler/prompts.h"
+
+namespace ptxbench::scheduler {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+class PromptHubTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / absl::StrCat("prompt_hub_test_", getpid(), "_",
+                                                    ::testing::UnitTest::GetInstance()->random_seed());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  void Write(const std::string& relative, const std::string& text) {
+    const fs::path path = dir_ / relative;
+    fs::create_directories(path.parent_path());
+    ASSERT_TRUE(WriteFile(path.string(), text).ok());
+  }
+  absl::StatusOr<std::unique_ptr<PromptRegistry>> Load(const std::string& hub) {
+    return PromptRegistry::Load(PromptRegistry::BundledRoot(), (dir_ / hub).string());
+  }
+
+  fs::path dir_;
+};
+
+// The layout of PTXBench's multiturn/prompts: hub.json beside fragments/.
+TEST_F(PromptHubTest, RendersAsPtxbenchAssemblesItThenTheAbi) {
+  Write("prompts/hub.json", R"({
+    "hopper-no-hint": ["structural_doc/document/knowledge.md", "structural_doc/headers/simt.h"],
+    "hopper-05": ["hopper-no-hint", "structural_doc/patterns/ws.md"],
+    "twice": ["hopper-no-hint", "hopper-no-hint"]
+  })");
+  Write("prompts/fragments/structural_doc/document/knowledge.md", "KNOWLEDGE\n");
+  Write("prompts/fragments/structural_doc/headers/simt.h", "// simt.h");
+  Write("prompts/fragments/structural_doc/patterns/ws.md", "WARP SPECIALIZATION");
+  auto registry = Load("prompts");  // the folder: its hub.json
+  ASSERT_TRUE(registry.ok()) << registry.status();
+
+  auto bundled = PromptRegistry::Load(PromptRegistry::BundledRoot());
+  ASSERT_TRUE(bundled.ok());
+  const std::string abi_cuda = ReadFile(PromptRegistry::BundledRoot() + "/abi/cuda.md").value();
+  const std::string abi = std::string(absl::StripAsciiWhitespace(abi_cuda)) + "\n";
+  const std::string base = "KNOWLEDGE\n\n\n// simt.h\n\n";
+  EXPECT_EQ(*(*registry)->RenderSystemPrompt("hopper-no-hint", "cuda"), base + abi);
+  EXPECT_EQ(*(*registry)->RenderSystemPrompt("hopper-05", "cuda"),
+            base + "\n\n" + "WARP SPECIALIZATION\n\n" + abi);
+  // Repeats are kept, as PTXBench keeps them.
+  EXPECT_EQ(*(*registry)->RenderSystemPrompt("twice", "cuda"),
+            base + "\n\n" + base + "\n\n" + abi);
+  // The bundled tags stay, under their own names.
+  EXPECT_TRUE((*registry)->Check("ptxb-no-hint").ok());
+  EXPECT_THAT((*registry)->Origin(), HasSubstr("hub.json"));
+}
+
+// The layout of PTXBench's fib_runtime: prompt_configs/hub.json, with entries
+// relative to the folder two levels up.
+TEST_F(PromptHubTest, FindsTheDocumentsTwoLevelsUp) {
+  Write("fib_runtime/multiturn/prompt_configs/hub.json",
+        R"({"hopper-arch-only": ["structural_doc/document/arch_param_h100.md"]})");
+  Write("fib_runtime/structural_doc/document/arch_param_h100.md", "132 SMs");
+  auto registry = Load("fib_runtime/multiturn/prompt_configs/hub.json");
+  ASSERT_TRUE(registry.ok()) << registry.status();
+  EXPECT_THAT(*(*registry)->RenderSystemPrompt("hopper-arch-only", "ptx"),
+              ::testing::StartsWith("132 SMs\n\n"));
+}
+
+TEST_F(PromptHubTest, AMissingDocumentIsNamedWithItsTag) {
+  Write("hub/hub.json", R"({"a": ["docs/here.md"], "b": ["docs/missing.md"]})");
+  Write("hub/fragments/docs/here.md", "x");
+  auto registry = Load("hub");
+  ASSERT_FALSE(registry.ok());
+  EXPECT_THAT(registry.status().message(),
+              HasSubstr("tag 'b': document docs/missing.md not found"));
+}
+
+TEST_F(PromptHubTest, ANameMayNotMeanTwoPrompts) {
+  Write("hub/hub.json", R"({"ptxb-no-hint": ["docs/a.md"]})");
+  Write("hub/docs/a.md", "x");
+  auto registry = Load("hub");
+  ASSERT_FALSE(registry.ok());
+  EXPECT_THAT(registry.status().message(), HasSubstr("is also a bundled tag"));
+}
+
+TEST_F(PromptHubTest, BadReferencesCyclesAndEscapesAreRefused) {
+  Write("hub/docs/a.md", "x");
+  Write("hub/hub.json", R"({"a": ["docs/a.md", "nope"]})");
+  EXPECT_THAT(Load("hub").status().message(), HasSubstr("'nope', which is no tag of this hub"));
+  Write("hub/hub.json", R"({"a": ["b"], "b": ["a"]})");
+  EXPECT_THAT(Load("hub").status().message(), HasSubstr("cycle: a -> b -> a"));
+  Write("hub/hub.json", R"({"a": ["../../etc/passwd"]})");
+  EXPECT_THAT(Load("hub").status().message(), HasSubstr("stay inside"));
+  Write("hub/hub.json", R"({"a": []})");
+  EXPECT_THAT(Load("hub").status().message(), HasSubstr("non-empty list"));
+  EXPECT_FALSE(Load("nowhere").ok());
+}
+
+TEST_F(PromptHubTest, WithoutTheHubAPtxbenchTagIsRefusedSayingWhatItNeeds) {
+  auto bundled = PromptRegistry::Load(PromptRegistry::BundledRoot());
+  ASSERT_TRUE(bundled.ok());
+  const absl::Status s = (*bundled)->Check("hopper-no-hint");
+  EXPECT_THAT(s.message(), HasSubstr("unknown prompt tag 'hopper-no-hint'"));
+  EXPECT_THAT(s.message(), HasSubstr("a PTXBench tag needs its hub: pass --prompts"));
+}
+
+}  // namespace
+}  // namespace ptxbench::scheduler
