@@ -10,6 +10,8 @@
 #include "absl/strings/str_cat.h"
 #include "common/file.h"
 #include "scheduler/prompts.h"
+#include "scheduler/spec.h"
+#include "workloads/registry.h"
 
 namespace ptxbench::scheduler {
 namespace {
@@ -116,6 +118,39 @@ TEST_F(PromptHubTest, WithoutTheHubAPtxbenchTagIsRefusedSayingWhatItNeeds) {
   const absl::Status s = (*bundled)->Check("hopper-no-hint");
   EXPECT_THAT(s.message(), HasSubstr("unknown prompt tag 'hopper-no-hint'"));
   EXPECT_THAT(s.message(), HasSubstr("a PTXBench tag needs its hub: pass --prompts"));
+}
+
+// A PTXBench config naming several of its hub's tags runs unchanged once the
+// scheduler has the hub, and is refused without it.
+TEST_F(PromptHubTest, AConfigWithManyHubTagsExpands) {
+  Write("hub/hub.json", R"({"hopper-no-hint": ["d/k.md"], "hopper-05": ["hopper-no-hint", "d/ws.md"],
+                           "hopper-07": ["hopper-no-hint", "d/fa3.md"]})");
+  for (const char* doc : {"hub/d/k.md", "hub/d/ws.md", "hub/d/fa3.md"}) Write(doc, "x");
+  SpecInput input;
+  input.text = R"([
+    {"num_trajectories": 1, "num_turns": 3, "target_speedup": 1.0, "prompt_tag": "hopper-no-hint"},
+    {"num_trajectories": 2, "num_turns": 3, "target_speedup": 1.0, "prompt_tag": "hopper-05"},
+    {"num_trajectories": 1, "num_turns": 3, "target_speedup": 1.0, "prompt_tag": "hopper-07"}])";
+  input.path = "sweep.json";
+  input.default_definition = "gemm_n7168_k5120";
+  input.default_model = "gpt-5";
+  auto definitions = workloads::DefinitionRegistry::Load({});
+  ASSERT_TRUE(definitions.ok()) << definitions.status();
+  auto with_hub = Load("hub");
+  ASSERT_TRUE(with_hub.ok()) << with_hub.status();
+  auto e = ExpandSpec(input, **definitions, **with_hub, {});
+  ASSERT_TRUE(e.ok()) << e.status();
+  ASSERT_EQ(e->trajectories.size(), 4u);
+  EXPECT_EQ(e->trajectories[0].prompt_tag, "hopper-no-hint");
+  EXPECT_EQ(e->trajectories[2].prompt_tag, "hopper-05");
+  EXPECT_EQ(e->trajectories[3].prompt_tag, "hopper-07");
+
+  auto bundled = PromptRegistry::Load(PromptRegistry::BundledRoot());
+  ASSERT_TRUE(bundled.ok());
+  auto refused = ExpandSpec(input, **definitions, **bundled, {});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.status().message(), HasSubstr("\"[0].prompt_tag\""));
+  EXPECT_THAT(refused.status().message(), HasSubstr("a PTXBench tag needs its hub"));
 }
 
 }  // namespace

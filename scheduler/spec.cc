@@ -371,6 +371,15 @@ absl::StatusOr<ExpandedExperiment> ExpandList(const SpecReader& r, const Json& d
                        "repair (fix-it) items are not supported yet");
       }
     }
+    // PTXBench's test script times the one workload it names; ptxbench would
+    // time every workload of the definition, so the speedups would not
+    // compare. Refused until a trajectory can be held to one workload.
+    if (auto it = item.find("test_path"); it != item.end()) {
+      return r.Error(JoinField(at, "test_path"), *it,
+                     "choosing workloads by a PTXBench test script is not supported yet "
+                     "(ptxbench times every workload of the definition); remove test_path "
+                     "to time them all");
+    }
     Item parsed;
     PTXB_ASSIGN_OR_RETURN(const Json* count, r.Required(item, at, "num_trajectories"));
     PTXB_ASSIGN_OR_RETURN(parsed.count,
@@ -402,10 +411,6 @@ absl::StatusOr<ExpandedExperiment> ExpandList(const SpecReader& r, const Json& d
                             {"num_turns", parsed.turns},
                             {"target_speedup", parsed.speedup},
                             {"prompt_tag", parsed.tag}};
-    if (auto it = item.find("test_path"); it != item.end()) {
-      PTXB_ASSIGN_OR_RETURN(normalized_item["test_path"],
-                            r.String(*it, JoinField(at, "test_path")));
-    }
     normalized_items.push_back(std::move(normalized_item));
     total += parsed.count;  // at most 2^31 items of at most 2^31 each: no overflow
     PTXB_RETURN_IF_ERROR(CheckLimit(
@@ -456,6 +461,17 @@ absl::StatusOr<ExpandedExperiment> ExpandSpec(
   PTXB_ASSIGN_OR_RETURN(Json doc, workloads::ParseStrictJson(named.text, named.path));
   SpecReader reader(named, definitions, prompts);
   absl::StatusOr<ExpandedExperiment> out;
+  if (doc.is_object() && doc.contains("plan") && doc["plan"].is_array()) {
+    // PTXBench's output root records its expanded config this way; every
+    // entry carries a test_path (one workload), which is refused below too.
+    return reader.Error("plan", doc["plan"],
+                        "a PTXBench plan.json is not supported yet (its entries time the one "
+                        "workload of their test_path); submit the list config it was made "
+                        "from" + (doc.contains("config") && doc["config"].is_string()
+                                      ? absl::StrCat(" (", doc["config"].get<std::string>(), ")")
+                                      : std::string()) +
+                        ", without test_path");
+  }
   if (doc.is_object()) {
     // A model or definition named on the command line replaces the matrix's
     // list, so `--model` means the same for both forms.

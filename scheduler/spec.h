@@ -9,11 +9,12 @@
 //    eval (full|compile-only), max_cost_usd. A definition or model given on
 //    the command line replaces the definitions[] or models[] list.
 //  - PTXBench list (a JSON array): [{num_trajectories, num_turns,
-//    target_speedup, prompt_tag, [definition], [test_path]}]; keys starting
+//    target_speedup, prompt_tag, [definition]}]; keys starting
 //    with '_' are ignored; definition and model come from the command line.
 //    A list spec's name is SpecInput.name, else its file name without the
 //    extension; items own consecutive sample indices in file order. Repair
-//    items (error_kernel_path / error_log_path) are refused for now.
+//    items (error_kernel_path / error_log_path) and test_path (PTXBench's
+//    script that names one workload) are refused for now, naming the field.
 // Validation errors name file, field, value and problem, e.g.
 //   spec.json: field "samples": value 0: must be at least 1
 //   spec.json: line 3, column 16: malformed JSON: ...

@@ -532,8 +532,7 @@ class SpecListTest : public SpecTest {
       {"num_trajectories": 2, "num_turns": 5, "target_speedup": 1.0,
        "prompt_tag": "ptxb-no-hint", "_note": "baseline"},
       {"num_trajectories": 3, "num_turns": 20, "target_speedup": 2.0,
-       "prompt_tag": "ptxb-expert", "definition": "mha_bwd_d128",
-       "test_path": "tests/mha_bwd.py"}])");
+       "prompt_tag": "ptxb-expert", "definition": "mha_bwd_d128"}])");
   }
 };
 
@@ -584,7 +583,6 @@ TEST_F(SpecListTest, NormalizedJsonRecordsTheCommandLineDefaults) {
   EXPECT_EQ(normalized["form"], "list");
   EXPECT_EQ(normalized["model"], "gpt-5");
   EXPECT_EQ(normalized["items"][0]["definition"], "gemm_n7168_k5120");
-  EXPECT_EQ(normalized["items"][1]["test_path"], "tests/mha_bwd.py");
   EXPECT_FALSE(normalized["items"][0].contains("_note"));
   EXPECT_EQ(normalized["language"], "cuda");
   EXPECT_EQ(normalized["priority"], 1);
@@ -594,6 +592,29 @@ TEST_F(SpecListTest, NormalizedJsonRecordsTheCommandLineDefaults) {
   ASSERT_TRUE(other_model.ok() && other_definition.ok());
   EXPECT_NE(other_model->spec_hash, e->spec_hash);
   EXPECT_NE(other_definition->spec_hash, e->spec_hash);
+}
+
+// Never stored and ignored: the speedups would cover other workloads than
+// PTXBench's.
+TEST_F(SpecListTest, ATestPathIsRefusedNamingTheField) {
+  Json list = List();
+  list[1]["test_path"] = "tests/mha_bwd.py";
+  ExpectInvalid(ExpandList(list),
+                "cfg.json: field \"[1].test_path\": value \"tests/mha_bwd.py\": choosing "
+                "workloads by a PTXBench test script is not supported yet (ptxbench times every "
+                "workload of the definition); remove test_path to time them all");
+}
+
+TEST_F(SpecListTest, APlanJsonIsRefusedSayingWhatToSubmit) {
+  Json plan = {{"config", "/runs/sweep.json"},
+               {"plan", Json::array({{{"exp_index", 0}, {"num_trajectories", 1}}})}};
+  auto e = ExpandList(plan, "plan.json");
+  ASSERT_FALSE(e.ok());
+  EXPECT_THAT(e.status().message(),
+              HasSubstr("plan.json: field \"plan\": value [{\"exp_index\":0,"));
+  EXPECT_THAT(e.status().message(),
+              HasSubstr("submit the list config it was made from (/runs/sweep.json), without "
+                        "test_path"));
 }
 
 TEST_F(SpecListTest, UnderscoreKeysDoNotChangeTheHash) {
