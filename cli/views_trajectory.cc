@@ -185,7 +185,12 @@ nlohmann::json TrajectorySummaryJson(const v1::TrajectorySummary& s) {
           {"best_speedup", s.best_speedup()},
           {"has_correct_kernel", s.has_correct_kernel()},
           {"cost_usd", s.cost_usd()},
-          {"updated_unix_ms", s.updated_unix_ms()}};
+          {"updated_unix_ms", s.updated_unix_ms()},
+          // null: every workload of the definition
+          {"workloads", s.workload_uuids().empty()
+                            ? nlohmann::json(nullptr)
+                            : nlohmann::json(std::vector<std::string>(s.workload_uuids().begin(),
+                                                                      s.workload_uuids().end()))}};
 }
 
 nlohmann::json TrajectoryListJson(const std::string& experiment_id,
@@ -233,6 +238,12 @@ std::string TrajectoryText(const v1::Trajectory& trajectory, bool full) {
   absl::StrAppend(&out, "turns       ", s.turns_completed(), " of ", s.num_turns(), ", target ",
                   FormatSpeedup(s.target_speedup()), ", best ", BestLabel(s), ", cost ",
                   FormatCost(s.cost_usd()), "\n");
+  absl::StrAppend(&out, "workloads   ",
+                  s.workload_uuids().empty()
+                      ? "every workload of the definition"
+                      : absl::StrCat(absl::StrJoin(s.workload_uuids(), ", "),
+                                     " only (its speedups cover these)"),
+                  "\n");
   if (full && !trajectory.task_prompt().empty()) {
     absl::StrAppend(&out, "\ntask prompt\n", Block(trajectory.task_prompt(), true));
   }

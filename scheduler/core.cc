@@ -7,6 +7,7 @@
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "common/status_macros.h"
 #include "scheduler/core_rows.h"
 #include "storage/blob_store.h"
@@ -16,9 +17,9 @@ namespace ptxbench::scheduler {
 
 namespace v1 = ::ptxbench::v1;
 
-std::string TaskPromptKey(const std::string& definition, double target_speedup,
-                          int num_turns) {
-  return absl::StrFormat("%s|%.6g|%d", definition, target_speedup, num_turns);
+std::string TaskPromptKey(const TrajectorySpec& t) {
+  return absl::StrFormat("%s|%.6g|%d|%s", t.definition, t.target_speedup, t.num_turns,
+                         absl::StrJoin(t.workloads, "\n"));
 }
 
 Core::Core(storage::Database* db, Clock* clock, CoreOptions options)
@@ -82,7 +83,7 @@ absl::StatusOr<SubmitOutcome> Core::Submit(const ExpandedExperiment& x,
       }
       system_hash[t.prompt_tag] = "";
     }
-    std::string key = TaskPromptKey(t.definition, t.target_speedup, t.num_turns);
+    std::string key = TaskPromptKey(t);
     if (!task_hash.count(key)) {
       if (!prompts.task_by_key.count(key)) {
         return absl::InternalError(absl::StrCat("no rendered task prompt for ", key));
@@ -120,7 +121,7 @@ absl::StatusOr<SubmitOutcome> Core::Submit(const ExpandedExperiment& x,
       storage::Statement * ins_traj,
       db_->Cached("INSERT INTO trajectories(id, experiment, model, definition, "
                   "prompt_tag, sample, num_turns, target_speedup, state, system_blob, "
-                  "task_blob, updated_ms) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)"));
+                  "task_blob, updated_ms, workloads) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)"));
   PTXB_ASSIGN_OR_RETURN(
       storage::Statement * ins_task,
       db_->Cached("INSERT INTO tasks(experiment, trajectory, turn, kind, state, "
@@ -138,8 +139,9 @@ absl::StatusOr<SubmitOutcome> Core::Submit(const ExpandedExperiment& x,
         .BindDouble(8, t.target_speedup)
         .BindInt64(9, v1::AWAITING_MODEL)
         .BindText(10, system_hash[t.prompt_tag])
-        .BindText(11, task_hash[TaskPromptKey(t.definition, t.target_speedup, t.num_turns)])
-        .BindInt64(12, now_ms);
+        .BindText(11, task_hash[TaskPromptKey(t)])
+        .BindInt64(12, now_ms)
+        .BindText(13, absl::StrJoin(t.workloads, "\n"));
     PTXB_RETURN_IF_ERROR(ins_traj->Run());
     ins_task->BindInt64(1, exp_rowid)
         .BindInt64(2, db_->LastInsertRowId())

@@ -63,11 +63,12 @@ struct CoreOptions {
 // The rendered prompts a submission needs, computed off the writer thread.
 struct RenderedPrompts {
   std::map<std::string, std::string> system_by_tag;
-  // Key: TaskPromptKey(definition, target_speedup, num_turns).
+  // Key: TaskPromptKey(trajectory).
   std::map<std::string, std::string> task_by_key;
 };
-std::string TaskPromptKey(const std::string& definition, double target_speedup,
-                          int num_turns);
+// Trajectories with the same task prompt share one: the definition, target,
+// turns and workloads.
+std::string TaskPromptKey(const TrajectorySpec& t);
 
 struct SubmitOutcome {
   std::string experiment_id;

@@ -177,6 +177,7 @@ absl::Status Core::BuildPayload(const TaskRow& task, const TrajectoryRow& trajec
     eval->set_language(exp.language);
     eval->set_mode(exp.eval_mode);
     eval->set_target_speedup(trajectory.target_speedup);
+    for (const std::string& w : trajectory.workloads) eval->add_workload_uuids(w);
     return absl::OkStatus();
   }
   v1::LlmRequest* llm = out->mutable_llm();

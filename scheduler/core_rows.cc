@@ -3,6 +3,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "common/status_macros.h"
 
 namespace ptxbench::scheduler {
@@ -54,7 +55,7 @@ constexpr char kTrajectoryColumns[] =
     "j.rowid, j.id, j.experiment, e.id, j.model, j.definition, j.prompt_tag, "
     "j.num_turns, j.target_speedup, j.state, j.failure_class, j.reason, "
     "j.turns_completed, j.best_speedup, j.correct, j.simulated, j.cost_usd, "
-    "j.system_blob, j.task_blob FROM trajectories j JOIN experiments e ON "
+    "j.system_blob, j.task_blob, j.workloads FROM trajectories j JOIN experiments e ON "
     "e.rowid = j.experiment ";
 
 absl::StatusOr<TrajectoryRow> ReadOneTrajectory(storage::Statement* s,
@@ -81,6 +82,8 @@ absl::StatusOr<TrajectoryRow> ReadOneTrajectory(storage::Statement* s,
   t.cost_usd = s->ColumnDouble(16);
   t.system_blob = s->ColumnText(17);
   t.task_blob = s->ColumnText(18);
+  const std::string workloads = s->ColumnText(19);
+  if (!workloads.empty()) t.workloads = absl::StrSplit(workloads, '\n');
   s->Reset();
   return t;
 }

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "ptxbench/v1/common.pb.h"
@@ -51,6 +52,7 @@ struct TrajectoryRow {
   double cost_usd = 0;
   std::string system_blob;
   std::string task_blob;
+  std::vector<std::string> workloads;  // empty: all of the definition's
 };
 
 // "tk_<rowid>" <-> rowid. ParseTaskId fails INVALID_ARGUMENT on other shapes.

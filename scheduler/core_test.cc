@@ -1,6 +1,10 @@
 // State-machine tests: submission, the turn loop, leases and fencing.
 #include "scheduler/core.h"
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "scheduler/core_test_util.h"
 
 namespace ptxbench::scheduler {
@@ -31,6 +35,24 @@ TEST_F(CoreTest, SubmitCreatesTrajectoriesAndIsIdempotent) {
   auto clash = core_->Submit(changed, PromptsFor(changed));
   EXPECT_EQ(clash.status().code(), absl::StatusCode::kAlreadyExists);
   EXPECT_EQ(Count("SELECT count(*) FROM trajectories"), 5);
+}
+
+// A trajectory held to some workloads (a PTXBench test_path) asks its
+// evaluations for exactly those; one without asks for all (none named).
+TEST_F(CoreTest, EvalTasksCarryTheTrajectorysWorkloads) {
+  ExpandedExperiment x = MakeExperiment("exp-w", 2, 1);
+  x.trajectories[0].workloads = {"w-8192"};
+  Submit(x);
+  std::string gw = RegisterGateway(), wk = RegisterWorker();
+  std::vector<std::vector<std::string>> asked;
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_TRUE(CompleteLlm(MustLease(gw)).ok());
+    v1::Task eval = MustLease(wk);
+    asked.emplace_back(eval.eval().workload_uuids().begin(), eval.eval().workload_uuids().end());
+  }
+  std::sort(asked.begin(), asked.end());
+  EXPECT_EQ(asked, (std::vector<std::vector<std::string>>{{}, {"w-8192"}}));
+  EXPECT_EQ(Count("SELECT count(*) FROM trajectories WHERE workloads = 'w-8192'"), 1);
 }
 
 TEST_F(CoreTest, TurnLoopReachesTargetAndSubmits) {

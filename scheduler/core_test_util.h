@@ -44,7 +44,7 @@ inline RenderedPrompts PromptsFor(const ExpandedExperiment& x) {
   RenderedPrompts p;
   for (const TrajectorySpec& t : x.trajectories) {
     p.system_by_tag[t.prompt_tag] = "SYSTEM PROMPT for " + t.prompt_tag;
-    p.task_by_key[TaskPromptKey(t.definition, t.target_speedup, t.num_turns)] =
+    p.task_by_key[TaskPromptKey(t)] =
         "TASK: write " + t.definition;
   }
   return p;

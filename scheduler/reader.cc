@@ -1,6 +1,7 @@
 #include "scheduler/reader.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "common/status_macros.h"
 #include "storage/blob_store.h"
 #include "storage/event_log.h"
@@ -30,7 +31,7 @@ constexpr char kSummaryColumns[] =
     "j.id, e.id, j.model, j.definition, j.prompt_tag, j.sample, j.num_turns, "
     "j.target_speedup, j.state, j.failure_class, j.reason, j.turns_completed, "
     "j.best_speedup, j.correct, j.cost_usd, j.updated_ms, j.rowid, j.system_blob, "
-    "j.task_blob FROM trajectories j JOIN experiments e ON e.rowid = j.experiment ";
+    "j.task_blob, j.workloads FROM trajectories j JOIN experiments e ON e.rowid = j.experiment ";
 
 v1::TrajectorySummary ReadSummary(const storage::Statement& s) {
   v1::TrajectorySummary t;
@@ -50,6 +51,10 @@ v1::TrajectorySummary ReadSummary(const storage::Statement& s) {
   t.set_has_correct_kernel(s.ColumnInt64(13) != 0);
   t.set_cost_usd(s.ColumnDouble(14));
   t.set_updated_unix_ms(s.ColumnInt64(15));
+  const std::string workloads = s.ColumnText(19);
+  if (!workloads.empty()) {
+    for (absl::string_view w : absl::StrSplit(workloads, '\n')) t.add_workload_uuids(std::string(w));
+  }
   return t;
 }
 

@@ -109,11 +109,16 @@ constexpr char kWriterTuning[] =
     "PRAGMA wal_autocheckpoint = 65536;"  // pages (256 MiB of WAL)
     "PRAGMA temp_store = MEMORY;";
 
+// Version 2: the workloads a trajectory is evaluated on, newline-separated
+// (workload ids hold no control characters); '' is all of the definition's.
+constexpr char kSchemaV2[] =
+    "ALTER TABLE trajectories ADD COLUMN workloads TEXT NOT NULL DEFAULT '';";
+
 std::vector<storage::Migration> Migrations() {
   static const std::string* v1 = new std::string(
       std::string(kSchemaV1) + storage::kBlobTableSql + ";\n" +
       storage::kEventTableSql + ";\n");
-  return {{1, v1->c_str()}};
+  return {{1, v1->c_str()}, {2, kSchemaV2}};
 }
 
 }  // namespace

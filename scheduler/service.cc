@@ -1,5 +1,6 @@
 #include "scheduler/service.h"
 
+#include <algorithm>
 #include <set>
 
 #include "absl/strings/match.h"
@@ -106,7 +107,8 @@ grpc::ServerUnaryReactor* ClientServiceImpl::SubmitExperiment(
     v1::SubmitExperimentResponse* response) {
   SpecInput input{request->spec_json(),
                   request->spec_path().empty() ? "<spec>" : request->spec_path(),
-                  request->name(), request->definition(), request->model(), request->eval()};
+                  request->name(), request->definition(), request->model(), request->eval(),
+                  {request->files().begin(), request->files().end()}};
   absl::StatusOr<ExpandedExperiment> expanded =
       ExpandSpec(input, *deps_.definitions, *deps_.prompts, deps_.limits);
   if (!expanded.ok() || request->dry_run()) {
@@ -143,11 +145,17 @@ absl::StatusOr<std::shared_ptr<RenderedPrompts>> ClientServiceImpl::RenderPrompt
       PTXB_ASSIGN_OR_RETURN(prompts->system_by_tag[t.prompt_tag],
                             deps_.prompts->RenderSystemPrompt(t.prompt_tag, x.language));
     }
-    std::string key = TaskPromptKey(t.definition, t.target_speedup, t.num_turns);
+    std::string key = TaskPromptKey(t);
     if (!prompts->task_by_key.count(key)) {
-      const workloads::Definition* definition = *deps_.definitions->Find(t.definition);
+      workloads::Definition definition = **deps_.definitions->Find(t.definition);
+      // The model is shown the workloads it is evaluated on.
+      if (!t.workloads.empty()) {
+        std::erase_if(definition.workloads, [&](const workloads::Workload& w) {
+          return std::find(t.workloads.begin(), t.workloads.end(), w.uuid) == t.workloads.end();
+        });
+      }
       prompts->task_by_key[key] =
-          PromptRegistry::RenderTaskPrompt(*definition, x.language, t.target_speedup, t.num_turns);
+          PromptRegistry::RenderTaskPrompt(definition, x.language, t.target_speedup, t.num_turns);
     }
   }
   return prompts;
@@ -184,7 +192,7 @@ grpc::ServerUnaryReactor* ClientServiceImpl::SubmitEval(grpc::CallbackServerCont
       {"eval", e.mode() == v1::COMPILE_ONLY ? "compile-only" : "full"},
       // Ahead of large experiments in the fair queue: someone is waiting.
       {"priority", kOneOffEvalPriority}};
-  SpecInput input{spec.dump(), "<eval>", "", "", ""};
+  SpecInput input{spec.dump(), "<eval>", "", "", "", {}};
   absl::StatusOr<ExpandedExperiment> expanded =
       ExpandSpec(input, *deps_.definitions, *deps_.prompts, deps_.limits);
   if (!expanded.ok()) return refuse(expanded.status());

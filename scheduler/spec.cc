@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -15,6 +16,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "common/hash.h"
 #include "common/status_macros.h"
 #include "workloads/json_util.h"
@@ -224,9 +227,58 @@ class SpecReader {
     return o;
   }
 
+  // The workload a PTXBench test script (test_path) names: its
+  // WORKLOAD_UUID = "..." line, checked against its DEFINITION_NAME and the
+  // item's definition.
+  absl::StatusOr<std::string> TestScriptWorkload(const Json& value, absl::string_view field,
+                                                 const std::string& definition) const {
+    PTXB_ASSIGN_OR_RETURN(std::string path, String(value, field));
+    auto file = input_.files.find(path);
+    if (file == input_.files.end()) {
+      return Error(field, value,
+                   "the test script was not sent with the spec (ptxbench submit reads it, "
+                   "relative to the spec's folder)");
+    }
+    const std::optional<std::string> uuid = ScriptConstant(file->second, "WORKLOAD_UUID");
+    if (!uuid || uuid->empty()) {
+      return Error(field, value, "the test script names no workload (no WORKLOAD_UUID = \"...\" line)");
+    }
+    const std::optional<std::string> named = ScriptConstant(file->second, "DEFINITION_NAME");
+    if (named && *named != definition) {
+      return Error(field, value,
+                   absl::StrCat("the test script is for definition '", *named, "', the item's is '",
+                                definition, "'"));
+    }
+    const workloads::Definition* d = *definitions_.Find(definition);
+    const bool known = std::any_of(d->workloads.begin(), d->workloads.end(),
+                                   [&](const workloads::Workload& w) { return w.uuid == *uuid; });
+    if (!known) {
+      return Error(field, value,
+                   absl::StrCat("the test script's workload ", *uuid, " is not a workload of ",
+                                definition));
+    }
+    return *uuid;
+  }
+
   const SpecInput& input() const { return input_; }
 
  private:
+  // The string of a line `NAME = "value"` (or 'value') of a Python script.
+  static std::optional<std::string> ScriptConstant(absl::string_view script, absl::string_view name) {
+    for (absl::string_view line : absl::StrSplit(script, '\n')) {
+      line = absl::StripAsciiWhitespace(line);
+      if (!absl::ConsumePrefix(&line, name)) continue;
+      line = absl::StripLeadingAsciiWhitespace(line);
+      if (!absl::ConsumePrefix(&line, "=")) continue;
+      line = absl::StripAsciiWhitespace(line);
+      if (line.size() < 2 || (line.front() != '"' && line.front() != '\'')) continue;
+      const size_t end = line.find(line.front(), 1);
+      if (end == absl::string_view::npos) continue;
+      return std::string(line.substr(1, end - 1));
+    }
+    return std::nullopt;
+  }
+
   const SpecInput& input_;
   const workloads::DefinitionRegistry& definitions_;
   const PromptRegistry& prompts_;
@@ -352,6 +404,7 @@ absl::StatusOr<ExpandedExperiment> ExpandList(const SpecReader& r, const Json& d
     int64_t turns;
     double speedup;
     std::string tag;
+    std::vector<std::string> workloads;
   };
   std::vector<Item> items;
   Json normalized_items = Json::array();
@@ -371,15 +424,7 @@ absl::StatusOr<ExpandedExperiment> ExpandList(const SpecReader& r, const Json& d
                        "repair (fix-it) items are not supported yet");
       }
     }
-    // PTXBench's test script times the one workload it names; ptxbench would
-    // time every workload of the definition, so the speedups would not
-    // compare. Refused until a trajectory can be held to one workload.
-    if (auto it = item.find("test_path"); it != item.end()) {
-      return r.Error(JoinField(at, "test_path"), *it,
-                     "choosing workloads by a PTXBench test script is not supported yet "
-                     "(ptxbench times every workload of the definition); remove test_path "
-                     "to time them all");
-    }
+
     Item parsed;
     PTXB_ASSIGN_OR_RETURN(const Json* count, r.Required(item, at, "num_trajectories"));
     PTXB_ASSIGN_OR_RETURN(parsed.count,
@@ -411,6 +456,15 @@ absl::StatusOr<ExpandedExperiment> ExpandList(const SpecReader& r, const Json& d
                             {"num_turns", parsed.turns},
                             {"target_speedup", parsed.speedup},
                             {"prompt_tag", parsed.tag}};
+    if (auto it = item.find("test_path"); it != item.end()) {
+      // PTXBench times the one workload its test script names: so do we,
+      // or the speedups would not compare.
+      PTXB_ASSIGN_OR_RETURN(std::string uuid,
+                            r.TestScriptWorkload(*it, JoinField(at, "test_path"), parsed.definition));
+      parsed.workloads = {uuid};
+      normalized_item["test_path"] = it->get<std::string>();
+      normalized_item["workloads"] = parsed.workloads;
+    }
     normalized_items.push_back(std::move(normalized_item));
     total += parsed.count;  // at most 2^31 items of at most 2^31 each: no overflow
     PTXB_RETURN_IF_ERROR(CheckLimit(
@@ -445,10 +499,44 @@ absl::StatusOr<ExpandedExperiment> ExpandList(const SpecReader& r, const Json& d
       t.prompt_tag = item.tag;
       t.num_turns = static_cast<int32_t>(item.turns);
       t.target_speedup = item.speedup;
+      t.workloads = item.workloads;
       out.trajectories.push_back(std::move(t));
     }
   }
   return out;
+}
+
+// PTXBench's plan.json ({"config", "plan": [...]}: one entry per trajectory,
+// in exp_index order) as the list config it records: each entry an item of
+// one trajectory. Its "config" and exp_index are bookkeeping; the rest of an
+// entry is read as a list item.
+absl::StatusOr<Json> PlanAsList(const SpecReader& r, const Json& doc) {
+  for (const auto& [key, value] : doc.items()) {
+    if (key != "plan" && key != "config" && !absl::StartsWith(key, "_")) {
+      return r.Error(key, value, "unknown field of a PTXBench plan.json (known: config, plan)");
+    }
+  }
+  const Json& plan = doc["plan"];
+  if (!plan.is_array() || plan.empty()) {
+    return r.Error("plan", plan, "must be a non-empty list of experiments");
+  }
+  Json list = Json::array();
+  for (size_t i = 0; i < plan.size(); ++i) {
+    const std::string at = IndexField("plan", i);
+    if (!plan[i].is_object()) return r.Error(at, plan[i], "must be an object");
+    auto index = plan[i].find("exp_index");
+    if (index == plan[i].end() || !index->is_number_integer() ||
+        index->get<int64_t>() != static_cast<int64_t>(i)) {
+      return r.Error(JoinField(at, "exp_index"), index == plan[i].end() ? Json(nullptr) : *index,
+                     absl::StrCat("must be ", i, ": the entries are the experiments in order"));
+    }
+    Json item = plan[i];
+    item.erase("exp_index");
+    item.erase("config");
+    item["num_trajectories"] = 1;
+    list.push_back(std::move(item));
+  }
+  return list;
 }
 
 }  // namespace
@@ -461,16 +549,8 @@ absl::StatusOr<ExpandedExperiment> ExpandSpec(
   PTXB_ASSIGN_OR_RETURN(Json doc, workloads::ParseStrictJson(named.text, named.path));
   SpecReader reader(named, definitions, prompts);
   absl::StatusOr<ExpandedExperiment> out;
-  if (doc.is_object() && doc.contains("plan") && doc["plan"].is_array()) {
-    // PTXBench's output root records its expanded config this way; every
-    // entry carries a test_path (one workload), which is refused below too.
-    return reader.Error("plan", doc["plan"],
-                        "a PTXBench plan.json is not supported yet (its entries time the one "
-                        "workload of their test_path); submit the list config it was made "
-                        "from" + (doc.contains("config") && doc["config"].is_string()
-                                      ? absl::StrCat(" (", doc["config"].get<std::string>(), ")")
-                                      : std::string()) +
-                        ", without test_path");
+  if (doc.is_object() && doc.contains("plan")) {
+    PTXB_ASSIGN_OR_RETURN(doc, PlanAsList(reader, doc));
   }
   if (doc.is_object()) {
     // A model or definition named on the command line replaces the matrix's

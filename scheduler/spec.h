@@ -9,12 +9,16 @@
 //    eval (full|compile-only), max_cost_usd. A definition or model given on
 //    the command line replaces the definitions[] or models[] list.
 //  - PTXBench list (a JSON array): [{num_trajectories, num_turns,
-//    target_speedup, prompt_tag, [definition]}]; keys starting
+//    target_speedup, prompt_tag, [definition], [test_path]}]; keys starting
 //    with '_' are ignored; definition and model come from the command line.
 //    A list spec's name is SpecInput.name, else its file name without the
-//    extension; items own consecutive sample indices in file order. Repair
-//    items (error_kernel_path / error_log_path) and test_path (PTXBench's
-//    script that names one workload) are refused for now, naming the field.
+//    extension; items own consecutive sample indices in file order. An
+//    item's test_path (a PTXBench test script, sent in SpecInput.files)
+//    holds its trajectories to the one workload the script names
+//    (WORKLOAD_UUID = "..." and DEFINITION_NAME = "..." lines), as PTXBench
+//    times it. Repair items (error_kernel_path / error_log_path) are refused
+//    for now, naming the field. A PTXBench plan.json ({"config", "plan"})
+//    runs as the list it records, one trajectory per entry.
 // Validation errors name file, field, value and problem, e.g.
 //   spec.json: field "samples": value 0: must be at least 1
 //   spec.json: line 3, column 16: malformed JSON: ...
@@ -22,6 +26,7 @@
 // duplicate list entries and non-integer counts are errors.
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -40,6 +45,9 @@ struct SpecInput {
   std::string default_definition;  // list form; replaces a matrix's definitions
   std::string default_model;       // list form; replaces a matrix's models
   std::string eval;                // "full" | "compile-only" replaces the spec's; "" keeps it
+  // List form: the PTXBench test scripts its items name as test_path, by
+  // that path (the client reads them; the scheduler may be elsewhere).
+  std::map<std::string, std::string> files;
 };
 
 struct SpecLimits {
@@ -54,6 +62,9 @@ struct TrajectorySpec {
   int32_t sample_index = 0;
   int32_t num_turns = 0;
   double target_speedup = 1.0;
+  // The workloads its kernels are evaluated on; empty: all of the
+  // definition's. A list item's test_path selects the one its script names.
+  std::vector<std::string> workloads;
 };
 
 struct ExpandedExperiment {

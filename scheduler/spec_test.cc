@@ -19,6 +19,7 @@
 namespace ptxbench::scheduler {
 namespace {
 
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 using Json = nlohmann::json;
@@ -594,27 +595,84 @@ TEST_F(SpecListTest, NormalizedJsonRecordsTheCommandLineDefaults) {
   EXPECT_NE(other_definition->spec_hash, e->spec_hash);
 }
 
-// Never stored and ignored: the speedups would cover other workloads than
-// PTXBench's.
-TEST_F(SpecListTest, ATestPathIsRefusedNamingTheField) {
-  Json list = List();
-  list[1]["test_path"] = "tests/mha_bwd.py";
-  ExpectInvalid(ExpandList(list),
-                "cfg.json: field \"[1].test_path\": value \"tests/mha_bwd.py\": choosing "
-                "workloads by a PTXBench test script is not supported yet (ptxbench times every "
-                "workload of the definition); remove test_path to time them all");
+// PTXBench times the one workload its test script names; so does ptxbench,
+// or the speedups would not compare.
+constexpr char kM8192[] = "242ddd1a-ee21-5a9c-b2f7-9867cc517890";
+
+absl::StatusOr<ExpandedExperiment> ExpandWithScript(const Json& list, const std::string& script,
+                                                    const workloads::DefinitionRegistry& d,
+                                                    const PromptRegistry& p) {
+  SpecInput input;
+  input.text = list.dump();
+  input.path = "cfg.json";
+  input.default_definition = "gemm_n7168_k5120";
+  input.default_model = "gpt-5";
+  if (!script.empty()) input.files["tests/gemm_8192.py"] = script;
+  return ExpandSpec(input, d, p, {});
 }
 
-TEST_F(SpecListTest, APlanJsonIsRefusedSayingWhatToSubmit) {
-  Json plan = {{"config", "/runs/sweep.json"},
-               {"plan", Json::array({{{"exp_index", 0}, {"num_trajectories", 1}}})}};
-  auto e = ExpandList(plan, "plan.json");
-  ASSERT_FALSE(e.ok());
-  EXPECT_THAT(e.status().message(),
-              HasSubstr("plan.json: field \"plan\": value [{\"exp_index\":0,"));
-  EXPECT_THAT(e.status().message(),
-              HasSubstr("submit the list config it was made from (/runs/sweep.json), without "
-                        "test_path"));
+std::string Script(const std::string& definition, const std::string& uuid) {
+  return absl::StrCat("import json\n\nDEFINITION_NAME = \"", definition, "\"\nWORKLOAD_UUID = '",
+                      uuid, "'\n\ndef main():\n    pass\n");
+}
+
+TEST_F(SpecListTest, ATestPathHoldsItsTrajectoriesToTheWorkloadItsScriptNames) {
+  Json list = List();
+  list[0]["test_path"] = "tests/gemm_8192.py";
+  auto e = ExpandWithScript(list, Script("gemm_n7168_k5120", kM8192), *definitions_, *prompts_);
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_THAT(e->trajectories[0].workloads, ElementsAre(kM8192));
+  EXPECT_THAT(e->trajectories[1].workloads, ElementsAre(kM8192));
+  EXPECT_TRUE(e->trajectories[2].workloads.empty());  // the item without one: all
+  Json normalized = Json::parse(e->normalized_json);
+  EXPECT_EQ(normalized["items"][0]["test_path"], "tests/gemm_8192.py");
+  EXPECT_EQ(normalized["items"][0]["workloads"], Json::array({kM8192}));
+  auto without = ExpandList(List());
+  ASSERT_TRUE(without.ok());
+  EXPECT_NE(without->spec_hash, e->spec_hash);
+}
+
+TEST_F(SpecListTest, ATestScriptThatDoesNotFitIsRefusedNamingTheField) {
+  Json list = List();
+  list[0]["test_path"] = "tests/gemm_8192.py";
+  const std::string field = "cfg.json: field \"[0].test_path\": value \"tests/gemm_8192.py\": ";
+  ExpectInvalid(ExpandWithScript(list, "", *definitions_, *prompts_),
+                field + "the test script was not sent with the spec (ptxbench submit reads it, "
+                        "relative to the spec's folder)");
+  ExpectInvalid(ExpandWithScript(list, "print('hi')\n", *definitions_, *prompts_),
+                field + "the test script names no workload (no WORKLOAD_UUID = \"...\" line)");
+  ExpectInvalid(ExpandWithScript(list, Script("mha_bwd_d128", kM8192), *definitions_, *prompts_),
+                field + "the test script is for definition 'mha_bwd_d128', the item's is "
+                        "'gemm_n7168_k5120'");
+  ExpectInvalid(ExpandWithScript(list, Script("gemm_n7168_k5120", "nope"), *definitions_, *prompts_),
+                field + "the test script's workload nope is not a workload of gemm_n7168_k5120");
+}
+
+// PTXBench's plan.json: one entry per trajectory, exp_index in order.
+TEST_F(SpecListTest, APlanJsonRunsAsTheConfigItRecords) {
+  Json entry = {{"num_trajectories", 2}, {"num_turns", 3}, {"target_speedup", 1.0},
+                {"prompt_tag", "ptxb-no-hint"}, {"definition", "gemm_n7168_k5120"},
+                {"test_path", "tests/gemm_8192.py"}, {"config", "/runs/sweep.json"}};
+  Json plan = {{"config", "/runs/sweep.json"}, {"plan", Json::array()}};
+  for (int i = 0; i < 2; ++i) {
+    entry["exp_index"] = i;
+    plan["plan"].push_back(entry);
+  }
+  auto e = ExpandWithScript(plan, Script("gemm_n7168_k5120", kM8192), *definitions_, *prompts_);
+  ASSERT_TRUE(e.ok()) << e.status();
+  ASSERT_EQ(e->trajectories.size(), 2u);
+  for (const TrajectorySpec& t : e->trajectories) {
+    EXPECT_EQ(t.num_turns, 3);
+    EXPECT_THAT(t.workloads, ElementsAre(kM8192));
+  }
+  plan["plan"][1]["exp_index"] = 5;
+  ExpectInvalid(ExpandWithScript(plan, Script("gemm_n7168_k5120", kM8192), *definitions_, *prompts_),
+                "cfg.json: field \"plan[1].exp_index\": value 5: must be 1: the entries are the "
+                "experiments in order");
+  plan["extra"] = 1;
+  ExpectInvalid(ExpandWithScript(plan, "", *definitions_, *prompts_),
+                "cfg.json: field \"extra\": value 1: unknown field of a PTXBench plan.json "
+                "(known: config, plan)");
 }
 
 TEST_F(SpecListTest, UnderscoreKeysDoNotChangeTheHash) {

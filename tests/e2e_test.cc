@@ -82,6 +82,54 @@ TEST(EndToEndTest, MatrixRunsToTheEnd) {
   EXPECT_EQ(c.QueryInt("SELECT count(*) FROM trajectories"), 48);
 }
 
+// A PTXBench list config whose item names a test script: the CLI reads the
+// script beside the config, and the item's trajectories are held to the one
+// workload it names, which `list` and `show` report.
+TEST(EndToEndTest, APtxbenchTestPathSelectsItsWorkload) {
+  Cluster c("e2e_test_path");
+  ASSERT_TRUE(c.StartScheduler()) << c.SchedulerLogTail();
+  const std::string m8192 = "242ddd1a-ee21-5a9c-b2f7-9867cc517890";
+  c.WriteFile("gemm-problems/gemm_n7168_k5120_m8192.py",
+              absl::StrCat("DEFINITION_NAME = \"gemm_n7168_k5120\"\nWORKLOAD_UUID = \"", m8192, "\"\n"));
+  const std::string spec = c.WriteFile("sweep.json", R"([
+    {"num_trajectories": 2, "num_turns": 1, "target_speedup": 1.0, "prompt_tag": "ptxb-no-hint",
+     "test_path": "gemm-problems/gemm_n7168_k5120_m8192.py"},
+    {"num_trajectories": 1, "num_turns": 1, "target_speedup": 1.0, "prompt_tag": "ptxb-no-hint"}])");
+  CommandResult submitted = c.Cli({"submit", spec, "--model", "sim-model-a", "--definition",
+                                   "gemm_n7168_k5120", "--output", "json"});
+  ASSERT_EQ(submitted.exit_code, 0) << submitted.out;
+  const std::string exp = nlohmann::json::parse(submitted.out)["experiment"].get<std::string>();
+  CommandResult listed = c.Cli({"list", exp, "--output", "json"});
+  ASSERT_EQ(listed.exit_code, 0) << listed.out;
+  const nlohmann::json list = nlohmann::json::parse(listed.out);
+  ASSERT_EQ(list["trajectories"].size(), 3u) << listed.out;
+  int held = 0, all = 0;
+  std::string held_id;
+  for (const auto& t : list["trajectories"]) {
+    if (t["workloads"].is_null()) {
+      ++all;
+    } else {
+      EXPECT_EQ(t["workloads"], nlohmann::json::array({m8192}));
+      ++held;
+      held_id = t["trajectory"].get<std::string>();
+    }
+  }
+  EXPECT_EQ(held, 2);
+  EXPECT_EQ(all, 1);
+  CommandResult shown = c.Cli({"show", held_id});
+  ASSERT_EQ(shown.exit_code, 0) << shown.out;
+  EXPECT_NE(shown.out.find(absl::StrCat("workloads   ", m8192, " only")), std::string::npos)
+      << shown.out;
+
+  // A script that is not there: refused, nothing created.
+  const std::string missing = c.WriteFile("missing.json", R"([{"num_trajectories": 1,
+    "num_turns": 1, "target_speedup": 1.0, "prompt_tag": "ptxb-no-hint", "test_path": "nope.py"}])");
+  CommandResult refused = c.Cli({"submit", missing, "--model", "sim-model-a", "--definition",
+                                 "gemm_n7168_k5120"});
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_EQ(c.QueryInt("SELECT count(*) FROM trajectories"), 3);
+}
+
 TEST(EndToEndTest, SchedulerKilledMidRunLosesNothingAndPaysForNothingTwice) {
   Cluster c("e2e_crash");
   ASSERT_TRUE(c.StartScheduler(kFastLeases)) << c.SchedulerLogTail();
