@@ -28,11 +28,12 @@ std::string DisplayName(const v1::SubmitExperimentRequest& request) {
   return "";
 }
 
-// The PTXBench test scripts a list-form spec names (test_path), read here
-// because the scheduler may run elsewhere: a relative path is looked up in
-// the spec's folder, then in the current one (where PTXBench looks).
-absl::Status AttachTestScripts(const std::string& spec_path, const std::string& spec,
-                               v1::SubmitExperimentRequest& request) {
+// The files a list-form spec's items name (test_path, and a fix-it item's
+// error_kernel_path and error_log_path), read here because the scheduler may
+// run elsewhere: a relative path is looked up in the spec's folder, then in
+// the current one (where PTXBench looks).
+absl::Status AttachFiles(const std::string& spec_path, const std::string& spec,
+                         v1::SubmitExperimentRequest& request) {
   const nlohmann::json parsed = nlohmann::json::parse(spec, nullptr, /*allow_exceptions=*/false);
   // A list config, or a PTXBench plan.json's list; the scheduler judges the rest.
   const nlohmann::json& doc = parsed.is_object() && parsed.contains("plan") ? parsed["plan"] : parsed;
@@ -40,28 +41,28 @@ absl::Status AttachTestScripts(const std::string& spec_path, const std::string& 
   const std::filesystem::path folder =
       spec_path == "-" ? std::filesystem::path(".") : std::filesystem::path(spec_path).parent_path();
   for (size_t i = 0; i < doc.size(); ++i) {
-    if (!doc[i].is_object() || !doc[i].contains("test_path") || !doc[i]["test_path"].is_string()) {
-      continue;
+    for (const char* field : {"test_path", "error_kernel_path", "error_log_path"}) {
+      if (!doc[i].is_object() || !doc[i].contains(field) || !doc[i][field].is_string()) continue;
+      const std::string path = doc[i][field].get<std::string>();
+      if (request.files().contains(path)) continue;
+      std::vector<std::filesystem::path> tries = {path};
+      if (std::filesystem::path(path).is_relative()) tries.insert(tries.begin(), folder / path);
+      std::optional<std::string> text;
+      for (const std::filesystem::path& p : tries) {
+        std::error_code ec;
+        if (!std::filesystem::is_regular_file(p, ec)) continue;
+        absl::StatusOr<std::string> read = ReadFile(p.string());
+        if (read.ok()) text = *std::move(read);
+        break;
+      }
+      if (!text) {
+        return absl::NotFoundError(absl::StrCat(
+            "spec ", spec_path, ": item [", i, "]: ", field, " '", path, "' cannot be read (looked ",
+            tries.size() > 1 ? absl::StrCat("in ", tries[0].string(), " and ") : "at ",
+            tries.back().string(), ")"));
+      }
+      (*request.mutable_files())[path] = *std::move(text);
     }
-    const std::string test_path = doc[i]["test_path"].get<std::string>();
-    if (request.files().contains(test_path)) continue;
-    std::vector<std::filesystem::path> tries = {test_path};
-    if (std::filesystem::path(test_path).is_relative()) tries.insert(tries.begin(), folder / test_path);
-    std::optional<std::string> text;
-    for (const std::filesystem::path& p : tries) {
-      std::error_code ec;
-      if (!std::filesystem::is_regular_file(p, ec)) continue;
-      absl::StatusOr<std::string> read = ReadFile(p.string());
-      if (read.ok()) text = *std::move(read);
-      break;
-    }
-    if (!text) {
-      return absl::NotFoundError(absl::StrCat(
-          "spec ", spec_path, ": item [", i, "]: test_path '", test_path, "' cannot be read (looked ",
-          tries.size() > 1 ? absl::StrCat("in ", tries[0].string(), " and ") : "at ",
-          tries.back().string(), ")"));
-    }
-    (*request.mutable_files())[test_path] = *std::move(text);
   }
   return absl::OkStatus();
 }
@@ -95,7 +96,7 @@ absl::StatusOr<std::string> SubmitSpecFile(SchedulerClient& client, const std::s
                                            v1::SubmitExperimentRequest request, bool json,
                                            std::ostream& out) {
   PTXB_ASSIGN_OR_RETURN(std::string spec, ReadSpecFile(path));
-  PTXB_RETURN_IF_ERROR(AttachTestScripts(path, spec, request));
+  PTXB_RETURN_IF_ERROR(AttachFiles(path, spec, request));
   request.set_spec_json(std::move(spec));
   request.set_spec_path(path == "-" ? "<stdin>" : path);
   PTXB_ASSIGN_OR_RETURN(v1::SubmitExperimentResponse response, client.SubmitExperiment(request));

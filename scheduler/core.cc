@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "common/hash.h"
 #include "common/status_macros.h"
 #include "scheduler/core_rows.h"
 #include "storage/blob_store.h"
@@ -18,8 +19,9 @@ namespace ptxbench::scheduler {
 namespace v1 = ::ptxbench::v1;
 
 std::string TaskPromptKey(const TrajectorySpec& t) {
-  return absl::StrFormat("%s|%.6g|%d|%s", t.definition, t.target_speedup, t.num_turns,
-                         absl::StrJoin(t.workloads, "\n"));
+  return absl::StrFormat("%s|%.6g|%d|%s|%s", t.definition, t.target_speedup, t.num_turns,
+                         absl::StrJoin(t.workloads, "\n"),
+                         t.repair_kernel.empty() ? "" : Sha256Hex(t.repair_kernel + '\0' + t.repair_log));
 }
 
 Core::Core(storage::Database* db, Clock* clock, CoreOptions options)

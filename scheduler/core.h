@@ -67,7 +67,7 @@ struct RenderedPrompts {
   std::map<std::string, std::string> task_by_key;
 };
 // Trajectories with the same task prompt share one: the definition, target,
-// turns and workloads.
+// turns, workloads and the kernel to repair.
 std::string TaskPromptKey(const TrajectorySpec& t);
 
 struct SubmitOutcome {

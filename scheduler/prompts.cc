@@ -392,6 +392,17 @@ absl::StatusOr<std::string> PromptRegistry::RenderSystemPrompt(
   return absl::StrCat(absl::StrJoin(parts, "\n\n"), "\n");
 }
 
+std::string PromptRegistry::RenderRepairPrompt(absl::string_view kernel, absl::string_view log,
+                                              absl::string_view language) {
+  const std::string code = Trimmed(kernel), text = Trimmed(log);
+  const std::string code_fence = FenceFor(code), log_fence = FenceFor(text);
+  return absl::StrCat(
+      "\nA previous kernel for this task is below; it fails with the error log that follows. "
+      "Fix it with the smallest change that makes it correct, then improve it as above.\n\n",
+      "The kernel:\n", code_fence, language == "ptx" ? "ptx" : "cpp", "\n", code, "\n", code_fence,
+      "\n\nIts error log:\n", log_fence, "text\n", text, "\n", log_fence, "\n");
+}
+
 std::string PromptRegistry::RenderTaskPrompt(const workloads::Definition& definition,
                                              absl::string_view language,
                                              double target_speedup, int num_turns) {

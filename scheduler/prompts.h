@@ -63,6 +63,11 @@ class PromptRegistry {
   absl::StatusOr<std::string> RenderSystemPrompt(absl::string_view tag,
                                                  absl::string_view language) const;
 
+  // Appended to a fix-it trajectory's task prompt: the broken kernel and its
+  // error log, each in a fence it cannot close, and what to do.
+  static std::string RenderRepairPrompt(absl::string_view kernel, absl::string_view log,
+                                        absl::string_view language);
+
   // Where the tags come from, for messages: the root, and the hub if any.
   std::string Origin() const;
 

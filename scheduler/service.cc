@@ -156,6 +156,10 @@ absl::StatusOr<std::shared_ptr<RenderedPrompts>> ClientServiceImpl::RenderPrompt
       }
       prompts->task_by_key[key] =
           PromptRegistry::RenderTaskPrompt(definition, x.language, t.target_speedup, t.num_turns);
+      if (!t.repair_kernel.empty()) {
+        prompts->task_by_key[key] +=
+            PromptRegistry::RenderRepairPrompt(t.repair_kernel, t.repair_log, x.language);
+      }
     }
   }
   return prompts;

@@ -227,23 +227,29 @@ class SpecReader {
     return o;
   }
 
+  // The text of a file the spec names (a path field), as the client sent it.
+  absl::StatusOr<std::string> SentFile(const Json& value, absl::string_view field) const {
+    PTXB_ASSIGN_OR_RETURN(std::string path, String(value, field));
+    auto file = input_.files.find(path);
+    if (file == input_.files.end()) {
+      return Error(field, value,
+                   "the file was not sent with the spec (ptxbench submit reads it, "
+                   "relative to the spec's folder)");
+    }
+    return file->second;
+  }
+
   // The workload a PTXBench test script (test_path) names: its
   // WORKLOAD_UUID = "..." line, checked against its DEFINITION_NAME and the
   // item's definition.
   absl::StatusOr<std::string> TestScriptWorkload(const Json& value, absl::string_view field,
                                                  const std::string& definition) const {
-    PTXB_ASSIGN_OR_RETURN(std::string path, String(value, field));
-    auto file = input_.files.find(path);
-    if (file == input_.files.end()) {
-      return Error(field, value,
-                   "the test script was not sent with the spec (ptxbench submit reads it, "
-                   "relative to the spec's folder)");
-    }
-    const std::optional<std::string> uuid = ScriptConstant(file->second, "WORKLOAD_UUID");
+    PTXB_ASSIGN_OR_RETURN(std::string script, SentFile(value, field));
+    const std::optional<std::string> uuid = ScriptConstant(script, "WORKLOAD_UUID");
     if (!uuid || uuid->empty()) {
       return Error(field, value, "the test script names no workload (no WORKLOAD_UUID = \"...\" line)");
     }
-    const std::optional<std::string> named = ScriptConstant(file->second, "DEFINITION_NAME");
+    const std::optional<std::string> named = ScriptConstant(script, "DEFINITION_NAME");
     if (named && *named != definition) {
       return Error(field, value,
                    absl::StrCat("the test script is for definition '", *named, "', the item's is '",
@@ -405,6 +411,7 @@ absl::StatusOr<ExpandedExperiment> ExpandList(const SpecReader& r, const Json& d
     double speedup;
     std::string tag;
     std::vector<std::string> workloads;
+    std::string repair_kernel, repair_log;
   };
   std::vector<Item> items;
   Json normalized_items = Json::array();
@@ -418,12 +425,6 @@ absl::StatusOr<ExpandedExperiment> ExpandList(const SpecReader& r, const Json& d
                     {"num_trajectories", "num_turns", "target_speedup", "prompt_tag",
                      "definition", "test_path", "error_kernel_path", "error_log_path"},
                     /*allow_underscore=*/true));
-    for (const char* repair : {"error_kernel_path", "error_log_path"}) {
-      if (auto it = item.find(repair); it != item.end()) {
-        return r.Error(JoinField(at, repair), *it,
-                       "repair (fix-it) items are not supported yet");
-      }
-    }
 
     Item parsed;
     PTXB_ASSIGN_OR_RETURN(const Json* count, r.Required(item, at, "num_trajectories"));
@@ -465,6 +466,28 @@ absl::StatusOr<ExpandedExperiment> ExpandList(const SpecReader& r, const Json& d
       normalized_item["test_path"] = it->get<std::string>();
       normalized_item["workloads"] = parsed.workloads;
     }
+    // A fix-it item: both files, or neither.
+    const bool has_kernel = item.contains("error_kernel_path"), has_log = item.contains("error_log_path");
+    if (has_kernel != has_log) {
+      const char* present = has_kernel ? "error_kernel_path" : "error_log_path";
+      return r.Error(JoinField(at, present), item[present],
+                     "a fix-it item needs both error_kernel_path and error_log_path");
+    }
+    if (has_kernel) {
+      PTXB_ASSIGN_OR_RETURN(parsed.repair_kernel,
+                            r.SentFile(item["error_kernel_path"], JoinField(at, "error_kernel_path")));
+      PTXB_ASSIGN_OR_RETURN(parsed.repair_log,
+                            r.SentFile(item["error_log_path"], JoinField(at, "error_log_path")));
+      if (absl::StripAsciiWhitespace(parsed.repair_kernel).empty()) {
+        return r.Error(JoinField(at, "error_kernel_path"), item["error_kernel_path"],
+                       "the kernel to fix is empty");
+      }
+      normalized_item["error_kernel_path"] = item["error_kernel_path"];
+      normalized_item["error_log_path"] = item["error_log_path"];
+      // The contents, not only the paths, make the experiment.
+      normalized_item["repair_sha256"] =
+          Sha256Hex(absl::StrCat(parsed.repair_kernel, std::string(1, '\0'), parsed.repair_log));
+    }
     normalized_items.push_back(std::move(normalized_item));
     total += parsed.count;  // at most 2^31 items of at most 2^31 each: no overflow
     PTXB_RETURN_IF_ERROR(CheckLimit(
@@ -500,6 +523,8 @@ absl::StatusOr<ExpandedExperiment> ExpandList(const SpecReader& r, const Json& d
       t.num_turns = static_cast<int32_t>(item.turns);
       t.target_speedup = item.speedup;
       t.workloads = item.workloads;
+      t.repair_kernel = item.repair_kernel;
+      t.repair_log = item.repair_log;
       out.trajectories.push_back(std::move(t));
     }
   }

@@ -16,8 +16,8 @@
 //    item's test_path (a PTXBench test script, sent in SpecInput.files)
 //    holds its trajectories to the one workload the script names
 //    (WORKLOAD_UUID = "..." and DEFINITION_NAME = "..." lines), as PTXBench
-//    times it. Repair items (error_kernel_path / error_log_path) are refused
-//    for now, naming the field. A PTXBench plan.json ({"config", "plan"})
+//    times it. A fix-it item (error_kernel_path and error_log_path, sent the
+//    same way) starts each trajectory from that broken kernel and its log. A PTXBench plan.json ({"config", "plan"})
 //    runs as the list it records, one trajectory per entry.
 // Validation errors name file, field, value and problem, e.g.
 //   spec.json: field "samples": value 0: must be at least 1
@@ -45,8 +45,9 @@ struct SpecInput {
   std::string default_definition;  // list form; replaces a matrix's definitions
   std::string default_model;       // list form; replaces a matrix's models
   std::string eval;                // "full" | "compile-only" replaces the spec's; "" keeps it
-  // List form: the PTXBench test scripts its items name as test_path, by
-  // that path (the client reads them; the scheduler may be elsewhere).
+  // List form: the files its items name (test_path, error_kernel_path,
+  // error_log_path), by that path (the client reads them; the scheduler may
+  // be elsewhere).
   std::map<std::string, std::string> files;
 };
 
@@ -65,6 +66,10 @@ struct TrajectorySpec {
   // The workloads its kernels are evaluated on; empty: all of the
   // definition's. A list item's test_path selects the one its script names.
   std::vector<std::string> workloads;
+  // A fix-it (repair) item's broken kernel and its error log, which its
+  // first prompt carries; empty for an ordinary trajectory.
+  std::string repair_kernel;
+  std::string repair_log;
 };
 
 struct ExpandedExperiment {

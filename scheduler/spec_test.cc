@@ -15,6 +15,7 @@
 #include "absl/strings/str_join.h"
 #include "common/file.h"
 #include "common/hash.h"
+#include "scheduler/core.h"
 
 namespace ptxbench::scheduler {
 namespace {
@@ -637,7 +638,7 @@ TEST_F(SpecListTest, ATestScriptThatDoesNotFitIsRefusedNamingTheField) {
   list[0]["test_path"] = "tests/gemm_8192.py";
   const std::string field = "cfg.json: field \"[0].test_path\": value \"tests/gemm_8192.py\": ";
   ExpectInvalid(ExpandWithScript(list, "", *definitions_, *prompts_),
-                field + "the test script was not sent with the spec (ptxbench submit reads it, "
+                field + "the file was not sent with the spec (ptxbench submit reads it, "
                         "relative to the spec's folder)");
   ExpectInvalid(ExpandWithScript(list, "print('hi')\n", *definitions_, *prompts_),
                 field + "the test script names no workload (no WORKLOAD_UUID = \"...\" line)");
@@ -646,6 +647,44 @@ TEST_F(SpecListTest, ATestScriptThatDoesNotFitIsRefusedNamingTheField) {
                         "'gemm_n7168_k5120'");
   ExpectInvalid(ExpandWithScript(list, Script("gemm_n7168_k5120", "nope"), *definitions_, *prompts_),
                 field + "the test script's workload nope is not a workload of gemm_n7168_k5120");
+}
+
+// A fix-it item: each trajectory starts from the broken kernel and its log.
+TEST_F(SpecListTest, AFixItItemCarriesItsKernelAndLog) {
+  Json list = List();
+  list[0]["error_kernel_path"] = "broken/k.cu";
+  list[0]["error_log_path"] = "broken/k.log";
+  SpecInput input;
+  input.text = list.dump();
+  input.path = "cfg.json";
+  input.default_definition = "gemm_n7168_k5120";
+  input.default_model = "gpt-5";
+  input.files = {{"broken/k.cu", "__global__ void k() {}"}, {"broken/k.log", "illegal address"}};
+  auto e = ExpandSpec(input, *definitions_, *prompts_, {});
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_EQ(e->trajectories[0].repair_kernel, "__global__ void k() {}");
+  EXPECT_EQ(e->trajectories[1].repair_log, "illegal address");
+  EXPECT_TRUE(e->trajectories[2].repair_kernel.empty());
+  EXPECT_NE(TaskPromptKey(e->trajectories[0]), TaskPromptKey(e->trajectories[2]));
+  // Other contents at the same paths: another experiment.
+  input.files["broken/k.log"] = "out of bounds";
+  auto other = ExpandSpec(input, *definitions_, *prompts_, {});
+  ASSERT_TRUE(other.ok());
+  EXPECT_NE(other->spec_hash, e->spec_hash);
+
+  list[0].erase("error_log_path");
+  input.text = list.dump();
+  ExpectInvalid(ExpandSpec(input, *definitions_, *prompts_, {}),
+                "cfg.json: field \"[0].error_kernel_path\": value \"broken/k.cu\": a fix-it item "
+                "needs both error_kernel_path and error_log_path");
+}
+
+TEST(RepairPromptTest, CarriesTheKernelAndTheLogInFencesTheyCannotClose) {
+  const std::string p =
+      PromptRegistry::RenderRepairPrompt("int x; // ```\n", "error: ```` here", "cuda");
+  EXPECT_NE(p.find("smallest change"), std::string::npos);
+  EXPECT_NE(p.find("````cpp\nint x; // ```\n````"), std::string::npos) << p;
+  EXPECT_NE(p.find("`````text\nerror: ```` here\n`````"), std::string::npos) << p;
 }
 
 // PTXBench's plan.json: one entry per trajectory, exp_index in order.
@@ -718,14 +757,14 @@ TEST_F(SpecListTest, RejectsUnknownItemField) {
       StartsWith("cfg.json: field \"[1].num_trajectory\": value 1: unknown field"));
 }
 
-TEST_F(SpecListTest, RejectsRepairItemsForNow) {
+TEST_F(SpecListTest, RejectsRepairItemsWhoseFilesWereNotSent) {
   Json list = List();
   list[0]["error_kernel_path"] = "bad/kernel.cu";
   list[0]["error_log_path"] = "bad/log.txt";
   ExpectInvalid(
       ExpandList(list),
-      "cfg.json: field \"[0].error_kernel_path\": value \"bad/kernel.cu\": repair "
-      "(fix-it) items are not supported yet");
+      "cfg.json: field \"[0].error_kernel_path\": value \"bad/kernel.cu\": the file was not "
+      "sent with the spec (ptxbench submit reads it, relative to the spec's folder)");
 }
 
 TEST_F(SpecListTest, RejectsZeroTrajectories) {

@@ -82,6 +82,19 @@ TEST(EndToEndTest, MatrixRunsToTheEnd) {
   EXPECT_EQ(c.QueryInt("SELECT count(*) FROM trajectories"), 48);
 }
 
+// Submits a PTXBench list config (model and definition on the command line)
+// and returns `list --output json` of the experiment; null when either failed.
+nlohmann::json SubmitListSpec(const Cluster& c, const std::string& spec) {
+  CommandResult submitted = c.Cli({"submit", spec, "--model", "sim-model-a", "--definition",
+                                   "gemm_n7168_k5120", "--output", "json"});
+  EXPECT_EQ(submitted.exit_code, 0) << submitted.out;
+  if (submitted.exit_code != 0) return nullptr;
+  CommandResult listed = c.Cli(
+      {"list", nlohmann::json::parse(submitted.out)["experiment"].get<std::string>(), "--output", "json"});
+  EXPECT_EQ(listed.exit_code, 0) << listed.out;
+  return listed.exit_code == 0 ? nlohmann::json::parse(listed.out) : nlohmann::json(nullptr);
+}
+
 // A PTXBench list config whose item names a test script: the CLI reads the
 // script beside the config, and the item's trajectories are held to the one
 // workload it names, which `list` and `show` report.
@@ -95,14 +108,9 @@ TEST(EndToEndTest, APtxbenchTestPathSelectsItsWorkload) {
     {"num_trajectories": 2, "num_turns": 1, "target_speedup": 1.0, "prompt_tag": "ptxb-no-hint",
      "test_path": "gemm-problems/gemm_n7168_k5120_m8192.py"},
     {"num_trajectories": 1, "num_turns": 1, "target_speedup": 1.0, "prompt_tag": "ptxb-no-hint"}])");
-  CommandResult submitted = c.Cli({"submit", spec, "--model", "sim-model-a", "--definition",
-                                   "gemm_n7168_k5120", "--output", "json"});
-  ASSERT_EQ(submitted.exit_code, 0) << submitted.out;
-  const std::string exp = nlohmann::json::parse(submitted.out)["experiment"].get<std::string>();
-  CommandResult listed = c.Cli({"list", exp, "--output", "json"});
-  ASSERT_EQ(listed.exit_code, 0) << listed.out;
-  const nlohmann::json list = nlohmann::json::parse(listed.out);
-  ASSERT_EQ(list["trajectories"].size(), 3u) << listed.out;
+  const nlohmann::json list = SubmitListSpec(c, spec);
+  ASSERT_TRUE(list.is_object());
+  ASSERT_EQ(list["trajectories"].size(), 3u) << list.dump();
   int held = 0, all = 0;
   std::string held_id;
   for (const auto& t : list["trajectories"]) {
@@ -128,6 +136,28 @@ TEST(EndToEndTest, APtxbenchTestPathSelectsItsWorkload) {
                                  "gemm_n7168_k5120"});
   EXPECT_EQ(refused.exit_code, 1);
   EXPECT_EQ(c.QueryInt("SELECT count(*) FROM trajectories"), 3);
+}
+
+// A PTXBench fix-it item: the CLI reads the broken kernel and its log beside
+// the config, and the trajectory's task prompt carries both.
+TEST(EndToEndTest, AFixItItemStartsFromItsBrokenKernel) {
+  Cluster c("e2e_fixit");
+  ASSERT_TRUE(c.StartScheduler()) << c.SchedulerLogTail();
+  c.WriteFile("broken/kernel.cu", "__global__ void broken_gemm_marker() {}\n");
+  c.WriteFile("broken/error.log", "cudaErrorIllegalAddress at broken_gemm_marker\n");
+  const std::string spec = c.WriteFile("fixit.json", R"([
+    {"num_trajectories": 1, "num_turns": 2, "target_speedup": 1.0, "prompt_tag": "ptxb-no-hint",
+     "error_kernel_path": "broken/kernel.cu", "error_log_path": "broken/error.log"}])");
+  const nlohmann::json list = SubmitListSpec(c, spec);
+  ASSERT_TRUE(list.is_object());
+  ASSERT_EQ(list["trajectories"].size(), 1u) << list.dump();
+  CommandResult shown =
+      c.Cli({"show", list["trajectories"][0]["trajectory"].get<std::string>(), "--full"});
+  ASSERT_EQ(shown.exit_code, 0) << shown.out;
+  EXPECT_NE(shown.out.find("__global__ void broken_gemm_marker() {}"), std::string::npos)
+      << shown.out;
+  EXPECT_NE(shown.out.find("cudaErrorIllegalAddress at broken_gemm_marker"), std::string::npos);
+  EXPECT_NE(shown.out.find("smallest change"), std::string::npos);
 }
 
 TEST(EndToEndTest, SchedulerKilledMidRunLosesNothingAndPaysForNothingTwice) {
