@@ -7,8 +7,6 @@
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
-#include "common/hash.h"
 #include "common/status_macros.h"
 #include "scheduler/core_rows.h"
 #include "storage/blob_store.h"
@@ -20,8 +18,7 @@ namespace v1 = ::ptxbench::v1;
 
 std::string TaskPromptKey(const TrajectorySpec& t) {
   return absl::StrFormat("%s|%.6g|%d|%s|%s", t.definition, t.target_speedup, t.num_turns,
-                         absl::StrJoin(t.workloads, "\n"),
-                         t.repair_kernel.empty() ? "" : Sha256Hex(t.repair_kernel + '\0' + t.repair_log));
+                         EncodeWorkloads(t.workloads), t.repair_sha256);
 }
 
 Core::Core(storage::Database* db, Clock* clock, CoreOptions options)
@@ -143,7 +140,7 @@ absl::StatusOr<SubmitOutcome> Core::Submit(const ExpandedExperiment& x,
         .BindText(10, system_hash[t.prompt_tag])
         .BindText(11, task_hash[TaskPromptKey(t)])
         .BindInt64(12, now_ms)
-        .BindText(13, absl::StrJoin(t.workloads, "\n"));
+        .BindText(13, EncodeWorkloads(t.workloads));
     PTXB_RETURN_IF_ERROR(ins_traj->Run());
     ins_task->BindInt64(1, exp_rowid)
         .BindInt64(2, db_->LastInsertRowId())

@@ -3,7 +3,6 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "common/status_macros.h"
 
 namespace ptxbench::scheduler {
@@ -82,8 +81,7 @@ absl::StatusOr<TrajectoryRow> ReadOneTrajectory(storage::Statement* s,
   t.cost_usd = s->ColumnDouble(16);
   t.system_blob = s->ColumnText(17);
   t.task_blob = s->ColumnText(18);
-  const std::string workloads = s->ColumnText(19);
-  if (!workloads.empty()) t.workloads = absl::StrSplit(workloads, '\n');
+  t.workloads = DecodeWorkloads(s->ColumnText(19));
   s->Reset();
   return t;
 }

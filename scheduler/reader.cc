@@ -1,8 +1,8 @@
 #include "scheduler/reader.h"
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "common/status_macros.h"
+#include "scheduler/schema.h"
 #include "storage/blob_store.h"
 #include "storage/event_log.h"
 
@@ -51,10 +51,7 @@ v1::TrajectorySummary ReadSummary(const storage::Statement& s) {
   t.set_has_correct_kernel(s.ColumnInt64(13) != 0);
   t.set_cost_usd(s.ColumnDouble(14));
   t.set_updated_unix_ms(s.ColumnInt64(15));
-  const std::string workloads = s.ColumnText(19);
-  if (!workloads.empty()) {
-    for (absl::string_view w : absl::StrSplit(workloads, '\n')) t.add_workload_uuids(std::string(w));
-  }
+  for (std::string& w : DecodeWorkloads(s.ColumnText(19))) t.add_workload_uuids(std::move(w));
   return t;
 }
 

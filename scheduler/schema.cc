@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "common/status_macros.h"
 #include "storage/blob_store.h"
 #include "storage/event_log.h"
@@ -109,8 +111,7 @@ constexpr char kWriterTuning[] =
     "PRAGMA wal_autocheckpoint = 65536;"  // pages (256 MiB of WAL)
     "PRAGMA temp_store = MEMORY;";
 
-// Version 2: the workloads a trajectory is evaluated on, newline-separated
-// (workload ids hold no control characters); '' is all of the definition's.
+// Version 2: the workloads a trajectory is evaluated on (EncodeWorkloads).
 constexpr char kSchemaV2[] =
     "ALTER TABLE trajectories ADD COLUMN workloads TEXT NOT NULL DEFAULT '';";
 
@@ -122,6 +123,15 @@ std::vector<storage::Migration> Migrations() {
 }
 
 }  // namespace
+
+std::string EncodeWorkloads(const std::vector<std::string>& workloads) {
+  return absl::StrJoin(workloads, "\n");
+}
+
+std::vector<std::string> DecodeWorkloads(const std::string& column) {
+  if (column.empty()) return {};
+  return absl::StrSplit(column, '\n');
+}
 
 absl::StatusOr<std::unique_ptr<storage::Database>> OpenSchedulerDatabase(
     const std::string& path) {

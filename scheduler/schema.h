@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "storage/database.h"
@@ -28,6 +29,12 @@ enum class TaskState : int {
 
 // Task kinds as stored in tasks.kind (= ptxbench.v1.TaskKind).
 enum class StepKind : int { kLlm = 1, kEval = 2 };
+
+// trajectories.workloads: the workloads a trajectory is evaluated on,
+// newline-separated (workload ids hold no control characters); '' is all of
+// the definition's.
+std::string EncodeWorkloads(const std::vector<std::string>& workloads);
+std::vector<std::string> DecodeWorkloads(const std::string& column);
 
 // Opens (creating if needed) and migrates the scheduler database at `path`.
 // Refuses a file that is not a ptxbench database or has a newer schema.

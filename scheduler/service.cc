@@ -196,7 +196,9 @@ grpc::ServerUnaryReactor* ClientServiceImpl::SubmitEval(grpc::CallbackServerCont
       {"eval", e.mode() == v1::COMPILE_ONLY ? "compile-only" : "full"},
       // Ahead of large experiments in the fair queue: someone is waiting.
       {"priority", kOneOffEvalPriority}};
-  SpecInput input{spec.dump(), "<eval>", "", "", "", {}};
+  SpecInput input;
+  input.text = spec.dump();
+  input.path = "<eval>";
   absl::StatusOr<ExpandedExperiment> expanded =
       ExpandSpec(input, *deps_.definitions, *deps_.prompts, deps_.limits);
   if (!expanded.ok()) return refuse(expanded.status());

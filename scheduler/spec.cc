@@ -411,7 +411,7 @@ absl::StatusOr<ExpandedExperiment> ExpandList(const SpecReader& r, const Json& d
     double speedup;
     std::string tag;
     std::vector<std::string> workloads;
-    std::string repair_kernel, repair_log;
+    std::string repair_kernel, repair_log, repair_sha256;
   };
   std::vector<Item> items;
   Json normalized_items = Json::array();
@@ -425,7 +425,6 @@ absl::StatusOr<ExpandedExperiment> ExpandList(const SpecReader& r, const Json& d
                     {"num_trajectories", "num_turns", "target_speedup", "prompt_tag",
                      "definition", "test_path", "error_kernel_path", "error_log_path"},
                     /*allow_underscore=*/true));
-
     Item parsed;
     PTXB_ASSIGN_OR_RETURN(const Json* count, r.Required(item, at, "num_trajectories"));
     PTXB_ASSIGN_OR_RETURN(parsed.count,
@@ -485,8 +484,9 @@ absl::StatusOr<ExpandedExperiment> ExpandList(const SpecReader& r, const Json& d
       normalized_item["error_kernel_path"] = item["error_kernel_path"];
       normalized_item["error_log_path"] = item["error_log_path"];
       // The contents, not only the paths, make the experiment.
-      normalized_item["repair_sha256"] =
+      parsed.repair_sha256 =
           Sha256Hex(absl::StrCat(parsed.repair_kernel, std::string(1, '\0'), parsed.repair_log));
+      normalized_item["repair_sha256"] = parsed.repair_sha256;
     }
     normalized_items.push_back(std::move(normalized_item));
     total += parsed.count;  // at most 2^31 items of at most 2^31 each: no overflow
@@ -525,6 +525,7 @@ absl::StatusOr<ExpandedExperiment> ExpandList(const SpecReader& r, const Json& d
       t.workloads = item.workloads;
       t.repair_kernel = item.repair_kernel;
       t.repair_log = item.repair_log;
+      t.repair_sha256 = item.repair_sha256;
       out.trajectories.push_back(std::move(t));
     }
   }

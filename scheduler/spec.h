@@ -70,6 +70,7 @@ struct TrajectorySpec {
   // first prompt carries; empty for an ordinary trajectory.
   std::string repair_kernel;
   std::string repair_log;
+  std::string repair_sha256;  // of both, computed once at expansion
 };
 
 struct ExpandedExperiment {
