@@ -46,6 +46,10 @@ struct GpuEvalOptions {
   int warmup_calls = 10;
   int timed_calls = 50;
   std::string temp_root = "/tmp";
+  // A Python interpreter with torch and CUDA for definitions whose reference
+  // is PyTorch code only (worker/runner/torch_host.py); empty: none, and such
+  // definitions are an INFRA_ERROR here.
+  std::string torch_python;
 };
 
 // The sandbox settings of a worker (or a local `ptxbench eval`): probes what
