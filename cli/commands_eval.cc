@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/client.h"
 #include "cli/eval_envelope.h"
+#include "cli/format.h"
 #include "cli/progress.h"
 #include "common/data_dir.h"
 #include "common/file.h"
@@ -68,9 +69,9 @@ void PrintText(const Invocation& inv, const v1::EvalResult& r) {
     inv.out() << "workload  " << t.workload_uuid().substr(0, 8) << " (" << absl::StrJoin(axes, ", ")
               << "): " << v1::EvalStatus_Name(t.status());
     if (t.latency_ms() > 0) {
-      inv.out() << absl::StrFormat("  %.4f ms vs reference %.4f ms = %.3fx, %.1f%% of roofline",
-                                   t.latency_ms(), t.reference_latency_ms(), t.speedup(),
-                                   100 * t.roofline_fraction());
+      inv.out() << absl::StrFormat("  %.4f ms vs reference%s %.4f ms = %.3fx, %.1f%% of roofline",
+                                   t.latency_ms(), ReferenceLabel(t.reference()), t.reference_latency_ms(),
+                                   t.speedup(), 100 * t.roofline_fraction());
     }
     inv.out() << "\n";
     for (const std::string& e : t.errors()) inv.out() << "          " << e << "\n";

@@ -36,6 +36,7 @@ nlohmann::json Trace(const std::string& definition, const v1::EvalResult& result
       {"performance",
        timed ? nlohmann::json{{"latency_ms", t.latency_ms()},
                               {"reference_latency_ms", t.reference_latency_ms()},
+                              {"reference", t.reference()},
                               {"speedup_factor", t.speedup()},
                               {"roofline_fraction", Number(t.roofline_fraction())}}
              : nlohmann::json()},

@@ -146,4 +146,8 @@ std::string FormatSpeedup(double speedup) {
   return absl::StrFormat("%.2fx", speedup);
 }
 
+std::string ReferenceLabel(absl::string_view reference) {
+  return reference.empty() ? "" : absl::StrCat(" (", reference, ")");
+}
+
 }  // namespace ptxbench::cli

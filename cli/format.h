@@ -62,6 +62,9 @@ std::string FormatAge(int64_t unix_ms, absl::Time now);
 std::string FormatCost(double usd);
 // "1.23x"; "-" for 0.
 std::string FormatSpeedup(double speedup);
+// " (cuBLAS)": what a reference time was measured on, for "reference%s";
+// "" when the trace does not say (evaluations before it was recorded).
+std::string ReferenceLabel(absl::string_view reference);
 
 }  // namespace ptxbench::cli
 

@@ -52,6 +52,8 @@ TEST(FormatTest, NumbersAndTimes) {
   EXPECT_EQ(FormatCost(0.0012), "$0.0012");
   EXPECT_EQ(FormatSpeedup(0), "-");
   EXPECT_EQ(FormatSpeedup(1.5), "1.50x");
+  EXPECT_EQ(ReferenceLabel("cuBLAS"), " (cuBLAS)");
+  EXPECT_EQ(ReferenceLabel(""), "");
   const absl::Time now = absl::FromUnixSeconds(1000000);
   EXPECT_EQ(FormatAge(0, now), "never");
   EXPECT_EQ(FormatAge((1000000 - 5) * 1000LL, now), "5s ago");

@@ -49,6 +49,9 @@ struct UpOptions {
   bool exit_when_done = false;
   std::string models;  // registry files for the gateways
   std::string prompts;  // a PTXBench prompt hub for the scheduler
+  std::vector<std::string> datasets;  // FlashInfer-Trace datasets: scheduler and workers
+  bool prefer_dataset = false;
+  std::string torch_python;  // the workers' Python for PyTorch references
   std::string model;   // the one model to serve and submit with
   std::string name;    // of the submitted experiment, instead of the spec's
 };
@@ -87,6 +90,9 @@ absl::StatusOr<UpOptions> ParseUpOptions(const Invocation& inv) {
   options.submit = inv.args.Get("submit");
   options.models = inv.args.Get("models");
   options.prompts = inv.args.Get("prompts", "");
+  options.datasets = inv.args.GetAll("dataset");
+  options.prefer_dataset = inv.args.Has("prefer-dataset");
+  options.torch_python = inv.args.Get("torch-python");
   options.model = inv.args.Get("model");
   options.name = inv.args.Get("name");
   options.exit_when_done = inv.args.Has("exit-when-done");
@@ -201,6 +207,13 @@ class Deployment {
     std::vector<std::string> scheduler_args = {"--listen", options_.listen, "--data-dir",
                                                options_.data_dir};
     if (!options_.prompts.empty()) scheduler_args.insert(scheduler_args.end(), {"--prompts", options_.prompts});
+    // The scheduler and the workers read the same datasets.
+    std::vector<std::string> dataset_args;
+    if (!options_.datasets.empty()) {
+      dataset_args = {"--dataset", absl::StrJoin(options_.datasets, ",")};
+      if (options_.prefer_dataset) dataset_args.push_back("--prefer_dataset");
+    }
+    scheduler_args.insert(scheduler_args.end(), dataset_args.begin(), dataset_args.end());
     PTXB_RETURN_IF_ERROR(supervisor_
                              .Start({"scheduler",
                                      scheduler_bin,
@@ -222,10 +235,15 @@ class Deployment {
     if (!options_.simulate && !options_.model.empty()) {
       gateway_args.insert(gateway_args.end(), {"--serve", options_.model});
     }
+    std::vector<std::string> worker_args = executor_args;
+    worker_args.insert(worker_args.end(), dataset_args.begin(), dataset_args.end());
+    if (!options_.torch_python.empty()) {
+      worker_args.insert(worker_args.end(), {"--torch_python", options_.torch_python});
+    }
     for (int i = 1; i <= options_.workers; ++i) {
       const std::string name = absl::StrCat("worker-", i);
       PTXB_RETURN_IF_ERROR(
-          supervisor_.Start({name, worker_bin, executor_args, LogPath(name)}).status());
+          supervisor_.Start({name, worker_bin, worker_args, LogPath(name)}).status());
     }
     for (int i = 1; i <= options_.gateways; ++i) {
       const std::string name = absl::StrCat("gateway-", i);
@@ -468,6 +486,10 @@ void AddUpCommand(std::vector<Command>* commands) {
          {"exit-when-done", false, false, "", "with --submit: stop everything when it finishes"},
          {"models", true, false, "FILE[,FILE]", "model registry files for the gateways"},
          {"prompts", true, false, "HUB", "a PTXBench prompt hub (hub.json) for the scheduler"},
+         {"dataset", true, true, "DIR", "a FlashInfer-Trace dataset for the scheduler and workers"},
+         {"prefer-dataset", false, false, "", "a dataset definition replaces a bundled one of its name"},
+         {"torch-python", true, false, "PATH",
+          "the workers' Python with torch, for PyTorch references (default: python3 on PATH)"},
          {"model", true, false, "NAME",
           "serve only this registry model, and submit SPEC with it (its API key must be set)"},
          {"name", true, false, "NAME", "with --submit: the experiment's name instead of SPEC's"}},

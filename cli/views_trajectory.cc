@@ -51,6 +51,7 @@ nlohmann::json TraceJson(const v1::WorkloadTrace& t) {
           {"status", NameOrNull(EvalStatusName(t.status()))},
           {"latency_ms", t.latency_ms()},
           {"reference_latency_ms", t.reference_latency_ms()},
+          {"reference", t.reference()},
           {"speedup", t.speedup()},
           {"max_abs_error", t.max_abs_error()},
           {"max_rel_error", t.max_rel_error()},
@@ -124,8 +125,8 @@ void AppendEval(std::string* out, const v1::EvalResult& e, bool full) {
                     axes.empty() ? "" : absl::StrCat(absl::StrJoin(axes, " "), "  "),
                     EvalStatusName(t.status()));
     if (t.latency_ms() > 0) {
-      absl::StrAppend(out, absl::StrFormat("  %.4f ms (reference %.4f ms)", t.latency_ms(),
-                                           t.reference_latency_ms()));
+      absl::StrAppend(out, absl::StrFormat("  %.4f ms (reference%s %.4f ms)", t.latency_ms(),
+                                           ReferenceLabel(t.reference()), t.reference_latency_ms()));
     }
     if (t.speedup() > 0) absl::StrAppend(out, "  ", FormatSpeedup(t.speedup()));
     absl::StrAppend(out, "\n");

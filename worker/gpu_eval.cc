@@ -13,6 +13,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "common/file.h"
@@ -29,6 +30,23 @@ namespace fs = std::filesystem;
 
 bool Failed(v1::EvalStatus s) { return s != v1::PASSED; }
 
+// The inputs `w` fixes, as the runner takes them (job.h FixedInput).
+std::vector<runner::FixedInput> FixedInputs(const workloads::Workload& w) {
+  using Kind = workloads::InputSource::ScalarKind;
+  std::vector<runner::FixedInput> fixed;
+  for (const auto& [name, source] : w.inputs) {
+    if (source.type == "scalar") {
+      std::string json = source.scalar_kind == Kind::kBool  ? (source.scalar_int ? "true" : "false")
+                         : source.scalar_kind == Kind::kInt ? absl::StrCat(source.scalar_int)
+                                                            : absl::StrFormat("%.17g", source.scalar_value);
+      fixed.push_back({name, std::move(json), "", ""});
+    } else if (source.type == "safetensors") {
+      fixed.push_back({name, "", source.resolved_path, source.tensor_key});
+    }
+  }
+  return fixed;
+}
+
 // The workloads to run: the requested uuids (all when none), with every
 // axis value; an error names an unknown uuid.
 absl::StatusOr<std::vector<runner::WorkloadSpec>> Workloads(const workloads::Definition& d,
@@ -43,7 +61,7 @@ absl::StatusOr<std::vector<runner::WorkloadSpec>> Workloads(const workloads::Def
     missing.erase(w.uuid);
     absl::StatusOr<std::map<std::string, int64_t>> axes = d.AxisValues(w);
     if (!axes.ok()) return axes.status();
-    specs.push_back({w.uuid, *std::move(axes)});
+    specs.push_back({w.uuid, *std::move(axes), FixedInputs(w)});
   }
   if (!missing.empty()) {
     return absl::NotFoundError(absl::StrCat("definition ", d.name, " has no workload ",
@@ -108,6 +126,11 @@ std::string FindCandidateHost(const std::string& runner) {
   if (runner.empty()) return "";
   const fs::path host = fs::path(runner).parent_path() / "ptxbench-candidate-host";
   return access(host.c_str(), X_OK) == 0 ? host.string() : "";
+}
+
+runner::TorchHostSpec TorchHostBeside(const std::string& runner, const std::string& python) {
+  const fs::path dir = fs::path(runner).parent_path();
+  return {python, (dir / "torch_host.py").string(), (dir / "libptxbench-host.so").string()};
 }
 
 namespace {
@@ -209,6 +232,8 @@ v1::EvalResult GpuEvaluator::Run(const v1::EvalRequest& request, CompiledKernel 
   if (job.isolation.candidate_host.empty()) {
     return infra("ptxbench-candidate-host not found next to the runner");
   }
+  job.reference = options_.reference;
+  job.torch = TorchHostBeside(options_.runner_path, options_.torch_python);
   job.isolation.uid = options_.sandbox_uid;
   job.isolation.gid = options_.sandbox_uid;
   job.isolation.memory_bytes = options_.sandbox_memory_bytes;

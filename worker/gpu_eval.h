@@ -16,6 +16,7 @@
 #include "worker/compile/compiler.h"
 #include "worker/compile_only.h"
 #include "worker/gpu/device_info.h"
+#include "worker/runner/job.h"
 #include "workloads/registry.h"
 
 namespace ptxbench::worker {
@@ -50,6 +51,8 @@ struct GpuEvalOptions {
   // is PyTorch code only (worker/runner/torch_host.py); empty: none, and such
   // definitions are an INFRA_ERROR here.
   std::string torch_python;
+  // Tests: force the PyTorch reference where a native one exists.
+  runner::ReferenceChoice reference = runner::ReferenceChoice::kAuto;
 };
 
 // The sandbox settings of a worker (or a local `ptxbench eval`): probes what
@@ -69,6 +72,9 @@ sandbox::Protections ConfigureSandbox(const SandboxSettings& settings, CompilerO
 std::string FindRunner();
 // The candidate host next to `runner`; empty when it is not there.
 std::string FindCandidateHost(const std::string& runner);
+// The PyTorch reference host (torch_host.py and libptxbench-host.so) beside
+// `runner`, run by `python` (empty: none).
+runner::TorchHostSpec TorchHostBeside(const std::string& runner, const std::string& python);
 
 class GpuEvaluator {
  public:

@@ -11,14 +11,15 @@ out="$root/.device-gpu"
 rm -rf "$out" && mkdir -p "$out"
 bins=(
   worker/runner/ptxbench-runner worker/runner/ptxbench-candidate-host worker/runner/runner_gpu_test
-  worker/worker_gpu_eval_gpu_test worker/adversarial_gpu_test
+  worker/runner/libptxbench-host.so worker/runner/torch_host.py
+  worker/worker_gpu_eval_gpu_test worker/adversarial_gpu_test worker/dataset_eval_gpu_test
   worker/gpu/gpu_test
   cli/ptxbench scheduler/ptxbench-scheduler worker/ptxbench-worker
   agent_gateway/ptxbench-gateway bench/gpu/gemm_timing_bench bench/gpu/reference_timing_bench
   tests/gpu_e2e_test
 )
 for b in "${bins[@]}" $(cd "$build" && ls workloads/reference/*_gpu_test 2>/dev/null); do
-  [ -x "$build/$b" ] && cp "$build/$b" "$out/"
+  [ -f "$build/$b" ] && cp "$build/$b" "$out/"
 done
 # glibc, the compiler runtime and CUDA come from the GPU machine itself.
 skip='^(linux-vdso|libc\.|libm\.|ld-linux|libgcc_s|libstdc\+\+|libdl\.|libpthread|librt\.|libcu|libnv)'

@@ -20,9 +20,7 @@ using LastErrorFn = const char* (*)();
 class CudaCandidate final : public Candidate {
  public:
   CudaCandidate(EntryFn entry, LastErrorFn last_error) : entry_(entry), last_error_(last_error) {}
-  absl::Status SetWorkload(const std::map<std::string, int64_t>&) override {
-    return absl::OkStatus();
-  }
+  absl::Status SetWorkload(const protocol::Request&) override { return absl::OkStatus(); }
   absl::Status Call(const ptxb::Tensor* const* views, int count, cudaStream_t stream) override {
     const int rc = entry_(views, count, stream);
     if (rc == PTXB_ENTRY_OK) return absl::OkStatus();
@@ -82,7 +80,8 @@ class PtxCandidate final : public Candidate {
       : driver_(driver), function_(function), spec_(std::move(spec)),
         axis_order_(std::move(axis_order)) {}
 
-  absl::Status SetWorkload(const std::map<std::string, int64_t>& axes) override {
+  absl::Status SetWorkload(const protocol::Request& workload) override {
+    const std::map<std::string, int64_t>& axes = workload.axes;
     absl::StatusOr<workloads::LaunchConfig> config = workloads::Resolve(spec_, axes);
     if (!config.ok()) return config.status();
     config_ = *config;

@@ -15,6 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "ptxbench/kernel_abi.h"
+#include "worker/runner/protocol.h"
 #include "workloads/launch_spec.h"
 
 namespace ptxbench::runner {
@@ -22,11 +23,18 @@ namespace ptxbench::runner {
 class Candidate {
  public:
   virtual ~Candidate() = default;
-  // Called before the calls of each workload with all its axis values.
-  virtual absl::Status SetWorkload(const std::map<std::string, int64_t>& axes) = 0;
+  // Called before the calls of each workload with its kWorkload request (all
+  // its axis values, the scalars it fixes).
+  virtual absl::Status SetWorkload(const protocol::Request& workload) = 0;
   // One call: launches the work on `stream` (views: inputs, then outputs).
   // An error is the kernel's (an exception in run(), a rejected launch).
   virtual absl::Status Call(const ptxb::Tensor* const* views, int count, cudaStream_t stream) = 0;
+  // A reference host's kCompute: the outputs for the harness to keep. Code
+  // whose timing calls drop their results (the PyTorch reference) keeps
+  // them here; for the rest it is a call.
+  virtual absl::Status Compute(const ptxb::Tensor* const* views, int count, cudaStream_t stream) {
+    return Call(views, count, stream);
+  }
 };
 
 // dlopen()s a CUDA submission's library; runs its static constructors.

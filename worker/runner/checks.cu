@@ -1,4 +1,6 @@
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
 #include <bit>
 
@@ -18,36 +20,55 @@ using Counters = CompareCounters;
 
 __global__ void ResetCounters(Counters* c) { *c = Counters{0, 0, ~0ull, 0, 0}; }
 
+// Floats are compared in float32, integers (and booleans, as their byte) in
+// float64.
 __device__ float Load(const __nv_bfloat16* p, int64_t i) { return __bfloat162float(p[i]); }
+__device__ float Load(const __half* p, int64_t i) { return __half2float(p[i]); }
+__device__ float Load(const __nv_fp8_e4m3* p, int64_t i) { return static_cast<float>(p[i]); }
+__device__ float Load(const __nv_fp8_e5m2* p, int64_t i) { return static_cast<float>(p[i]); }
 __device__ float Load(const float* p, int64_t i) { return p[i]; }
+template <typename I>
+__device__ double Load(const I* p, int64_t i) {
+  return static_cast<double>(p[i]);
+}
 
 // One unit in the last place of `y` in T: the rounding step of the expected
 // value itself (checks.h says why it is allowed on top of the tolerance).
-__device__ float Ulp(const __nv_bfloat16*, float y) {
+// `bits`: the significant bits of T; `min_exponent`: its smallest normal one.
+__device__ float Step(float y, int bits, int min_exponent) {
   const int exponent = static_cast<int>((__float_as_uint(y) >> 23) & 0xff) - 127;
-  return ldexpf(1.0f, max(exponent, -126) - 7);  // 8 significant bits
+  return ldexpf(1.0f, max(exponent, min_exponent) - (bits - 1));
 }
+__device__ float Ulp(const __nv_bfloat16*, float y) { return Step(y, 8, -126); }
+__device__ float Ulp(const __half*, float y) { return Step(y, 11, -14); }
+__device__ float Ulp(const __nv_fp8_e4m3*, float y) { return Step(y, 4, -6); }
+__device__ float Ulp(const __nv_fp8_e5m2*, float y) { return Step(y, 3, -14); }
 __device__ float Ulp(const float*, float) { return 0.0f; }
+template <typename I>
+__device__ double Ulp(const I*, double) {
+  return 0.0;
+}
 
 template <typename T>
 __global__ void CompareKernel(const T* actual, const T* expected, int64_t count, float atol,
                               float rtol, Counters* out) {
+  using C = decltype(Load(actual, 0));  // the type compared in
   unsigned long long matched = 0, nonfinite = 0, first = ~0ull;
   float max_abs = 0, max_rel = 0;
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < count;
        i += int64_t{gridDim.x} * blockDim.x) {
-    const float x = Load(actual, i), y = Load(expected, i);
+    const C x = Load(actual, i), y = Load(expected, i);
     if (!isfinite(x) || !isfinite(y)) {
       ++nonfinite;
       if (static_cast<unsigned long long>(i) < first) first = i;
       continue;
     }
-    const float abs_err = fabsf(x - y);
-    const float rel_err = abs_err / (fabsf(y) + 1e-8f);
-    max_abs = fmaxf(max_abs, abs_err);
-    max_rel = fmaxf(max_rel, rel_err);
-    const float judged = fmaxf(abs_err - Ulp(expected, y), 0.0f);
-    if (judged > atol && judged / (fabsf(y) + 1e-8f) > rtol) {
+    const C abs_err = fabs(x - y);
+    const C rel_err = abs_err / (fabs(y) + C(1e-8));
+    max_abs = fmaxf(max_abs, static_cast<float>(abs_err));
+    max_rel = fmaxf(max_rel, static_cast<float>(rel_err));
+    const C judged = fmax(abs_err - Ulp(expected, y), C(0));
+    if (judged > atol && judged / (fabs(y) + C(1e-8)) > rtol) {
       if (static_cast<unsigned long long>(i) < first) first = i;
     } else {
       ++matched;
@@ -107,21 +128,39 @@ class DeviceScalar {
   T* ptr_ = nullptr;
 };
 
+template <typename T>
+void LaunchCompare(const void* actual, const void* expected, int64_t count, float atol, float rtol,
+                   Counters* counters, cudaStream_t stream) {
+  CompareKernel<<<kBlocks, kThreads, 0, stream>>>(static_cast<const T*>(actual),
+                                                  static_cast<const T*>(expected), count, atol,
+                                                  rtol, counters);
+}
+
 }  // namespace
 
-absl::Status EnqueueCompare(const void* actual, const void* expected, ElementType type,
+absl::Status EnqueueCompare(const void* actual, const void* expected, ptxb::DType type,
                             int64_t count, const reference::Tolerance& tol,
                             CompareCounters* device_counters, cudaStream_t stream) {
   ResetCounters<<<1, 1, 0, stream>>>(device_counters);
   const float atol = static_cast<float>(tol.atol), rtol = static_cast<float>(tol.rtol);
-  if (type == ElementType::kBFloat16) {
-    CompareKernel<<<kBlocks, kThreads, 0, stream>>>(static_cast<const __nv_bfloat16*>(actual),
-                                                    static_cast<const __nv_bfloat16*>(expected),
-                                                    count, atol, rtol, device_counters);
-  } else {
-    CompareKernel<<<kBlocks, kThreads, 0, stream>>>(static_cast<const float*>(actual),
-                                                    static_cast<const float*>(expected), count,
-                                                    atol, rtol, device_counters);
+  using D = ptxb::DType;
+  auto launch = [&](auto* typed) {
+    LaunchCompare<std::remove_pointer_t<decltype(typed)>>(actual, expected, count, atol, rtol,
+                                                           device_counters, stream);
+  };
+  switch (type) {
+    case D::kFloat32: launch(static_cast<float*>(nullptr)); break;
+    case D::kFloat16: launch(static_cast<__half*>(nullptr)); break;
+    case D::kBFloat16: launch(static_cast<__nv_bfloat16*>(nullptr)); break;
+    case D::kFloat8E4M3FN: launch(static_cast<__nv_fp8_e4m3*>(nullptr)); break;
+    case D::kFloat8E5M2: launch(static_cast<__nv_fp8_e5m2*>(nullptr)); break;
+    case D::kInt64: launch(static_cast<int64_t*>(nullptr)); break;
+    case D::kInt32: launch(static_cast<int32_t*>(nullptr)); break;
+    case D::kInt16: launch(static_cast<int16_t*>(nullptr)); break;
+    case D::kInt8: launch(static_cast<int8_t*>(nullptr)); break;
+    case D::kBool: launch(static_cast<uint8_t*>(nullptr)); break;
+    default:
+      return absl::UnimplementedError("the output checks do not support this dtype");
   }
   return CudaStatus(cudaGetLastError(), "compare kernel launch");
 }
@@ -150,7 +189,7 @@ reference::CompareResult CompareResultOf(const CompareCounters& c, int64_t count
 }
 
 absl::StatusOr<reference::CompareResult> CompareOnGpu(const void* actual, const void* expected,
-                                                      ElementType type, int64_t count,
+                                                      ptxb::DType type, int64_t count,
                                                       const reference::Tolerance& tol,
                                                       cudaStream_t stream) {
   DeviceScalar<Counters> counters;

@@ -9,28 +9,29 @@
 #include <cstdint>
 
 #include "absl/status/statusor.h"
+#include "ptxbench/kernel_abi.h"
 #include "workloads/reference/compare.h"
 
 namespace ptxbench::runner {
 
-enum class ElementType { kBFloat16, kFloat32 };
-
 // The rule of reference::CompareOutputs (compare.h) applied on the device to
-// `count` elements of `actual` against `expected`, both of `type`, with one
-// addition: the error is judged after subtracting one unit in the last place
-// of the expected value in its dtype. The expected values are the production
-// library's own outputs, rounded to bfloat16: they are no closer than half a
-// step to the exact result, and two correct results rounded independently
-// differ by a step. Seen on an H200 (mha_bwd_d128_causal, S=4096): a kernel
+// `count` elements of `actual` against `expected`, both of `type` (any dtype
+// but float4: floats are compared in float32, integers and booleans in
+// float64 so that large integers stay exact), with one addition: the error is
+// judged after subtracting one unit in the last place of the expected value
+// in its dtype. The expected values are the reference's own outputs, rounded
+// to the dtype: they are no closer than half a step to the exact result, and
+// two correct results rounded independently differ by a step. Seen on an H200 (mha_bwd_d128_causal, S=4096): a kernel
 // computing in fp32 throughout differed from cuDNN in 2 of 100,663,296 dQ
 // elements by 2 steps (1.0156 vs 1.0312: |d| = 0.0156 > 0.01 and 1.5% > 1%),
 // where cuDNN itself is up to 0.0103 from an fp32 computation. float32
-// outputs get no such allowance (their step is far below any tolerance).
+// outputs get no such allowance (their step is far below any tolerance), nor
+// do integers (exact).
 // The max errors are reported without it. Enqueued on
 // `stream` and waited for. kInternal on a CUDA error (which, after a
 // candidate's illegal access, is the sticky error of the context).
 absl::StatusOr<reference::CompareResult> CompareOnGpu(const void* actual, const void* expected,
-                                                      ElementType type, int64_t count,
+                                                      ptxb::DType type, int64_t count,
                                                       const reference::Tolerance& tol,
                                                       cudaStream_t stream);
 
@@ -49,7 +50,7 @@ struct CompareCounters {
   unsigned int max_abs_bits;          // float bits (non-negative floats order like them)
   unsigned int max_rel_bits;
 };
-absl::Status EnqueueCompare(const void* actual, const void* expected, ElementType type,
+absl::Status EnqueueCompare(const void* actual, const void* expected, ptxb::DType type,
                             int64_t count, const reference::Tolerance& tol,
                             CompareCounters* device_counters, cudaStream_t stream);
 absl::Status EnqueueCountChangedBytes(const void* a, const void* b, int64_t bytes,

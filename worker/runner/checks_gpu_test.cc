@@ -29,7 +29,7 @@ reference::CompareResult Compare(const std::vector<float>& actual,
                                  const std::vector<float>& expected) {
   auto a = Upload<__nv_bfloat16>(actual);
   auto e = Upload<__nv_bfloat16>(expected);
-  auto r = CompareOnGpu(a.get(), e.get(), ElementType::kBFloat16, actual.size(), {}, nullptr);
+  auto r = CompareOnGpu(a.get(), e.get(), ptxb::DType::kBFloat16, actual.size(), {}, nullptr);
   EXPECT_TRUE(r.ok()) << r.status();
   return *r;
 }
@@ -60,7 +60,7 @@ TEST(CompareOnGpuTest, Float32GetsNoAllowance) {
   PTXB_REQUIRE_GPU();
   auto a = Upload<float>({1.0f, 1.0f});
   auto e = Upload<float>({1.0f, 1.0105f});
-  auto r = CompareOnGpu(a.get(), e.get(), ElementType::kFloat32, 2, {}, nullptr);
+  auto r = CompareOnGpu(a.get(), e.get(), ptxb::DType::kFloat32, 2, {}, nullptr);
   ASSERT_TRUE(r.ok());
   EXPECT_FALSE(r->passed);
   EXPECT_EQ(r->first_mismatch, 1);

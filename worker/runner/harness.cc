@@ -28,14 +28,17 @@
 #include "worker/gpu/timing.h"
 #include "worker/runner/call_timer.h"
 #include "worker/runner/cost.h"
+#include "worker/runner/fixed_inputs.h"
 #include "worker/runner/host_loop.h"
 #include "worker/runner/isolation.h"
 #include "worker/runner/progress.h"
 #include "worker/runner/protocol.h"
 #include "worker/runner/reference_host.h"
 #include "worker/runner/references.h"
+#include "worker/runner/torch_reference.h"
 #include "worker/runner/watched_host.h"
 #include "worker/runner/workload_eval.h"
+#include "workloads/native_reference.h"
 
 namespace ptxbench::runner {
 namespace {
@@ -57,7 +60,8 @@ uint64_t CallSeed(uint64_t root, const std::string& uuid, absl::string_view phas
 class Harness {
  public:
   Harness(const RunnerJob& job, std::string dir, std::ostream& out)
-      : job_(job), dir_(std::move(dir)), out_(out) {}
+      : job_(job), dir_(std::move(dir)), out_(out),
+        torch_link_(absl::Seconds(job.isolation.call_deadline_s)) {}
 
   int Run() {
     absl::StatusOr<workloads::Definition> def = workloads::ParseDefinition(job_.definition_json, "job");
@@ -66,8 +70,13 @@ class Harness {
     trials_ = job_.trials > 0 ? job_.trials : std::max(def_.trials, 1);
     tol_ = {def_.tolerance.atol, def_.tolerance.rtol, def_.tolerance.required_matched_ratio};
     call_deadline_ = absl::Seconds(job_.isolation.call_deadline_s);
+    absl::StatusOr<bool> torch = UsePyTorch();
+    if (!torch.ok()) return FailAll(v1::INFRA_ERROR, std::string(torch.status().message()), kRunnerOk);
+    use_torch_ = *torch;
 
-    // 1. The boundary, while the runner still has the worker's privileges.
+    // 1. The boundary, while the runner still has the worker's privileges
+    // (which also read the inputs a dataset fixes).
+    LoadFixedInputs();
     absl::StatusOr<std::unique_ptr<Isolation>> iso = Isolation::Prepare(job_, dir_);
     if (!iso.ok()) return FailAll(v1::INFRA_ERROR, Infra("isolation", iso.status()), kRunnerOk);
     int cpair[2], opipe[2], rpair[2];
@@ -85,21 +94,34 @@ class Harness {
                      kRunnerOk);
     }
     const std::string artifact = (*iso)->candidate_artifact();
-    absl::StatusOr<pid_t> reference_pid = (*iso)->ForkReferenceHost([&]() {
-      close(rpair[0]);
-      close(cpair[0]);
-      close(opipe[0]);
-      const workloads::Definition& d = def_;
-      return RunHostLoop(rpair[1], [&d](const Request&) -> absl::StatusOr<std::unique_ptr<Candidate>> {
-        return MakeReferenceTarget(d);
-      });
-    });
+    absl::StatusOr<pid_t> reference_pid =
+        use_torch_ ? StartTorchHost(**iso, job_.torch, rpair[1], {rpair[0], cpair[0], opipe[0]})
+                   : (*iso)->ForkReferenceHost([&]() {
+                       close(rpair[0]);
+                       close(cpair[0]);
+                       close(opipe[0]);
+                       const workloads::Definition& d = def_;
+                       return RunHostLoop(
+                           rpair[1],
+                           [&d](const Request&) -> absl::StatusOr<std::unique_ptr<Candidate>> {
+                             return MakeReferenceTarget(d);
+                           });
+                     });
     close(rpair[1]);
     if (!reference_pid.ok()) {
+      close(rpair[0]);
       return FailAll(v1::INFRA_ERROR, Infra("the reference host", reference_pid.status()), kRunnerOk);
     }
+    reference_pid_ = *reference_pid;
+    reference_ = std::make_unique<HostChannel>(rpair[0], [pid = reference_pid_]() {
+      int status = 0;
+      if (waitpid(pid, &status, WNOHANG) == pid) {
+        return absl::StrCat("the reference host ended (status ", status, ")");
+      }
+      return std::string("the reference host stopped answering");
+    });
     if (absl::Status s = (*iso)->DropPrivileges(); !s.ok()) {
-      kill(*reference_pid, SIGKILL);
+      EndReferenceHost();
       return FailAll(v1::INFRA_ERROR, Infra("dropping privileges", s), kRunnerOk);
     }
     for (const std::string& p : (*iso)->Protections()) std::cerr << "ptxbench-runner: " << p << "\n";
@@ -116,26 +138,22 @@ class Harness {
     // 2. The GPU, and every buffer before any host runs (a host that hogs
     // memory cannot make the harness fail later).
     if (absl::Status s = InitGpu(); !s.ok()) {
-      kill(*reference_pid, SIGKILL);
+      EndReferenceHost();
       return FailAll(v1::INFRA_ERROR, Infra("GPU", s), kRunnerOk);
     }
     PrepareWorkloads();
     Progress("buffers allocated; timing the reference");
 
-    // 3. The baseline, before the candidate host may even start.
-    {
-      const pid_t pid = *reference_pid;
-      HostChannel reference(rpair[0], [pid]() {
-        int status = 0;
-        if (waitpid(pid, &status, WNOHANG) == pid) {
-          return absl::StrCat("the reference host ended (status ", status, ")");
-        }
-        return std::string("the reference host stopped answering");
-      });
-      TimeReferences(reference);
-      (void)reference.Send(Request{Op::kQuit});
+    // 3. The baseline, before the candidate host may even start. A native
+    // reference host is done then; the PyTorch one stays to compute the
+    // expected outputs of every checked call.
+    TimeReferences(*reference_);
+    if (use_torch_) {
+      torch_link_.Attach(reference_.get());
+    } else {
+      EndReferenceHost();
     }
-    ReapReferenceHost(*reference_pid);
+    if (job_.compare_references) return CompareReferences();
     if (job_.reference_only) return WriteReferenceFigures();
     Progress("reference timed; starting the candidate host");
 
@@ -192,12 +210,16 @@ class Harness {
     return candidate_failed_ ? kRunnerCandidateFailed : kRunnerOk;
   }
 
-  // Ends the candidate host and removes its sandbox (its cgroup).
-  void EndHosts() { candidate_.reset(); }
+  // Ends the hosts, and removes the candidate's sandbox (its cgroup).
+  void EndHosts() {
+    candidate_.reset();
+    EndReferenceHost();
+  }
 
  private:
   struct Workload {
     std::unique_ptr<Reference> reference;  // the harness's own: inputs and expected outputs
+    std::unique_ptr<Reference> native;     // compare_references: the native one beside it
     std::optional<WorkloadBuffers> buffers;
     std::string error;  // why it cannot be evaluated (infrastructure)
     double reference_ms = 0;
@@ -226,6 +248,49 @@ class Harness {
     return code;
   }
 
+  // Which reference the job gets (job.h ReferenceChoice); an error names
+  // why the definition has none.
+  absl::StatusOr<bool> UsePyTorch() const {
+    const bool forced = job_.reference == ReferenceChoice::kPyTorch || job_.compare_references;
+    if (!forced && job_.reference == ReferenceChoice::kNative) return false;
+    if (!forced) {
+      absl::StatusOr<std::string> native = workloads::NativeReference(def_);
+      if (native.ok()) return false;
+      if (def_.reference.empty()) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            native.status().message(), "; and the definition has no PyTorch reference"));
+      }
+      return true;
+    }
+    if (def_.reference.empty()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("definition ", def_.name, " has no PyTorch reference"));
+    }
+    return true;
+  }
+
+  // The values the workloads fix, read now with the worker's privileges.
+  void LoadFixedInputs() {
+    fixed_.resize(job_.workloads.size());
+    fixed_errors_.resize(job_.workloads.size());
+    for (size_t i = 0; i < job_.workloads.size(); ++i) {
+      absl::StatusOr<std::vector<FixedValue>> values = runner::LoadFixedInputs(def_, job_.workloads[i]);
+      if (values.ok()) {
+        fixed_[i] = *std::move(values);
+      } else {
+        fixed_errors_[i] = Infra("the workload's inputs", values.status());
+      }
+    }
+  }
+
+  void EndReferenceHost() {
+    if (reference_ == nullptr) return;
+    (void)reference_->Send(Request{Op::kQuit});
+    torch_link_.Attach(nullptr);
+    reference_.reset();
+    ReapReferenceHost(reference_pid_);
+  }
+
   absl::Status InitGpu() {
     PTXB_RETURN_IF_ERROR(CudaStatus(cudaSetDevice(0), "cudaSetDevice(0)"));
     cudaDeviceProp prop{};
@@ -241,18 +306,34 @@ class Harness {
     workloads_.resize(job_.workloads.size());
     for (size_t i = 0; i < job_.workloads.size(); ++i) {
       Workload& w = workloads_[i];
-      absl::StatusOr<std::unique_ptr<Reference>> ref = MakeReference(def_, job_.workloads[i].axes);
-      if (!ref.ok()) {
-        w.error = std::string(ref.status().message());
+      if (!fixed_errors_[i].empty()) {
+        w.error = fixed_errors_[i];
         continue;
       }
-      w.reference = *std::move(ref);
+      if (!use_torch_ || job_.compare_references) {
+        absl::StatusOr<std::unique_ptr<Reference>> ref = MakeReference(def_, job_.workloads[i].axes);
+        if (!ref.ok()) {
+          w.error = std::string(ref.status().message());
+          continue;
+        }
+        (use_torch_ ? w.native : w.reference) = *std::move(ref);
+      }
+      if (use_torch_) {
+        w.reference = std::make_unique<TorchReference>(&torch_link_, i, WorkloadRequest(i, {}));
+      }
       absl::StatusOr<WorkloadBuffers> b = WorkloadBuffers::Allocate(def_, job_.workloads[i].axes);
       if (!b.ok()) {
         w.error = std::string(b.status().message());
         continue;
       }
       w.buffers.emplace(*std::move(b));
+      for (const FixedValue& f : fixed_[i]) {
+        if (absl::Status s = w.buffers->Fix(f.index, f.bytes); !s.ok()) {
+          w.error = Infra("the workload's inputs", s);
+          break;
+        }
+      }
+      fixed_[i].clear();  // on the GPU now
     }
   }
 
@@ -261,13 +342,18 @@ class Harness {
     r.axes = job_.workloads[i].axes;
     r.tensors = tensors;
     r.num_inputs = static_cast<int>(def_.inputs.size());
+    for (const FixedInput& f : job_.workloads[i].fixed) {
+      if (f.path.empty()) r.scalars[f.name] = f.scalar_json;
+    }
     return r;
   }
 
   void TimeReferences(HostChannel& host) {
     absl::StatusOr<Calibration> calibration = timer_->SetUpHost(host, "reference host");
     if (calibration.ok()) {
-      absl::StatusOr<Reply> loaded = host.Ask(Request{Op::kLoad}, kRequestTimeout);
+      Request load{Op::kLoad};
+      load.definition = job_.definition_json;
+      absl::StatusOr<Reply> loaded = host.Ask(load, kRequestTimeout);
       if (!loaded.ok() || !loaded->ok) {
         calibration = absl::InternalError(
             loaded.ok() ? loaded->text : std::string(loaded.status().message()));
@@ -297,6 +383,7 @@ class Harness {
     absl::StatusOr<Reply> reply = host.Ask(WorkloadRequest(i, tensors), kRequestTimeout);
     if (!reply.ok()) return reply.status();
     if (!reply->ok) return absl::InternalError(reply->text);
+    torch_link_.Selected(i);
     std::vector<double> medians;
     for (int t = 0; t < trials_; ++t) {
       std::vector<double> samples;
@@ -384,6 +471,11 @@ class Harness {
         gpu_name_, job_.seed, trials_, job_.warmup_calls, job_.timed_calls);
     log += w.reference_log;
     log += candidate_calibration_.log;
+    if (w.reference != nullptr) trace.set_reference(w.reference->Name());
+    if (!def_.inputs.empty() && spec.fixed.size() == def_.inputs.size()) {
+      log += "note: the dataset fixes every input of this workload, so every call gets the same "
+             "inputs: outputs kept from an earlier call cannot be told from computed ones\n";
+    }
     auto finish = [&](v1::EvalStatus status, const std::vector<std::string>& errors) {
       trace.set_status(status);
       for (const std::string& e : errors) trace.add_errors(e);
@@ -536,6 +628,56 @@ class Harness {
     return finish(v1::PASSED, {});
   }
 
+  // compare_references jobs: the PyTorch reference's outputs (in buffer set
+  // 0, checked as a candidate's are) against the native one's, on fresh
+  // inputs per trial; its time as the reference time.
+  int CompareReferences() {
+    for (size_t i = 0; i < job_.workloads.size(); ++i) {
+      Workload& w = workloads_[i];
+      v1::WorkloadTrace t;
+      SetIdentity(t, job_.workloads[i]);
+      t.set_reference_latency_ms(w.reference_ms);
+      t.set_status(v1::PASSED);
+      std::string log = w.reference_log;
+      for (int trial = 0; w.error.empty() && trial < trials_; ++trial) {
+        absl::StatusOr<CallCheck> check = CompareOnce(w, CallSeed(job_.seed, job_.workloads[i].uuid, "compare", trial, 0));
+        if (!check.ok()) {
+          w.error = Infra("comparing the references", check.status());
+          break;
+        }
+        t.set_max_abs_error(std::max(t.max_abs_error(), check->max_abs_error));
+        t.set_max_rel_error(std::max(t.max_rel_error(), check->max_rel_error));
+        t.set_matched_ratio(trial == 0 ? check->matched_ratio : std::min(t.matched_ratio(), check->matched_ratio));
+        absl::StrAppendFormat(&log, "trial %d: max abs %g, max rel %g, matched %.6f\n", trial,
+                              check->max_abs_error, check->max_rel_error, check->matched_ratio);
+        if (!check->passed) {
+          t.set_status(v1::INCORRECT_NUMERICAL);
+          for (const std::string& e : check->errors) t.add_errors(e);
+          break;
+        }
+      }
+      if (!w.error.empty()) {
+        t.set_status(v1::INFRA_ERROR);
+        t.add_errors(w.error);
+      }
+      t.set_reference(absl::StrCat("PyTorch, checked against ", w.native ? w.native->Name() : "none"));
+      t.set_log(log);
+      out_ << TraceLine(t) << std::flush;
+    }
+    return kRunnerOk;
+  }
+
+  // One trial of CompareReferences: fresh inputs, the native outputs as the
+  // expected ones, the PyTorch outputs into set 0, checked.
+  absl::StatusOr<CallCheck> CompareOnce(Workload& w, uint64_t seed) {
+    PTXB_RETURN_IF_ERROR(w.buffers->Prepare(*w.native, seed, /*expected=*/true, stream_));
+    PTXB_RETURN_IF_ERROR(w.buffers->Stage(0, stream_));
+    PTXB_RETURN_IF_ERROR(w.reference->Run(w.buffers->inputs(0), w.buffers->outputs(0), stream_));
+    PTXB_RETURN_IF_ERROR(w.buffers->EnqueueChecks(0, tol_, stream_));
+    PTXB_RETURN_IF_ERROR(CudaStatus(cudaStreamSynchronize(stream_), "the checks"));
+    return w.buffers->ReadChecks(0, tol_);
+  }
+
   // reference_only jobs: the reference's figures as the traces.
   int WriteReferenceFigures() {
     for (size_t i = 0; i < job_.workloads.size(); ++i) {
@@ -545,6 +687,7 @@ class Harness {
       t.set_status(w.error.empty() ? v1::PASSED : v1::INFRA_ERROR);
       if (!w.error.empty()) t.add_errors(w.error);
       t.set_reference_latency_ms(w.reference_ms);
+      if (w.reference != nullptr) t.set_reference(w.reference->Name());
       t.set_log(w.reference_log);
       out_ << TraceLine(t) << std::flush;
     }
@@ -572,6 +715,12 @@ class Harness {
   cudaStream_t stream_ = nullptr;
   std::unique_ptr<CallTimer> timer_;
   std::vector<Workload> workloads_;
+  bool use_torch_ = false;
+  std::vector<std::vector<FixedValue>> fixed_;  // per workload, until on the GPU
+  std::vector<std::string> fixed_errors_;       // per workload: why its inputs cannot be made
+  std::unique_ptr<HostChannel> reference_;     // the reference host, while it is up
+  pid_t reference_pid_ = -1;
+  TorchHostLink torch_link_;
   std::shared_ptr<WatchedHost> candidate_;
   Calibration candidate_calibration_;
   bool candidate_failed_ = false;

@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -97,6 +98,8 @@ class Host {
         return Workload(r);
       case Op::kCall:
         return Call(r);
+      case Op::kCompute:
+        return Compute(r);
       case Op::kQuit:
         break;
     }
@@ -134,6 +137,30 @@ class Host {
   void CloseBuffers() {
     for (void* p : opened_) cudaIpcCloseMemHandle(p);
     opened_.clear();
+    for (const auto& [handle, p] : compute_opened_) cudaIpcCloseMemHandle(p);
+    compute_opened_.clear();
+  }
+
+  // The harness's buffer behind `hex` for kCompute, opened once per workload.
+  absl::StatusOr<void*> OpenForCompute(const std::string& hex) {
+    std::map<std::string, void*>& cache = compute_opened_;
+    if (auto it = cache.find(hex); it != cache.end()) return it->second;
+    PTXB_ASSIGN_OR_RETURN(cudaIpcMemHandle_t h, DecodeHandle<cudaIpcMemHandle_t>(hex));
+    void* p = nullptr;
+    PTXB_RETURN_IF_ERROR(CudaStatus(cudaIpcOpenMemHandle(&p, h, cudaIpcMemLazyEnablePeerAccess),
+                                    "cudaIpcOpenMemHandle"));
+    cache[hex] = p;
+    return p;
+  }
+
+  static absl::StatusOr<ptxb::Tensor> View(void* data, const protocol::TensorMeta& t) {
+    if (t.sizes.size() > PTXB_MAX_DIMS) return absl::InvalidArgumentError("too many dimensions");
+    ptxb::Tensor view{};
+    view.data = data;
+    view.ndim = static_cast<int>(t.sizes.size());
+    for (size_t d = 0; d < t.sizes.size(); ++d) view.sizes[d] = t.sizes[d];
+    view.dtype = static_cast<ptxb::DType>(t.dtype);
+    return view;
   }
 
   absl::Status Workload(const Request& r) {
@@ -144,25 +171,37 @@ class Host {
       pointers_[s].clear();
     }
     for (const protocol::TensorMeta& t : r.tensors) {
-      if (t.sizes.size() > PTXB_MAX_DIMS) return absl::InvalidArgumentError("too many dimensions");
       for (int s = 0; s < 2; ++s) {
         PTXB_ASSIGN_OR_RETURN(cudaIpcMemHandle_t h, DecodeHandle<cudaIpcMemHandle_t>(t.handles[s]));
         void* p = nullptr;
         PTXB_RETURN_IF_ERROR(CudaStatus(cudaIpcOpenMemHandle(&p, h, cudaIpcMemLazyEnablePeerAccess),
                                         "cudaIpcOpenMemHandle"));
         opened_.push_back(p);
-        ptxb::Tensor view{};
-        view.data = p;
-        view.ndim = static_cast<int>(t.sizes.size());
-        for (size_t d = 0; d < t.sizes.size(); ++d) view.sizes[d] = t.sizes[d];
-        view.dtype = static_cast<ptxb::DType>(t.dtype);
+        PTXB_ASSIGN_OR_RETURN(ptxb::Tensor view, View(p, t));
         views_[s].push_back(view);
       }
     }
     for (int s = 0; s < 2; ++s) {
       for (const ptxb::Tensor& v : views_[s]) pointers_[s].push_back(&v);
     }
-    return target_->SetWorkload(r.axes);
+    return target_->SetWorkload(r);
+  }
+
+  // Runs the loaded code on the harness's own buffers and waits for it.
+  absl::Status Compute(const Request& r) {
+    if (target_ == nullptr) return absl::FailedPreconditionError("nothing loaded");
+    std::vector<ptxb::Tensor> views;
+    for (const protocol::TensorMeta& t : r.tensors) {
+      PTXB_ASSIGN_OR_RETURN(void* p, OpenForCompute(t.handles[0]));
+      PTXB_ASSIGN_OR_RETURN(ptxb::Tensor view, View(p, t));
+      views.push_back(view);
+    }
+    std::vector<const ptxb::Tensor*> pointers;
+    for (const ptxb::Tensor& v : views) pointers.push_back(&v);
+    PTXB_RETURN_IF_ERROR(
+        target_->Compute(pointers.data(), static_cast<int>(pointers.size()), stream_));
+    PTXB_RETURN_IF_ERROR(CudaStatus(cudaGetLastError(), "CUDA error after the reference"));
+    return CudaStatus(cudaStreamSynchronize(stream_), "CUDA error in the reference's work");
   }
 
   absl::Status Call(const Request& r) {
@@ -187,6 +226,7 @@ class Host {
   unsigned long long* stamps_ = nullptr;
   std::unique_ptr<Candidate> target_;
   std::vector<void*> opened_;
+  std::map<std::string, void*> compute_opened_;  // handle (hex) -> mapping
   std::vector<ptxb::Tensor> views_[2];
   std::vector<const ptxb::Tensor*> pointers_[2];
 };

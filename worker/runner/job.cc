@@ -1,5 +1,8 @@
 #include "worker/runner/job.h"
 
+#include <algorithm>
+#include <iterator>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "google/protobuf/util/json_util.h"
@@ -9,10 +12,21 @@ namespace ptxbench::runner {
 
 using nlohmann::json;
 
+namespace {
+
+constexpr const char* kReferenceChoices[] = {"auto", "native", "pytorch"};
+
+}  // namespace
+
 std::string SerializeJob(const RunnerJob& job) {
   json workloads = json::array();
   for (const WorkloadSpec& w : job.workloads) {
-    workloads.push_back({{"uuid", w.uuid}, {"axes", w.axes}});
+    json fixed = json::array();
+    for (const FixedInput& f : w.fixed) {
+      fixed.push_back({{"name", f.name}, {"scalar_json", f.scalar_json}, {"path", f.path},
+                       {"tensor_key", f.tensor_key}});
+    }
+    workloads.push_back({{"uuid", w.uuid}, {"axes", w.axes}, {"fixed", fixed}});
   }
   return json{{"artifact", job.artifact},
               {"language", job.language},
@@ -24,6 +38,12 @@ std::string SerializeJob(const RunnerJob& job) {
               {"warmup_calls", job.warmup_calls},
               {"timed_calls", job.timed_calls},
               {"reference_only", job.reference_only},
+              {"compare_references", job.compare_references},
+              {"reference", kReferenceChoices[static_cast<int>(job.reference)]},
+              {"torch",
+               {{"python", job.torch.python},
+                {"script", job.torch.script},
+                {"library", job.torch.library}}},
               {"isolation",
                {{"candidate_host", job.isolation.candidate_host},
                 {"uid", job.isolation.uid},
@@ -46,14 +66,32 @@ absl::StatusOr<RunnerJob> ParseJob(absl::string_view text) {
     job.language = j.at("language").get<std::string>();
     job.launch_spec = j.at("launch_spec").get<std::string>();
     for (const json& w : j.at("workloads")) {
-      job.workloads.push_back(
-          {w.at("uuid").get<std::string>(), w.at("axes").get<std::map<std::string, int64_t>>()});
+      WorkloadSpec spec{w.at("uuid").get<std::string>(),
+                        w.at("axes").get<std::map<std::string, int64_t>>(),
+                        {}};
+      for (const json& f : w.at("fixed")) {
+        spec.fixed.push_back({f.at("name").get<std::string>(), f.at("scalar_json").get<std::string>(),
+                              f.at("path").get<std::string>(),
+                              f.at("tensor_key").get<std::string>()});
+      }
+      job.workloads.push_back(std::move(spec));
     }
     job.seed = j.at("seed").get<uint64_t>();
     job.trials = j.at("trials").get<int>();
     job.warmup_calls = j.at("warmup_calls").get<int>();
     job.timed_calls = j.at("timed_calls").get<int>();
     job.reference_only = j.value("reference_only", false);
+    job.compare_references = j.value("compare_references", false);
+    const std::string reference = j.at("reference").get<std::string>();
+    const auto* choice = std::find(std::begin(kReferenceChoices), std::end(kReferenceChoices), reference);
+    if (choice == std::end(kReferenceChoices)) {
+      return absl::InvalidArgumentError(absl::StrCat("job: unknown reference \"", reference, "\""));
+    }
+    job.reference = static_cast<ReferenceChoice>(choice - std::begin(kReferenceChoices));
+    const json& torch = j.at("torch");
+    job.torch.python = torch.at("python").get<std::string>();
+    job.torch.script = torch.at("script").get<std::string>();
+    job.torch.library = torch.at("library").get<std::string>();
     const json& iso = j.at("isolation");
     job.isolation.candidate_host = iso.at("candidate_host").get<std::string>();
     job.isolation.uid = iso.at("uid").get<uint32_t>();
@@ -72,6 +110,9 @@ absl::StatusOr<RunnerJob> ParseJob(absl::string_view text) {
   }
   if (job.isolation.call_deadline_s < 1) {
     return absl::InvalidArgumentError("job: isolation.call_deadline_s must be >= 1");
+  }
+  if (job.compare_references && !job.reference_only) {
+    return absl::InvalidArgumentError("job: compare_references needs reference_only");
   }
   if (job.trials < 0 || job.warmup_calls < 0 || job.timed_calls < 1) {
     return absl::InvalidArgumentError("job: trials/warmup_calls must be >= 0, timed_calls >= 1");

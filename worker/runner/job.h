@@ -30,9 +30,32 @@ inline constexpr int kRunnerContextLost = 3;  // a CUDA error ended the run earl
 // broke its CUDA context: the GPU should be checked before its next task.
 inline constexpr int kRunnerCandidateFailed = 4;
 
+// An input a workload fixes instead of leaving it to the seed: a dataset's
+// "scalar" or "safetensors" source. Every call gets exactly this value.
+struct FixedInput {
+  std::string name;
+  std::string scalar_json;       // scalar: the value as JSON ("1e-06", "3", "true")
+  std::string path, tensor_key;  // safetensors: the file (absolute) and the tensor
+};
+
 struct WorkloadSpec {
   std::string uuid;
   std::map<std::string, int64_t> axes;  // every axis, const ones included
+  std::vector<FixedInput> fixed;        // the rest are drawn from the seed
+};
+
+// The reference a candidate is checked and timed against.
+enum class ReferenceChoice {
+  kAuto,     // the native library where one computes the definition, else PyTorch
+  kNative,   // cuBLAS / cuDNN only
+  kPyTorch,  // the definition's PyTorch reference (tests compare the two)
+};
+
+// The PyTorch reference host (worker/runner/torch_host.py).
+struct TorchHostSpec {
+  std::string python;   // an interpreter with torch and CUDA; empty: none
+  std::string script;   // torch_host.py
+  std::string library;  // libptxbench-host.so
 };
 
 // How the candidate host is isolated (worker/runner/isolation.h).
@@ -69,9 +92,15 @@ struct RunnerJob {
   int warmup_calls = 10;
   int timed_calls = 50;
   IsolationSpec isolation;
+  ReferenceChoice reference = ReferenceChoice::kAuto;
+  TorchHostSpec torch;
   // Benchmarks only (bench/gpu/reference_timing_bench): time the reference
   // and write its figures; no candidate (`artifact` is unused).
   bool reference_only = false;
+  // With reference_only, for tests: time the PyTorch reference and check its
+  // outputs against the native one's on `trials` fresh inputs per workload
+  // (status PASSED when they agree within the definition's tolerance).
+  bool compare_references = false;
 };
 
 std::string SerializeJob(const RunnerJob& job);

@@ -11,7 +11,11 @@ RunnerJob SampleJob() {
   job.language = "ptx";
   job.launch_spec = "{\"entry\": \"k\"}";
   job.definition_json = "{\"name\": \"d\"}";
-  job.workloads = {{"u1", {{"M", 70}, {"N", 7168}}}, {"u2", {{"M", 8192}, {"N", 7168}}}};
+  job.workloads = {{"u1", {{"M", 70}, {"N", 7168}}, {}}, {"u2", {{"M", 8192}, {"N", 7168}}, {}}};
+  job.workloads[1].fixed = {{"eps", "1e-06", "", ""}, {"W", "", "/data/blob/w.safetensors", "w"}};
+  job.reference = ReferenceChoice::kPyTorch;
+  job.torch = {"/opt/torch/bin/python3", "/opt/ptxbench/torch_host.py",
+               "/opt/ptxbench/libptxbench-host.so"};
   job.seed = 18446744073709551615ull;  // the full uint64 range survives JSON
   job.trials = 3;
   job.warmup_calls = 2;
@@ -44,6 +48,16 @@ TEST(RunnerJob, RoundTrips) {
   EXPECT_EQ(back->isolation.cgroup_parent, "/sys/fs/cgroup/ptxbench");
   EXPECT_EQ(back->isolation.device_minor, 3);
   EXPECT_EQ(back->isolation.call_deadline_s, 60);
+  EXPECT_TRUE(back->workloads[0].fixed.empty());
+  ASSERT_EQ(back->workloads[1].fixed.size(), 2u);
+  EXPECT_EQ(back->workloads[1].fixed[0].name, "eps");
+  EXPECT_EQ(back->workloads[1].fixed[0].scalar_json, "1e-06");
+  EXPECT_EQ(back->workloads[1].fixed[1].path, "/data/blob/w.safetensors");
+  EXPECT_EQ(back->workloads[1].fixed[1].tensor_key, "w");
+  EXPECT_EQ(back->reference, ReferenceChoice::kPyTorch);
+  EXPECT_EQ(back->torch.python, "/opt/torch/bin/python3");
+  EXPECT_EQ(back->torch.script, "/opt/ptxbench/torch_host.py");
+  EXPECT_EQ(back->torch.library, "/opt/ptxbench/libptxbench-host.so");
 }
 
 TEST(RunnerJob, RejectsMalformedJobs) {
@@ -55,6 +69,11 @@ TEST(RunnerJob, RejectsMalformedJobs) {
   job = SampleJob();
   job.timed_calls = 0;
   EXPECT_FALSE(ParseJob(SerializeJob(job)).ok());
+  std::string text = SerializeJob(SampleJob());
+  text.replace(text.find("\"pytorch\""), 9, "\"triton\"");
+  absl::StatusOr<RunnerJob> unknown = ParseJob(text);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("unknown reference \"triton\""), std::string::npos);
 }
 
 TEST(RunnerOutput, KeepsFinishedTracesAndNamesTheUnfinishedWorkload) {

@@ -18,7 +18,8 @@ namespace {
 
 using nlohmann::json;
 
-constexpr const char* kOps[] = {"setup", "calibrate", "empty", "load", "workload", "call", "quit"};
+constexpr const char* kOps[] = {"setup", "calibrate", "empty", "load",
+                                "workload", "call", "quit", "compute"};
 
 // The reply record: a magic number, so that random bytes are refused.
 constexpr uint32_t kReplyMagic = 0x50545852;  // "PTXR"
@@ -62,7 +63,9 @@ std::string EncodeRequest(const Request& r) {
               {"artifact", r.artifact},
               {"launch_spec", r.launch_spec},
               {"axis_order", r.axis_order},
+              {"definition", r.definition},
               {"axes", r.axes},
+              {"scalars", r.scalars},
               {"tensors", tensors},
               {"num_inputs", r.num_inputs},
               {"set", r.set}}
@@ -91,7 +94,9 @@ absl::StatusOr<Request> DecodeRequest(absl::string_view text) {
     r.artifact = j.at("artifact").get<std::string>();
     r.launch_spec = j.at("launch_spec").get<std::string>();
     r.axis_order = j.at("axis_order").get<std::vector<std::string>>();
+    r.definition = j.at("definition").get<std::string>();
     r.axes = j.at("axes").get<std::map<std::string, int64_t>>();
+    r.scalars = j.at("scalars").get<std::map<std::string, std::string>>();
     for (const json& t : j.at("tensors")) {
       TensorMeta m;
       m.name = t.at("name").get<std::string>();

@@ -31,6 +31,10 @@ enum class Op {
   kWorkload,   // the next workload's axes and buffers
   kCall,       // one call of the loaded code on buffer set `set`
   kQuit,
+  // Reference hosts only: the outputs of the loaded code for the inputs in
+  // `tensors` (one handle each: the harness's own pristine inputs, then its
+  // expected outputs), written into them; replied to once the work finished.
+  kCompute,
 };
 
 // One tensor of a workload: where both buffer sets are (CUDA IPC handles,
@@ -52,9 +56,14 @@ struct Request {
   // kLoad
   std::string language, artifact, launch_spec;
   std::vector<std::string> axis_order;
-  // kWorkload: every axis value; inputs then outputs.
+  std::string definition;  // the definition's JSON (reference hosts)
+  // kWorkload: every axis value; inputs then outputs (kCompute: the tensors
+  // to compute on).
   std::map<std::string, int64_t> axes;
   std::vector<TensorMeta> tensors;
+  // kWorkload: the scalar inputs the workload fixes, each value as JSON text
+  // as the dataset wrote it (reference hosts pass them on as numbers).
+  std::map<std::string, std::string> scalars;
   int num_inputs = 0;
   // kCall
   int set = 0;

@@ -31,6 +31,22 @@ TEST(ProtocolTest, RequestsRoundTrip) {
   EXPECT_FALSE(DecodeRequest("{\"op\": \"format-disk\"}").ok());
 }
 
+TEST(ProtocolTest, ReferenceHostFieldsRoundTrip) {
+  Request load{Op::kLoad};
+  load.definition = R"({"name": "rmsnorm"})";
+  absl::StatusOr<Request> back = DecodeRequest(EncodeRequest(load));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->definition, load.definition);
+  Request workload{Op::kWorkload};
+  workload.scalars = {{"eps", "1e-06"}, {"causal", "true"}};
+  back = DecodeRequest(EncodeRequest(workload));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->scalars, workload.scalars);
+  back = DecodeRequest(EncodeRequest(Request{Op::kCompute}));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->op, Op::kCompute);
+}
+
 TEST(ProtocolTest, RepliesAreCheckedAndCleaned) {
   absl::StatusOr<Reply> r = DecodeReply(EncodeReply(false, "bad\x01\xff launch\n"));
   ASSERT_TRUE(r.ok());

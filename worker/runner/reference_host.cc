@@ -12,8 +12,9 @@ class ReferenceTarget final : public Candidate {
  public:
   explicit ReferenceTarget(const workloads::Definition& definition) : definition_(definition) {}
 
-  absl::Status SetWorkload(const std::map<std::string, int64_t>& axes) override {
-    absl::StatusOr<std::unique_ptr<Reference>> reference = MakeReference(definition_, axes);
+  absl::Status SetWorkload(const protocol::Request& workload) override {
+    absl::StatusOr<std::unique_ptr<Reference>> reference =
+        MakeReference(definition_, workload.axes);
     if (!reference.ok()) return reference.status();
     reference_ = *std::move(reference);
     return absl::OkStatus();

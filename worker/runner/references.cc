@@ -1,12 +1,15 @@
 #include "worker/runner/references.h"
 
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
 #include <algorithm>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "workloads/native_reference.h"
 #include "workloads/reference/gemm_reference.h"
 #if PTXB_HAVE_CUDNN
 #include "workloads/reference/attention_reference.h"
@@ -41,22 +44,9 @@ class GemmReference final : public Reference {
   int m_, n_, k_;
 };
 
-bool Bf16(const workloads::TensorSpec& t) { return t.dtype == "bfloat16"; }
-
+// Called once NativeReference said cuBLAS computes `d`.
 absl::StatusOr<std::unique_ptr<Reference>> MakeGemm(const workloads::Definition& d,
                                                     const std::map<std::string, int64_t>& axes) {
-  // The shape this reference computes: A [M,K], B [N,K] -> C [M,N], bf16.
-  const bool fits = d.inputs.size() == 2 && d.outputs.size() == 1 && Bf16(d.inputs[0]) &&
-                    Bf16(d.inputs[1]) && Bf16(d.outputs[0]) && d.inputs[0].shape.size() == 2 &&
-                    d.inputs[1].shape.size() == 2 && d.outputs[0].shape.size() == 2 &&
-                    d.inputs[0].shape[1] == d.inputs[1].shape[1] &&
-                    d.outputs[0].shape[0] == d.inputs[0].shape[0] &&
-                    d.outputs[0].shape[1] == d.inputs[1].shape[0];
-  if (!fits) {
-    return absl::UnimplementedError(absl::StrCat(
-        "definition ", d.name, ": the GEMM reference computes C[M,N] = A[M,K]·B[N,K]^T in "
-        "bfloat16 only"));
-  }
   PTXB_ASSIGN_OR_RETURN(const std::vector<int64_t> a, workloads::TensorDims(d.inputs[0], axes));
   PTXB_ASSIGN_OR_RETURN(const std::vector<int64_t> b, workloads::TensorDims(d.inputs[1], axes));
   const int64_t m = a[0], k = a[1], n = b[0];
@@ -94,10 +84,17 @@ class AttentionBackwardReference final : public Reference {
       : attn_(std::move(attn)) {}
   std::string Name() const override { return "cuDNN SDPA"; }
   absl::Status FillInputs(uint64_t seed, std::vector<TensorBuffer>& in,
-                          cudaStream_t stream) override {
-    for (int i : {0, 1, 2, 4}) {  // Q, K, V, dO
-      PTXB_RETURN_IF_ERROR(reference::FillStandardNormal(Bf16Out(in[i]), in[i].count,
-                                                         InputSeed(seed, i), stream));
+                          const std::vector<bool>& fixed, cudaStream_t stream) override {
+    // Q, K, V, dO drawn (unless fixed); O and L computed from Q, K, V unless
+    // the workload gives both.
+    std::vector<bool> not_drawn = fixed;
+    not_drawn[3] = not_drawn[5] = true;
+    PTXB_RETURN_IF_ERROR(Reference::FillInputs(seed, in, not_drawn, stream));
+    if (fixed[3] && fixed[5]) return absl::OkStatus();
+    if (fixed[3] || fixed[5]) {
+      return absl::UnimplementedError(
+          "the attention backward's O and L are the forward's outputs for Q, K, V: a workload "
+          "gives both or neither");
     }
     return attn_->Forward(Bf16In(in[0]), Bf16In(in[1]), Bf16In(in[2]), Bf16Out(in[3]),
                           static_cast<float*>(in[5].data()), stream);
@@ -113,43 +110,11 @@ class AttentionBackwardReference final : public Reference {
   std::unique_ptr<reference::CudnnAttention> attn_;
 };
 
+// Called once NativeReference said cuDNN computes `d`.
 absl::StatusOr<std::unique_ptr<Reference>> MakeAttention(
     const workloads::Definition& d, const std::map<std::string, int64_t>& axes) {
   const bool backward = workloads::IsBackward(d);
-  // The tags say what to compute (definition.h). A name that says causal
-  // without a tag that does is ambiguous: the native reference would compute
-  // full attention, so it is not used for such a definition.
-  if (absl::StrContains(d.name, "causal") && !workloads::IsCausal(d)) {
-    return absl::UnimplementedError(absl::StrCat(
-        "definition ", d.name, ": the name says causal but no tag does (\"causal:true\"); the "
-        "native attention reference does not guess"));
-  }
-  // Forward: Q, K, V -> O, LSE. Backward: Q, K, V, O, dO, L -> dQ, dK, dV.
-  // All [B,H,S,D] bf16 but the LSE/L, [B,H,S] fp32.
-  const std::vector<workloads::TensorSpec>& in = d.inputs;
-  const std::vector<workloads::TensorSpec>& out = d.outputs;
-  const auto is4 = [&](const workloads::TensorSpec& t) {
-    return Bf16(t) && t.shape == in[0].shape;
-  };
-  const auto is_lse = [&](const workloads::TensorSpec& t) {
-    return t.dtype == "float32" && t.shape.size() == 3 &&
-           std::equal(t.shape.begin(), t.shape.end(), in[0].shape.begin());
-  };
-  bool fits = !in.empty() && in[0].shape.size() == 4;
-  if (fits && backward) {
-    fits = in.size() == 6 && out.size() == 3 && is4(in[1]) && is4(in[2]) && is4(in[3]) &&
-           is4(in[4]) && is_lse(in[5]) && is4(out[0]) && is4(out[1]) && is4(out[2]);
-  } else if (fits) {
-    fits = in.size() == 3 && out.size() == 2 && is4(in[1]) && is4(in[2]) && is4(out[0]) &&
-           is_lse(out[1]);
-  }
-  if (!fits || !Bf16(in[0])) {
-    return absl::UnimplementedError(absl::StrCat(
-        "definition ", d.name, ": the attention reference computes [B,H,S,D] bfloat16 "
-        "attention with a [B,H,S] float32 LSE (forward: Q,K,V -> O,LSE; backward: "
-        "Q,K,V,O,dO,L -> dQ,dK,dV)"));
-  }
-  PTXB_ASSIGN_OR_RETURN(const std::vector<int64_t> q, workloads::TensorDims(in[0], axes));
+  PTXB_ASSIGN_OR_RETURN(const std::vector<int64_t> q, workloads::TensorDims(d.inputs[0], axes));
   reference::AttentionShape shape;
   shape.batch = static_cast<int>(q[0]);
   shape.heads = static_cast<int>(q[1]);
@@ -163,6 +128,32 @@ absl::StatusOr<std::unique_ptr<Reference>> MakeAttention(
 }
 #endif  // PTXB_HAVE_CUDNN
 
+absl::Status FillRandom(TensorBuffer& t, uint64_t s, cudaStream_t stream) {
+  namespace r = reference;
+  void* p = t.data();
+  const int64_t n = t.count;
+  switch (t.dtype()) {
+    case ptxb::DType::kFloat32: return r::FillStandardNormal(static_cast<float*>(p), n, s, stream);
+    case ptxb::DType::kFloat16: return r::FillStandardNormal(static_cast<__half*>(p), n, s, stream);
+    case ptxb::DType::kBFloat16:
+      return r::FillStandardNormal(static_cast<__nv_bfloat16*>(p), n, s, stream);
+    case ptxb::DType::kFloat8E4M3FN:
+      return r::FillStandardNormal(static_cast<__nv_fp8_e4m3*>(p), n, s, stream);
+    case ptxb::DType::kFloat8E5M2:
+      return r::FillStandardNormal(static_cast<__nv_fp8_e5m2*>(p), n, s, stream);
+    case ptxb::DType::kInt64:
+      return r::FillUniformInt(static_cast<int64_t*>(p), n, -1024, 1024, s, stream);
+    case ptxb::DType::kInt32:
+      return r::FillUniformInt(static_cast<int32_t*>(p), n, -1024, 1024, s, stream);
+    case ptxb::DType::kInt16:
+      return r::FillUniformInt(static_cast<int16_t*>(p), n, -1024, 1024, s, stream);
+    case ptxb::DType::kInt8: return r::FillUniformInt(static_cast<int8_t*>(p), n, -128, 128, s, stream);
+    case ptxb::DType::kBool: return r::FillUniformInt(static_cast<uint8_t*>(p), n, 0, 2, s, stream);
+    default:
+      return absl::UnimplementedError(absl::StrCat("input ", t.name, ": no random source for its dtype"));
+  }
+}
+
 }  // namespace
 
 uint64_t InputSeed(uint64_t seed, int index) {
@@ -170,17 +161,10 @@ uint64_t InputSeed(uint64_t seed, int index) {
 }
 
 absl::Status Reference::FillInputs(uint64_t seed, std::vector<TensorBuffer>& inputs,
-                                   cudaStream_t stream) {
+                                   const std::vector<bool>& fixed, cudaStream_t stream) {
   for (size_t i = 0; i < inputs.size(); ++i) {
-    TensorBuffer& t = inputs[i];
-    const uint64_t s = InputSeed(seed, static_cast<int>(i));
-    if (t.type == ElementType::kBFloat16) {
-      PTXB_RETURN_IF_ERROR(reference::FillStandardNormal(static_cast<__nv_bfloat16*>(t.data()),
-                                                         t.count, s, stream));
-    } else {
-      PTXB_RETURN_IF_ERROR(
-          reference::FillStandardNormal(static_cast<float*>(t.data()), t.count, s, stream));
-    }
+    if (fixed[i]) continue;
+    PTXB_RETURN_IF_ERROR(FillRandom(inputs[i], InputSeed(seed, static_cast<int>(i)), stream));
   }
   return absl::OkStatus();
 }
@@ -190,13 +174,14 @@ absl::StatusOr<std::unique_ptr<Reference>> MakeReference(
   for (const workloads::TensorSpec& t : definition.inputs) {
     PTXB_RETURN_IF_ERROR(workloads::TensorDims(t, axes).status());
   }
+  PTXB_RETURN_IF_ERROR(workloads::NativeReference(definition).status());
   if (definition.op_type == "gemm") return MakeGemm(definition, axes);
 #if PTXB_HAVE_CUDNN
   if (definition.op_type == "attention") return MakeAttention(definition, axes);
 #endif
   return absl::UnimplementedError(absl::StrCat("definition ", definition.name, " (op_type ",
                                                definition.op_type,
-                                               "): this build has no native reference for it"));
+                                               "): this build has no cuDNN for its reference"));
 }
 
 }  // namespace ptxbench::runner

@@ -2,6 +2,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <iterator>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -11,29 +12,38 @@ namespace ptxbench::runner {
 namespace {
 
 struct Layout {
-  ElementType type;
+  const char* name;
   ptxb::DType dtype;
-  int64_t element_bytes;
+  int64_t bytes;
 };
 
-absl::StatusOr<Layout> LayoutOf(const workloads::TensorSpec& spec) {
-  if (spec.dtype == "bfloat16") return Layout{ElementType::kBFloat16, ptxb::DType::kBFloat16, 2};
-  if (spec.dtype == "float32") return Layout{ElementType::kFloat32, ptxb::DType::kFloat32, 4};
-  return absl::UnimplementedError(absl::StrCat("tensor ", spec.name, ": dtype ", spec.dtype,
-                                               " is not supported by the GPU runner yet"));
-}
+// In ptxb::DType order (kernel_abi.h).
+constexpr Layout kLayouts[] = {
+    {"float32", ptxb::DType::kFloat32, 4},        {"float16", ptxb::DType::kFloat16, 2},
+    {"bfloat16", ptxb::DType::kBFloat16, 2},      {"float8_e4m3fn", ptxb::DType::kFloat8E4M3FN, 1},
+    {"float8_e5m2", ptxb::DType::kFloat8E5M2, 1}, {"float4_e2m1", ptxb::DType::kFloat4E2M1, 0},
+    {"int64", ptxb::DType::kInt64, 8},            {"int32", ptxb::DType::kInt32, 4},
+    {"int16", ptxb::DType::kInt16, 2},            {"int8", ptxb::DType::kInt8, 1},
+    {"bool", ptxb::DType::kBool, 1},
+};
+
+static_assert([] {
+  for (int i = 0; i < static_cast<int>(std::size(kLayouts)); ++i) {
+    if (static_cast<int>(kLayouts[i].dtype) != i) return false;
+  }
+  return true;
+}());
 
 absl::StatusOr<TensorBuffer> Describe(const workloads::TensorSpec& spec,
                                       const std::map<std::string, int64_t>& axes) {
-  PTXB_ASSIGN_OR_RETURN(Layout layout, LayoutOf(spec));
+  PTXB_ASSIGN_OR_RETURN(const ptxb::DType dtype, DTypeOf(spec));
   if (spec.shape.size() > PTXB_MAX_DIMS) {
     return absl::InvalidArgumentError(absl::StrCat("tensor ", spec.name, " has more than ",
                                                    PTXB_MAX_DIMS, " dimensions"));
   }
   TensorBuffer t;
   t.name = spec.name;
-  t.type = layout.type;
-  t.view.dtype = layout.dtype;
+  t.view.dtype = dtype;
   t.view.ndim = static_cast<int>(spec.shape.size());
   PTXB_ASSIGN_OR_RETURN(const std::vector<int64_t> dims, workloads::TensorDims(spec, axes));
   t.count = 1;
@@ -41,11 +51,21 @@ absl::StatusOr<TensorBuffer> Describe(const workloads::TensorSpec& spec,
     t.view.sizes[i] = dims[i];
     t.count *= dims[i];
   }
-  t.bytes = t.count * layout.element_bytes;
+  t.bytes = t.count * ElementBytes(dtype);
   return t;
 }
 
 }  // namespace
+
+absl::StatusOr<ptxb::DType> DTypeOf(const workloads::TensorSpec& spec) {
+  for (const Layout& l : kLayouts) {
+    if (spec.dtype == l.name && l.bytes > 0) return l.dtype;
+  }
+  return absl::UnimplementedError(absl::StrCat("tensor ", spec.name, ": dtype ", spec.dtype,
+                                               " is not supported by the GPU harness yet"));
+}
+
+int64_t ElementBytes(ptxb::DType dtype) { return kLayouts[static_cast<int>(dtype)].bytes; }
 
 absl::StatusOr<int64_t> TensorBytes(const std::vector<workloads::TensorSpec>& specs,
                                     const std::map<std::string, int64_t>& axes) {

@@ -11,27 +11,31 @@
 
 #include "absl/status/statusor.h"
 #include "ptxbench/kernel_abi.h"
-#include "worker/runner/checks.h"
 #include "workloads/definition.h"
 
 namespace ptxbench::runner {
 
 struct TensorBuffer {
   std::string name;
-  ElementType type = ElementType::kBFloat16;
   int64_t count = 0;  // elements
   int64_t bytes = 0;
   ptxb::Tensor view{};  // view.data is the device allocation
   void* data() const { return view.data; }
+  ptxb::DType dtype() const { return view.dtype; }
 };
+
+// The ABI dtype of a FlashInfer-Trace dtype name, and its size. Every dtype
+// of the schema but float4_e2m1 (two values per byte): kUnimplemented.
+absl::StatusOr<ptxb::DType> DTypeOf(const workloads::TensorSpec& spec);
+int64_t ElementBytes(ptxb::DType dtype);
 
 // Owns the device memory of its tensors (move-only).
 class TensorSet {
  public:
   TensorSet() = default;
   // kUnimplemented for a dtype the runner cannot generate or check yet
-  // (bfloat16 and float32 are supported), kInvalidArgument for a missing
-  // axis value, kResourceExhausted when the GPU has no room.
+  // (DTypeOf), kInvalidArgument for a missing axis value, kResourceExhausted
+  // when the GPU has no room.
   static absl::StatusOr<TensorSet> Allocate(const std::vector<workloads::TensorSpec>& specs,
                                             const std::map<std::string, int64_t>& axes);
   TensorSet(TensorSet&& other) noexcept;

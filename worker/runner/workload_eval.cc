@@ -1,9 +1,12 @@
 #include "worker/runner/workload_eval.h"
 
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -16,19 +19,37 @@ namespace {
 
 using gpu::CudaStatus;
 
-// The value of element `index` of `t`, as float (a one-element copy).
-float ElementValue(const TensorBuffer& t, int64_t index) {
-  if (t.type == ElementType::kBFloat16) {
-    __nv_bfloat16 v;
-    if (cudaMemcpy(&v, static_cast<const __nv_bfloat16*>(t.data()) + index, sizeof(v),
-                   cudaMemcpyDeviceToHost) != cudaSuccess) {
-      return NAN;
-    }
-    return __bfloat162float(v);
+// The value of element `index` of `t` (a one-element copy); NaN when it
+// cannot be read.
+double ElementValue(const TensorBuffer& t, int64_t index) {
+  const int64_t size = ElementBytes(t.dtype());
+  unsigned char bytes[8] = {};
+  if (cudaMemcpy(bytes, static_cast<const unsigned char*>(t.data()) + index * size, size,
+                 cudaMemcpyDeviceToHost) != cudaSuccess) {
+    return NAN;
   }
-  float v = NAN;
-  cudaMemcpy(&v, static_cast<const float*>(t.data()) + index, sizeof(v), cudaMemcpyDeviceToHost);
-  return v;
+  auto as = [&bytes](auto v) {
+    std::memcpy(&v, bytes, sizeof(v));
+    return v;
+  };
+  switch (t.dtype()) {
+    case ptxb::DType::kFloat32: return as(float{});
+    case ptxb::DType::kFloat16: return __half2float(as(__half{}));
+    case ptxb::DType::kBFloat16: return __bfloat162float(as(__nv_bfloat16{}));
+    case ptxb::DType::kFloat8E4M3FN: return static_cast<float>(as(__nv_fp8_e4m3{}));
+    case ptxb::DType::kFloat8E5M2: return static_cast<float>(as(__nv_fp8_e5m2{}));
+    case ptxb::DType::kInt64: return static_cast<double>(as(int64_t{}));
+    case ptxb::DType::kInt32: return as(int32_t{});
+    case ptxb::DType::kInt16: return as(int16_t{});
+    case ptxb::DType::kInt8: return as(int8_t{});
+    case ptxb::DType::kBool: return as(uint8_t{});
+    default: return NAN;
+  }
+}
+
+bool IsFloat(ptxb::DType d) {
+  return d == ptxb::DType::kFloat32 || d == ptxb::DType::kFloat16 || d == ptxb::DType::kBFloat16 ||
+         d == ptxb::DType::kFloat8E4M3FN || d == ptxb::DType::kFloat8E5M2;
 }
 
 }  // namespace
@@ -71,18 +92,45 @@ WorkloadBuffers& WorkloadBuffers::operator=(WorkloadBuffers&& other) noexcept {
   std::swap(pristine_, other.pristine_);
   std::swap(compare_slots_, other.compare_slots_);
   std::swap(changed_slots_, other.changed_slots_);
+  std::swap(fixed_, other.fixed_);
   return *this;
 }
 
 WorkloadBuffers::~WorkloadBuffers() {
   if (compare_slots_ != nullptr) cudaFree(compare_slots_);
   if (changed_slots_ != nullptr) cudaFree(changed_slots_);
+  for (void* p : fixed_) cudaFree(p);
+}
+
+absl::Status WorkloadBuffers::Fix(int index, const std::string& bytes) {
+  const std::vector<TensorBuffer>& in = pristine_.tensors();
+  if (index < 0 || index >= static_cast<int>(in.size()) ||
+      static_cast<int64_t>(bytes.size()) != in[index].bytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a fixed value of ", bytes.size(), " bytes for input ", index));
+  }
+  fixed_.resize(in.size(), nullptr);
+  if (fixed_[index] == nullptr) {
+    PTXB_RETURN_IF_ERROR(CudaStatus(cudaMalloc(&fixed_[index], std::max<size_t>(bytes.size(), 1)),
+                                    "cudaMalloc(fixed input)"));
+  }
+  return CudaStatus(
+      cudaMemcpy(fixed_[index], bytes.data(), bytes.size(), cudaMemcpyHostToDevice),
+      "uploading a fixed input");
 }
 
 absl::Status WorkloadBuffers::Prepare(Reference& reference, uint64_t seed, bool expected,
                                       cudaStream_t stream) {
   std::vector<TensorBuffer>& in = pristine_.tensors();
-  PTXB_RETURN_IF_ERROR(reference.FillInputs(seed, in, stream));
+  std::vector<bool> fixed(in.size(), false);
+  for (size_t i = 0; i < fixed_.size(); ++i) {
+    if (fixed_[i] == nullptr) continue;
+    fixed[i] = true;
+    PTXB_RETURN_IF_ERROR(CudaStatus(cudaMemcpyAsync(in[i].data(), fixed_[i], in[i].bytes,
+                                                    cudaMemcpyDeviceToDevice, stream),
+                                    "copying a fixed input"));
+  }
+  PTXB_RETURN_IF_ERROR(reference.FillInputs(seed, in, fixed, stream));
   if (expected) PTXB_RETURN_IF_ERROR(reference.Run(in, expected_.tensors(), stream));
   return absl::OkStatus();
 }
@@ -95,11 +143,15 @@ absl::Status WorkloadBuffers::Stage(int set, cudaStream_t stream) {
                                                     cudaMemcpyDeviceToDevice, stream),
                                     "staging the inputs"));
   }
-  // All-ones bytes are NaN in bfloat16 and float32: an element the kernel
-  // does not write stays NaN and fails.
+  // All-ones bytes are NaN in every float dtype: an element the kernel does
+  // not write stays NaN and fails. Integers have no NaN: their poison is -1
+  // (bool: 255, no boolean) in set 0 and 0 in set 1, and calls alternate
+  // sets, so an element never written fails unless its expected value is
+  // both.
   for (TensorBuffer& out : outputs_[set].tensors()) {
-    PTXB_RETURN_IF_ERROR(
-        CudaStatus(cudaMemsetAsync(out.data(), 0xff, out.bytes, stream), "poisoning the outputs"));
+    const int poison = IsFloat(out.dtype()) || set == 0 ? 0xff : 0x00;
+    PTXB_RETURN_IF_ERROR(CudaStatus(cudaMemsetAsync(out.data(), poison, out.bytes, stream),
+                                    "poisoning the outputs"));
   }
   return absl::OkStatus();
 }
@@ -109,7 +161,7 @@ absl::Status WorkloadBuffers::EnqueueChecks(int set, const reference::Tolerance&
   const std::vector<TensorBuffer>& out = outputs_[set].tensors();
   const std::vector<TensorBuffer>& expected = expected_.tensors();
   for (size_t o = 0; o < out.size(); ++o) {
-    PTXB_RETURN_IF_ERROR(EnqueueCompare(out[o].data(), expected[o].data(), out[o].type,
+    PTXB_RETURN_IF_ERROR(EnqueueCompare(out[o].data(), expected[o].data(), out[o].dtype(),
                                         out[o].count, tol, compare_slots_ + o, stream));
   }
   const std::vector<TensorBuffer>& in = inputs_[set].tensors();

@@ -55,8 +55,13 @@ class WorkloadBuffers {
   WorkloadBuffers& operator=(WorkloadBuffers&& other) noexcept;
   ~WorkloadBuffers();
 
-  // Fresh inputs for `seed` into the pristine copy; with `expected`, the
-  // reference's outputs for them too. Enqueued on `stream`.
+  // Input `index` becomes `bytes` (its exact size) in every call: a value
+  // the workload fixes (a dataset's safetensors or scalar source).
+  absl::Status Fix(int index, const std::string& bytes);
+  // Fresh inputs for `seed` into the pristine copy (the fixed ones copied);
+  // with `expected`, the reference's outputs for them too. Enqueued on
+  // `stream`, but for a reference that computes in another process
+  // (torch_reference.h), which waits.
   absl::Status Prepare(Reference& reference, uint64_t seed, bool expected, cudaStream_t stream);
   // The pristine inputs into set `set`, its outputs NaN-poisoned. Enqueued;
   // never waits.
@@ -79,6 +84,7 @@ class WorkloadBuffers {
   WorkloadBuffers() = default;
 
   TensorSet inputs_[kSets], outputs_[kSets], expected_, pristine_;
+  std::vector<void*> fixed_;  // per input: its fixed value (device), or null
   CompareCounters* compare_slots_ = nullptr;   // device, one per output
   unsigned long long* changed_slots_ = nullptr;  // device, one per input
 };

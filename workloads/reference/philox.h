@@ -57,6 +57,17 @@ PTXB_HD void StandardNormal4(uint64_t seed, uint64_t group, float out[4]) {
   }
 }
 
+// Four integers uniform in [lo, lo + span) for group `group` of the stream
+// named by `seed` (span >= 1, at most 2^32; the modulo bias is below 2^-24
+// for the spans the harness uses).
+PTXB_HD void UniformInt4(uint64_t seed, uint64_t group, int64_t lo, uint64_t span,
+                         int64_t out[4]) {
+  const Philox4 r = Philox4x32_10(
+      Philox4{{static_cast<uint32_t>(group), static_cast<uint32_t>(group >> 32), 1u, 0u}},
+      static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32));
+  for (int j = 0; j < 4; ++j) out[j] = lo + static_cast<int64_t>(r.v[j] % span);
+}
+
 }  // namespace ptxbench::reference
 
 #undef PTXB_HD

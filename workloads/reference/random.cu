@@ -15,6 +15,33 @@ template <>
 __device__ float FromFloat(float v) {
   return v;
 }
+template <>
+__device__ __half FromFloat(float v) {
+  return __float2half_rn(v);
+}
+template <>
+__device__ __nv_fp8_e4m3 FromFloat(float v) {
+  return __nv_fp8_e4m3(fminf(fmaxf(v, -2.0f), 2.0f));
+}
+template <>
+__device__ __nv_fp8_e5m2 FromFloat(float v) {
+  return __nv_fp8_e5m2(fminf(fmaxf(v, -2.0f), 2.0f));
+}
+
+template <typename T>
+__global__ void UniformIntKernel(T* out, int64_t count, int64_t lo, uint64_t span, uint64_t seed) {
+  const int64_t groups = (count + 3) / 4;
+  for (int64_t g = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; g < groups;
+       g += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    int64_t v[4];
+    UniformInt4(seed, static_cast<uint64_t>(g), lo, span, v);
+    const int64_t base = 4 * g;
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      if (base + j < count) out[base + j] = static_cast<T>(v[j]);
+    }
+  }
+}
 
 // One thread per group of four elements; grid-stride so any count fits.
 template <typename T>
@@ -59,7 +86,52 @@ absl::Status Fill(T* out, int64_t count, uint64_t seed, cudaStream_t stream) {
   return LaunchStatus("StandardNormalKernel");
 }
 
+template <typename T>
+absl::Status FillInt(T* out, int64_t count, int64_t lo, int64_t hi, uint64_t seed,
+                     cudaStream_t stream) {
+  if (hi <= lo || static_cast<uint64_t>(hi - lo) > (uint64_t{1} << 32)) {
+    return absl::InvalidArgumentError(absl::StrCat("FillUniformInt: bad range [", lo, ", ", hi, ")"));
+  }
+  if (count <= 0) return absl::OkStatus();
+  constexpr int kBlock = 256;
+  UniformIntKernel<T><<<GridFor((count + 3) / 4, kBlock), kBlock, 0, stream>>>(
+      out, count, lo, static_cast<uint64_t>(hi - lo), seed);
+  return LaunchStatus("UniformIntKernel");
+}
+
 }  // namespace
+
+absl::Status FillStandardNormal(__half* out, int64_t count, uint64_t seed, cudaStream_t stream) {
+  return Fill(out, count, seed, stream);
+}
+absl::Status FillStandardNormal(__nv_fp8_e4m3* out, int64_t count, uint64_t seed,
+                                cudaStream_t stream) {
+  return Fill(out, count, seed, stream);
+}
+absl::Status FillStandardNormal(__nv_fp8_e5m2* out, int64_t count, uint64_t seed,
+                                cudaStream_t stream) {
+  return Fill(out, count, seed, stream);
+}
+absl::Status FillUniformInt(int64_t* out, int64_t count, int64_t lo, int64_t hi, uint64_t seed,
+                            cudaStream_t stream) {
+  return FillInt(out, count, lo, hi, seed, stream);
+}
+absl::Status FillUniformInt(int32_t* out, int64_t count, int64_t lo, int64_t hi, uint64_t seed,
+                            cudaStream_t stream) {
+  return FillInt(out, count, lo, hi, seed, stream);
+}
+absl::Status FillUniformInt(int16_t* out, int64_t count, int64_t lo, int64_t hi, uint64_t seed,
+                            cudaStream_t stream) {
+  return FillInt(out, count, lo, hi, seed, stream);
+}
+absl::Status FillUniformInt(int8_t* out, int64_t count, int64_t lo, int64_t hi, uint64_t seed,
+                            cudaStream_t stream) {
+  return FillInt(out, count, lo, hi, seed, stream);
+}
+absl::Status FillUniformInt(uint8_t* out, int64_t count, int64_t lo, int64_t hi, uint64_t seed,
+                            cudaStream_t stream) {
+  return FillInt(out, count, lo, hi, seed, stream);
+}
 
 absl::Status FillStandardNormal(__nv_bfloat16* out, int64_t count, uint64_t seed,
                                 cudaStream_t stream) {

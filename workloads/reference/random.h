@@ -7,6 +7,8 @@
 // in philox.h, rounded to the buffer's type (bf16: round to nearest even).
 
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
@@ -19,6 +21,26 @@ namespace ptxbench::reference {
 absl::Status FillStandardNormal(__nv_bfloat16* out, int64_t count, uint64_t seed,
                                 cudaStream_t stream);
 absl::Status FillStandardNormal(float* out, int64_t count, uint64_t seed, cudaStream_t stream);
+absl::Status FillStandardNormal(__half* out, int64_t count, uint64_t seed, cudaStream_t stream);
+// float8: the standard normal clamped to [-2, 2] before rounding (as
+// FlashInfer-Bench draws them: most of the range, no saturation).
+absl::Status FillStandardNormal(__nv_fp8_e4m3* out, int64_t count, uint64_t seed,
+                                cudaStream_t stream);
+absl::Status FillStandardNormal(__nv_fp8_e5m2* out, int64_t count, uint64_t seed,
+                                cudaStream_t stream);
+
+// Integers uniform in [lo, hi) (hi - lo in 1 .. 2^32), element i from
+// UniformInt4(seed, i/4) in philox.h. Booleans are bytes in [0, 2).
+absl::Status FillUniformInt(int64_t* out, int64_t count, int64_t lo, int64_t hi, uint64_t seed,
+                            cudaStream_t stream);
+absl::Status FillUniformInt(int32_t* out, int64_t count, int64_t lo, int64_t hi, uint64_t seed,
+                            cudaStream_t stream);
+absl::Status FillUniformInt(int16_t* out, int64_t count, int64_t lo, int64_t hi, uint64_t seed,
+                            cudaStream_t stream);
+absl::Status FillUniformInt(int8_t* out, int64_t count, int64_t lo, int64_t hi, uint64_t seed,
+                            cudaStream_t stream);
+absl::Status FillUniformInt(uint8_t* out, int64_t count, int64_t lo, int64_t hi, uint64_t seed,
+                            cudaStream_t stream);
 
 // Writes NaN into every element (poisoned outputs, DESIGN §5).
 absl::Status FillNaN(__nv_bfloat16* out, int64_t count, cudaStream_t stream);
