@@ -866,9 +866,9 @@ TEST_F(SpecListTest, TotalAboveTheLimitIsRefused) {
   EXPECT_TRUE(ExpandList(List(), "cfg.json", "gemm_n7168_k5120", "gpt-5", limits).ok());
 }
 
-TEST(SpecInputSourcesTest, AWorkloadWithUnsupportedInputsIsRefusedAtSubmit) {
-  // A dataset whose workload takes A from a safetensors file: refused with
-  // the reason, never run on random inputs instead.
+TEST(SpecInputSourcesTest, AWorkloadWhoseInputsCannotBeMadeIsRefusedAtSubmit) {
+  // A dataset whose workload takes A from a safetensors file it lacks:
+  // refused with the reason, never run on random inputs instead.
   namespace fs = std::filesystem;
   const fs::path root = fs::path(::testing::TempDir()) / ("spec_inputs_dataset_" + std::to_string(getpid()));
   fs::create_directories(root / "definitions" / "gemm");
@@ -895,8 +895,8 @@ TEST(SpecInputSourcesTest, AWorkloadWithUnsupportedInputsIsRefusedAtSubmit) {
   auto e = ExpandSpec(input, **definitions, **prompts, {});
   ASSERT_EQ(e.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(e.status().message()),
-              HasSubstr("workload 11111111-2222-3333-4444-555555555555, input A: input source "
-                        "\"safetensors\" is not supported yet"));
+              HasSubstr(absl::StrCat("workload 11111111-2222-3333-4444-555555555555, input A: ",
+                                     (root / "blob/a.safetensors").string(), ": cannot be read")));
   fs::remove_all(root);
 }
 
