@@ -24,6 +24,8 @@
 #include "worker/compile_only.h"
 #include "worker/gpu/device_info.h"
 #include "worker/gpu_eval.h"
+#include "worker/torch_probe.h"
+#include "workloads/native_reference.h"
 #include "workloads/registry.h"
 
 namespace ptxbench::cli {
@@ -85,6 +87,25 @@ void PrintText(const Invocation& inv, const v1::EvalResult& r) {
 
 bool IsTerminal(v1::TrajectoryState s) {
   return s == v1::SUBMITTED || s == v1::LIMITS_EXCEEDED || s == v1::FAILED || s == v1::CANCELLED;
+}
+
+// A definition no native reference computes is checked against its PyTorch
+// reference, run by --torch-python here (probed only then: importing torch
+// takes seconds). An error says why it cannot be evaluated here.
+absl::Status UseTorchReferences(const Invocation& inv, const workloads::Definition& d,
+                                worker::GpuEvalOptions* options) {
+  PTXB_ASSIGN_OR_RETURN(const workloads::ReferenceKind kind, workloads::ChooseReference(d));
+  if (kind == workloads::ReferenceKind::kNative) return absl::OkStatus();
+  const worker::TorchProbe probe = worker::ProbeTorch(inv.args.Get("torch-python", "auto"));
+  if (!probe.ok()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        workloads::NativeReference(d).status().message(), "; its PyTorch reference needs "
+        "--torch-python PATH, a Python with torch and CUDA (", probe.why_not, ")"));
+  }
+  inv.err() << "reference: the definition's PyTorch code, torch " << probe.version << " ("
+            << probe.python << ")\n";
+  options->torch_python = probe.python;
+  return absl::OkStatus();
 }
 
 // The evaluation through the scheduler: a one-off experiment of one turn,
@@ -219,6 +240,9 @@ absl::Status RunEval(const Invocation& inv) {
     }
     compile_only = !gpu.has_value();
     request.set_mode(compile_only ? v1::COMPILE_ONLY : v1::FULL);
+    if (!compile_only) {
+      PTXB_RETURN_IF_ERROR(UseTorchReferences(inv, **definitions->Find(definition), &gpu_options));
+    }
     worker::GpuEvaluator evaluator(&compiler, definitions.get(), gpu_options, "local",
                                    version.ok() ? *version : "");
     const std::string label =
@@ -278,6 +302,9 @@ void AddEvalCommand(std::vector<Command>* commands) {
          {"gpu", true, false, "N", "GPU to evaluate on (default: 0)"},
          {"compile-only", false, false, "", "only build and inspect, even with a GPU"},
          {"local", false, false, "", "evaluate on this machine even when a scheduler is set"},
+         {"torch-python", true, false, "PATH|auto|none",
+          "Python with torch and CUDA for a definition only its PyTorch reference computes "
+          "(default: auto, python3 on PATH)"},
          {"json", false, false, "", "print the ptxbench.eval.v1 envelope"}},
         "evaluate one kernel file on this machine",
         "Evaluates KERNEL as a worker would. With a scheduler set (--scheduler or\n"

@@ -75,6 +75,7 @@ nlohmann::json ExecutorListJson(const v1::ListExecutorsResponse& list) {
           std::vector<std::string>(caps.protections().begin(), caps.protections().end())},
          {"protection_warnings", std::vector<std::string>(caps.protection_warnings().begin(),
                                                           caps.protection_warnings().end())},
+         {"torch_reference", caps.torch_reference()},
          {"registered_unix_ms", e.registered_unix_ms()},
          {"last_seen_unix_ms", e.last_seen_unix_ms()}});
   }
@@ -103,6 +104,16 @@ std::string ExecutorTable(const v1::ListExecutorsResponse& list, absl::Time now)
     }
     for (const std::string& w : caps.protection_warnings()) {
       absl::StrAppend(&text, e.executor_id(), " WARNING: ", w, "\n");
+    }
+    // Which definitions its GPUs can evaluate: those without a native
+    // reference need a Python with torch.
+    if (!caps.gpus().empty()) {
+      absl::StrAppend(&text, e.executor_id(), " PyTorch references: ",
+                      caps.torch_reference().empty()
+                          ? "none (start the worker with --torch-python PATH, a Python with "
+                            "torch and CUDA)"
+                          : caps.torch_reference(),
+                      "\n");
     }
   }
   return text;

@@ -259,5 +259,28 @@ TEST(ExecutorViewTest, WorkersShowTheirSandboxAndWhatItLacks) {
   EXPECT_EQ(j["executors"][0]["protection_warnings"][0], "no cgroup v2: limits by a watchdog");
 }
 
+TEST(ExecutorViewTest, GpuWorkersSayWhetherTheyRunPyTorchReferences) {
+  v1::ListExecutorsResponse list;
+  for (const char* id : {"ex_w1", "ex_w2", "ex_c1"}) {
+    v1::ExecutorInfo* w = list.add_executors();
+    w->set_executor_id(id);
+    w->set_kind(v1::WORKER);
+    if (std::string(id) != "ex_c1") w->mutable_capabilities()->add_gpus()->set_model("NVIDIA H200");
+  }
+  list.mutable_executors(0)->mutable_capabilities()->set_torch_reference(
+      "torch 2.11.0+cu130 at /opt/torch/.venv/bin/python3");
+  const std::string table = ExecutorTable(list, absl::FromUnixSeconds(1000000));
+  EXPECT_THAT(table, HasSubstr("ex_w1 PyTorch references: torch 2.11.0+cu130 at "
+                               "/opt/torch/.venv/bin/python3\n"));
+  EXPECT_THAT(table, HasSubstr("ex_w2 PyTorch references: none (start the worker with "
+                               "--torch-python PATH, a Python with torch and CUDA)\n"));
+  // A compile-only worker runs no reference at all.
+  EXPECT_THAT(table, Not(HasSubstr("ex_c1 PyTorch")));
+  const nlohmann::json j = ExecutorListJson(list);
+  EXPECT_EQ(j["executors"][0]["torch_reference"],
+            "torch 2.11.0+cu130 at /opt/torch/.venv/bin/python3");
+  EXPECT_EQ(j["executors"][1]["torch_reference"], "");
+}
+
 }  // namespace
 }  // namespace ptxbench::cli

@@ -41,6 +41,33 @@ absl::Status Core::AddEvent(const std::string& experiment, const std::string& tr
   return storage::AppendEvent(*db_, e);
 }
 
+std::string Core::ExecutorStatus(const Executor& e) const {
+  const int64_t now_ms = absl::ToUnixMillis(clock_->Now());
+  const int64_t lost_after = absl::ToInt64Milliseconds(options_.max_lease_wait +
+                                                       3 * options_.heartbeat_interval);
+  if (now_ms - e.info.last_seen_unix_ms() > lost_after) return "lost";
+  return e.info.draining() ? "draining" : "active";
+}
+
+absl::Status Core::CheckPyTorchReferences(const ExpandedExperiment& x) const {
+  if (x.pytorch_references.empty()) return absl::OkStatus();
+  // A full evaluation goes to a worker with a healthy GPU (PopFor). A real
+  // one runs PyTorch references when it registered a Python with torch; a
+  // simulated one computes no reference, so it takes any definition.
+  for (const auto& [id, e] : executors_) {
+    const v1::Capabilities& caps = e.info.capabilities();
+    if (e.info.kind() == v1::WORKER && HasHealthyGpu(caps) && ExecutorStatus(e) == "active" &&
+        (caps.simulated() || !caps.torch_reference().empty())) {
+      return absl::OkStatus();
+    }
+  }
+  const auto& [definition, why] = *x.pytorch_references.begin();
+  return absl::FailedPreconditionError(absl::StrCat(
+      "definition ", definition, " has no native reference (", why,
+      ") and no registered GPU worker can run its PyTorch reference: start a worker with "
+      "--torch-python PATH (a Python with torch and CUDA)"));
+}
+
 absl::StatusOr<int64_t> Core::ExperimentRowid(const std::string& experiment_id) const {
   for (const auto& [rowid, info] : experiments_) {
     if (info.id == experiment_id) return rowid;
@@ -70,6 +97,8 @@ absl::StatusOr<SubmitOutcome> Core::Submit(const ExpandedExperiment& x,
       return same;
     }
   }
+  // Refused before anything is written, and before any model is called.
+  PTXB_RETURN_IF_ERROR(CheckPyTorchReferences(x));
   // Every prompt must be rendered before anything is written.
   std::map<std::string, std::string> system_hash, task_hash;
   int max_turns = 0;
@@ -420,18 +449,11 @@ bool Core::IsKnownExecutor(const std::string& executor_id) const {
 }
 
 std::vector<v1::ExecutorInfo> Core::ListExecutors() const {
-  const int64_t now_ms = absl::ToUnixMillis(clock_->Now());
-  const int64_t lost_after = absl::ToInt64Milliseconds(options_.max_lease_wait +
-                                                       3 * options_.heartbeat_interval);
   std::vector<v1::ExecutorInfo> out;
   for (const auto& [id, e] : executors_) {
     v1::ExecutorInfo info = e.info;
     info.set_leases(static_cast<int32_t>(e.tasks.size()));
-    if (now_ms - info.last_seen_unix_ms() > lost_after) {
-      info.set_status("lost");
-    } else {
-      info.set_status(info.draining() ? "draining" : "active");
-    }
+    info.set_status(ExecutorStatus(e));
     out.push_back(std::move(info));
   }
   return out;

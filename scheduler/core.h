@@ -183,10 +183,17 @@ class Core {
   uint64_t lease_salt_ = 0;
 
   // core.cc
+  // "active", "draining" or "lost" (no heartbeat for three intervals).
+  std::string ExecutorStatus(const Executor& e) const;
+  // OK when every definition of `x` that only its PyTorch code computes can
+  // be evaluated by an active executor; else why not.
+  absl::Status CheckPyTorchReferences(const ExpandedExperiment& x) const;
   absl::Status AddEvent(const std::string& experiment, const std::string& trajectory,
                         int turn, const std::string& kind, const std::string& detail);
   absl::StatusOr<int64_t> ExperimentRowid(const std::string& experiment_id) const;
   // core_lease.cc
+  // Whether it can take full evaluations (a healthy GPU).
+  static bool HasHealthyGpu(const ptxbench::v1::Capabilities& caps);
   std::string RouteKey(int64_t experiment, StepKind kind, const std::string& model) const;
   void PushReady(int64_t task, const ReadyRef& ref);
   void PushDelayed(int64_t task, const ReadyRef& ref, absl::Time not_before);

@@ -18,6 +18,11 @@ constexpr char kEvalCompileOnly[] = "compile-only";
 constexpr size_t kPromptCacheEntries = 256;
 }  // namespace
 
+bool Core::HasHealthyGpu(const v1::Capabilities& caps) {
+  return std::any_of(caps.gpus().begin(), caps.gpus().end(),
+                     [](const v1::Gpu& g) { return g.healthy(); });
+}
+
 std::string Core::RouteKey(int64_t experiment, StepKind kind, const std::string& model) const {
   if (kind == StepKind::kLlm) return model;
   auto it = experiments_.find(experiment);
@@ -69,8 +74,7 @@ std::optional<FairQueue::Popped> Core::PopFor(const Executor& executor) {
       return inflight == model_inflight_.end() || inflight->second < limit;
     });
   }
-  const bool has_gpu = std::any_of(caps.gpus().begin(), caps.gpus().end(),
-                                   [](const v1::Gpu& g) { return g.healthy(); });
+  const bool has_gpu = HasHealthyGpu(caps);
   return eval_ready_.Pop([&](const std::string& key) {
     return key == kEvalCompileOnly || (key == kEvalFull && has_gpu);
   });

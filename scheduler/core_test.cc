@@ -291,5 +291,82 @@ TEST_F(CoreTest, RecoveryKeepsLeasesFencedAndQueuesIntact) {
   EXPECT_EQ(Count("SELECT count(*) FROM tasks WHERE kind = 1"), 3);
 }
 
+// A definition only its PyTorch reference computes: refused at submit,
+// before anything is written, until an active GPU worker can run it.
+class PyTorchReferenceTest : public CoreFixture {
+ protected:
+  static ExpandedExperiment RmsNormExperiment(const std::string& name = "rms") {
+    ExpandedExperiment x = MakeExperiment(name, 2, 1);
+    for (TrajectorySpec& t : x.trajectories) t.definition = "rmsnorm_h4096";
+    x.pytorch_references["rmsnorm_h4096"] =
+        "definition rmsnorm_h4096 (op_type rmsnorm): this build has no native reference for it";
+    return x;
+  }
+  std::string RegisterGpuWorker(const std::string& torch, bool simulated = false,
+                                bool healthy = true) {
+    v1::RegisterRequest r;
+    r.set_kind(v1::WORKER);
+    r.set_name("gpu");
+    r.mutable_capabilities()->add_gpus()->set_healthy(healthy);
+    r.mutable_capabilities()->set_torch_reference(torch);
+    r.mutable_capabilities()->set_simulated(simulated);
+    return core_->Register(r)->executor_id();
+  }
+  void ExpectRefused() {
+    const ExpandedExperiment x = RmsNormExperiment();
+    auto outcome = core_->Submit(x, PromptsFor(x));
+    EXPECT_EQ(outcome.status().code(), absl::StatusCode::kFailedPrecondition);
+    EXPECT_EQ(std::string(outcome.status().message()),
+              "definition rmsnorm_h4096 has no native reference (definition rmsnorm_h4096 "
+              "(op_type rmsnorm): this build has no native reference for it) and no registered "
+              "GPU worker can run its PyTorch reference: start a worker with --torch-python PATH "
+              "(a Python with torch and CUDA)");
+    for (const char* table : {"experiments", "trajectories", "tasks", "blobs", "events"}) {
+      EXPECT_EQ(Count(absl::StrCat("SELECT count(*) FROM ", table)), 0) << table;
+    }
+  }
+  static constexpr char kTorch[] = "torch 2.11.0+cu130 at /opt/torch/.venv/bin/python3";
+};
+
+TEST_F(PyTorchReferenceTest, RefusedWithNoWorkerThatRunsPyTorch) {
+  ExpectRefused();
+  RegisterGateway();
+  RegisterWorker();  // a GPU worker without torch
+  v1::RegisterRequest compile_only;
+  compile_only.set_kind(v1::WORKER);
+  compile_only.mutable_capabilities()->set_torch_reference(kTorch);  // but no GPU
+  ASSERT_TRUE(core_->Register(compile_only).ok());
+  RegisterGpuWorker(kTorch, /*simulated=*/false, /*healthy=*/false);
+  ExpectRefused();
+}
+
+TEST_F(PyTorchReferenceTest, ADrainingOrLostWorkerDoesNotCount) {
+  const std::string worker = RegisterGpuWorker(kTorch);
+  ASSERT_TRUE(core_->Drain(worker).ok());
+  ExpectRefused();
+  RegisterGpuWorker(kTorch);
+  clock_.Advance(absl::Minutes(5));  // no heartbeat since: lost
+  ExpectRefused();
+}
+
+TEST_F(PyTorchReferenceTest, AcceptedOnceAWorkerRunsPyTorchReferences) {
+  RegisterGpuWorker(kTorch);
+  const ExpandedExperiment x = RmsNormExperiment();
+  auto outcome = core_->Submit(x, PromptsFor(x));
+  ASSERT_TRUE(outcome.ok()) << outcome.status();
+  EXPECT_EQ(outcome->trajectories, 2);
+}
+
+TEST_F(PyTorchReferenceTest, ASimulatedGpuWorkerTakesAnyDefinition) {
+  RegisterGpuWorker("", /*simulated=*/true);
+  const ExpandedExperiment x = RmsNormExperiment();
+  EXPECT_TRUE(core_->Submit(x, PromptsFor(x)).ok());
+}
+
+TEST_F(PyTorchReferenceTest, NativeDefinitionsNeedNoPyTorch) {
+  ExpandedExperiment x = MakeExperiment("native", 2, 1);
+  EXPECT_TRUE(core_->Submit(x, PromptsFor(x)).ok());
+}
+
 }  // namespace
 }  // namespace ptxbench::scheduler

@@ -21,6 +21,7 @@
 #include "common/hash.h"
 #include "common/status_macros.h"
 #include "workloads/json_util.h"
+#include "workloads/native_reference.h"
 
 namespace ptxbench::scheduler {
 namespace {
@@ -565,6 +566,30 @@ absl::StatusOr<Json> PlanAsList(const SpecReader& r, const Json& doc) {
   return list;
 }
 
+// The references a full evaluation of `x` uses: its definitions that only
+// their PyTorch code computes go in x.pytorch_references; one with no
+// reference at all is refused.
+absl::Status NoteReferences(const SpecReader& r,
+                            const workloads::DefinitionRegistry& definitions,
+                            ExpandedExperiment& x) {
+  if (x.eval_mode != ptxbench::v1::FULL) return absl::OkStatus();
+  std::set<std::string> names;
+  for (const TrajectorySpec& t : x.trajectories) names.insert(t.definition);
+  for (const std::string& name : names) {
+    const workloads::Definition& d = **definitions.Find(name);
+    absl::StatusOr<workloads::ReferenceKind> kind = workloads::ChooseReference(d);
+    if (!kind.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(r.input().path, ": ", kind.status().message()));
+    }
+    if (*kind == workloads::ReferenceKind::kPyTorch) {
+      x.pytorch_references[name] =
+          std::string(workloads::NativeReference(d).status().message());
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<ExpandedExperiment> ExpandSpec(
@@ -593,7 +618,9 @@ absl::StatusOr<ExpandedExperiment> ExpandSpec(
     return reader.Error("(document)", doc,
                         "must be an object (matrix spec) or a list (PTXBench config)");
   }
-  if (out.ok()) out->spec_hash = Sha256Hex(out->normalized_json);
+  if (!out.ok()) return out;
+  out->spec_hash = Sha256Hex(out->normalized_json);
+  PTXB_RETURN_IF_ERROR(NoteReferences(reader, definitions, *out));
   return out;
 }
 

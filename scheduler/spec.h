@@ -86,9 +86,17 @@ struct ExpandedExperiment {
   std::string context_policy = "full";
   double max_cost_usd = 0;    // 0 = no limit
   std::vector<TrajectorySpec> trajectories;  // deterministic order
+  // Full evaluation only: the definitions no native reference computes, each
+  // with why none does (workloads/native_reference.h). Their own PyTorch
+  // reference needs a GPU worker that runs one, which Core::Submit looks for
+  // among the registered executors. Not part of the spec's hash.
+  std::map<std::string, std::string> pytorch_references;
 };
 
-// INVALID_ARGUMENT for every validation problem (first one found).
+// INVALID_ARGUMENT for every validation problem (first one found). A full
+// evaluation of a definition with no reference at all (no native reference
+// fits it and it has no PyTorch code) is such a problem; a compile-only one
+// runs no reference.
 absl::StatusOr<ExpandedExperiment> ExpandSpec(
     const SpecInput& input, const workloads::DefinitionRegistry& definitions,
     const PromptRegistry& prompts, const SpecLimits& limits);

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -16,6 +17,7 @@
 #include "common/file.h"
 #include "common/hash.h"
 #include "scheduler/core.h"
+#include "workloads/testing/datasets.h"
 
 namespace ptxbench::scheduler {
 namespace {
@@ -866,38 +868,100 @@ TEST_F(SpecListTest, TotalAboveTheLimitIsRefused) {
   EXPECT_TRUE(ExpandList(List(), "cfg.json", "gemm_n7168_k5120", "gpt-5", limits).ok());
 }
 
-TEST(SpecInputSourcesTest, AWorkloadWithUnsupportedInputsIsRefusedAtSubmit) {
-  // A dataset whose workload takes A from a safetensors file: refused with
-  // the reason, never run on random inputs instead.
-  namespace fs = std::filesystem;
-  const fs::path root = fs::path(::testing::TempDir()) / ("spec_inputs_dataset_" + std::to_string(getpid()));
-  fs::create_directories(root / "definitions" / "gemm");
-  fs::create_directories(root / "workloads" / "gemm");
-  Json def = Json::parse(
-      *ReadFile(workloads::DefinitionRegistry::BundledRoot() + "/definitions/gemm/gemm_n7168_k5120.json"));
+// A dataset of one definition and one workload line, in a fresh folder.
+class SpecDatasetTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = std::filesystem::path(::testing::TempDir()) /
+            absl::StrCat("spec_dataset_", getpid(),
+                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(root_);
+    std::filesystem::create_directories(root_ / "definitions");
+    std::filesystem::create_directories(root_ / "workloads");
+  }
+  void TearDown() override { std::filesystem::remove_all(root_); }
+
+  // Expands a matrix spec of definition `name` of the dataset.
+  absl::StatusOr<ExpandedExperiment> Expand(const Json& definition, const std::string& line,
+                                            const std::string& eval = "full") {
+    const std::string name = definition["name"];
+    std::ofstream(root_ / "definitions" / (name + ".json")) << definition.dump();
+    std::ofstream(root_ / "workloads" / (name + ".jsonl")) << line << "\n";
+    auto definitions = workloads::DefinitionRegistry::Load({{root_.string()}});
+    EXPECT_TRUE(definitions.ok()) << definitions.status();
+    auto prompts = PromptRegistry::Load(PromptRegistry::BundledRoot());
+    EXPECT_TRUE(prompts.ok());
+    if (!definitions.ok() || !prompts.ok()) return absl::InternalError("no registry");
+    SpecInput input;
+    input.path = "spec.json";
+    input.eval = eval;
+    input.text = Json({{"name", "from-dataset"}, {"models", {"m"}}, {"definitions", {name}},
+                       {"prompt_tags", {"ptxb-no-hint"}}, {"samples", 1}, {"num_turns", 1},
+                       {"target_speedup", 1.0}})
+                     .dump();
+    return ExpandSpec(input, **definitions, **prompts, {});
+  }
+
+  static Json RmsNorm() {
+    return Json::parse(*ReadFile(workloads::testing::RmsNormDataset() +
+                                 "/definitions/rmsnorm/rmsnorm_h4096.json"));
+  }
+  // Its first workload (the weight drawn, no file).
+  static std::string RmsNormLine() {
+    const std::string lines = *ReadFile(workloads::testing::RmsNormDataset() +
+                                        "/workloads/rmsnorm/rmsnorm_h4096.jsonl");
+    return lines.substr(0, lines.find('\n') + 1);
+  }
+
+  std::filesystem::path root_;
+};
+
+TEST_F(SpecDatasetTest, AWorkloadWhoseInputsCannotBeMadeIsRefusedAtSubmit) {
+  // A dataset whose workload takes A from a safetensors file it lacks:
+  // refused with the reason, never run on random inputs instead.
+  Json def = Json::parse(*ReadFile(workloads::DefinitionRegistry::BundledRoot() +
+                                   "/definitions/gemm/gemm_n7168_k5120.json"));
   def["name"] = "gemm_from_file";
-  std::ofstream(root / "definitions" / "gemm" / "gemm_from_file.json") << def.dump();
-  std::ofstream(root / "workloads" / "gemm" / "gemm_from_file.jsonl")
-      << R"({"definition": "gemm_from_file", "solution": null, "workload": {"uuid": )"
-         R"("11111111-2222-3333-4444-555555555555", "axes": {"M": 64}, "inputs": {"A": )"
-         R"({"type": "safetensors", "path": "blob/a.safetensors", "tensor_key": "A"}, )"
-         R"("B": {"type": "random"}}}, "evaluation": null})"
-      << "\n";
-  auto definitions = workloads::DefinitionRegistry::Load({{root.string()}});
-  ASSERT_TRUE(definitions.ok()) << definitions.status();
-  auto prompts = PromptRegistry::Load(PromptRegistry::BundledRoot());
-  ASSERT_TRUE(prompts.ok());
-  SpecInput input;
-  input.path = "spec.json";
-  input.text = R"({"name": "from-file", "models": ["m"], "definitions": ["gemm_from_file"],
-                   "prompt_tags": ["ptxb-no-hint"], "samples": 1, "num_turns": 1,
-                   "target_speedup": 1.0})";
-  auto e = ExpandSpec(input, **definitions, **prompts, {});
+  auto e = Expand(def,
+                  R"({"definition": "gemm_from_file", "solution": null, "workload": {"uuid": )"
+                  R"("11111111-2222-3333-4444-555555555555", "axes": {"M": 64}, "inputs": {"A": )"
+                  R"({"type": "safetensors", "path": "blob/a.safetensors", "tensor_key": "A"}, )"
+                  R"("B": {"type": "random"}}}, "evaluation": null})");
   ASSERT_EQ(e.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(e.status().message()),
-              HasSubstr("workload 11111111-2222-3333-4444-555555555555, input A: input source "
-                        "\"safetensors\" is not supported yet"));
-  fs::remove_all(root);
+              HasSubstr(absl::StrCat("workload 11111111-2222-3333-4444-555555555555, input A: ",
+                                     (root_ / "blob/a.safetensors").string(), ": cannot be read")));
+}
+
+TEST_F(SpecDatasetTest, ADefinitionOnlyPyTorchComputesIsNotedForTheWorkerCheck) {
+  auto full = Expand(RmsNorm(), RmsNormLine());
+  ASSERT_TRUE(full.ok()) << full.status();
+  EXPECT_EQ(full->pytorch_references,
+            (std::map<std::string, std::string>{
+                {"rmsnorm_h4096", "definition rmsnorm_h4096 (op_type rmsnorm): this build has no "
+                                  "native reference for it"}}));
+  // Compile-only evaluation runs no reference.
+  auto compile_only = Expand(RmsNorm(), RmsNormLine(), "compile-only");
+  ASSERT_TRUE(compile_only.ok()) << compile_only.status();
+  EXPECT_TRUE(compile_only->pytorch_references.empty());
+}
+
+TEST_F(SpecDatasetTest, ADefinitionWithNoReferenceAtAllIsRefusedForFullEvaluation) {
+  Json def = RmsNorm();
+  def["reference"] = "\n";  // the field is required, and may hold nothing else
+  auto full = Expand(def, RmsNormLine());
+  ASSERT_EQ(full.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(std::string(full.status().message()),
+            "spec.json: definition rmsnorm_h4096 has no reference to evaluate against: no native "
+            "reference fits (definition rmsnorm_h4096 (op_type rmsnorm): this build has no native "
+            "reference for it) and its \"reference\" holds no PyTorch code");
+  EXPECT_TRUE(Expand(def, RmsNormLine(), "compile-only").ok());
+}
+
+TEST_F(SpecTest, TheBundledDefinitionsNeedNoPyTorch) {
+  auto e = Expand(Matrix());
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_TRUE(e->pytorch_references.empty());
 }
 
 }  // namespace

@@ -1,13 +1,16 @@
 // Bad input gets one clear line, the right exit code, and no partial state:
 // through the real binaries, as a user meets them.
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "common/file.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "tests/cluster.h"
+#include "workloads/testing/datasets.h"
 
 namespace ptxbench::testing {
 namespace {
@@ -112,6 +115,40 @@ TEST(BadInputTest, InvalidSpecsCreateNothing) {
                                    /*merge_stderr=*/true);
   EXPECT_EQ(usage.exit_code, 2);
   EXPECT_TRUE(absl::StrContains(usage.out, "--frobnicate")) << usage.out;
+}
+
+// "A definition whose reference cannot run anywhere in the cluster is
+// refused at submit, before any model is called."
+TEST(BadInputTest, ADefinitionNoWorkerCanEvaluateIsRefusedAtSubmit) {
+  Cluster c("err_reference");
+  ASSERT_TRUE(c.StartScheduler({"--dataset", workloads::testing::RmsNormDataset()}))
+      << c.SchedulerLogTail();
+  const std::string spec = c.WriteFile("rms.json", R"({"name": "rms", "models": ["m"],
+      "definitions": ["rmsnorm_h4096"], "prompt_tags": ["ptxb-no-hint"], "samples": 1,
+      "num_turns": 1, "target_speedup": 1})");
+  CommandResult r = RunCommand({PTXB_CLI_BIN, "--scheduler", c.address(), "submit", spec},
+                               /*merge_stderr=*/true);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(absl::StrContains(
+      r.out, "definition rmsnorm_h4096 has no native reference (definition rmsnorm_h4096 "
+             "(op_type rmsnorm): this build has no native reference for it) and no registered "
+             "GPU worker can run its PyTorch reference: start a worker with --torch-python PATH "
+             "(a Python with torch and CUDA)"))
+      << r.out;
+  EXPECT_EQ(Lines(r.out), 1) << r.out;
+  EXPECT_EQ(c.QueryInt("SELECT count(*) FROM experiments"), 0);
+  // Compile-only evaluation runs no reference.
+  EXPECT_FALSE(c.Cli({"submit", spec, "--name", "rms-compile", "--eval", "compile-only",
+                      "--output", "json"})
+                   .exit_code);
+  // A simulated GPU worker computes no reference: it takes any definition.
+  c.AddWorker();
+  std::string accepted;
+  for (int i = 0; i < 100 && accepted.empty(); ++i) {
+    accepted = c.Submit(spec);
+    if (accepted.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_FALSE(accepted.empty()) << "refused with a simulated GPU worker registered";
 }
 
 }  // namespace

@@ -23,6 +23,7 @@
 #include "worker/gpu_worker.h"
 #include "worker/gpu/device_info.h"
 #include "worker/simulated_worker.h"
+#include "worker/torch_probe.h"
 
 ABSL_FLAG(std::string, scheduler, "",
           "Scheduler address HOST:PORT (default: $PTXBENCH_SCHEDULER, else 127.0.0.1:50051)");
@@ -58,6 +59,9 @@ ABSL_FLAG(double, sandbox_memory_gib, 8,
           "Memory limit of each compile and each candidate host, GiB (--sandbox-memory-gib)");
 ABSL_FLAG(int, sandbox_max_processes, 256,
           "Process limit of each compile and each candidate host (--sandbox-max-processes)");
+ABSL_FLAG(std::string, torch_python, "auto",
+          "Python with torch and CUDA that runs the PyTorch reference of definitions no native "
+          "reference computes: PATH, auto (python3 on PATH) or none (--torch-python)");
 ABSL_FLAG(std::string, cgroup_root, "/sys/fs/cgroup/ptxbench",
           "cgroup v2 directory for the sandboxes' cgroups; without cgroup v2 a watchdog "
           "enforces the limits (--cgroup-root)");
@@ -109,6 +113,26 @@ std::vector<ptxbench::gpu::GpuInfo> UsableGpus(const std::string& runner) {
     return {};
   }
   return inventory->gpus;
+}
+
+// The Python of this worker's PyTorch references (empty: none), probed once
+// and logged; a worker without one still evaluates every definition a native
+// reference computes.
+std::string TorchReferences(ptxbench::worker::GpuEvalOptions* eval_options) {
+  const ptxbench::worker::TorchProbe probe =
+      ptxbench::worker::ProbeTorch(absl::GetFlag(FLAGS_torch_python));
+  if (probe.ok()) {
+    ptxbench::LogInfo("PyTorch references", {{"torch", probe.version}, {"python", probe.python}});
+    eval_options->torch_python = probe.python;
+  } else if (absl::GetFlag(FLAGS_torch_python) == "none") {
+    ptxbench::LogInfo("no PyTorch references (--torch-python none)", {});
+  } else {
+    ptxbench::LogWarning(
+        "no PyTorch references: definitions no native reference computes are not evaluated "
+        "here (--torch-python PATH: a Python with torch and CUDA)",
+        {{"python", probe.python}, {"why", probe.why_not}});
+  }
+  return probe.Capability();
 }
 
 // The real worker: GPU evaluation where it can, compile-only otherwise (it
@@ -167,6 +191,7 @@ int RunRealWorker() {
   eval_options.timed_calls = absl::GetFlag(FLAGS_timed_calls);
   eval_options.warmup_calls = absl::GetFlag(FLAGS_warmup_calls);
   const std::vector<ptxbench::gpu::GpuInfo> gpus = UsableGpus(eval_options.runner_path);
+  const std::string torch_reference = gpus.empty() ? "" : TorchReferences(&eval_options);
   ptxbench::worker::GpuEvaluator evaluator(&compiler, definitions->get(), eval_options, name,
                                            *version);
   ptxbench::worker::GpuPool pool(gpus);
@@ -189,6 +214,7 @@ int RunRealWorker() {
   for (const std::string& w : protections.warnings) {
     runner_options.capabilities.add_protection_warnings(w);
   }
+  runner_options.capabilities.set_torch_reference(torch_reference);
   runner_options.slots = slots;
   ptxbench::executor::TaskHandler* handler =
       gpus.empty() ? static_cast<ptxbench::executor::TaskHandler*>(&compile_handler) : &gpu_handler;

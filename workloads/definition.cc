@@ -17,6 +17,7 @@
 #include "workloads/expression.h"
 #include "workloads/field_reader.h"
 #include "workloads/json_util.h"
+#include "workloads/safetensors.h"
 
 namespace ptxbench::workloads {
 namespace {
@@ -437,21 +438,129 @@ absl::Status ValidateWorkload(const Definition& definition, const Workload& work
 }  // namespace ptxbench::workloads
 
 namespace ptxbench::workloads {
+namespace {
+
+// The dtypes the GPU harness cannot hold yet (worker/runner/tensors.h).
+constexpr const char* kHarnessLacks[] = {"float4_e2m1"};
+
+// The integer dtypes and the float dtypes with their largest finite value:
+// a scalar beyond it would become infinity, not the value the file gives.
+struct IntRange {
+  const char* dtype;
+  int64_t min, max;
+};
+constexpr IntRange kIntRanges[] = {{"int8", INT8_MIN, INT8_MAX},
+                                   {"int16", INT16_MIN, INT16_MAX},
+                                   {"int32", INT32_MIN, INT32_MAX},
+                                   {"int64", INT64_MIN, INT64_MAX}};
+struct FloatRange {
+  const char* dtype;
+  double max;
+};
+constexpr FloatRange kFloatRanges[] = {{"float32", 3.4028234663852886e38},
+                                       {"float16", 65504},
+                                       {"bfloat16", 3.3895313892515355e38},
+                                       {"float8_e4m3fn", 448},
+                                       {"float8_e5m2", 57344}};
+
+absl::Status CheckHarnessDtypes(const Definition& d, const std::vector<TensorSpec>& tensors,
+                                absl::string_view kind) {
+  for (const TensorSpec& t : tensors) {
+    for (const char* lacking : kHarnessLacks) {
+      if (t.dtype != lacking) continue;
+      return absl::FailedPreconditionError(
+          absl::StrCat("definition ", d.name, ", ", kind, " ", t.name, ": dtype ", t.dtype,
+                       " is not supported by the GPU harness yet"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::string ScalarText(const InputSource& s) {
+  switch (s.scalar_kind) {
+    case InputSource::ScalarKind::kBool:
+      return s.scalar_int != 0 ? "true" : "false";
+    case InputSource::ScalarKind::kInt:
+      return absl::StrCat(s.scalar_int);
+    case InputSource::ScalarKind::kFloat:
+      break;
+  }
+  return absl::StrCat(s.scalar_value);
+}
+
+// Why the scalar `s` is not exactly a value of `input`, or "" when it is.
+std::string ScalarMismatch(const TensorSpec& input, const InputSource& s) {
+  if (!input.is_scalar) {
+    return absl::StrCat("a \"scalar\" source gives one value, but the input is a tensor of shape [",
+                        absl::StrJoin(input.shape, ", "), "]");
+  }
+  const std::string value = absl::StrCat("the scalar value ", ScalarText(s));
+  const bool is_bool = s.scalar_kind == InputSource::ScalarKind::kBool;
+  if (input.dtype == "bool") {
+    return is_bool ? "" : absl::StrCat(value, " is not a boolean, the input's dtype is bool");
+  }
+  if (is_bool) return absl::StrCat(value, " is a boolean, the input's dtype is ", input.dtype);
+  for (const IntRange& r : kIntRanges) {
+    if (input.dtype != r.dtype) continue;
+    if (s.scalar_kind != InputSource::ScalarKind::kInt) {
+      return absl::StrCat(value, " is not an integer, the input's dtype is ", input.dtype);
+    }
+    if (s.scalar_int < r.min || s.scalar_int > r.max) {
+      return absl::StrCat(value, " does not fit in ", input.dtype);
+    }
+  }
+  for (const FloatRange& r : kFloatRanges) {
+    if (input.dtype == r.dtype && std::fabs(s.scalar_value) > r.max) {
+      return absl::StrCat(value, " is beyond the largest ", input.dtype, " (", r.max, ")");
+    }
+  }
+  return "";
+}
+
+// Whether `source` gives input `input` of workload `w` exactly as the
+// definition declares it; an error says what differs.
+absl::Status CheckSource(const Definition& d, const Workload& w, const TensorSpec& input,
+                         const InputSource& source) {
+  if (source.type == "random") return absl::OkStatus();
+  if (source.type == "scalar") {
+    const std::string mismatch = ScalarMismatch(input, source);
+    if (mismatch.empty()) return absl::OkStatus();
+    return absl::FailedPreconditionError(mismatch);
+  }
+  if (source.type == "safetensors") {
+    if (source.resolved_path.empty()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "safetensors path ", source.path, " was not resolved against a dataset root"));
+    }
+    PTXB_ASSIGN_OR_RETURN(const auto axes, d.AxisValues(w));
+    PTXB_ASSIGN_OR_RETURN(const std::vector<int64_t> dims, TensorDims(input, axes));
+    return CheckSafetensorsTensor(source.resolved_path, source.tensor_key, input.dtype, dims);
+  }
+  return absl::FailedPreconditionError(
+      absl::StrCat("input source \"", source.type, "\" is not supported"));
+}
+
+}  // namespace
 
 absl::Status CheckUsable(const Definition& definition) {
+  PTXB_RETURN_IF_ERROR(CheckHarnessDtypes(definition, definition.inputs, "input"));
+  PTXB_RETURN_IF_ERROR(CheckHarnessDtypes(definition, definition.outputs, "output"));
   if (definition.workloads.empty()) {
     return absl::FailedPreconditionError(absl::StrCat(
         "definition ", definition.name, " (dataset ", definition.dataset,
         ") has no workloads yet: add its lines to a workloads/**/*.jsonl file of the dataset"));
   }
   for (const Workload& w : definition.workloads) {
-    for (const auto& [input, source] : w.inputs) {
-      if (source.type == "random") continue;
-      return absl::FailedPreconditionError(absl::StrCat(
-          "definition ", definition.name, ", workload ", w.uuid, ", input ", input,
-          ": input source \"", source.type,
-          "\" is not supported yet (only \"random\"); the workload is refused rather than run "
-          "on inputs it does not specify"));
+    for (const TensorSpec& input : definition.inputs) {
+      auto source = w.inputs.find(input.name);
+      absl::Status s = source == w.inputs.end()
+                           ? absl::FailedPreconditionError("the workload gives no source")
+                           : CheckSource(definition, w, input, source->second);
+      if (s.ok()) continue;
+      // The workload is refused rather than run on inputs it does not specify.
+      return absl::FailedPreconditionError(absl::StrCat("definition ", definition.name,
+                                                        ", workload ", w.uuid, ", input ",
+                                                        input.name, ": ", s.message()));
     }
   }
   return absl::OkStatus();

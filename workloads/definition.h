@@ -121,13 +121,19 @@ absl::StatusOr<WorkloadRecord> ParseWorkloadRecord(absl::string_view line,
 absl::Status ValidateWorkload(const Definition& definition, const Workload& workload,
                               absl::string_view origin);
 
-// Whether experiments and evaluations can use `definition`: it has workloads
-// (a dataset may define an operator before any workload is recorded), and
-// every workload's inputs can be made as specified. Today only "random"
-// sources can (the GPU harness draws them from its seed): a workload whose
-// inputs come from a safetensors file or a scalar value would otherwise run
-// on inputs it does not specify. kFailedPrecondition naming the definition
-// (and workload, input and source) and what is missing.
+// Whether experiments and evaluations can use `definition`: the GPU harness
+// holds every dtype of its inputs and outputs (not float4_e2m1 yet), it has
+// workloads (a dataset may define an operator before any workload is
+// recorded), and every workload's inputs can be made exactly as specified:
+//  - "random": drawn by the GPU harness from its seed;
+//  - "scalar": only for a scalar input (shape null), with a value of its
+//    dtype (a boolean for bool only, an integer in range for an integer
+//    dtype, a finite value of a float dtype);
+//  - "safetensors": the file (resolved_path) holds tensor_key with exactly
+//    the input's dtype and the workload's shape (read from its header only).
+// Otherwise the workload would run on inputs it does not specify, so it is
+// refused: kFailedPrecondition naming the definition (and the input or
+// output, or the workload, input and file) and what differs.
 absl::Status CheckUsable(const Definition& definition);
 
 // The dtypes of the FlashInfer-Trace schema.

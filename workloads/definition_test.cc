@@ -2,11 +2,15 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "workloads/testing/safetensors_file.h"
 
 namespace ptxbench::workloads {
 namespace {
@@ -437,6 +441,133 @@ TEST_F(ValidateWorkloadTest, RejectsUnknownAndMissingInputs) {
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(std::string(s.message()),
             "w: field \"workload.inputs.B\": value null: input has no source");
+}
+
+// ---- CheckUsable: whether every input can be made exactly as specified. ----
+
+class UsableTest : public ValidateWorkloadTest {
+ protected:
+  void SetUp() override {
+    ValidateWorkloadTest::SetUp();
+    definition_.workloads.push_back(workload_);
+    dir_ = std::filesystem::path(::testing::TempDir()) /
+           absl::StrCat("usable_test_", getpid(),
+                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  InputSource& Source(const std::string& input) {
+    return definition_.workloads[0].inputs.at(input);
+  }
+  std::string Refusal() {
+    const absl::Status s = CheckUsable(definition_);
+    EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+    return std::string(s.message());
+  }
+  // A: int32 [3] is wrong for every check; A: bf16 [128, 32] is right.
+  std::string WriteTensorFile() {
+    const std::string path = (dir_ / "a.safetensors").string();
+    std::ofstream(path, std::ios::binary) << testing::PackSafetensors(
+        {{"A", {{"dtype", "BF16"}, {"shape", {128, 32}}, {"data_offsets", {0, 128 * 32 * 2}}}},
+         {"idx", {{"dtype", "I32"}, {"shape", {3}}, {"data_offsets", {8192, 8204}}}}},
+        std::string(8204, '\0'));
+    return path;
+  }
+  void UseFile(const std::string& path, const std::string& key) {
+    InputSource& a = Source("A");
+    a.type = "safetensors";
+    a.path = "blob/a.safetensors";
+    a.resolved_path = path;
+    a.tensor_key = key;
+  }
+
+  static constexpr char kWhere[] =
+      "definition gemm_small, workload 0b9f5f5e-3c4a-5d1e-8f2b-6a7c8d9e0f11, input ";
+  std::filesystem::path dir_;
+};
+
+TEST_F(UsableTest, RandomAndScalarSourcesOfTheirInputsAreUsable) {
+  EXPECT_TRUE(CheckUsable(definition_).ok()) << CheckUsable(definition_);
+  Source("alpha").scalar_kind = InputSource::ScalarKind::kInt;
+  Source("alpha").scalar_int = -3;
+  Source("alpha").scalar_value = -3;
+  EXPECT_TRUE(CheckUsable(definition_).ok());
+}
+
+TEST_F(UsableTest, AScalarSourceOnATensorInputIsRefused) {
+  Source("A").type = "scalar";
+  EXPECT_EQ(Refusal(), absl::StrCat(kWhere, "A: a \"scalar\" source gives one value, but the "
+                                            "input is a tensor of shape [M, K]"));
+}
+
+TEST_F(UsableTest, AScalarMustBeAValueOfTheInputsDtype) {
+  using Kind = InputSource::ScalarKind;
+  struct Case {
+    const char* dtype;
+    Kind kind;
+    double value;
+    const char* refusal;  // "" when usable
+  } cases[] = {
+      {"float32", Kind::kBool, 1,
+       "the scalar value true is a boolean, the input's dtype is float32"},
+      {"bool", Kind::kBool, 1, ""},
+      {"bool", Kind::kInt, 1, "the scalar value 1 is not a boolean, the input's dtype is bool"},
+      {"int8", Kind::kInt, 1, ""},
+      {"int8", Kind::kInt, 300, "the scalar value 300 does not fit in int8"},
+      {"int8", Kind::kFloat, 0.5,
+       "the scalar value 0.5 is not an integer, the input's dtype is int8"},
+      {"float16", Kind::kInt, 3, ""},
+      {"float16", Kind::kFloat, 1e5,
+       "the scalar value 100000 is beyond the largest float16 (65504)"},
+  };
+  for (const Case& c : cases) {
+    definition_.inputs[2].dtype = c.dtype;
+    InputSource& alpha = Source("alpha");
+    alpha.scalar_kind = c.kind;
+    alpha.scalar_value = c.value;
+    alpha.scalar_int = static_cast<int64_t>(c.value);
+    const absl::Status s = CheckUsable(definition_);
+    EXPECT_EQ(std::string(s.message()),
+              *c.refusal == '\0' ? "" : absl::StrCat(kWhere, "alpha: ", c.refusal))
+        << c.dtype << " " << c.value;
+  }
+}
+
+TEST_F(UsableTest, ASafetensorsTensorOfTheDeclaredDtypeAndShapeIsUsable) {
+  UseFile(WriteTensorFile(), "A");
+  EXPECT_TRUE(CheckUsable(definition_).ok()) << CheckUsable(definition_);
+}
+
+TEST_F(UsableTest, ASafetensorsRefusalNamesTheFileAndWhatDiffers) {
+  const std::string path = WriteTensorFile();
+  UseFile(path, "idx");
+  EXPECT_EQ(Refusal(), absl::StrCat(kWhere, "A: ", path,
+                                    ": tensor \"idx\" is I32, the definition declares bfloat16"));
+  definition_.workloads[0].axes["M"] = 64;
+  UseFile(path, "A");
+  EXPECT_EQ(Refusal(), absl::StrCat(kWhere, "A: ", path,
+                                    ": tensor \"A\" has shape [128, 32], the workload needs "
+                                    "[64, 32]"));
+  UseFile(path, "B");
+  EXPECT_EQ(Refusal(), absl::StrCat(kWhere, "A: ", path, ": no tensor \"B\" (it has: A, idx)"));
+  UseFile(path + ".missing", "A");
+  EXPECT_EQ(Refusal(), absl::StrCat(kWhere, "A: ", path, ".missing: cannot be read"));
+  UseFile("", "A");
+  EXPECT_EQ(Refusal(), absl::StrCat(kWhere, "A: safetensors path blob/a.safetensors was not "
+                                            "resolved against a dataset root"));
+}
+
+TEST_F(UsableTest, ADtypeTheHarnessLacksIsRefusedForInputsAndOutputs) {
+  definition_.inputs[1].dtype = "float4_e2m1";
+  EXPECT_EQ(Refusal(),
+            "definition gemm_small, input B: dtype float4_e2m1 is not supported by the GPU "
+            "harness yet");
+  definition_.inputs[1].dtype = "bfloat16";
+  definition_.outputs[0].dtype = "float4_e2m1";
+  EXPECT_EQ(Refusal(),
+            "definition gemm_small, output C: dtype float4_e2m1 is not supported by the GPU "
+            "harness yet");
 }
 
 }  // namespace

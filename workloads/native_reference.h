@@ -1,11 +1,13 @@
 #ifndef PTXBENCH_WORKLOADS_NATIVE_REFERENCE_H_
 #define PTXBENCH_WORKLOADS_NATIVE_REFERENCE_H_
 
-// Which native reference — the production library the GPU harness checks
-// and times a candidate against (worker/runner/references.cc) — computes a
-// definition exactly. Plain C++, so that what no reference can run is
-// refused at submit, before any model is called; the runner builds the
-// reference this names.
+// Which reference computes a definition's expected outputs. A native one
+// (cuBLAS, cuDNN SDPA) is used where it computes exactly the definition;
+// otherwise the definition's own PyTorch `reference` runs in a trusted
+// Python with torch and CUDA. Plain C++: the scheduler decides at submit
+// whether a definition can be evaluated anywhere, before any model is
+// called, and the runner (worker/runner/references.cc) builds the native
+// reference by the same rules.
 
 #include <string>
 
@@ -14,13 +16,22 @@
 
 namespace ptxbench::workloads {
 
-// "cuBLAS" for C[M,N] = A[M,K]·B[N,K]^T in bfloat16 (op_type "gemm");
-// "cuDNN SDPA" for [B,H,S,D] bfloat16 attention with a [B,H,S] float32 LSE,
-// forward (Q,K,V -> O,LSE) or backward (Q,K,V,O,dO,L -> dQ,dK,dV), causal or
-// not as the tags say (op_type "attention"). kUnimplemented naming the
-// definition and what the library computes otherwise; a definition whose
-// name says causal and whose tags do not is never given one.
+// The library of the native reference that computes `d` exactly: "cuBLAS"
+// for op_type "gemm" (A[M,K], B[N,K] -> C[M,N], all bfloat16), "cuDNN SDPA"
+// for op_type "attention" (forward Q,K,V -> O,LSE or backward
+// Q,K,V,O,dO,L -> dQ,dK,dV; [B,H,S,D] bfloat16, LSE/L [B,H,S] float32;
+// causal and backward read from the tags). kUnimplemented naming the
+// definition and why none fits.
 absl::StatusOr<std::string> NativeReference(const Definition& d);
+
+enum class ReferenceKind {
+  kNative,   // NativeReference fits
+  kPyTorch,  // none fits; the definition's PyTorch `reference` computes it
+};
+
+// The reference a full evaluation of `d` uses. kFailedPrecondition naming
+// the definition when no native reference fits and it has no PyTorch code.
+absl::StatusOr<ReferenceKind> ChooseReference(const Definition& d);
 
 }  // namespace ptxbench::workloads
 

@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "workloads/testing/safetensors_file.h"
 
 namespace ptxbench::workloads {
 namespace {
@@ -397,6 +398,32 @@ TEST_F(DatasetTest, SafetensorsPathsResolveAgainstTheDatasetRoot) {
   ASSERT_TRUE(registry.ok()) << registry.status();
   const InputSource& x = (*(*registry)->Find("copy_a"))->workloads[0].inputs.at("x");
   EXPECT_EQ(x.resolved_path, (root_ / "blob/workloads/copy/copy_a/x.safetensors").string());
+}
+
+TEST_F(DatasetTest, ASafetensorsInputOfTheDatasetIsLoadedExactlyOrRefused) {
+  nlohmann::json line = nlohmann::json::parse(WorkloadLine("copy_a", kUuid1, 8));
+  line["workload"]["inputs"]["x"] = {
+      {"type", "safetensors"}, {"path", "blob/copy_a/x.safetensors"}, {"tensor_key", "x"}};
+  nlohmann::json longer = nlohmann::json::parse(WorkloadLine("copy_a", kUuid2, 16));
+  longer["workload"]["inputs"]["x"] = line["workload"]["inputs"]["x"];
+  AddDefinition(root_, "copy_a", {line.dump()});
+  Write(root_ / "blob" / "copy_a" / "x.safetensors",
+        testing::PackSafetensors(
+            {{"x", {{"dtype", "F32"}, {"shape", {8}}, {"data_offsets", {0, 32}}}}},
+            std::string(32, '\0')));
+  auto registry = Load();
+  ASSERT_TRUE(registry.ok()) << registry.status();
+  EXPECT_TRUE(CheckUsable(**(*registry)->Find("copy_a")).ok());
+  // The same file for a workload of N = 16 holds a tensor of another shape.
+  AddDefinition(root_, "copy_a", {line.dump(), longer.dump()});
+  registry = Load();
+  ASSERT_TRUE(registry.ok()) << registry.status();
+  absl::Status usable = CheckUsable(**(*registry)->Find("copy_a"));
+  EXPECT_EQ(usable.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(std::string(usable.message()),
+            absl::StrCat("definition copy_a, workload ", kUuid2, ", input x: ",
+                         (root_ / "blob/copy_a/x.safetensors").string(),
+                         ": tensor \"x\" has shape [8], the workload needs [16]"));
 }
 
 TEST_F(DatasetTest, MergesRootsAndTheBundledSet) {

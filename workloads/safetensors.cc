@@ -1,6 +1,8 @@
 #include "workloads/safetensors.h"
 
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -48,18 +50,22 @@ absl::Status Bad(absl::string_view origin, absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat(origin, ": not a valid safetensors file: ", what));
 }
 
-}  // namespace
-
-absl::StatusOr<std::vector<SafetensorsEntry>> ParseSafetensorsHeader(absl::string_view bytes,
-                                                                     absl::string_view origin) {
-  if (bytes.size() < 8) return Bad(origin, "shorter than its 8-byte header length");
-  const uint64_t header_size = HeaderSize(bytes);
-  if (header_size > kMaxHeaderBytes || header_size > bytes.size() - 8) {
-    return Bad(origin, absl::StrCat("header of ", header_size, " bytes in a file of ", bytes.size()));
+// A header of `header_size` bytes must fit in a file of `file_size` bytes,
+// after the 8 bytes of its length.
+absl::Status CheckHeaderSize(uint64_t header_size, uint64_t file_size, absl::string_view origin) {
+  if (file_size < 8) return Bad(origin, "shorter than its 8-byte header length");
+  if (header_size > kMaxHeaderBytes || header_size > file_size - 8) {
+    return Bad(origin, absl::StrCat("header of ", header_size, " bytes in a file of ", file_size));
   }
-  const uint64_t data_size = bytes.size() - 8 - header_size;
-  nlohmann::json header =
-      nlohmann::json::parse(bytes.substr(8, header_size), nullptr, /*allow_exceptions=*/false);
+  return absl::OkStatus();
+}
+
+// The entries of a header (its JSON text) followed by `data_size` bytes of
+// data.
+absl::StatusOr<std::vector<SafetensorsEntry>> ParseHeader(absl::string_view text,
+                                                          uint64_t data_size,
+                                                          absl::string_view origin) {
+  nlohmann::json header = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (header.is_discarded() || !header.is_object()) return Bad(origin, "the header is not a JSON object");
   std::vector<SafetensorsEntry> out;
   for (const auto& [key, value] : header.items()) {
@@ -102,12 +108,12 @@ absl::StatusOr<std::vector<SafetensorsEntry>> ParseSafetensorsHeader(absl::strin
   return out;
 }
 
-absl::StatusOr<std::string> LoadSafetensorsTensor(const std::string& path, const std::string& key,
-                                                  const std::string& dtype,
-                                                  const std::vector<int64_t>& dims) {
-  absl::StatusOr<std::string> bytes = ReadFile(path);
-  if (!bytes.ok()) return absl::NotFoundError(absl::StrCat(path, ": cannot be read"));
-  PTXB_ASSIGN_OR_RETURN(std::vector<SafetensorsEntry> entries, ParseSafetensorsHeader(*bytes, path));
+// Tensor `key` of the file at `path`, checked to be of the FlashInfer-Trace
+// `dtype` and exactly `dims`.
+absl::StatusOr<SafetensorsEntry> FindTensor(const std::vector<SafetensorsEntry>& entries,
+                                            const std::string& path, const std::string& key,
+                                            const std::string& dtype,
+                                            const std::vector<int64_t>& dims) {
   for (const SafetensorsEntry& e : entries) {
     if (e.key != key) continue;
     const DtypeInfo* info = FindDtype(e.dtype);
@@ -120,12 +126,54 @@ absl::StatusOr<std::string> LoadSafetensorsTensor(const std::string& path, const
           path, ": tensor \"", key, "\" has shape [", absl::StrJoin(e.shape, ", "),
           "], the workload needs [", absl::StrJoin(dims, ", "), "]"));
     }
-    return bytes->substr(8 + HeaderSize(*bytes) + e.begin, e.end - e.begin);
+    return e;
   }
   std::vector<std::string> keys;
   for (const SafetensorsEntry& e : entries) keys.push_back(e.key);
   return absl::NotFoundError(absl::StrCat(path, ": no tensor \"", key, "\" (it has: ",
                                           absl::StrJoin(keys, ", "), ")"));
+}
+
+absl::Status CannotRead(const std::string& path) {
+  return absl::NotFoundError(absl::StrCat(path, ": cannot be read"));
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<SafetensorsEntry>> ParseSafetensorsHeader(absl::string_view bytes,
+                                                                     absl::string_view origin) {
+  const uint64_t header_size = bytes.size() < 8 ? 0 : HeaderSize(bytes);
+  PTXB_RETURN_IF_ERROR(CheckHeaderSize(header_size, bytes.size(), origin));
+  return ParseHeader(bytes.substr(8, header_size), bytes.size() - 8 - header_size, origin);
+}
+
+absl::StatusOr<std::string> LoadSafetensorsTensor(const std::string& path, const std::string& key,
+                                                  const std::string& dtype,
+                                                  const std::vector<int64_t>& dims) {
+  absl::StatusOr<std::string> bytes = ReadFile(path);
+  if (!bytes.ok()) return CannotRead(path);
+  PTXB_ASSIGN_OR_RETURN(std::vector<SafetensorsEntry> entries,
+                        ParseSafetensorsHeader(*bytes, path));
+  PTXB_ASSIGN_OR_RETURN(const SafetensorsEntry e, FindTensor(entries, path, key, dtype, dims));
+  return bytes->substr(8 + HeaderSize(*bytes) + e.begin, e.end - e.begin);
+}
+
+absl::Status CheckSafetensorsTensor(const std::string& path, const std::string& key,
+                                    const std::string& dtype, const std::vector<int64_t>& dims) {
+  // Only the length and the header are read: the data may be gigabytes.
+  std::ifstream file(path, std::ios::binary);
+  std::error_code ec;
+  const uint64_t file_size = std::filesystem::file_size(path, ec);
+  if (!file || ec) return CannotRead(path);
+  std::string length(8, '\0');
+  file.read(length.data(), 8);
+  const uint64_t header_size = file.gcount() < 8 ? 0 : HeaderSize(length);
+  PTXB_RETURN_IF_ERROR(CheckHeaderSize(header_size, file_size, path));
+  std::string header(header_size, '\0');
+  if (!file.read(header.data(), static_cast<std::streamsize>(header_size))) return CannotRead(path);
+  PTXB_ASSIGN_OR_RETURN(std::vector<SafetensorsEntry> entries,
+                        ParseHeader(header, file_size - 8 - header_size, path));
+  return FindTensor(entries, path, key, dtype, dims).status();
 }
 
 }  // namespace ptxbench::workloads

@@ -38,6 +38,13 @@ absl::StatusOr<std::string> LoadSafetensorsTensor(const std::string& path, const
                                                   const std::string& dtype,
                                                   const std::vector<int64_t>& dims);
 
+// The same checks as LoadSafetensorsTensor, reading only the file's header
+// (the data may be gigabytes): whether tensor `key` of the file at `path`
+// is there, of `dtype` and exactly `dims`, and lies within the file. The
+// same errors.
+absl::Status CheckSafetensorsTensor(const std::string& path, const std::string& key,
+                                    const std::string& dtype, const std::vector<int64_t>& dims);
+
 }  // namespace ptxbench::workloads
 
 #endif  // PTXBENCH_WORKLOADS_SAFETENSORS_H_

@@ -9,20 +9,16 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
+
+#include "workloads/testing/safetensors_file.h"
 
 namespace ptxbench::workloads {
 namespace {
 
 using ::testing::HasSubstr;
 
-// A safetensors file: the header length (8 bytes, little endian), the
-// header, the data.
-std::string Pack(const nlohmann::json& header, const std::string& data) {
-  const std::string text = header.dump();
-  std::string out(8, '\0');
-  for (int i = 0; i < 8; ++i) out[i] = static_cast<char>((text.size() >> (8 * i)) & 0xff);
-  return out + text + data;
-}
+constexpr auto Pack = testing::PackSafetensors;
 
 class SafetensorsTest : public ::testing::Test {
  protected:
@@ -69,6 +65,41 @@ TEST_F(SafetensorsTest, ADifferentDtypeShapeOrKeyIsNamed) {
   EXPECT_THAT(std::string(key.status().message()), HasSubstr("(it has: indptr, scale)"));
   EXPECT_EQ(LoadSafetensorsTensor(path_ + ".missing", "x", "int32", {1}).status().code(),
             absl::StatusCode::kNotFound);
+}
+
+TEST_F(SafetensorsTest, TheHeaderCheckAgreesWithTheLoad) {
+  EXPECT_TRUE(CheckSafetensorsTensor(path_, "indptr", "int32", {3}).ok());
+  EXPECT_TRUE(CheckSafetensorsTensor(path_, "scale", "bfloat16", {2, 2}).ok());
+  struct Case {
+    std::string key, dtype;
+    std::vector<int64_t> dims;
+  };
+  for (const Case& c : {Case{"indptr", "int64", {3}}, Case{"scale", "bfloat16", {4}},
+                        Case{"nope", "int32", {3}}}) {
+    const absl::Status check = CheckSafetensorsTensor(path_, c.key, c.dtype, c.dims);
+    EXPECT_FALSE(check.ok()) << c.key;
+    EXPECT_EQ(check, LoadSafetensorsTensor(path_, c.key, c.dtype, c.dims).status()) << c.key;
+  }
+  EXPECT_EQ(CheckSafetensorsTensor(path_ + ".missing", "x", "int32", {1}),
+            absl::NotFoundError(path_ + ".missing: cannot be read"));
+}
+
+TEST_F(SafetensorsTest, TheHeaderCheckReadsNoData) {
+  // A 1 GiB tensor in a sparse file: checked from its header alone.
+  const uint64_t bytes = uint64_t{1} << 30;
+  const std::string header = Pack(
+      {{"big", {{"dtype", "BF16"}, {"shape", {bytes / 2}}, {"data_offsets", {0, bytes}}}}}, "");
+  std::ofstream(path_, std::ios::binary | std::ios::trunc) << header;
+  std::filesystem::resize_file(path_, header.size() + bytes);
+  EXPECT_TRUE(CheckSafetensorsTensor(path_, "big", "bfloat16", {int64_t(bytes / 2)}).ok());
+  // Cut short, the same header no longer fits its file.
+  std::filesystem::resize_file(path_, header.size() + 10);
+  EXPECT_THAT(std::string(CheckSafetensorsTensor(path_, "big", "bfloat16", {int64_t(bytes / 2)})
+                              .message()),
+              HasSubstr("not a valid safetensors file: tensor \"big\" lies outside the data"));
+  std::filesystem::resize_file(path_, 5);
+  EXPECT_THAT(std::string(CheckSafetensorsTensor(path_, "big", "bfloat16", {1}).message()),
+              HasSubstr("shorter than its 8-byte header length"));
 }
 
 TEST(SafetensorsHeaderTest, InconsistentFilesAreRefused) {

@@ -1,0 +1,87 @@
+#include "worker/torch_probe.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "worker/compile/subprocess.h"
+
+namespace ptxbench::worker {
+namespace {
+
+// Prints the version only when torch imports and sees a CUDA device; the
+// assertion's text says which of the two failed.
+constexpr char kProbe[] =
+    "import torch; assert torch.cuda.is_available(), 'torch ' + torch.__version__ + ' sees no "
+    "CUDA device'; print(torch.__version__)";
+
+// `name` in a folder of $PATH, or "".
+std::string FindOnPath(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  if (path == nullptr) return "";
+  for (absl::string_view dir : absl::StrSplit(path, ':', absl::SkipEmpty())) {
+    const std::filesystem::path candidate = std::filesystem::path(std::string(dir)) / name;
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(candidate, ec) && access(candidate.c_str(), X_OK) == 0) {
+      return candidate.string();
+    }
+  }
+  return "";
+}
+
+// The last non-empty line of `output`: the version, or the exception that
+// ended the probe (after any warnings torch printed first).
+std::string LastLine(const std::string& output) {
+  std::string last;
+  for (absl::string_view line : absl::StrSplit(output, '\n')) {
+    line = absl::StripAsciiWhitespace(line);
+    if (!line.empty()) last = std::string(line);
+  }
+  return last;
+}
+
+}  // namespace
+
+std::string TorchProbe::Capability() const {
+  return ok() ? absl::StrCat("torch ", version, " at ", python) : "";
+}
+
+TorchProbe ProbeTorch(const std::string& torch_python, absl::Duration deadline) {
+  TorchProbe probe;
+  if (torch_python == "none") {
+    probe.why_not = "--torch-python none";
+    return probe;
+  }
+  probe.python = torch_python == "auto" ? FindOnPath("python3") : torch_python;
+  if (probe.python.empty()) {
+    probe.why_not = "no python3 on PATH (--torch-python auto); pass --torch-python PATH";
+    return probe;
+  }
+  SubprocessOptions options;
+  options.argv = {probe.python, "-c", kProbe};
+  options.deadline = deadline;
+  options.max_output_bytes = 64 << 10;
+  absl::StatusOr<SubprocessResult> run = RunSubprocess(options);
+  if (!run.ok()) {
+    probe.why_not = std::string(run.status().message());
+  } else if (run->timed_out) {
+    probe.why_not = absl::StrCat("\"import torch\" did not finish within ",
+                                 absl::FormatDuration(deadline));
+  } else if (!run->ok()) {
+    const std::string last = LastLine(run->output);
+    probe.why_not = absl::StrCat(
+        run->exited ? absl::StrCat("exit code ", run->exit_code)
+                    : absl::StrCat("signal ", run->term_signal),
+        last.empty() ? "" : ": ", last);
+  } else if (probe.version = LastLine(run->output); probe.version.empty()) {
+    probe.why_not = "it printed no torch version";
+  }
+  return probe;
+}
+
+}  // namespace ptxbench::worker

@@ -1,0 +1,90 @@
+#include "worker/torch_probe.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+
+namespace ptxbench::worker {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+// Fake Pythons: shell scripts that answer the probe as a Python would.
+class TorchProbeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(::testing::TempDir()) /
+           absl::StrCat("torch_probe_test_", getpid(),
+                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string Script(const std::string& name, const std::string& body) {
+    const fs::path path = dir_ / name;
+    std::ofstream(path) << "#!/bin/sh\n" << body << "\n";
+    fs::permissions(path, fs::perms::owner_all);
+    return path.string();
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(TorchProbeTest, APythonWithTorchAndCudaPrintsItsVersion) {
+  // The probe imports torch and asks for CUDA; warnings may come first.
+  const std::string python = Script(
+      "python", "case \"$2\" in *'import torch'*'torch.cuda.is_available()'*) ;; *) exit 9;; esac\n"
+                "echo 'UserWarning: something' >&2\necho 2.11.0+cu130");
+  const TorchProbe probe = ProbeTorch(python);
+  EXPECT_TRUE(probe.ok()) << probe.why_not;
+  EXPECT_EQ(probe.version, "2.11.0+cu130");
+  EXPECT_EQ(probe.Capability(), absl::StrCat("torch 2.11.0+cu130 at ", python));
+}
+
+TEST_F(TorchProbeTest, AFailingPythonSaysWhy) {
+  const std::string python =
+      Script("python", "echo \"ModuleNotFoundError: No module named 'torch'\" >&2; exit 1");
+  const TorchProbe probe = ProbeTorch(python);
+  EXPECT_FALSE(probe.ok());
+  EXPECT_EQ(probe.Capability(), "");
+  EXPECT_EQ(probe.why_not, "exit code 1: ModuleNotFoundError: No module named 'torch'");
+}
+
+TEST_F(TorchProbeTest, AHangingPythonIsStoppedAtTheDeadline) {
+  const std::string python = Script("python", "sleep 30");
+  const absl::Time start = absl::Now();
+  const TorchProbe probe = ProbeTorch(python, absl::Milliseconds(300));
+  EXPECT_LT(absl::Now() - start, absl::Seconds(10));
+  EXPECT_FALSE(probe.ok());
+  EXPECT_EQ(probe.why_not, "\"import torch\" did not finish within 300ms");
+}
+
+TEST_F(TorchProbeTest, NoneAutoAndAMissingPath) {
+  EXPECT_EQ(ProbeTorch("none").why_not, "--torch-python none");
+  const TorchProbe missing = ProbeTorch((dir_ / "nope").string());
+  EXPECT_FALSE(missing.ok());
+  EXPECT_THAT(missing.why_not, HasSubstr("exit code 127"));
+  // auto: python3 on PATH.
+  const std::string python = Script("python3", "echo 2.9.1");
+  const char* old = std::getenv("PATH");
+  const std::string saved = old == nullptr ? "" : old;
+  setenv("PATH", dir_.c_str(), 1);
+  const TorchProbe found = ProbeTorch("auto");
+  setenv("PATH", "/nonexistent", 1);
+  const TorchProbe none = ProbeTorch("auto");
+  setenv("PATH", saved.c_str(), 1);
+  EXPECT_EQ(found.Capability(), absl::StrCat("torch 2.9.1 at ", python));
+  EXPECT_EQ(none.why_not, "no python3 on PATH (--torch-python auto); pass --torch-python PATH");
+}
+
+}  // namespace
+}  // namespace ptxbench::worker
