@@ -165,7 +165,7 @@ TEST_F(PromptsTaskTest, DefinitionWithoutFileTextIsRenderedFromFields) {
   std::string task = PromptRegistry::RenderTaskPrompt(d, "cuda", 1.0, 5);
   EXPECT_THAT(task, HasSubstr("\"name\": \"gemm_n7168_k5120\""));
   EXPECT_THAT(task, HasSubstr("\"shape\": ["));
-  EXPECT_THAT(task, HasSubstr("def run(A, B, C):"));
+  EXPECT_THAT(task, HasSubstr("def run(A, B):"));
 }
 
 TEST_F(PromptsTaskTest, FenceOutlastsBackticksInTheDefinition) {

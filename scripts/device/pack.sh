@@ -24,6 +24,7 @@ done
 # glibc, the compiler runtime and CUDA come from the GPU machine itself.
 skip='^(linux-vdso|libc\.|libm\.|ld-linux|libgcc_s|libstdc\+\+|libdl\.|libpthread|librt\.|libcu|libnv)'
 for f in "$out"/*; do
+  ldd "$f" > /dev/null 2>&1 || continue  # a script: nothing to carry
   ldd "$f" | awk '$3 ~ /^\// {print $1, $3}' | while read -r name path; do
     [[ "$name" =~ $skip ]] || cp -n "$path" "$out/"
   done
