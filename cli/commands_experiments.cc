@@ -29,7 +29,7 @@ absl::Status RunSubmit(const Invocation& inv) {
   request.set_dry_run(inv.args.Has("dry-run"));
   SchedulerClient client = Connect(inv);
   return SubmitSpecFile(client, inv.args.positionals[0], std::move(request), inv.global.json,
-                        inv.out())
+                        inv.out(), inv.args.Get("prompts"))
       .status();
 }
 
@@ -151,7 +151,10 @@ void AddExperimentCommands(std::vector<Command>* commands) {
          {"eval", true, false, "full|compile-only", "replaces the spec's eval mode"},
          {"name", true, false, "N",
           "experiment name (overrides the spec's; required for list specs)"},
-         {"dry-run", false, false, "", "validate and count only; create nothing"}},
+         {"dry-run", false, false, "", "validate and count only; create nothing"},
+         {"prompts", true, false, "HUB",
+          "a PTXBench prompt hub (hub.json or its folder): the hub's tags the spec names go "
+          "with it"}},
         "submit an experiment spec",
         "Reads SPEC.json ('-' for stdin) and submits it. Prints a summary, then the\n"
         "experiment id as the last line. Submitting the same spec under the same name\n"

@@ -5,7 +5,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -13,6 +15,7 @@
 #include "common/file.h"
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
+#include "scheduler/prompts.h"
 
 namespace ptxbench::cli {
 namespace {
@@ -67,6 +70,33 @@ absl::Status AttachFiles(const std::string& spec_path, const std::string& spec,
   return absl::OkStatus();
 }
 
+// The hub's tags the spec names (a matrix's prompt_tags, a list's or a
+// plan.json's items' prompt_tag), each as the hub assembles it.
+absl::Status AttachHubPrompts(const std::string& hub, const std::string& spec,
+                              v1::SubmitExperimentRequest& request) {
+  PTXB_ASSIGN_OR_RETURN(std::unique_ptr<scheduler::PromptRegistry> prompts,
+                        scheduler::PromptRegistry::Load(scheduler::PromptRegistry::BundledRoot(), hub));
+  const nlohmann::json parsed = nlohmann::json::parse(spec, nullptr, /*allow_exceptions=*/false);
+  std::set<std::string> tags;
+  auto note = [&tags](const nlohmann::json& v) {
+    if (v.is_string()) tags.insert(v.get<std::string>());
+  };
+  if (parsed.is_object() && parsed.contains("prompt_tags") && parsed["prompt_tags"].is_array()) {
+    for (const nlohmann::json& tag : parsed["prompt_tags"]) note(tag);
+  }
+  const nlohmann::json& items = parsed.is_object() && parsed.contains("plan") ? parsed["plan"] : parsed;
+  if (items.is_array()) {
+    for (const nlohmann::json& item : items) {
+      if (item.is_object() && item.contains("prompt_tag")) note(item["prompt_tag"]);
+    }
+  }
+  for (const std::string& tag : tags) {
+    if (!prompts->IsHubTag(tag)) continue;  // ptxbench's own, or unknown: the scheduler judges
+    PTXB_ASSIGN_OR_RETURN((*request.mutable_prompts())[tag], prompts->TagText(tag));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> ReadSpecFile(const std::string& path) {
@@ -94,9 +124,10 @@ absl::StatusOr<std::string> ReadSpecFile(const std::string& path) {
 
 absl::StatusOr<std::string> SubmitSpecFile(SchedulerClient& client, const std::string& path,
                                            v1::SubmitExperimentRequest request, bool json,
-                                           std::ostream& out) {
+                                           std::ostream& out, const std::string& hub) {
   PTXB_ASSIGN_OR_RETURN(std::string spec, ReadSpecFile(path));
   PTXB_RETURN_IF_ERROR(AttachFiles(path, spec, request));
+  if (!hub.empty()) PTXB_RETURN_IF_ERROR(AttachHubPrompts(hub, spec, request));
   request.set_spec_json(std::move(spec));
   request.set_spec_path(path == "-" ? "<stdin>" : path);
   PTXB_ASSIGN_OR_RETURN(v1::SubmitExperimentResponse response, client.SubmitExperiment(request));

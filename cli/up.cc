@@ -326,7 +326,8 @@ class Deployment {
         std::vector<std::string> parts;
         for (const auto& [model, n] : gpus) parts.push_back(absl::StrCat(n, " x ", model));
         info_ << "  evaluation on GPU: " << absl::StrJoin(parts, ", ")
-              << " (checked and timed against the vendor libraries)\n";
+              << " (checked and timed against the vendor libraries, or a definition's own "
+                 "PyTorch reference)\n";
       }
     }
     if (!models.empty()) info_ << "  models     " << absl::StrJoin(models, ", ") << "\n";

@@ -153,5 +153,49 @@ TEST_F(PromptHubTest, AConfigWithManyHubTagsExpands) {
   EXPECT_THAT(refused.status().message(), HasSubstr("a PTXBench tag needs its hub"));
 }
 
+// `submit --prompts HUB`: the client brings the texts of the hub's tags its
+// spec names; a scheduler without the hub runs them, each followed by its own
+// ABI description, and the texts are part of the spec's identity.
+TEST_F(PromptHubTest, ASubmissionBringsItsHubsTags) {
+  Write("hub/hub.json", R"({"hopper-no-hint": ["d/k.md"], "hopper-05": ["hopper-no-hint", "d/ws.md"]})");
+  Write("hub/d/k.md", "KNOWLEDGE");
+  Write("hub/d/ws.md", "WARP SPECIALIZATION");
+  auto client_side = Load("hub");
+  ASSERT_TRUE(client_side.ok()) << client_side.status();
+  EXPECT_TRUE((*client_side)->IsHubTag("hopper-05"));
+  EXPECT_FALSE((*client_side)->IsHubTag("ptxb-no-hint"));
+  SpecInput input;
+  input.text = R"({"name": "brought", "models": ["m"], "definitions": ["gemm_n7168_k5120"],
+                   "prompt_tags": ["hopper-05", "ptxb-basic"], "samples": 1, "num_turns": 1,
+                   "target_speedup": 1.0})";
+  input.path = "spec.json";
+  input.prompts["hopper-05"] = *(*client_side)->TagText("hopper-05");
+  input.prompts["unused-tag"] = "not named by the spec";
+
+  auto definitions = workloads::DefinitionRegistry::Load({});
+  ASSERT_TRUE(definitions.ok()) << definitions.status();
+  auto scheduler_side = PromptRegistry::Load(PromptRegistry::BundledRoot());  // no hub
+  ASSERT_TRUE(scheduler_side.ok());
+  auto e = ExpandSpec(input, **definitions, **scheduler_side, {});
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_EQ(e->submitted_prompts,
+            (std::map<std::string, std::string>{{"hopper-05", input.prompts["hopper-05"]}}));
+  // Rendered as the scheduler with the hub would render it.
+  EXPECT_EQ(*(*scheduler_side)->WithAbi(e->submitted_prompts["hopper-05"], "cuda"),
+            *(*client_side)->RenderSystemPrompt("hopper-05", "cuda"));
+  // Another text for the tag is another spec.
+  SpecInput other = input;
+  other.prompts["hopper-05"] = "KNOWLEDGE v2\n\n";
+  auto e2 = ExpandSpec(other, **definitions, **scheduler_side, {});
+  ASSERT_TRUE(e2.ok()) << e2.status();
+  EXPECT_NE(e2->spec_hash, e->spec_hash);
+  // ptxbench's own tags keep their one text.
+  other.prompts["ptxb-basic"] = "something else";
+  auto refused = ExpandSpec(other, **definitions, **scheduler_side, {});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.status().message(),
+              HasSubstr("is one of ptxbench's own tags; a submission cannot bring another text"));
+}
+
 }  // namespace
 }  // namespace ptxbench::scheduler

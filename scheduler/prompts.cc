@@ -369,7 +369,22 @@ absl::StatusOr<std::vector<std::string>> PromptRegistry::Documents(
 
 absl::StatusOr<std::string> PromptRegistry::RenderSystemPrompt(
     absl::string_view tag, absl::string_view language) const {
+  PTXB_ASSIGN_OR_RETURN(std::string text, TagText(tag));
+  return WithAbi(text, language);
+}
+
+absl::StatusOr<std::string> PromptRegistry::TagText(absl::string_view tag) const {
   PTXB_ASSIGN_OR_RETURN(std::vector<std::string> documents, Documents(tag));
+  if (hub_tags_.contains(tag)) return AssembleHubTag(std::string(tag));
+  std::vector<std::string> parts;
+  for (const std::string& document : documents) {
+    parts.push_back(Trimmed(documents_.find(document)->second));
+  }
+  return absl::StrCat(absl::StrJoin(parts, "\n\n"), "\n\n");
+}
+
+absl::StatusOr<std::string> PromptRegistry::WithAbi(absl::string_view text,
+                                                    absl::string_view language) const {
   if (std::find(std::begin(kLanguages), std::end(kLanguages), language) ==
       std::end(kLanguages)) {
     return absl::InvalidArgumentError(
@@ -381,15 +396,7 @@ absl::StatusOr<std::string> PromptRegistry::RenderSystemPrompt(
     return absl::FailedPreconditionError(absl::StrCat(
         "prompt root ", root_, " has no ", abi, " (the kernel ABI for ", language, ")"));
   }
-  if (hub_tags_.contains(tag)) {
-    return absl::StrCat(AssembleHubTag(std::string(tag)), Trimmed(abi_text->second), "\n");
-  }
-  std::vector<std::string> parts;
-  for (const std::string& document : documents) {
-    parts.push_back(Trimmed(documents_.find(document)->second));
-  }
-  parts.push_back(Trimmed(abi_text->second));
-  return absl::StrCat(absl::StrJoin(parts, "\n\n"), "\n");
+  return absl::StrCat(text, Trimmed(abi_text->second), "\n");
 }
 
 std::string PromptRegistry::RenderRepairPrompt(absl::string_view kernel, absl::string_view log,

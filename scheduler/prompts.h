@@ -58,10 +58,18 @@ class PromptRegistry {
   // occurrence only.
   absl::StatusOr<std::vector<std::string>> Documents(absl::string_view tag) const;
 
-  // The system prompt of `tag`: its documents in expansion order (each once),
-  // followed by the kernel ABI description for `language` ("cuda" or "ptx").
+  // The system prompt of `tag`: TagText(tag), then the kernel ABI
+  // description for `language` ("cuda" or "ptx"), as WithAbi joins them.
   absl::StatusOr<std::string> RenderSystemPrompt(absl::string_view tag,
                                                  absl::string_view language) const;
+  // `tag`'s own text, ending with a blank line: its documents in expansion
+  // order (each once), or a hub tag as PTXBench assembles it.
+  absl::StatusOr<std::string> TagText(absl::string_view tag) const;
+  // A tag's text (TagText's, or one a submission brought: `submit
+  // --prompts`) followed by the kernel ABI description for `language`.
+  absl::StatusOr<std::string> WithAbi(absl::string_view text, absl::string_view language) const;
+  // Whether `tag` comes from the hub (--prompts), not from the bundled root.
+  bool IsHubTag(absl::string_view tag) const { return hub_tags_.contains(tag); }
 
   // Appended to a fix-it trajectory's task prompt: the broken kernel and its
   // error log, each in a fence it cannot close, and what to do.

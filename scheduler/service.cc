@@ -108,7 +108,8 @@ grpc::ServerUnaryReactor* ClientServiceImpl::SubmitExperiment(
   SpecInput input{request->spec_json(),
                   request->spec_path().empty() ? "<spec>" : request->spec_path(),
                   request->name(), request->definition(), request->model(), request->eval(),
-                  {request->files().begin(), request->files().end()}};
+                  {request->files().begin(), request->files().end()},
+                  {request->prompts().begin(), request->prompts().end()}};
   absl::StatusOr<ExpandedExperiment> expanded =
       ExpandSpec(input, *deps_.definitions, *deps_.prompts, deps_.limits);
   if (!expanded.ok() || request->dry_run()) {
@@ -142,8 +143,11 @@ absl::StatusOr<std::shared_ptr<RenderedPrompts>> ClientServiceImpl::RenderPrompt
   std::set<std::string> tags;
   for (const TrajectorySpec& t : x.trajectories) {
     if (tags.insert(t.prompt_tag).second) {
+      auto brought = x.submitted_prompts.find(t.prompt_tag);
       PTXB_ASSIGN_OR_RETURN(prompts->system_by_tag[t.prompt_tag],
-                            deps_.prompts->RenderSystemPrompt(t.prompt_tag, x.language));
+                            brought != x.submitted_prompts.end()
+                                ? deps_.prompts->WithAbi(brought->second, x.language)
+                                : deps_.prompts->RenderSystemPrompt(t.prompt_tag, x.language));
     }
     std::string key = TaskPromptKey(t);
     if (!prompts->task_by_key.count(key)) {

@@ -153,6 +153,13 @@ class SpecReader {
   }
   absl::Status CheckPromptTag(const Json& value, absl::string_view field) const {
     PTXB_ASSIGN_OR_RETURN(std::string tag, String(value, field));
+    if (input_.prompts.contains(tag)) {  // the submission brought it (submit --prompts)
+      if (prompts_.Check(tag).ok() && !prompts_.IsHubTag(tag)) {
+        return Error(field, value, "is one of ptxbench's own tags; a submission cannot bring "
+                                   "another text for it");
+      }
+      return absl::OkStatus();
+    }
     if (absl::Status s = prompts_.Check(tag); !s.ok())
       return Error(field, value, s.message());
     return absl::OkStatus();
@@ -619,6 +626,19 @@ absl::StatusOr<ExpandedExperiment> ExpandSpec(
                         "must be an object (matrix spec) or a list (PTXBench config)");
   }
   if (!out.ok()) return out;
+  // Tags the submission brought are used as they came, so their texts are
+  // part of what makes two submissions the same spec.
+  for (const TrajectorySpec& t : out->trajectories) {
+    auto brought = named.prompts.find(t.prompt_tag);
+    if (brought != named.prompts.end()) out->submitted_prompts[t.prompt_tag] = brought->second;
+  }
+  if (!out->submitted_prompts.empty()) {
+    Json normalized = Json::parse(out->normalized_json);
+    for (const auto& [tag, text] : out->submitted_prompts) {
+      normalized["submitted_prompts"][tag] = Sha256Hex(text);
+    }
+    out->normalized_json = normalized.dump();
+  }
   out->spec_hash = Sha256Hex(out->normalized_json);
   PTXB_RETURN_IF_ERROR(NoteReferences(reader, definitions, *out));
   return out;

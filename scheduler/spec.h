@@ -49,6 +49,9 @@ struct SpecInput {
   // error_log_path), by that path (the client reads them; the scheduler may
   // be elsewhere).
   std::map<std::string, std::string> files;
+  // Prompt tags the submission brings (SubmitExperimentRequest.prompts): tag
+  // -> its text without the ABI description.
+  std::map<std::string, std::string> prompts;
 };
 
 struct SpecLimits {
@@ -91,6 +94,9 @@ struct ExpandedExperiment {
   // reference needs a GPU worker that runs one, which Core::Submit looks for
   // among the registered executors. Not part of the spec's hash.
   std::map<std::string, std::string> pytorch_references;
+  // The tags of its trajectories that the submission brought
+  // (SpecInput.prompts): tag -> text. Their sha256s are in the spec's hash.
+  std::map<std::string, std::string> submitted_prompts;
 };
 
 // INVALID_ARGUMENT for every validation problem (first one found). A full

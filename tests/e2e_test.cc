@@ -6,6 +6,7 @@
 #include <fstream>
 #include <set>
 #include <thread>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -84,9 +85,12 @@ TEST(EndToEndTest, MatrixRunsToTheEnd) {
 
 // Submits a PTXBench list config (model and definition on the command line)
 // and returns `list --output json` of the experiment; null when either failed.
-nlohmann::json SubmitListSpec(const Cluster& c, const std::string& spec) {
-  CommandResult submitted = c.Cli({"submit", spec, "--model", "sim-model-a", "--definition",
-                                   "gemm_n7168_k5120", "--output", "json"});
+nlohmann::json SubmitListSpec(const Cluster& c, const std::string& spec,
+                              std::vector<std::string> extra = {}) {
+  std::vector<std::string> args = {"submit", spec, "--model", "sim-model-a", "--definition",
+                                   "gemm_n7168_k5120", "--output", "json"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  CommandResult submitted = c.Cli(args);
   EXPECT_EQ(submitted.exit_code, 0) << submitted.out;
   if (submitted.exit_code != 0) return nullptr;
   CommandResult listed = c.Cli(
@@ -158,6 +162,31 @@ TEST(EndToEndTest, AFixItItemStartsFromItsBrokenKernel) {
       << shown.out;
   EXPECT_NE(shown.out.find("cudaErrorIllegalAddress at broken_gemm_marker"), std::string::npos);
   EXPECT_NE(shown.out.find("smallest change"), std::string::npos);
+}
+
+// `submit --prompts HUB`: a PTXBench config naming its hub's tags runs on a
+// scheduler that has no hub; each trajectory's system prompt is the hub's
+// text, then ptxbench's ABI description.
+TEST(EndToEndTest, ASubmissionBringsItsPromptHub) {
+  Cluster c("e2e_prompts");
+  ASSERT_TRUE(c.StartScheduler()) << c.SchedulerLogTail();
+  c.WriteFile("prompts/hub.json", R"({"hopper-no-hint": ["fragments_marker/knowledge.md"]})");
+  c.WriteFile("prompts/fragments/fragments_marker/knowledge.md", "HUB KNOWLEDGE MARKER");
+  const std::string spec = c.WriteFile("hub_sweep.json", R"([
+    {"num_trajectories": 1, "num_turns": 1, "target_speedup": 1.0, "prompt_tag": "hopper-no-hint"}])");
+  // Without the hub the scheduler cannot know the tag.
+  CommandResult refused = c.Cli({"submit", spec, "--model", "sim-model-a", "--definition",
+                                 "gemm_n7168_k5120"});
+  EXPECT_EQ(refused.exit_code, 1);
+  const nlohmann::json list = SubmitListSpec(c, spec, {"--prompts", c.dir() + "/prompts"});
+  ASSERT_TRUE(list.is_object());
+  ASSERT_EQ(list["trajectories"].size(), 1u) << list.dump();
+  CommandResult shown = c.Cli({"show", list["trajectories"][0]["trajectory"].get<std::string>(),
+                               "--full", "--output", "json"});
+  ASSERT_EQ(shown.exit_code, 0) << shown.out;
+  const std::string system = nlohmann::json::parse(shown.out)["system_prompt"].get<std::string>();
+  EXPECT_EQ(system.rfind("HUB KNOWLEDGE MARKER\n\n", 0), 0u) << system;
+  EXPECT_NE(system.find("ptxb::Tensor"), std::string::npos) << "the ABI follows";
 }
 
 TEST(EndToEndTest, SchedulerKilledMidRunLosesNothingAndPaysForNothingTwice) {
