@@ -9,5 +9,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string answer(reinterpret_cast<const char*>(data), size);
   (void)ptxbench::scheduler::ExtractKernel(answer, "cuda");
   (void)ptxbench::scheduler::ExtractKernel(answer, "ptx");
+  (void)ptxbench::scheduler::ExtractKernel(answer, "solution");
   return 0;
 }

@@ -6,6 +6,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "workloads/launch_spec.h"
+#include "workloads/solution.h"
 
 namespace ptxbench::scheduler {
 namespace {
@@ -67,12 +68,14 @@ std::vector<FencedBlock> SplitFencedBlocks(absl::string_view answer) {
 std::vector<absl::string_view> TagsFor(absl::string_view language) {
   if (language == "cuda") return {"cpp", "c++", "cuda", "cu"};
   if (language == "ptx") return {"ptx"};
+  if (language == "solution") return {"json"};
   if (language == "triton") return {"python", "py"};
   return {};
 }
 
 bool LooksLikeKernel(absl::string_view body, absl::string_view language) {
   if (language == "ptx") return absl::StrContains(body, ".entry");
+  if (language == "solution") return workloads::LooksLikeSolution(body);
   if (language == "triton") {
     return absl::StrContains(body, "@triton.jit") || absl::StrContains(body, "def run");
   }
@@ -106,6 +109,13 @@ std::optional<std::string> FindKernelBlock(const std::vector<FencedBlock>& block
 }
 
 }  // namespace
+
+absl::string_view AnswerFence(absl::string_view language) {
+  if (language == "ptx") return "ptx";
+  if (language == "solution") return "json";
+  if (language == "triton") return "python";
+  return "cpp";
+}
 
 std::optional<std::string> ExtractKernel(absl::string_view answer, absl::string_view language) {
   std::vector<FencedBlock> blocks = SplitFencedBlocks(answer);

@@ -13,15 +13,21 @@
 
 namespace ptxbench::scheduler {
 
-// language "cuda": fence tags cpp, c++, cuda, cu; "ptx": ptx.
+// language "cuda": fence tags cpp, c++, cuda, cu; "ptx": ptx; "solution"
+// (a FlashInfer-Trace solution JSON): json.
 // A block "looks like a kernel" for cuda when it has PTXB_EXPORT, a
-// __global__ function or a <<< launch; for ptx when it has ".entry".
+// __global__ function or a <<< launch; for ptx when it has ".entry"; for a
+// solution when it is a JSON object with "sources" and "spec".
 // For ptx, the launch spec (the last ```json block naming an "entry") is
 // appended to the module as its `// ptxbench-launch:` line
 // (workloads/launch_spec.h), so the kernel's sha256 covers both.
 // nullopt when no non-empty block of that language exists.
 std::optional<std::string> ExtractKernel(absl::string_view answer,
                                          absl::string_view language);
+
+// The fence tag ptxbench asks for and shows code of `language` in: cpp
+// (cuda), ptx, json (solution), python (triton).
+absl::string_view AnswerFence(absl::string_view language);
 
 }  // namespace ptxbench::scheduler
 

@@ -100,6 +100,20 @@ TEST(feedback_extract, TritonUsesPythonBlocks) {
   EXPECT_EQ(ExtractKernel(answer, "triton").value(), "@triton.jit\ndef k(x): pass\n");
 }
 
+TEST(feedback_extract, ASolutionIsTheJsonBlockWithSourcesAndSpec) {
+  const char* answer =
+      "The spec I follow:\n```json\n{\"entry\": \"not this\"}\n```\n"
+      "```json\n{\"spec\": {\"entry_point\": \"k.cu::run\"}, \"sources\": []}\n```\n"
+      "```json\n{\"notes\": 1}\n```\n";
+  auto solution = ExtractKernel(answer, "solution");
+  ASSERT_TRUE(solution.has_value());
+  EXPECT_EQ(*solution, "{\"spec\": {\"entry_point\": \"k.cu::run\"}, \"sources\": []}\n");
+  EXPECT_FALSE(ExtractKernel("```cpp\n__global__ void k() {}\n```\n", "solution").has_value());
+  EXPECT_EQ(AnswerFence("solution"), "json");
+  EXPECT_EQ(AnswerFence("cuda"), "cpp");
+  EXPECT_EQ(AnswerFence("ptx"), "ptx");
+}
+
 TEST(feedback_extract, UnknownLanguageExtractsNothing) {
   EXPECT_FALSE(ExtractKernel("```cpp\n__global__ void k() {}\n```", "fortran").has_value());
 }

@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "scheduler/extract.h"
 
 namespace ptxbench::scheduler {
 namespace {
@@ -151,7 +152,7 @@ void AppendFailureBeforeResults(std::string* out, const EvalResult& result) {
 }  // namespace
 
 std::string RenderNoCodeFeedback(absl::string_view language) {
-  absl::string_view tag = language == "ptx" ? "ptx" : language == "triton" ? "python" : "cpp";
+  const absl::string_view tag = AnswerFence(language);
   return absl::StrCat("No ```", tag,
                       " code block could be extracted from your answer. Please provide "
                       "the complete kernel in a single ```",

@@ -18,6 +18,7 @@
 #include "absl/strings/str_split.h"
 #include "common/data_dir.h"
 #include "common/status_macros.h"
+#include "scheduler/extract.h"
 #include "workloads/json_util.h"
 
 namespace ptxbench::scheduler {
@@ -29,7 +30,7 @@ using workloads::IndexField;
 using workloads::JoinField;
 using workloads::ValueForError;
 
-constexpr const char* kLanguages[] = {"cuda", "ptx"};
+constexpr const char* kLanguages[] = {"cuda", "ptx", "solution"};
 
 bool IsDocumentEntry(absl::string_view entry) {
   return absl::EndsWith(entry, ".md") || absl::EndsWith(entry, ".txt") ||
@@ -388,7 +389,7 @@ absl::StatusOr<std::string> PromptRegistry::WithAbi(absl::string_view text,
   if (std::find(std::begin(kLanguages), std::end(kLanguages), language) ==
       std::end(kLanguages)) {
     return absl::InvalidArgumentError(
-        absl::StrCat("unknown kernel language '", language, "' (known: cuda, ptx)"));
+        absl::StrCat("unknown kernel language '", language, "' (known: cuda, ptx, solution)"));
   }
   const std::string abi = absl::StrCat("abi/", language, ".md");
   auto abi_text = documents_.find(abi);
@@ -406,19 +407,20 @@ std::string PromptRegistry::RenderRepairPrompt(absl::string_view kernel, absl::s
   return absl::StrCat(
       "\nA previous kernel for this task is below; it fails with the error log that follows. "
       "Fix it with the smallest change that makes it correct, then improve it as above.\n\n",
-      "The kernel:\n", code_fence, language == "ptx" ? "ptx" : "cpp", "\n", code, "\n", code_fence,
+      "The kernel:\n", code_fence, AnswerFence(language), "\n", code, "\n", code_fence,
       "\n\nIts error log:\n", log_fence, "text\n", text, "\n", log_fence, "\n");
 }
 
 std::string PromptRegistry::RenderTaskPrompt(const workloads::Definition& definition,
                                              absl::string_view language,
                                              double target_speedup, int num_turns) {
-  const bool ptx = language == "ptx";
+  const bool ptx = language == "ptx", solution = language == "solution";
   std::string out = absl::StrFormat(
       "Write %s for the workload definition `%s` (op type: %s) on an NVIDIA Hopper GPU "
       "(sm_90a).\n\n",
-      ptx ? "a raw PTX kernel" : "a CUDA C++ kernel", definition.name,
-      definition.op_type);
+      ptx ? "a raw PTX kernel"
+          : solution ? "a CUDA kernel as a FlashInfer-Trace solution" : "a CUDA C++ kernel",
+      definition.name, definition.op_type);
   absl::StrAppendFormat(
       &out,
       "Goal: every workload passes the correctness check and the minimum speedup over "
@@ -443,6 +445,10 @@ std::string PromptRegistry::RenderTaskPrompt(const workloads::Definition& defini
         &out,
         "Answer with exactly one ```ptx block holding the complete PTX module, "
         "followed by exactly one ```json block with the launch spec.\n\n");
+  } else if (solution) {
+    absl::StrAppend(&out,
+                    "Answer with exactly one ```json block holding the complete solution "
+                    "(its spec and all its sources).\n\n");
   } else {
     absl::StrAppend(
         &out, "Answer with exactly one ```cpp block holding the complete .cu file.\n\n");

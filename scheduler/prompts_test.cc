@@ -101,6 +101,10 @@ TEST(PromptsBundledTest, ExpertPromptEndsWithTheAbiOfTheLanguage) {
   EXPECT_THAT(*ptx, HasSubstr("# Submission format: raw PTX"));
   EXPECT_THAT(*ptx, HasSubstr("\"shared_mem_bytes\""));
   EXPECT_THAT(*ptx, Not(HasSubstr("# Submission format: CUDA C++")));
+  auto solution = registry->RenderSystemPrompt("ptxb-expert", "solution");
+  ASSERT_TRUE(solution.ok()) << solution.status();
+  EXPECT_THAT(*solution, HasSubstr("# Submission format: a FlashInfer-Trace solution"));
+  EXPECT_THAT(*solution, HasSubstr("TVMFFIEnvGetStream"));
 }
 
 TEST(PromptsBundledTest, UnknownTagAndLanguage) {
@@ -147,6 +151,13 @@ TEST_F(PromptsTaskTest, CudaTaskNamesEverything) {
   std::string block = absl::StrCat("```json\n", Gemm().json, "```\n");
   EXPECT_THAT(task, EndsWith(block));
   EXPECT_THAT(task, Not(HasSubstr("```ptx")));
+}
+
+TEST_F(PromptsTaskTest, SolutionTaskAsksForASolutionJson) {
+  std::string task = PromptRegistry::RenderTaskPrompt(Gemm(), "solution", 1.0, 3);
+  EXPECT_THAT(task, HasSubstr("as a FlashInfer-Trace solution"));
+  EXPECT_THAT(task, HasSubstr("exactly one ```json block holding the complete solution"));
+  EXPECT_THAT(task, Not(HasSubstr("```cpp block")));
 }
 
 TEST_F(PromptsTaskTest, PtxTaskAsksForModuleAndLaunchSpec) {

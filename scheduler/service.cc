@@ -9,6 +9,7 @@
 #include "common/hash.h"
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
+#include "scheduler/extract.h"
 
 namespace ptxbench::scheduler {
 
@@ -208,7 +209,7 @@ grpc::ServerUnaryReactor* ClientServiceImpl::SubmitEval(grpc::CallbackServerCont
   if (!expanded.ok()) return refuse(expanded.status());
   absl::StatusOr<std::shared_ptr<RenderedPrompts>> prompts = RenderPrompts(*expanded);
   if (!prompts.ok()) return refuse(prompts.status());
-  const std::string fence = expanded->language == "ptx" ? "ptx" : "cuda";
+  const std::string fence(AnswerFence(expanded->language));
   const std::string answer =
       absl::StrCat("```", fence, "\n", e.kernel_source(),
                    absl::EndsWith(e.kernel_source(), "\n") ? "" : "\n", "```\n");

@@ -217,7 +217,7 @@ class SpecReader {
           Enum(*it, "context_policy", {"full", "latest-pair", "single-user"}));
     }
     if (auto it = object.find("language"); it != object.end()) {
-      PTXB_ASSIGN_OR_RETURN(o.language, Enum(*it, "language", {"cuda", "ptx"}));
+      PTXB_ASSIGN_OR_RETURN(o.language, Enum(*it, "language", {"cuda", "ptx", "solution"}));
     }
     if (auto it = object.find("eval"); it != object.end()) {
       PTXB_ASSIGN_OR_RETURN(o.eval, Enum(*it, "eval", {"full", "compile-only"}));

@@ -459,7 +459,11 @@ TEST_F(SpecTest, RejectsBadLanguage) {
   spec["language"] = "triton";
   ExpectInvalid(Expand(spec),
                 "spec.json: field \"language\": value \"triton\": must be one of "
-                "\"cuda\", \"ptx\"");
+                "\"cuda\", \"ptx\", \"solution\"");
+  spec["language"] = "solution";  // a FlashInfer-Trace solution JSON per answer
+  auto e = Expand(spec);
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_EQ(e->language, "solution");
 }
 
 TEST_F(SpecTest, RejectsBadContextPolicy) {

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "common/data_dir.h"
+#include "common/file.h"
 
 #include "gtest/gtest.h"
 #include "tests/cluster.h"
@@ -90,6 +91,57 @@ TEST(CompileOnlyEndToEndTest, EvalCommandRunsThroughTheScheduler) {
   CommandResult workload = c.Cli({"eval", kernel, "--definition", "gemm_n7168_k5120",
                                   "--workload", "729b8d2e-8307-57e0-b6f5-d50957348534"});
   EXPECT_EQ(workload.exit_code, 2);
+}
+
+// An experiment in the "solution" language: the model is asked for a
+// FlashInfer-Trace solution JSON, and the ```json block of its answer is built
+// as one (sources, entry point, TVM-FFI binding), here compile-only.
+TEST(CompileOnlyEndToEndTest, ASolutionAnswerIsBuiltAsOne) {
+  if (!std::filesystem::exists("/usr/local/cuda/bin/nvcc")) {
+    GTEST_SKIP() << "nvcc not found at /usr/local/cuda/bin/nvcc";
+  }
+  Cluster c("e2e_solution");
+  ASSERT_TRUE(c.StartScheduler()) << c.SchedulerLogTail();
+  c.AddRealWorker({"--slots", "1"});
+  const nlohmann::json solution = {
+      {"name", "tma_gemm"},
+      {"definition", "gemm_n7168_k5120"},
+      {"author", "test"},
+      {"spec",
+       {{"language", "cuda"},
+        {"target_hardware", {"H200"}},
+        {"entry_point", "kernel.cu::run"},
+        {"dependencies", nlohmann::json::array()},
+        {"destination_passing_style", true},
+        {"binding", "tvm-ffi"}}},
+      {"sources",
+       {{{"path", "kernel.cu"},
+         {"content", *ReadFile(DataDir() + "/worker/testdata/tvm_ffi/tma_gemm.cu")}}}}};
+  c.WriteFile("answers/gemm_n7168_k5120/turn0.md",
+              "The solution:\n\n```json\n" + solution.dump(2) + "\n```\n");
+  c.AddGateway({"--latency-ms", "5", "--answers-dir", c.dir() + "/answers"});
+  std::string exp = c.Submit(c.WriteFile("spec.json", R"({"name": "solution",
+    "models": ["m"], "definitions": ["gemm_n7168_k5120"], "prompt_tags": ["ptxb-no-hint"],
+    "samples": 1, "num_turns": 1, "target_speedup": 1.0, "eval": "compile-only",
+    "language": "solution"})"));
+  ASSERT_FALSE(exp.empty()) << c.SchedulerLogTail();
+  nlohmann::json status = c.WaitFinished(exp, 240);
+  ASSERT_EQ(status["trajectories"]["terminal"], 1) << status.dump() << Tail(c.dir() + "/worker0.log");
+  EXPECT_EQ(c.QueryInt("SELECT count(*) FROM turns WHERE eval_status = 10"), 1)  // COMPILED
+      << Tail(c.dir() + "/worker0.log");
+  // The model was asked for one.
+  std::string trajectory;
+  {
+    auto db = c.OpenDatabase();
+    auto s = db->Prepare("SELECT id FROM trajectories LIMIT 1");
+    ASSERT_TRUE(s.ok() && *s->Step());
+    trajectory = s->ColumnText(0);
+  }
+  CommandResult show = c.Cli({"show", trajectory, "--output", "json", "--full"});
+  ASSERT_EQ(show.exit_code, 0) << show.out;
+  const nlohmann::json t = nlohmann::json::parse(show.out);
+  EXPECT_NE(t["system_prompt"].get<std::string>().find("TVM_FFI_DLL_EXPORT_TYPED_FUNC"),
+            std::string::npos);
 }
 
 }  // namespace

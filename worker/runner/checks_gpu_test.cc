@@ -2,6 +2,7 @@
 #include "worker/runner/checks.h"
 
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -64,6 +65,38 @@ TEST(CompareOnGpuTest, Float32GetsNoAllowance) {
   ASSERT_TRUE(r.ok());
   EXPECT_FALSE(r->passed);
   EXPECT_EQ(r->first_mismatch, 1);
+}
+
+TEST(CompareOnGpuTest, Float16GetsOneStepOfItsOwn) {
+  PTXB_REQUIRE_GPU();
+  // 1.0 vs 1.0107421875: eleven bits, so 1.0107 is 11 steps of 2^-10 above 1;
+  // judged after one step 0.0098 <= 0.01 passes, 1.0 vs 1.0126953125 does not.
+  auto a = Upload<__half>({1.0f, 1.0f});
+  auto e = Upload<__half>({1.0107421875f, 1.0126953125f});
+  auto r = CompareOnGpu(a.get(), e.get(), ptxb::DType::kFloat16, 2, {}, nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->matched, 1);
+  EXPECT_EQ(r->first_mismatch, 1);
+}
+
+TEST(CompareOnGpuTest, LargeIntegersAreComparedExactly) {
+  PTXB_REQUIRE_GPU();
+  // In float32 these two would be equal (2^30 + 1 rounds to 2^30); in
+  // float64 they differ, by 1, and rtol = 0 leaves no room.
+  std::vector<int64_t> actual = {int64_t{1} << 30, 7}, expected = {(int64_t{1} << 30) + 1, 7};
+  auto a = DeviceBuffer<int64_t>::Allocate(2);
+  auto e = DeviceBuffer<int64_t>::Allocate(2);
+  ASSERT_TRUE(a.ok() && e.ok());
+  cudaMemcpy(a->get(), actual.data(), 16, cudaMemcpyHostToDevice);
+  cudaMemcpy(e->get(), expected.data(), 16, cudaMemcpyHostToDevice);
+  reference::Tolerance exact;
+  exact.atol = 0.5;
+  exact.rtol = 0;
+  auto r = CompareOnGpu(a->get(), e->get(), ptxb::DType::kInt64, 2, exact, nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->matched, 1);
+  EXPECT_EQ(r->first_mismatch, 0);
+  EXPECT_EQ(r->nonfinite, 0);
 }
 
 TEST(CountChangedBytesTest, CountsDifferingBytes) {

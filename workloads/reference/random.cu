@@ -77,18 +77,27 @@ absl::Status LaunchStatus(const char* what) {
   return absl::InternalError(absl::StrCat(what, " launch: ", cudaGetErrorString(err)));
 }
 
+
+
+}  // namespace
+
 template <typename T>
-absl::Status Fill(T* out, int64_t count, uint64_t seed, cudaStream_t stream) {
+absl::Status FillStandardNormal(T* out, int64_t count, uint64_t seed, cudaStream_t stream) {
   if (count <= 0) return absl::OkStatus();
   constexpr int kBlock = 256;
   StandardNormalKernel<T>
       <<<GridFor((count + 3) / 4, kBlock), kBlock, 0, stream>>>(out, count, seed);
   return LaunchStatus("StandardNormalKernel");
 }
+template absl::Status FillStandardNormal(float*, int64_t, uint64_t, cudaStream_t);
+template absl::Status FillStandardNormal(__half*, int64_t, uint64_t, cudaStream_t);
+template absl::Status FillStandardNormal(__nv_bfloat16*, int64_t, uint64_t, cudaStream_t);
+template absl::Status FillStandardNormal(__nv_fp8_e4m3*, int64_t, uint64_t, cudaStream_t);
+template absl::Status FillStandardNormal(__nv_fp8_e5m2*, int64_t, uint64_t, cudaStream_t);
 
 template <typename T>
-absl::Status FillInt(T* out, int64_t count, int64_t lo, int64_t hi, uint64_t seed,
-                     cudaStream_t stream) {
+absl::Status FillUniformInt(T* out, int64_t count, int64_t lo, int64_t hi, uint64_t seed,
+                            cudaStream_t stream) {
   if (hi <= lo || static_cast<uint64_t>(hi - lo) > (uint64_t{1} << 32)) {
     return absl::InvalidArgumentError(absl::StrCat("FillUniformInt: bad range [", lo, ", ", hi, ")"));
   }
@@ -98,49 +107,11 @@ absl::Status FillInt(T* out, int64_t count, int64_t lo, int64_t hi, uint64_t see
       out, count, lo, static_cast<uint64_t>(hi - lo), seed);
   return LaunchStatus("UniformIntKernel");
 }
-
-}  // namespace
-
-absl::Status FillStandardNormal(__half* out, int64_t count, uint64_t seed, cudaStream_t stream) {
-  return Fill(out, count, seed, stream);
-}
-absl::Status FillStandardNormal(__nv_fp8_e4m3* out, int64_t count, uint64_t seed,
-                                cudaStream_t stream) {
-  return Fill(out, count, seed, stream);
-}
-absl::Status FillStandardNormal(__nv_fp8_e5m2* out, int64_t count, uint64_t seed,
-                                cudaStream_t stream) {
-  return Fill(out, count, seed, stream);
-}
-absl::Status FillUniformInt(int64_t* out, int64_t count, int64_t lo, int64_t hi, uint64_t seed,
-                            cudaStream_t stream) {
-  return FillInt(out, count, lo, hi, seed, stream);
-}
-absl::Status FillUniformInt(int32_t* out, int64_t count, int64_t lo, int64_t hi, uint64_t seed,
-                            cudaStream_t stream) {
-  return FillInt(out, count, lo, hi, seed, stream);
-}
-absl::Status FillUniformInt(int16_t* out, int64_t count, int64_t lo, int64_t hi, uint64_t seed,
-                            cudaStream_t stream) {
-  return FillInt(out, count, lo, hi, seed, stream);
-}
-absl::Status FillUniformInt(int8_t* out, int64_t count, int64_t lo, int64_t hi, uint64_t seed,
-                            cudaStream_t stream) {
-  return FillInt(out, count, lo, hi, seed, stream);
-}
-absl::Status FillUniformInt(uint8_t* out, int64_t count, int64_t lo, int64_t hi, uint64_t seed,
-                            cudaStream_t stream) {
-  return FillInt(out, count, lo, hi, seed, stream);
-}
-
-absl::Status FillStandardNormal(__nv_bfloat16* out, int64_t count, uint64_t seed,
-                                cudaStream_t stream) {
-  return Fill(out, count, seed, stream);
-}
-
-absl::Status FillStandardNormal(float* out, int64_t count, uint64_t seed, cudaStream_t stream) {
-  return Fill(out, count, seed, stream);
-}
+template absl::Status FillUniformInt(int64_t*, int64_t, int64_t, int64_t, uint64_t, cudaStream_t);
+template absl::Status FillUniformInt(int32_t*, int64_t, int64_t, int64_t, uint64_t, cudaStream_t);
+template absl::Status FillUniformInt(int16_t*, int64_t, int64_t, int64_t, uint64_t, cudaStream_t);
+template absl::Status FillUniformInt(int8_t*, int64_t, int64_t, int64_t, uint64_t, cudaStream_t);
+template absl::Status FillUniformInt(uint8_t*, int64_t, int64_t, int64_t, uint64_t, cudaStream_t);
 
 absl::Status FillNaN(__nv_bfloat16* out, int64_t count, cudaStream_t stream) {
   if (count <= 0) return absl::OkStatus();

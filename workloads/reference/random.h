@@ -17,29 +17,18 @@
 
 namespace ptxbench::reference {
 
-// Enqueue on `stream`; kInternal on a launch error.
-absl::Status FillStandardNormal(__nv_bfloat16* out, int64_t count, uint64_t seed,
-                                cudaStream_t stream);
-absl::Status FillStandardNormal(float* out, int64_t count, uint64_t seed, cudaStream_t stream);
-absl::Status FillStandardNormal(__half* out, int64_t count, uint64_t seed, cudaStream_t stream);
-// float8: the standard normal clamped to [-2, 2] before rounding (as
+// Enqueue on `stream`; kInternal on a launch error. T: float, __half,
+// __nv_bfloat16 (rounded to nearest even), or float8 (__nv_fp8_e4m3,
+// __nv_fp8_e5m2: the normal clamped to [-2, 2] before rounding, as
 // FlashInfer-Bench draws them: most of the range, no saturation).
-absl::Status FillStandardNormal(__nv_fp8_e4m3* out, int64_t count, uint64_t seed,
-                                cudaStream_t stream);
-absl::Status FillStandardNormal(__nv_fp8_e5m2* out, int64_t count, uint64_t seed,
-                                cudaStream_t stream);
+template <typename T>
+absl::Status FillStandardNormal(T* out, int64_t count, uint64_t seed, cudaStream_t stream);
 
 // Integers uniform in [lo, hi) (hi - lo in 1 .. 2^32), element i from
-// UniformInt4(seed, i/4) in philox.h. Booleans are bytes in [0, 2).
-absl::Status FillUniformInt(int64_t* out, int64_t count, int64_t lo, int64_t hi, uint64_t seed,
-                            cudaStream_t stream);
-absl::Status FillUniformInt(int32_t* out, int64_t count, int64_t lo, int64_t hi, uint64_t seed,
-                            cudaStream_t stream);
-absl::Status FillUniformInt(int16_t* out, int64_t count, int64_t lo, int64_t hi, uint64_t seed,
-                            cudaStream_t stream);
-absl::Status FillUniformInt(int8_t* out, int64_t count, int64_t lo, int64_t hi, uint64_t seed,
-                            cudaStream_t stream);
-absl::Status FillUniformInt(uint8_t* out, int64_t count, int64_t lo, int64_t hi, uint64_t seed,
+// UniformInt4(seed, i/4) in philox.h. T: int64_t, int32_t, int16_t, int8_t,
+// or uint8_t (booleans: bytes in [0, 2)).
+template <typename T>
+absl::Status FillUniformInt(T* out, int64_t count, int64_t lo, int64_t hi, uint64_t seed,
                             cudaStream_t stream);
 
 // Writes NaN into every element (poisoned outputs, DESIGN §5).
