@@ -13,6 +13,21 @@
 namespace ptxbench::testing {
 namespace {
 
+// `show --full --output json` of the experiment's first trajectory; null if
+// there is none.
+nlohmann::json ShowFirstTrajectory(const Cluster& c) {
+  std::string trajectory;
+  {
+    auto db = c.OpenDatabase();
+    auto s = db->Prepare("SELECT id FROM trajectories ORDER BY rowid LIMIT 1");
+    if (!s.ok() || !*s->Step()) return nullptr;
+    trajectory = s->ColumnText(0);
+  }
+  CommandResult show = c.Cli({"show", trajectory, "--output", "json", "--full"});
+  EXPECT_EQ(show.exit_code, 0) << show.out;
+  return show.exit_code == 0 ? nlohmann::json::parse(show.out) : nlohmann::json(nullptr);
+}
+
 TEST(CompileOnlyEndToEndTest, RealCompilerResultsFlowBackAsFeedback) {
   if (!std::filesystem::exists("/usr/local/cuda/bin/nvcc")) {
     GTEST_SKIP() << "nvcc not found at /usr/local/cuda/bin/nvcc: compile-only evaluation "
@@ -40,16 +55,8 @@ TEST(CompileOnlyEndToEndTest, RealCompilerResultsFlowBackAsFeedback) {
   // The simulated gateway's kernels do not follow the kernel ABI, so they fail
   // to build; the feedback the model gets carries the compiler's words and
   // the run() signature the definition expects.
-  std::string trajectory;
-  {
-    auto db = c.OpenDatabase();
-    auto s = db->Prepare("SELECT id FROM trajectories ORDER BY rowid LIMIT 1");
-    ASSERT_TRUE(s.ok() && *s->Step());
-    trajectory = s->ColumnText(0);
-  }
-  CommandResult show = c.Cli({"show", trajectory, "--output", "json", "--full"});
-  ASSERT_EQ(show.exit_code, 0) << show.out;
-  nlohmann::json t = nlohmann::json::parse(show.out);
+  const nlohmann::json t = ShowFirstTrajectory(c);
+  ASSERT_TRUE(t.is_object());
   ASSERT_FALSE(t["turns"].empty());
   const std::string feedback = t["turns"][0].value("feedback", "");
   EXPECT_NE(feedback.find("run("), std::string::npos) << feedback;
@@ -130,16 +137,8 @@ TEST(CompileOnlyEndToEndTest, ASolutionAnswerIsBuiltAsOne) {
   EXPECT_EQ(c.QueryInt("SELECT count(*) FROM turns WHERE eval_status = 10"), 1)  // COMPILED
       << Tail(c.dir() + "/worker0.log");
   // The model was asked for one.
-  std::string trajectory;
-  {
-    auto db = c.OpenDatabase();
-    auto s = db->Prepare("SELECT id FROM trajectories LIMIT 1");
-    ASSERT_TRUE(s.ok() && *s->Step());
-    trajectory = s->ColumnText(0);
-  }
-  CommandResult show = c.Cli({"show", trajectory, "--output", "json", "--full"});
-  ASSERT_EQ(show.exit_code, 0) << show.out;
-  const nlohmann::json t = nlohmann::json::parse(show.out);
+  const nlohmann::json t = ShowFirstTrajectory(c);
+  ASSERT_TRUE(t.is_object());
   EXPECT_NE(t["system_prompt"].get<std::string>().find("TVM_FFI_DLL_EXPORT_TYPED_FUNC"),
             std::string::npos);
 }
