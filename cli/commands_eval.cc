@@ -3,6 +3,7 @@
 // evaluation a worker does — the kernel runs in a sandboxed runner process,
 // never in this one; without, compile-only (build, resources, PTX census,
 // vendor-library check), and it says so.
+#include <map>
 #include <optional>
 
 #include "absl/strings/match.h"
@@ -67,7 +68,10 @@ void PrintText(const Invocation& inv, const v1::EvalResult& r) {
   }
   for (const v1::WorkloadTrace& t : r.traces()) {
     std::vector<std::string> axes;
-    for (const auto& [name, value] : t.axes()) axes.push_back(absl::StrCat(name, "=", value));
+    // A proto map has no order: sorted, so every line reads the same way.
+    for (const auto& [name, value] : std::map<std::string, int64_t>(t.axes().begin(), t.axes().end())) {
+      axes.push_back(absl::StrCat(name, "=", value));
+    }
     inv.out() << "workload  " << t.workload_uuid().substr(0, 8) << " (" << absl::StrJoin(axes, ", ")
               << "): " << v1::EvalStatus_Name(t.status());
     if (t.latency_ms() > 0) {
