@@ -92,6 +92,7 @@ absl::Status AttachHubPrompts(const std::string& hub, const std::string& spec,
   }
   for (const std::string& tag : tags) {
     if (!prompts->IsHubTag(tag)) continue;  // ptxbench's own, or unknown: the scheduler judges
+    PTXB_RETURN_IF_ERROR(prompts->CheckTarget(tag));  // its documents are here, not there
     PTXB_ASSIGN_OR_RETURN((*request.mutable_prompts())[tag], prompts->TagText(tag));
   }
   return absl::OkStatus();

@@ -153,6 +153,42 @@ TEST_F(PromptHubTest, AConfigWithManyHubTagsExpands) {
   EXPECT_THAT(refused.status().message(), HasSubstr("a PTXBench tag needs its hub"));
 }
 
+// PTXBench's tags for Triton or for Blackwell would run here as CUDA for
+// Hopper: refused at submit, saying why, rather than run as something else.
+TEST_F(PromptHubTest, TagsForAnotherLanguageOrGpuAreRefused) {
+  Write("hub/hub.json", R"({"hopper-no-hint": ["d/ptx_knowledge_sm90_plus.md"],
+      "triton-hopper": ["d/triton_knowledge_sm90_plus.md"],
+      "b200-bf16": ["d/ptx_knowledge_sm90_plus.md", "d/arch_param_b200.md"],
+      "patterns-05": ["hopper-no-hint", "d/ws.md"], "sneaky": ["d/umma_sm100.h"]})");
+  for (const char* doc : {"hub/d/ptx_knowledge_sm90_plus.md", "hub/d/triton_knowledge_sm90_plus.md",
+                          "hub/d/arch_param_b200.md", "hub/d/ws.md", "hub/d/umma_sm100.h"}) {
+    Write(doc, "x");
+  }
+  auto registry = Load("hub");
+  ASSERT_TRUE(registry.ok()) << registry.status();
+  EXPECT_TRUE((*registry)->CheckTarget("hopper-no-hint").ok());
+  EXPECT_TRUE((*registry)->CheckTarget("patterns-05").ok());
+  EXPECT_TRUE((*registry)->CheckTarget("ptxb-expert").ok());
+  EXPECT_THAT((*registry)->CheckTarget("triton-hopper").message(),
+              HasSubstr("prompt tag 'triton-hopper' asks for Triton kernels"));
+  EXPECT_THAT((*registry)->CheckTarget("b200-bf16").message(), HasSubstr("targets Blackwell"));
+  EXPECT_THAT(std::string((*registry)->CheckTarget("sneaky").message()),
+              HasSubstr("targets Blackwell (hub:d/umma_sm100.h)"));
+
+  SpecInput input;
+  input.text = R"([{"num_trajectories": 1, "num_turns": 1, "target_speedup": 1.0,
+                    "prompt_tag": "triton-hopper"}])";
+  input.path = "quickstart-triton.json";
+  input.default_definition = "gemm_n7168_k5120";
+  input.default_model = "m";
+  auto definitions = workloads::DefinitionRegistry::Load({});
+  ASSERT_TRUE(definitions.ok());
+  auto refused = ExpandSpec(input, **definitions, **registry, {});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.status().message(), HasSubstr("\"[0].prompt_tag\""));
+  EXPECT_THAT(refused.status().message(), HasSubstr("asks for Triton kernels"));
+}
+
 // `submit --prompts HUB`: the client brings the texts of the hub's tags its
 // spec names; a scheduler without the hub runs them, each followed by its own
 // ABI description, and the texts are part of the spec's identity.

@@ -374,6 +374,28 @@ absl::StatusOr<std::string> PromptRegistry::RenderSystemPrompt(
   return WithAbi(text, language);
 }
 
+absl::Status PromptRegistry::CheckTarget(absl::string_view tag) const {
+  std::vector<std::string> names = {std::string(tag)};
+  if (absl::StatusOr<std::vector<std::string>> documents = Documents(tag); documents.ok()) {
+    names.insert(names.end(), documents->begin(), documents->end());
+  }
+  for (const std::string& name : names) {
+    const std::string lower = absl::AsciiStrToLower(name);
+    if (absl::StrContains(lower, "triton")) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "prompt tag '", tag, "' asks for Triton kernels (", name,
+          "); ptxbench evaluates CUDA, raw PTX and CUDA solutions"));
+    }
+    if (absl::StrContains(lower, "blackwell") || absl::StrContains(lower, "b200") ||
+        absl::StrContains(lower, "sm100")) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "prompt tag '", tag, "' targets Blackwell (", name,
+          "); ptxbench builds and times kernels for Hopper (sm_90a)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::string> PromptRegistry::TagText(absl::string_view tag) const {
   PTXB_ASSIGN_OR_RETURN(std::vector<std::string> documents, Documents(tag));
   if (hub_tags_.contains(tag)) return AssembleHubTag(std::string(tag));

@@ -70,6 +70,12 @@ class PromptRegistry {
   absl::StatusOr<std::string> WithAbi(absl::string_view text, absl::string_view language) const;
   // Whether `tag` comes from the hub (--prompts), not from the bundled root.
   bool IsHubTag(absl::string_view tag) const { return hub_tags_.contains(tag); }
+  // FAILED_PRECONDITION when `tag` asks for a kernel ptxbench does not
+  // evaluate, so that it is refused rather than run as something else: a
+  // PTXBench tag for Triton (its name or a document says triton) or for
+  // Blackwell (blackwell, b200, sm100: ptxbench builds for Hopper, sm_90a).
+  // Tags this registry does not have are judged by their name alone.
+  absl::Status CheckTarget(absl::string_view tag) const;
 
   // Appended to a fix-it trajectory's task prompt: the broken kernel and its
   // error log, each in a fence it cannot close, and what to do.

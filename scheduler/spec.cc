@@ -158,10 +158,10 @@ class SpecReader {
         return Error(field, value, "is one of ptxbench's own tags; a submission cannot bring "
                                    "another text for it");
       }
-      return absl::OkStatus();
-    }
-    if (absl::Status s = prompts_.Check(tag); !s.ok())
+    } else if (absl::Status s = prompts_.Check(tag); !s.ok()) {
       return Error(field, value, s.message());
+    }
+    if (absl::Status s = prompts_.CheckTarget(tag); !s.ok()) return Error(field, value, s.message());
     return absl::OkStatus();
   }
 
