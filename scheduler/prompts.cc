@@ -30,7 +30,10 @@ using workloads::IndexField;
 using workloads::JoinField;
 using workloads::ValueForError;
 
-constexpr const char* kLanguages[] = {"cuda", "ptx", "solution"};
+const std::vector<std::string>& KnownLanguages() {
+  static const auto* languages = new std::vector<std::string>{"cuda", "ptx", "solution"};
+  return *languages;
+}
 
 bool IsDocumentEntry(absl::string_view entry) {
   return absl::EndsWith(entry, ".md") || absl::EndsWith(entry, ".txt") ||
@@ -321,7 +324,7 @@ absl::StatusOr<std::unique_ptr<PromptRegistry>> PromptRegistry::Load(
 
   // The ABI descriptions are optional at load time (a custom prompt root may
   // serve one language only); rendering for a missing one fails.
-  for (const char* language : kLanguages) {
+  for (const std::string& language : KnownLanguages()) {
     const std::string name = absl::StrCat("abi/", language, ".md");
     const fs::path abi_path = fs::path(root) / name;
     if (fs::is_regular_file(abi_path)) {
@@ -330,6 +333,8 @@ absl::StatusOr<std::unique_ptr<PromptRegistry>> PromptRegistry::Load(
   }
   return registry;
 }
+
+const std::vector<std::string>& PromptRegistry::Languages() { return KnownLanguages(); }
 
 std::string PromptRegistry::BundledRoot() { return DataDir() + "/prompts"; }
 
@@ -408,8 +413,8 @@ absl::StatusOr<std::string> PromptRegistry::TagText(absl::string_view tag) const
 
 absl::StatusOr<std::string> PromptRegistry::WithAbi(absl::string_view text,
                                                     absl::string_view language) const {
-  if (std::find(std::begin(kLanguages), std::end(kLanguages), language) ==
-      std::end(kLanguages)) {
+  if (std::find(KnownLanguages().begin(), KnownLanguages().end(), language) ==
+      KnownLanguages().end()) {
     return absl::InvalidArgumentError(
         absl::StrCat("unknown kernel language '", language, "' (known: cuda, ptx, solution)"));
   }

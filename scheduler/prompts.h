@@ -45,6 +45,9 @@ class PromptRegistry {
 
   // The bundled prompt root (DataDir()/prompts).
   static std::string BundledRoot();
+  // The kernel languages a prompt can ask for, each with its ABI description
+  // (<root>/abi/<language>.md): cuda, ptx, solution.
+  static const std::vector<std::string>& Languages();
 
   // NOT_FOUND "unknown prompt tag 'x' (known: ...)" when absent; without a hub
   // loaded it says that PTXBench's tags need theirs (--prompts).
