@@ -31,15 +31,19 @@ std::string DisplayName(const v1::SubmitExperimentRequest& request) {
   return "";
 }
 
+// A list config's items, or a PTXBench plan.json's; anything else as it is
+// (the scheduler judges the spec, these only find what must travel with it).
+const nlohmann::json& ListItems(const nlohmann::json& spec) {
+  return spec.is_object() && spec.contains("plan") ? spec["plan"] : spec;
+}
+
 // The files a list-form spec's items name (test_path, and a fix-it item's
 // error_kernel_path and error_log_path), read here because the scheduler may
 // run elsewhere: a relative path is looked up in the spec's folder, then in
 // the current one (where PTXBench looks).
-absl::Status AttachFiles(const std::string& spec_path, const std::string& spec,
+absl::Status AttachFiles(const std::string& spec_path, const nlohmann::json& spec,
                          v1::SubmitExperimentRequest& request) {
-  const nlohmann::json parsed = nlohmann::json::parse(spec, nullptr, /*allow_exceptions=*/false);
-  // A list config, or a PTXBench plan.json's list; the scheduler judges the rest.
-  const nlohmann::json& doc = parsed.is_object() && parsed.contains("plan") ? parsed["plan"] : parsed;
+  const nlohmann::json& doc = ListItems(spec);
   if (!doc.is_array()) return absl::OkStatus();
   const std::filesystem::path folder =
       spec_path == "-" ? std::filesystem::path(".") : std::filesystem::path(spec_path).parent_path();
@@ -72,11 +76,10 @@ absl::Status AttachFiles(const std::string& spec_path, const std::string& spec,
 
 // The hub's tags the spec names (a matrix's prompt_tags, a list's or a
 // plan.json's items' prompt_tag), each as the hub assembles it.
-absl::Status AttachHubPrompts(const std::string& hub, const std::string& spec,
+absl::Status AttachHubPrompts(const std::string& hub, const nlohmann::json& parsed,
                               v1::SubmitExperimentRequest& request) {
   PTXB_ASSIGN_OR_RETURN(std::unique_ptr<scheduler::PromptRegistry> prompts,
                         scheduler::PromptRegistry::Load(scheduler::PromptRegistry::BundledRoot(), hub));
-  const nlohmann::json parsed = nlohmann::json::parse(spec, nullptr, /*allow_exceptions=*/false);
   std::set<std::string> tags;
   auto note = [&tags](const nlohmann::json& v) {
     if (v.is_string()) tags.insert(v.get<std::string>());
@@ -84,7 +87,7 @@ absl::Status AttachHubPrompts(const std::string& hub, const std::string& spec,
   if (parsed.is_object() && parsed.contains("prompt_tags") && parsed["prompt_tags"].is_array()) {
     for (const nlohmann::json& tag : parsed["prompt_tags"]) note(tag);
   }
-  const nlohmann::json& items = parsed.is_object() && parsed.contains("plan") ? parsed["plan"] : parsed;
+  const nlohmann::json& items = ListItems(parsed);
   if (items.is_array()) {
     for (const nlohmann::json& item : items) {
       if (item.is_object() && item.contains("prompt_tag")) note(item["prompt_tag"]);
@@ -127,8 +130,9 @@ absl::StatusOr<std::string> SubmitSpecFile(SchedulerClient& client, const std::s
                                            v1::SubmitExperimentRequest request, bool json,
                                            std::ostream& out, const std::string& hub) {
   PTXB_ASSIGN_OR_RETURN(std::string spec, ReadSpecFile(path));
-  PTXB_RETURN_IF_ERROR(AttachFiles(path, spec, request));
-  if (!hub.empty()) PTXB_RETURN_IF_ERROR(AttachHubPrompts(hub, spec, request));
+  const nlohmann::json parsed = nlohmann::json::parse(spec, nullptr, /*allow_exceptions=*/false);
+  PTXB_RETURN_IF_ERROR(AttachFiles(path, parsed, request));
+  if (!hub.empty()) PTXB_RETURN_IF_ERROR(AttachHubPrompts(hub, parsed, request));
   request.set_spec_json(std::move(spec));
   request.set_spec_path(path == "-" ? "<stdin>" : path);
   PTXB_ASSIGN_OR_RETURN(v1::SubmitExperimentResponse response, client.SubmitExperiment(request));

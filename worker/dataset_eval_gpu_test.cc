@@ -6,16 +6,12 @@
 // reference host runs on $PTXBENCH_TEST_TORCH_PYTHON (default: python3 on
 // PATH). Each test skips with "no CUDA GPU: ..." where there is none.
 
-#include <unistd.h>
-
 #include <cstdlib>
 #include <filesystem>
 
 #include <gtest/gtest.h>
 
-#include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
-#include "absl/strings/str_split.h"
 #include "common/data_dir.h"
 #include "common/file.h"
 #include "common/hash.h"
@@ -23,6 +19,7 @@
 #include "worker/gpu_eval.h"
 #include "worker/runner/job.h"
 #include "worker/sandbox.h"
+#include "worker/torch_probe.h"
 #include "workloads/registry.h"
 
 namespace ptxbench::worker {
@@ -30,14 +27,15 @@ namespace {
 
 namespace v1 = ::ptxbench::v1;
 
-// $PTXBENCH_TEST_TORCH_PYTHON, else python3 on PATH.
+// The Python the PyTorch reference host runs on: $PTXBENCH_TEST_TORCH_PYTHON,
+// else python3 on PATH, probed once as a worker probes its --torch-python.
 std::string TorchPython() {
-  if (const char* python = std::getenv("PTXBENCH_TEST_TORCH_PYTHON")) return python;
-  for (absl::string_view dir : absl::StrSplit(std::getenv("PATH") ? std::getenv("PATH") : "", ':')) {
-    const std::string candidate = absl::StrCat(dir, "/python3");
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return "";
+  static const worker::TorchProbe* probe = [] {
+    const char* python = std::getenv("PTXBENCH_TEST_TORCH_PYTHON");
+    return new worker::TorchProbe(ProbeTorch(python != nullptr ? python : "auto"));
+  }();
+  EXPECT_TRUE(probe->ok()) << probe->why_not;
+  return probe->python;
 }
 
 class DatasetEvalTest : public ::testing::Test {

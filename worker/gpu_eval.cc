@@ -13,7 +13,6 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "common/file.h"
@@ -32,14 +31,10 @@ bool Failed(v1::EvalStatus s) { return s != v1::PASSED; }
 
 // The inputs `w` fixes, as the runner takes them (job.h FixedInput).
 std::vector<runner::FixedInput> FixedInputs(const workloads::Workload& w) {
-  using Kind = workloads::InputSource::ScalarKind;
   std::vector<runner::FixedInput> fixed;
   for (const auto& [name, source] : w.inputs) {
     if (source.type == "scalar") {
-      std::string json = source.scalar_kind == Kind::kBool  ? (source.scalar_int ? "true" : "false")
-                         : source.scalar_kind == Kind::kInt ? absl::StrCat(source.scalar_int)
-                                                            : absl::StrFormat("%.17g", source.scalar_value);
-      fixed.push_back({name, std::move(json), "", ""});
+      fixed.push_back({name, workloads::ScalarJson(source), "", ""});
     } else if (source.type == "safetensors") {
       fixed.push_back({name, "", source.resolved_path, source.tensor_key});
     }

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <optional>
 #include <nlohmann/json.hpp>
@@ -12,6 +13,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
 #include "workloads/expression.h"
@@ -476,25 +478,13 @@ absl::Status CheckHarnessDtypes(const Definition& d, const std::vector<TensorSpe
   return absl::OkStatus();
 }
 
-std::string ScalarText(const InputSource& s) {
-  switch (s.scalar_kind) {
-    case InputSource::ScalarKind::kBool:
-      return s.scalar_int != 0 ? "true" : "false";
-    case InputSource::ScalarKind::kInt:
-      return absl::StrCat(s.scalar_int);
-    case InputSource::ScalarKind::kFloat:
-      break;
-  }
-  return absl::StrCat(s.scalar_value);
-}
-
 // Why the scalar `s` is not exactly a value of `input`, or "" when it is.
 std::string ScalarMismatch(const TensorSpec& input, const InputSource& s) {
   if (!input.is_scalar) {
     return absl::StrCat("a \"scalar\" source gives one value, but the input is a tensor of shape [",
                         absl::StrJoin(input.shape, ", "), "]");
   }
-  const std::string value = absl::StrCat("the scalar value ", ScalarText(s));
+  const std::string value = absl::StrCat("the scalar value ", ScalarJson(s));
   const bool is_bool = s.scalar_kind == InputSource::ScalarKind::kBool;
   if (input.dtype == "bool") {
     return is_bool ? "" : absl::StrCat(value, " is not a boolean, the input's dtype is bool");
@@ -564,6 +554,23 @@ absl::Status CheckUsable(const Definition& definition) {
     }
   }
   return absl::OkStatus();
+}
+
+std::string ScalarJson(const InputSource& s) {
+  switch (s.scalar_kind) {
+    case InputSource::ScalarKind::kBool:
+      return s.scalar_int != 0 ? "true" : "false";
+    case InputSource::ScalarKind::kInt:
+      return absl::StrCat(s.scalar_int);
+    case InputSource::ScalarKind::kFloat:
+      break;
+  }
+  // The fewest significant digits that read back exactly: "0.1", not
+  // 0.10000000000000001; never fewer, so the runner gets the dataset's value.
+  for (int digits = 6;; ++digits) {
+    const std::string text = absl::StrFormat("%.*g", digits, s.scalar_value);
+    if (digits >= 17 || std::strtod(text.c_str(), nullptr) == s.scalar_value) return text;
+  }
 }
 
 }  // namespace ptxbench::workloads

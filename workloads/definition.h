@@ -52,6 +52,10 @@ struct InputSource {
   std::string resolved_path;  // safetensors: absolute, set by the registry
 };
 
+// A scalar source's value as JSON, exactly ("true", "3", "1e-06"): the
+// shortest decimal that reads back as the same double.
+std::string ScalarJson(const InputSource& source);
+
 struct Workload {
   std::string uuid;  // any non-empty id (FlashInfer-Trace ids need not be UUIDs)
   std::map<std::string, int64_t> axes;  // values of the var axes

@@ -572,3 +572,28 @@ TEST_F(UsableTest, ADtypeTheHarnessLacksIsRefusedForInputsAndOutputs) {
 
 }  // namespace
 }  // namespace ptxbench::workloads
+
+namespace ptxbench::workloads {
+namespace {
+
+TEST(ScalarJsonTest, TheDatasetsValueExactlyAndShort) {
+  InputSource s;
+  s.type = "scalar";
+  for (double v : {0.1, 1e-06, 1e-5, 100000.0, 1.0 / 3}) {
+    s.scalar_value = v;
+    EXPECT_EQ(std::strtod(ScalarJson(s).c_str(), nullptr), v) << ScalarJson(s);
+  }
+  s.scalar_value = 0.1;
+  EXPECT_EQ(ScalarJson(s), "0.1");
+  s.scalar_value = 1e-06;
+  EXPECT_EQ(ScalarJson(s), "1e-06");
+  s.scalar_kind = InputSource::ScalarKind::kInt;
+  s.scalar_int = -3;
+  EXPECT_EQ(ScalarJson(s), "-3");
+  s.scalar_kind = InputSource::ScalarKind::kBool;
+  s.scalar_int = 1;
+  EXPECT_EQ(ScalarJson(s), "true");
+}
+
+}  // namespace
+}  // namespace ptxbench::workloads

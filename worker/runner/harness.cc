@@ -251,36 +251,21 @@ class Harness {
   // Which reference the job gets (job.h ReferenceChoice); an error names
   // why the definition has none.
   absl::StatusOr<bool> UsePyTorch() const {
-    const bool forced = job_.reference == ReferenceChoice::kPyTorch || job_.compare_references;
-    if (!forced && job_.reference == ReferenceChoice::kNative) return false;
-    if (!forced) {
-      absl::StatusOr<std::string> native = workloads::NativeReference(def_);
-      if (native.ok()) return false;
+    if (job_.reference == ReferenceChoice::kPyTorch || job_.compare_references) {
       if (def_.reference.empty()) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            native.status().message(), "; and the definition has no PyTorch reference"));
+        return absl::FailedPreconditionError(
+            absl::StrCat("definition ", def_.name, " has no PyTorch reference"));
       }
       return true;
     }
-    if (def_.reference.empty()) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("definition ", def_.name, " has no PyTorch reference"));
-    }
-    return true;
+    if (job_.reference == ReferenceChoice::kNative) return false;
+    PTXB_ASSIGN_OR_RETURN(const workloads::ReferenceKind kind, workloads::ChooseReference(def_));
+    return kind == workloads::ReferenceKind::kPyTorch;
   }
 
   // The values the workloads fix, read now with the worker's privileges.
   void LoadFixedInputs() {
-    fixed_.resize(job_.workloads.size());
-    fixed_errors_.resize(job_.workloads.size());
-    for (size_t i = 0; i < job_.workloads.size(); ++i) {
-      absl::StatusOr<std::vector<FixedValue>> values = runner::LoadFixedInputs(def_, job_.workloads[i]);
-      if (values.ok()) {
-        fixed_[i] = *std::move(values);
-      } else {
-        fixed_errors_[i] = Infra("the workload's inputs", values.status());
-      }
-    }
+    for (const WorkloadSpec& w : job_.workloads) fixed_.push_back(runner::LoadFixedInputs(def_, w));
   }
 
   void EndReferenceHost() {
@@ -306,8 +291,8 @@ class Harness {
     workloads_.resize(job_.workloads.size());
     for (size_t i = 0; i < job_.workloads.size(); ++i) {
       Workload& w = workloads_[i];
-      if (!fixed_errors_[i].empty()) {
-        w.error = fixed_errors_[i];
+      if (!fixed_[i].ok()) {
+        w.error = Infra("the workload's inputs", fixed_[i].status());
         continue;
       }
       if (!use_torch_ || job_.compare_references) {
@@ -327,13 +312,13 @@ class Harness {
         continue;
       }
       w.buffers.emplace(*std::move(b));
-      for (const FixedValue& f : fixed_[i]) {
+      for (const FixedValue& f : *fixed_[i]) {
         if (absl::Status s = w.buffers->Fix(f.index, f.bytes); !s.ok()) {
           w.error = Infra("the workload's inputs", s);
           break;
         }
       }
-      fixed_[i].clear();  // on the GPU now
+      fixed_[i]->clear();  // on the GPU now
     }
   }
 
@@ -716,8 +701,9 @@ class Harness {
   std::unique_ptr<CallTimer> timer_;
   std::vector<Workload> workloads_;
   bool use_torch_ = false;
-  std::vector<std::vector<FixedValue>> fixed_;  // per workload, until on the GPU
-  std::vector<std::string> fixed_errors_;       // per workload: why its inputs cannot be made
+  // Per workload: the values it fixes, until they are on the GPU, or why
+  // they cannot be made.
+  std::vector<absl::StatusOr<std::vector<FixedValue>>> fixed_;
   std::unique_ptr<HostChannel> reference_;     // the reference host, while it is up
   pid_t reference_pid_ = -1;
   TorchHostLink torch_link_;
