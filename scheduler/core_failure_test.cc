@@ -66,7 +66,7 @@ TEST_F(CoreFailureTest, PoisonedAfterRepeatedExecutorDeaths) {
   EXPECT_TRUE(NothingFor(gw));
   EXPECT_EQ(TrajectoriesIn(v1::FAILED), 1);
   EXPECT_EQ(Count("SELECT failure_class FROM trajectories"), v1::INFRA);
-  EXPECT_EQ(Count("SELECT count(*) FROM tasks WHERE state = 4"), 1) << "task POISONED";
+  EXPECT_EQ(TasksIn(TaskState::kPoisoned), 1) << "task POISONED";
   EXPECT_EQ(Count("SELECT count(*) FROM trajectories WHERE reason LIKE 'poisoned:%died 3 times%'"), 1);
   EXPECT_EQ(Count("SELECT count(*) FROM events WHERE kind = 'task.expired'"), 2);
 }
@@ -107,7 +107,7 @@ TEST_F(CoreFailureTest, CancelExperimentStopsAllItsWork) {
   EXPECT_EQ(CompleteLlm(held).code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(MustLease(gw).experiment_id(), other);
   EXPECT_TRUE(NothingFor(gw));
-  EXPECT_EQ(Count("SELECT count(*) FROM tasks WHERE state = 5"), 4);
+  EXPECT_EQ(TasksIn(TaskState::kCancelled), 4);
   EXPECT_EQ(TrajectoriesIn(v1::CANCELLED), 4);
 }
 
