@@ -111,6 +111,26 @@ TEST_F(CoreFailureTest, CancelExperimentStopsAllItsWork) {
   EXPECT_EQ(TrajectoriesIn(v1::CANCELLED), 4);
 }
 
+// Cancelling an experiment is the cancel transition of each live
+// trajectory: ended ones stay as they are, each cancel is logged.
+TEST_F(CoreFailureTest, CancelExperimentCancelsEachLiveTrajectory) {
+  std::string exp = Submit(MakeExperiment("exp", 3, 1));
+  std::string gw = RegisterGateway();
+  ASSERT_TRUE(CompleteLlm(MustLease(gw), "no code here").ok());  // its only turn
+  ASSERT_EQ(TrajectoriesIn(v1::LIMITS_EXCEEDED), 1);
+  auto n = core_->CancelExperiment(exp);
+  ASSERT_TRUE(n.ok()) << n.status();
+  EXPECT_EQ(*n, 2);
+  EXPECT_EQ(TrajectoriesIn(v1::LIMITS_EXCEEDED), 1) << "an ended trajectory stays as it is";
+  EXPECT_EQ(TrajectoriesIn(v1::CANCELLED), 2);
+  EXPECT_EQ(TasksIn(TaskState::kCancelled), 2);
+  EXPECT_EQ(Count("SELECT count(*) FROM events WHERE kind = 'trajectory.cancelled'"), 2);
+  EXPECT_EQ(Count("SELECT count(*) FROM trajectories WHERE reason = 'cancelled by user'"), 2);
+  auto again = core_->CancelExperiment(exp);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, 0) << "nothing live is left";
+}
+
 TEST_F(CoreFailureTest, DrainingExecutorTakesNothingNew) {
   Submit(MakeExperiment("exp", 3, 3));
   std::string gw = RegisterGateway();
