@@ -1,18 +1,24 @@
 #ifndef PTXBENCH_SCHEDULER_CORE_H_
 #define PTXBENCH_SCHEDULER_CORE_H_
 
-// The trajectory state machine (DESIGN §2) and task leasing (§3).
+// The trajectory state machine and task leasing (docs/ARCHITECTURE.md, "The
+// state machine" and "Leasing and recovery").
 //
 // Core owns the in-memory indexes of live work (ready queues, backoff heap,
 // current leases, executors) and changes the database to match every
 // transition. The database stays the source of truth: Load() rebuilds the
 // indexes from it after a restart.
 //
+// Every state change goes through the transition tables of
+// scheduler/transitions.h (Core::Transit, Core::TransitTask); every SQL
+// statement through the row stores (TaskStore, TrajectoryStore, ...).
+//
 // Threading: not thread-safe. Every method runs on the scheduler's single
 // writer thread inside the batch transaction (see Dispatcher), or directly in
-// tests. A method that returns an error has changed nothing, in memory or in
-// the database (it validates before it mutates; an SQL failure after that is
-// fatal to the process, see storage::WriteQueue).
+// tests; once bound (BindToWriterThread) each method checks it. A method
+// that returns an error has changed nothing, in memory or in the database
+// (it validates before it mutates; an SQL failure after that is fatal to the
+// process, see storage::WriteQueue).
 
 #include <cstdint>
 #include <map>
@@ -29,10 +35,17 @@
 #include "common/clock.h"
 #include "ptxbench/v1/client.pb.h"
 #include "ptxbench/v1/executor.pb.h"
+#include "scheduler/executor_registry.h"
+#include "scheduler/experiment_store.h"
 #include "scheduler/fair_queue.h"
 #include "scheduler/schema.h"
 #include "scheduler/spec.h"
+#include "scheduler/task_store.h"
+#include "scheduler/trajectory_store.h"
+#include "scheduler/transitions.h"
+#include "scheduler/turn_store.h"
 #include "storage/database.h"
+#include "storage/write_queue.h"
 
 namespace ptxbench::scheduler {
 
@@ -81,6 +94,11 @@ class Core {
   Core(storage::Database* db, Clock* clock, CoreOptions options);
   ~Core();
 
+  // From now on every method checks that it runs on `queue`'s writer thread
+  // and aborts the process when not. The Dispatcher binds its queue after
+  // Load; a Core never bound (tests) checks nothing.
+  void BindToWriterThread(const storage::WriteQueue* queue);
+
   // Rebuilds the in-memory indexes from the database. Leases held at the
   // time of a restart get a fresh lease_ttl from now: their executors could
   // not heartbeat while the scheduler was down.
@@ -97,10 +115,14 @@ class Core {
   absl::StatusOr<std::string> SubmitEval(const ExpandedExperiment& experiment,
                                          const RenderedPrompts& prompts,
                                          const std::string& answer);
+  // Cancels every live trajectory of the experiment; returns how many.
   absl::StatusOr<int64_t> CancelExperiment(const std::string& experiment_id);
+  // 1 when the trajectory was live and is now CANCELLED, else 0.
   absl::StatusOr<int64_t> CancelTrajectory(const std::string& trajectory_id);
+  // Resumes FAILED trajectories of `scope` from their failed step.
   absl::StatusOr<int64_t> Retry(const std::string& experiment_id,
                                 ptxbench::v1::RetryScope scope);
+  // Raises the turn limit; LIMITS_EXCEEDED trajectories ask the model again.
   absl::StatusOr<int64_t> Extend(const std::string& experiment_id, int num_turns);
   absl::Status Drain(const std::string& executor_id);
   std::vector<ptxbench::v1::ExecutorInfo> ListExecutors() const;
@@ -122,22 +144,12 @@ class Core {
   absl::Status Tick();
 
   // Ready tasks (not counting those in backoff).
-  int64_t ReadyCount() const { return llm_ready_.size() + eval_ready_.size(); }
+  int64_t ReadyCount() const;
   // Grows whenever a task becomes ready, so waiters are re-tried only then.
-  int64_t ReadyGeneration() const { return ready_generation_; }
+  int64_t ReadyGeneration() const;
 
  private:
-  struct ExperimentInfo {
-    std::string id;
-    std::string language;
-    std::string context_policy;
-    ptxbench::v1::EvalMode eval_mode = ptxbench::v1::FULL;
-    int priority = 1;
-    double max_cost_usd = 0;  // 0: no budget
-    double cost_usd = 0;      // spent so far (model calls)
-    // Reached the budget: no new LLM step starts (calls in flight finish).
-    bool OverBudget() const { return max_cost_usd > 0 && cost_usd >= max_cost_usd; }
-  };
+  using Executor = ExecutorRegistry::Executor;
   struct Lease {
     std::string lease_id;
     std::string executor;
@@ -146,10 +158,6 @@ class Core {
     std::string route_key;
     absl::Time deadline;
     absl::Time attempt_limit;
-  };
-  struct Executor {
-    ptxbench::v1::ExecutorInfo info;
-    std::set<int64_t> tasks;
   };
   struct ReadyRef {
     int64_t experiment = 0;
@@ -166,14 +174,19 @@ class Core {
   Clock* clock_;
   storage::Database* db_;
   CoreOptions options_;
-  std::map<int64_t, ExperimentInfo> experiments_;
+  const storage::WriteQueue* writer_ = nullptr;  // see BindToWriterThread
+  TaskStore tasks_;
+  TrajectoryStore trajectories_;
+  ExperimentStore experiment_rows_;
+  TurnStore turns_;
+  ExecutorRegistry executors_;
+  std::map<int64_t, ExperimentRow> experiments_;
   FairQueue llm_ready_;
   FairQueue eval_ready_;
   TimerHeap delayed_;         // queued tasks in backoff, by not_before
   TimerHeap lease_deadlines_; // lazy: checked against leases_ when popped
   std::unordered_map<int64_t, Lease> leases_;
   std::map<std::string, int> model_inflight_;
-  std::map<std::string, Executor> executors_;
   // Where a task in backoff goes when its time comes; erased on cancel.
   std::unordered_map<int64_t, ReadyRef> delayed_refs_;
   // System and task prompts are shared by many trajectories: kept decoded.
@@ -183,14 +196,28 @@ class Core {
   uint64_t lease_salt_ = 0;
 
   // core.cc
-  // "active", "draining" or "lost" (no heartbeat for three intervals).
-  std::string ExecutorStatus(const Executor& e) const;
+  // Aborts when bound to a writer thread and called from another one.
+  void AssertOnWriterThread() const;
   // OK when every definition of `x` that only its PyTorch code computes can
   // be evaluated by an active executor; else why not.
   absl::Status CheckPyTorchReferences(const ExpandedExperiment& x) const;
   absl::Status AddEvent(const std::string& experiment, const std::string& trajectory,
                         int turn, const std::string& kind, const std::string& detail);
   absl::StatusOr<int64_t> ExperimentRowid(const std::string& experiment_id) const;
+  // core_transit.cc: the only callers of the row stores' Transit.
+  // Moves `task` (of a trajectory of `model`) by `event` and keeps memory in
+  // step: leaving LEASED drops the lease, leaving QUEUED its backoff timer;
+  // back-off queues it again at `not_before`, resume at once.
+  absl::Status TransitTask(TaskRow& task, const std::string& model, TaskEvent event,
+                           absl::Time not_before = absl::InfinitePast());
+  // Moves `trajectory` by `event` and applies the table row's effect. `why`
+  // is the reason of a terminal state and the detail of the event log entry.
+  absl::Status Transit(TrajectoryRow& trajectory, TrajectoryEvent event, const std::string& why,
+                       ptxbench::v1::FailureClass failure_class =
+                           ptxbench::v1::FAILURE_CLASS_UNSPECIFIED);
+  absl::Status ApplyEffect(const TrajectoryRow& trajectory, TrajectoryEffect effect);
+  // Inserts a queued task and makes it leasable.
+  absl::Status EnqueueStep(const TrajectoryRow& trajectory, int turn, StepKind kind);
   // core_lease.cc
   // Whether it can take full evaluations (a healthy GPU).
   static bool HasHealthyGpu(const ptxbench::v1::Capabilities& caps);
@@ -200,29 +227,24 @@ class Core {
   // Drops a lease from memory (executor, model in-flight count). No SQL.
   void ReleaseLease(int64_t task);
   std::optional<FairQueue::Popped> PopFor(const Executor& executor);
-  absl::StatusOr<ptxbench::v1::Task> GrantLease(const struct TaskRow& task, Executor& executor);
-  absl::Status BuildPayload(const struct TaskRow& task, const struct TrajectoryRow& trajectory,
+  absl::StatusOr<ptxbench::v1::Task> GrantLease(TaskRow& task, Executor& executor);
+  absl::Status BuildPayload(const TaskRow& task, const TrajectoryRow& trajectory,
                             ptxbench::v1::Task* out);
   absl::StatusOr<std::string> CachedBlob(const std::string& hash);
   absl::Status ExpireLease(int64_t task, const std::string& why);
   absl::Duration Backoff(int failures) const;
   // core_complete.cc
-  absl::Status CompleteLlm(const struct TaskRow& task, struct TrajectoryRow& trajectory,
+  // `event`: kComplete for a leased task, kAnswerByFile for SubmitEval's.
+  absl::Status CompleteLlm(TaskRow& task, TaskEvent event, TrajectoryRow& trajectory,
                            const ptxbench::v1::LlmResponse& response);
-  absl::Status CompleteEval(const struct TaskRow& task, struct TrajectoryRow& trajectory,
+  absl::Status CompleteEval(TaskRow& task, TrajectoryRow& trajectory,
                             const ptxbench::v1::EvalResult& result);
-  absl::Status HandleFailure(const struct TaskRow& task, struct TrajectoryRow& trajectory,
+  absl::Status HandleFailure(TaskRow& task, TrajectoryRow& trajectory,
                              const ptxbench::v1::TaskFailure& failure);
-  // Inserts a queued task and makes it leasable.
-  absl::Status EnqueueStep(const struct TrajectoryRow& trajectory, int turn, StepKind kind);
   // After turn `turn` is done: ends the trajectory or queues the next turn.
-  absl::Status AdvanceOrEnd(struct TrajectoryRow& trajectory, int turn, bool target_met);
+  absl::Status AdvanceOrEnd(TrajectoryRow& trajectory, int turn, bool target_met);
   // Ends `trajectory` because its experiment's max_cost_usd was reached.
-  absl::Status EndForBudget(struct TrajectoryRow& trajectory);
-  absl::Status EndTrajectory(struct TrajectoryRow& trajectory,
-                             ptxbench::v1::TrajectoryState state,
-                             ptxbench::v1::FailureClass failure_class,
-                             const std::string& reason);
+  absl::Status EndForBudget(TrajectoryRow& trajectory);
 };
 
 }  // namespace ptxbench::scheduler

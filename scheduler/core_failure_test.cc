@@ -66,7 +66,7 @@ TEST_F(CoreFailureTest, PoisonedAfterRepeatedExecutorDeaths) {
   EXPECT_TRUE(NothingFor(gw));
   EXPECT_EQ(TrajectoriesIn(v1::FAILED), 1);
   EXPECT_EQ(Count("SELECT failure_class FROM trajectories"), v1::INFRA);
-  EXPECT_EQ(Count("SELECT count(*) FROM tasks WHERE state = 4"), 1) << "task POISONED";
+  EXPECT_EQ(TasksIn(TaskState::kPoisoned), 1) << "task POISONED";
   EXPECT_EQ(Count("SELECT count(*) FROM trajectories WHERE reason LIKE 'poisoned:%died 3 times%'"), 1);
   EXPECT_EQ(Count("SELECT count(*) FROM events WHERE kind = 'task.expired'"), 2);
 }
@@ -107,8 +107,28 @@ TEST_F(CoreFailureTest, CancelExperimentStopsAllItsWork) {
   EXPECT_EQ(CompleteLlm(held).code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(MustLease(gw).experiment_id(), other);
   EXPECT_TRUE(NothingFor(gw));
-  EXPECT_EQ(Count("SELECT count(*) FROM tasks WHERE state = 5"), 4);
+  EXPECT_EQ(TasksIn(TaskState::kCancelled), 4);
   EXPECT_EQ(TrajectoriesIn(v1::CANCELLED), 4);
+}
+
+// Cancelling an experiment is the cancel transition of each live
+// trajectory: ended ones stay as they are, each cancel is logged.
+TEST_F(CoreFailureTest, CancelExperimentCancelsEachLiveTrajectory) {
+  std::string exp = Submit(MakeExperiment("exp", 3, 1));
+  std::string gw = RegisterGateway();
+  ASSERT_TRUE(CompleteLlm(MustLease(gw), "no code here").ok());  // its only turn
+  ASSERT_EQ(TrajectoriesIn(v1::LIMITS_EXCEEDED), 1);
+  auto n = core_->CancelExperiment(exp);
+  ASSERT_TRUE(n.ok()) << n.status();
+  EXPECT_EQ(*n, 2);
+  EXPECT_EQ(TrajectoriesIn(v1::LIMITS_EXCEEDED), 1) << "an ended trajectory stays as it is";
+  EXPECT_EQ(TrajectoriesIn(v1::CANCELLED), 2);
+  EXPECT_EQ(TasksIn(TaskState::kCancelled), 2);
+  EXPECT_EQ(Count("SELECT count(*) FROM events WHERE kind = 'trajectory.cancelled'"), 2);
+  EXPECT_EQ(Count("SELECT count(*) FROM trajectories WHERE reason = 'cancelled by user'"), 2);
+  auto again = core_->CancelExperiment(exp);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, 0) << "nothing live is left";
 }
 
 TEST_F(CoreFailureTest, DrainingExecutorTakesNothingNew) {

@@ -1,11 +1,11 @@
-// Core: leasing, heartbeats, expiry, backoff and recovery (DESIGN §3).
+// Core: leasing, heartbeats, expiry, backoff and recovery (docs/ARCHITECTURE.md,
+// "Leasing and recovery").
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/status_macros.h"
 #include "scheduler/core.h"
-#include "scheduler/core_rows.h"
 #include "storage/blob_store.h"
 
 namespace ptxbench::scheduler {
@@ -54,8 +54,7 @@ void Core::ReleaseLease(int64_t task) {
     auto m = model_inflight_.find(it->second.route_key);
     if (m != model_inflight_.end() && --m->second <= 0) model_inflight_.erase(m);
   }
-  auto e = executors_.find(it->second.executor);
-  if (e != executors_.end()) e->second.tasks.erase(task);
+  if (Executor* e = executors_.Find(it->second.executor)) e->tasks.erase(task);
   leases_.erase(it);
 }
 
@@ -81,25 +80,24 @@ std::optional<FairQueue::Popped> Core::PopFor(const Executor& executor) {
 }
 
 absl::StatusOr<std::optional<v1::Task>> Core::TryLease(const std::string& executor_id) {
-  auto it = executors_.find(executor_id);
-  if (it == executors_.end()) {
+  AssertOnWriterThread();
+  Executor* found = executors_.Find(executor_id);
+  if (found == nullptr) {
     return absl::NotFoundError(absl::StrCat("unknown executor '", executor_id, "'"));
   }
-  Executor& executor = it->second;
+  Executor& executor = *found;
   executor.info.set_last_seen_unix_ms(absl::ToUnixMillis(clock_->Now()));
   if (executor.info.draining()) return std::nullopt;
   while (true) {
     std::optional<FairQueue::Popped> popped = PopFor(executor);
     if (!popped) return std::nullopt;
     // Entries of cancelled tasks are left in the queues and skipped here.
-    PTXB_ASSIGN_OR_RETURN(TaskRow task, ReadTask(*db_, popped->task));
+    PTXB_ASSIGN_OR_RETURN(TaskRow task, tasks_.Read(popped->task));
     if (task.state != TaskState::kQueued || leases_.count(task.rowid)) continue;
     if (task.kind == StepKind::kLlm && experiments_.at(task.experiment).OverBudget()) {
-      // Queued before the budget ran out: it never starts.
-      TaskRow cancelled = task;
-      cancelled.state = TaskState::kCancelled;
-      PTXB_RETURN_IF_ERROR(WriteTaskState(*db_, cancelled, 0));
-      PTXB_ASSIGN_OR_RETURN(TrajectoryRow trajectory, ReadTrajectory(*db_, task.trajectory));
+      // Queued before the budget ran out: it never starts (the transition
+      // cancels it).
+      PTXB_ASSIGN_OR_RETURN(TrajectoryRow trajectory, trajectories_.Read(task.trajectory));
       PTXB_RETURN_IF_ERROR(EndForBudget(trajectory));
       continue;
     }
@@ -108,8 +106,8 @@ absl::StatusOr<std::optional<v1::Task>> Core::TryLease(const std::string& execut
   }
 }
 
-absl::StatusOr<v1::Task> Core::GrantLease(const TaskRow& task, Executor& executor) {
-  PTXB_ASSIGN_OR_RETURN(TrajectoryRow trajectory, ReadTrajectory(*db_, task.trajectory));
+absl::StatusOr<v1::Task> Core::GrantLease(TaskRow& task, Executor& executor) {
+  PTXB_ASSIGN_OR_RETURN(TrajectoryRow trajectory, trajectories_.Read(task.trajectory));
   const absl::Time now = clock_->Now();
   Lease lease;
   lease.lease_id = absl::StrFormat("ls_%016x", lease_salt_ ^ (++lease_counter_ * 0x9e3779b97f4a7c15ULL));
@@ -132,19 +130,12 @@ absl::StatusOr<v1::Task> Core::GrantLease(const TaskRow& task, Executor& executo
   out.set_lease_deadline_unix_ms(absl::ToUnixMillis(lease.deadline));
   PTXB_RETURN_IF_ERROR(BuildPayload(task, trajectory, &out));
 
-  PTXB_ASSIGN_OR_RETURN(
-      storage::Statement * s,
-      db_->Cached("UPDATE tasks SET state = 1, attempt = attempt + 1, lease_id = ?, "
-                  "lease_deadline_ms = ?, executor = ? WHERE rowid = ?"));
-  s->BindText(1, lease.lease_id)
-      .BindInt64(2, absl::ToUnixMillis(lease.deadline))
-      .BindText(3, lease.executor)
-      .BindInt64(4, task.rowid);
-  PTXB_RETURN_IF_ERROR(s->Run());
+  PTXB_RETURN_IF_ERROR(tasks_.Lease(task, lease.lease_id, absl::ToUnixMillis(lease.deadline),
+                                    lease.executor));
   PTXB_RETURN_IF_ERROR(AddEvent(trajectory.experiment_id, trajectory.id, task.turn,
                                 "task.leased",
                                 absl::StrCat(task.kind == StepKind::kLlm ? "llm" : "eval",
-                                             " attempt ", task.attempt + 1, " to ",
+                                             " attempt ", task.attempt, " to ",
                                              lease.executor)));
   if (task.kind == StepKind::kLlm) ++model_inflight_[lease.route_key];
   executor.tasks.insert(task.rowid);
@@ -164,16 +155,10 @@ absl::StatusOr<std::string> Core::CachedBlob(const std::string& hash) {
 
 absl::Status Core::BuildPayload(const TaskRow& task, const TrajectoryRow& trajectory,
                                 v1::Task* out) {
-  const ExperimentInfo& exp = experiments_.at(task.experiment);
+  const ExperimentRow& exp = experiments_.at(task.experiment);
   if (task.kind == StepKind::kEval) {
-    PTXB_ASSIGN_OR_RETURN(
-        storage::Statement * s,
-        db_->Cached("SELECT kernel_blob, kernel_sha256 FROM turns WHERE trajectory = ? AND turn = ?"));
-    s->BindInt64(1, trajectory.rowid).BindInt64(2, task.turn);
-    PTXB_ASSIGN_OR_RETURN(bool row, s->Step());
-    if (!row) return absl::InternalError(absl::StrCat("eval task without a turn: ", trajectory.id));
-    std::string blob = s->ColumnText(0), sha = s->ColumnText(1);
-    s->Reset();
+    PTXB_ASSIGN_OR_RETURN(auto kernel, turns_.Kernel(trajectory.rowid, task.turn));
+    const auto& [blob, sha] = kernel;
     v1::EvalRequest* eval = out->mutable_eval();
     PTXB_ASSIGN_OR_RETURN(*eval->mutable_kernel_source(), storage::GetBlob(*db_, blob));
     eval->set_kernel_sha256(sha);
@@ -188,25 +173,14 @@ absl::Status Core::BuildPayload(const TaskRow& task, const TrajectoryRow& trajec
   llm->set_model(trajectory.model);
   PTXB_ASSIGN_OR_RETURN(std::string system, CachedBlob(trajectory.system_blob));
   PTXB_ASSIGN_OR_RETURN(std::string task_prompt, CachedBlob(trajectory.task_blob));
-  // Context policies (DESIGN §2, issue text): "full" sends every earlier
+  // Context policies (docs/FORMATS.md, "Experiment specs"): "full" sends every earlier
   // answer and feedback; "latest-pair" only the last ones; "single-user"
   // merges the system prompt into the first user message for models without
   // a system role, then sends the full history.
   std::vector<std::pair<std::string, std::string>> history;  // answer, feedback
   if (task.turn > 0) {
-    PTXB_ASSIGN_OR_RETURN(
-        storage::Statement * s,
-        db_->Cached("SELECT answer_blob, feedback_blob FROM turns WHERE trajectory = ? "
-                    "AND turn >= ? AND turn < ? ORDER BY turn"));
     int first = exp.context_policy == "latest-pair" ? task.turn - 1 : 0;
-    s->BindInt64(1, trajectory.rowid).BindInt64(2, first).BindInt64(3, task.turn);
-    std::vector<std::pair<std::string, std::string>> hashes;
-    while (true) {
-      PTXB_ASSIGN_OR_RETURN(bool row, s->Step());
-      if (!row) break;
-      hashes.emplace_back(s->ColumnText(0), s->ColumnText(1));
-    }
-    s->Reset();
+    PTXB_ASSIGN_OR_RETURN(auto hashes, turns_.History(trajectory.rowid, first, task.turn));
     for (const auto& [a, f] : hashes) {
       PTXB_ASSIGN_OR_RETURN(std::string answer, storage::GetBlob(*db_, a));
       PTXB_ASSIGN_OR_RETURN(std::string feedback, storage::GetBlob(*db_, f));
@@ -235,16 +209,17 @@ absl::Status Core::BuildPayload(const TaskRow& task, const TrajectoryRow& trajec
 }
 
 v1::HeartbeatResponse Core::Heartbeat(const v1::HeartbeatRequest& request) {
+  AssertOnWriterThread();
   v1::HeartbeatResponse response;
-  auto e = executors_.find(request.executor_id());
-  if (e == executors_.end()) {
+  Executor* e = executors_.Find(request.executor_id());
+  if (e == nullptr) {
     response.set_reregister(true);
     *response.mutable_revoked() = request.leases();
     return response;
   }
   const absl::Time now = clock_->Now();
-  e->second.info.set_last_seen_unix_ms(absl::ToUnixMillis(now));
-  response.set_drain(e->second.info.draining());
+  e->info.set_last_seen_unix_ms(absl::ToUnixMillis(now));
+  response.set_drain(e->info.draining());
   absl::Time deadline = now + options_.lease_ttl;
   for (const v1::LeaseRef& ref : request.leases()) {
     absl::StatusOr<int64_t> task = ParseTaskId(ref.task_id());
@@ -261,36 +236,29 @@ v1::HeartbeatResponse Core::Heartbeat(const v1::HeartbeatRequest& request) {
 }
 
 absl::Status Core::ExpireLease(int64_t task_rowid, const std::string& why) {
-  PTXB_ASSIGN_OR_RETURN(TaskRow task, ReadTask(*db_, task_rowid));
-  PTXB_ASSIGN_OR_RETURN(TrajectoryRow trajectory, ReadTrajectory(*db_, task.trajectory));
+  PTXB_ASSIGN_OR_RETURN(TaskRow task, tasks_.Read(task_rowid));
+  PTXB_ASSIGN_OR_RETURN(TrajectoryRow trajectory, trajectories_.Read(task.trajectory));
   const std::string executor = leases_.at(task_rowid).executor;
-  ReleaseLease(task_rowid);
   ++task.deaths;
   task.last_error = absl::StrCat(why, " (executor ", executor, ")");
   if (task.deaths >= options_.max_executor_deaths) {
-    task.state = TaskState::kPoisoned;
-    PTXB_RETURN_IF_ERROR(WriteTaskState(*db_, task, 0));
+    PTXB_RETURN_IF_ERROR(TransitTask(task, trajectory.model, TaskEvent::kPoison));
     PTXB_RETURN_IF_ERROR(AddEvent(trajectory.experiment_id, trajectory.id, task.turn,
                                   "task.poisoned", task.last_error));
-    return EndTrajectory(
-        trajectory, v1::FAILED, v1::INFRA,
-        absl::StrCat("poisoned: the executors holding this ",
-                     task.kind == StepKind::kLlm ? "LLM" : "eval", " step died ", task.deaths,
-                     " times; last: ", task.last_error));
+    return Transit(trajectory, TrajectoryEvent::kFail,
+                   absl::StrCat("poisoned: the executors holding this ",
+                                task.kind == StepKind::kLlm ? "LLM" : "eval", " step died ",
+                                task.deaths, " times; last: ", task.last_error),
+                   v1::INFRA);
   }
   const absl::Time not_before = clock_->Now() + Backoff(task.deaths);
-  task.state = TaskState::kQueued;
-  PTXB_RETURN_IF_ERROR(WriteTaskState(*db_, task, absl::ToUnixMillis(not_before)));
-  PTXB_RETURN_IF_ERROR(AddEvent(trajectory.experiment_id, trajectory.id, task.turn,
-                                "task.expired", task.last_error));
-  PushDelayed(task_rowid,
-              ReadyRef{task.experiment, task.kind,
-                       RouteKey(task.experiment, task.kind, trajectory.model)},
-              not_before);
-  return absl::OkStatus();
+  PTXB_RETURN_IF_ERROR(TransitTask(task, trajectory.model, TaskEvent::kBackOff, not_before));
+  return AddEvent(trajectory.experiment_id, trajectory.id, task.turn, "task.expired",
+                  task.last_error);
 }
 
 absl::Status Core::Tick() {
+  AssertOnWriterThread();
   const absl::Time now = clock_->Now();
   while (!lease_deadlines_.empty() && lease_deadlines_.top().at <= now) {
     const int64_t task = lease_deadlines_.top().task;
@@ -313,84 +281,39 @@ absl::Status Core::Tick() {
 }
 
 absl::Status Core::Load() {
+  AssertOnWriterThread();
   const absl::Time now = clock_->Now();
-  {
-    PTXB_ASSIGN_OR_RETURN(
-        storage::Statement * s,
-        db_->Cached("SELECT rowid, id, language, context_policy, eval_mode, priority, "
-                    "max_cost_usd, cost_usd FROM experiments"));
-    while (true) {
-      PTXB_ASSIGN_OR_RETURN(bool row, s->Step());
-      if (!row) break;
-      ExperimentInfo info;
-      info.id = s->ColumnText(1);
-      info.language = s->ColumnText(2);
-      info.context_policy = s->ColumnText(3);
-      info.eval_mode = static_cast<v1::EvalMode>(s->ColumnInt64(4));
-      info.priority = static_cast<int>(s->ColumnInt64(5));
-      info.max_cost_usd = s->ColumnDouble(6);
-      info.cost_usd = s->ColumnDouble(7);
-      experiments_[s->ColumnInt64(0)] = info;
-      llm_ready_.SetWeight(s->ColumnInt64(0), info.priority);
-      eval_ready_.SetWeight(s->ColumnInt64(0), info.priority);
-    }
-    s->Reset();
-  }
-  {
-    PTXB_ASSIGN_OR_RETURN(
-        storage::Statement * s,
-        db_->Cached("SELECT id, kind, name, capabilities, registered_ms, draining FROM executors"));
-    while (true) {
-      PTXB_ASSIGN_OR_RETURN(bool row, s->Step());
-      if (!row) break;
-      Executor& e = executors_[s->ColumnText(0)];
-      e.info.set_executor_id(s->ColumnText(0));
-      e.info.set_kind(static_cast<v1::ExecutorKind>(s->ColumnInt64(1)));
-      e.info.set_name(s->ColumnText(2));
-      e.info.mutable_capabilities()->ParseFromString(s->ColumnBlob(3));
-      e.info.set_registered_unix_ms(s->ColumnInt64(4));
-      e.info.set_draining(s->ColumnInt64(5) != 0);
-      e.info.set_last_seen_unix_ms(absl::ToUnixMillis(now));  // grace after restart
-    }
-    s->Reset();
-  }
-  PTXB_ASSIGN_OR_RETURN(
-      storage::Statement * s,
-      db_->Cached("SELECT t.rowid, t.experiment, t.kind, t.state, t.not_before_ms, "
-                  "t.lease_id, t.executor, t.lease_deadline_ms, j.model FROM tasks t "
-                  "JOIN trajectories j ON j.rowid = t.trajectory "
-                  "WHERE t.state IN (0, 1) ORDER BY t.rowid"));
-  while (true) {
-    PTXB_ASSIGN_OR_RETURN(bool row, s->Step());
-    if (!row) break;
-    const int64_t task = s->ColumnInt64(0);
-    ReadyRef ref{s->ColumnInt64(1), static_cast<StepKind>(s->ColumnInt64(2)), ""};
-    ref.route_key = RouteKey(ref.experiment, ref.kind, s->ColumnText(8));
-    if (static_cast<TaskState>(s->ColumnInt64(3)) == TaskState::kQueued) {
-      absl::Time not_before = absl::FromUnixMillis(s->ColumnInt64(4));
+  PTXB_RETURN_IF_ERROR(experiment_rows_.ForEach([&](const ExperimentRow& e) {
+    experiments_[e.rowid] = e;
+    llm_ready_.SetWeight(e.rowid, e.priority);
+    eval_ready_.SetWeight(e.rowid, e.priority);
+  }));
+  PTXB_RETURN_IF_ERROR(executors_.Load(now));
+  return tasks_.ForEachLive([&](const LiveTask& t) {
+    ReadyRef ref{t.experiment, t.kind, RouteKey(t.experiment, t.kind, t.model)};
+    if (t.state == TaskState::kQueued) {
+      absl::Time not_before = absl::FromUnixMillis(t.not_before_ms);
       if (not_before > now) {
-        PushDelayed(task, ref, not_before);
+        PushDelayed(t.rowid, ref, not_before);
       } else {
-        PushReady(task, ref);
+        PushReady(t.rowid, ref);
       }
-      continue;
+      return;
     }
     Lease lease;
-    lease.lease_id = s->ColumnText(5);
-    lease.executor = s->ColumnText(6);
+    lease.lease_id = t.lease_id;
+    lease.executor = t.executor;
     lease.experiment = ref.experiment;
     lease.kind = ref.kind;
     lease.route_key = ref.route_key;
     lease.attempt_limit = now + (ref.kind == StepKind::kLlm ? options_.max_llm_attempt
                                                             : options_.max_eval_attempt);
-    lease.deadline = std::max(absl::FromUnixMillis(s->ColumnInt64(7)), now + options_.lease_ttl);
+    lease.deadline = std::max(absl::FromUnixMillis(t.lease_deadline_ms), now + options_.lease_ttl);
     if (ref.kind == StepKind::kLlm) ++model_inflight_[ref.route_key];
-    executors_[lease.executor].tasks.insert(task);
-    lease_deadlines_.push(Timer{lease.deadline, task});
-    leases_[task] = std::move(lease);
-  }
-  s->Reset();
-  return absl::OkStatus();
+    executors_.Holder(lease.executor).tasks.insert(t.rowid);
+    lease_deadlines_.push(Timer{lease.deadline, t.rowid});
+    leases_[t.rowid] = std::move(lease);
+  });
 }
 
 }  // namespace ptxbench::scheduler

@@ -21,7 +21,7 @@ TEST_F(CoreTest, SubmitCreatesTrajectoriesAndIsIdempotent) {
   EXPECT_TRUE(first->created);
   EXPECT_EQ(first->trajectories, 5);
   EXPECT_EQ(Count("SELECT count(*) FROM trajectories"), 5);
-  EXPECT_EQ(Count("SELECT count(*) FROM tasks WHERE state = 0"), 5);
+  EXPECT_EQ(TasksIn(TaskState::kQueued), 5);
   // The system prompt is stored once, not once per trajectory.
   EXPECT_EQ(Count("SELECT count(DISTINCT system_blob) FROM trajectories"), 1);
 
@@ -188,7 +188,7 @@ TEST_F(CoreTest, ExpiredLeaseIsReleasedAfterBackoffAndStaleCompletionRejected) {
   ASSERT_TRUE(CompleteLlm(second).ok());
   EXPECT_TRUE(CompleteLlm(second).ok()) << "a duplicate of an accepted report is accepted";
   EXPECT_EQ(Count("SELECT count(*) FROM turns"), 1) << "and recorded once";
-  EXPECT_EQ(Count("SELECT count(*) FROM tasks WHERE kind = 1"), 1);
+  EXPECT_EQ(TasksOfKind(StepKind::kLlm), 1);
 }
 
 TEST_F(CoreTest, HeartbeatsKeepALeaseAliveAndReportRevokedOnes) {
@@ -288,7 +288,7 @@ TEST_F(CoreTest, RecoveryKeepsLeasesFencedAndQueuesIntact) {
   EXPECT_EQ(MustLease(gw).attempt(), 1);
   EXPECT_EQ(MustLease(gw).attempt(), 1);
   EXPECT_TRUE(NothingFor(gw));
-  EXPECT_EQ(Count("SELECT count(*) FROM tasks WHERE kind = 1"), 3);
+  EXPECT_EQ(TasksOfKind(StepKind::kLlm), 3);
 }
 
 // A definition only its PyTorch reference computes: refused at submit,

@@ -50,6 +50,15 @@ inline RenderedPrompts PromptsFor(const ExpandedExperiment& x) {
   return p;
 }
 
+// The first column of the first row of `sql`.
+inline int64_t QueryInt(storage::Database& db, const std::string& sql) {
+  auto s = db.Prepare(sql);
+  EXPECT_TRUE(s.ok()) << s.status();
+  auto row = s->Step();
+  EXPECT_TRUE(row.ok() && *row) << sql;
+  return s.ok() && row.ok() && *row ? s->ColumnInt64(0) : -1;
+}
+
 inline constexpr char kKernelAnswer[] =
     "Here is my kernel.\n```cpp\n#include \"ptxbench/kernel_abi.h\"\n"
     "__global__ void k() {}\nPTXB_EXPORT void run() { k<<<1,1>>>(); }\n```\n";
@@ -148,16 +157,18 @@ class CoreFixture : public ::testing::Test {
     return core_->Complete(c);
   }
 
-  int64_t Count(const std::string& sql) {
-    auto s = db_->Prepare(sql);
-    EXPECT_TRUE(s.ok()) << s.status();
-    auto row = s->Step();
-    EXPECT_TRUE(row.ok() && *row) << sql;
-    return s->ColumnInt64(0);
-  }
+  int64_t Count(const std::string& sql) { return QueryInt(*db_, sql); }
 
   int64_t TrajectoriesIn(ptxbench::v1::TrajectoryState state) {
-    return Count(absl::StrCat("SELECT count(*) FROM trajectories WHERE state = ", state));
+    return Count(absl::StrCat("SELECT count(*) FROM trajectories WHERE state = ", SqlValue(state)));
+  }
+
+  int64_t TasksIn(TaskState state) {
+    return Count(absl::StrCat("SELECT count(*) FROM tasks WHERE state = ", SqlValue(state)));
+  }
+
+  int64_t TasksOfKind(StepKind kind) {
+    return Count(absl::StrCat("SELECT count(*) FROM tasks WHERE kind = ", SqlValue(kind)));
   }
 
   FakeClock clock_;

@@ -46,6 +46,8 @@ absl::Status Dispatcher::Start() {
   absl::Status loaded = core_.Load();
   PTXB_RETURN_IF_ERROR(db_->Execute(loaded.ok() ? "COMMIT" : "ROLLBACK"));
   PTXB_RETURN_IF_ERROR(loaded);
+  // From here on the Core runs only on the writer thread, and checks it.
+  core_.BindToWriterThread(&queue_);
   queue_.SetHook([this](storage::Database&) { OnBatch(); });
   queue_.Start();
   return absl::OkStatus();

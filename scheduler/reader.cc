@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "scheduler/schema.h"
+#include "scheduler/transitions.h"
 #include "storage/blob_store.h"
 #include "storage/event_log.h"
 
@@ -71,7 +72,7 @@ absl::Status Reader::ProgressLocked(int64_t rowid, v1::ExperimentProgress* p) {
     auto klass = static_cast<v1::FailureClass>(s->ColumnInt64(1));
     const int64_t n = s->ColumnInt64(2);
     p->set_total(p->total() + n);
-    if (state != v1::AWAITING_MODEL && state != v1::AWAITING_EVAL) p->set_terminal(p->terminal() + n);
+    if (IsTerminal(state)) p->set_terminal(p->terminal() + n);
     (*p->mutable_by_state())[v1::TrajectoryState_Name(state)] += n;
     if (state == v1::FAILED) (*p->mutable_by_failure_class())[v1::FailureClass_Name(klass)] += n;
     if (state == v1::SUBMITTED) p->set_target_met(p->target_met() + n);
@@ -81,14 +82,15 @@ absl::Status Reader::ProgressLocked(int64_t rowid, v1::ExperimentProgress* p) {
   }
   PTXB_ASSIGN_OR_RETURN(
       storage::Statement * t,
-      db_->Cached("SELECT state, count(*) FROM tasks WHERE experiment = ? AND state IN (0, 1) "
-                  "GROUP BY state"));
+      db_->Cached(absl::StrCat("SELECT state, count(*) FROM tasks WHERE experiment = ? AND ",
+                               LiveTaskCondition("state"), " GROUP BY state")));
   t->BindInt64(1, rowid);
   while (true) {
     PTXB_ASSIGN_OR_RETURN(bool row, t->Step());
     if (!row) break;
-    if (t->ColumnInt64(0) == 0) p->set_tasks_queued(t->ColumnInt64(1));
-    if (t->ColumnInt64(0) == 1) p->set_tasks_leased(t->ColumnInt64(1));
+    const auto state = static_cast<TaskState>(t->ColumnInt64(0));
+    if (state == TaskState::kQueued) p->set_tasks_queued(t->ColumnInt64(1));
+    if (state == TaskState::kLeased) p->set_tasks_leased(t->ColumnInt64(1));
   }
   return absl::OkStatus();
 }

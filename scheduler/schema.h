@@ -5,11 +5,14 @@
 // them. The scheduler is the only writer; readers (status, show) open it
 // read-only.
 
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "ptxbench/v1/common.pb.h"
 #include "storage/database.h"
 
 namespace ptxbench::scheduler {
@@ -30,11 +33,25 @@ enum class TaskState : int {
 // Task kinds as stored in tasks.kind (= ptxbench.v1.TaskKind).
 enum class StepKind : int { kLlm = 1, kEval = 2 };
 
+// A stored enum value as SQL text, for queries that spell states as literals:
+// SQLite uses the partial index tasks_live only for a WHERE clause that
+// literally implies the IN list of its WHERE, which a bound parameter does not.
+std::string SqlValue(TaskState state);
+std::string SqlValue(StepKind kind);
+std::string SqlValue(ptxbench::v1::TrajectoryState state);
+// "`column` IN (...)" of `states` as literals.
+std::string TaskStateCondition(absl::string_view column, std::initializer_list<TaskState> states);
+// `column` IN (QUEUED, LEASED): the live tasks, the condition of tasks_live.
+std::string LiveTaskCondition(absl::string_view column);
+
 // trajectories.workloads: the workloads a trajectory is evaluated on,
 // newline-separated (workload ids hold no control characters); '' is all of
 // the definition's.
 std::string EncodeWorkloads(const std::vector<std::string>& workloads);
 std::vector<std::string> DecodeWorkloads(const std::string& column);
+
+// Steps `s` to its end and resets it: the INTEGER values of its column 0.
+absl::StatusOr<std::vector<int64_t>> ReadInt64Column(storage::Statement* s);
 
 // Opens (creating if needed) and migrates the scheduler database at `path`.
 // Refuses a file that is not a ptxbench database or has a newer schema.

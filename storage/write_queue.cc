@@ -58,7 +58,7 @@ absl::Status WriteQueue::RunSync(Op op) {
   {
     absl::MutexLock lock(&mu_);
     if (!started_) return absl::FailedPreconditionError("WriteQueue::RunSync before Start");
-    if (std::this_thread::get_id() == writer_id_) {
+    if (OnWriterThreadLocked()) {
       return absl::FailedPreconditionError(
           "WriteQueue::RunSync on the writer thread would deadlock; use Post");
     }
@@ -78,7 +78,7 @@ void WriteQueue::Stop() {
     absl::MutexLock lock(&mu_);
     stopping_ = true;
     // The writer cannot join itself: it only asks, the owner's Stop() joins.
-    if (started_ && std::this_thread::get_id() == writer_id_) return;
+    if (OnWriterThreadLocked()) return;
   }
   absl::MutexLock stop_lock(&stop_mu_);  // one joiner; concurrent callers wait
   bool started;
@@ -102,6 +102,15 @@ void WriteQueue::Stop() {
 WriteQueue::Stats WriteQueue::GetStats() const {
   absl::MutexLock lock(&mu_);
   return stats_;
+}
+
+bool WriteQueue::OnWriterThread() const {
+  absl::MutexLock lock(&mu_);
+  return OnWriterThreadLocked();
+}
+
+bool WriteQueue::OnWriterThreadLocked() const {
+  return started_ && std::this_thread::get_id() == writer_id_;
 }
 
 bool WriteQueue::HasWorkOrStopping() const { return !queue_.empty() || stopping_; }

@@ -87,6 +87,10 @@ class WriteQueue {
 
   Stats GetStats() const;
 
+  // Whether the caller runs on the writer thread (false before Start). Lets
+  // an object that must live on that thread check it.
+  bool OnWriterThread() const;
+
  private:
   struct Pending {
     Op op;
@@ -98,6 +102,7 @@ class WriteQueue {
   void RunBatch(std::deque<Pending>& batch);
   absl::Status RunOp(const Op& op);
   bool HasWorkOrStopping() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool OnWriterThreadLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // Touched only by the writer thread once Start() has run.
   std::unique_ptr<Database> db_;

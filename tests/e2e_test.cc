@@ -12,11 +12,17 @@
 #include "absl/strings/str_split.h"
 #include "grpcpp/create_channel.h"
 #include "gtest/gtest.h"
+#include "ptxbench/v1/common.pb.h"
 #include "ptxbench/v1/executor.grpc.pb.h"
+#include "scheduler/schema.h"
 #include "tests/cluster.h"
 
 namespace ptxbench::testing {
 namespace {
+
+using scheduler::SqlValue;
+using scheduler::StepKind;
+using scheduler::TaskState;
 
 // 2 models x 3 definitions x 2 tags x 4 samples = 48 trajectories, 5 turns.
 std::string MatrixSpec(const std::string& name) {
@@ -56,7 +62,8 @@ void ExpectStatusMatchesDatabase(const Cluster& c, const nlohmann::json& status)
   EXPECT_EQ(status["tasks"]["queued"].get<int64_t>(), 0);
   EXPECT_EQ(status["tasks"]["leased"].get<int64_t>(), 0);
   EXPECT_EQ(t["by_state"].value("SUBMITTED", 0),
-            c.QueryInt("SELECT count(*) FROM trajectories WHERE state = 3"));
+            c.QueryInt(absl::StrCat("SELECT count(*) FROM trajectories WHERE state = ",
+                                    SqlValue(ptxbench::v1::SUBMITTED))));
 }
 
 TEST(EndToEndTest, MatrixRunsToTheEnd) {
@@ -244,7 +251,9 @@ TEST(EndToEndTest, WorkerKilledHoldingALeaseIsReplacedAndItsLateReportRejected) 
   for (int i = 0; i < 400 && lease_id.empty(); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     auto db = c.OpenDatabase();
-    auto s = db->Prepare("SELECT rowid, lease_id FROM tasks WHERE kind = 2 AND state = 1");
+    auto s = db->Prepare(absl::StrCat("SELECT rowid, lease_id FROM tasks WHERE kind = ",
+                                      SqlValue(StepKind::kEval), " AND state = ",
+                                      SqlValue(TaskState::kLeased)));
     if (s.ok() && *s->Step()) {
       task_id = absl::StrCat("tk_", s->ColumnInt64(0));
       lease_id = s->ColumnText(1);
@@ -256,8 +265,10 @@ TEST(EndToEndTest, WorkerKilledHoldingALeaseIsReplacedAndItsLateReportRejected) 
 
   nlohmann::json status = c.WaitFinished(exp, 60);
   ASSERT_EQ(status["trajectories"]["terminal"], 1) << status.dump();
-  EXPECT_EQ(c.QueryInt("SELECT attempt FROM tasks WHERE kind = 2"), 2);
-  EXPECT_EQ(c.QueryInt("SELECT deaths FROM tasks WHERE kind = 2"), 1);
+  EXPECT_EQ(c.QueryInt(absl::StrCat("SELECT attempt FROM tasks WHERE kind = ",
+                                     SqlValue(StepKind::kEval))), 2);
+  EXPECT_EQ(c.QueryInt(absl::StrCat("SELECT deaths FROM tasks WHERE kind = ",
+                                     SqlValue(StepKind::kEval))), 1);
   EXPECT_EQ(c.QueryInt("SELECT count(*) FROM events WHERE kind = 'task.expired'"), 1);
 
   // The dead worker's report, arriving late under the old lease, is refused.

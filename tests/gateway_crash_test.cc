@@ -9,7 +9,9 @@
 #include <memory>
 
 #include "agent_gateway/testing/fake_model_server.h"
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "scheduler/schema.h"
 #include "tests/cluster.h"
 #include "tests/gateway_test_util.h"
 
@@ -81,7 +83,9 @@ TEST(GatewayCrashTest, LostCallsAreAskedAgainAndAnsweredOnce) {
                        "WHERE kind = 'turn.answered' GROUP BY trajectory, turn "
                        "HAVING COUNT(*) != 1)"),
             0);
-  EXPECT_EQ(c.QueryInt("SELECT COUNT(*) FROM tasks WHERE kind = 1 AND state = 2 AND deaths = 1"),
+  EXPECT_EQ(c.QueryInt(absl::StrCat(
+                "SELECT COUNT(*) FROM tasks WHERE kind = ", SqlValue(scheduler::StepKind::kLlm),
+                " AND state = ", SqlValue(scheduler::TaskState::kDone), " AND deaths = 1")),
             kCalls)
       << "every LLM task done, after its first executor died";
   EXPECT_EQ(c.QueryInt("SELECT COUNT(*) FROM events WHERE kind = 'task.expired'"), kCalls);

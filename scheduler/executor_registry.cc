@@ -1,0 +1,117 @@
+#include "scheduler/executor_registry.h"
+
+#include "absl/random/random.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "common/status_macros.h"
+
+namespace ptxbench::scheduler {
+
+namespace v1 = ::ptxbench::v1;
+
+absl::Status ExecutorRegistry::Load(absl::Time now) {
+  PTXB_ASSIGN_OR_RETURN(
+      storage::Statement * s,
+      db_->Cached("SELECT id, kind, name, capabilities, registered_ms, draining FROM executors"));
+  while (true) {
+    PTXB_ASSIGN_OR_RETURN(bool row, s->Step());
+    if (!row) break;
+    Executor& e = executors_[s->ColumnText(0)];
+    e.info.set_executor_id(s->ColumnText(0));
+    e.info.set_kind(static_cast<v1::ExecutorKind>(s->ColumnInt64(1)));
+    e.info.set_name(s->ColumnText(2));
+    e.info.mutable_capabilities()->ParseFromString(s->ColumnBlob(3));
+    e.info.set_registered_unix_ms(s->ColumnInt64(4));
+    e.info.set_draining(s->ColumnInt64(5) != 0);
+    e.info.set_last_seen_unix_ms(absl::ToUnixMillis(now));  // grace after restart
+  }
+  s->Reset();
+  return absl::OkStatus();
+}
+
+absl::StatusOr<v1::RegisterResponse> ExecutorRegistry::Register(
+    const v1::RegisterRequest& request, absl::Time now) {
+  if (request.kind() != v1::WORKER && request.kind() != v1::GATEWAY) {
+    return absl::InvalidArgumentError("register: kind must be WORKER or GATEWAY");
+  }
+  std::string id = request.executor_id();
+  if (id.empty()) {
+    absl::BitGen gen;
+    id = absl::StrFormat("%s_%012x", request.kind() == v1::WORKER ? "wk" : "gw",
+                         absl::Uniform<uint64_t>(gen) & 0xffffffffffffULL);
+  }
+  Executor& e = executors_[id];
+  const bool draining = e.info.draining();
+  e.info.set_executor_id(id);
+  e.info.set_kind(request.kind());
+  e.info.set_name(request.name());
+  *e.info.mutable_capabilities() = request.capabilities();
+  if (e.info.registered_unix_ms() == 0) e.info.set_registered_unix_ms(absl::ToUnixMillis(now));
+  e.info.set_last_seen_unix_ms(absl::ToUnixMillis(now));
+  e.info.set_draining(draining);
+  PTXB_ASSIGN_OR_RETURN(
+      storage::Statement * s,
+      db_->Cached("INSERT INTO executors(id, kind, name, capabilities, registered_ms, draining) "
+                  "VALUES(?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET kind = excluded.kind, "
+                  "name = excluded.name, capabilities = excluded.capabilities"));
+  s->BindText(1, id)
+      .BindInt64(2, request.kind())
+      .BindText(3, request.name())
+      .BindBlob(4, request.capabilities().SerializeAsString())
+      .BindInt64(5, e.info.registered_unix_ms())
+      .BindBool(6, draining);
+  PTXB_RETURN_IF_ERROR(s->Run());
+  v1::RegisterResponse response;
+  response.set_executor_id(id);
+  response.set_lease_ttl_ms(absl::ToInt64Milliseconds(options_.lease_ttl));
+  response.set_heartbeat_interval_ms(absl::ToInt64Milliseconds(options_.heartbeat_interval));
+  return response;
+}
+
+absl::Status ExecutorRegistry::Drain(const std::string& executor_id) {
+  auto it = executors_.find(executor_id);
+  if (it == executors_.end()) {
+    return absl::NotFoundError(absl::StrCat("unknown executor '", executor_id, "'"));
+  }
+  PTXB_ASSIGN_OR_RETURN(storage::Statement * s,
+                        db_->Cached("UPDATE executors SET draining = 1 WHERE id = ?"));
+  s->BindText(1, executor_id);
+  PTXB_RETURN_IF_ERROR(s->Run());
+  it->second.info.set_draining(true);
+  return absl::OkStatus();
+}
+
+ExecutorRegistry::Executor* ExecutorRegistry::Find(const std::string& executor_id) {
+  auto it = executors_.find(executor_id);
+  return it == executors_.end() ? nullptr : &it->second;
+}
+
+bool ExecutorRegistry::IsKnown(const std::string& executor_id) const {
+  return executors_.count(executor_id) > 0;
+}
+
+bool ExecutorRegistry::IsDraining(const std::string& executor_id) const {
+  auto it = executors_.find(executor_id);
+  return it != executors_.end() && it->second.info.draining();
+}
+
+std::string ExecutorRegistry::Status(const Executor& e, absl::Time now) const {
+  if (absl::ToUnixMillis(now) - e.info.last_seen_unix_ms() >
+      absl::ToInt64Milliseconds(options_.lost_after)) {
+    return "lost";
+  }
+  return e.info.draining() ? "draining" : "active";
+}
+
+std::vector<v1::ExecutorInfo> ExecutorRegistry::List(absl::Time now) const {
+  std::vector<v1::ExecutorInfo> out;
+  for (const auto& [id, e] : executors_) {
+    v1::ExecutorInfo info = e.info;
+    info.set_leases(static_cast<int32_t>(e.tasks.size()));
+    info.set_status(Status(e, now));
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
+}  // namespace ptxbench::scheduler

@@ -1,0 +1,71 @@
+#ifndef PTXBENCH_SCHEDULER_EXECUTOR_REGISTRY_H_
+#define PTXBENCH_SCHEDULER_EXECUTOR_REGISTRY_H_
+
+// The executors (gateways and workers) the scheduler knows: registration,
+// draining, liveness and the tasks each one holds. Registrations and drains
+// are kept in the executors table so they survive a restart; liveness and
+// held tasks live in memory only (Core::Load rebuilds the held tasks from
+// the leases). Internal to the scheduler.
+//
+// Threading: as Core, which owns it (the writer thread, or one test thread).
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "ptxbench/v1/client.pb.h"
+#include "ptxbench/v1/executor.pb.h"
+#include "storage/database.h"
+
+namespace ptxbench::scheduler {
+
+class ExecutorRegistry {
+ public:
+  struct Options {
+    absl::Duration lease_ttl;
+    absl::Duration heartbeat_interval;
+    // An executor not seen for this long is "lost".
+    absl::Duration lost_after;
+  };
+  struct Executor {
+    ptxbench::v1::ExecutorInfo info;
+    std::set<int64_t> tasks;  // the tasks it holds a lease on
+  };
+
+  ExecutorRegistry(storage::Database* db, Options options) : db_(db), options_(options) {}
+
+  // Reads the registered executors; each counts as seen at `now` (its
+  // heartbeats could not reach a stopped scheduler).
+  absl::Status Load(absl::Time now);
+  // Registers (or re-registers) an executor; INVALID_ARGUMENT for a kind
+  // other than WORKER or GATEWAY. A re-registered executor stays draining.
+  absl::StatusOr<ptxbench::v1::RegisterResponse> Register(
+      const ptxbench::v1::RegisterRequest& request, absl::Time now);
+  // NOT_FOUND for an unknown executor.
+  absl::Status Drain(const std::string& executor_id);
+
+  // nullptr for an unknown executor.
+  Executor* Find(const std::string& executor_id);
+  // The executor holding a lease, created when unknown (a lease found by
+  // Load whose executor never registered again).
+  Executor& Holder(const std::string& executor_id) { return executors_[executor_id]; }
+  bool IsKnown(const std::string& executor_id) const;
+  bool IsDraining(const std::string& executor_id) const;
+  // "active", "draining" or "lost".
+  std::string Status(const Executor& e, absl::Time now) const;
+  std::vector<ptxbench::v1::ExecutorInfo> List(absl::Time now) const;
+  const std::map<std::string, Executor>& all() const { return executors_; }
+
+ private:
+  storage::Database* db_;
+  Options options_;
+  std::map<std::string, Executor> executors_;
+};
+
+}  // namespace ptxbench::scheduler
+
+#endif  // PTXBENCH_SCHEDULER_EXECUTOR_REGISTRY_H_

@@ -1,0 +1,174 @@
+// A database written by an earlier scheduler (scheduler/testdata/README.md
+// says which and how) opens with this code, and its experiment, stopped with
+// work done, leased and queued, runs to the end.
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "scheduler/core.h"
+#include "scheduler/core_test_util.h"
+#include "scheduler/schema.h"
+#include "scheduler/transitions.h"
+
+namespace ptxbench::scheduler {
+namespace {
+
+namespace fs = std::filesystem;
+namespace v1 = ::ptxbench::v1;
+
+class MainDatabaseTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(::testing::TempDir()) / absl::StrCat("main_db_", getpid());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    fs::copy_file(fs::path(PTXB_SCHEDULER_TESTDATA) / "main-b7540e7.db", dir_ / "ptxbench.db");
+    auto db = OpenSchedulerDatabase((dir_ / "ptxbench.db").string());
+    ASSERT_TRUE(db.ok()) << db.status();
+    db_ = *std::move(db);
+  }
+  void TearDown() override {
+    core_.reset();
+    db_.reset();
+    fs::remove_all(dir_);
+  }
+
+  int64_t Count(const std::string& sql) { return QueryInt(*db_, sql); }
+
+  std::map<std::string, v1::TrajectoryState> States() {
+    std::map<std::string, v1::TrajectoryState> out;
+    auto s = db_->Prepare("SELECT id, state FROM trajectories");
+    EXPECT_TRUE(s.ok());
+    while (*s->Step()) out[s->ColumnText(0)] = static_cast<v1::TrajectoryState>(s->ColumnInt64(1));
+    return out;
+  }
+
+  std::string Register(v1::ExecutorKind kind) {
+    v1::RegisterRequest r;
+    r.set_kind(kind);
+    r.set_name("after-upgrade");
+    r.mutable_capabilities()->set_serves_any_model(true);
+    r.mutable_capabilities()->set_simulated(true);
+    auto* gpu = r.mutable_capabilities()->add_gpus();
+    gpu->set_model("Simulated H200");
+    gpu->set_healthy(true);
+    auto response = core_->Register(r);
+    EXPECT_TRUE(response.ok()) << response.status();
+    return response->executor_id();
+  }
+
+  fs::path dir_;
+  FakeClock clock_;
+  std::unique_ptr<storage::Database> db_;
+  std::unique_ptr<Core> core_;
+};
+
+TEST_F(MainDatabaseTest, ItsExperimentRunsToTheEnd) {
+  // The fixture was stopped part-way: some work done, some leased by
+  // executors that died with it, some still queued.
+  const std::map<std::string, v1::TrajectoryState> before = States();
+  ASSERT_GE(before.size(), 4u);
+  int terminal = 0, live = 0;
+  for (const auto& [id, state] : before) (IsTerminal(state) ? terminal : live)++;
+  ASSERT_GT(terminal, 0) << "the fixture has finished trajectories";
+  ASSERT_GT(live, 0) << "and unfinished ones";
+  ASSERT_GT(Count(absl::StrCat("SELECT count(*) FROM tasks WHERE state = ",
+                               SqlValue(TaskState::kLeased))),
+            0);
+  ASSERT_GT(Count(absl::StrCat("SELECT count(*) FROM tasks WHERE state = ",
+                               SqlValue(TaskState::kQueued))),
+            0);
+
+  // Restarted right after it stopped: the leases it recorded still run.
+  clock_.Set(absl::FromUnixMillis(Count("SELECT max(updated_ms) FROM trajectories")));
+  CoreOptions options;
+  options.lease_ttl = absl::Seconds(30);
+  core_ = std::make_unique<Core>(db_.get(), &clock_, options);
+  ASSERT_TRUE(core_->Load().ok());
+  const std::string gw = Register(v1::GATEWAY);
+  const std::string wk = Register(v1::WORKER);
+
+  // Simulated executors: every answer holds a kernel that passes at 2x.
+  for (int round = 0; round < 1000; ++round) {
+    bool worked = false;
+    for (const std::string& executor : {gw, wk}) {
+      auto task = core_->TryLease(executor);
+      ASSERT_TRUE(task.ok()) << task.status();
+      if (!task->has_value()) continue;
+      worked = true;
+      v1::CompleteRequest c;
+      *c.mutable_lease() = (*task)->lease();
+      if ((*task)->kind() == v1::LLM) {
+        c.mutable_llm()->set_text(kKernelAnswer);
+        c.mutable_llm()->set_finish_reason("stop");
+        c.mutable_llm()->set_simulated(true);
+      } else {
+        c.mutable_eval()->set_status(v1::PASSED);
+        c.mutable_eval()->set_all_passed(true);
+        c.mutable_eval()->set_min_speedup(2.0);
+        c.mutable_eval()->set_simulated(true);
+        v1::WorkloadTrace* trace = c.mutable_eval()->add_traces();
+        trace->set_status(v1::PASSED);
+        trace->set_speedup(2.0);
+      }
+      absl::Status done = core_->Complete(c);
+      ASSERT_TRUE(done.ok()) << done;
+    }
+    if (!worked) {
+      // The leases of the dead executors expire; their tasks come back.
+      clock_.Advance(absl::Seconds(31));
+      ASSERT_TRUE(core_->Tick().ok());
+    }
+    if (Count(absl::StrCat("SELECT count(*) FROM tasks WHERE ", LiveTaskCondition("state"))) == 0) {
+      break;
+    }
+  }
+
+  const std::map<std::string, v1::TrajectoryState> after = States();
+  ASSERT_EQ(after.size(), before.size());
+  for (const auto& [id, state] : after) {
+    if (IsTerminal(before.at(id))) {
+      EXPECT_EQ(state, before.at(id)) << id << " was finished and stays so";
+    } else {
+      EXPECT_EQ(state, v1::SUBMITTED) << id << " met its target";
+    }
+  }
+  EXPECT_EQ(Count(absl::StrCat("SELECT count(*) FROM tasks WHERE ", LiveTaskCondition("state"))),
+            0);
+  EXPECT_GT(Count("SELECT count(*) FROM events WHERE kind = 'task.expired'"), 0)
+      << "the leases held when it stopped expired and were run again";
+}
+
+// Every table and index, as SQL text, by name.
+std::map<std::string, std::string> Schema(storage::Database& db) {
+  std::map<std::string, std::string> out;
+  auto s = db.Prepare("SELECT name, sql FROM sqlite_master WHERE sql IS NOT NULL");
+  EXPECT_TRUE(s.ok()) << s.status();
+  while (*s->Step()) out[s->ColumnText(0)] = s->ColumnText(1);
+  return out;
+}
+
+TEST_F(MainDatabaseTest, ANewDatabaseHasTheSameSchemaText) {
+  auto fresh = OpenSchedulerDatabase((dir_ / "fresh.db").string());
+  ASSERT_TRUE(fresh.ok()) << fresh.status();
+  ASSERT_GE(Schema(*db_).size(), 8u) << "tables and indexes of the fixture";
+  EXPECT_EQ(Schema(**fresh), Schema(*db_));
+  EXPECT_EQ(QueryInt(**fresh, "PRAGMA user_version"), QueryInt(*db_, "PRAGMA user_version"));
+}
+
+// The live-task queries spell the states so that SQLite can use tasks_live.
+TEST_F(MainDatabaseTest, LiveTaskQueriesUseThePartialIndex) {
+  auto s = db_->Prepare(absl::StrCat("EXPLAIN QUERY PLAN SELECT rowid FROM tasks WHERE ",
+                                     LiveTaskCondition("state")));
+  ASSERT_TRUE(s.ok()) << s.status();
+  std::string plan;
+  while (*s->Step()) plan += s->ColumnText(3) + "\n";
+  EXPECT_NE(plan.find("tasks_live"), std::string::npos) << plan;
+}
+
+}  // namespace
+}  // namespace ptxbench::scheduler
