@@ -127,7 +127,8 @@ std::string ExitStatus::Describe() const {
 absl::StatusOr<Process> Process::Spawn(const SpawnOptions& options) {
   if (options.argv.empty()) return absl::InvalidArgumentError("cannot spawn a process: empty argv");
   if (options.output == SpawnOptions::Output::kDescriptor && options.output_fd < 0) {
-    return absl::InvalidArgumentError("cannot spawn a process: Output::kDescriptor without a descriptor");
+    return absl::InvalidArgumentError(
+        "cannot spawn a process: Output::kDescriptor without a descriptor");
   }
   std::vector<char*> argv;
   for (const std::string& a : options.argv) argv.push_back(const_cast<char*>(a.c_str()));

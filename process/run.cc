@@ -37,10 +37,9 @@ absl::StatusOr<RunResult> Run(const RunOptions& options) {
     }
     // Never long: the child may end without closing a pipe that a
     // grandchild still holds.
-    output.Await(result.timed_out
-                     ? absl::Milliseconds(10)
-                     : std::clamp(deadline - absl::Now(), absl::Milliseconds(1),
-                                  absl::Milliseconds(50)));
+    output.Await(result.timed_out ? absl::Milliseconds(10)
+                                  : std::clamp(deadline - absl::Now(), absl::Milliseconds(1),
+                                               absl::Milliseconds(50)));
   }
   // Stragglers that outlived the child go too.
   child->SignalGroup(SIGKILL);
@@ -50,8 +49,8 @@ absl::StatusOr<RunResult> Run(const RunOptions& options) {
   result.output = output.Take();
   result.elapsed = absl::Now() - start;
   if (result.timed_out) {
-    absl::StrAppend(&result.output, "\n[killed: deadline of ", absl::FormatDuration(options.deadline),
-                    " exceeded]\n");
+    absl::StrAppend(&result.output, "\n[killed: deadline of ",
+                    absl::FormatDuration(options.deadline), " exceeded]\n");
   }
   return result;
 }
