@@ -154,7 +154,7 @@ int Run() {
                          {"price", {{"input_per_mtok", 1.0}, {"output_per_mtok", 1.0}}}}}}}}
           .dump());
   const auto gateway_started = Clock::now();
-  testing::Child& gateway = c.AddRealGateway({"--models", registry, "--serve", "fake-model",
+  process::Process& gateway = c.AddRealGateway({"--models", registry, "--serve", "fake-model",
                                               "--slots", std::to_string(slots),
                                               "--call-timeout-s", "120"});
   const pid_t pid = gateway.pid();

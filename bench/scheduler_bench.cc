@@ -39,7 +39,8 @@
 #include "grpcpp/create_channel.h"
 #include "ptxbench/v1/client.grpc.pb.h"
 #include "ptxbench/v1/executor.grpc.pb.h"
-#include "tests/process.h"
+#include "testing/process.h"
+#include "testing/unused_port.h"
 
 ABSL_FLAG(int, executors, 1000, "concurrent simulated executors");
 ABSL_FLAG(std::string, queued, "100000,1000000", "trajectories queued per scenario");
@@ -258,9 +259,9 @@ int RunScenario(int64_t queued) {
   const std::string dir = absl::StrCat("/tmp/ptxb_bench_", getpid(), "_", queued);
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
-  const int port = testing::FreePort();
+  const int port = testing::UnusedPort();
   const std::string address = absl::StrCat("127.0.0.1:", port);
-  testing::Child scheduler = testing::Child::Spawn(
+  process::Process scheduler = testing::SpawnLogged(
       {absl::GetFlag(FLAGS_scheduler_bin), "--listen", address, "--data-dir", dir,
        "--max-trajectories", "5000000", "--model-inflight-cap", "100000",
        "--stats-interval-s", "2"},

@@ -15,13 +15,13 @@
 #include "absl/strings/str_split.h"
 #include "cli/interrupt.h"
 #include "cli/testing/fake_client_service.h"
-#include "cli/testing/unused_port.h"
 #include "gmock/gmock.h"
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server.h"
 #include "grpcpp/server_builder.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "testing/unused_port.h"
 
 namespace ptxbench::cli {
 namespace {
@@ -131,7 +131,7 @@ TEST_F(CliTest, SubmitErrors) {
 }
 
 TEST_F(CliTest, UnreachableSchedulerIsOneClearLine) {
-  const std::string closed = absl::StrCat("127.0.0.1:", fakes::UnusedPort());
+  const std::string closed = absl::StrCat("127.0.0.1:", testing::UnusedPort());
   Result r = Run({"status", "--scheduler", closed, "--timeout", "2"});
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.out, "");

@@ -1,11 +1,11 @@
 #ifndef PTXBENCH_CLI_SUPERVISOR_H_
 #define PTXBENCH_CLI_SUPERVISOR_H_
 
-// The child processes of `ptxbench up`. Each child runs in its own process
-// group (so Ctrl-C in the terminal reaches only ptxbench, which then stops
-// the children in order), gets SIGTERM if ptxbench itself dies, reads
-// /dev/null and appends stdout and stderr to its log file. Not thread-safe:
-// one thread owns a Supervisor.
+// The child processes of `ptxbench up` (started by process::Process). Each
+// child runs in its own process group (so Ctrl-C in the terminal reaches only
+// ptxbench, which then stops the children in order), gets SIGTERM if
+// ptxbench itself dies, reads /dev/null and appends stdout and stderr to its
+// log file. Not thread-safe: one thread owns a Supervisor.
 
 #include <sys/types.h>
 
@@ -14,6 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "process/process.h"
 
 namespace ptxbench::cli {
 
@@ -59,8 +60,7 @@ class Supervisor {
  private:
   struct Child {
     ChildSpec spec;
-    pid_t pid = -1;
-    bool running = false;
+    process::Process process;
   };
 
   // Waits until none of `which` runs or `deadline`; reaps them.
@@ -68,9 +68,6 @@ class Supervisor {
 
   std::vector<Child> children_;
 };
-
-// "exited with code 2" / "was killed by signal 9 (Killed)" for a wait status.
-std::string DescribeWaitStatus(int wait_status);
 
 }  // namespace ptxbench::cli
 

@@ -12,9 +12,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "cli/cli.h"
-#include "cli/testing/unused_port.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "testing/unused_port.h"
 
 namespace ptxbench::cli {
 namespace {
@@ -45,7 +45,7 @@ class UpTest : public ::testing::Test {
     fs::remove_all(root_);
     fs::create_directories(root_ / "bin");
     data_dir_ = (root_ / "data").string();
-    listen_ = absl::StrCat("127.0.0.1:", fakes::UnusedPort());
+    listen_ = absl::StrCat("127.0.0.1:", testing::UnusedPort());
     spec_ = (root_ / "spec.json").string();
     std::ofstream(spec_) << R"({"name": "quickstart"})";
   }

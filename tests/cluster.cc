@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "testing/unused_port.h"
 
 namespace ptxbench::testing {
 namespace {
@@ -26,13 +27,13 @@ std::string Binary(const char* built) {
 
 Cluster::Cluster(const std::string& name)
     : dir_(::testing::TempDir() + "/ptxb_" + name + "_" + std::to_string(getpid())),
-      port_(FreePort()) {
+      port_(UnusedPort()) {
   std::filesystem::remove_all(dir_);
   std::filesystem::create_directories(dir_);
 }
 
 Cluster::~Cluster() {
-  for (auto& e : executors_) e->KillNow();
+  for (auto& e : executors_) e->Kill();
   if (scheduler_.running()) {
     scheduler_.Signal(SIGTERM);
     scheduler_.Wait();
@@ -46,7 +47,7 @@ bool Cluster::StartScheduler(const std::vector<std::string>& extra) {
   std::filesystem::remove(addr_file);
   std::vector<std::string> argv = {Binary(PTXB_SCHEDULER_BIN), "--listen", address(), "--data-dir", dir_};
   argv.insert(argv.end(), extra.begin(), extra.end());
-  scheduler_ = Child::Spawn(argv, dir_ + "/scheduler.log");
+  scheduler_ = SpawnLogged(argv, dir_ + "/scheduler.log");
   for (int i = 0; i < 300; ++i) {
     if (std::filesystem::exists(addr_file)) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -54,34 +55,34 @@ bool Cluster::StartScheduler(const std::vector<std::string>& extra) {
   return false;
 }
 
-Child& Cluster::AddWorker(const std::vector<std::string>& extra) {
+process::Process& Cluster::AddWorker(const std::vector<std::string>& extra) {
   std::vector<std::string> argv = {Binary(PTXB_WORKER_BIN), "--scheduler", address(), "--simulate"};
   argv.insert(argv.end(), extra.begin(), extra.end());
-  executors_.push_back(std::make_unique<Child>(
-      Child::Spawn(argv, absl::StrCat(dir_, "/worker", next_executor_++, ".log"))));
+  executors_.push_back(std::make_unique<process::Process>(
+      SpawnLogged(argv, absl::StrCat(dir_, "/worker", next_executor_++, ".log"))));
   return *executors_.back();
 }
 
-Child& Cluster::AddRealWorker(const std::vector<std::string>& extra) {
+process::Process& Cluster::AddRealWorker(const std::vector<std::string>& extra) {
   std::vector<std::string> argv = {Binary(PTXB_WORKER_BIN), "--scheduler", address(), "--cache-dir",
                                    dir_ + "/build-cache"};
   argv.insert(argv.end(), extra.begin(), extra.end());
-  executors_.push_back(std::make_unique<Child>(
-      Child::Spawn(argv, absl::StrCat(dir_, "/worker", next_executor_++, ".log"))));
+  executors_.push_back(std::make_unique<process::Process>(
+      SpawnLogged(argv, absl::StrCat(dir_, "/worker", next_executor_++, ".log"))));
   return *executors_.back();
 }
 
-Child& Cluster::AddGateway(const std::vector<std::string>& extra) {
+process::Process& Cluster::AddGateway(const std::vector<std::string>& extra) {
   std::vector<std::string> args = {"--simulate"};
   args.insert(args.end(), extra.begin(), extra.end());
   return AddRealGateway(args);
 }
 
-Child& Cluster::AddRealGateway(const std::vector<std::string>& extra) {
+process::Process& Cluster::AddRealGateway(const std::vector<std::string>& extra) {
   std::vector<std::string> argv = {Binary(PTXB_GATEWAY_BIN), "--scheduler", address()};
   argv.insert(argv.end(), extra.begin(), extra.end());
-  executors_.push_back(std::make_unique<Child>(
-      Child::Spawn(argv, absl::StrCat(dir_, "/gateway", next_executor_++, ".log"))));
+  executors_.push_back(std::make_unique<process::Process>(
+      SpawnLogged(argv, absl::StrCat(dir_, "/gateway", next_executor_++, ".log"))));
   return *executors_.back();
 }
 

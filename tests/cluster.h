@@ -9,8 +9,9 @@
 #include <vector>
 
 #include "nlohmann/json.hpp"
+#include "process/process.h"
 #include "storage/database.h"
-#include "tests/process.h"
+#include "testing/process.h"
 
 namespace ptxbench::testing {
 
@@ -26,13 +27,13 @@ class Cluster {
   // Starts (or restarts, on the same database and port) the scheduler and
   // waits until it serves. Extra flags are appended.
   bool StartScheduler(const std::vector<std::string>& extra = {});
-  void KillScheduler() { scheduler_.KillNow(); }
-  Child& AddWorker(const std::vector<std::string>& extra = {});
+  void KillScheduler() { scheduler_.Kill(); }
+  process::Process& AddWorker(const std::vector<std::string>& extra = {});
   // A real (not simulated) worker: on a machine without a GPU, compile-only.
-  Child& AddRealWorker(const std::vector<std::string>& extra = {});
-  Child& AddGateway(const std::vector<std::string>& extra = {});  // --simulate
+  process::Process& AddRealWorker(const std::vector<std::string>& extra = {});
+  process::Process& AddGateway(const std::vector<std::string>& extra = {});  // --simulate
   // A gateway calling real providers (tests point it at fake servers).
-  Child& AddRealGateway(const std::vector<std::string>& extra = {});
+  process::Process& AddRealGateway(const std::vector<std::string>& extra = {});
 
   // `ptxbench --scheduler ADDR args...`
   CommandResult Cli(const std::vector<std::string>& args) const;
@@ -53,8 +54,8 @@ class Cluster {
  private:
   std::string dir_;
   int port_;
-  Child scheduler_;
-  std::vector<std::unique_ptr<Child>> executors_;
+  process::Process scheduler_;
+  std::vector<std::unique_ptr<process::Process>> executors_;
   int next_executor_ = 0;
 };
 

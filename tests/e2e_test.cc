@@ -240,7 +240,7 @@ TEST(EndToEndTest, WorkerKilledHoldingALeaseIsReplacedAndItsLateReportRejected) 
   Cluster c("e2e_worker_kill");
   ASSERT_TRUE(c.StartScheduler(kFastLeases)) << c.SchedulerLogTail();
   c.AddGateway({"--latency-ms", "5"});
-  Child& slow = c.AddWorker({"--latency-ms", "600000", "--slots", "1"});
+  process::Process& slow = c.AddWorker({"--latency-ms", "600000", "--slots", "1"});
   std::string exp = c.Submit(c.WriteFile("one.json", R"({"name": "one",
     "models": ["m"], "definitions": ["gemm_n7168_k5120"], "prompt_tags": ["ptxb-no-hint"],
     "samples": 1, "num_turns": 1, "target_speedup": 1.0})"));
@@ -260,7 +260,7 @@ TEST(EndToEndTest, WorkerKilledHoldingALeaseIsReplacedAndItsLateReportRejected) 
     }
   }
   ASSERT_FALSE(lease_id.empty()) << c.SchedulerLogTail();
-  slow.KillNow();  // kill -9 while it holds the lease
+  slow.Kill();  // kill -9 while it holds the lease
   c.AddWorker({"--latency-ms", "5"});
 
   nlohmann::json status = c.WaitFinished(exp, 60);

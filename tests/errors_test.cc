@@ -9,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
+#include "testing/unused_port.h"
 #include "tests/cluster.h"
 #include "workloads/testing/datasets.h"
 
@@ -53,7 +54,7 @@ TEST(BadInputTest, SchedulerRefusesANewerSchema) {
 
 TEST(BadInputTest, UnreachableSchedulerIsOneLineAndExitOne) {
   CommandResult r = RunCommand(
-      {PTXB_CLI_BIN, "--scheduler", "127.0.0.1:" + std::to_string(FreePort()), "--timeout", "2",
+      {PTXB_CLI_BIN, "--scheduler", "127.0.0.1:" + std::to_string(UnusedPort()), "--timeout", "2",
        "status"},
       /*merge_stderr=*/true);
   EXPECT_EQ(r.exit_code, 1);

@@ -51,7 +51,7 @@ TEST(GatewayCrashTest, LostCallsAreAskedAgainAndAnsweredOnce) {
                     {{"price", {{"input_per_mtok", 2.0}, {"output_per_mtok", 8.0}}}});
   const std::vector<std::string> gateway_flags = {"--models", registry, "--serve", "fake-model",
                                                   "--slots", "128"};
-  Child& first = c.AddRealGateway(gateway_flags);
+  process::Process& first = c.AddRealGateway(gateway_flags);
   const std::string exp = SubmitSpec(c, "gateway-crash", "fake-model", kCalls, 1);
   ASSERT_FALSE(exp.empty()) << c.SchedulerLogTail();
 
@@ -59,7 +59,7 @@ TEST(GatewayCrashTest, LostCallsAreAskedAgainAndAnsweredOnce) {
       << "only " << server.InFlight() << " calls in flight\n"
       << Tail(c.dir() + "/gateway0.log");
   EXPECT_EQ(server.InFlight(), kCalls) << "more calls than tasks";
-  first.KillNow();
+  first.Kill();
   // The first wave's answers go to a dead client; everything after it is
   // answered at once.
   gate->Open();

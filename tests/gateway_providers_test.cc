@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "agent_gateway/testing/fake_model_server.h"
-#include "cli/testing/unused_port.h"
 #include "gtest/gtest.h"
+#include "testing/unused_port.h"
 #include "tests/cluster.h"
 #include "tests/gateway_test_util.h"
 
@@ -204,7 +204,7 @@ class GatewayProviderTest : public ::testing::TestWithParam<Shape> {
     const std::string registry = WriteRegistry(
         cluster_, "fake-model", shape_.provider, shape_.base_url(server_.root()), shape_.key_env,
         {{"price", {{"input_per_mtok", 2.0}, {"output_per_mtok", 8.0}, {"cached_input_per_mtok", 0.5}}}});
-    status_port_ = ::ptxbench::cli::fakes::UnusedPort();
+    status_port_ = UnusedPort();
     cluster_.AddRealGateway({"--models", registry, "--serve", "fake-model", "--slots", "4",
                              "--status-listen", "127.0.0.1:" + std::to_string(status_port_)});
   }

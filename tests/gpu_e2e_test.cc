@@ -9,7 +9,7 @@
 #include "common/data_dir.h"
 #include "gtest/gtest.h"
 #include "tests/cluster.h"
-#include "worker/gpu/gpu_test_util.h"
+#include "testing/require_gpu.h"
 
 namespace ptxbench::testing {
 namespace {

@@ -15,7 +15,7 @@
 #include "common/data_dir.h"
 #include "common/file.h"
 #include "common/hash.h"
-#include "worker/gpu/gpu_test_util.h"
+#include "testing/require_gpu.h"
 #include "worker/gpu_eval.h"
 #include "worker/runner/job.h"
 #include "worker/sandbox.h"

@@ -255,7 +255,7 @@ v1::EvalResult GpuEvaluator::Run(const v1::EvalRequest& request, CompiledKernel 
   // A runner that crashed or hung leaves the workload it was on with the way
   // it died; one that stopped because the candidate broke the CUDA context
   // wrote that workload's trace itself. Workloads after either were not run.
-  const SubprocessResult& p = outcome->process;
+  const process::RunResult& p = outcome->process;
   // (A candidate that calls exit(3) itself leaves its workload unfinished.)
   const bool context_lost =
       p.exited && p.exit_code == runner::kRunnerContextLost && out.unfinished.empty();

@@ -11,7 +11,7 @@
 #include "common/file.h"
 #include "common/data_dir.h"
 #include "common/hash.h"
-#include "worker/gpu/gpu_test_util.h"
+#include "testing/require_gpu.h"
 #include "worker/gpu_eval.h"
 #include "workloads/registry.h"
 

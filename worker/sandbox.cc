@@ -61,7 +61,7 @@ absl::StatusOr<SandboxOutcome> RunSandboxed(const SandboxOptions& options) {
     out << content;
     if (!out) return absl::InternalError(absl::StrCat("cannot write ", name, " for the runner"));
   }
-  SubprocessOptions run;
+  process::RunOptions run;
   for (const std::string& arg : options.argv) {
     run.argv.push_back(absl::StrReplaceAll(arg, {{"{dir}", pattern}}));
   }
@@ -71,11 +71,11 @@ absl::StatusOr<SandboxOutcome> RunSandboxed(const SandboxOptions& options) {
   run.rlimits = {{RLIMIT_CORE, 0},
                  {RLIMIT_FSIZE, options.max_file_bytes},
                  {RLIMIT_NOFILE, options.max_open_files}};
-  absl::StatusOr<SubprocessResult> result = RunSubprocess(run);
+  absl::StatusOr<process::RunResult> result = process::Run(run);
   if (!result.ok()) return result.status();
   outcome.process = *std::move(result);
 
-  const SubprocessResult& p = outcome.process;
+  const process::RunResult& p = outcome.process;
   if (p.timed_out) {
     outcome.status = v1::TIMEOUT;
     outcome.diagnostic = absl::StrCat("did not finish within ", absl::FormatDuration(options.deadline),

@@ -24,7 +24,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "ptxbench/v1/common.pb.h"
-#include "worker/compile/subprocess.h"
+#include "process/run.h"
 
 namespace ptxbench::worker {
 
@@ -46,7 +46,7 @@ struct SandboxOptions {
 };
 
 struct SandboxOutcome {
-  SubprocessResult process;
+  process::RunResult process;
   // EVAL_STATUS_UNSPECIFIED after a clean exit; else TIMEOUT or RUNTIME_ERROR.
   ptxbench::v1::EvalStatus status = ptxbench::v1::EVAL_STATUS_UNSPECIFIED;
   std::string diagnostic;  // why, with the tail of the child's output

@@ -9,7 +9,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "worker/compile/subprocess.h"
+#include "process/run.h"
 
 namespace ptxbench::worker {
 namespace {
@@ -62,11 +62,11 @@ TorchProbe ProbeTorch(const std::string& torch_python, absl::Duration deadline) 
     probe.why_not = "no python3 on PATH (--torch-python auto); pass --torch-python PATH";
     return probe;
   }
-  SubprocessOptions options;
+  process::RunOptions options;
   options.argv = {probe.python, "-c", kProbe};
   options.deadline = deadline;
   options.max_output_bytes = 64 << 10;
-  absl::StatusOr<SubprocessResult> run = RunSubprocess(options);
+  absl::StatusOr<process::RunResult> run = process::Run(options);
   if (!run.ok()) {
     probe.why_not = std::string(run.status().message());
   } else if (run->timed_out) {

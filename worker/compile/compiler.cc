@@ -19,13 +19,13 @@
 #include "common/hash.h"
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
+#include "process/run.h"
 #include "worker/compile/library_check.h"
 #include "worker/compile/ptx_census.h"
 #include "worker/compile/ptxas_log.h"
 #include "sandbox/command.h"
 #include "sandbox/view.h"
 #include "worker/compile/submission.h"
-#include "worker/compile/subprocess.h"
 #include "worker/compile/trampoline.h"
 
 namespace ptxbench::worker {
@@ -197,11 +197,11 @@ absl::StatusOr<StepResult> RunStep(const CompilerOptions& o, const std::vector<s
     step = {r.ok(), r.outcome.timed_out, r.outcome.memory_exceeded,
             r.outcome.processes_exceeded, std::move(r.output)};
   } else {
-    SubprocessOptions opts;
+    process::RunOptions opts;
     opts.argv = argv;
     opts.cwd = dir;
     opts.deadline = left;
-    PTXB_ASSIGN_OR_RETURN(SubprocessResult r, RunSubprocess(opts));
+    PTXB_ASSIGN_OR_RETURN(process::RunResult r, process::Run(opts));
     step = {r.ok(), r.timed_out, false, false, std::move(r.output)};
   }
   absl::StrAppend(log, "$ ", absl::StrJoin(argv, " "), "\n", step.output);
@@ -244,10 +244,10 @@ absl::StatusOr<std::string> Compiler::ToolkitVersion(const std::string& nvcc) {
   if (access(nvcc.c_str(), X_OK) != 0) {
     return absl::FailedPreconditionError(absl::StrCat("CUDA tool not found: ", nvcc));
   }
-  SubprocessOptions opts;
+  process::RunOptions opts;
   opts.argv = {nvcc, "--version"};
   opts.deadline = absl::Seconds(30);
-  PTXB_ASSIGN_OR_RETURN(SubprocessResult r, RunSubprocess(opts));
+  PTXB_ASSIGN_OR_RETURN(process::RunResult r, process::Run(opts));
   if (!r.ok()) {
     return absl::FailedPreconditionError(
         absl::StrCat(nvcc, " --version failed: ", r.output.substr(0, 500)));

@@ -7,7 +7,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "worker/compile/subprocess.h"
+#include "process/run.h"
 
 namespace ptxbench::worker {
 namespace {
@@ -69,11 +69,11 @@ TEST(LibraryCheckTest, ElfLinkedAgainstCublasIsFound) {
   std::ofstream(dir + "/lib.cc")
       << "extern \"C\" int cublasCreate_v2(void**);\n"
          "extern \"C\" int f() { void* h; return cublasCreate_v2(&h); }\n";
-  SubprocessOptions opts;
+  process::RunOptions opts;
   opts.argv = {kCxx,       "-shared", "-fPIC", "lib.cc", "-L/usr/local/cuda/lib64",
                "-lcublas", "-o",      "lib.so"};
   opts.cwd = dir;
-  auto built = RunSubprocess(opts);
+  auto built = process::Run(opts);
   ASSERT_TRUE(built.ok()) << built.status();
   ASSERT_TRUE(built->ok()) << built->output;
   auto use = DetectLibraryInElf(dir + "/lib.so");

@@ -12,7 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "worker/gpu/cupti_span.h"
-#include "worker/gpu/gpu_test_util.h"
+#include "testing/require_gpu.h"
 
 namespace ptxbench::gpu {
 namespace {

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <vector>
 
-#include "worker/gpu/gpu_test_util.h"
+#include "testing/require_gpu.h"
 #include "workloads/reference/device_buffer.h"
 
 namespace ptxbench::runner {

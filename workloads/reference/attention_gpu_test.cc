@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "absl/types/span.h"
-#include "worker/gpu/gpu_test_util.h"
+#include "testing/require_gpu.h"
 #include "workloads/reference/attention_reference.h"
 #include "workloads/reference/compare.h"
 #include "workloads/reference/device_buffer.h"

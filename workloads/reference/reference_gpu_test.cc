@@ -1,4 +1,4 @@
-// GPU tests of the references; built into gpu_test (worker/gpu).
+// GPU tests of the references.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "worker/gpu/gpu_test_util.h"
+#include "testing/require_gpu.h"
 #include "workloads/reference/device_buffer.h"
 #include "workloads/reference/device_compare.h"
 #include "workloads/reference/gemm_reference.h"

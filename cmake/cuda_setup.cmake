@@ -1,5 +1,5 @@
-# Included by every directory that builds CUDA code (worker/gpu,
-# workloads/reference, bench/gpu). Enables CUDA only where a compiler exists,
+# Included by every directory that builds CUDA code or GPU tests (worker/gpu,
+# worker/runner, worker, workloads/reference, bench/gpu). Enables CUDA only where a compiler exists,
 # so the rest of ptxbench configures and builds on machines without one.
 # Sets PTXB_HAVE_CUDA in the including scope.
 if(NOT DEFINED CMAKE_CUDA_COMPILER AND NOT DEFINED ENV{CUDACXX}

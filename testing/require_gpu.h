@@ -1,5 +1,5 @@
-#ifndef PTXBENCH_WORKER_GPU_GPU_TEST_UTIL_H_
-#define PTXBENCH_WORKER_GPU_GPU_TEST_UTIL_H_
+#ifndef PTXBENCH_TESTING_REQUIRE_GPU_H_
+#define PTXBENCH_TESTING_REQUIRE_GPU_H_
 
 // For GPU tests: skip with "no CUDA GPU: <reason>" where discovery finds none,
 // so CPU-only machines (CI) report a skip that says why, not a failure.
@@ -10,23 +10,23 @@
 
 #include "worker/gpu/device_info.h"
 
-namespace ptxbench::gpu {
+namespace ptxbench::testing {
 
 // Empty when a GPU is usable, else the reason there is none.
 inline std::string NoGpuReason() {
-  absl::StatusOr<GpuInventory> inv = DiscoverGpus();
+  absl::StatusOr<gpu::GpuInventory> inv = gpu::DiscoverGpus();
   if (!inv.ok()) return std::string(inv.status().message());
   if (inv->gpus.empty()) return inv->why_none;
   return "";
 }
 
-}  // namespace ptxbench::gpu
+}  // namespace ptxbench::testing
 
 // First statement of every GPU test.
 #define PTXB_REQUIRE_GPU()                                                      \
   do {                                                                          \
-    const std::string ptxb_no_gpu_ = ::ptxbench::gpu::NoGpuReason();            \
+    const std::string ptxb_no_gpu_ = ::ptxbench::testing::NoGpuReason();        \
     if (!ptxb_no_gpu_.empty()) GTEST_SKIP() << "no CUDA GPU: " << ptxb_no_gpu_; \
   } while (0)
 
-#endif  // PTXBENCH_WORKER_GPU_GPU_TEST_UTIL_H_
+#endif  // PTXBENCH_TESTING_REQUIRE_GPU_H_

@@ -1,16 +1,15 @@
-#ifndef PTXBENCH_CLI_TESTING_UNUSED_PORT_H_
-#define PTXBENCH_CLI_TESTING_UNUSED_PORT_H_
+#include "testing/unused_port.h"
 
-// A loopback TCP port nobody listens on (bound, then released), for tests.
-
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-namespace ptxbench::cli::fakes {
+namespace ptxbench::testing {
 
-inline int UnusedPort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+int UnusedPort() {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return 0;
   sockaddr_in addr = {};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -21,6 +20,4 @@ inline int UnusedPort() {
   return ok ? ntohs(addr.sin_port) : 0;
 }
 
-}  // namespace ptxbench::cli::fakes
-
-#endif  // PTXBENCH_CLI_TESTING_UNUSED_PORT_H_
+}  // namespace ptxbench::testing

@@ -1,0 +1,58 @@
+#include "testing/process.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <deque>
+#include <fstream>
+#include <iostream>
+
+#include "absl/strings/str_cat.h"
+#include "process/run.h"
+
+namespace ptxbench::testing {
+
+process::Process SpawnLogged(const std::vector<std::string>& argv, const std::string& log_path) {
+  const int log_fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  process::SpawnOptions options;
+  options.argv = argv;
+  if (log_fd >= 0) {
+    options.output = process::SpawnOptions::Output::kDescriptor;
+    options.output_fd = log_fd;
+  }
+  options.new_process_group = false;
+  absl::StatusOr<process::Process> child = process::Process::Spawn(options);
+  if (!child.ok()) {
+    const std::string why = absl::StrCat(child.status().message(), "\n");
+    if (log_fd >= 0) (void)!write(log_fd, why.data(), why.size());
+    std::cerr << why;
+  }
+  if (log_fd >= 0) close(log_fd);
+  return child.ok() ? *std::move(child) : process::Process();
+}
+
+CommandResult RunCommand(const std::vector<std::string>& argv, bool merge_stderr) {
+  process::RunOptions options;
+  options.argv = argv;
+  options.stderr_with_output = merge_stderr;
+  options.deadline = absl::Minutes(10);
+  options.max_output_bytes = size_t{64} << 20;
+  absl::StatusOr<process::RunResult> run = process::Run(options);
+  if (!run.ok()) return {-1, std::string(run.status().message())};
+  return {run->ShellCode(), std::move(run->output)};
+}
+
+std::string Tail(const std::string& path, int n) {
+  std::ifstream in(path);
+  std::deque<std::string> lines;
+  std::string line;
+  while (std::getline(in, line)) {
+    lines.push_back(line);
+    if (static_cast<int>(lines.size()) > n) lines.pop_front();
+  }
+  std::string out;
+  for (const std::string& l : lines) out += l + "\n";
+  return out;
+}
+
+}  // namespace ptxbench::testing
