@@ -16,7 +16,9 @@
 #include <vector>
 
 #include "agent_gateway/testing/fake_model_server.h"
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "scheduler/schema.h"
 #include "testing/unused_port.h"
 #include "tests/cluster.h"
 #include "tests/gateway_test_util.h"
@@ -354,7 +356,9 @@ TEST_P(GatewayProviderTest, RateLimitIsRetriedAfterRetryAfter) {
   const double gap = std::chrono::duration<double>(seen[1] - seen[0]).count();
   EXPECT_GE(gap, 2.0) << "Retry-After: 2 was not honoured";
   EXPECT_EQ(cluster_.QueryInt("SELECT COUNT(*) FROM events WHERE kind = 'task.retry'"), 1);
-  EXPECT_EQ(cluster_.QueryInt("SELECT SUM(api_failures) FROM tasks WHERE kind = 1"), 1);
+  EXPECT_EQ(cluster_.QueryInt(absl::StrCat("SELECT SUM(api_failures) FROM tasks WHERE kind = ",
+                                           scheduler::SqlValue(scheduler::StepKind::kLlm))),
+            1);
 }
 
 // A bad key ends every trajectory at its first call; the provider's message
