@@ -2,10 +2,10 @@
 #define PTXBENCH_COMMON_JSON_READER_H_
 
 // Strict JSON: the one way ptxbench reads the JSON files it is given
-// (definitions, workload lines, solutions, experiment specs, the model
-// registry, the prompt registry and prompt hubs), so that every one of them
-// refuses the same things and reports them in one shape (docs/FORMATS.md,
-// "Strict JSON errors"). Every error is INVALID_ARGUMENT:
+// (definitions, workload lines, solutions, safetensors headers, experiment
+// specs, the model registry, the prompt registry and prompt hubs), so that
+// every one of them refuses the same things and reports them in one shape
+// (docs/FORMATS.md, "Strict JSON errors"). Every error is INVALID_ARGUMENT:
 //
 //   <file>: <path>: expected <what>, found <value>[; <why>]
 //
@@ -15,8 +15,9 @@
 //            that is not a plain name ([A-Za-z_][A-Za-z0-9_-]*) is quoted:
 //            $.models["gpt-4.1"]
 //   <what>   what would have been accepted there
-//   <value>  the value found, as compact JSON cut after 80 characters, or
-//            `nothing` when a required key is absent
+//   <value>  the value found, as compact JSON cut after 80 characters; or
+//            words where no one value is wrong: `nothing` for an absent
+//            required key, `an unknown key` for a key the format lacks
 //   <why>    when the expectation alone does not say what is wrong
 //
 // Text that is not JSON at all has no path yet; it is named by position:
