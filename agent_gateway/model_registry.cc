@@ -1,134 +1,111 @@
 #include "agent_gateway/model_registry.h"
 
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "common/data_dir.h"
 #include "common/file.h"
-#include "nlohmann/json.hpp"
+#include "common/json_reader.h"
+#include "common/status_macros.h"
 
 namespace ptxbench::agent_gateway {
 namespace {
 
-using nlohmann::json;
+using Json = StrictJson;
 
-class EntryReader {
- public:
-  EntryReader(const std::string& file, const std::string& model) : file_(file), model_(model) {}
+// The optional number `key` of `object` (at `parent`), at least 0, else
+// `fallback`.
+absl::StatusOr<double> OptionalNumber(const JsonReader& r, const Json& object,
+                                      absl::string_view parent, const char* key, double fallback) {
+  const Json* value = JsonReader::Member(object, key);
+  if (value == nullptr) return fallback;
+  return r.NonNegativeNumber(*value, JsonField(parent, key));
+}
 
-  absl::Status Error(absl::string_view field, absl::string_view what) const {
-    return absl::InvalidArgumentError(
-        absl::StrCat(file_, ": model \"", model_, "\": ", field, " ", what));
-  }
-  absl::Status CheckKeys(const json& object, absl::string_view where,
-                         const std::vector<std::string>& allowed) const {
-    for (const auto& [key, value] : object.items()) {
-      if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
-        return Error(absl::StrCat(where, key), absl::StrCat("is not a known field (",
-                                                            absl::StrJoin(allowed, ", "), ")"));
-      }
-    }
-    return absl::OkStatus();
-  }
-  absl::StatusOr<std::string> String(const json& object, const char* key, bool required) const {
-    auto it = object.find(key);
-    if (it == object.end()) {
-      if (required) return Error(key, "is required");
-      return std::string();
-    }
-    if (!it->is_string()) return Error(key, "must be a string");
-    return it->get<std::string>();
-  }
-  absl::StatusOr<double> Number(const json& object, const char* key, double fallback,
-                                const char* where) const {
-    auto it = object.find(key);
-    if (it == object.end()) return fallback;
-    if (!it->is_number() || it->get<double>() < 0) {
-      return Error(absl::StrCat(where, key), "must be a non-negative number");
-    }
-    return it->get<double>();
-  }
+// The object `key` of `entry` (at `at`) with only `known` keys, or nullptr
+// when absent.
+absl::StatusOr<const Json*> OptionalObject(const JsonReader& r, const Json& entry,
+                                           absl::string_view at, const char* key,
+                                           const std::vector<std::string>& known) {
+  const Json* value = JsonReader::Member(entry, key);
+  if (value == nullptr) return nullptr;
+  const std::string path = JsonField(at, key);
+  PTXB_RETURN_IF_ERROR(r.RequireObject(*value, path));
+  PTXB_RETURN_IF_ERROR(r.CheckKeys(*value, path, known, /*allow_comments=*/false));
+  return value;
+}
 
- private:
-  std::string file_, model_;
-};
-
-absl::StatusOr<ModelConfig> ParseEntry(const std::string& file, const std::string& name,
-                                       const json& j) {
-  EntryReader r(file, name);
-  if (!j.is_object()) return r.Error("entry", "must be an object");
-  absl::Status keys = r.CheckKeys(j, "", {"provider", "base_url", "model_id", "api_key_env",
-                                          "params", "price", "limits", "answers_dir", "notes",
-                                          "context_window"});
-  if (!keys.ok()) return keys;
+absl::StatusOr<ModelConfig> ParseEntry(const JsonReader& r, const std::string& name,
+                                       const Json& j) {
+  const std::string at = JsonField("models", name);
+  PTXB_RETURN_IF_ERROR(r.RequireObject(j, at));
+  PTXB_RETURN_IF_ERROR(r.CheckKeys(j, at,
+                                   {"provider", "base_url", "model_id", "api_key_env", "params",
+                                    "price", "limits", "answers_dir", "notes", "context_window"},
+                                   /*allow_comments=*/false));
   ModelConfig m;
   m.name = name;
-  m.origin = file;
-  absl::StatusOr<std::string> s = r.String(j, "provider", true);
-  if (!s.ok()) return s.status();
-  m.provider = *s;
-  if (m.provider != "openai" && m.provider != "anthropic" && m.provider != "gemini" &&
-      m.provider != "scripted") {
-    return r.Error("provider", "must be openai, anthropic, gemini or scripted");
-  }
+  m.origin = r.origin();
+  PTXB_ASSIGN_OR_RETURN(const Json* provider, r.Required(j, at, "provider"));
+  PTXB_ASSIGN_OR_RETURN(m.provider, r.Enum(*provider, JsonField(at, "provider"),
+                                           {"openai", "anthropic", "gemini", "scripted"}));
   const bool scripted = m.provider == "scripted";
   for (auto [key, out, required] :
        {std::tuple{"base_url", &m.base_url, !scripted}, std::tuple{"model_id", &m.model_id, !scripted},
         std::tuple{"api_key_env", &m.api_key_env, false},
         std::tuple{"answers_dir", &m.answers_dir, scripted}}) {
-    s = r.String(j, key, required);
-    if (!s.ok()) return s.status();
-    *out = *s;
-  }
-  absl::StatusOr<double> window = r.Number(j, "context_window", 0, "");
-  if (!window.ok()) return window.status();
-  m.context_window = static_cast<int64_t>(*window);
-  if (auto p = j.find("params"); p != j.end()) {
-    if (!p->is_object()) return r.Error("params", "must be an object");
-    absl::Status k = r.CheckKeys(*p, "params.", {"temperature", "top_p", "max_tokens",
-                                                 "reasoning_effort", "thinking_budget_tokens"});
-    if (!k.ok()) return k;
-    absl::StatusOr<double> t = r.Number(*p, "temperature", 0, "params.");
-    absl::StatusOr<double> top_p = r.Number(*p, "top_p", 0, "params.");
-    absl::StatusOr<double> max_tokens = r.Number(*p, "max_tokens", 0, "params.");
-    absl::StatusOr<double> budget = r.Number(*p, "thinking_budget_tokens", 0, "params.");
-    for (const auto* v : {&t, &top_p, &max_tokens, &budget}) {
-      if (!v->ok()) return v->status();
+    const Json* value = JsonReader::Member(j, key);
+    if (value == nullptr && required) return r.Required(j, at, key).status();
+    if (value != nullptr) {
+      PTXB_ASSIGN_OR_RETURN(*out, r.String(*value, JsonField(at, key), /*allow_empty=*/true));
     }
-    m.params.set_temperature(*t);
-    m.params.set_top_p(*top_p);
-    m.params.set_max_tokens(static_cast<int32_t>(*max_tokens));
-    m.params.set_thinking_budget_tokens(static_cast<int32_t>(*budget));
-    s = r.String(*p, "reasoning_effort", false);
-    if (!s.ok()) return s.status();
-    m.params.set_reasoning_effort(*s);
   }
-  if (auto p = j.find("price"); p != j.end()) {
-    if (!p->is_object()) return r.Error("price", "must be an object");
-    absl::Status k = r.CheckKeys(*p, "price.", {"input_per_mtok", "output_per_mtok",
-                                                "reasoning_per_mtok", "cached_input_per_mtok"});
-    if (!k.ok()) return k;
+  PTXB_ASSIGN_OR_RETURN(const double window, OptionalNumber(r, j, at, "context_window", 0));
+  m.context_window = static_cast<int64_t>(window);
+  PTXB_ASSIGN_OR_RETURN(const Json* params,
+                        OptionalObject(r, j, at, "params",
+                                       {"temperature", "top_p", "max_tokens", "reasoning_effort",
+                                        "thinking_budget_tokens"}));
+  if (params != nullptr) {
+    const std::string path = JsonField(at, "params");
+    PTXB_ASSIGN_OR_RETURN(const double t, OptionalNumber(r, *params, path, "temperature", 0));
+    PTXB_ASSIGN_OR_RETURN(const double top_p, OptionalNumber(r, *params, path, "top_p", 0));
+    PTXB_ASSIGN_OR_RETURN(const double max_tokens,
+                          OptionalNumber(r, *params, path, "max_tokens", 0));
+    PTXB_ASSIGN_OR_RETURN(const double budget,
+                          OptionalNumber(r, *params, path, "thinking_budget_tokens", 0));
+    m.params.set_temperature(t);
+    m.params.set_top_p(top_p);
+    m.params.set_max_tokens(static_cast<int32_t>(max_tokens));
+    m.params.set_thinking_budget_tokens(static_cast<int32_t>(budget));
+    if (const Json* effort = JsonReader::Member(*params, "reasoning_effort")) {
+      PTXB_ASSIGN_OR_RETURN(std::string text, r.String(*effort, JsonField(path, "reasoning_effort"),
+                                                       /*allow_empty=*/true));
+      m.params.set_reasoning_effort(text);
+    }
+  }
+  PTXB_ASSIGN_OR_RETURN(const Json* price,
+                        OptionalObject(r, j, at, "price",
+                                       {"input_per_mtok", "output_per_mtok", "reasoning_per_mtok",
+                                        "cached_input_per_mtok"}));
+  if (price != nullptr) {
+    const std::string path = JsonField(at, "price");
     for (auto [key, out, fallback] :
          {std::tuple{"input_per_mtok", &m.price.input_per_mtok, 0.0},
           std::tuple{"output_per_mtok", &m.price.output_per_mtok, 0.0},
           std::tuple{"reasoning_per_mtok", &m.price.reasoning_per_mtok, -1.0},
           std::tuple{"cached_input_per_mtok", &m.price.cached_input_per_mtok, -1.0}}) {
-      absl::StatusOr<double> v = r.Number(*p, key, fallback, "price.");
-      if (!v.ok()) return v.status();
-      *out = *v;
+      PTXB_ASSIGN_OR_RETURN(*out, OptionalNumber(r, *price, path, key, fallback));
     }
   }
-  if (auto p = j.find("limits"); p != j.end()) {
-    if (!p->is_object()) return r.Error("limits", "must be an object");
-    absl::Status k = r.CheckKeys(*p, "limits.", {"rpm", "tpm", "concurrency"});
-    if (!k.ok()) return k;
-    absl::StatusOr<double> rpm = r.Number(*p, "rpm", 0, "limits.");
-    absl::StatusOr<double> tpm = r.Number(*p, "tpm", 0, "limits.");
-    absl::StatusOr<double> conc = r.Number(*p, "concurrency", 0, "limits.");
-    for (const auto* v : {&rpm, &tpm, &conc}) {
-      if (!v->ok()) return v->status();
-    }
-    m.limits = {static_cast<int>(*rpm), static_cast<int64_t>(*tpm), static_cast<int>(*conc)};
+  PTXB_ASSIGN_OR_RETURN(const Json* limits,
+                        OptionalObject(r, j, at, "limits", {"rpm", "tpm", "concurrency"}));
+  if (limits != nullptr) {
+    const std::string path = JsonField(at, "limits");
+    PTXB_ASSIGN_OR_RETURN(const double rpm, OptionalNumber(r, *limits, path, "rpm", 0));
+    PTXB_ASSIGN_OR_RETURN(const double tpm, OptionalNumber(r, *limits, path, "tpm", 0));
+    PTXB_ASSIGN_OR_RETURN(const double conc, OptionalNumber(r, *limits, path, "concurrency", 0));
+    m.limits = {static_cast<int>(rpm), static_cast<int64_t>(tpm), static_cast<int>(conc)};
   }
   return m;
 }
@@ -160,16 +137,15 @@ absl::StatusOr<std::unique_ptr<ModelRegistry>> ModelRegistry::Load(
     if (!text.ok()) {
       return absl::NotFoundError(absl::StrCat("model registry ", file, " cannot be read"));
     }
-    json doc = json::parse(*text, nullptr, /*allow_exceptions=*/false);
-    if (doc.is_discarded() || !doc.is_object() || !doc.contains("models") ||
-        !doc["models"].is_object()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(file, ": not a model registry (expected {\"models\": {NAME: {...}}})"));
-    }
-    for (const auto& [name, entry] : doc["models"].items()) {
-      absl::StatusOr<ModelConfig> m = ParseEntry(file, name, entry);
-      if (!m.ok()) return m.status();
-      registry->models_[name] = *std::move(m);
+    PTXB_ASSIGN_OR_RETURN(const Json doc, ParseStrictJson(*text, file));
+    const JsonReader r(file);
+    constexpr char kModels[] = "an object of model name -> entry";
+    if (!doc.is_object()) return r.Error("", doc, "a model registry {\"models\": {...}}");
+    const Json* models = JsonReader::Member(doc, "models");
+    if (models == nullptr) return r.Missing("models", kModels);
+    if (!models->is_object()) return r.Error("models", *models, kModels);
+    for (const auto& [name, entry] : models->items()) {
+      PTXB_ASSIGN_OR_RETURN(registry->models_[name], ParseEntry(r, name, entry));
     }
   }
   return registry;

@@ -67,8 +67,9 @@ double CostUsd(const ModelPrice& price, const ptxbench::v1::Usage& usage);
 class ModelRegistry {
  public:
   // Reads `files` in order, later entries replacing earlier ones of the
-  // same name. kInvalidArgument naming the file, model and field for any
-  // malformed entry; kNotFound for a missing file.
+  // same name. Strict JSON (common/json_reader.h): kInvalidArgument naming
+  // the file and the path of the bad value ($.models.NAME.price...) for any
+  // malformed entry or unknown key; kNotFound for a missing file.
   static absl::StatusOr<std::unique_ptr<ModelRegistry>> Load(const std::vector<std::string>& files);
   // The registry shipped with ptxbench (under DataDir()).
   static std::string BundledFile();

@@ -1,10 +1,14 @@
 #include "agent_gateway/model_registry.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+
+#include "absl/strings/match.h"
 
 namespace ptxbench::agent_gateway {
 namespace {
@@ -34,24 +38,43 @@ TEST(ModelRegistryTest, BundledFileLoadsAndUserFileOverridesByName) {
   EXPECT_NE((*r)->Find("nope").status().message().find("unknown model \"nope\""), std::string::npos);
 }
 
-TEST(ModelRegistryTest, MalformedEntriesNameFileModelAndField) {
+TEST(ModelRegistryTest, MalformedEntriesNameFileAndPath) {
+  // The message after the file name: "$.models.m...: expected ..., found ...".
   auto bad = [](const std::string& entry) {
     const std::string path = WriteTemp("bad.json", "{\"models\": {\"m\": " + entry + "}}");
     absl::Status s = ModelRegistry::Load({path}).status();
-    EXPECT_FALSE(s.ok()) << entry;
-    EXPECT_NE(s.message().find("model \"m\""), std::string::npos) << s;
-    return std::string(s.message());
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << entry;
+    EXPECT_TRUE(absl::StartsWith(s.message(), path + ": ")) << s;
+    return std::string(s.message().substr(std::min(s.message().size(), path.size() + 2)));
   };
-  EXPECT_NE(bad(R"({"provider": "azure"})").find("provider"), std::string::npos);
-  EXPECT_NE(bad(R"({"provider": "openai", "model_id": "x"})").find("base_url is required"),
-            std::string::npos);
-  EXPECT_NE(bad(R"({"provider": "scripted"})").find("answers_dir"), std::string::npos);
-  EXPECT_NE(bad(R"({"provider": "scripted", "answers_dir": "d", "prise": {}})").find("prise"),
-            std::string::npos);
-  EXPECT_NE(bad(R"({"provider": "scripted", "answers_dir": "d", "price": {"input_per_mtok": -1}})")
-                .find("price.input_per_mtok"),
-            std::string::npos);
-  EXPECT_FALSE(ModelRegistry::Load({WriteTemp("x.json", "[]")}).ok());
+  EXPECT_EQ(bad(R"({"provider": "azure"})"),
+            "$.models.m.provider: expected one of \"openai\", \"anthropic\", \"gemini\", "
+            "\"scripted\", found \"azure\"");
+  EXPECT_EQ(bad(R"({"provider": "openai", "model_id": "x"})"),
+            "$.models.m.base_url: expected a value (the key is required), found nothing");
+  EXPECT_EQ(bad(R"({"provider": "scripted"})"),
+            "$.models.m.answers_dir: expected a value (the key is required), found nothing");
+  EXPECT_THAT(bad(R"({"provider": "scripted", "answers_dir": "d", "prise": {}})"),
+              ::testing::StartsWith("$.models.m.prise: expected a known key (provider, "));
+  EXPECT_EQ(bad(R"({"provider": "scripted", "answers_dir": "d", "price": {"input_per_mtok": -1}})"),
+            "$.models.m.price.input_per_mtok: expected a number of at least 0, found -1");
+  EXPECT_EQ(bad(R"({"provider": "scripted", "answers_dir": "d", "limits": []})"),
+            "$.models.m.limits: expected an object, found []");
+  EXPECT_EQ(bad(R"({"provider": "scripted", "answers_dir": 7})"),
+            "$.models.m.answers_dir: expected a string, found 7");
+  EXPECT_EQ(bad(R"({"provider": "scripted", "answers_dir": "d", "provider": "openai"})"),
+            "$.models.m.provider: expected each key once per object, found \"openai\"; the key "
+            "is given more than once");
+  EXPECT_EQ(bad("[]"), "$.models.m: expected an object, found []");
+  // Model names that are not plain keys are quoted in the path.
+  const std::string dotted =
+      WriteTemp("dotted.json", R"({"models": {"gpt-4.1": {"provider": 1}}})");
+  EXPECT_THAT(std::string(ModelRegistry::Load({dotted}).status().message()),
+              ::testing::HasSubstr(": $.models[\"gpt-4.1\"].provider: expected one of"));
+  EXPECT_EQ(ModelRegistry::Load({WriteTemp("x.json", "[]")}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ModelRegistry::Load({WriteTemp("y.json", "{\"model\": {}}")}).status().code(),
+            absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(ModelRegistry::Load({"/no/such/file.json"}).status().code(), absl::StatusCode::kNotFound);
 }
 

@@ -10,13 +10,13 @@
 #include "cli/format.h"
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
-#include "scheduler/prompts.h"
+#include "prompts/prompts.h"
 #include "workloads/registry.h"
 
 namespace ptxbench::cli {
 namespace {
 
-using scheduler::PromptRegistry;
+using prompts::PromptRegistry;
 using workloads::Definition;
 using workloads::DefinitionRegistry;
 

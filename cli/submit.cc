@@ -15,7 +15,7 @@
 #include "common/file.h"
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
-#include "scheduler/prompts.h"
+#include "prompts/prompts.h"
 
 namespace ptxbench::cli {
 namespace {
@@ -78,8 +78,8 @@ absl::Status AttachFiles(const std::string& spec_path, const nlohmann::json& spe
 // plan.json's items' prompt_tag), each as the hub assembles it.
 absl::Status AttachHubPrompts(const std::string& hub, const nlohmann::json& parsed,
                               v1::SubmitExperimentRequest& request) {
-  PTXB_ASSIGN_OR_RETURN(std::unique_ptr<scheduler::PromptRegistry> prompts,
-                        scheduler::PromptRegistry::Load(scheduler::PromptRegistry::BundledRoot(), hub));
+  PTXB_ASSIGN_OR_RETURN(std::unique_ptr<prompts::PromptRegistry> prompts,
+                        prompts::PromptRegistry::Load(prompts::PromptRegistry::BundledRoot(), hub));
   std::set<std::string> tags;
   auto note = [&tags](const nlohmann::json& v) {
     if (v.is_string()) tags.insert(v.get<std::string>());

@@ -110,13 +110,6 @@ std::optional<std::string> FindKernelBlock(const std::vector<FencedBlock>& block
 
 }  // namespace
 
-absl::string_view AnswerFence(absl::string_view language) {
-  if (language == "ptx") return "ptx";
-  if (language == "solution") return "json";
-  if (language == "triton") return "python";
-  return "cpp";
-}
-
 std::optional<std::string> ExtractKernel(absl::string_view answer, absl::string_view language) {
   std::vector<FencedBlock> blocks = SplitFencedBlocks(answer);
   std::optional<std::string> kernel = FindKernelBlock(blocks, language);

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "absl/strings/string_view.h"
+#include "prompts/languages.h"
 
 namespace ptxbench::scheduler {
 
@@ -25,9 +26,8 @@ namespace ptxbench::scheduler {
 std::optional<std::string> ExtractKernel(absl::string_view answer,
                                          absl::string_view language);
 
-// The fence tag ptxbench asks for and shows code of `language` in: cpp
-// (cuda), ptx, json (solution), python (triton).
-absl::string_view AnswerFence(absl::string_view language);
+// The prompts' fence tags (prompts/languages.h), which feedback shows code in.
+using prompts::AnswerFence;
 
 }  // namespace ptxbench::scheduler
 

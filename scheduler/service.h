@@ -9,8 +9,8 @@
 
 #include "ptxbench/v1/client.grpc.pb.h"
 #include "ptxbench/v1/executor.grpc.pb.h"
+#include "prompts/prompts.h"
 #include "scheduler/dispatcher.h"
-#include "scheduler/prompts.h"
 #include "scheduler/reader.h"
 #include "scheduler/spec.h"
 #include "workloads/registry.h"

@@ -19,19 +19,18 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "common/hash.h"
+#include "common/json_reader.h"
 #include "common/status_macros.h"
-#include "workloads/json_util.h"
 #include "workloads/native_reference.h"
 
 namespace ptxbench::scheduler {
 namespace {
 
+using Json = StrictJson;
 // std::map-backed: dump() of a normalized spec has sorted keys (canonical).
-using Json = nlohmann::json;
-using workloads::FieldError;
-using workloads::IndexField;
-using workloads::JoinField;
-using workloads::ValueForError;
+using Canonical = nlohmann::json;
+
+constexpr char kExperimentName[] = "a name of [A-Za-z0-9._-]{1,100}";
 
 constexpr int64_t kMaxTurns = 1000;
 constexpr int64_t kMaxCount = std::numeric_limits<int32_t>::max();
@@ -61,93 +60,49 @@ struct Options {
   double max_cost_usd = 0;
 };
 
-// Reads and checks the fields of one spec document, reporting against `path`.
+// Reads and checks the fields of one spec document, reporting against `path`:
+// the checks of its own values (models, definitions, prompt tags, files) on
+// top of the typed reads every format shares.
 class SpecReader {
  public:
   SpecReader(const SpecInput& input, const workloads::DefinitionRegistry& definitions,
              const PromptRegistry& prompts)
-      : input_(input), definitions_(definitions), prompts_(prompts) {}
+      : input_(input), json_(input.path), definitions_(definitions), prompts_(prompts) {}
 
-  absl::Status Error(absl::string_view field, const Json& value,
-                     absl::string_view problem) const {
-    return FieldError(input_.path, field, ValueForError(value), problem);
-  }
-  absl::Status Missing(absl::string_view field) const {
-    return FieldError(input_.path, field, "null", "required field is missing");
-  }
-
-  // Every key of `object` is in `known` (or starts with '_' when allowed).
-  absl::Status CheckKeys(const Json& object, absl::string_view parent,
-                         const std::vector<std::string>& known,
-                         bool allow_underscore) const {
-    for (const auto& [key, value] : object.items()) {
-      if (allow_underscore && absl::StartsWith(key, "_")) continue;
-      if (std::find(known.begin(), known.end(), key) == known.end()) {
-        return Error(
-            JoinField(parent, key), value,
-            absl::StrCat("unknown field (known: ", absl::StrJoin(known, ", "), ")"));
-      }
-    }
-    return absl::OkStatus();
-  }
-
-  absl::StatusOr<const Json*> Required(const Json& object, absl::string_view parent,
-                                       absl::string_view key) const {
-    auto it = object.find(std::string(key));
-    if (it == object.end()) return Missing(JoinField(parent, key));
-    return &*it;
+  const JsonReader& json() const { return json_; }
+  absl::Status Error(absl::string_view field, const Json& value, absl::string_view expected,
+                     absl::string_view why = "") const {
+    return json_.Error(field, value, expected, why);
   }
 
   absl::StatusOr<int64_t> Count(const Json& value, absl::string_view field,
                                 int64_t max) const {
-    if (!value.is_number_integer()) return Error(field, value, "must be an integer");
-    if (value.is_number_unsigned() &&
-        value.get<uint64_t>() > static_cast<uint64_t>(max)) {
-      return Error(field, value, absl::StrCat("must be at most ", max));
-    }
-    const int64_t n = value.get<int64_t>();
-    if (n < 1) return Error(field, value, "must be at least 1");
-    if (n > max) return Error(field, value, absl::StrCat("must be at most ", max));
-    return n;
+    return json_.Integer(value, field, 1, max);
   }
 
   absl::StatusOr<double> Speedup(const Json& value, absl::string_view field) const {
-    if (!value.is_number()) return Error(field, value, "must be a number");
-    const double x = value.get<double>();
-    if (!(x > 0) || !std::isfinite(x))
-      return Error(field, value, "must be greater than 0");
+    PTXB_ASSIGN_OR_RETURN(const double x, json_.Number(value, field));
+    if (!(x > 0) || !std::isfinite(x)) return Error(field, value, "a number greater than 0");
     return x;
   }
 
   absl::StatusOr<std::string> String(const Json& value, absl::string_view field) const {
-    if (!value.is_string()) return Error(field, value, "must be a string");
-    return value.get<std::string>();
-  }
-
-  absl::StatusOr<std::string> Enum(const Json& value, absl::string_view field,
-                                   const std::vector<std::string>& allowed) const {
-    PTXB_ASSIGN_OR_RETURN(std::string s, String(value, field));
-    if (std::find(allowed.begin(), allowed.end(), s) == allowed.end()) {
-      return Error(
-          field, value,
-          absl::StrCat("must be one of \"", absl::StrJoin(allowed, "\", \""), "\""));
-    }
-    return s;
+    return json_.String(value, field, /*allow_empty=*/true);
   }
 
   absl::Status CheckModel(const Json& value, absl::string_view field) const {
     PTXB_ASSIGN_OR_RETURN(std::string model, String(value, field));
     if (!IsModelName(model)) {
-      return Error(field, value, "model names must match [A-Za-z0-9._:/@+-]{1,128}");
+      return Error(field, value, "a model name of [A-Za-z0-9._:/@+-]{1,128}");
     }
     return absl::OkStatus();
   }
   absl::Status CheckDefinition(const Json& value, absl::string_view field) const {
     PTXB_ASSIGN_OR_RETURN(std::string name, String(value, field));
     auto found = definitions_.Find(name);
-    if (!found.ok()) return Error(field, value, found.status().message());
+    if (!found.ok()) return Error(field, value, "a known definition", found.status().message());
     if (absl::Status s = workloads::CheckUsable(**found); !s.ok()) {
-      return Error(field, value, s.message());
+      return Error(field, value, "a definition ptxbench can evaluate", s.message());
     }
     return absl::OkStatus();
   }
@@ -155,13 +110,15 @@ class SpecReader {
     PTXB_ASSIGN_OR_RETURN(std::string tag, String(value, field));
     if (input_.prompts.contains(tag)) {  // the submission brought it (submit --prompts)
       if (prompts_.Check(tag).ok() && !prompts_.IsHubTag(tag)) {
-        return Error(field, value, "is one of ptxbench's own tags; a submission cannot bring "
-                                   "another text for it");
+        return Error(field, value, "a tag that is not one of ptxbench's own",
+                     "a submission cannot bring another text for it");
       }
     } else if (absl::Status s = prompts_.Check(tag); !s.ok()) {
-      return Error(field, value, s.message());
+      return Error(field, value, "a known prompt tag", s.message());
     }
-    if (absl::Status s = prompts_.CheckTarget(tag); !s.ok()) return Error(field, value, s.message());
+    if (absl::Status s = prompts_.CheckTarget(tag); !s.ok()) {
+      return Error(field, value, "a tag for a kernel ptxbench evaluates", s.message());
+    }
     return absl::OkStatus();
   }
 
@@ -170,18 +127,19 @@ class SpecReader {
   absl::StatusOr<std::vector<std::string>> DistinctList(const Json& object,
                                                         absl::string_view key,
                                                         Check check) const {
-    PTXB_ASSIGN_OR_RETURN(const Json* list, Required(object, "", key));
-    if (!list->is_array()) return Error(key, *list, "must be a list of strings");
-    if (list->empty()) return Error(key, *list, "must not be empty");
+    PTXB_ASSIGN_OR_RETURN(const Json* list, json_.Required(object, "", key));
+    if (!list->is_array() || list->empty()) {
+      return Error(key, *list, "a non-empty list of strings");
+    }
     std::vector<std::string> out;
     for (size_t i = 0; i < list->size(); ++i) {
       const Json& item = (*list)[i];
-      const std::string field = IndexField(key, i);
+      const std::string field = JsonIndex(key, i);
       PTXB_RETURN_IF_ERROR((this->*check)(item, field));
       std::string value = item.get<std::string>();
       if (auto it = std::find(out.begin(), out.end(), value); it != out.end()) {
-        return Error(field, item,
-                     absl::StrCat("duplicate of ", IndexField(key, it - out.begin())));
+        return Error(field, item, "each entry once",
+                     absl::StrCat("it repeats ", JsonPath(JsonIndex(key, it - out.begin()))));
       }
       out.push_back(std::move(value));
     }
@@ -193,44 +151,39 @@ class SpecReader {
                                    absl::string_view fallback) const {
     if (!input_.name.empty()) {
       if (!IsExperimentName(input_.name)) {
-        return Error("name", Json(input_.name),
-                     "(given on the command line) must match [A-Za-z0-9._-]{1,100}");
+        return Error("name", Json(input_.name), kExperimentName, "given on the command line");
       }
       return input_.name;
     }
     if (in_spec != nullptr) {
       PTXB_ASSIGN_OR_RETURN(std::string name, String(*in_spec, "name"));
-      if (!IsExperimentName(name)) {
-        return Error("name", *in_spec, "must match [A-Za-z0-9._-]{1,100}");
-      }
+      if (!IsExperimentName(name)) return Error("name", *in_spec, kExperimentName);
       return name;
     }
     if (!fallback.empty() && IsExperimentName(fallback)) return std::string(fallback);
-    return Missing("name");
+    return json_.Missing("name", "a value (the key is required)");
   }
 
   absl::StatusOr<Options> ReadOptions(const Json& object) const {
     Options o;
-    if (auto it = object.find("context_policy"); it != object.end()) {
-      PTXB_ASSIGN_OR_RETURN(
-          o.context_policy,
-          Enum(*it, "context_policy", {"full", "latest-pair", "single-user"}));
+    if (const Json* v = JsonReader::Member(object, "context_policy")) {
+      PTXB_ASSIGN_OR_RETURN(o.context_policy, json_.Enum(*v, "context_policy",
+                                                         {"full", "latest-pair", "single-user"}));
     }
-    if (auto it = object.find("language"); it != object.end()) {
-      PTXB_ASSIGN_OR_RETURN(o.language, Enum(*it, "language", {"cuda", "ptx", "solution"}));
+    if (const Json* v = JsonReader::Member(object, "language")) {
+      PTXB_ASSIGN_OR_RETURN(o.language, json_.Enum(*v, "language", {"cuda", "ptx", "solution"}));
     }
-    if (auto it = object.find("eval"); it != object.end()) {
-      PTXB_ASSIGN_OR_RETURN(o.eval, Enum(*it, "eval", {"full", "compile-only"}));
+    if (const Json* v = JsonReader::Member(object, "eval")) {
+      PTXB_ASSIGN_OR_RETURN(o.eval, json_.Enum(*v, "eval", {"full", "compile-only"}));
     }
-    if (auto it = object.find("priority"); it != object.end()) {
-      PTXB_ASSIGN_OR_RETURN(o.priority, Count(*it, "priority", kMaxCount));
+    if (const Json* v = JsonReader::Member(object, "priority")) {
+      PTXB_ASSIGN_OR_RETURN(o.priority, Count(*v, "priority", kMaxCount));
     }
-    if (auto it = object.find("max_cost_usd"); it != object.end()) {
-      if (!it->is_number()) return Error("max_cost_usd", *it, "must be a number");
-      o.max_cost_usd = it->get<double>();
-      if (!(o.max_cost_usd >= 0) || !std::isfinite(o.max_cost_usd)) {
-        return Error("max_cost_usd", *it, "must be at least 0 (0 = no limit)");
+    if (const Json* v = JsonReader::Member(object, "max_cost_usd")) {
+      if (!v->is_number() || !(v->get<double>() >= 0) || !std::isfinite(v->get<double>())) {
+        return Error("max_cost_usd", *v, "a number of at least 0 (0 = no limit)");
       }
+      o.max_cost_usd = v->get<double>();
     }
     return o;
   }
@@ -240,9 +193,8 @@ class SpecReader {
     PTXB_ASSIGN_OR_RETURN(std::string path, String(value, field));
     auto file = input_.files.find(path);
     if (file == input_.files.end()) {
-      return Error(field, value,
-                   "the file was not sent with the spec (ptxbench submit reads it, "
-                   "relative to the spec's folder)");
+      return Error(field, value, "a file sent with the spec",
+                   "ptxbench submit reads it, relative to the spec's folder");
     }
     return file->second;
   }
@@ -253,23 +205,23 @@ class SpecReader {
   absl::StatusOr<std::string> TestScriptWorkload(const Json& value, absl::string_view field,
                                                  const std::string& definition) const {
     PTXB_ASSIGN_OR_RETURN(std::string script, SentFile(value, field));
+    const std::string expected = absl::StrCat("a test script of a workload of ", definition);
     const std::optional<std::string> uuid = ScriptConstant(script, "WORKLOAD_UUID");
     if (!uuid || uuid->empty()) {
-      return Error(field, value, "the test script names no workload (no WORKLOAD_UUID = \"...\" line)");
+      return Error(field, value, expected,
+                   "the script names no workload (no WORKLOAD_UUID = \"...\" line)");
     }
     const std::optional<std::string> named = ScriptConstant(script, "DEFINITION_NAME");
     if (named && *named != definition) {
-      return Error(field, value,
-                   absl::StrCat("the test script is for definition '", *named, "', the item's is '",
-                                definition, "'"));
+      return Error(field, value, expected,
+                   absl::StrCat("the script is for definition '", *named, "'"));
     }
     const workloads::Definition* d = *definitions_.Find(definition);
     const bool known = std::any_of(d->workloads.begin(), d->workloads.end(),
                                    [&](const workloads::Workload& w) { return w.uuid == *uuid; });
     if (!known) {
-      return Error(field, value,
-                   absl::StrCat("the test script's workload ", *uuid, " is not a workload of ",
-                                definition));
+      return Error(field, value, expected,
+                   absl::StrCat("the script's workload ", *uuid, " is not one"));
     }
     return *uuid;
   }
@@ -294,6 +246,7 @@ class SpecReader {
   }
 
   const SpecInput& input_;
+  const JsonReader json_;
   const workloads::DefinitionRegistry& definitions_;
   const PromptRegistry& prompts_;
 };
@@ -303,11 +256,11 @@ absl::Status CheckLimit(const SpecReader& r, absl::string_view field, const Json
                         int64_t total, absl::string_view how, const SpecLimits& limits) {
   if (total <= limits.max_trajectories) return absl::OkStatus();
   return r.Error(field, value,
-                 absl::StrCat(how, " = ", total, " trajectories, more than the limit of ",
-                              limits.max_trajectories));
+                 absl::StrCat("at most ", limits.max_trajectories, " trajectories in all"),
+                 absl::StrCat(how, " = ", total, " trajectories"));
 }
 
-void FillOptions(const Options& o, Json& normalized, ExpandedExperiment& out) {
+void FillOptions(const Options& o, Canonical& normalized, ExpandedExperiment& out) {
   normalized["context_policy"] = o.context_policy;
   normalized["language"] = o.language;
   normalized["eval"] = o.eval;
@@ -323,12 +276,11 @@ void FillOptions(const Options& o, Json& normalized, ExpandedExperiment& out) {
 
 absl::StatusOr<ExpandedExperiment> ExpandMatrix(const SpecReader& r, const Json& doc,
                                                 const SpecLimits& limits) {
-  PTXB_RETURN_IF_ERROR(
-      r.CheckKeys(doc, "",
-                  {"name", "models", "definitions", "prompt_tags", "samples", "num_turns",
-                   "target_speedup", "context_policy", "language", "priority", "eval",
-                   "max_cost_usd"},
-                  /*allow_underscore=*/false));
+  PTXB_RETURN_IF_ERROR(r.json().CheckKeys(
+      doc, "",
+      {"name", "models", "definitions", "prompt_tags", "samples", "num_turns", "target_speedup",
+       "context_policy", "language", "priority", "eval", "max_cost_usd"},
+      /*allow_comments=*/false));
   ExpandedExperiment out;
   auto name_it = doc.find("name");
   PTXB_ASSIGN_OR_RETURN(out.name, r.Name(name_it == doc.end() ? nullptr : &*name_it, ""));
@@ -338,11 +290,11 @@ absl::StatusOr<ExpandedExperiment> ExpandMatrix(const SpecReader& r, const Json&
                         r.DistinctList(doc, "definitions", &SpecReader::CheckDefinition));
   PTXB_ASSIGN_OR_RETURN(std::vector<std::string> tags,
                         r.DistinctList(doc, "prompt_tags", &SpecReader::CheckPromptTag));
-  PTXB_ASSIGN_OR_RETURN(const Json* samples_json, r.Required(doc, "", "samples"));
+  PTXB_ASSIGN_OR_RETURN(const Json* samples_json, r.json().Required(doc, "", "samples"));
   PTXB_ASSIGN_OR_RETURN(int64_t samples, r.Count(*samples_json, "samples", kMaxCount));
-  PTXB_ASSIGN_OR_RETURN(const Json* turns_json, r.Required(doc, "", "num_turns"));
+  PTXB_ASSIGN_OR_RETURN(const Json* turns_json, r.json().Required(doc, "", "num_turns"));
   PTXB_ASSIGN_OR_RETURN(int64_t turns, r.Count(*turns_json, "num_turns", kMaxTurns));
-  PTXB_ASSIGN_OR_RETURN(const Json* speedup_json, r.Required(doc, "", "target_speedup"));
+  PTXB_ASSIGN_OR_RETURN(const Json* speedup_json, r.json().Required(doc, "", "target_speedup"));
   PTXB_ASSIGN_OR_RETURN(double speedup, r.Speedup(*speedup_json, "target_speedup"));
   PTXB_ASSIGN_OR_RETURN(Options options, r.ReadOptions(doc));
 
@@ -358,7 +310,7 @@ absl::StatusOr<ExpandedExperiment> ExpandMatrix(const SpecReader& r, const Json&
                    tags.size(), " prompt tags x ", samples, " samples"),
       limits));
 
-  Json normalized = Json::object();
+  Canonical normalized = Canonical::object();
   normalized["form"] = "matrix";
   normalized["name"] = out.name;
   normalized["models"] = models;
@@ -396,19 +348,19 @@ absl::StatusOr<ExpandedExperiment> ExpandMatrix(const SpecReader& r, const Json&
 absl::StatusOr<ExpandedExperiment> ExpandList(const SpecReader& r, const Json& doc,
                                               const SpecLimits& limits) {
   const SpecInput& input = r.input();
-  if (doc.empty()) return r.Error("(document)", doc, "the list of experiments is empty");
+  if (doc.empty()) return r.Error("", doc, "a non-empty list of experiments");
   ExpandedExperiment out;
   // A list spec has no name field: --name, else the config file's name.
   const std::string stem = std::filesystem::path(input.path).stem().string();
   if (input.name.empty() && !IsExperimentName(stem)) {
-    return r.Error("name", Json(stem),
+    return r.Error("name", Json(stem), kExperimentName,
                    "a list-form spec takes its name from the command line (--name) or "
-                   "else from its file name, which must match [A-Za-z0-9._-]{1,100}");
+                   "else from its file name");
   }
   PTXB_ASSIGN_OR_RETURN(out.name, r.Name(nullptr, stem));
   if (input.default_model.empty()) {
-    return r.Error("model", Json(nullptr),
-                   "a list-form spec takes its model from the command line (--model)");
+    return r.json().ErrorFound("model", "nothing", "a model given on the command line (--model)",
+                               "a list-form spec names no model of its own");
   }
   PTXB_RETURN_IF_ERROR(r.CheckModel(Json(input.default_model), "model"));
 
@@ -422,31 +374,29 @@ absl::StatusOr<ExpandedExperiment> ExpandList(const SpecReader& r, const Json& d
     std::string repair_kernel, repair_log, repair_sha256;
   };
   std::vector<Item> items;
-  Json normalized_items = Json::array();
+  Canonical normalized_items = Canonical::array();
   int64_t total = 0;
   for (size_t i = 0; i < doc.size(); ++i) {
     const Json& item = doc[i];
-    const std::string at = IndexField("", i);
-    if (!item.is_object()) return r.Error(at, item, "must be an object");
+    const std::string at = JsonIndex("", i);
+    if (!item.is_object()) return r.Error(at, item, "an object");
     PTXB_RETURN_IF_ERROR(
-        r.CheckKeys(item, at,
-                    {"num_trajectories", "num_turns", "target_speedup", "prompt_tag",
-                     "definition", "test_path", "error_kernel_path", "error_log_path"},
-                    /*allow_underscore=*/true));
+        r.json().CheckKeys(item, at,
+                           {"num_trajectories", "num_turns", "target_speedup", "prompt_tag",
+                            "definition", "test_path", "error_kernel_path", "error_log_path"},
+                           /*allow_comments=*/true));
     Item parsed;
-    PTXB_ASSIGN_OR_RETURN(const Json* count, r.Required(item, at, "num_trajectories"));
+    PTXB_ASSIGN_OR_RETURN(const Json* count, r.json().Required(item, at, "num_trajectories"));
     PTXB_ASSIGN_OR_RETURN(parsed.count,
-                          r.Count(*count, JoinField(at, "num_trajectories"), kMaxCount));
-    PTXB_ASSIGN_OR_RETURN(const Json* turns, r.Required(item, at, "num_turns"));
-    PTXB_ASSIGN_OR_RETURN(parsed.turns,
-                          r.Count(*turns, JoinField(at, "num_turns"), kMaxTurns));
-    PTXB_ASSIGN_OR_RETURN(const Json* speedup, r.Required(item, at, "target_speedup"));
-    PTXB_ASSIGN_OR_RETURN(parsed.speedup,
-                          r.Speedup(*speedup, JoinField(at, "target_speedup")));
-    PTXB_ASSIGN_OR_RETURN(const Json* tag, r.Required(item, at, "prompt_tag"));
-    PTXB_RETURN_IF_ERROR(r.CheckPromptTag(*tag, JoinField(at, "prompt_tag")));
+                          r.Count(*count, JsonField(at, "num_trajectories"), kMaxCount));
+    PTXB_ASSIGN_OR_RETURN(const Json* turns, r.json().Required(item, at, "num_turns"));
+    PTXB_ASSIGN_OR_RETURN(parsed.turns, r.Count(*turns, JsonField(at, "num_turns"), kMaxTurns));
+    PTXB_ASSIGN_OR_RETURN(const Json* speedup, r.json().Required(item, at, "target_speedup"));
+    PTXB_ASSIGN_OR_RETURN(parsed.speedup, r.Speedup(*speedup, JsonField(at, "target_speedup")));
+    PTXB_ASSIGN_OR_RETURN(const Json* tag, r.json().Required(item, at, "prompt_tag"));
+    PTXB_RETURN_IF_ERROR(r.CheckPromptTag(*tag, JsonField(at, "prompt_tag")));
     parsed.tag = tag->get<std::string>();
-    const std::string definition_field = JoinField(at, "definition");
+    const std::string definition_field = JsonField(at, "definition");
     if (auto it = item.find("definition"); it != item.end()) {
       PTXB_RETURN_IF_ERROR(r.CheckDefinition(*it, definition_field));
       parsed.definition = it->get<std::string>();
@@ -455,20 +405,19 @@ absl::StatusOr<ExpandedExperiment> ExpandList(const SpecReader& r, const Json& d
           r.CheckDefinition(Json(input.default_definition), definition_field));
       parsed.definition = input.default_definition;
     } else {
-      return r.Error(definition_field, Json(nullptr),
-                     "no definition: give one in the item or on the command line "
-                     "(--definition)");
+      return r.json().Missing(definition_field,
+                              "a definition, in the item or on the command line (--definition)");
     }
-    Json normalized_item = {{"definition", parsed.definition},
-                            {"num_trajectories", parsed.count},
-                            {"num_turns", parsed.turns},
-                            {"target_speedup", parsed.speedup},
-                            {"prompt_tag", parsed.tag}};
+    Canonical normalized_item = {{"definition", parsed.definition},
+                                 {"num_trajectories", parsed.count},
+                                 {"num_turns", parsed.turns},
+                                 {"target_speedup", parsed.speedup},
+                                 {"prompt_tag", parsed.tag}};
     if (auto it = item.find("test_path"); it != item.end()) {
       // PTXBench times the one workload its test script names: so do we,
       // or the speedups would not compare.
-      PTXB_ASSIGN_OR_RETURN(std::string uuid,
-                            r.TestScriptWorkload(*it, JoinField(at, "test_path"), parsed.definition));
+      PTXB_ASSIGN_OR_RETURN(std::string uuid, r.TestScriptWorkload(*it, JsonField(at, "test_path"),
+                                                                   parsed.definition));
       parsed.workloads = {uuid};
       normalized_item["test_path"] = it->get<std::string>();
       normalized_item["workloads"] = parsed.workloads;
@@ -477,17 +426,18 @@ absl::StatusOr<ExpandedExperiment> ExpandList(const SpecReader& r, const Json& d
     const bool has_kernel = item.contains("error_kernel_path"), has_log = item.contains("error_log_path");
     if (has_kernel != has_log) {
       const char* present = has_kernel ? "error_kernel_path" : "error_log_path";
-      return r.Error(JoinField(at, present), item[present],
-                     "a fix-it item needs both error_kernel_path and error_log_path");
+      return r.Error(JsonField(at, present), item[present],
+                     "both error_kernel_path and error_log_path",
+                     "a fix-it item needs the kernel and its error log");
     }
     if (has_kernel) {
-      PTXB_ASSIGN_OR_RETURN(parsed.repair_kernel,
-                            r.SentFile(item["error_kernel_path"], JoinField(at, "error_kernel_path")));
+      PTXB_ASSIGN_OR_RETURN(parsed.repair_kernel, r.SentFile(item["error_kernel_path"],
+                                                             JsonField(at, "error_kernel_path")));
       PTXB_ASSIGN_OR_RETURN(parsed.repair_log,
-                            r.SentFile(item["error_log_path"], JoinField(at, "error_log_path")));
+                            r.SentFile(item["error_log_path"], JsonField(at, "error_log_path")));
       if (absl::StripAsciiWhitespace(parsed.repair_kernel).empty()) {
-        return r.Error(JoinField(at, "error_kernel_path"), item["error_kernel_path"],
-                       "the kernel to fix is empty");
+        return r.Error(JsonField(at, "error_kernel_path"), item["error_kernel_path"],
+                       "a kernel to fix", "the file is empty");
       }
       normalized_item["error_kernel_path"] = item["error_kernel_path"];
       normalized_item["error_log_path"] = item["error_log_path"];
@@ -498,20 +448,21 @@ absl::StatusOr<ExpandedExperiment> ExpandList(const SpecReader& r, const Json& d
     }
     normalized_items.push_back(std::move(normalized_item));
     total += parsed.count;  // at most 2^31 items of at most 2^31 each: no overflow
-    PTXB_RETURN_IF_ERROR(CheckLimit(
-        r, JoinField(at, "num_trajectories"), *count, total,
-        absl::StrCat("num_trajectories summed over items [0] to [", i, "]"), limits));
+    PTXB_RETURN_IF_ERROR(
+        CheckLimit(r, JsonField(at, "num_trajectories"), *count, total,
+                   absl::StrCat("num_trajectories summed over items [0] to [", i, "]"), limits));
     items.push_back(std::move(parsed));
   }
 
-  Json normalized = Json::object();
+  Canonical normalized = Canonical::object();
   normalized["form"] = "list";
   normalized["name"] = out.name;
   normalized["model"] = input.default_model;
   normalized["items"] = std::move(normalized_items);
   Options options;
   if (!input.eval.empty()) {
-    PTXB_ASSIGN_OR_RETURN(options.eval, r.Enum(Json(input.eval), "eval", {"full", "compile-only"}));
+    PTXB_ASSIGN_OR_RETURN(options.eval,
+                          r.json().Enum(Json(input.eval), "eval", {"full", "compile-only"}));
   }
   FillOptions(options, normalized, out);
   out.normalized_json = normalized.dump();
@@ -545,24 +496,21 @@ absl::StatusOr<ExpandedExperiment> ExpandList(const SpecReader& r, const Json& d
 // one trajectory. Its "config" and exp_index are bookkeeping; the rest of an
 // entry is read as a list item.
 absl::StatusOr<Json> PlanAsList(const SpecReader& r, const Json& doc) {
-  for (const auto& [key, value] : doc.items()) {
-    if (key != "plan" && key != "config" && !absl::StartsWith(key, "_")) {
-      return r.Error(key, value, "unknown field of a PTXBench plan.json (known: config, plan)");
-    }
-  }
+  PTXB_RETURN_IF_ERROR(r.json().CheckKeys(doc, "", {"config", "plan"}, /*allow_comments=*/true));
   const Json& plan = doc["plan"];
   if (!plan.is_array() || plan.empty()) {
-    return r.Error("plan", plan, "must be a non-empty list of experiments");
+    return r.Error("plan", plan, "a non-empty list of experiments");
   }
   Json list = Json::array();
   for (size_t i = 0; i < plan.size(); ++i) {
-    const std::string at = IndexField("plan", i);
-    if (!plan[i].is_object()) return r.Error(at, plan[i], "must be an object");
+    const std::string at = JsonIndex("plan", i);
+    if (!plan[i].is_object()) return r.Error(at, plan[i], "an object");
     auto index = plan[i].find("exp_index");
     if (index == plan[i].end() || !index->is_number_integer() ||
         index->get<int64_t>() != static_cast<int64_t>(i)) {
-      return r.Error(JoinField(at, "exp_index"), index == plan[i].end() ? Json(nullptr) : *index,
-                     absl::StrCat("must be ", i, ": the entries are the experiments in order"));
+      return r.json().ErrorFound(JsonField(at, "exp_index"),
+                                 index == plan[i].end() ? "nothing" : JsonForError(*index),
+                                 absl::StrCat(i, " (the entries are the experiments in order)"));
     }
     Json item = plan[i];
     item.erase("exp_index");
@@ -604,7 +552,7 @@ absl::StatusOr<ExpandedExperiment> ExpandSpec(
     const PromptRegistry& prompts, const SpecLimits& limits) {
   SpecInput named = input;
   if (named.path.empty()) named.path = "<stdin>";
-  PTXB_ASSIGN_OR_RETURN(Json doc, workloads::ParseStrictJson(named.text, named.path));
+  PTXB_ASSIGN_OR_RETURN(Json doc, ParseStrictJson(named.text, named.path));
   SpecReader reader(named, definitions, prompts);
   absl::StatusOr<ExpandedExperiment> out;
   if (doc.is_object() && doc.contains("plan")) {
@@ -622,8 +570,7 @@ absl::StatusOr<ExpandedExperiment> ExpandSpec(
   } else if (doc.is_array()) {
     out = ExpandList(reader, doc, limits);
   } else {
-    return reader.Error("(document)", doc,
-                        "must be an object (matrix spec) or a list (PTXBench config)");
+    return reader.Error("", doc, "an object (matrix spec) or a list (PTXBench config)");
   }
   if (!out.ok()) return out;
   // Tags the submission brought are used as they came, so their texts are
@@ -633,7 +580,7 @@ absl::StatusOr<ExpandedExperiment> ExpandSpec(
     if (brought != named.prompts.end()) out->submitted_prompts[t.prompt_tag] = brought->second;
   }
   if (!out->submitted_prompts.empty()) {
-    Json normalized = Json::parse(out->normalized_json);
+    Canonical normalized = Canonical::parse(out->normalized_json);
     for (const auto& [tag, text] : out->submitted_prompts) {
       normalized["submitted_prompts"][tag] = Sha256Hex(text);
     }

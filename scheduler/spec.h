@@ -17,10 +17,11 @@
 //    holds its trajectories to the one workload the script names
 //    (WORKLOAD_UUID = "..." and DEFINITION_NAME = "..." lines), as PTXBench
 //    times it. A fix-it item (error_kernel_path and error_log_path, sent the
-//    same way) starts each trajectory from that broken kernel and its log. A PTXBench plan.json ({"config", "plan"})
-//    runs as the list it records, one trajectory per entry.
-// Validation errors name file, field, value and problem, e.g.
-//   spec.json: field "samples": value 0: must be at least 1
+//    same way) starts each trajectory from that broken kernel and its log. A PTXBench plan.json
+//    ({"config", "plan"}) runs as the list it records, one trajectory per entry.
+// Validation errors are common/json_reader.h's (docs/FORMATS.md, "Strict
+// JSON errors"): file, JSON path, what was expected and what was found, e.g.
+//   spec.json: $.samples: expected an integer from 1 to 2147483647, found 0
 //   spec.json: line 3, column 16: malformed JSON: ...
 // and nothing is created for an invalid spec. Unknown fields, duplicate keys,
 // duplicate list entries and non-integer counts are errors.
@@ -32,11 +33,14 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "prompts/prompts.h"
 #include "ptxbench/v1/common.pb.h"
-#include "scheduler/prompts.h"
 #include "workloads/registry.h"
 
 namespace ptxbench::scheduler {
+
+// Specs name prompt tags of this registry; the scheduler renders them with it.
+using prompts::PromptRegistry;
 
 struct SpecInput {
   std::string text;              // the file's contents

@@ -23,6 +23,7 @@ namespace ptxbench::scheduler {
 namespace {
 
 using ::testing::ElementsAre;
+using ::testing::EndsWith;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 using Json = nlohmann::json;
@@ -275,8 +276,7 @@ TEST_F(SpecTest, MalformedJsonGivesLineAndColumn) {
 TEST_F(SpecTest, RejectsDocumentThatIsNeitherObjectNorList) {
   ExpectInvalid(
       Expand(std::string("42")),
-      "spec.json: field \"(document)\": value 42: must be an object (matrix spec) "
-      "or a list (PTXBench config)");
+      "spec.json: $: expected an object (matrix spec) or a list (PTXBench config), found 42");
 }
 
 TEST_F(SpecTest, RejectsUnknownField) {
@@ -284,32 +284,30 @@ TEST_F(SpecTest, RejectsUnknownField) {
   spec["smaples"] = 3;
   auto e = Expand(spec);
   ASSERT_EQ(e.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(
-      std::string(e.status().message()),
-      StartsWith("spec.json: field \"smaples\": value 3: unknown field (known: name, "
-                 "models,"));
+  EXPECT_THAT(std::string(e.status().message()),
+              StartsWith("spec.json: $.smaples: expected a known key (name, models,"));
+  EXPECT_THAT(std::string(e.status().message()), EndsWith("), found an unknown key"));
 }
 
 TEST_F(SpecTest, RejectsDuplicateKey) {
   auto e = Expand(std::string(R"({"samples": 3, "samples": 4})"));
   ExpectInvalid(e,
-                "spec.json: field \"samples\": value 4: key given more than once in the "
-                "same object");
+                "spec.json: $.samples: expected each key once per object, found 4; the key is "
+                "given more than once");
 }
 
 TEST_F(SpecTest, RejectsMissingName) {
   Json spec = Matrix();
   spec.erase("name");
   ExpectInvalid(Expand(spec),
-                "spec.json: field \"name\": value null: required field is missing");
+                "spec.json: $.name: expected a value (the key is required), found nothing");
 }
 
 TEST_F(SpecTest, RejectsBadName) {
   Json spec = Matrix();
   spec["name"] = "my sweep!";
   ExpectInvalid(Expand(spec),
-                "spec.json: field \"name\": value \"my sweep!\": must match "
-                "[A-Za-z0-9._-]{1,100}");
+                "spec.json: $.name: expected a name of [A-Za-z0-9._-]{1,100}, found \"my sweep!\"");
   spec["name"] = std::string(101, 'a');
   EXPECT_EQ(Expand(spec).status().code(), absl::StatusCode::kInvalidArgument);
 }
@@ -321,63 +319,63 @@ TEST_F(SpecTest, RejectsBadNameOverride) {
   input.name = "a/b";
   ExpectInvalid(
       ExpandSpec(input, *definitions_, *prompts_, {}),
-      "spec.json: field \"name\": value \"a/b\": (given on the command line) must "
-      "match [A-Za-z0-9._-]{1,100}");
+      "spec.json: $.name: expected a name of [A-Za-z0-9._-]{1,100}, found \"a/b\"; given on "
+      "the command line");
 }
 
 TEST_F(SpecTest, RejectsEmptyModels) {
   Json spec = Matrix();
   spec["models"] = Json::array();
-  ExpectInvalid(Expand(spec), "spec.json: field \"models\": value []: must not be empty");
+  ExpectInvalid(Expand(spec),
+                "spec.json: $.models: expected a non-empty list of strings, found []");
 }
 
 TEST_F(SpecTest, RejectsModelsThatAreNotAList) {
   Json spec = Matrix();
   spec["models"] = "gpt-5";
-  ExpectInvalid(
-      Expand(spec),
-      "spec.json: field \"models\": value \"gpt-5\": must be a list of strings");
+  ExpectInvalid(Expand(spec),
+                "spec.json: $.models: expected a non-empty list of strings, found \"gpt-5\"");
 }
 
 TEST_F(SpecTest, RejectsBadModelName) {
   Json spec = Matrix();
   spec["models"] = {"gpt-5", "bad model"};
   ExpectInvalid(Expand(spec),
-                "spec.json: field \"models[1]\": value \"bad model\": model names "
-                "must match [A-Za-z0-9._:/@+-]{1,128}");
+                "spec.json: $.models[1]: expected a model name of [A-Za-z0-9._:/@+-]{1,128}, "
+                "found \"bad model\"");
 }
 
 TEST_F(SpecTest, RejectsDuplicateModel) {
   Json spec = Matrix();
   spec["models"] = {"gpt-5", "o3", "gpt-5"};
-  ExpectInvalid(
-      Expand(spec),
-      "spec.json: field \"models[2]\": value \"gpt-5\": duplicate of models[0]");
+  ExpectInvalid(Expand(spec),
+                "spec.json: $.models[2]: expected each entry once, found \"gpt-5\"; it repeats "
+                "$.models[0]");
 }
 
 TEST_F(SpecTest, RejectsDuplicateDefinition) {
   Json spec = Matrix();
   spec["definitions"] = {"mha_bwd_d128", "mha_bwd_d128"};
   ExpectInvalid(Expand(spec),
-                "spec.json: field \"definitions[1]\": value \"mha_bwd_d128\": "
-                "duplicate of definitions[0]");
+                "spec.json: $.definitions[1]: expected each entry once, found \"mha_bwd_d128\"; "
+                "it repeats $.definitions[0]");
 }
 
 TEST_F(SpecTest, RejectsDuplicatePromptTag) {
   Json spec = Matrix();
   spec["prompt_tags"] = {"ptxb-basic", "ptxb-basic"};
   ExpectInvalid(Expand(spec),
-                "spec.json: field \"prompt_tags[1]\": value \"ptxb-basic\": "
-                "duplicate of prompt_tags[0]");
+                "spec.json: $.prompt_tags[1]: expected each entry once, found \"ptxb-basic\"; "
+                "it repeats $.prompt_tags[0]");
 }
 
 TEST_F(SpecTest, RejectsUnknownDefinitionWithTheRegistryMessage) {
   Json spec = Matrix();
   spec["definitions"] = {"gemm_n7168_k5120", "gemm_typo"};
   auto e = Expand(spec);
-  ExpectInvalid(e,
-                absl::StrCat("spec.json: field \"definitions[1]\": value \"gemm_typo\": ",
-                             definitions_->Find("gemm_typo").status().message()));
+  ExpectInvalid(e, absl::StrCat("spec.json: $.definitions[1]: expected a known definition, found "
+                                "\"gemm_typo\"; ",
+                                definitions_->Find("gemm_typo").status().message()));
   EXPECT_THAT(std::string(e.status().message()),
               HasSubstr("unknown definition 'gemm_typo' (known: gemm_n7168_k5120,"));
 }
@@ -386,9 +384,9 @@ TEST_F(SpecTest, RejectsUnknownPromptTagWithTheRegistryMessage) {
   Json spec = Matrix();
   spec["prompt_tags"] = {"hopper-typo"};
   auto e = Expand(spec);
-  ExpectInvalid(
-      e, absl::StrCat("spec.json: field \"prompt_tags[0]\": value \"hopper-typo\": ",
-                      prompts_->Check("hopper-typo").message()));
+  ExpectInvalid(e, absl::StrCat("spec.json: $.prompt_tags[0]: expected a known prompt tag, found "
+                                "\"hopper-typo\"; ",
+                                prompts_->Check("hopper-typo").message()));
   EXPECT_THAT(std::string(e.status().message()),
               HasSubstr("unknown prompt tag 'hopper-typo'"));
 }
@@ -397,38 +395,38 @@ TEST_F(SpecTest, RejectsZeroSamples) {
   Json spec = Matrix();
   spec["samples"] = 0;
   ExpectInvalid(Expand(spec),
-                "spec.json: field \"samples\": value 0: must be at least 1");
+                "spec.json: $.samples: expected an integer from 1 to 2147483647, found 0");
 }
 
 TEST_F(SpecTest, RejectsNegativeSamples) {
   Json spec = Matrix();
   spec["samples"] = -2;
   ExpectInvalid(Expand(spec),
-                "spec.json: field \"samples\": value -2: must be at least 1");
+                "spec.json: $.samples: expected an integer from 1 to 2147483647, found -2");
 }
 
 TEST_F(SpecTest, RejectsNonIntegerSamples) {
   Json spec = Matrix();
   spec["samples"] = 2.5;
   ExpectInvalid(Expand(spec),
-                "spec.json: field \"samples\": value 2.5: must be an integer");
+                "spec.json: $.samples: expected an integer from 1 to 2147483647, found 2.5");
   spec["samples"] = "3";
   ExpectInvalid(Expand(spec),
-                "spec.json: field \"samples\": value \"3\": must be an integer");
+                "spec.json: $.samples: expected an integer from 1 to 2147483647, found \"3\"");
 }
 
 TEST_F(SpecTest, RejectsMissingSamples) {
   Json spec = Matrix();
   spec.erase("samples");
   ExpectInvalid(Expand(spec),
-                "spec.json: field \"samples\": value null: required field is missing");
+                "spec.json: $.samples: expected a value (the key is required), found nothing");
 }
 
 TEST_F(SpecTest, RejectsZeroTurns) {
   Json spec = Matrix();
   spec["num_turns"] = 0;
   ExpectInvalid(Expand(spec),
-                "spec.json: field \"num_turns\": value 0: must be at least 1");
+                "spec.json: $.num_turns: expected an integer from 1 to 1000, found 0");
 }
 
 TEST_F(SpecTest, RejectsMoreThanAThousandTurns) {
@@ -437,29 +435,27 @@ TEST_F(SpecTest, RejectsMoreThanAThousandTurns) {
   EXPECT_TRUE(Expand(spec).ok());
   spec["num_turns"] = 1001;
   ExpectInvalid(Expand(spec),
-                "spec.json: field \"num_turns\": value 1001: must be at most 1000");
+                "spec.json: $.num_turns: expected an integer from 1 to 1000, found 1001");
 }
 
 TEST_F(SpecTest, RejectsNonPositiveTargetSpeedup) {
   Json spec = Matrix();
   spec["target_speedup"] = 0;
   ExpectInvalid(Expand(spec),
-                "spec.json: field \"target_speedup\": value 0: must be greater than 0");
+                "spec.json: $.target_speedup: expected a number greater than 0, found 0");
   spec["target_speedup"] = -1.5;
-  ExpectInvalid(
-      Expand(spec),
-      "spec.json: field \"target_speedup\": value -1.5: must be greater than 0");
-  spec["target_speedup"] = "fast";
   ExpectInvalid(Expand(spec),
-                "spec.json: field \"target_speedup\": value \"fast\": must be a number");
+                "spec.json: $.target_speedup: expected a number greater than 0, found -1.5");
+  spec["target_speedup"] = "fast";
+  ExpectInvalid(Expand(spec), "spec.json: $.target_speedup: expected a number, found \"fast\"");
 }
 
 TEST_F(SpecTest, RejectsBadLanguage) {
   Json spec = Matrix();
   spec["language"] = "triton";
   ExpectInvalid(Expand(spec),
-                "spec.json: field \"language\": value \"triton\": must be one of "
-                "\"cuda\", \"ptx\", \"solution\"");
+                "spec.json: $.language: expected one of \"cuda\", \"ptx\", \"solution\", "
+                "found \"triton\"");
   spec["language"] = "solution";  // a FlashInfer-Trace solution JSON per answer
   auto e = Expand(spec);
   ASSERT_TRUE(e.ok()) << e.status();
@@ -470,31 +466,30 @@ TEST_F(SpecTest, RejectsBadContextPolicy) {
   Json spec = Matrix();
   spec["context_policy"] = "latest";
   ExpectInvalid(Expand(spec),
-                "spec.json: field \"context_policy\": value \"latest\": must be "
-                "one of \"full\", \"latest-pair\", \"single-user\"");
+                "spec.json: $.context_policy: expected one of \"full\", \"latest-pair\", "
+                "\"single-user\", found \"latest\"");
 }
 
 TEST_F(SpecTest, RejectsBadEvalMode) {
   Json spec = Matrix();
   spec["eval"] = "none";
   ExpectInvalid(Expand(spec),
-                "spec.json: field \"eval\": value \"none\": must be one of "
-                "\"full\", \"compile-only\"");
+                "spec.json: $.eval: expected one of \"full\", \"compile-only\", found \"none\"");
 }
 
 TEST_F(SpecTest, RejectsZeroPriority) {
   Json spec = Matrix();
   spec["priority"] = 0;
   ExpectInvalid(Expand(spec),
-                "spec.json: field \"priority\": value 0: must be at least 1");
+                "spec.json: $.priority: expected an integer from 1 to 2147483647, found 0");
 }
 
 TEST_F(SpecTest, RejectsNegativeCostLimit) {
   Json spec = Matrix();
   spec["max_cost_usd"] = -1;
   ExpectInvalid(Expand(spec),
-                "spec.json: field \"max_cost_usd\": value -1: must be at least 0 "
-                "(0 = no limit)");
+                "spec.json: $.max_cost_usd: expected a number of at least 0 (0 = no limit), "
+                "found -1");
 }
 
 TEST_F(SpecTest, MatrixAtTheLimitIsAcceptedAndAboveIsRefused) {
@@ -507,8 +502,8 @@ TEST_F(SpecTest, MatrixAtTheLimitIsAcceptedAndAboveIsRefused) {
   spec["samples"] = 4;
   ExpectInvalid(
       Expand(spec, limits),
-      "spec.json: field \"samples\": value 4: 2 models x 2 definitions x 2 prompt "
-      "tags x 4 samples = 32 trajectories, more than the limit of 24");
+      "spec.json: $.samples: expected at most 24 trajectories in all, found 4; 2 models x 2 "
+      "definitions x 2 prompt tags x 4 samples = 32 trajectories");
 }
 
 TEST_F(SpecTest, DefaultLimitRefusesAHugeMatrix) {
@@ -517,7 +512,8 @@ TEST_F(SpecTest, DefaultLimitRefusesAHugeMatrix) {
   auto e = Expand(spec);
   ASSERT_EQ(e.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(e.status().message()),
-              HasSubstr("= 16000000000 trajectories, more than the limit of 100000"));
+              HasSubstr("expected at most 100000 trajectories in all, found 2000000000; "));
+  EXPECT_THAT(std::string(e.status().message()), HasSubstr("= 16000000000 trajectories"));
 }
 
 // ---- PTXBench list form. ----
@@ -575,9 +571,9 @@ TEST_F(SpecListTest, NameComesFromTheFileOrTheCommandLine) {
   input.default_definition = "gemm_n7168_k5120";
   ExpectInvalid(
       ExpandSpec(input, *definitions_, *prompts_, {}),
-      "<stdin>: field \"name\": value \"<stdin>\": a list-form spec takes its name "
-      "from the command line (--name) or else from its file name, which must match "
-      "[A-Za-z0-9._-]{1,100}");
+      "<stdin>: $.name: expected a name of [A-Za-z0-9._-]{1,100}, found \"<stdin>\"; a "
+      "list-form spec takes its name from the command line (--name) or else from its file "
+      "name");
   input.name = "piped";
   auto named = ExpandSpec(input, *definitions_, *prompts_, {});
   ASSERT_TRUE(named.ok()) << named.status();
@@ -642,17 +638,21 @@ TEST_F(SpecListTest, ATestPathHoldsItsTrajectoriesToTheWorkloadItsScriptNames) {
 TEST_F(SpecListTest, ATestScriptThatDoesNotFitIsRefusedNamingTheField) {
   Json list = List();
   list[0]["test_path"] = "tests/gemm_8192.py";
-  const std::string field = "cfg.json: field \"[0].test_path\": value \"tests/gemm_8192.py\": ";
+  const std::string field = "cfg.json: $[0].test_path: expected ";
+  const std::string script =
+      "a test script of a workload of gemm_n7168_k5120, found "
+      "\"tests/gemm_8192.py\"; ";
   ExpectInvalid(ExpandWithScript(list, "", *definitions_, *prompts_),
-                field + "the file was not sent with the spec (ptxbench submit reads it, "
-                        "relative to the spec's folder)");
+                field +
+                    "a file sent with the spec, found \"tests/gemm_8192.py\"; ptxbench "
+                    "submit reads it, relative to the spec's folder");
   ExpectInvalid(ExpandWithScript(list, "print('hi')\n", *definitions_, *prompts_),
-                field + "the test script names no workload (no WORKLOAD_UUID = \"...\" line)");
+                field + script + "the script names no workload (no WORKLOAD_UUID = \"...\" line)");
   ExpectInvalid(ExpandWithScript(list, Script("mha_bwd_d128", kM8192), *definitions_, *prompts_),
-                field + "the test script is for definition 'mha_bwd_d128', the item's is "
-                        "'gemm_n7168_k5120'");
-  ExpectInvalid(ExpandWithScript(list, Script("gemm_n7168_k5120", "nope"), *definitions_, *prompts_),
-                field + "the test script's workload nope is not a workload of gemm_n7168_k5120");
+                field + script + "the script is for definition 'mha_bwd_d128'");
+  ExpectInvalid(
+      ExpandWithScript(list, Script("gemm_n7168_k5120", "nope"), *definitions_, *prompts_),
+      field + script + "the script's workload nope is not one");
 }
 
 // A fix-it item: each trajectory starts from the broken kernel and its log.
@@ -681,8 +681,9 @@ TEST_F(SpecListTest, AFixItItemCarriesItsKernelAndLog) {
   list[0].erase("error_log_path");
   input.text = list.dump();
   ExpectInvalid(ExpandSpec(input, *definitions_, *prompts_, {}),
-                "cfg.json: field \"[0].error_kernel_path\": value \"broken/k.cu\": a fix-it item "
-                "needs both error_kernel_path and error_log_path");
+                "cfg.json: $[0].error_kernel_path: expected both error_kernel_path and "
+                "error_log_path, found \"broken/k.cu\"; a fix-it item needs the kernel and its "
+                "error log");
 }
 
 TEST(RepairPromptTest, CarriesTheKernelAndTheLogInFencesTheyCannotClose) {
@@ -711,13 +712,14 @@ TEST_F(SpecListTest, APlanJsonRunsAsTheConfigItRecords) {
     EXPECT_THAT(t.workloads, ElementsAre(kM8192));
   }
   plan["plan"][1]["exp_index"] = 5;
-  ExpectInvalid(ExpandWithScript(plan, Script("gemm_n7168_k5120", kM8192), *definitions_, *prompts_),
-                "cfg.json: field \"plan[1].exp_index\": value 5: must be 1: the entries are the "
-                "experiments in order");
+  ExpectInvalid(
+      ExpandWithScript(plan, Script("gemm_n7168_k5120", kM8192), *definitions_, *prompts_),
+      "cfg.json: $.plan[1].exp_index: expected 1 (the entries are the experiments in "
+      "order), found 5");
   plan["extra"] = 1;
   ExpectInvalid(ExpandWithScript(plan, "", *definitions_, *prompts_),
-                "cfg.json: field \"extra\": value 1: unknown field of a PTXBench plan.json "
-                "(known: config, plan)");
+                "cfg.json: $.extra: expected a known key (config, plan; keys starting with '_' "
+                "are comments), found an unknown key");
 }
 
 TEST_F(SpecListTest, UnderscoreKeysDoNotChangeTheHash) {
@@ -743,14 +745,13 @@ TEST_F(SpecListTest, ItemChangesChangeTheHash) {
 }
 
 TEST_F(SpecListTest, RejectsEmptyList) {
-  ExpectInvalid(
-      ExpandList(Json::array()),
-      "cfg.json: field \"(document)\": value []: the list of experiments is empty");
+  ExpectInvalid(ExpandList(Json::array()),
+                "cfg.json: $: expected a non-empty list of experiments, found []");
 }
 
 TEST_F(SpecListTest, RejectsItemThatIsNotAnObject) {
   ExpectInvalid(ExpandList(Json::array({List()[0], 7})),
-                "cfg.json: field \"[1]\": value 7: must be an object");
+                "cfg.json: $[1]: expected an object, found 7");
 }
 
 TEST_F(SpecListTest, RejectsUnknownItemField) {
@@ -758,26 +759,25 @@ TEST_F(SpecListTest, RejectsUnknownItemField) {
   list[1]["num_trajectory"] = 1;
   auto e = ExpandList(list);
   ASSERT_EQ(e.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(
-      std::string(e.status().message()),
-      StartsWith("cfg.json: field \"[1].num_trajectory\": value 1: unknown field"));
+  EXPECT_THAT(std::string(e.status().message()),
+              StartsWith("cfg.json: $[1].num_trajectory: expected a known key (num_trajectories,"));
 }
 
 TEST_F(SpecListTest, RejectsRepairItemsWhoseFilesWereNotSent) {
   Json list = List();
   list[0]["error_kernel_path"] = "bad/kernel.cu";
   list[0]["error_log_path"] = "bad/log.txt";
-  ExpectInvalid(
-      ExpandList(list),
-      "cfg.json: field \"[0].error_kernel_path\": value \"bad/kernel.cu\": the file was not "
-      "sent with the spec (ptxbench submit reads it, relative to the spec's folder)");
+  ExpectInvalid(ExpandList(list),
+                "cfg.json: $[0].error_kernel_path: expected a file sent with the spec, found "
+                "\"bad/kernel.cu\"; ptxbench submit reads it, relative to the spec's folder");
 }
 
 TEST_F(SpecListTest, RejectsZeroTrajectories) {
   Json list = List();
   list[1]["num_trajectories"] = 0;
   ExpectInvalid(ExpandList(list),
-                "cfg.json: field \"[1].num_trajectories\": value 0: must be at least 1");
+                "cfg.json: $[1].num_trajectories: expected an integer from 1 to 2147483647, "
+                "found 0");
 }
 
 TEST_F(SpecListTest, RejectsFractionalTrajectories) {
@@ -785,30 +785,28 @@ TEST_F(SpecListTest, RejectsFractionalTrajectories) {
   list[0]["num_trajectories"] = 1.5;
   ExpectInvalid(
       ExpandList(list),
-      "cfg.json: field \"[0].num_trajectories\": value 1.5: must be an integer");
+      "cfg.json: $[0].num_trajectories: expected an integer from 1 to 2147483647, found 1.5");
 }
 
 TEST_F(SpecListTest, RejectsTooManyTurns) {
   Json list = List();
   list[0]["num_turns"] = 5000;
   ExpectInvalid(ExpandList(list),
-                "cfg.json: field \"[0].num_turns\": value 5000: must be at most 1000");
+                "cfg.json: $[0].num_turns: expected an integer from 1 to 1000, found 5000");
 }
 
 TEST_F(SpecListTest, RejectsNonPositiveTargetSpeedup) {
   Json list = List();
   list[1]["target_speedup"] = 0.0;
-  ExpectInvalid(
-      ExpandList(list),
-      "cfg.json: field \"[1].target_speedup\": value 0.0: must be greater than 0");
+  ExpectInvalid(ExpandList(list),
+                "cfg.json: $[1].target_speedup: expected a number greater than 0, found 0.0");
 }
 
 TEST_F(SpecListTest, RejectsMissingPromptTag) {
   Json list = List();
   list[0].erase("prompt_tag");
-  ExpectInvalid(
-      ExpandList(list),
-      "cfg.json: field \"[0].prompt_tag\": value null: required field is missing");
+  ExpectInvalid(ExpandList(list),
+                "cfg.json: $[0].prompt_tag: expected a value (the key is required), found nothing");
 }
 
 TEST_F(SpecListTest, RejectsUnknownPromptTag) {
@@ -816,10 +814,9 @@ TEST_F(SpecListTest, RejectsUnknownPromptTag) {
   list[0]["prompt_tag"] = "hopper-nohint";
   auto e = ExpandList(list);
   ASSERT_EQ(e.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(
-      std::string(e.status().message()),
-      StartsWith("cfg.json: field \"[0].prompt_tag\": value \"hopper-nohint\": unknown "
-                 "prompt tag 'hopper-nohint' (known: "));
+  EXPECT_THAT(std::string(e.status().message()),
+              StartsWith("cfg.json: $[0].prompt_tag: expected a known prompt tag, found "
+                         "\"hopper-nohint\"; unknown prompt tag 'hopper-nohint' (known: "));
 }
 
 TEST_F(SpecListTest, RejectsUnknownItemDefinition) {
@@ -828,46 +825,43 @@ TEST_F(SpecListTest, RejectsUnknownItemDefinition) {
   auto e = ExpandList(list);
   ASSERT_EQ(e.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(e.status().message()),
-              StartsWith("cfg.json: field \"[1].definition\": value \"mha_bwd\": unknown "
-                         "definition 'mha_bwd' (known: "));
+              StartsWith("cfg.json: $[1].definition: expected a known definition, found "
+                         "\"mha_bwd\"; unknown definition 'mha_bwd' (known: "));
 }
 
 TEST_F(SpecListTest, RejectsUnknownDefaultDefinition) {
   auto e = ExpandList(List(), "cfg.json", "gemm_typo");
   ASSERT_EQ(e.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(
-      std::string(e.status().message()),
-      StartsWith("cfg.json: field \"[0].definition\": value \"gemm_typo\": unknown "
-                 "definition 'gemm_typo'"));
+  EXPECT_THAT(std::string(e.status().message()),
+              StartsWith("cfg.json: $[0].definition: expected a known definition, found "
+                         "\"gemm_typo\"; unknown definition 'gemm_typo'"));
 }
 
 TEST_F(SpecListTest, RejectsItemWithoutAnyDefinition) {
   ExpectInvalid(
       ExpandList(List(), "cfg.json", ""),
-      "cfg.json: field \"[0].definition\": value null: no definition: give one in "
-      "the item or on the command line (--definition)");
+      "cfg.json: $[0].definition: expected a definition, in the item or on the command line "
+      "(--definition), found nothing");
 }
 
 TEST_F(SpecListTest, RejectsMissingModel) {
-  ExpectInvalid(
-      ExpandList(List(), "cfg.json", "gemm_n7168_k5120", ""),
-      "cfg.json: field \"model\": value null: a list-form spec takes its model from "
-      "the command line (--model)");
+  ExpectInvalid(ExpandList(List(), "cfg.json", "gemm_n7168_k5120", ""),
+                "cfg.json: $.model: expected a model given on the command line (--model), found "
+                "nothing; a list-form spec names no model of its own");
 }
 
 TEST_F(SpecListTest, RejectsBadModelName) {
   ExpectInvalid(ExpandList(List(), "cfg.json", "gemm_n7168_k5120", "gpt 5"),
-                "cfg.json: field \"model\": value \"gpt 5\": model names must match "
-                "[A-Za-z0-9._:/@+-]{1,128}");
+                "cfg.json: $.model: expected a model name of [A-Za-z0-9._:/@+-]{1,128}, found "
+                "\"gpt 5\"");
 }
 
 TEST_F(SpecListTest, TotalAboveTheLimitIsRefused) {
   SpecLimits limits;
   limits.max_trajectories = 4;
-  ExpectInvalid(
-      ExpandList(List(), "cfg.json", "gemm_n7168_k5120", "gpt-5", limits),
-      "cfg.json: field \"[1].num_trajectories\": value 3: num_trajectories summed "
-      "over items [0] to [1] = 5 trajectories, more than the limit of 4");
+  ExpectInvalid(ExpandList(List(), "cfg.json", "gemm_n7168_k5120", "gpt-5", limits),
+                "cfg.json: $[1].num_trajectories: expected at most 4 trajectories in all, found 3; "
+                "num_trajectories summed over items [0] to [1] = 5 trajectories");
   limits.max_trajectories = 5;
   EXPECT_TRUE(ExpandList(List(), "cfg.json", "gemm_n7168_k5120", "gpt-5", limits).ok());
 }

@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <limits>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -15,17 +15,16 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "common/json_reader.h"
 #include "common/status_macros.h"
 #include "workloads/expression.h"
-#include "workloads/field_reader.h"
-#include "workloads/json_util.h"
 #include "workloads/safetensors.h"
 
 namespace ptxbench::workloads {
 namespace {
 
 // Ordered, so axes and tensors keep file order (= run() argument order).
-using Json = nlohmann::ordered_json;
+using Json = StrictJson;
 
 constexpr const char* kDtypes[] = {
     "float32", "float16", "bfloat16", "float8_e4m3fn", "float8_e5m2", "float4_e2m1",
@@ -63,14 +62,14 @@ bool IsWorkloadId(absl::string_view text) {
   return true;
 }
 
-absl::StatusOr<std::vector<Axis>> ParseAxes(const FieldReader& r, const Json& axes) {
+absl::StatusOr<std::vector<Axis>> ParseAxes(const JsonReader& r, const Json& axes) {
   PTXB_RETURN_IF_ERROR(r.RequireObject(axes, "axes"));
   std::vector<Axis> out;
   for (const auto& [name, spec] : axes.items()) {
-    const std::string field = JoinField("axes", name);
+    const std::string field = JsonField("axes", name);
     if (!IsIdentifier(name)) {
-      return r.Error(field, spec,
-                     "axis names must be identifiers ([A-Za-z_][A-Za-z0-9_]*)");
+      return r.ErrorFound(field, Json(name).dump(),
+                          "an axis name that is an identifier ([A-Za-z_][A-Za-z0-9_]*)");
     }
     PTXB_RETURN_IF_ERROR(r.RequireObject(spec, field));
     PTXB_ASSIGN_OR_RETURN(const Json* type, r.Required(spec, field, "type"));
@@ -79,18 +78,17 @@ absl::StatusOr<std::vector<Axis>> ParseAxes(const FieldReader& r, const Json& ax
     if (*type == "const") {
       axis.is_const = true;
       PTXB_ASSIGN_OR_RETURN(const Json* value, r.Required(spec, field, "value"));
-      PTXB_ASSIGN_OR_RETURN(axis.value, r.Integer(*value, JoinField(field, "value"), 1,
+      PTXB_ASSIGN_OR_RETURN(axis.value, r.Integer(*value, JsonField(field, "value"), 1,
                                                   std::numeric_limits<int64_t>::max()));
     } else if (*type != "var") {
-      return r.Error(JoinField(field, "type"), *type, "must be \"const\" or \"var\"");
+      return r.Error(JsonField(field, "type"), *type, "\"const\" or \"var\"");
     }
     out.push_back(std::move(axis));
   }
   return out;
 }
 
-absl::StatusOr<std::vector<TensorSpec>> ParseTensors(const FieldReader& r,
-                                                     const Json& tensors,
+absl::StatusOr<std::vector<TensorSpec>> ParseTensors(const JsonReader& r, const Json& tensors,
                                                      absl::string_view kind,
                                                      const std::vector<Axis>& axes) {
   PTXB_RETURN_IF_ERROR(r.RequireObject(tensors, kind));
@@ -98,16 +96,16 @@ absl::StatusOr<std::vector<TensorSpec>> ParseTensors(const FieldReader& r,
   for (const Axis& axis : axes) axis_names.insert(axis.name);
   std::vector<TensorSpec> out;
   for (const auto& [name, spec] : tensors.items()) {
-    const std::string field = JoinField(kind, name);
+    const std::string field = JsonField(kind, name);
     if (!IsIdentifier(name)) {
-      return r.Error(field, spec,
-                     "tensor names must be identifiers ([A-Za-z_][A-Za-z0-9_]*)");
+      return r.ErrorFound(field, Json(name).dump(),
+                          "a tensor name that is an identifier ([A-Za-z_][A-Za-z0-9_]*)");
     }
     PTXB_RETURN_IF_ERROR(r.RequireObject(spec, field));
     TensorSpec tensor;
     tensor.name = name;
     PTXB_ASSIGN_OR_RETURN(const Json* shape, r.Required(spec, field, "shape"));
-    const std::string shape_field = JoinField(field, "shape");
+    const std::string shape_field = JsonField(field, "shape");
     if (shape->is_null()) {
       tensor.is_scalar = true;
     } else {
@@ -117,51 +115,48 @@ absl::StatusOr<std::vector<TensorSpec>> ParseTensors(const FieldReader& r,
         // Not an axis: an expression over axes ("qk_nope_head_dim + v_head_dim").
         if (absl::Status s = CheckExpression(tensor.shape[i], {axis_names.begin(), axis_names.end()});
             !s.ok()) {
-          return r.Error(IndexField(shape_field, i), (*shape)[i],
-                         absl::StrCat("is neither an axis declared in \"axes\" nor an expression "
-                                      "over them (", s.message(), ")"));
+          return r.Error(JsonIndex(shape_field, i), (*shape)[i],
+                         "an axis declared in \"axes\" or an expression over them", s.message());
         }
       }
     }
     PTXB_ASSIGN_OR_RETURN(const Json* dtype, r.Required(spec, field, "dtype"));
-    PTXB_ASSIGN_OR_RETURN(tensor.dtype, r.String(*dtype, JoinField(field, "dtype")));
+    PTXB_ASSIGN_OR_RETURN(tensor.dtype, r.String(*dtype, JsonField(field, "dtype")));
     if (!IsKnownDtype(tensor.dtype)) {
-      return r.Error(
-          JoinField(field, "dtype"), *dtype,
-          absl::StrCat("unknown dtype (known: ", absl::StrJoin(kDtypes, ", "), ")"));
+      return r.Error(JsonField(field, "dtype"), *dtype,
+                     absl::StrCat("a known dtype (", absl::StrJoin(kDtypes, ", "), ")"));
     }
     out.push_back(std::move(tensor));
   }
   return out;
 }
 
-absl::StatusOr<Tolerance> ParseTolerance(const FieldReader& r, const Json& value) {
+absl::StatusOr<Tolerance> ParseTolerance(const JsonReader& r, const Json& value) {
   PTXB_RETURN_IF_ERROR(r.RequireObject(value, "tolerance"));
+  PTXB_RETURN_IF_ERROR(r.CheckKeys(value, "tolerance", {"atol", "rtol", "required_matched_ratio"},
+                                   /*allow_comments=*/false));
   Tolerance tolerance;
   for (const auto& [key, v] : value.items()) {
-    const std::string field = JoinField("tolerance", key);
-    if (key != "atol" && key != "rtol" && key != "required_matched_ratio") {
-      return r.Error(field, v,
-                     "unknown field (known: atol, rtol, required_matched_ratio)");
-    }
-    PTXB_ASSIGN_OR_RETURN(double number, r.Number(v, field));
+    const std::string field = JsonField("tolerance", key);
     if (key == "required_matched_ratio") {
-      if (!(number > 0 && number <= 1)) return r.Error(field, v, "must be in (0, 1]");
-      tolerance.required_matched_ratio = number;
+      PTXB_ASSIGN_OR_RETURN(double ratio, r.Number(v, field));
+      if (!(ratio > 0 && ratio <= 1)) return r.Error(field, v, "a number in (0, 1]");
+      tolerance.required_matched_ratio = ratio;
     } else {
-      if (!(number >= 0)) return r.Error(field, v, "must be at least 0");
-      (key == "atol" ? tolerance.atol : tolerance.rtol) = number;
+      PTXB_ASSIGN_OR_RETURN((key == "atol" ? tolerance.atol : tolerance.rtol),
+                            r.NonNegativeNumber(v, field));
     }
   }
   return tolerance;
 }
 
-absl::StatusOr<InputSource> ParseInputSource(const FieldReader& r, const Json& value,
+absl::StatusOr<InputSource> ParseInputSource(const JsonReader& r, const Json& value,
                                              absl::string_view field) {
   PTXB_RETURN_IF_ERROR(r.RequireObject(value, field));
   PTXB_ASSIGN_OR_RETURN(const Json* type, r.Required(value, field, "type"));
   InputSource source;
-  PTXB_ASSIGN_OR_RETURN(source.type, r.String(*type, JoinField(field, "type")));
+  PTXB_ASSIGN_OR_RETURN(
+      source.type, r.Enum(*type, JsonField(field, "type"), {"random", "scalar", "safetensors"}));
   if (source.type == "scalar") {
     PTXB_ASSIGN_OR_RETURN(const Json* v, r.Required(value, field, "value"));
     if (v->is_boolean()) {
@@ -171,23 +166,19 @@ absl::StatusOr<InputSource> ParseInputSource(const FieldReader& r, const Json& v
     } else if (v->is_number_integer()) {
       if (v->is_number_unsigned() &&
           v->get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-        return r.Error(JoinField(field, "value"), *v, "does not fit in 64 bits");
+        return r.Error(JsonField(field, "value"), *v, "an integer that fits in 64 bits");
       }
       source.scalar_kind = InputSource::ScalarKind::kInt;
       source.scalar_int = v->get<int64_t>();
       source.scalar_value = static_cast<double>(source.scalar_int);
     } else {
-      PTXB_ASSIGN_OR_RETURN(source.scalar_value, r.Number(*v, JoinField(field, "value")));
+      PTXB_ASSIGN_OR_RETURN(source.scalar_value, r.Number(*v, JsonField(field, "value")));
     }
   } else if (source.type == "safetensors") {
     PTXB_ASSIGN_OR_RETURN(const Json* path, r.Required(value, field, "path"));
-    PTXB_ASSIGN_OR_RETURN(source.path, r.String(*path, JoinField(field, "path")));
+    PTXB_ASSIGN_OR_RETURN(source.path, r.String(*path, JsonField(field, "path")));
     PTXB_ASSIGN_OR_RETURN(const Json* key, r.Required(value, field, "tensor_key"));
-    PTXB_ASSIGN_OR_RETURN(source.tensor_key,
-                          r.String(*key, JoinField(field, "tensor_key")));
-  } else if (source.type != "random") {
-    return r.Error(JoinField(field, "type"), *type,
-                   "must be \"random\", \"scalar\" or \"safetensors\"");
+    PTXB_ASSIGN_OR_RETURN(source.tensor_key, r.String(*key, JsonField(field, "tensor_key")));
   }
   return source;
 }
@@ -287,9 +278,9 @@ absl::StatusOr<std::map<std::string, int64_t>> Definition::AxisValues(
 
 absl::StatusOr<Definition> ParseDefinition(absl::string_view json,
                                            absl::string_view origin) {
-  PTXB_ASSIGN_OR_RETURN(Json doc, ParseStrictOrderedJson(json, origin));
-  FieldReader r(origin);
-  if (!doc.is_object()) return r.Error("(document)", doc, "must be a JSON object");
+  PTXB_ASSIGN_OR_RETURN(Json doc, ParseStrictJson(json, origin));
+  JsonReader r(origin);
+  if (!doc.is_object()) return r.Error("", doc, "an object");
 
   // Unknown top-level fields are ignored: FlashInfer-Trace datasets may carry
   // fields this version does not know, and must still load.
@@ -298,24 +289,22 @@ absl::StatusOr<Definition> ParseDefinition(absl::string_view json,
   PTXB_ASSIGN_OR_RETURN(const Json* name, r.Required(doc, "", "name"));
   PTXB_ASSIGN_OR_RETURN(d.name, r.String(*name, "name"));
   if (!IsFileSafeName(d.name)) {
-    return r.Error("name", *name,
-                   "must match [A-Za-z0-9._-]{1,128} and not start with '.'");
+    return r.Error("name", *name, "a name of [A-Za-z0-9._-]{1,128} not starting with '.'");
   }
   PTXB_ASSIGN_OR_RETURN(const Json* op_type, r.Required(doc, "", "op_type"));
   PTXB_ASSIGN_OR_RETURN(d.op_type, r.String(*op_type, "op_type"));
   if (!IsFileSafeName(d.op_type)) {
-    return r.Error("op_type", *op_type,
-                   "must match [A-Za-z0-9._-]{1,128} and not start with '.'");
+    return r.Error("op_type", *op_type, "a name of [A-Za-z0-9._-]{1,128} not starting with '.'");
   }
-  if (const Json* tags = FieldReader::Member(doc, "tags")) {
+  if (const Json* tags = JsonReader::Member(doc, "tags")) {
     PTXB_ASSIGN_OR_RETURN(d.tags, r.StringList(*tags, "tags"));
     for (const auto* meanings : {&CausalTags(), &BackwardTags()}) {
       if (TagReading t = ReadTags(d.tags, *meanings); !t.conflict.empty()) {
-        return r.Error("tags", *tags, t.conflict);
+        return r.Error("tags", *tags, "tags that agree with each other", t.conflict);
       }
     }
   }
-  if (const Json* description = FieldReader::Member(doc, "description")) {
+  if (const Json* description = JsonReader::Member(doc, "description")) {
     PTXB_ASSIGN_OR_RETURN(d.description, r.String(*description, "description", true));
   }
   PTXB_ASSIGN_OR_RETURN(const Json* axes, r.Required(doc, "", "axes"));
@@ -324,39 +313,36 @@ absl::StatusOr<Definition> ParseDefinition(absl::string_view json,
   PTXB_ASSIGN_OR_RETURN(d.inputs, ParseTensors(r, *inputs, "inputs", d.axes));
   PTXB_ASSIGN_OR_RETURN(const Json* outputs, r.Required(doc, "", "outputs"));
   PTXB_ASSIGN_OR_RETURN(d.outputs, ParseTensors(r, *outputs, "outputs", d.axes));
-  if (d.outputs.empty())
-    return r.Error("outputs", *outputs, "must name at least one output");
+  if (d.outputs.empty()) return r.Error("outputs", *outputs, "at least one output");
   for (const TensorSpec& out : d.outputs) {
     if (inputs->contains(out.name)) {
-      return r.Error(JoinField("outputs", out.name), (*outputs)[out.name],
-                     "an input has the same name");
+      return r.ErrorFound(JsonField("outputs", out.name), Json(out.name).dump(),
+                          "an output name that no input has");
     }
   }
   PTXB_ASSIGN_OR_RETURN(const Json* reference, r.Required(doc, "", "reference"));
   PTXB_ASSIGN_OR_RETURN(d.reference, r.String(*reference, "reference"));
-  if (const Json* constraints = FieldReader::Member(doc, "constraints")) {
+  if (const Json* constraints = JsonReader::Member(doc, "constraints")) {
     PTXB_ASSIGN_OR_RETURN(d.constraints, r.StringList(*constraints, "constraints"));
   }
-  if (const Json* tolerance = FieldReader::Member(doc, "tolerance")) {
+  if (const Json* tolerance = JsonReader::Member(doc, "tolerance")) {
     PTXB_ASSIGN_OR_RETURN(d.tolerance, ParseTolerance(r, *tolerance));
   }
-  if (const Json* trials = FieldReader::Member(doc, "trials")) {
+  if (const Json* trials = JsonReader::Member(doc, "trials")) {
     PTXB_ASSIGN_OR_RETURN(int64_t n, r.Integer(*trials, "trials", 1, kMaxTrials));
     d.trials = static_cast<int>(n);
   }
-  if (const Json* importance = FieldReader::Member(doc, "importance")) {
-    PTXB_ASSIGN_OR_RETURN(d.importance, r.Number(*importance, "importance"));
-    if (!(d.importance >= 0))
-      return r.Error("importance", *importance, "must be at least 0");
+  if (const Json* importance = JsonReader::Member(doc, "importance")) {
+    PTXB_ASSIGN_OR_RETURN(d.importance, r.NonNegativeNumber(*importance, "importance"));
   }
   return d;
 }
 
 absl::StatusOr<WorkloadRecord> ParseWorkloadRecord(absl::string_view line,
                                                    absl::string_view origin) {
-  PTXB_ASSIGN_OR_RETURN(Json doc, ParseStrictOrderedJson(line, origin));
-  FieldReader r(origin);
-  if (!doc.is_object()) return r.Error("(line)", doc, "must be a JSON object");
+  PTXB_ASSIGN_OR_RETURN(Json doc, ParseStrictJson(line, origin));
+  JsonReader r(origin);
+  if (!doc.is_object()) return r.Error("", doc, "an object");
   WorkloadRecord record;
   PTXB_ASSIGN_OR_RETURN(const Json* definition, r.Required(doc, "", "definition"));
   PTXB_ASSIGN_OR_RETURN(record.definition, r.String(*definition, "definition"));
@@ -370,20 +356,19 @@ absl::StatusOr<WorkloadRecord> ParseWorkloadRecord(absl::string_view line,
   PTXB_ASSIGN_OR_RETURN(w.uuid, r.String(*uuid, "workload.uuid"));
   if (!IsWorkloadId(w.uuid)) {
     return r.Error("workload.uuid", *uuid,
-                   "must be 1 to 256 characters without control characters");
+                   "an id of 1 to 256 characters without control characters");
   }
   PTXB_ASSIGN_OR_RETURN(const Json* axes, r.Required(*workload, "workload", "axes"));
   PTXB_RETURN_IF_ERROR(r.RequireObject(*axes, "workload.axes"));
   for (const auto& [name, value] : axes->items()) {
-    PTXB_ASSIGN_OR_RETURN(w.axes[name],
-                          r.Integer(value, JoinField("workload.axes", name), 1,
-                                    std::numeric_limits<int64_t>::max()));
+    PTXB_ASSIGN_OR_RETURN(w.axes[name], r.Integer(value, JsonField("workload.axes", name), 1,
+                                                  std::numeric_limits<int64_t>::max()));
   }
   PTXB_ASSIGN_OR_RETURN(const Json* inputs, r.Required(*workload, "workload", "inputs"));
   PTXB_RETURN_IF_ERROR(r.RequireObject(*inputs, "workload.inputs"));
   for (const auto& [name, value] : inputs->items()) {
     PTXB_ASSIGN_OR_RETURN(w.inputs[name],
-                          ParseInputSource(r, value, JoinField("workload.inputs", name)));
+                          ParseInputSource(r, value, JsonField("workload.inputs", name)));
   }
   return record;
 }
@@ -396,42 +381,41 @@ absl::StatusOr<Workload> ParseWorkloadLine(absl::string_view line,
 
 absl::Status ValidateWorkload(const Definition& definition, const Workload& workload,
                               absl::string_view origin) {
+  const JsonReader r(origin);
+  const std::string axes_of = absl::StrCat("only the axes of definition '", definition.name, "'");
   for (const auto& [name, value] : workload.axes) {
-    const std::string field = JoinField("workload.axes", name);
+    const std::string field = JsonField("workload.axes", name);
     const Axis* axis = nullptr;
     for (const Axis& a : definition.axes) {
       if (a.name == name) axis = &a;
     }
     if (axis == nullptr) {
-      return FieldError(
-          origin, field, absl::StrCat(value),
-          absl::StrCat("definition '", definition.name, "' has no axis of this name"));
+      return r.ErrorFound(field, absl::StrCat(value), axes_of,
+                          absl::StrCat("it has no axis ", name));
     }
     if (axis->is_const && axis->value != value) {
-      return FieldError(origin, field, absl::StrCat(value),
-                        absl::StrCat("axis is const with value ", axis->value));
+      return r.ErrorFound(field, absl::StrCat(value),
+                          absl::StrCat(axis->value, " (the axis is const)"));
     }
   }
   for (const Axis& axis : definition.axes) {
     if (!axis.is_const && !workload.axes.contains(axis.name)) {
-      return FieldError(origin, JoinField("workload.axes", axis.name), "null",
-                        "var axis has no value");
+      return r.Missing(JsonField("workload.axes", axis.name), "a value for the var axis");
     }
   }
   for (const auto& [name, source] : workload.inputs) {
     bool known = false;
     for (const TensorSpec& input : definition.inputs) known = known || input.name == name;
     if (!known) {
-      return FieldError(
-          origin, JoinField("workload.inputs", name),
-          absl::StrCat("{\"type\":\"", source.type, "\"}"),
-          absl::StrCat("definition '", definition.name, "' has no input of this name"));
+      return r.ErrorFound(JsonField("workload.inputs", name),
+                          absl::StrCat("{\"type\":\"", source.type, "\"}"),
+                          absl::StrCat("only the inputs of definition '", definition.name, "'"),
+                          absl::StrCat("it has no input ", name));
     }
   }
   for (const TensorSpec& input : definition.inputs) {
     if (!workload.inputs.contains(input.name)) {
-      return FieldError(origin, JoinField("workload.inputs", input.name), "null",
-                        "input has no source");
+      return r.Missing(JsonField("workload.inputs", input.name), "a source for the input");
     }
   }
   return absl::OkStatus();

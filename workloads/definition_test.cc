@@ -97,31 +97,28 @@ TEST(DefinitionTest, RejectsBadAxisType) {
   auto doc = ValidDefinition();
   doc["axes"]["M"]["type"] = "variable";
   ExpectError(Parse(doc),
-              "gemm.json: field \"axes.M.type\": value \"variable\": must be \"const\" "
-              "or \"var\"");
+              "gemm.json: $.axes.M.type: expected \"const\" or \"var\", found \"variable\"");
 }
 
 TEST(DefinitionTest, RejectsConstAxisWithoutValue) {
   auto doc = ValidDefinition();
   doc["axes"]["N"].erase("value");
   ExpectError(Parse(doc),
-              "gemm.json: field \"axes.N.value\": value null: required field is missing");
+              "gemm.json: $.axes.N.value: expected a value (the key is required), found nothing");
 }
 
 TEST(DefinitionTest, RejectsNonPositiveConstAxis) {
   auto doc = ValidDefinition();
   doc["axes"]["N"]["value"] = 0;
-  ExpectError(Parse(doc),
-              "gemm.json: field \"axes.N.value\": value 0: must be at least 1");
+  ExpectError(Parse(doc), "gemm.json: $.axes.N.value: expected a positive integer, found 0");
 }
 
 TEST(DefinitionTest, RejectsShapeNamingUndeclaredAxis) {
   auto doc = ValidDefinition();
   doc["inputs"]["A"]["shape"] = {"M", "Q"};
   ExpectError(Parse(doc),
-              "gemm.json: field \"inputs.A.shape[1]\": value \"Q\": is neither an axis "
-              "declared in \"axes\" nor an expression over them (expression \"Q\": unknown "
-              "axis 'Q')");
+              "gemm.json: $.inputs.A.shape[1]: expected an axis declared in \"axes\" or an "
+              "expression over them, found \"Q\"; expression \"Q\": unknown axis 'Q'");
 }
 
 TEST(DefinitionTest, ShapeEntriesMayBeExpressionsOverAxes) {
@@ -147,8 +144,8 @@ TEST(DefinitionTest, ShapeExpressionsNameOnlyDeclaredAxes) {
   auto d = Parse(doc);
   ASSERT_EQ(d.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(d.status().message()),
-              HasSubstr("field \"outputs.C.shape[1]\": value \"N + Q\": is neither an axis "
-                        "declared in \"axes\" nor an expression over them"));
+              HasSubstr("$.outputs.C.shape[1]: expected an axis declared in \"axes\" or an "
+                        "expression over them, found \"N + Q\""));
   EXPECT_THAT(std::string(d.status().message()), HasSubstr("unknown axis 'Q'"));
   doc["outputs"]["C"]["shape"] = {"M", "N +"};
   EXPECT_FALSE(Parse(doc).ok());
@@ -194,8 +191,9 @@ TEST(DefinitionTest, RejectsUnknownDtype) {
   auto d = Parse(doc);
   ASSERT_EQ(d.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(d.status().message()),
-              HasSubstr("gemm.json: field \"outputs.C.dtype\": value \"bf16\": unknown "
-                        "dtype (known: float32, float16, bfloat16,"));
+              HasSubstr("gemm.json: $.outputs.C.dtype: expected a known dtype (float32, "
+                        "float16, bfloat16,"));
+  EXPECT_THAT(std::string(d.status().message()), HasSubstr("found \"bf16\""));
 }
 
 TEST(DefinitionTest, AcceptsEveryCompatDtype) {
@@ -212,9 +210,7 @@ TEST(DefinitionTest, RejectsOutputNamedLikeAnInput) {
   auto doc = ValidDefinition();
   doc["outputs"]["A"] = {{"shape", {"M", "N"}}, {"dtype", "bfloat16"}};
   ExpectError(Parse(doc),
-              "gemm.json: field \"outputs.A\": value "
-              "{\"shape\":[\"M\",\"N\"],\"dtype\":\"bfloat16\"}: an input has the same "
-              "name");
+              "gemm.json: $.outputs.A: expected an output name that no input has, found \"A\"");
 }
 
 TEST(DefinitionTest, RejectsMissingRequiredFields) {
@@ -222,16 +218,16 @@ TEST(DefinitionTest, RejectsMissingRequiredFields) {
        {"name", "op_type", "axes", "inputs", "outputs", "reference"}) {
     auto doc = ValidDefinition();
     doc.erase(field);
-    ExpectError(Parse(doc), absl::StrCat("gemm.json: field \"", field,
-                                         "\": value null: required field is missing"));
+    ExpectError(Parse(doc),
+                absl::StrCat("gemm.json: $.", field,
+                             ": expected a value (the key is required), found nothing"));
   }
 }
 
 TEST(DefinitionTest, RejectsNoOutputs) {
   auto doc = ValidDefinition();
   doc["outputs"] = nlohmann::ordered_json::object();
-  ExpectError(Parse(doc),
-              "gemm.json: field \"outputs\": value {}: must name at least one output");
+  ExpectError(Parse(doc), "gemm.json: $.outputs: expected at least one output, found {}");
 }
 
 TEST(DefinitionTest, RejectsNameThatIsNoFileName) {
@@ -240,7 +236,8 @@ TEST(DefinitionTest, RejectsNameThatIsNoFileName) {
   auto d = Parse(doc);
   ASSERT_EQ(d.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(d.status().message()),
-              HasSubstr("field \"name\": value \"../evil\""));
+              HasSubstr("$.name: expected a name of [A-Za-z0-9._-]{1,128} not starting with '.', "
+                        "found \"../evil\""));
 }
 
 TEST(DefinitionTest, RejectsUnknownToleranceField) {
@@ -248,36 +245,35 @@ TEST(DefinitionTest, RejectsUnknownToleranceField) {
   doc["tolerance"] = {{"atoll", 1}};
   ExpectError(
       Parse(doc),
-      "gemm.json: field \"tolerance.atoll\": value 1: unknown field (known: atol, "
-      "rtol, required_matched_ratio)");
+      "gemm.json: $.tolerance.atoll: expected a known key (atol, rtol, required_matched_ratio), "
+      "found an unknown key");
 }
 
 TEST(DefinitionTest, RejectsMatchedRatioOutOfRange) {
   auto doc = ValidDefinition();
   doc["tolerance"] = {{"required_matched_ratio", 1.5}};
   ExpectError(Parse(doc),
-              "gemm.json: field \"tolerance.required_matched_ratio\": value 1.5: must be "
-              "in (0, 1]");
+              "gemm.json: $.tolerance.required_matched_ratio: expected a number in (0, 1], "
+              "found 1.5");
 }
 
 TEST(DefinitionTest, RejectsNegativeTolerance) {
   auto doc = ValidDefinition();
   doc["tolerance"] = {{"rtol", -0.1}};
   ExpectError(Parse(doc),
-              "gemm.json: field \"tolerance.rtol\": value -0.1: must be at least 0");
+              "gemm.json: $.tolerance.rtol: expected a number of at least 0, found -0.1");
 }
 
 TEST(DefinitionTest, RejectsNonIntegerTrials) {
   auto doc = ValidDefinition();
   doc["trials"] = 2.5;
-  ExpectError(Parse(doc), "gemm.json: field \"trials\": value 2.5: must be an integer");
+  ExpectError(Parse(doc), "gemm.json: $.trials: expected an integer from 1 to 100, found 2.5");
 }
 
 TEST(DefinitionTest, RejectsNegativeImportance) {
   auto doc = ValidDefinition();
   doc["importance"] = -1;
-  ExpectError(Parse(doc),
-              "gemm.json: field \"importance\": value -1: must be at least 0");
+  ExpectError(Parse(doc), "gemm.json: $.importance: expected a number of at least 0, found -1");
 }
 
 TEST(DefinitionTest, MalformedJsonNamesThePosition) {
@@ -328,8 +324,10 @@ TEST(WorkloadLineTest, AnyNonEmptyIdWithoutControlCharactersIsAnId) {
     EXPECT_EQ(w->uuid, id);
   }
   for (const auto& [id, why] : std::vector<std::pair<std::string, std::string>>{
-           {"", "must not be empty"},
-           {"a\nb", "must be 1 to 256 characters without control characters"}}) {
+           {"", "$.workload.uuid: expected a non-empty string, found \"\""},
+           {"a\nb",
+            "$.workload.uuid: expected an id of 1 to 256 characters without control "
+            "characters, found \"a\\nb\""}}) {
     auto line = nlohmann::json::parse(kLine);
     line["workload"]["uuid"] = id;
     auto w = ParseWorkloadLine(line.dump(), "gemm.jsonl:7");
@@ -361,7 +359,7 @@ TEST(WorkloadLineTest, RejectsNonPositiveAxisValue) {
   auto w = ParseWorkloadLine(line.dump(), "gemm.jsonl:2");
   ASSERT_EQ(w.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(std::string(w.status().message()),
-            "gemm.jsonl:2: field \"workload.axes.M\": value 0: must be at least 1");
+            "gemm.jsonl:2: $.workload.axes.M: expected a positive integer, found 0");
 }
 
 TEST(WorkloadLineTest, RejectsUnknownSourceType) {
@@ -370,8 +368,8 @@ TEST(WorkloadLineTest, RejectsUnknownSourceType) {
   auto w = ParseWorkloadLine(line.dump(), "gemm.jsonl:3");
   ASSERT_EQ(w.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(std::string(w.status().message()),
-            "gemm.jsonl:3: field \"workload.inputs.A.type\": value \"zeros\": must be "
-            "\"random\", \"scalar\" or \"safetensors\"");
+            "gemm.jsonl:3: $.workload.inputs.A.type: expected one of \"random\", \"scalar\", "
+            "\"safetensors\", found \"zeros\"");
 }
 
 class ValidateWorkloadTest : public ::testing::Test {
@@ -402,7 +400,7 @@ TEST_F(ValidateWorkloadTest, RejectsMissingVarAxis) {
   absl::Status s = ValidateWorkload(definition_, workload_, "gemm.jsonl:1");
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(std::string(s.message()),
-            "gemm.jsonl:1: field \"workload.axes.M\": value null: var axis has no value");
+            "gemm.jsonl:1: $.workload.axes.M: expected a value for the var axis, found nothing");
   auto values = definition_.AxisValues(workload_);
   EXPECT_EQ(values.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(values.status().message()),
@@ -414,8 +412,8 @@ TEST_F(ValidateWorkloadTest, RejectsUnknownAxis) {
   absl::Status s = ValidateWorkload(definition_, workload_, "gemm.jsonl:1");
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(std::string(s.message()),
-            "gemm.jsonl:1: field \"workload.axes.Z\": value 4: definition 'gemm_small' "
-            "has no axis of this name");
+            "gemm.jsonl:1: $.workload.axes.Z: expected only the axes of definition "
+            "'gemm_small', found 4; it has no axis Z");
 }
 
 TEST_F(ValidateWorkloadTest, ConstAxisMayRepeatItsValueOnly) {
@@ -425,7 +423,7 @@ TEST_F(ValidateWorkloadTest, ConstAxisMayRepeatItsValueOnly) {
   absl::Status s = ValidateWorkload(definition_, workload_, "w");
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(std::string(s.message()),
-            "w: field \"workload.axes.N\": value 65: axis is const with value 64");
+            "w: $.workload.axes.N: expected 64 (the axis is const), found 65");
 }
 
 TEST_F(ValidateWorkloadTest, RejectsUnknownAndMissingInputs) {
@@ -434,13 +432,15 @@ TEST_F(ValidateWorkloadTest, RejectsUnknownAndMissingInputs) {
   workload_.inputs["X"] = random;
   absl::Status s = ValidateWorkload(definition_, workload_, "w");
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(s.message()), HasSubstr("field \"workload.inputs.X\""));
+  EXPECT_EQ(std::string(s.message()),
+            "w: $.workload.inputs.X: expected only the inputs of definition 'gemm_small', "
+            "found {\"type\":\"random\"}; it has no input X");
   workload_.inputs.erase("X");
   workload_.inputs.erase("B");
   s = ValidateWorkload(definition_, workload_, "w");
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(std::string(s.message()),
-            "w: field \"workload.inputs.B\": value null: input has no source");
+            "w: $.workload.inputs.B: expected a source for the input, found nothing");
 }
 
 // ---- CheckUsable: whether every input can be made exactly as specified. ----

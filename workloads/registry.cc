@@ -11,9 +11,8 @@
 #include "common/data_dir.h"
 #include "common/file.h"
 #include "common/hash.h"
+#include "common/json_reader.h"
 #include "common/status_macros.h"
-#include "nlohmann/json.hpp"
-#include "workloads/json_util.h"
 
 namespace ptxbench::workloads {
 namespace {
@@ -78,8 +77,8 @@ absl::StatusOr<std::vector<LoadedLine>> ReadWorkloadsFile(
     PTXB_RETURN_IF_ERROR(ValidateWorkload(d, record.workload, origin));
     Workload& w = record.workload;
     if (!seen.emplace(d.name, w.uuid).second) {
-      return FieldError(origin, "workload.uuid", nlohmann::json(w.uuid).dump(),
-                        "duplicate id for this definition");
+      return JsonReader(origin).Error("workload.uuid", StrictJson(w.uuid),
+                                      "an id no other workload of the definition has");
     }
     for (auto& [input, source] : w.inputs) {
       if (source.type != "safetensors") continue;

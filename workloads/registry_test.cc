@@ -311,8 +311,8 @@ TEST_F(DatasetTest, ABadWorkloadLineSkipsItsWholeFile) {
   EXPECT_TRUE((*(*registry)->Find("copy_a"))->workloads.empty());
   EXPECT_EQ((*(*registry)->Find("copy_b"))->workloads.size(), 1u);
   EXPECT_THAT(Problems(**registry),
-              HasSubstr("copy_a.jsonl:2: field \"workload.axes.N\": value -1: must be at "
-                        "least 1 (the whole file is skipped)"));
+              HasSubstr("copy_a.jsonl:2: $.workload.axes.N: expected a positive integer, found -1 "
+                        "(the whole file is skipped)"));
 }
 
 TEST_F(DatasetTest, AMalformedWorkloadLineNamesItsPosition) {
@@ -330,8 +330,8 @@ TEST_F(DatasetTest, AWorkloadMissingAVarAxisIsAProblem) {
   auto registry = Load();
   ASSERT_TRUE(registry.ok()) << registry.status();
   EXPECT_THAT(Problems(**registry),
-              HasSubstr("copy_a.jsonl:1: field \"workload.axes.N\": value null: var axis has "
-                        "no value"));
+              HasSubstr("copy_a.jsonl:1: $.workload.axes.N: expected a value for the var axis, "
+                        "found nothing"));
 }
 
 TEST_F(DatasetTest, ARepeatedIdOfOneDefinitionSkipsTheFile) {
@@ -340,8 +340,9 @@ TEST_F(DatasetTest, ARepeatedIdOfOneDefinitionSkipsTheFile) {
   auto registry = Load();
   ASSERT_TRUE(registry.ok()) << registry.status();
   EXPECT_THAT(Problems(**registry),
-              HasSubstr(absl::StrCat("copy_a.jsonl:2: field \"workload.uuid\": value \"", kUuid1,
-                                     "\": duplicate id for this definition")));
+              HasSubstr(absl::StrCat("copy_a.jsonl:2: $.workload.uuid: expected an id no other "
+                                     "workload of the definition has, found \"",
+                                     kUuid1, "\"")));
   EXPECT_TRUE((*(*registry)->Find("copy_a"))->workloads.empty());
 }
 

@@ -3,12 +3,15 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
-#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/file.h"
+#include "common/json_reader.h"
 #include "common/status_macros.h"
 
 namespace ptxbench::workloads {
@@ -61,47 +64,66 @@ absl::Status CheckHeaderSize(uint64_t header_size, uint64_t file_size, absl::str
 }
 
 // The entries of a header (its JSON text) followed by `data_size` bytes of
-// data.
+// data. The header is read as strict JSON (common/json_reader.h), so its
+// problems are named by their path: $.<tensor>.data_offsets.
 absl::StatusOr<std::vector<SafetensorsEntry>> ParseHeader(absl::string_view text,
                                                           uint64_t data_size,
                                                           absl::string_view origin) {
-  nlohmann::json header = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (header.is_discarded() || !header.is_object()) return Bad(origin, "the header is not a JSON object");
+  PTXB_ASSIGN_OR_RETURN(const StrictJson header, ParseStrictJson(text, origin));
+  const JsonReader r(origin);
+  if (!header.is_object()) {
+    return r.Error("", header, "a safetensors header (an object of tensor name -> entry)");
+  }
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   std::vector<SafetensorsEntry> out;
   for (const auto& [key, value] : header.items()) {
     if (key == "__metadata__") continue;
-    const std::string where = absl::StrCat("tensor \"", key, "\"");
-    if (!value.is_object() || !value.contains("dtype") || !value.contains("shape") ||
-        !value.contains("data_offsets") || !value["dtype"].is_string() ||
-        !value["shape"].is_array() || !value["data_offsets"].is_array() ||
-        value["data_offsets"].size() != 2) {
-      return Bad(origin, absl::StrCat(where, " lacks dtype, shape or data_offsets"));
-    }
+    const std::string at = JsonField("", key);
+    PTXB_RETURN_IF_ERROR(r.RequireObject(value, at));
     SafetensorsEntry e;
     e.key = key;
-    e.dtype = value["dtype"].get<std::string>();
+    PTXB_ASSIGN_OR_RETURN(const StrictJson* dtype, r.Required(value, at, "dtype"));
+    PTXB_ASSIGN_OR_RETURN(e.dtype, r.String(*dtype, JsonField(at, "dtype"), /*allow_empty=*/true));
     const DtypeInfo* info = FindDtype(e.dtype);
-    if (info == nullptr) return Bad(origin, absl::StrCat(where, " has the unknown dtype ", e.dtype));
+    if (info == nullptr) {
+      std::vector<std::string> known;
+      for (const DtypeInfo& d : kDtypes) known.push_back(d.file_name);
+      return r.Error(JsonField(at, "dtype"), *dtype,
+                     absl::StrCat("a safetensors dtype (", absl::StrJoin(known, ", "), ")"));
+    }
+    const std::string shape_at = JsonField(at, "shape");
+    PTXB_ASSIGN_OR_RETURN(const StrictJson* shape, r.Required(value, at, "shape"));
+    if (!shape->is_array()) return r.Error(shape_at, *shape, "a list of dimensions");
     unsigned __int128 elements = 1;
-    for (const auto& dim : value["shape"]) {
-      if (!dim.is_number_unsigned()) return Bad(origin, absl::StrCat(where, " has a bad shape"));
-      e.shape.push_back(dim.get<int64_t>());
-      elements *= dim.get<uint64_t>();
-      if (elements > (static_cast<unsigned __int128>(1) << 62)) return Bad(origin, absl::StrCat(where, " is too large"));
+    for (size_t i = 0; i < shape->size(); ++i) {
+      PTXB_ASSIGN_OR_RETURN(const int64_t dim,
+                            r.Integer((*shape)[i], JsonIndex(shape_at, i), 0, kMax));
+      e.shape.push_back(dim);
+      elements *= static_cast<uint64_t>(dim);
+      if (elements > (static_cast<unsigned __int128>(1) << 62)) {
+        return r.Error(shape_at, *shape, "at most 2^62 elements");
+      }
     }
-    for (const auto& o : value["data_offsets"]) {
-      if (!o.is_number_unsigned()) return Bad(origin, absl::StrCat(where, " has bad data_offsets"));
+    const std::string offsets_at = JsonField(at, "data_offsets");
+    PTXB_ASSIGN_OR_RETURN(const StrictJson* offsets, r.Required(value, at, "data_offsets"));
+    if (!offsets->is_array() || offsets->size() != 2) {
+      return r.Error(offsets_at, *offsets, "two offsets [begin, end]");
     }
-    e.begin = value["data_offsets"][0].get<uint64_t>();
-    e.end = value["data_offsets"][1].get<uint64_t>();
+    PTXB_ASSIGN_OR_RETURN(const int64_t begin,
+                          r.Integer((*offsets)[0], JsonIndex(offsets_at, 0), 0, kMax));
+    PTXB_ASSIGN_OR_RETURN(const int64_t end,
+                          r.Integer((*offsets)[1], JsonIndex(offsets_at, 1), 0, kMax));
+    e.begin = static_cast<uint64_t>(begin);
+    e.end = static_cast<uint64_t>(end);
     if (e.begin > e.end || e.end > data_size) {
-      return Bad(origin, absl::StrCat(where, " lies outside the data (", e.begin, "..", e.end, " of ",
-                                      data_size, " bytes)"));
+      return r.Error(offsets_at, *offsets,
+                     absl::StrCat("offsets [begin, end] within the ", data_size, " bytes of data"));
     }
     const unsigned __int128 expected = (elements * info->bits + 7) / 8;
     if (expected != e.end - e.begin) {
-      return Bad(origin, absl::StrCat(where, " has ", e.end - e.begin, " bytes for ",
-                                      static_cast<uint64_t>(expected), " bytes of data"));
+      return r.Error(offsets_at, *offsets,
+                     absl::StrCat("offsets ", static_cast<uint64_t>(expected),
+                                  " bytes apart (the shape and dtype)"));
     }
     out.push_back(std::move(e));
   }

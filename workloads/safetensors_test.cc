@@ -94,9 +94,10 @@ TEST_F(SafetensorsTest, TheHeaderCheckReadsNoData) {
   EXPECT_TRUE(CheckSafetensorsTensor(path_, "big", "bfloat16", {int64_t(bytes / 2)}).ok());
   // Cut short, the same header no longer fits its file.
   std::filesystem::resize_file(path_, header.size() + 10);
-  EXPECT_THAT(std::string(CheckSafetensorsTensor(path_, "big", "bfloat16", {int64_t(bytes / 2)})
-                              .message()),
-              HasSubstr("not a valid safetensors file: tensor \"big\" lies outside the data"));
+  EXPECT_THAT(
+      std::string(CheckSafetensorsTensor(path_, "big", "bfloat16", {int64_t(bytes / 2)}).message()),
+      HasSubstr(": $.big.data_offsets: expected offsets [begin, end] within the 10 bytes "
+                "of data, found [0,1073741824]"));
   std::filesystem::resize_file(path_, 5);
   EXPECT_THAT(std::string(CheckSafetensorsTensor(path_, "big", "bfloat16", {1}).message()),
               HasSubstr("shorter than its 8-byte header length"));
@@ -106,24 +107,42 @@ TEST(SafetensorsHeaderTest, InconsistentFilesAreRefused) {
   const nlohmann::json ok = {{"t", {{"dtype", "F32"}, {"shape", {2}}, {"data_offsets", {0, 8}}}}};
   EXPECT_TRUE(ParseSafetensorsHeader(Pack(ok, std::string(8, 'x')), "f").ok());
   // Data shorter than the offsets say.
-  EXPECT_THAT(std::string(ParseSafetensorsHeader(Pack(ok, "xx"), "f").status().message()),
-              HasSubstr("lies outside the data"));
+  EXPECT_EQ(std::string(ParseSafetensorsHeader(Pack(ok, "xx"), "f").status().message()),
+            "f: $.t.data_offsets: expected offsets [begin, end] within the 2 bytes of data, "
+            "found [0,8]");
   // A byte count that does not match the shape and dtype.
   nlohmann::json wrong = ok;
   wrong["t"]["shape"] = {3};
-  EXPECT_THAT(std::string(ParseSafetensorsHeader(Pack(wrong, std::string(8, 'x')), "f")
-                              .status()
-                              .message()),
-              HasSubstr("has 8 bytes for 12 bytes of data"));
+  EXPECT_THAT(
+      std::string(ParseSafetensorsHeader(Pack(wrong, std::string(8, 'x')), "f").status().message()),
+      HasSubstr("f: $.t.data_offsets: expected offsets 12 bytes apart (the shape and "
+                "dtype), found [0,8]"));
   // A header length beyond the file, and garbage.
   EXPECT_FALSE(ParseSafetensorsHeader(std::string("\xff\xff\xff\xff\xff\xff\xff\x7f{}", 10), "f").ok());
   EXPECT_FALSE(ParseSafetensorsHeader("short", "f").ok());
+  // Entries that are not what the format says, named by their path.
+  nlohmann::json negative = ok;
+  negative["t"]["shape"] = {-2};
+  EXPECT_EQ(
+      std::string(
+          ParseSafetensorsHeader(Pack(negative, std::string(8, 'x')), "f").status().message()),
+      "f: $.t.shape[0]: expected a non-negative integer, found -2");
+  nlohmann::json no_offsets = ok;
+  no_offsets["t"].erase("data_offsets");
+  EXPECT_EQ(
+      std::string(
+          ParseSafetensorsHeader(Pack(no_offsets, std::string(8, 'x')), "f").status().message()),
+      "f: $.t.data_offsets: expected a value (the key is required), found nothing");
+  EXPECT_THAT(
+      std::string(
+          ParseSafetensorsHeader(std::string("\x02\0\0\0\0\0\0\0[]", 10), "f").status().message()),
+      HasSubstr("f: $: expected a safetensors header"));
   nlohmann::json unknown = ok;
   unknown["t"]["dtype"] = "Q7";
-  EXPECT_THAT(std::string(ParseSafetensorsHeader(Pack(unknown, std::string(8, 'x')), "f")
-                              .status()
-                              .message()),
-              HasSubstr("unknown dtype Q7"));
+  EXPECT_THAT(
+      std::string(
+          ParseSafetensorsHeader(Pack(unknown, std::string(8, 'x')), "f").status().message()),
+      HasSubstr("f: $.t.dtype: expected a safetensors dtype (F32, F16, BF16,"));
 }
 
 }  // namespace

@@ -9,14 +9,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "common/json_reader.h"
 #include "common/status_macros.h"
-#include "workloads/field_reader.h"
-#include "workloads/json_util.h"
 
 namespace ptxbench::workloads {
 namespace {
 
-using Json = nlohmann::ordered_json;
+using Json = StrictJson;
 
 constexpr size_t kMaxSources = 64;
 constexpr size_t kMaxTotalBytes = size_t{4} << 20;
@@ -61,9 +60,9 @@ bool LooksLikeSolution(absl::string_view text) {
 }
 
 absl::StatusOr<Solution> ParseSolution(absl::string_view json, absl::string_view origin) {
-  PTXB_ASSIGN_OR_RETURN(Json doc, ParseStrictOrderedJson(json, origin));
-  FieldReader r(origin);
-  if (!doc.is_object()) return r.Error("(document)", doc, "must be a JSON object");
+  PTXB_ASSIGN_OR_RETURN(Json doc, ParseStrictJson(json, origin));
+  JsonReader r(origin);
+  if (!doc.is_object()) return r.Error("", doc, "an object");
   Solution s;
   for (auto [key, out] : {std::pair<const char*, std::string*>{"name", &s.name},
                           {"definition", &s.definition},
@@ -72,19 +71,19 @@ absl::StatusOr<Solution> ParseSolution(absl::string_view json, absl::string_view
     PTXB_ASSIGN_OR_RETURN(*out, r.String(*v, key));
   }
   PTXB_ASSIGN_OR_RETURN(const Json* spec, r.Required(doc, "", "spec"));
-  if (!spec->is_object()) return r.Error("spec", *spec, "must be an object");
+  if (!spec->is_object()) return r.Error("spec", *spec, "an object");
   PTXB_ASSIGN_OR_RETURN(const Json* language, r.Required(*spec, "spec", "language"));
   PTXB_ASSIGN_OR_RETURN(s.language, r.String(*language, "spec.language"));
   PTXB_ASSIGN_OR_RETURN(const Json* hardware, r.Required(*spec, "spec", "target_hardware"));
   PTXB_ASSIGN_OR_RETURN(s.target_hardware, r.StringList(*hardware, "spec.target_hardware"));
   if (s.target_hardware.empty()) {
-    return r.Error("spec.target_hardware", *hardware, "must name at least one target");
+    return r.Error("spec.target_hardware", *hardware, "at least one target");
   }
   PTXB_ASSIGN_OR_RETURN(const Json* entry, r.Required(*spec, "spec", "entry_point"));
   PTXB_ASSIGN_OR_RETURN(std::string entry_point, r.String(*entry, "spec.entry_point"));
   std::vector<std::string> parts = absl::StrSplit(entry_point, "::");
   if (parts.size() != 2 || parts[0].empty() || parts[1].empty()) {
-    return r.Error("spec.entry_point", *entry, "must be \"<file>::<function>\"");
+    return r.Error("spec.entry_point", *entry, "\"<file>::<function>\"");
   }
   s.entry_file = parts[0];
   s.entry_symbol = parts[1];
@@ -92,53 +91,57 @@ absl::StatusOr<Solution> ParseSolution(absl::string_view json, absl::string_view
     PTXB_ASSIGN_OR_RETURN(s.dependencies, r.StringList(*it, "spec.dependencies"));
   }
   if (auto it = spec->find("destination_passing_style"); it != spec->end()) {
-    if (!it->is_boolean()) return r.Error("spec.destination_passing_style", *it, "must be a boolean");
+    if (!it->is_boolean()) return r.Error("spec.destination_passing_style", *it, "a boolean");
     s.destination_passing_style = it->get<bool>();
   }
   if (auto it = spec->find("binding"); it != spec->end() && !it->is_null()) {
     PTXB_ASSIGN_OR_RETURN(s.binding, r.String(*it, "spec.binding"));
     if (s.binding != "tvm-ffi" && s.binding != "torch") {
-      return r.Error("spec.binding", *it, "must be \"tvm-ffi\", \"torch\" or null");
+      return r.Error("spec.binding", *it, "\"tvm-ffi\", \"torch\" or null");
     }
   }
 
   PTXB_ASSIGN_OR_RETURN(const Json* sources, r.Required(doc, "", "sources"));
   if (!sources->is_array() || sources->empty()) {
-    return r.Error("sources", *sources, "must be a non-empty list of {path, content}");
+    return r.Error("sources", *sources, "a non-empty list of {path, content}");
   }
   if (sources->size() > kMaxSources) {
-    return r.Error("sources", Json(sources->size()), absl::StrCat("at most ", kMaxSources, " files"));
+    return r.ErrorFound("sources", absl::StrCat(sources->size(), " files"),
+                        absl::StrCat("at most ", kMaxSources, " files"));
   }
   std::set<std::string> paths;
   size_t total = 0;
   for (size_t i = 0; i < sources->size(); ++i) {
     const Json& item = (*sources)[i];
-    const std::string field = IndexField("sources", i);
-    if (!item.is_object()) return r.Error(field, item, "must be an object {path, content}");
+    const std::string field = JsonIndex("sources", i);
+    if (!item.is_object()) return r.Error(field, item, "an object {path, content}");
     SourceFile f;
     PTXB_ASSIGN_OR_RETURN(const Json* path, r.Required(item, field, "path"));
-    PTXB_ASSIGN_OR_RETURN(f.path, r.String(*path, JoinField(field, "path")));
+    PTXB_ASSIGN_OR_RETURN(f.path, r.String(*path, JsonField(field, "path")));
     if (!IsSafePath(f.path)) {
-      return r.Error(JoinField(field, "path"), *path,
-                     "must be a relative path of [A-Za-z0-9._-] parts without \".\" or \"..\"");
+      return r.Error(JsonField(field, "path"), *path,
+                     "a relative path of [A-Za-z0-9._-] parts without \".\" or \"..\"");
     }
     for (const char* reserved : kReservedNames) {
       if (f.path == reserved) {
-        return r.Error(JoinField(field, "path"), *path, "is a name the build uses itself");
+        return r.Error(JsonField(field, "path"), *path, "a name the build does not use itself");
       }
     }
-    if (!paths.insert(f.path).second) return r.Error(JoinField(field, "path"), *path, "repeats a path");
+    if (!paths.insert(f.path).second) {
+      return r.Error(JsonField(field, "path"), *path, "a path no other source has");
+    }
     PTXB_ASSIGN_OR_RETURN(const Json* content, r.Required(item, field, "content"));
-    PTXB_ASSIGN_OR_RETURN(f.content, r.String(*content, JoinField(field, "content")));
+    PTXB_ASSIGN_OR_RETURN(f.content, r.String(*content, JsonField(field, "content")));
     total += f.content.size();
     if (total > kMaxTotalBytes) {
-      return r.Error(field, Json(f.path), absl::StrCat("the sources exceed ", kMaxTotalBytes >> 20, " MiB"));
+      return r.ErrorFound(JsonField(field, "content"), absl::StrCat(total, " bytes in all"),
+                          absl::StrCat("sources of at most ", kMaxTotalBytes >> 20, " MiB in all"));
     }
     s.sources.push_back(std::move(f));
   }
   if (!paths.contains(s.entry_file)) {
     return r.Error("spec.entry_point", *entry,
-                   absl::StrCat("names no source (sources: ", absl::StrJoin(paths, ", "), ")"));
+                   absl::StrCat("a file among the sources (", absl::StrJoin(paths, ", "), ")"));
   }
   return s;
 }

@@ -9,11 +9,9 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "common/file.h"
-#include "scheduler/prompts.h"
-#include "scheduler/spec.h"
-#include "workloads/registry.h"
+#include "prompts/prompts.h"
 
-namespace ptxbench::scheduler {
+namespace ptxbench::prompts {
 namespace {
 
 namespace fs = std::filesystem;
@@ -96,19 +94,27 @@ TEST_F(PromptHubTest, ANameMayNotMeanTwoPrompts) {
   Write("hub/docs/a.md", "x");
   auto registry = Load("hub");
   ASSERT_FALSE(registry.ok());
-  EXPECT_THAT(registry.status().message(), HasSubstr("is also a bundled tag"));
+  EXPECT_THAT(registry.status().message(),
+              HasSubstr("$.ptxb-no-hint: expected a tag name no bundled tag has, found "
+                        "\"ptxb-no-hint\"; prompt tag 'ptxb-no-hint' is also a bundled tag"));
 }
 
 TEST_F(PromptHubTest, BadReferencesCyclesAndEscapesAreRefused) {
   Write("hub/docs/a.md", "x");
   Write("hub/hub.json", R"({"a": ["docs/a.md", "nope"]})");
-  EXPECT_THAT(Load("hub").status().message(), HasSubstr("'nope', which is no tag of this hub"));
+  EXPECT_THAT(Load("hub").status().message(),
+              HasSubstr("hub.json: $.a[1]: expected a tag of this hub or a document (a document "
+                        "entry holds a '/'), found \"nope\"; tag 'a' references 'nope', which "
+                        "is no tag of this hub"));
   Write("hub/hub.json", R"({"a": ["b"], "b": ["a"]})");
   EXPECT_THAT(Load("hub").status().message(), HasSubstr("cycle: a -> b -> a"));
   Write("hub/hub.json", R"({"a": ["../../etc/passwd"]})");
-  EXPECT_THAT(Load("hub").status().message(), HasSubstr("stay inside"));
+  EXPECT_THAT(Load("hub").status().message(),
+              HasSubstr("$.a[0]: expected a relative document path that stays inside the "
+                        "hub's folder, found \"../../etc/passwd\""));
   Write("hub/hub.json", R"({"a": []})");
-  EXPECT_THAT(Load("hub").status().message(), HasSubstr("non-empty list"));
+  EXPECT_THAT(Load("hub").status().message(),
+              HasSubstr("$.a: expected a non-empty list of documents and tags, found []"));
   EXPECT_FALSE(Load("nowhere").ok());
 }
 
@@ -120,42 +126,9 @@ TEST_F(PromptHubTest, WithoutTheHubAPtxbenchTagIsRefusedSayingWhatItNeeds) {
   EXPECT_THAT(s.message(), HasSubstr("a PTXBench tag needs its hub: pass --prompts"));
 }
 
-// A PTXBench config naming several of its hub's tags runs unchanged once the
-// scheduler has the hub, and is refused without it.
-TEST_F(PromptHubTest, AConfigWithManyHubTagsExpands) {
-  Write("hub/hub.json", R"({"hopper-no-hint": ["d/k.md"], "hopper-05": ["hopper-no-hint", "d/ws.md"],
-                           "hopper-07": ["hopper-no-hint", "d/fa3.md"]})");
-  for (const char* doc : {"hub/d/k.md", "hub/d/ws.md", "hub/d/fa3.md"}) Write(doc, "x");
-  SpecInput input;
-  input.text = R"([
-    {"num_trajectories": 1, "num_turns": 3, "target_speedup": 1.0, "prompt_tag": "hopper-no-hint"},
-    {"num_trajectories": 2, "num_turns": 3, "target_speedup": 1.0, "prompt_tag": "hopper-05"},
-    {"num_trajectories": 1, "num_turns": 3, "target_speedup": 1.0, "prompt_tag": "hopper-07"}])";
-  input.path = "sweep.json";
-  input.default_definition = "gemm_n7168_k5120";
-  input.default_model = "gpt-5";
-  auto definitions = workloads::DefinitionRegistry::Load({});
-  ASSERT_TRUE(definitions.ok()) << definitions.status();
-  auto with_hub = Load("hub");
-  ASSERT_TRUE(with_hub.ok()) << with_hub.status();
-  auto e = ExpandSpec(input, **definitions, **with_hub, {});
-  ASSERT_TRUE(e.ok()) << e.status();
-  ASSERT_EQ(e->trajectories.size(), 4u);
-  EXPECT_EQ(e->trajectories[0].prompt_tag, "hopper-no-hint");
-  EXPECT_EQ(e->trajectories[2].prompt_tag, "hopper-05");
-  EXPECT_EQ(e->trajectories[3].prompt_tag, "hopper-07");
-
-  auto bundled = PromptRegistry::Load(PromptRegistry::BundledRoot());
-  ASSERT_TRUE(bundled.ok());
-  auto refused = ExpandSpec(input, **definitions, **bundled, {});
-  ASSERT_FALSE(refused.ok());
-  EXPECT_THAT(refused.status().message(), HasSubstr("\"[0].prompt_tag\""));
-  EXPECT_THAT(refused.status().message(), HasSubstr("a PTXBench tag needs its hub"));
-}
-
 // PTXBench's tags for Triton or for Blackwell would run here as CUDA for
-// Hopper: refused at submit, saying why, rather than run as something else.
-TEST_F(PromptHubTest, TagsForAnotherLanguageOrGpuAreRefused) {
+// Hopper: CheckTarget says why, so that submit refuses them (spec_hub_test.cc).
+TEST_F(PromptHubTest, TagsForAnotherLanguageOrGpuAreNamed) {
   Write("hub/hub.json", R"({"hopper-no-hint": ["d/ptx_knowledge_sm90_plus.md"],
       "triton-hopper": ["d/triton_knowledge_sm90_plus.md"],
       "b200-bf16": ["d/ptx_knowledge_sm90_plus.md", "d/arch_param_b200.md"],
@@ -174,64 +147,7 @@ TEST_F(PromptHubTest, TagsForAnotherLanguageOrGpuAreRefused) {
   EXPECT_THAT((*registry)->CheckTarget("b200-bf16").message(), HasSubstr("targets Blackwell"));
   EXPECT_THAT(std::string((*registry)->CheckTarget("sneaky").message()),
               HasSubstr("targets Blackwell (hub:d/umma_sm100.h)"));
-
-  SpecInput input;
-  input.text = R"([{"num_trajectories": 1, "num_turns": 1, "target_speedup": 1.0,
-                    "prompt_tag": "triton-hopper"}])";
-  input.path = "quickstart-triton.json";
-  input.default_definition = "gemm_n7168_k5120";
-  input.default_model = "m";
-  auto definitions = workloads::DefinitionRegistry::Load({});
-  ASSERT_TRUE(definitions.ok());
-  auto refused = ExpandSpec(input, **definitions, **registry, {});
-  ASSERT_FALSE(refused.ok());
-  EXPECT_THAT(refused.status().message(), HasSubstr("\"[0].prompt_tag\""));
-  EXPECT_THAT(refused.status().message(), HasSubstr("asks for Triton kernels"));
-}
-
-// `submit --prompts HUB`: the client brings the texts of the hub's tags its
-// spec names; a scheduler without the hub runs them, each followed by its own
-// ABI description, and the texts are part of the spec's identity.
-TEST_F(PromptHubTest, ASubmissionBringsItsHubsTags) {
-  Write("hub/hub.json", R"({"hopper-no-hint": ["d/k.md"], "hopper-05": ["hopper-no-hint", "d/ws.md"]})");
-  Write("hub/d/k.md", "KNOWLEDGE");
-  Write("hub/d/ws.md", "WARP SPECIALIZATION");
-  auto client_side = Load("hub");
-  ASSERT_TRUE(client_side.ok()) << client_side.status();
-  EXPECT_TRUE((*client_side)->IsHubTag("hopper-05"));
-  EXPECT_FALSE((*client_side)->IsHubTag("ptxb-no-hint"));
-  SpecInput input;
-  input.text = R"({"name": "brought", "models": ["m"], "definitions": ["gemm_n7168_k5120"],
-                   "prompt_tags": ["hopper-05", "ptxb-basic"], "samples": 1, "num_turns": 1,
-                   "target_speedup": 1.0})";
-  input.path = "spec.json";
-  input.prompts["hopper-05"] = *(*client_side)->TagText("hopper-05");
-  input.prompts["unused-tag"] = "not named by the spec";
-
-  auto definitions = workloads::DefinitionRegistry::Load({});
-  ASSERT_TRUE(definitions.ok()) << definitions.status();
-  auto scheduler_side = PromptRegistry::Load(PromptRegistry::BundledRoot());  // no hub
-  ASSERT_TRUE(scheduler_side.ok());
-  auto e = ExpandSpec(input, **definitions, **scheduler_side, {});
-  ASSERT_TRUE(e.ok()) << e.status();
-  EXPECT_EQ(e->submitted_prompts,
-            (std::map<std::string, std::string>{{"hopper-05", input.prompts["hopper-05"]}}));
-  // Rendered as the scheduler with the hub would render it.
-  EXPECT_EQ(*(*scheduler_side)->WithAbi(e->submitted_prompts["hopper-05"], "cuda"),
-            *(*client_side)->RenderSystemPrompt("hopper-05", "cuda"));
-  // Another text for the tag is another spec.
-  SpecInput other = input;
-  other.prompts["hopper-05"] = "KNOWLEDGE v2\n\n";
-  auto e2 = ExpandSpec(other, **definitions, **scheduler_side, {});
-  ASSERT_TRUE(e2.ok()) << e2.status();
-  EXPECT_NE(e2->spec_hash, e->spec_hash);
-  // ptxbench's own tags keep their one text.
-  other.prompts["ptxb-basic"] = "something else";
-  auto refused = ExpandSpec(other, **definitions, **scheduler_side, {});
-  ASSERT_FALSE(refused.ok());
-  EXPECT_THAT(refused.status().message(),
-              HasSubstr("is one of ptxbench's own tags; a submission cannot bring another text"));
 }
 
 }  // namespace
-}  // namespace ptxbench::scheduler
+}  // namespace ptxbench::prompts

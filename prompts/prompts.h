@@ -1,5 +1,5 @@
-#ifndef PTXBENCH_SCHEDULER_PROMPTS_H_
-#define PTXBENCH_SCHEDULER_PROMPTS_H_
+#ifndef PTXBENCH_PROMPTS_PROMPTS_H_
+#define PTXBENCH_PROMPTS_PROMPTS_H_
 
 // The prompt registry: tags map to an ordered list of documents or other tags,
 // expanded recursively (like PTXBench's prompt hub). A tag renders into the
@@ -32,7 +32,7 @@
 #include "absl/strings/string_view.h"
 #include "workloads/definition.h"
 
-namespace ptxbench::scheduler {
+namespace ptxbench::prompts {
 
 class PromptRegistry {
  public:
@@ -45,8 +45,8 @@ class PromptRegistry {
 
   // The bundled prompt root (DataDir()/prompts).
   static std::string BundledRoot();
-  // The kernel languages a prompt can ask for, each with its ABI description
-  // (<root>/abi/<language>.md): cuda, ptx, solution.
+  // The kernel languages a prompt can ask for (KernelLanguages(), in
+  // prompts/languages.h), each with its ABI description.
   static const std::vector<std::string>& Languages();
 
   // NOT_FOUND "unknown prompt tag 'x' (known: ...)" when absent; without a hub
@@ -108,6 +108,6 @@ class PromptRegistry {
   std::map<std::string, std::string, std::less<>> documents_;  // path -> text
 };
 
-}  // namespace ptxbench::scheduler
+}  // namespace ptxbench::prompts
 
-#endif  // PTXBENCH_SCHEDULER_PROMPTS_H_
+#endif  // PTXBENCH_PROMPTS_PROMPTS_H_

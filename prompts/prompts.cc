@@ -1,13 +1,11 @@
-#include "scheduler/prompts.h"
+#include "prompts/prompts.h"
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -17,23 +15,16 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "common/data_dir.h"
+#include "common/file.h"
+#include "common/json_reader.h"
 #include "common/status_macros.h"
-#include "scheduler/extract.h"
-#include "workloads/json_util.h"
+#include "prompts/languages.h"
 
-namespace ptxbench::scheduler {
+namespace ptxbench::prompts {
 namespace {
 
 namespace fs = std::filesystem;
-using workloads::FieldError;
-using workloads::IndexField;
-using workloads::JoinField;
-using workloads::ValueForError;
-
-const std::vector<std::string>& KnownLanguages() {
-  static const auto* languages = new std::vector<std::string>{"cuda", "ptx", "solution"};
-  return *languages;
-}
+using Json = StrictJson;
 
 bool IsDocumentEntry(absl::string_view entry) {
   return absl::EndsWith(entry, ".md") || absl::EndsWith(entry, ".txt") ||
@@ -59,36 +50,26 @@ bool IsSafeRelativePath(absl::string_view path) {
 
 // One tag of a registry or a hub: a valid name and a non-empty list of
 // non-empty strings, returned in order.
-absl::StatusOr<std::vector<std::string>> TagEntries(const std::string& origin,
+absl::StatusOr<std::vector<std::string>> TagEntries(const JsonReader& r,
                                                     const std::string& field,
                                                     const std::string& tag,
-                                                    const nlohmann::json& entries) {
+                                                    const Json& entries) {
   if (!IsTagName(tag) || IsDocumentEntry(tag)) {
-    return FieldError(origin, field, ValueForError(entries),
-                      "tag names must match [A-Za-z0-9._-]{1,100} and not end in .md/.txt");
+    return r.ErrorFound(field, Json(tag).dump(),
+                        "a tag name of [A-Za-z0-9._-]{1,100} not ending in .md/.txt");
   }
   if (!entries.is_array() || entries.empty()) {
-    return FieldError(origin, field, ValueForError(entries),
-                      "must be a non-empty list of documents and tags");
+    return r.Error(field, entries, "a non-empty list of documents and tags");
   }
   std::vector<std::string> names;
   for (size_t i = 0; i < entries.size(); ++i) {
-    const nlohmann::json& entry = entries[i];
+    const Json& entry = entries[i];
     if (!entry.is_string() || entry.get<std::string>().empty()) {
-      return FieldError(origin, IndexField(field, i), ValueForError(entry),
-                        "must be a document path or a tag name");
+      return r.Error(JsonIndex(field, i), entry, "a document path or a tag name");
     }
     names.push_back(entry.get<std::string>());
   }
   return names;
-}
-
-absl::StatusOr<std::string> ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat(path.string(), ": cannot be read"));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 std::string Trimmed(absl::string_view text) {
@@ -139,35 +120,36 @@ absl::Status PromptRegistry::LoadHub(const std::string& hub) {
   const fs::path path = fs::is_directory(hub) ? fs::path(hub) / "hub.json" : fs::path(hub);
   const std::string origin = path.string();
   PTXB_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
-  PTXB_ASSIGN_OR_RETURN(nlohmann::json doc, workloads::ParseStrictJson(text, origin));
+  PTXB_ASSIGN_OR_RETURN(Json doc, ParseStrictJson(text, origin));
+  const JsonReader r(origin);
   if (!doc.is_object() || doc.empty()) {
-    return FieldError(origin, "(document)", ValueForError(doc),
-                      "a PTXBench prompt hub is a non-empty object of tag -> list of entries");
+    return r.Error("", doc, "a non-empty object of tag -> list of entries (a PTXBench prompt hub)");
   }
   // Shapes first; the documents of every tag, to choose the folder.
   std::vector<std::pair<std::string, std::string>> documents;  // (tag, path)
   std::map<std::string, std::vector<std::string>> hub_entries;
   for (const auto& [tag, entries] : doc.items()) {
-    PTXB_ASSIGN_OR_RETURN(std::vector<std::string> names, TagEntries(origin, tag, tag, entries));
+    const std::string field = JsonField("", tag);
+    PTXB_ASSIGN_OR_RETURN(std::vector<std::string> names, TagEntries(r, field, tag, entries));
     if (tags_.contains(tag)) {
-      return FieldError(origin, tag, ValueForError(entries),
-                        absl::StrCat("prompt tag '", tag, "' is also a bundled tag of ", root_,
-                                     "; one name may not mean two prompts"));
+      return r.ErrorFound(field, Json(tag).dump(), "a tag name no bundled tag has",
+                          absl::StrCat("prompt tag '", tag, "' is also a bundled tag of ", root_,
+                                       "; one name may not mean two prompts"));
     }
     for (size_t i = 0; i < names.size(); ++i) {
       const std::string& name = names[i];
       if (!absl::StrContains(name, '/')) {
         if (!doc.contains(name)) {
-          return FieldError(origin, IndexField(tag, i), ValueForError(entries[i]),
-                            absl::StrCat("tag '", tag, "' references '", name,
-                                         "', which is no tag of this hub (a document entry "
-                                         "holds a '/')"));
+          return r.Error(JsonIndex(field, i), entries[i],
+                         "a tag of this hub or a document (a document entry holds a '/')",
+                         absl::StrCat("tag '", tag, "' references '", name,
+                                      "', which is no tag of this hub"));
         }
         continue;
       }
       if (!IsSafeRelativePath(name)) {
-        return FieldError(origin, IndexField(tag, i), ValueForError(entries[i]),
-                          "document paths must be relative and stay inside the hub's folder");
+        return r.Error(JsonIndex(field, i), entries[i],
+                       "a relative document path that stays inside the hub's folder");
       }
       documents.emplace_back(tag, name);
     }
@@ -235,47 +217,35 @@ absl::StatusOr<std::unique_ptr<PromptRegistry>> PromptRegistry::Load(
   const fs::path registry_path = fs::path(root) / "registry.json";
   const std::string origin = registry_path.string();
   PTXB_ASSIGN_OR_RETURN(std::string text, ReadFile(registry_path));
-  PTXB_ASSIGN_OR_RETURN(nlohmann::json doc, workloads::ParseStrictJson(text, origin));
-  if (!doc.is_object()) {
-    return FieldError(origin, "(document)", ValueForError(doc),
-                      "must be an object with a \"tags\" object");
-  }
-  for (const auto& [key, value] : doc.items()) {
-    if (key != "tags" && !absl::StartsWith(key, "_")) {
-      return FieldError(
-          origin, key, ValueForError(value),
-          "unknown field (known: tags; keys starting with '_' are comments)");
-    }
-  }
-  if (!doc.contains("tags")) {
-    return FieldError(origin, "tags", "null", "required field is missing");
-  }
-  const nlohmann::json& tags = doc["tags"];
+  PTXB_ASSIGN_OR_RETURN(Json doc, ParseStrictJson(text, origin));
+  const JsonReader r(origin);
+  if (!doc.is_object()) return r.Error("", doc, "an object with a \"tags\" object");
+  PTXB_RETURN_IF_ERROR(r.CheckKeys(doc, "", {"tags"}, /*allow_comments=*/true));
+  PTXB_ASSIGN_OR_RETURN(const Json* tags_json, r.Required(doc, "", "tags"));
+  const Json& tags = *tags_json;
   if (!tags.is_object() || tags.empty()) {
-    return FieldError(origin, "tags", ValueForError(tags),
-                      "must be a non-empty object of tag -> list of entries");
+    return r.Error("tags", tags, "a non-empty object of tag -> list of entries");
   }
 
   auto registry = std::unique_ptr<PromptRegistry>(new PromptRegistry());
   registry->root_ = root;
   // Shape of every tag, and every document read once.
   for (const auto& [tag, entries] : tags.items()) {
-    const std::string field = JoinField("tags", tag);
-    PTXB_ASSIGN_OR_RETURN(std::vector<std::string> names, TagEntries(origin, field, tag, entries));
+    const std::string field = JsonField("tags", tag);
+    PTXB_ASSIGN_OR_RETURN(std::vector<std::string> names, TagEntries(r, field, tag, entries));
     std::vector<std::string>& list = registry->tags_[tag];
     for (size_t i = 0; i < names.size(); ++i) {
-      const nlohmann::json& entry = entries[i];
+      const Json& entry = entries[i];
       const std::string& name = names[i];
       if (IsDocumentEntry(name) && !registry->documents_.contains(name)) {
         if (!IsSafeRelativePath(name)) {
-          return FieldError(origin, IndexField(field, i), ValueForError(entry),
-                            "document paths must be relative and stay inside the root");
+          return r.Error(JsonIndex(field, i), entry,
+                         "a relative document path that stays inside the root");
         }
         const fs::path path = fs::path(root) / name;
         if (!fs::is_regular_file(path)) {
-          return FieldError(
-              origin, IndexField(field, i), ValueForError(entry),
-              absl::StrCat("tag '", tag, "': document not found at ", path.string()));
+          return r.Error(JsonIndex(field, i), entry, "a document under the root",
+                         absl::StrCat("tag '", tag, "': no file at ", path.string()));
         }
         PTXB_ASSIGN_OR_RETURN(registry->documents_[name], ReadFile(path));
       }
@@ -287,10 +257,9 @@ absl::StatusOr<std::unique_ptr<PromptRegistry>> PromptRegistry::Load(
   for (const auto& [tag, list] : registry->tags_) {
     for (size_t i = 0; i < list.size(); ++i) {
       if (!IsDocumentEntry(list[i]) && !registry->tags_.contains(list[i])) {
-        return FieldError(
-            origin, IndexField(JoinField("tags", tag), i),
-            ValueForError(nlohmann::json(list[i])),
-            absl::StrCat("tag '", tag, "' references unknown tag '", list[i], "'"));
+        return r.Error(JsonIndex(JsonField("tags", tag), i), Json(list[i]),
+                       "a document or a known tag",
+                       absl::StrCat("tag '", tag, "' references unknown tag '", list[i], "'"));
       }
     }
   }
@@ -306,10 +275,10 @@ absl::StatusOr<std::unique_ptr<PromptRegistry>> PromptRegistry::Load(
       std::vector<std::string> cycle(start, path.end());
       cycle.push_back(tag);
       const bool in_hub = registry->hub_tags_.contains(tag);
-      return FieldError(
-          in_hub ? registry->hub_ : origin, in_hub ? tag : JoinField("tags", tag),
-          ValueForError(nlohmann::json(registry->tags_.find(tag)->second)),
-          absl::StrCat("prompt tags form a cycle: ", absl::StrJoin(cycle, " -> ")));
+      return JsonReader(in_hub ? registry->hub_ : origin)
+          .Error(in_hub ? JsonField("", tag) : JsonField("tags", tag),
+                 Json(registry->tags_.find(tag)->second), "tags that do not form a cycle",
+                 absl::StrCat("prompt tags form a cycle: ", absl::StrJoin(cycle, " -> ")));
     }
     state[tag] = 1;
     path.push_back(tag);
@@ -324,7 +293,7 @@ absl::StatusOr<std::unique_ptr<PromptRegistry>> PromptRegistry::Load(
 
   // The ABI descriptions are optional at load time (a custom prompt root may
   // serve one language only); rendering for a missing one fails.
-  for (const std::string& language : KnownLanguages()) {
+  for (const std::string& language : KernelLanguages()) {
     const std::string name = absl::StrCat("abi/", language, ".md");
     const fs::path abi_path = fs::path(root) / name;
     if (fs::is_regular_file(abi_path)) {
@@ -334,7 +303,7 @@ absl::StatusOr<std::unique_ptr<PromptRegistry>> PromptRegistry::Load(
   return registry;
 }
 
-const std::vector<std::string>& PromptRegistry::Languages() { return KnownLanguages(); }
+const std::vector<std::string>& PromptRegistry::Languages() { return KernelLanguages(); }
 
 std::string PromptRegistry::BundledRoot() { return DataDir() + "/prompts"; }
 
@@ -413,8 +382,8 @@ absl::StatusOr<std::string> PromptRegistry::TagText(absl::string_view tag) const
 
 absl::StatusOr<std::string> PromptRegistry::WithAbi(absl::string_view text,
                                                     absl::string_view language) const {
-  if (std::find(KnownLanguages().begin(), KnownLanguages().end(), language) ==
-      KnownLanguages().end()) {
+  if (std::find(KernelLanguages().begin(), KernelLanguages().end(), language) ==
+      KernelLanguages().end()) {
     return absl::InvalidArgumentError(
         absl::StrCat("unknown kernel language '", language, "' (known: cuda, ptx, solution)"));
   }
@@ -488,4 +457,4 @@ std::string PromptRegistry::RenderTaskPrompt(const workloads::Definition& defini
   return out;
 }
 
-}  // namespace ptxbench::scheduler
+}  // namespace ptxbench::prompts

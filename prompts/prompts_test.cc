@@ -1,4 +1,4 @@
-#include "scheduler/prompts.h"
+#include "prompts/prompts.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -13,7 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "workloads/registry.h"
 
-namespace ptxbench::scheduler {
+namespace ptxbench::prompts {
 namespace {
 
 namespace fs = std::filesystem;
@@ -242,8 +242,9 @@ TEST_F(PromptsRegistryTest, ReportsACycleWithItsPath) {
 TEST_F(PromptsRegistryTest, ReportsASelfReference) {
   auto registry = LoadWith(R"({"tags": {"a": ["docs/a.md", "a"]}})");
   ASSERT_EQ(registry.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(registry.status().message()),
-              HasSubstr("prompt tags form a cycle: a -> a"));
+  EXPECT_EQ(std::string(registry.status().message()),
+            absl::StrCat(Origin(), ": $.tags.a: expected tags that do not form a cycle, found "
+                                   "[\"docs/a.md\",\"a\"]; prompt tags form a cycle: a -> a"));
 }
 
 TEST_F(PromptsRegistryTest, NamesTagAndPathOfAMissingDocument) {
@@ -251,8 +252,8 @@ TEST_F(PromptsRegistryTest, NamesTagAndPathOfAMissingDocument) {
   ASSERT_EQ(registry.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(std::string(registry.status().message()),
             absl::StrCat(Origin(),
-                         ": field \"tags.a[1]\": value \"docs/missing.md\": tag "
-                         "'a': document not found at ",
+                         ": $.tags.a[1]: expected a document under the root, found "
+                         "\"docs/missing.md\"; tag 'a': no file at ",
                          (root_ / "docs/missing.md").string()));
 }
 
@@ -261,15 +262,16 @@ TEST_F(PromptsRegistryTest, NamesAnUnknownTag) {
   ASSERT_EQ(registry.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(std::string(registry.status().message()),
             absl::StrCat(Origin(),
-                         ": field \"tags.a[1]\": value \"nope\": tag 'a' "
-                         "references unknown tag 'nope'"));
+                         ": $.tags.a[1]: expected a document or a known tag, found \"nope\"; "
+                         "tag 'a' references unknown tag 'nope'"));
 }
 
 TEST_F(PromptsRegistryTest, RejectsPathsLeavingTheRoot) {
   auto registry = LoadWith(R"({"tags": {"a": ["../secret.md"]}})");
   ASSERT_EQ(registry.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(registry.status().message()),
-              HasSubstr("must be relative and stay inside"));
+              HasSubstr("$.tags.a[0]: expected a relative document path that stays inside "
+                        "the root, found \"../secret.md\""));
 }
 
 TEST_F(PromptsRegistryTest, RejectsMalformedRegistryWithPosition) {
@@ -283,15 +285,16 @@ TEST_F(PromptsRegistryTest, RejectsUnknownFieldsButAllowsComments) {
   EXPECT_TRUE(LoadWith(R"({"_comment": "x", "tags": {"a": ["docs/a.md"]}})").ok());
   auto registry = LoadWith(R"({"tag": {"a": ["docs/a.md"]}})");
   ASSERT_EQ(registry.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(registry.status().message()), HasSubstr("field \"tag\""));
-  EXPECT_THAT(std::string(registry.status().message()), HasSubstr("unknown field"));
+  EXPECT_EQ(std::string(registry.status().message()),
+            absl::StrCat(Origin(), ": $.tag: expected a known key (tags; keys starting with '_' "
+                                   "are comments), found an unknown key"));
 }
 
 TEST_F(PromptsRegistryTest, RejectsEmptyTag) {
   auto registry = LoadWith(R"({"tags": {"a": []}})");
   ASSERT_EQ(registry.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(registry.status().message()),
-              HasSubstr("field \"tags.a\": value []: must be a non-empty list"));
+              HasSubstr("$.tags.a: expected a non-empty list of documents and tags, found []"));
 }
 
 TEST_F(PromptsRegistryTest, MissingRegistryFileIsNotFound) {
@@ -309,4 +312,4 @@ TEST_F(PromptsRegistryTest, MissingAbiFailsOnlyWhenRendered) {
 }
 
 }  // namespace
-}  // namespace ptxbench::scheduler
+}  // namespace ptxbench::prompts

@@ -1,0 +1,153 @@
+// Specs naming the tags of a PTXBench prompt hub (prompts/prompts.h): with
+// the hub, without it, and with the texts a submission brings.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "common/file.h"
+#include "prompts/prompts.h"
+#include "scheduler/spec.h"
+#include "workloads/registry.h"
+
+namespace ptxbench::scheduler {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+class SpecHubTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / absl::StrCat("spec_hub_test_", getpid());
+    fs::remove_all(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  void Write(const std::string& relative, const std::string& text) {
+    fs::create_directories((dir_ / relative).parent_path());
+    ASSERT_TRUE(WriteFile((dir_ / relative).string(), text).ok());
+  }
+  absl::StatusOr<std::unique_ptr<PromptRegistry>> Load(const std::string& hub) {
+    return PromptRegistry::Load(PromptRegistry::BundledRoot(), (dir_ / hub).string());
+  }
+
+  fs::path dir_;
+};
+
+// A PTXBench config naming several of its hub's tags runs unchanged once the
+// scheduler has the hub, and is refused without it.
+TEST_F(SpecHubTest, AConfigWithManyHubTagsExpands) {
+  Write("hub/hub.json",
+        R"({"hopper-no-hint": ["d/k.md"], "hopper-05": ["hopper-no-hint", "d/ws.md"],
+                           "hopper-07": ["hopper-no-hint", "d/fa3.md"]})");
+  for (const char* doc : {"hub/d/k.md", "hub/d/ws.md", "hub/d/fa3.md"}) Write(doc, "x");
+  SpecInput input;
+  input.text = R"([
+    {"num_trajectories": 1, "num_turns": 3, "target_speedup": 1.0, "prompt_tag": "hopper-no-hint"},
+    {"num_trajectories": 2, "num_turns": 3, "target_speedup": 1.0, "prompt_tag": "hopper-05"},
+    {"num_trajectories": 1, "num_turns": 3, "target_speedup": 1.0, "prompt_tag": "hopper-07"}])";
+  input.path = "sweep.json";
+  input.default_definition = "gemm_n7168_k5120";
+  input.default_model = "gpt-5";
+  auto definitions = workloads::DefinitionRegistry::Load({});
+  ASSERT_TRUE(definitions.ok()) << definitions.status();
+  auto with_hub = Load("hub");
+  ASSERT_TRUE(with_hub.ok()) << with_hub.status();
+  auto e = ExpandSpec(input, **definitions, **with_hub, {});
+  ASSERT_TRUE(e.ok()) << e.status();
+  ASSERT_EQ(e->trajectories.size(), 4u);
+  EXPECT_EQ(e->trajectories[0].prompt_tag, "hopper-no-hint");
+  EXPECT_EQ(e->trajectories[2].prompt_tag, "hopper-05");
+  EXPECT_EQ(e->trajectories[3].prompt_tag, "hopper-07");
+
+  auto bundled = PromptRegistry::Load(PromptRegistry::BundledRoot());
+  ASSERT_TRUE(bundled.ok());
+  auto refused = ExpandSpec(input, **definitions, **bundled, {});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.status().message(),
+              HasSubstr("sweep.json: $[0].prompt_tag: expected a known prompt tag, found "
+                        "\"hopper-no-hint\""));
+  EXPECT_THAT(refused.status().message(), HasSubstr("a PTXBench tag needs its hub"));
+}
+
+// `submit --prompts HUB`: the client brings the texts of the hub's tags its
+// spec names; a scheduler without the hub runs them, each followed by its own
+// ABI description, and the texts are part of the spec's identity.
+TEST_F(SpecHubTest, ASubmissionBringsItsHubsTags) {
+  Write("hub/hub.json",
+        R"({"hopper-no-hint": ["d/k.md"], "hopper-05": ["hopper-no-hint", "d/ws.md"]})");
+  Write("hub/d/k.md", "KNOWLEDGE");
+  Write("hub/d/ws.md", "WARP SPECIALIZATION");
+  auto client_side = Load("hub");
+  ASSERT_TRUE(client_side.ok()) << client_side.status();
+  EXPECT_TRUE((*client_side)->IsHubTag("hopper-05"));
+  EXPECT_FALSE((*client_side)->IsHubTag("ptxb-no-hint"));
+  SpecInput input;
+  input.text = R"({"name": "brought", "models": ["m"], "definitions": ["gemm_n7168_k5120"],
+                   "prompt_tags": ["hopper-05", "ptxb-basic"], "samples": 1, "num_turns": 1,
+                   "target_speedup": 1.0})";
+  input.path = "spec.json";
+  input.prompts["hopper-05"] = *(*client_side)->TagText("hopper-05");
+  input.prompts["unused-tag"] = "not named by the spec";
+
+  auto definitions = workloads::DefinitionRegistry::Load({});
+  ASSERT_TRUE(definitions.ok()) << definitions.status();
+  auto scheduler_side = PromptRegistry::Load(PromptRegistry::BundledRoot());  // no hub
+  ASSERT_TRUE(scheduler_side.ok());
+  auto e = ExpandSpec(input, **definitions, **scheduler_side, {});
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_EQ(e->submitted_prompts,
+            (std::map<std::string, std::string>{{"hopper-05", input.prompts["hopper-05"]}}));
+  // Rendered as the scheduler with the hub would render it.
+  EXPECT_EQ(*(*scheduler_side)->WithAbi(e->submitted_prompts["hopper-05"], "cuda"),
+            *(*client_side)->RenderSystemPrompt("hopper-05", "cuda"));
+  // Another text for the tag is another spec.
+  SpecInput other = input;
+  other.prompts["hopper-05"] = "KNOWLEDGE v2\n\n";
+  auto e2 = ExpandSpec(other, **definitions, **scheduler_side, {});
+  ASSERT_TRUE(e2.ok()) << e2.status();
+  EXPECT_NE(e2->spec_hash, e->spec_hash);
+  // ptxbench's own tags keep their one text.
+  other.prompts["ptxb-basic"] = "something else";
+  auto refused = ExpandSpec(other, **definitions, **scheduler_side, {});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.status().message(),
+              HasSubstr("spec.json: $.prompt_tags[1]: expected a tag that is not one of "
+                        "ptxbench's own, found \"ptxb-basic\"; a submission cannot bring another "
+                        "text for it"));
+}
+
+// PTXBench's tags for Triton or for Blackwell would run here as CUDA for
+// Hopper: refused at submit, saying why, rather than run as something else.
+TEST_F(SpecHubTest, TagsForAnotherLanguageOrGpuAreRefused) {
+  Write("hub/hub.json", R"({"hopper-no-hint": ["d/ptx_knowledge_sm90_plus.md"],
+      "triton-hopper": ["d/triton_knowledge_sm90_plus.md"]})");
+  for (const char* doc :
+       {"hub/d/ptx_knowledge_sm90_plus.md", "hub/d/triton_knowledge_sm90_plus.md"}) {
+    Write(doc, "x");
+  }
+  auto registry = Load("hub");
+  ASSERT_TRUE(registry.ok()) << registry.status();
+  SpecInput input;
+  input.text = R"([{"num_trajectories": 1, "num_turns": 1, "target_speedup": 1.0,
+                    "prompt_tag": "triton-hopper"}])";
+  input.path = "quickstart-triton.json";
+  input.default_definition = "gemm_n7168_k5120";
+  input.default_model = "m";
+  auto definitions = workloads::DefinitionRegistry::Load({});
+  ASSERT_TRUE(definitions.ok());
+  auto refused = ExpandSpec(input, **definitions, **registry, {});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.status().message(),
+              HasSubstr("quickstart-triton.json: $[0].prompt_tag: expected a tag for a kernel "
+                        "ptxbench evaluates, found \"triton-hopper\"; prompt tag "
+                        "'triton-hopper' asks for Triton kernels"));
+}
+
+}  // namespace
+}  // namespace ptxbench::scheduler
