@@ -15,6 +15,7 @@ CallLimits::CallLimits(const ModelLimits& limits, const Clock* clock)
     : limits_(limits), clock_(clock) {}
 
 void CallLimits::Expire(absl::Time now) {
+  mu_.AssertHeld();
   while (!window_.empty() && window_.front().at + kWindow <= now) {
     window_tokens_ -= window_.front().tokens;
     window_.pop_front();

@@ -6,8 +6,9 @@
 
 #include <algorithm>
 #include <future>
-#include <mutex>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "agent_gateway/testing/fake_model_server.h"
 
@@ -52,17 +53,21 @@ class HttpClientTest : public ::testing::Test {
 
 TEST_F(HttpClientTest, ManyCallsInFlightFromOneThread) {
   HttpClient client;
-  std::mutex mu;
-  std::vector<std::string> bodies;
+  // The client's thread runs the callbacks; the test reads what they wrote.
+  struct Answers {
+    absl::Mutex mu;
+    std::vector<std::string> bodies ABSL_GUARDED_BY(mu);
+  } answers;
   std::promise<void> all_done;
   for (int i = 0; i < kCalls; ++i) {
     HttpRequest r;
     r.url = url("/echo");
     r.body = "call-" + std::to_string(i);
     client.Send(std::move(r), nullptr, [&](HttpResult result) {
-      std::lock_guard<std::mutex> lock(mu);
-      bodies.push_back(result.ok() ? result->body : std::string(result.status().message()));
-      if (static_cast<int>(bodies.size()) == kCalls) all_done.set_value();
+      absl::MutexLock lock(&answers.mu);
+      answers.bodies.push_back(result.ok() ? result->body
+                                           : std::string(result.status().message()));
+      if (static_cast<int>(answers.bodies.size()) == kCalls) all_done.set_value();
     });
   }
   // Answers come only once the server holds every call at once.
@@ -70,6 +75,11 @@ TEST_F(HttpClientTest, ManyCallsInFlightFromOneThread) {
   gather_.Open();
   ASSERT_EQ(all_done.get_future().wait_for(std::chrono::seconds(20)), std::future_status::ready);
   EXPECT_EQ(server_.PeakInFlight(), kCalls) << "the server must have held every call at once";
+  std::vector<std::string> bodies;
+  {
+    absl::MutexLock lock(&answers.mu);
+    bodies = answers.bodies;
+  }
   std::sort(bodies.begin(), bodies.end());
   for (int i = 0; i < kCalls; ++i) {
     EXPECT_TRUE(std::binary_search(bodies.begin(), bodies.end(), "call-" + std::to_string(i)));

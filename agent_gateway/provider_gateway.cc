@@ -87,8 +87,12 @@ absl::StatusOr<std::unique_ptr<Provider>> MakeProvider(const ModelConfig& config
       new HttpJsonProvider(shape, config, std::move(key), timeout, http));
 }
 
-ProviderGatewayHandler::ProviderGatewayHandler(std::map<std::string, Served> models) {
-  for (auto& [name, served] : models) models_[name].served = std::move(served);
+ProviderGatewayHandler::ProviderGatewayHandler(std::map<std::string, Served> models)
+    : models_(std::move(models)) {
+  {
+    absl::MutexLock lock(&mu_);
+    for (const auto& [name, served] : models_) queues_[name];
+  }
   pump_ = std::thread([this] { PumpLoop(); });
 }
 
@@ -103,7 +107,7 @@ ProviderGatewayHandler::~ProviderGatewayHandler() {
 
 std::vector<std::string> ProviderGatewayHandler::ModelNames() const {
   std::vector<std::string> names;
-  for (const auto& [name, model] : models_) names.push_back(name);
+  for (const auto& [name, served] : models_) names.push_back(name);
   return names;
 }
 
@@ -120,7 +124,7 @@ void ProviderGatewayHandler::Start(const v1::Task& task,
         v1::TERMINAL, absl::StrCat("unknown model '", name, "': not served here")));
     return;
   }
-  const ModelConfig& config = it->second.served.config;
+  const ModelConfig& config = it->second.config;
   // Catch an over-long context before paying for it. The scheduler's
   // estimate (about 4 characters a token) errs low for code, so a context
   // refused here is too long; one it lets through may still be refused by
@@ -145,7 +149,7 @@ void ProviderGatewayHandler::Start(const v1::Task& task,
   pending.done = std::move(done);
   metrics_.Queued(name, task.attempt() > 1);
   absl::MutexLock lock(&mu_);
-  it->second.queue.push_back(std::move(pending));
+  queues_.at(name).push_back(std::move(pending));
   wake_.Signal();
 }
 
@@ -153,7 +157,7 @@ void ProviderGatewayHandler::PumpLoop() {
   for (;;) {
     struct Ready {
       const std::string* name;
-      Model* model;
+      Served* served;
       Pending pending;
       CallLimits::Permit permit;
       bool cancelled;
@@ -164,19 +168,20 @@ void ProviderGatewayHandler::PumpLoop() {
       absl::MutexLock lock(&mu_);
       absl::Duration next = kPumpPoll;
       stopping = stopping_;
-      for (auto& [name, model] : models_) {
-        while (!model.queue.empty()) {
-          Pending& head = model.queue.front();
+      for (auto& [name, queue] : queues_) {
+        Served& served = models_.at(name);
+        while (!queue.empty()) {
+          Pending& head = queue.front();
           const bool cancelled =
               stopping || (head.call.cancelled != nullptr && head.call.cancelled->load());
           CallLimits::Permit permit;
           absl::Duration wait;
-          if (!cancelled && !model.served.limits->TryAcquire(head.reserve_tokens, &permit, &wait)) {
+          if (!cancelled && !served.limits->TryAcquire(head.reserve_tokens, &permit, &wait)) {
             next = std::min(next, wait);
             break;
           }
-          ready.push_back({&name, &model, std::move(head), permit, cancelled});
-          model.queue.pop_front();
+          ready.push_back({&name, &served, std::move(head), permit, cancelled});
+          queue.pop_front();
         }
       }
       if (ready.empty()) {
@@ -191,23 +196,23 @@ void ProviderGatewayHandler::PumpLoop() {
         std::move(r.pending.done)(
             executor::FailureReport(v1::INFRA, "cancelled while waiting for the model's limits"));
       } else {
-        StartCall(*r.name, *r.model, std::move(r.pending), r.permit);
+        StartCall(*r.name, *r.served, std::move(r.pending), r.permit);
       }
     }
   }
 }
 
-void ProviderGatewayHandler::StartCall(const std::string& name, Model& model, Pending pending,
+void ProviderGatewayHandler::StartCall(const std::string& name, Served& served, Pending pending,
                                        CallLimits::Permit permit) {
   metrics_.Started(name);
   Done done = std::move(pending.done);
-  model.served.provider->Start(
+  served.provider->Start(
       std::move(pending.call),
-      [this, &name, &model, permit, done = std::move(done)](CallOutcome outcome) mutable {
+      [this, &name, &served, permit, done = std::move(done)](CallOutcome outcome) mutable {
         const v1::LlmResponse* response = outcome.response ? &*outcome.response : nullptr;
         const int64_t billed =
             response ? response->usage().input_tokens() + response->usage().output_tokens() : 0;
-        model.served.limits->Release(permit, billed);
+        served.limits->Release(permit, billed);
         metrics_.Ended(name, response, outcome.failure);
         {
           absl::MutexLock lock(&mu_);

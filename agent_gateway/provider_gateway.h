@@ -61,20 +61,21 @@ class ProviderGatewayHandler final : public executor::AsyncTaskHandler {
     int64_t reserve_tokens = 0;  // for the tokens-per-minute window
     Done done;
   };
-  struct Model {
-    Served served;
-    std::deque<Pending> queue;  // FIFO: a step never overtakes an older one
-  };
   // Starts queued calls as their models' limits allow.
   void PumpLoop();
-  void StartCall(const std::string& name, Model& model, Pending pending,
+  void StartCall(const std::string& name, Served& served, Pending pending,
                  CallLimits::Permit permit);
 
   GatewayMetrics metrics_;
   absl::Mutex mu_;
   absl::CondVar wake_;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
-  std::map<std::string, Model> models_;  // the map is fixed; queues under mu_
+  // Fixed at construction, read without the lock (providers and limits are
+  // thread-safe).
+  std::map<std::string, Served> models_;
+  // A FIFO per model of models_ (the same keys, fixed too): a step never
+  // overtakes an older one.
+  std::map<std::string, std::deque<Pending>> queues_ ABSL_GUARDED_BY(mu_);
   std::thread pump_;
 };
 

@@ -23,18 +23,19 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <condition_variable>
 #include <functional>
-#include <mutex>
 #include <queue>
 #include <thread>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "common/flags.h"
 #include "grpcpp/create_channel.h"
 #include "ptxbench/v1/client.grpc.pb.h"
@@ -70,18 +71,18 @@ class DelayQueue {
   DelayQueue() : thread_([this] { Loop(); }) {}
   ~DelayQueue() {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      absl::MutexLock lock(&mu_);
       stop_ = true;
     }
-    cv_.notify_all();
+    cv_.SignalAll();
     thread_.join();
   }
   void After(std::chrono::milliseconds d, std::function<void()> fn) {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      absl::MutexLock lock(&mu_);
       items_.push(Item{Clock::now() + d, seq_++, std::move(fn)});
     }
-    cv_.notify_all();
+    cv_.SignalAll();
   }
 
  private:
@@ -92,28 +93,29 @@ class DelayQueue {
     bool operator>(const Item& o) const { return at != o.at ? at > o.at : seq > o.seq; }
   };
   void Loop() {
-    std::unique_lock<std::mutex> lock(mu_);
-    while (!stop_) {
-      if (items_.empty()) {
-        cv_.wait(lock);
-        continue;
+    while (true) {
+      std::function<void()> fn;
+      {
+        absl::MutexLock lock(&mu_);
+        while (!stop_ && (items_.empty() || items_.top().at > Clock::now())) {
+          if (items_.empty()) {
+            cv_.Wait(&mu_);
+          } else {
+            cv_.WaitWithTimeout(&mu_, absl::FromChrono(items_.top().at - Clock::now()));
+          }
+        }
+        if (stop_) return;
+        fn = items_.top().fn;
+        items_.pop();
       }
-      if (items_.top().at > Clock::now()) {
-        cv_.wait_until(lock, items_.top().at);
-        continue;
-      }
-      std::function<void()> fn = items_.top().fn;
-      items_.pop();
-      lock.unlock();
-      fn();
-      lock.lock();
+      fn();  // unlocked: it may call After()
     }
   }
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::priority_queue<Item, std::vector<Item>, std::greater<Item>> items_;
-  int64_t seq_ = 0;
-  bool stop_ = false;
+  absl::Mutex mu_;
+  absl::CondVar cv_;  // an item was added or stop_ set
+  std::priority_queue<Item, std::vector<Item>, std::greater<Item>> items_ ABSL_GUARDED_BY(mu_);
+  int64_t seq_ ABSL_GUARDED_BY(mu_) = 0;
+  bool stop_ ABSL_GUARDED_BY(mu_) = false;
   std::thread thread_;
 };
 
@@ -122,8 +124,8 @@ struct Stats {
   std::atomic<bool> stopping{false};
   std::atomic<int64_t> completed{0};
   std::atomic<int64_t> errors{0};
-  std::mutex mu;
-  std::vector<double> lease_ms;  // measured window only
+  absl::Mutex mu;
+  std::vector<double> lease_ms ABSL_GUARDED_BY(mu);  // measured window only
 };
 
 // One executor: a chain of async calls, no thread of its own.
@@ -175,7 +177,7 @@ class Executor {
     }
     if (stats_->measuring.load()) {
       double ms = std::chrono::duration<double, std::milli>(Clock::now() - sent_).count();
-      std::lock_guard<std::mutex> lock(stats_->mu);
+      absl::MutexLock lock(&stats_->mu);
       stats_->lease_ms.push_back(ms);
     }
     if (work_ms_ > 0) {
@@ -331,7 +333,7 @@ int RunScenario(int64_t queued) {
 
   std::vector<double> lat;
   {
-    std::lock_guard<std::mutex> lock(stats.mu);
+    absl::MutexLock lock(&stats.mu);
     lat = stats.lease_ms;
   }
   const double rate = stats.completed.load() / window;

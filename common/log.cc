@@ -10,9 +10,11 @@
 namespace ptxbench {
 namespace {
 
-absl::Mutex log_mu;
-std::string* component_name = new std::string("ptxbench");
-LogLevel min_log_level = LogLevel::kInfo;
+// Guards the settings InitLogging writes and every Log call reads, and keeps
+// lines whole when threads log at once.
+absl::Mutex log_mu(absl::kConstInit);
+std::string* const component_name ABSL_PT_GUARDED_BY(log_mu) = new std::string("ptxbench");
+LogLevel min_log_level ABSL_GUARDED_BY(log_mu) = LogLevel::kInfo;
 
 const char* LevelName(LogLevel level) {
   switch (level) {
@@ -52,17 +54,20 @@ void InitLogging(absl::string_view component, LogLevel min_level) {
 }
 
 void Log(LogLevel level, absl::string_view msg, absl::Span<const LogField> fields) {
+  const absl::Time now = absl::Now();
+  // One critical section: the level and the component name are read under the
+  // lock InitLogging writes them under, and the line goes out whole.
+  absl::MutexLock lock(&log_mu);
   if (level < min_log_level) return;
-  std::string line = absl::StrCat(
-      "ts=", absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", absl::Now(), absl::UTCTimeZone()),
-      " level=", LevelName(level), " component=", *component_name, " msg=");
+  std::string line =
+      absl::StrCat("ts=", absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", now, absl::UTCTimeZone()),
+                   " level=", LevelName(level), " component=", *component_name, " msg=");
   AppendValue(&line, msg);
   for (const auto& [key, value] : fields) {
     absl::StrAppend(&line, " ", key, "=");
     AppendValue(&line, value);
   }
   line.push_back('\n');
-  absl::MutexLock lock(&log_mu);
   std::fwrite(line.data(), 1, line.size(), stderr);
 }
 

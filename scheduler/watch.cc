@@ -2,10 +2,11 @@
 // Each watch has its own small thread that polls the Reader at the requested
 // interval: watchers are few (people at terminals), and polling committed
 // state keeps the writer thread free of any per-watcher work.
-#include <condition_variable>
-#include <mutex>
 #include <thread>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "common/grpc_status.h"
 #include "scheduler/service.h"
 
@@ -22,16 +23,15 @@ class WatchReactor final : public grpc::ServerWriteReactor<v1::WatchExperimentRe
     thread_ = std::thread([this] { Loop(); });
   }
 
+  // gRPC calls these on its own threads; the loop thread waits for them.
   void OnWriteDone(bool ok) override {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     write_pending_ = false;
     if (!ok) stop_ = true;
-    cv_.notify_all();
   }
   void OnCancel() override {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     stop_ = true;
-    cv_.notify_all();
   }
   void OnDone() override {
     thread_.join();
@@ -40,8 +40,11 @@ class WatchReactor final : public grpc::ServerWriteReactor<v1::WatchExperimentRe
 
  private:
   void Loop() {
-    const auto interval = std::chrono::milliseconds(
+    const absl::Duration interval = absl::Milliseconds(
         request_.interval_ms() > 0 ? std::max<int64_t>(request_.interval_ms(), 100) : 1000);
+    auto write_done_or_stopped = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return !write_pending_ || stop_;
+    };
     int64_t after = request_.after_event_id();
     if (after == 0) {
       // The request may name the experiment: resolve its id first.
@@ -75,27 +78,29 @@ class WatchReactor final : public grpc::ServerWriteReactor<v1::WatchExperimentRe
       const bool finished =
           exp->progress().total() > 0 && exp->progress().terminal() == exp->progress().total();
       response_.set_finished(finished);
+      bool stopped;
       {
-        std::unique_lock<std::mutex> lock(mu_);
+        absl::MutexLock lock(&mu_);
         if (stop_) break;
         write_pending_ = true;
         StartWrite(&response_);
-        cv_.wait(lock, [this] { return !write_pending_ || stop_; });
-        if (stop_) break;
-        if (finished) {
-          lock.unlock();
-          Finish(grpc::Status::OK);
-          return;
-        }
-        cv_.wait_for(lock, interval, [this] { return stop_; });
-        if (stop_) break;
+        mu_.Await(absl::Condition(&write_done_or_stopped));
+        if (!stop_ && !finished) mu_.AwaitWithTimeout(absl::Condition(&stop_), interval);
+        stopped = stop_;
+      }
+      if (stopped) break;
+      if (finished) {
+        Finish(grpc::Status::OK);
+        return;
       }
     }
     // Cancelled or the client stopped reading. A pending write completes (or
     // fails) before OnDone, so finishing here is safe.
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [this] { return !write_pending_; });
-    lock.unlock();
+    {
+      absl::MutexLock lock(&mu_);
+      auto no_write = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !write_pending_; };
+      mu_.Await(absl::Condition(&no_write));
+    }
     Finish(grpc::Status(grpc::StatusCode::CANCELLED, "watch ended"));
   }
 
@@ -103,10 +108,9 @@ class WatchReactor final : public grpc::ServerWriteReactor<v1::WatchExperimentRe
   v1::WatchExperimentRequest request_;
   std::string experiment_id_;
   v1::WatchExperimentResponse response_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool stop_ = false;
-  bool write_pending_ = false;
+  absl::Mutex mu_;
+  bool stop_ ABSL_GUARDED_BY(mu_) = false;
+  bool write_pending_ ABSL_GUARDED_BY(mu_) = false;
   std::thread thread_;
 };
 

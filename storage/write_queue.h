@@ -109,7 +109,7 @@ class WriteQueue {
   const Options options_;
   Hook hook_;  // set before Start(), then read-only
 
-  absl::Mutex stop_mu_;  // serializes Stop() calls
+  absl::Mutex stop_mu_ ABSL_ACQUIRED_BEFORE(mu_);  // serializes Stop() calls
   mutable absl::Mutex mu_;
   std::deque<Pending> queue_ ABSL_GUARDED_BY(mu_);
   bool started_ ABSL_GUARDED_BY(mu_) = false;

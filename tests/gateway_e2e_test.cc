@@ -9,9 +9,10 @@
 
 #include <chrono>
 #include <filesystem>
-#include <mutex>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "common/file.h"
 #include "agent_gateway/testing/fake_model_server.h"
 #include "common/data_dir.h"
@@ -97,14 +98,17 @@ TEST_F(GatewayEndToEndTest, MultiTurnTrajectoriesCompleteWithUsageAndCost) {
 // A 429 with Retry-After: 2 is asked again no sooner than 2 s later, a 500
 // after the scheduler's backoff, and the turn then gets exactly one answer.
 TEST_F(GatewayEndToEndTest, RateLimitAndServerErrorAreRetriedWithTheirDelays) {
-  std::mutex mu;
-  std::vector<std::chrono::steady_clock::time_point> seen;
+  // The server's pool threads record arrivals; the test reads them.
+  struct Arrivals {
+    absl::Mutex mu;
+    std::vector<std::chrono::steady_clock::time_point> seen ABSL_GUARDED_BY(mu);
+  } arrivals;
   server_.Answer([&](const httplib::Request&, httplib::Response& res) {
     size_t n;
     {
-      std::lock_guard<std::mutex> lock(mu);
-      seen.push_back(std::chrono::steady_clock::now());
-      n = seen.size();
+      absl::MutexLock lock(&arrivals.mu);
+      arrivals.seen.push_back(std::chrono::steady_clock::now());
+      n = arrivals.seen.size();
     }
     if (n == 1) {
       res.status = 429;
@@ -123,6 +127,11 @@ TEST_F(GatewayEndToEndTest, RateLimitAndServerErrorAreRetriedWithTheirDelays) {
   ASSERT_FALSE(exp.empty());
   nlohmann::json status = c.WaitFinished(exp, 60);
   ASSERT_EQ(status["trajectories"]["terminal"], 1) << status.dump();
+  std::vector<std::chrono::steady_clock::time_point> seen;
+  {
+    absl::MutexLock lock(&arrivals.mu);
+    seen = arrivals.seen;
+  }
   ASSERT_EQ(seen.size(), 3u);
   const double after_429 = std::chrono::duration<double>(seen[1] - seen[0]).count();
   const double after_500 = std::chrono::duration<double>(seen[2] - seen[1]).count();

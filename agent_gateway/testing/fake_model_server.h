@@ -19,13 +19,14 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <functional>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "nlohmann/json.hpp"
 
 namespace ptxbench::agent_gateway::testing_support {
@@ -67,7 +68,7 @@ class FakeModelServer {
     server_.Post(R"(/.*)", [this](const httplib::Request& req, httplib::Response& res) {
       Handler h;
       {
-        std::lock_guard<std::mutex> lock(mu_);
+        absl::MutexLock lock(&mu_);
         arrivals_.push_back(std::chrono::steady_clock::now());
         if (keep_requests_) requests_.push_back(req);
         h = handler_;
@@ -103,24 +104,24 @@ class FakeModelServer {
     if (thread_.joinable()) thread_.join();
   }
   void Answer(Handler h) {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     handler_ = std::move(h);
   }
   httplib::Request LastRequest() {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     return requests_.back();
   }
   std::vector<httplib::Request> Requests() {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     return requests_;
   }
   // When each POST arrived, in arrival order.
   std::vector<TimePoint> Arrivals() {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     return arrivals_;
   }
   size_t RequestCount() {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     return arrivals_.size();
   }
   // Requests the handler is working on now; the most at once so far; the
@@ -147,10 +148,10 @@ class FakeModelServer {
   const bool keep_requests_;
   int port_ = 0;
   std::thread thread_;
-  std::mutex mu_;
-  Handler handler_;
-  std::vector<httplib::Request> requests_;
-  std::vector<TimePoint> arrivals_;
+  absl::Mutex mu_;
+  Handler handler_ ABSL_GUARDED_BY(mu_);
+  std::vector<httplib::Request> requests_ ABSL_GUARDED_BY(mu_);
+  std::vector<TimePoint> arrivals_ ABSL_GUARDED_BY(mu_);
   std::atomic<int> in_flight_{0};
   std::atomic<int> peak_in_flight_{0};
   std::atomic<int64_t> answered_{0};
@@ -161,20 +162,18 @@ class FakeModelServer {
 class Gate {
  public:
   void Open() {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     open_ = true;
-    cv_.notify_all();
   }
   // True when opened, false after `limit`.
   bool Wait(std::chrono::milliseconds limit) {
-    std::unique_lock<std::mutex> lock(mu_);
-    return cv_.wait_for(lock, limit, [this] { return open_; });
+    absl::MutexLock lock(&mu_);
+    return mu_.AwaitWithTimeout(absl::Condition(&open_), absl::FromChrono(limit));
   }
 
  private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool open_ = false;
+  absl::Mutex mu_;
+  bool open_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 // Token counts a fake answer reports, in the OpenAI sense: cached tokens are

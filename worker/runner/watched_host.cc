@@ -100,6 +100,7 @@ std::string WatchedHost::Output() const {
 }
 
 std::string WatchedHost::OutputLocked() const {
+  mu_.AssertHeld();
   return absl::StrCat(protocol::PrintableText(head_),
                       dropped_ > 0 ? absl::StrCat("\n[... ", dropped_, " bytes ...]\n") : "",
                       protocol::PrintableText(tail_));
