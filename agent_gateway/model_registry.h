@@ -1,9 +1,9 @@
 #ifndef PTXBENCH_AGENT_GATEWAY_MODEL_REGISTRY_H_
 #define PTXBENCH_AGENT_GATEWAY_MODEL_REGISTRY_H_
 
-// The model registry (issue 4): a JSON data file mapping a model name, as
-// experiments use it, to the provider that serves it, its endpoint, sampling
-// parameters, prices and limits:
+// The model registry (docs/FORMATS.md, "Model registry"): a JSON data file
+// mapping a model name, as experiments use it, to the provider that serves it,
+// its endpoint, sampling parameters, prices and limits:
 //
 //   {"models": {NAME: {"provider": "openai"|"anthropic"|"gemini"|"scripted",
 //     "base_url": URL, "model_id": ID, "api_key_env": VAR,

@@ -2,7 +2,8 @@
 #define PTXBENCH_AGENT_GATEWAY_PROVIDER_H_
 
 // A model provider as the gateway calls it, and the rules every provider
-// shares for turning an HTTP outcome into a failure class (DESIGN §2):
+// shares for turning an HTTP outcome into a failure class
+// (docs/ARCHITECTURE.md, "The life of an experiment"):
 //  - transport errors, 408, 409, 429 and 5xx (529 included) are MODEL_API:
 //    retried by the scheduler with backoff, after Retry-After when given;
 //  - 401/403 (authentication), 404 (unknown model), 400/413/422 (bad request,

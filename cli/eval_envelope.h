@@ -2,8 +2,9 @@
 #define PTXBENCH_CLI_EVAL_ENVELOPE_H_
 
 // The `ptxbench.eval.v1` envelope that `ptxbench eval --json` prints
-// (shared COMPAT.md): one JSON object per evaluation, whose traces are
-// FlashInfer-Trace trace lines, so existing analysis tools can read them.
+// (docs/FORMATS.md, "Eval envelope"): one JSON object per evaluation, whose
+// traces are FlashInfer-Trace trace lines, so existing analysis tools can read
+// them.
 
 #include <string>
 #include <vector>
@@ -32,7 +33,7 @@ std::string NewEvaluationId();
 nlohmann::json EvalEnvelope(const EvalContext& context, const ptxbench::v1::EvalResult& result);
 
 // 0 when everything passed, 1 when the kernel failed, 2 on an infrastructure
-// error (COMPAT's exit codes for `ptxbench eval`). In a compile-only
+// error (the exit codes of `ptxbench eval`, docs/FORMATS.md). In a compile-only
 // evaluation "everything passed" means the kernel built (COMPILED).
 int EvalExitCode(const ptxbench::v1::EvalResult& result, bool compile_only = false);
 

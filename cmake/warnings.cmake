@@ -1,5 +1,5 @@
 # One interface target carries the project's warning and sanitizer flags, so no
-# flag is set globally (STYLE: targets only).
+# flag is set globally (targets only, so each folder states what it needs).
 add_library(ptxb_warnings INTERFACE)
 add_library(ptxbench::warnings ALIAS ptxb_warnings)
 target_compile_options(ptxb_warnings INTERFACE -Wall -Wextra -Wno-unused-parameter)

@@ -1,9 +1,10 @@
 #ifndef PTXBENCH_EXECUTOR_EXECUTOR_RUNNER_H_
 #define PTXBENCH_EXECUTOR_EXECUTOR_RUNNER_H_
 
-// The executor side of the lease protocol (DESIGN §3), shared by workers and
-// gateways: register, long-poll for leases, heartbeat held leases, report
-// fenced completions, survive scheduler restarts, drain on request.
+// The executor side of the lease protocol (docs/ARCHITECTURE.md, "Leasing and
+// recovery"), shared by workers and gateways: register, long-poll for leases,
+// heartbeat held leases, report fenced completions, survive scheduler restarts,
+// drain on request.
 
 #include <atomic>
 #include <deque>

@@ -1,10 +1,10 @@
 #ifndef PTXBENCH_SCHEDULER_EXTRACT_H_
 #define PTXBENCH_SCHEDULER_EXTRACT_H_
 
-// Takes the kernel out of a model's answer (COMPAT "Code extraction"): the last
-// fenced block of the language asked for that looks like a kernel, otherwise
-// the last non-empty block of that language; an unclosed final block runs to
-// the end of the answer.
+// Takes the kernel out of a model's answer (docs/FORMATS.md, "Code
+// extraction"): the last fenced block of the language asked for that looks like
+// a kernel, otherwise the last non-empty block of that language; an unclosed
+// final block runs to the end of the answer.
 
 #include <optional>
 #include <string>

@@ -2,7 +2,8 @@
 #define PTXBENCH_SCHEDULER_FEEDBACK_H_
 
 // Renders an evaluation result as the next user message, in PTXBench's shape
-// (COMPAT "Feedback message shape"), and decides whether the target was met.
+// (docs/FORMATS.md, "Feedback messages"), and decides whether the target was
+// met.
 
 #include <string>
 

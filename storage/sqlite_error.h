@@ -3,7 +3,8 @@
 
 // Internal to ptxbench::storage: turns SQLite result codes into absl::Status.
 //
-// Codes are chosen by what the caller should do about them (STYLE habit 3):
+// Codes are chosen by what the caller should do about them (kUnavailable: retry
+// the call; kAborted: retry higher up):
 //   SQLITE_BUSY, SQLITE_LOCKED           -> kUnavailable        (retry the call)
 //   SQLITE_CONSTRAINT_PRIMARYKEY/UNIQUE  -> kAlreadyExists
 //   other SQLITE_CONSTRAINT_*            -> kFailedPrecondition (fix state first)

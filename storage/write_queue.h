@@ -3,7 +3,7 @@
 
 // The single writer thread of a process: it owns the write connection and
 // commits many small state transitions together, one fsync for hundreds of
-// them (the main throughput lever; DESIGN §4).
+// them (the main throughput lever; docs/ARCHITECTURE.md, "Storage").
 //
 // Each round the writer takes up to `max_batch` queued ops, then
 //   BEGIN IMMEDIATE

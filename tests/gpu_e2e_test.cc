@@ -1,4 +1,4 @@
-// End to end on a GPU (issue 3): scheduler + real worker + a gateway whose
+// End to end on a GPU: scheduler + real worker + a gateway whose
 // answers are kernel files written for the test. Turn 0 answers a kernel
 // that leaves part of C unwritten, turn 1 a correct one: every trajectory
 // ends, with real check and timing results in the database and in

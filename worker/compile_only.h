@@ -1,11 +1,11 @@
 #ifndef PTXBENCH_WORKER_COMPILE_ONLY_H_
 #define PTXBENCH_WORKER_COMPILE_ONLY_H_
 
-// Compile-only evaluation: what a worker without a GPU offers (issue 3, item
-// 6). It builds the kernel exactly as a full evaluation would and reports the
-// compile log, per-kernel resources, the PTX census and vendor-library use.
-// Status COMPILED means "it builds": nothing was run, so there is no
-// correctness or speed, and all_passed is always false.
+// Compile-only evaluation: what a worker without a GPU offers. It builds the
+// kernel exactly as a full evaluation would and reports the compile log,
+// per-kernel resources, the PTX census and vendor-library use. Status COMPILED
+// means "it builds": nothing was run, so there is no correctness or speed, and
+// all_passed is always false.
 
 #include <atomic>
 #include <string>

@@ -1,11 +1,11 @@
 #ifndef PTXBENCH_WORKER_GPU_EVAL_H_
 #define PTXBENCH_WORKER_GPU_EVAL_H_
 
-// Full evaluation on a GPU (DESIGN §5), worker side: build the kernel (CPU,
-// any thread), then run `ptxbench-runner` for it in a sandbox pinned to one
-// GPU (worker/runner/runner.h says what the runner does) and turn what it
-// wrote — or how it died — into an EvalResult. The candidate's code never
-// runs in this process.
+// Full evaluation on a GPU (docs/MEASUREMENT.md), worker side: build the kernel
+// (CPU, any thread), then run `ptxbench-runner` for it in a sandbox pinned to
+// one GPU (worker/runner/runner.h says what the runner does) and turn what it
+// wrote — or how it died — into an EvalResult. The candidate's code never runs
+// in this process.
 
 #include <string>
 

@@ -1,4 +1,4 @@
-// GPU tests of full evaluation (issue 3's acceptance list): the worker's
+// GPU tests of full evaluation: the worker's
 // GpuEvaluator builds each test kernel (worker/testdata/gemm) and runs it in
 // a sandboxed ptxbench-runner on GPU 0. Each test skips with "no CUDA GPU:
 // ..." where there is none.

@@ -1,8 +1,8 @@
 // ptxbench-worker: leases evaluation tasks from the scheduler and reports
-// results. With GPUs it compiles, checks and times kernels (DESIGN §5);
-// without one it offers compile-only evaluation (build, resources, PTX
-// census, library check), and says so; with --simulate it returns
-// deterministic synthetic results for tests and benchmarks.
+// results. With GPUs it compiles, checks and times kernels
+// (docs/MEASUREMENT.md); without one it offers compile-only evaluation (build,
+// resources, PTX census, library check), and says so; with --simulate it
+// returns deterministic synthetic results for tests and benchmarks.
 
 #include <sys/prctl.h>
 #include <unistd.h>

@@ -2,7 +2,7 @@
 #define PTXBENCH_WORKLOADS_DEFINITION_H_
 
 // A workload definition and its workloads, as in the FlashInfer-Trace schema
-// (see shared COMPAT.md), plus the evaluation settings ptxbench adds.
+// (docs/FORMATS.md, "Definitions"), plus the evaluation settings ptxbench adds.
 
 #include <cstdint>
 #include <map>
@@ -31,7 +31,8 @@ struct TensorSpec {
   std::string dtype;               // "bfloat16", "float32", ...
 };
 
-// How results are judged (DESIGN §5; definitions may override the defaults).
+// How results are judged (docs/MEASUREMENT.md, "Correctness checks";
+// definitions may override the defaults).
 struct Tolerance {
   double atol = 1e-2;
   double rtol = 1e-2;

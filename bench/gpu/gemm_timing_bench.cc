@@ -1,8 +1,9 @@
 // gemm_timing_bench: times the cuBLAS reference of gemm_n7168_k5120 with the
-// method of DESIGN §5 (cold L2, 10 warm-up + 50 timed calls, 3 rotating input
-// sets) for each workload M, and the spread of the M=8192 median over
-// repeated measurements. Prints a markdown table. With --ncu_m it only runs
-// a few flushed GEMM launches, for `ncu` to time the same kernel.
+// method of docs/MEASUREMENT.md ("Timing") (cold L2, 10 warm-up + 50 timed
+// calls, 3 rotating input sets) for each workload M, and the spread of the
+// M=8192 median over repeated measurements. Prints a markdown table. With
+// --ncu_m it only runs a few flushed GEMM launches, for `ncu` to time the same
+// kernel.
 #include <chrono>
 #include <cstdio>
 #include <string>

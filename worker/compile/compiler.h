@@ -1,11 +1,11 @@
 #ifndef PTXBENCH_WORKER_COMPILE_COMPILER_H_
 #define PTXBENCH_WORKER_COMPILE_COMPILER_H_
 
-// Builds a submission the way DESIGN §5 prescribes (CPU only: nvcc and ptxas
-// run as subprocesses under a deadline) and reports what the harness and the
-// model need: status, compile log, per-kernel resources from ptxas -v, the PTX
-// census and vendor-library use. Builds are cached on disk by sha256 of
-// everything that determines them.
+// Builds a submission as docs/MEASUREMENT.md ("Building a submission")
+// describes (CPU only: nvcc and ptxas run as subprocesses under a deadline) and
+// reports what the harness and the model need: status, compile log, per-kernel
+// resources from ptxas -v, the PTX census and vendor-library use. Builds are
+// cached on disk by sha256 of everything that determines them.
 //
 // Thread-safe: Compile may run concurrently (a compile pool); concurrent
 // builds of one key both build and the first to publish wins.

@@ -5,9 +5,10 @@
 // library come from a model (docs/SECURITY.md).
 //
 // Detects vendor math libraries (cuBLAS, cuBLASLt, cuDNN, CUTLASS) in a CUDA
-// submission, which DESIGN §5 reports as LIBRARY_FALLBACK. Two views: the
-// source (includes, API identifiers, library names for dlopen) and the built
-// shared library (DT_NEEDED entries, undefined dynamic symbols). Thread-safe.
+// submission, which docs/MEASUREMENT.md reports as LIBRARY_FALLBACK. Two views:
+// the source (includes, API identifiers, library names for dlopen) and the
+// built shared library (DT_NEEDED entries, undefined dynamic symbols).
+// Thread-safe.
 
 #include <string>
 

@@ -1,9 +1,9 @@
 #ifndef PTXBENCH_WORKER_COMPILE_PTX_CENSUS_H_
 #define PTXBENCH_WORKER_COMPILE_PTX_CENSUS_H_
 
-// The census of PTX instruction families of a module (COMPAT.md's list):
-// how much of the architecture's tensor-core / bulk-copy machinery a kernel
-// uses. Pure text analysis; thread-safe.
+// The census of PTX instruction families of a module (docs/MEASUREMENT.md,
+// "Building a submission"): how much of the architecture's tensor-core /
+// bulk-copy machinery a kernel uses. Pure text analysis; thread-safe.
 
 #include <string>
 #include <vector>
@@ -18,7 +18,8 @@ struct PtxFamily {
   const char* architecture;  // "ampere", "hopper" or "blackwell"
 };
 
-// The families counted, in COMPAT.md's order.
+// The families counted, in the order of the eval envelope's census
+// (docs/FORMATS.md).
 const std::vector<PtxFamily>& PtxFamilies();
 
 // Counts instructions whose opcode belongs to a family. Only instructions are

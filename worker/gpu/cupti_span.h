@@ -1,11 +1,12 @@
 #ifndef PTXBENCH_WORKER_GPU_CUPTI_SPAN_H_
 #define PTXBENCH_WORKER_GPU_CUPTI_SPAN_H_
 
-// The primary span method of DESIGN §5: CUPTI activity records. The span of
-// a call is max(end) - min(start) over every kernel, memcpy and memset that
-// the call launched, from any host thread and on any stream; GPU work that
-// was launched outside the call (the harness's L2 flush, input preparation,
-// output checks) does not count.
+// A span method of docs/MEASUREMENT.md's first design, kept for the GPU
+// benchmarks: CUPTI activity records. The span of a call is max(end) -
+// min(start) over every kernel, memcpy and memset that the call launched, from
+// any host thread and on any stream; GPU work that was launched outside the
+// call (the harness's L2 flush, input preparation, output checks) does not
+// count.
 //
 // How: while a call is open, a CUPTI callback on every runtime and driver API
 // entry notes the API call's correlation id; CUPTI's activity records

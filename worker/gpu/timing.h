@@ -1,9 +1,10 @@
 #ifndef PTXBENCH_WORKER_GPU_TIMING_H_
 #define PTXBENCH_WORKER_GPU_TIMING_H_
 
-// The timing method of DESIGN §5: cold L2 before every call (warm-up and
-// timed), 10 warm-up calls, 50 timed calls, summary per trial. The time of a
-// call is the span of all GPU work it launched, measured one of two ways.
+// The timing method of docs/MEASUREMENT.md ("Timing"): cold L2 before every
+// call (warm-up and timed), 10 warm-up calls, 50 timed calls, summary per
+// trial. The time of a call is the span of all GPU work it launched, measured
+// one of two ways.
 //
 // CUPTI (primary; cupti_span.h): max(end) - min(start) over the activity
 // records of every kernel, memcpy and memset the call launched, on any

@@ -2,9 +2,9 @@
 #define PTXBENCH_WORKER_RUNNER_CANDIDATE_H_
 
 // The candidate kernel as the runner calls it, for both submission formats
-// (DESIGN §5): a CUDA build's ptxb_entry from its kernel.so, or a raw-PTX
-// module (kernel.cubin from ptxas) launched through the driver API with its
-// launch spec.
+// (docs/MEASUREMENT.md, "Building a submission"): a CUDA build's ptxb_entry
+// from its kernel.so, or a raw-PTX module (kernel.cubin from ptxas) launched
+// through the driver API with its launch spec.
 
 #include <cuda_runtime_api.h>
 

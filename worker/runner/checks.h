@@ -1,8 +1,9 @@
 #ifndef PTXBENCH_WORKER_RUNNER_CHECKS_H_
 #define PTXBENCH_WORKER_RUNNER_CHECKS_H_
 
-// The correctness checks of DESIGN §5 done on the GPU, so that the output of
-// every timed call can be checked without copying it to the host.
+// The correctness checks of docs/MEASUREMENT.md ("Correctness checks") done on
+// the GPU, so that the output of every timed call can be checked without
+// copying it to the host.
 
 #include <cuda_runtime_api.h>
 

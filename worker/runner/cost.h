@@ -1,9 +1,9 @@
 #ifndef PTXBENCH_WORKER_RUNNER_COST_H_
 #define PTXBENCH_WORKER_RUNNER_COST_H_
 
-// The roofline of DESIGN §5: what a workload must do (FLOPs, minimum bytes
-// moved) and what a GPU can do (peaks), so every result also reports the
-// fraction of roofline reached. Plain C++.
+// The roofline of docs/MEASUREMENT.md ("Timing"): what a workload must do
+// (FLOPs, minimum bytes moved) and what a GPU can do (peaks), so every result
+// also reports the fraction of roofline reached. Plain C++.
 
 #include <cstdint>
 #include <map>

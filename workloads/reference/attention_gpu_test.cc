@@ -80,7 +80,8 @@ CompareResult Report(const std::string& what, const absl::StatusOr<CompareResult
   return *cmp;
 }
 
-// The DESIGN §5 rule (atol = rtol = 1e-2, every element) on a bf16 output.
+// The correctness rule of docs/MEASUREMENT.md (atol = rtol = 1e-2, every
+// element) on a bf16 output.
 void ExpectMatches(const std::string& what, const __nv_bfloat16* actual, const float* expected,
                    int64_t count) {
   CompareResult r = Report(what, CompareOnDevice(actual, expected, count));

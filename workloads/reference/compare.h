@@ -1,7 +1,8 @@
 #ifndef PTXBENCH_WORKLOADS_REFERENCE_COMPARE_H_
 #define PTXBENCH_WORKLOADS_REFERENCE_COMPARE_H_
 
-// The correctness rule of DESIGN §5, on host values (plain C++, no CUDA).
+// The correctness rule of docs/MEASUREMENT.md ("Correctness checks"), on host
+// values (plain C++, no CUDA).
 
 #include <cstdint>
 

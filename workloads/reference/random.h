@@ -1,10 +1,11 @@
 #ifndef PTXBENCH_WORKLOADS_REFERENCE_RANDOM_H_
 #define PTXBENCH_WORKLOADS_REFERENCE_RANDOM_H_
 
-// Seeded standard-normal inputs generated on the GPU (DESIGN §5: inputs come
-// from a recorded seed). Element i of a buffer filled with seed s is the same
-// on every GPU and launch shape: it is component i%4 of StandardNormal4(s, i/4)
-// in philox.h, rounded to the buffer's type (bf16: round to nearest even).
+// Seeded standard-normal inputs generated on the GPU (docs/MEASUREMENT.md:
+// inputs come from a recorded seed). Element i of a buffer filled with seed s
+// is the same on every GPU and launch shape: it is component i%4 of
+// StandardNormal4(s, i/4) in philox.h, rounded to the buffer's type (bf16:
+// round to nearest even).
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -31,7 +32,7 @@ template <typename T>
 absl::Status FillUniformInt(T* out, int64_t count, int64_t lo, int64_t hi, uint64_t seed,
                             cudaStream_t stream);
 
-// Writes NaN into every element (poisoned outputs, DESIGN §5).
+// Writes NaN into every element (poisoned outputs, docs/MEASUREMENT.md).
 absl::Status FillNaN(__nv_bfloat16* out, int64_t count, cudaStream_t stream);
 
 }  // namespace ptxbench::reference

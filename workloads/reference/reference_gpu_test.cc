@@ -58,7 +58,7 @@ TEST(RandomGpuTest, SameSeedSameValuesOtherSeedOtherValues) {
 class CublasGemmTest : public ::testing::TestWithParam<int> {};
 
 // The cuBLAS reference agrees with the fp32 kernel at the workload's N and K
-// (DESIGN §5 rule, atol = rtol = 1e-2, every element).
+// (docs/MEASUREMENT.md's rule, atol = rtol = 1e-2, every element).
 TEST_P(CublasGemmTest, MatchesFp32Reference) {
   PTXB_REQUIRE_GPU();
   const int m = GetParam(), n = 7168, k = 5120;
