@@ -37,4 +37,6 @@ function(ptxb_cuda_target target)
   target_compile_options(${target} PRIVATE
     $<$<COMPILE_LANGUAGE:CUDA>:-gencode=arch=compute_90a,code=sm_90a -lineinfo
       -Xcompiler=-Wall,-Wextra,-Wno-unused-parameter>)
+  # Its C++ sources get the project's warnings, thread-safety analysis included.
+  target_link_libraries(${target} PRIVATE ptxbench::warnings)
 endfunction()

@@ -2,10 +2,16 @@
 # flag is set globally (targets only, so each folder states what it needs).
 add_library(ptxb_warnings INTERFACE)
 add_library(ptxbench::warnings ALIAS ptxb_warnings)
-target_compile_options(ptxb_warnings INTERFACE -Wall -Wextra -Wno-unused-parameter)
+# C++ sources only: nvcc takes its own (ptxb_cuda_target, cmake/cuda_setup.cmake).
+target_compile_options(ptxb_warnings INTERFACE
+  $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wno-unused-parameter>)
 if(CMAKE_CXX_COMPILER_ID MATCHES "Clang")
-  # Checks the ABSL_GUARDED_BY / EXCLUSIVE_LOCKS_REQUIRED annotations.
-  target_compile_options(ptxb_warnings INTERFACE -Wthread-safety)
+  # clang's thread-safety analysis checks the ABSL_GUARDED_BY /
+  # ABSL_EXCLUSIVE_LOCKS_REQUIRED annotations in every translation unit, as
+  # errors (docs/ARCHITECTURE.md, "Threads and locking"). The -beta group is
+  # what checks a declared lock order (ABSL_ACQUIRED_BEFORE) in clang 14.
+  target_compile_options(ptxb_warnings INTERFACE $<$<COMPILE_LANGUAGE:CXX>:
+    -Wthread-safety -Wthread-safety-beta -Werror=thread-safety>)
 endif()
 if(PTXB_TSAN)
   target_compile_options(ptxb_warnings INTERFACE -fsanitize=thread -g)

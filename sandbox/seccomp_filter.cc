@@ -75,9 +75,11 @@ absl::StatusOr<std::vector<sock_filter>> CompileSeccompFilter() {
       return s;
     }
   }
-  if (absl::Status s = Check(seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1,
-                                              SCMP_A0(SCMP_CMP_NE, AF_UNIX)),
-                             "socket");
+  // SCMP_A0(SCMP_CMP_NE, AF_UNIX), spelled out: the macro leaves datum_b to a
+  // missing-initializer warning.
+  const scmp_arg_cmp not_unix{.arg = 0, .op = SCMP_CMP_NE, .datum_a = AF_UNIX, .datum_b = 0};
+  if (absl::Status s = Check(
+          seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1, not_unix), "socket");
       !s.ok()) {
     return s;
   }

@@ -9,11 +9,6 @@ build_dir=${PTXB_BUILD_DIR:-build}
 fuzz_log="$build_dir/fuzz.log"
 ./scripts/fuzz.sh > "$fuzz_log" 2>&1 &
 fuzz=$!
-# So does clang's thread-safety analysis (scripts/thread_safety.sh), at low
-# priority: it parses every translation unit of the build again.
-safety_log="$build_dir/thread-safety.log"
-PTXB_BUILD_DIR="$build_dir" ./scripts/thread_safety.sh > "$safety_log" 2>&1 &
-safety=$!
 status=0
 ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)" "$@" || status=$?
 if wait "$fuzz"; then
@@ -22,13 +17,6 @@ if wait "$fuzz"; then
 else
   echo "fuzz: FAILED"
   cat "$fuzz_log"
-  status=1
-fi
-if wait "$safety"; then
-  tail -2 "$safety_log"
-else
-  echo "thread-safety: FAILED"
-  cat "$safety_log"
   status=1
 fi
 exit $status
