@@ -258,6 +258,10 @@ void InitMain(const ChildPlan& plan) {
   close(plan.sync_read);
   SetupView(plan);
   sethostname("sandbox", 7);
+  // The view is built: ready before the payload exists, so that a failure of
+  // the payload's own setup (chdir, seccomp, exec) always comes after it and
+  // is the run's setup_error, never a failed Start (they share one pipe).
+  Send(plan.status_write, StatusMessage::kReady, 0, nullptr, nullptr);
   // A raw fork: glibc's would take locks the parent's other threads may
   // have held at the moment of the clone.
   const pid_t payload = static_cast<pid_t>(syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0));
@@ -268,7 +272,6 @@ void InitMain(const ChildPlan& plan) {
   syscall(SYS_close_range, 0, plan.status_write - 1, 0);
   syscall(SYS_close_range, plan.status_write + 1, ~0U, 0);
   DropCapabilities(plan);
-  Send(plan.status_write, StatusMessage::kReady, 0, nullptr, nullptr);
   while (true) {
     int status = 0;
     const pid_t pid = waitpid(-1, &status, 0);
