@@ -1,43 +1,19 @@
 // PTXBench prompt hubs loaded beside the bundled prompts (prompts.h).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <filesystem>
 #include <string>
 
 #include "absl/strings/ascii.h"
-#include "absl/strings/str_cat.h"
-#include "common/file.h"
 #include "prompts/prompts.h"
+#include "prompts/testing/hub_dir_test.h"
 
 namespace ptxbench::prompts {
 namespace {
 
-namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-class PromptHubTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / absl::StrCat("prompt_hub_test_", getpid(), "_",
-                                                    ::testing::UnitTest::GetInstance()->random_seed());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  void Write(const std::string& relative, const std::string& text) {
-    const fs::path path = dir_ / relative;
-    fs::create_directories(path.parent_path());
-    ASSERT_TRUE(WriteFile(path.string(), text).ok());
-  }
-  absl::StatusOr<std::unique_ptr<PromptRegistry>> Load(const std::string& hub) {
-    return PromptRegistry::Load(PromptRegistry::BundledRoot(), (dir_ / hub).string());
-  }
-
-  fs::path dir_;
-};
+using PromptHubTest = ::ptxbench::prompts::HubDirTest;
 
 // The layout of PTXBench's multiturn/prompts: hub.json beside fragments/.
 TEST_F(PromptHubTest, RendersAsPtxbenchAssemblesItThenTheAbi) {

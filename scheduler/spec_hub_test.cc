@@ -2,42 +2,21 @@
 // the hub, without it, and with the texts a submission brings.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <filesystem>
 #include <map>
 #include <string>
 
-#include "absl/strings/str_cat.h"
-#include "common/file.h"
 #include "prompts/prompts.h"
+#include "prompts/testing/hub_dir_test.h"
 #include "scheduler/spec.h"
 #include "workloads/registry.h"
 
 namespace ptxbench::scheduler {
 namespace {
 
-namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-class SpecHubTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / absl::StrCat("spec_hub_test_", getpid());
-    fs::remove_all(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  void Write(const std::string& relative, const std::string& text) {
-    fs::create_directories((dir_ / relative).parent_path());
-    ASSERT_TRUE(WriteFile((dir_ / relative).string(), text).ok());
-  }
-  absl::StatusOr<std::unique_ptr<PromptRegistry>> Load(const std::string& hub) {
-    return PromptRegistry::Load(PromptRegistry::BundledRoot(), (dir_ / hub).string());
-  }
-
-  fs::path dir_;
-};
+using SpecHubTest = ::ptxbench::prompts::HubDirTest;
 
 // A PTXBench config naming several of its hub's tags runs unchanged once the
 // scheduler has the hub, and is refused without it.
