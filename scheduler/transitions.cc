@@ -67,8 +67,6 @@ absl::StatusOr<const TrajectoryTransition*> FindTrajectoryTransition(v1::Traject
                                           TrajectoryEventName(event)));
 }
 
-bool IsLive(TaskState state) { return state == S::kQueued || state == S::kLeased; }
-
 bool IsTerminal(v1::TrajectoryState state) {
   return state != v1::AWAITING_MODEL && state != v1::AWAITING_EVAL;
 }
@@ -111,17 +109,6 @@ const char* TrajectoryEventName(TrajectoryEvent event) {
     case J::kRetryLlm: return "retry-llm";
     case J::kRetryEval: return "retry-eval";
     case J::kExtend: return "extend";
-  }
-  return "?";
-}
-
-const char* TrajectoryEffectName(TrajectoryEffect effect) {
-  switch (effect) {
-    case F::kNone: return "-";
-    case F::kQueueLlm: return "queue the LLM task of turn turns_completed";
-    case F::kQueueEval: return "queue the eval task of turn turns_completed";
-    case F::kResumeTask: return "resume its failed or poisoned last task";
-    case F::kCancelTasks: return "cancel its queued and leased tasks";
   }
   return "?";
 }

@@ -77,8 +77,6 @@ absl::StatusOr<TaskState> NextTaskState(TaskState from, TaskEvent event);
 absl::StatusOr<const TrajectoryTransition*> FindTrajectoryTransition(
     ptxbench::v1::TrajectoryState from, TrajectoryEvent event);
 
-// Queued or leased: the task still has work to do.
-bool IsLive(TaskState state);
 // Not AWAITING_*: no task of the trajectory is live. FAILED and
 // LIMITS_EXCEEDED are terminal although retry and extend leave them.
 bool IsTerminal(ptxbench::v1::TrajectoryState state);
@@ -86,7 +84,6 @@ bool IsTerminal(ptxbench::v1::TrajectoryState state);
 const char* TaskStateName(TaskState state);
 const char* TaskEventName(TaskEvent event);
 const char* TrajectoryEventName(TrajectoryEvent event);
-const char* TrajectoryEffectName(TrajectoryEffect effect);
 
 }  // namespace ptxbench::scheduler
 
