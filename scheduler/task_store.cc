@@ -104,21 +104,20 @@ absl::Status TaskStore::Lease(TaskRow& task, const std::string& lease_id, int64_
 }
 
 absl::StatusOr<std::vector<int64_t>> TaskStore::LiveOf(int64_t trajectory) {
-  PTXB_ASSIGN_OR_RETURN(
-      storage::Statement * s,
-      db_->Cached(absl::StrCat("SELECT rowid FROM tasks WHERE trajectory = ? AND ",
-                               LiveTaskCondition("state"))));
+  // The SQL is built once (the states are formatted from their enum).
+  static const std::string* const kSql = new std::string(absl::StrCat(
+      "SELECT rowid FROM tasks WHERE trajectory = ? AND ", LiveTaskCondition("state")));
+  PTXB_ASSIGN_OR_RETURN(storage::Statement * s, db_->Cached(*kSql));
   s->BindInt64(1, trajectory);
   return ReadInt64Column(s);
 }
 
 absl::StatusOr<std::optional<int64_t>> TaskStore::LastEndedOf(int64_t trajectory) {
-  PTXB_ASSIGN_OR_RETURN(
-      storage::Statement * s,
-      db_->Cached(absl::StrCat(
-          "SELECT rowid FROM tasks WHERE trajectory = ? AND ",
-          TaskStateCondition("state", {TaskState::kFailed, TaskState::kPoisoned}),
-          " ORDER BY rowid DESC LIMIT 1")));
+  static const std::string* const kSql = new std::string(absl::StrCat(
+      "SELECT rowid FROM tasks WHERE trajectory = ? AND ",
+      TaskStateCondition("state", {TaskState::kFailed, TaskState::kPoisoned}),
+      " ORDER BY rowid DESC LIMIT 1"));
+  PTXB_ASSIGN_OR_RETURN(storage::Statement * s, db_->Cached(*kSql));
   s->BindInt64(1, trajectory);
   PTXB_ASSIGN_OR_RETURN(std::vector<int64_t> rows, ReadInt64Column(s));
   if (rows.empty()) return std::nullopt;

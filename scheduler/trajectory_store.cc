@@ -48,17 +48,18 @@ absl::StatusOr<TrajectoryRow> ReadOne(storage::Statement* s, const std::string& 
 }  // namespace
 
 absl::StatusOr<TrajectoryRow> TrajectoryStore::Read(int64_t rowid) {
-  PTXB_ASSIGN_OR_RETURN(
-      storage::Statement * s,
-      db_->Cached(absl::StrCat("SELECT ", kTrajectoryColumns, "WHERE j.rowid = ?")));
+  // Built once: every lease and report reads its trajectory.
+  static const std::string* const kSql =
+      new std::string(absl::StrCat("SELECT ", kTrajectoryColumns, "WHERE j.rowid = ?"));
+  PTXB_ASSIGN_OR_RETURN(storage::Statement * s, db_->Cached(*kSql));
   s->BindInt64(1, rowid);
   return ReadOne(s, absl::StrCat("#", rowid));
 }
 
 absl::StatusOr<TrajectoryRow> TrajectoryStore::ReadById(const std::string& id) {
-  PTXB_ASSIGN_OR_RETURN(
-      storage::Statement * s,
-      db_->Cached(absl::StrCat("SELECT ", kTrajectoryColumns, "WHERE j.id = ?")));
+  static const std::string* const kSql =
+      new std::string(absl::StrCat("SELECT ", kTrajectoryColumns, "WHERE j.id = ?"));
+  PTXB_ASSIGN_OR_RETURN(storage::Statement * s, db_->Cached(*kSql));
   s->BindText(1, id);
   return ReadOne(s, id);
 }
