@@ -1,5 +1,8 @@
 #include "common/file.h"
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -21,6 +24,14 @@ absl::Status WriteFile(const std::string& path, absl::string_view content) {
   out.close();
   if (!out) return absl::InternalError(absl::StrCat("cannot write ", path));
   return absl::OkStatus();
+}
+
+absl::Status WriteFileAtomically(const std::string& path, absl::string_view content) {
+  const std::string temporary = absl::StrCat(path, ".tmp-", getpid());
+  absl::Status written = WriteFile(temporary, content);
+  if (written.ok() && std::rename(temporary.c_str(), path.c_str()) == 0) return written;
+  std::remove(temporary.c_str());
+  return absl::InternalError(absl::StrCat("cannot write ", path));
 }
 
 }  // namespace ptxbench

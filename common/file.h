@@ -17,6 +17,11 @@ absl::StatusOr<std::string> ReadFile(const std::string& path);
 // the kernel refused the value).
 absl::Status WriteFile(const std::string& path, absl::string_view content);
 
+// Writes `content` beside `path` and renames it into place: a reader (or a
+// crash) never sees half a file. kInternal naming the path on failure, with
+// nothing left behind.
+absl::Status WriteFileAtomically(const std::string& path, absl::string_view content);
+
 }  // namespace ptxbench
 
 #endif  // PTXBENCH_COMMON_FILE_H_

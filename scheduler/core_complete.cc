@@ -6,6 +6,7 @@
 #include "absl/strings/str_format.h"
 #include "common/hash.h"
 #include "common/status_macros.h"
+#include "report/facts.h"
 #include "scheduler/core.h"
 #include "scheduler/extract.h"
 #include "scheduler/feedback.h"
@@ -119,9 +120,18 @@ absl::Status Core::CompleteEval(TaskRow& task, TrajectoryRow& trajectory,
       std::string feedback_blob,
       storage::PutBlob(*db_, RenderEvalFeedback(result, trajectory.target_speedup)));
   const bool correct = result.status() == v1::PASSED && result.all_passed();
-  PTXB_RETURN_IF_ERROR(turns_.RecordEval(trajectory.rowid, task.turn, eval_blob,
-                                         result.status(), correct ? result.min_speedup() : 0,
-                                         feedback_blob, now_ms));
+  EvalRow row;
+  row.eval_blob = std::move(eval_blob);
+  row.status = result.status();
+  if (correct) {
+    row.min_speedup = result.min_speedup();
+    row.kernel_speedup = report::KernelSpeedup(result);
+    row.roofline = report::RooflineFraction(result);
+  }
+  row.eval_ms = result.wall_time_ms();
+  row.feedback_blob = std::move(feedback_blob);
+  row.finished_ms = now_ms;
+  PTXB_RETURN_IF_ERROR(turns_.RecordEval(trajectory.rowid, task.turn, row));
   PTXB_RETURN_IF_ERROR(TransitTask(task, trajectory.model, TaskEvent::kComplete));
   if (correct) {
     trajectory.correct = true;

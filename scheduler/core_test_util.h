@@ -65,8 +65,11 @@ inline constexpr char kKernelAnswer[] =
 
 class CoreFixture : public ::testing::Test {
  protected:
+  // A test that reads through a second connection (a Snapshot) needs a file.
+  virtual std::string DatabasePath() { return ":memory:"; }
+
   void SetUp() override {
-    auto db = OpenSchedulerDatabase(":memory:");
+    auto db = OpenSchedulerDatabase(DatabasePath());
     ASSERT_TRUE(db.ok()) << db.status();
     db_ = *std::move(db);
     options_.lease_ttl = absl::Seconds(30);

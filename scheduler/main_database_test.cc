@@ -11,7 +11,9 @@
 #include "gtest/gtest.h"
 #include "scheduler/core.h"
 #include "scheduler/core_test_util.h"
+#include "scheduler/report_query.h"
 #include "scheduler/schema.h"
+#include "scheduler/snapshot.h"
 #include "scheduler/transitions.h"
 
 namespace ptxbench::scheduler {
@@ -141,6 +143,28 @@ TEST_F(MainDatabaseTest, ItsExperimentRunsToTheEnd) {
             0);
   EXPECT_GT(Count("SELECT count(*) FROM events WHERE kind = 'task.expired'"), 0)
       << "the leases held when it stopped expired and were run again";
+}
+
+// Its turns were evaluated before the report columns existed (schema 3):
+// a report reads their results from the blobs instead.
+TEST_F(MainDatabaseTest, AReportReadsTurnsEvaluatedBeforeTheReportColumns) {
+  ASSERT_EQ(Count("SELECT count(*) FROM turns WHERE eval_blob IS NOT NULL AND eval_ms IS NULL"),
+            12);
+  auto snapshot = Snapshot::Open((dir_ / "ptxbench.db").string());
+  ASSERT_TRUE(snapshot.ok()) << snapshot.status();
+  auto definitions = workloads::DefinitionRegistry::Load({});
+  ASSERT_TRUE(definitions.ok()) << definitions.status();
+  v1::ReportRequest request;
+  request.add_experiment_ids("main-fixture");
+  request.add_groupings()->add_by("model");
+  auto report = ComputeReport(**snapshot, **definitions, request);
+  ASSERT_TRUE(report.ok()) << report.status();
+  const v1::GroupReport& total = report->experiments(0).total();
+  EXPECT_EQ(total.correct(), 4);
+  EXPECT_EQ(total.speedup_count(), 4) << "speedups decoded from the result blobs";
+  EXPECT_GT(total.geomean_speedup(), 0);
+  EXPECT_EQ(total.evaluations(), 12);
+  EXPECT_EQ(total.simulated_trajectories(), total.trajectories());
 }
 
 // Every table and index, as SQL text, by name.

@@ -13,13 +13,18 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "ptxbench/v1/client.pb.h"
+#include "scheduler/snapshot.h"
 #include "storage/database.h"
 
 namespace ptxbench::scheduler {
 
 class Reader {
  public:
-  explicit Reader(std::unique_ptr<storage::Database> db) : db_(std::move(db)) {}
+  explicit Reader(std::unique_ptr<storage::Database> db)
+      : path_(db->path()), db_(std::move(db)) {}
+
+  // A consistent view for a long read, on its own connection (snapshot.h).
+  absl::StatusOr<std::unique_ptr<Snapshot>> OpenSnapshot() const { return Snapshot::Open(path_); }
 
   absl::StatusOr<ptxbench::v1::GetExperimentResponse> GetExperiment(const std::string& id);
   absl::StatusOr<ptxbench::v1::ListExperimentsResponse> ListExperiments();
@@ -37,6 +42,7 @@ class Reader {
   absl::Status ProgressLocked(int64_t rowid, ptxbench::v1::ExperimentProgress* progress)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
+  const std::string path_;
   absl::Mutex mu_;
   std::unique_ptr<storage::Database> db_ ABSL_GUARDED_BY(mu_);
 };

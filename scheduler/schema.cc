@@ -124,11 +124,20 @@ constexpr char kWriterTuning[] =
 constexpr char kSchemaV2[] =
     "ALTER TABLE trajectories ADD COLUMN workloads TEXT NOT NULL DEFAULT '';";
 
+// Version 3: what a report reads of an evaluation, so that a report over a
+// million turns is a scan of columns rather than a decode of every result
+// blob (report/facts.h). NULL on turns evaluated before version 3; the
+// report reader decodes those turns' blobs instead.
+constexpr char kSchemaV3[] =
+    "ALTER TABLE turns ADD COLUMN kernel_speedup REAL;"
+    "ALTER TABLE turns ADD COLUMN roofline REAL;"
+    "ALTER TABLE turns ADD COLUMN eval_ms INTEGER;";
+
 std::vector<storage::Migration> Migrations() {
   static const std::string* v1 = new std::string(
       absl::StrCat(kSchemaV1, LiveTaskIndexSql(), kSchemaV1Executors, storage::kBlobTableSql,
                    ";\n", storage::kEventTableSql, ";\n"));
-  return {{1, v1->c_str()}, {2, kSchemaV2}};
+  return {{1, v1->c_str()}, {2, kSchemaV2}, {3, kSchemaV3}};
 }
 
 }  // namespace

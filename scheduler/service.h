@@ -47,6 +47,29 @@ struct ClientServiceDeps {
   SpecLimits limits;
 };
 
+// Admission for the long reads (reports, exports): each holds a thread and a
+// database connection while it runs, so there is a fixed number of them.
+class LongReadSlots {
+ public:
+  // Holds one slot while alive, if one was free.
+  class Slot {
+   public:
+    explicit Slot(LongReadSlots* slots);
+    ~Slot();
+    Slot(const Slot&) = delete;
+    Slot& operator=(const Slot&) = delete;
+    // RESOURCE_EXHAUSTED when no slot was free.
+    absl::Status status() const;
+
+   private:
+    LongReadSlots* slots_;
+  };
+
+ private:
+  absl::Mutex mu_;
+  int in_use_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
 class ClientServiceImpl final : public ptxbench::v1::ClientService::CallbackService {
  public:
   explicit ClientServiceImpl(ClientServiceDeps deps) : deps_(deps) {}
@@ -69,6 +92,16 @@ class ClientServiceImpl final : public ptxbench::v1::ClientService::CallbackServ
   grpc::ServerUnaryReactor* GetTrajectory(grpc::CallbackServerContext* ctx,
                                           const ptxbench::v1::GetTrajectoryRequest* request,
                                           ptxbench::v1::GetTrajectoryResponse* response) override;
+  // long_reads.cc
+  grpc::ServerWriteReactor<ptxbench::v1::ReadTrajectoriesResponse>* ReadTrajectories(
+      grpc::CallbackServerContext* ctx,
+      const ptxbench::v1::ReadTrajectoriesRequest* request) override;
+  grpc::ServerUnaryReactor* GetReport(grpc::CallbackServerContext* ctx,
+                                      const ptxbench::v1::ReportRequest* request,
+                                      ptxbench::v1::ReportResponse* response) override;
+  grpc::ServerUnaryReactor* GetDefinitions(grpc::CallbackServerContext* ctx,
+                                           const ptxbench::v1::GetDefinitionsRequest* request,
+                                           ptxbench::v1::GetDefinitionsResponse* response) override;
   grpc::ServerWriteReactor<ptxbench::v1::WatchExperimentResponse>* WatchExperiment(
       grpc::CallbackServerContext* ctx,
       const ptxbench::v1::WatchExperimentRequest* request) override;
@@ -92,7 +125,11 @@ class ClientServiceImpl final : public ptxbench::v1::ClientService::CallbackServ
   // Every prompt of `x`, rendered here, off the writer thread.
   absl::StatusOr<std::shared_ptr<RenderedPrompts>> RenderPrompts(const ExpandedExperiment& x) const;
 
+  absl::StatusOr<ptxbench::v1::GetDefinitionsResponse> Definitions(
+      const ptxbench::v1::GetDefinitionsRequest& request) const;
+
   ClientServiceDeps deps_;
+  LongReadSlots long_reads_;
 };
 
 }  // namespace ptxbench::scheduler

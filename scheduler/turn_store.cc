@@ -25,21 +25,22 @@ absl::Status TurnStore::InsertAnswer(const AnswerRow& r) {
   return s->Run();
 }
 
-absl::Status TurnStore::RecordEval(int64_t trajectory, int turn, const std::string& eval_blob,
-                                   ptxbench::v1::EvalStatus status, double speedup,
-                                   const std::string& feedback_blob, int64_t now_ms) {
+absl::Status TurnStore::RecordEval(int64_t trajectory, int turn, const EvalRow& row) {
   PTXB_ASSIGN_OR_RETURN(
       storage::Statement * s,
       db_->Cached("UPDATE turns SET state = 'done', eval_blob = ?, eval_status = ?, "
-                  "speedup = ?, feedback_blob = ?, finished_ms = ? "
-                  "WHERE trajectory = ? AND turn = ?"));
-  s->BindText(1, eval_blob)
-      .BindInt64(2, status)
-      .BindDouble(3, speedup)
-      .BindText(4, feedback_blob)
-      .BindInt64(5, now_ms)
-      .BindInt64(6, trajectory)
-      .BindInt64(7, turn);
+                  "speedup = ?, kernel_speedup = ?, roofline = ?, eval_ms = ?, "
+                  "feedback_blob = ?, finished_ms = ? WHERE trajectory = ? AND turn = ?"));
+  s->BindText(1, row.eval_blob)
+      .BindInt64(2, row.status)
+      .BindDouble(3, row.min_speedup)
+      .BindDouble(4, row.kernel_speedup)
+      .BindDouble(5, row.roofline)
+      .BindInt64(6, row.eval_ms)
+      .BindText(7, row.feedback_blob)
+      .BindInt64(8, row.finished_ms)
+      .BindInt64(9, trajectory)
+      .BindInt64(10, turn);
   return s->Run();
 }
 

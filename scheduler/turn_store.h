@@ -33,15 +33,27 @@ struct AnswerRow {
   int64_t finished_ms = 0;
 };
 
+// An evaluation's result, by blob hash, and the numbers reports read.
+struct EvalRow {
+  std::string eval_blob;
+  ptxbench::v1::EvalStatus status = ptxbench::v1::EVAL_STATUS_UNSPECIFIED;
+  // Correct kernels only (0 otherwise): the minimum speedup over the
+  // workloads (the target's measure) and the geometric mean (the reports').
+  double min_speedup = 0;
+  double kernel_speedup = 0;
+  double roofline = 0;
+  int64_t eval_ms = 0;
+  std::string feedback_blob;
+  int64_t finished_ms = 0;
+};
+
 class TurnStore {
  public:
   explicit TurnStore(storage::Database* db) : db_(db) {}
 
   absl::Status InsertAnswer(const AnswerRow& row);
   // Completes a turn with its evaluation.
-  absl::Status RecordEval(int64_t trajectory, int turn, const std::string& eval_blob,
-                          ptxbench::v1::EvalStatus status, double speedup,
-                          const std::string& feedback_blob, int64_t now_ms);
+  absl::Status RecordEval(int64_t trajectory, int turn, const EvalRow& row);
   // The kernel of a turn: {blob hash, sha256}. INTERNAL when the turn has none.
   absl::StatusOr<std::pair<std::string, std::string>> Kernel(int64_t trajectory, int turn);
   // {answer, feedback} blob hashes of turns [first, end), in order.

@@ -1,0 +1,223 @@
+// The long reads of the client service: ReadTrajectories (a stream), GetReport
+// and GetDefinitions. Each runs on its own thread, on its own Snapshot, so it
+// neither holds a gRPC callback thread nor the Reader's connection for its
+// duration, and its thread runs at a lower CPU priority than the scheduler's
+// writer: an export of a million turns slows leasing as little as it can.
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <thread>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "common/grpc_status.h"
+#include "common/log.h"
+#include "common/status_macros.h"
+#include "scheduler/report_query.h"
+#include "scheduler/service.h"
+#include "workloads/workload_record.h"
+
+namespace ptxbench::scheduler {
+
+namespace v1 = ::ptxbench::v1;
+
+namespace {
+
+// A stream message holds about this much: well under gRPC's default 4 MiB
+// receive limit of other clients, large enough to amortize each write.
+constexpr size_t kPartBytes = 1 << 20;
+
+// Long reads at once; more are refused (RESOURCE_EXHAUSTED), not queued.
+constexpr int kMaxLongReads = 8;
+
+// Lowers the calling thread's scheduling priority (Linux: nice is per thread).
+void LowerThreadPriority() {
+  setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
+}
+
+class ReadTrajectoriesReactor final
+    : public grpc::ServerWriteReactor<v1::ReadTrajectoriesResponse> {
+ public:
+  ReadTrajectoriesReactor(LongReadSlots* slots, const Reader* reader,
+                          const v1::ReadTrajectoriesRequest& request)
+      : slot_(slots), reader_(reader), request_(request) {
+    thread_ = std::thread([this] { Run(); });
+  }
+
+  void OnWriteDone(bool ok) override {
+    absl::MutexLock lock(&mu_);
+    write_pending_ = false;
+    if (!ok) stop_ = true;
+  }
+  void OnCancel() override {
+    absl::MutexLock lock(&mu_);
+    stop_ = true;
+  }
+  void OnDone() override {
+    thread_.join();
+    delete this;
+  }
+
+ private:
+  void Run() {
+    LowerThreadPriority();
+    absl::Status status = Stream();
+    absl::MutexLock lock(&mu_);
+    auto no_write = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !write_pending_; };
+    mu_.Await(absl::Condition(&no_write));
+    Finish(stop_ ? grpc::Status(grpc::StatusCode::CANCELLED, "read ended") : ToGrpcStatus(status));
+  }
+
+  absl::Status Stream() {
+    PTXB_RETURN_IF_ERROR(slot_.status());
+    if (request_.target_case() == v1::ReadTrajectoriesRequest::TARGET_NOT_SET) {
+      return absl::InvalidArgumentError("name an experiment or a trajectory");
+    }
+    PTXB_ASSIGN_OR_RETURN(std::unique_ptr<Snapshot> snapshot, reader_->OpenSnapshot());
+    size_t bytes = 0;
+    PTXB_RETURN_IF_ERROR(
+        snapshot->ReadTrajectories(request_, kPartBytes, [&](v1::Trajectory&& part) {
+          const size_t part_bytes = part.ByteSizeLong();
+          if (response_.trajectories_size() > 0 && bytes + part_bytes > kPartBytes) {
+            PTXB_RETURN_IF_ERROR(Write());
+            bytes = 0;
+          }
+          bytes += part_bytes;
+          *response_.add_trajectories() = std::move(part);
+          return absl::OkStatus();
+        }));
+    if (response_.trajectories_size() > 0) return Write();
+    return absl::OkStatus();
+  }
+
+  // Sends response_ and waits until gRPC is done with it: one message in
+  // flight, so a slow reader holds back the snapshot, not memory.
+  absl::Status Write() {
+    absl::MutexLock lock(&mu_);
+    if (stop_) return absl::CancelledError("the client went away");
+    write_pending_ = true;
+    StartWrite(&response_);
+    auto done = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !write_pending_ || stop_; };
+    mu_.Await(absl::Condition(&done));
+    if (stop_) return absl::CancelledError("the client went away");
+    response_.Clear();
+    return absl::OkStatus();
+  }
+
+  LongReadSlots::Slot slot_;
+  const Reader* reader_;
+  const v1::ReadTrajectoriesRequest request_;
+  v1::ReadTrajectoriesResponse response_;
+  absl::Mutex mu_;
+  bool stop_ ABSL_GUARDED_BY(mu_) = false;
+  bool write_pending_ ABSL_GUARDED_BY(mu_) = false;
+  std::thread thread_;
+};
+
+// A unary call answered from its own thread.
+class BackgroundReactor final : public grpc::ServerUnaryReactor {
+ public:
+  explicit BackgroundReactor(std::function<absl::Status()> work) {
+    thread_ = std::thread([this, work = std::move(work)] {
+      LowerThreadPriority();
+      Finish(ToGrpcStatus(work()));
+    });
+  }
+  void OnDone() override {
+    thread_.join();
+    delete this;
+  }
+
+ private:
+  std::thread thread_;
+};
+
+}  // namespace
+
+LongReadSlots::Slot::Slot(LongReadSlots* slots) : slots_(slots) {
+  absl::MutexLock lock(&slots_->mu_);
+  if (slots_->in_use_ >= kMaxLongReads) {
+    slots_ = nullptr;
+    return;
+  }
+  ++slots_->in_use_;
+}
+
+LongReadSlots::Slot::~Slot() {
+  if (slots_ == nullptr) return;
+  absl::MutexLock lock(&slots_->mu_);
+  --slots_->in_use_;
+}
+
+absl::Status LongReadSlots::Slot::status() const {
+  if (slots_ != nullptr) return absl::OkStatus();
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "the scheduler is already serving ", kMaxLongReads,
+      " reports or exports; try again when one has finished"));
+}
+
+grpc::ServerWriteReactor<v1::ReadTrajectoriesResponse>* ClientServiceImpl::ReadTrajectories(
+    grpc::CallbackServerContext*, const v1::ReadTrajectoriesRequest* request) {
+  return new ReadTrajectoriesReactor(&long_reads_, deps_.reader, *request);
+}
+
+grpc::ServerUnaryReactor* ClientServiceImpl::GetReport(grpc::CallbackServerContext*,
+                                                       const v1::ReportRequest* request,
+                                                       v1::ReportResponse* response) {
+  return new BackgroundReactor([this, request, response]() -> absl::Status {
+    LongReadSlots::Slot slot(&long_reads_);
+    PTXB_RETURN_IF_ERROR(slot.status());
+    PTXB_ASSIGN_OR_RETURN(std::unique_ptr<Snapshot> snapshot, deps_.reader->OpenSnapshot());
+    const absl::Time start = absl::Now();
+    PTXB_ASSIGN_OR_RETURN(*response, ComputeReport(*snapshot, *deps_.definitions, *request));
+    LogInfo("report", {{"experiments", absl::StrCat(request->experiment_ids_size())},
+                       {"ms", absl::StrCat(absl::ToInt64Milliseconds(absl::Now() - start))}});
+    return absl::OkStatus();
+  });
+}
+
+absl::StatusOr<v1::GetDefinitionsResponse> ClientServiceImpl::Definitions(
+    const v1::GetDefinitionsRequest& request) const {
+  std::vector<std::string> names(request.names().begin(), request.names().end());
+  if (!request.experiment_id().empty()) {
+    PTXB_ASSIGN_OR_RETURN(std::unique_ptr<Snapshot> snapshot, deps_.reader->OpenSnapshot());
+    PTXB_ASSIGN_OR_RETURN(StoredExperiment experiment,
+                          snapshot->Experiment(request.experiment_id()));
+    PTXB_ASSIGN_OR_RETURN(std::vector<std::string> used,
+                          snapshot->Definitions(experiment.rowid));
+    for (std::string& name : used) {
+      if (std::find(names.begin(), names.end(), name) == names.end()) {
+        names.push_back(std::move(name));
+      }
+    }
+  }
+  v1::GetDefinitionsResponse out;
+  for (const std::string& name : names) {
+    PTXB_ASSIGN_OR_RETURN(const workloads::Definition* d, deps_.definitions->Find(name));
+    v1::DefinitionDocument* doc = out.add_definitions();
+    doc->set_name(d->name);
+    doc->set_op_type(d->op_type);
+    doc->set_json(d->json);
+    for (const workloads::Workload& w : d->workloads) {
+      doc->add_workload_lines(workloads::FormatWorkloadRecord(d->name, w));
+    }
+    doc->set_dataset(d->dataset);
+    doc->set_version(d->version);
+  }
+  return out;
+}
+
+grpc::ServerUnaryReactor* ClientServiceImpl::GetDefinitions(
+    grpc::CallbackServerContext* ctx, const v1::GetDefinitionsRequest* request,
+    v1::GetDefinitionsResponse* response) {
+  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+  absl::StatusOr<v1::GetDefinitionsResponse> result = Definitions(*request);
+  if (result.ok()) *response = *std::move(result);
+  reactor->Finish(ToGrpcStatus(result.status()));
+  return reactor;
+}
+
+}  // namespace ptxbench::scheduler

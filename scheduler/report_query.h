@@ -1,0 +1,23 @@
+#ifndef PTXBENCH_SCHEDULER_REPORT_QUERY_H_
+#define PTXBENCH_SCHEDULER_REPORT_QUERY_H_
+
+// GetReport: the metrics of experiments (report/metrics.h) from the facts
+// of their trajectories, all read from one Snapshot.
+
+#include "absl/status/statusor.h"
+#include "ptxbench/v1/report.pb.h"
+#include "scheduler/snapshot.h"
+#include "workloads/registry.h"
+
+namespace ptxbench::scheduler {
+
+// INVALID_ARGUMENT for no experiment or a bad grouping, NOT_FOUND naming an
+// unknown experiment. A definition the registry no longer has has no
+// categories.
+absl::StatusOr<ptxbench::v1::ReportResponse> ComputeReport(
+    Snapshot& snapshot, const workloads::DefinitionRegistry& definitions,
+    const ptxbench::v1::ReportRequest& request);
+
+}  // namespace ptxbench::scheduler
+
+#endif  // PTXBENCH_SCHEDULER_REPORT_QUERY_H_
