@@ -216,5 +216,84 @@ TEST_F(ServiceTest, StatusAndWatchReportProgress) {
   EXPECT_EQ(client_->GetExperiment(&bad, get, &exp).error_code(), grpc::StatusCode::NOT_FOUND);
 }
 
+// A trajectory of 10 turns of 440 kB answers (4.4 MB) is more than one
+// message may carry by gRPC's default 4 MiB limit, which this test's client
+// keeps: GetTrajectory cannot return it, the ReadTrajectories stream can.
+TEST_F(ServiceTest, ALongTrajectoryStreamsUnderTheDefaultMessageLimit) {
+  v1::SubmitExperimentResponse resp;
+  ASSERT_TRUE(Submit(R"({"name": "long", "models": ["m1"], "definitions": ["gemm_n7168_k5120"],
+      "prompt_tags": ["ptxb-no-hint"], "samples": 1, "num_turns": 10, "target_speedup": 1.5})",
+                     &resp)
+                  .ok());
+  const std::string gw = Register(v1::GATEWAY);
+  for (int turn = 0; turn < 10; ++turn) {
+    v1::LeaseResponse lease = Lease(gw, 5000);
+    ASSERT_TRUE(lease.has_task()) << "turn " << turn;
+    grpc::ClientContext ctx;
+    v1::CompleteRequest req;
+    req.set_executor_id(gw);
+    *req.mutable_lease() = lease.task().lease();
+    // No code block: the turn ends without an evaluation.
+    req.mutable_llm()->set_text(absl::StrCat("turn ", turn, ": ", std::string(440'000, 'x')));
+    req.mutable_llm()->set_finish_reason("stop");
+    v1::CompleteResponse out;
+    ASSERT_TRUE(executor_->Complete(&ctx, req, &out).ok());
+  }
+  v1::ListTrajectoriesRequest list;
+  list.set_experiment_id("long");
+  grpc::ClientContext list_ctx;
+  v1::ListTrajectoriesResponse listed;
+  ASSERT_TRUE(client_->ListTrajectories(&list_ctx, list, &listed).ok());
+  ASSERT_EQ(listed.trajectories_size(), 1);
+  const std::string id = listed.trajectories(0).trajectory_id();
+
+  grpc::ClientContext get_ctx;
+  v1::GetTrajectoryRequest get;
+  get.set_trajectory_id(id);
+  v1::GetTrajectoryResponse whole;
+  EXPECT_EQ(client_->GetTrajectory(&get_ctx, get, &whole).error_code(),
+            grpc::StatusCode::RESOURCE_EXHAUSTED);
+
+  grpc::ClientContext read_ctx;
+  v1::ReadTrajectoriesRequest read;
+  read.set_trajectory_id(id);
+  auto reader = client_->ReadTrajectories(&read_ctx, read);
+  v1::ReadTrajectoriesResponse part;
+  int messages = 0, turns = 0;
+  while (reader->Read(&part)) {
+    ++messages;
+    for (const v1::Trajectory& t : part.trajectories()) {
+      EXPECT_EQ(t.summary().trajectory_id(), id);
+      EXPECT_EQ(t.continued(), turns > 0);
+      for (const v1::Turn& turn : t.turns()) {
+        EXPECT_EQ(turn.index(), turns);
+        EXPECT_EQ(turn.response().text().size(), 440'000 + absl::StrCat("turn ", turns, ": ").size());
+        ++turns;
+      }
+    }
+  }
+  ASSERT_TRUE(reader->Finish().ok());
+  EXPECT_EQ(turns, 10);
+  EXPECT_GE(messages, 4) << "about 1 MiB per message";
+
+  // Its report and the definitions it used come over the same service.
+  grpc::ClientContext report_ctx;
+  v1::ReportRequest report_request;
+  report_request.add_experiment_ids("long");
+  report_request.add_groupings()->add_by("model");
+  v1::ReportResponse report;
+  ASSERT_TRUE(client_->GetReport(&report_ctx, report_request, &report).ok());
+  EXPECT_EQ(report.experiments(0).total().model_calls(), 10);
+  EXPECT_EQ(report.experiments(0).total().outcomes_by_turn(9).classes().at("no_kernel"), 1);
+  grpc::ClientContext definitions_ctx;
+  v1::GetDefinitionsRequest definitions_request;
+  definitions_request.set_experiment_id("long");
+  v1::GetDefinitionsResponse definitions;
+  ASSERT_TRUE(client_->GetDefinitions(&definitions_ctx, definitions_request, &definitions).ok());
+  ASSERT_EQ(definitions.definitions_size(), 1);
+  EXPECT_EQ(definitions.definitions(0).name(), "gemm_n7168_k5120");
+  EXPECT_FALSE(definitions.definitions(0).workload_lines().empty());
+}
+
 }  // namespace
 }  // namespace ptxbench::scheduler
