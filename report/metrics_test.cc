@@ -13,6 +13,7 @@ namespace ptxbench::report {
 namespace {
 
 using fixtures::Answer;
+using fixtures::Build;
 using fixtures::Evaluated;
 using fixtures::FourTrajectories;
 using fixtures::Passed;
@@ -22,14 +23,6 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Pair;
 using v1::GroupReport;
-
-v1::ExperimentReport Build(const std::vector<TrajectoryFacts>& trajectories,
-                           std::vector<std::vector<std::string>> groupings) {
-  absl::StatusOr<ReportBuilder> builder = ReportBuilder::Create(std::move(groupings));
-  EXPECT_TRUE(builder.ok()) << builder.status();
-  for (const TrajectoryFacts& trajectory : trajectories) builder->Add(trajectory);
-  return builder->Finish();
-}
 
 std::vector<int64_t> PassCounts(const GroupReport& group) {
   std::vector<int64_t> counts;

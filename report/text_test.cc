@@ -22,10 +22,7 @@ using ::testing::Not;
 v1::ExperimentReport Experiment(const std::string& id, const std::string& name,
                                 const std::vector<TrajectoryFacts>& trajectories,
                                 std::vector<std::vector<std::string>> groupings) {
-  absl::StatusOr<ReportBuilder> builder = ReportBuilder::Create(std::move(groupings));
-  EXPECT_TRUE(builder.ok()) << builder.status();
-  for (const TrajectoryFacts& trajectory : trajectories) builder->Add(trajectory);
-  v1::ExperimentReport experiment = builder->Finish();
+  v1::ExperimentReport experiment = fixtures::Build(trajectories, std::move(groupings));
   experiment.set_experiment_id(id);
   experiment.set_name(name);
   experiment.set_eval_mode(v1::FULL);

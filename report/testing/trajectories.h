@@ -2,15 +2,17 @@
 #define PTXBENCH_REPORT_TESTING_TRAJECTORIES_H_
 
 // Trajectory facts with known outcomes, for the tests of report/: turns
-// built by kind, and the four trajectories whose metrics
-// report/metrics_test.cc works out by hand.
+// built by kind, the four trajectories whose metrics report/metrics_test.cc
+// works out by hand, and their report.
 
 #include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "gtest/gtest.h"
 #include "report/facts.h"
+#include "report/metrics.h"
 
 namespace ptxbench::report::fixtures {
 
@@ -91,6 +93,18 @@ inline std::vector<TrajectoryFacts> FourTrajectories() {
   d.turns[0].scripted = true;
   d.turns[1].simulated = true;
   return {a, b, c, d};
+}
+
+// The report of `trajectories` with `groupings` (which must be valid).
+inline v1::ExperimentReport Build(const std::vector<TrajectoryFacts>& trajectories,
+                                  std::vector<std::vector<std::string>> groupings) {
+  absl::StatusOr<ReportBuilder> builder = ReportBuilder::Create(std::move(groupings));
+  if (!builder.ok()) {
+    ADD_FAILURE() << builder.status();
+    return {};
+  }
+  for (const TrajectoryFacts& trajectory : trajectories) builder->Add(trajectory);
+  return builder->Finish();
 }
 
 }  // namespace ptxbench::report::fixtures
