@@ -1,37 +1,17 @@
 #ifndef PTXBENCH_CLI_FORMAT_H_
 #define PTXBENCH_CLI_FORMAT_H_
 
-// Text building blocks of the CLI's human output: aligned tables, progress
-// bars, excerpts of long texts, times, money and speedups. Pure functions.
+// Text building blocks of the CLI's human output: progress bars, excerpts of
+// long texts, times. Pure functions. Tables, money and speedups are in
+// common/text_format.h (the reports use them too).
 
 #include <cstdint>
 #include <string>
-#include <vector>
 
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 
 namespace ptxbench::cli {
-
-// A plain-text table: a header row, then rows; columns separated by two
-// spaces, padded to the widest cell (counted in UTF-8 code points), no
-// trailing blanks. Numeric columns can be right-aligned.
-class Table {
- public:
-  explicit Table(std::vector<std::string> headers);
-
-  void AlignRight(size_t column);
-  // Missing cells are blank; extra cells are dropped.
-  void AddRow(std::vector<std::string> cells);
-  size_t rows() const { return rows_.size(); }
-
-  std::string Render() const;
-
- private:
-  std::vector<std::string> headers_;
-  std::vector<bool> right_;
-  std::vector<std::vector<std::string>> rows_;
-};
 
 // "[########------------]" with `width` cells between the brackets, filled
 // in proportion to done/total (nothing filled when total is 0).
@@ -39,9 +19,6 @@ std::string ProgressBar(int64_t done, int64_t total, int width);
 
 // "12/40 (30%)".
 std::string Fraction(int64_t done, int64_t total);
-
-// Number of code points of UTF-8 text (what a terminal shows, near enough).
-size_t DisplayWidth(absl::string_view text);
 
 // The first `max_lines` lines of `text` (each cut to `max_columns`), with a
 // "... (N more lines)" line when anything was left out.
@@ -58,10 +35,6 @@ std::string OneLine(absl::string_view text, size_t max);
 std::string FormatUnixMs(int64_t unix_ms);
 // "5s ago", "3m ago", "2h ago", "4d ago"; "never" for 0.
 std::string FormatAge(int64_t unix_ms, absl::Time now);
-// "$1.23" (4 decimals under a cent, so small costs do not read as zero).
-std::string FormatCost(double usd);
-// "1.23x"; "-" for 0.
-std::string FormatSpeedup(double speedup);
 // " (cuBLAS)": what a reference time was measured on, for "reference%s";
 // "" when the trace does not say (evaluations before it was recorded).
 std::string ReferenceLabel(absl::string_view reference);

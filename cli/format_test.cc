@@ -5,27 +5,6 @@
 namespace ptxbench::cli {
 namespace {
 
-TEST(TableTest, AlignsColumnsWithoutTrailingBlanks) {
-  Table table({"ID", "STATE", "N"});
-  table.AlignRight(2);
-  table.AddRow({"tr_1", "SUBMITTED", "3"});
-  table.AddRow({"tr_22", "FAILED", "12"});
-  table.AddRow({"tr_333"});  // missing cells are blank
-  EXPECT_EQ(table.Render(),
-            "ID      STATE       N\n"
-            "tr_1    SUBMITTED   3\n"
-            "tr_22   FAILED     12\n"
-            "tr_333\n");
-  EXPECT_EQ(table.rows(), 3u);
-}
-
-TEST(TableTest, CountsCodePointsNotBytes) {
-  Table table({"A", "B"});
-  table.AddRow({"héé", "x"});
-  table.AddRow({"abcd", "y"});
-  EXPECT_EQ(table.Render(), "A     B\nhéé   x\nabcd  y\n");
-}
-
 TEST(ProgressBarTest, FillsInProportion) {
   EXPECT_EQ(ProgressBar(0, 10, 10), "[----------]");
   EXPECT_EQ(ProgressBar(3, 10, 10), "[###-------]");
@@ -46,12 +25,7 @@ TEST(ExcerptTest, CutsLinesAndColumns) {
   EXPECT_EQ(Indent("", "  "), "");
 }
 
-TEST(FormatTest, NumbersAndTimes) {
-  EXPECT_EQ(FormatCost(0), "$0.00");
-  EXPECT_EQ(FormatCost(1.234), "$1.23");
-  EXPECT_EQ(FormatCost(0.0012), "$0.0012");
-  EXPECT_EQ(FormatSpeedup(0), "-");
-  EXPECT_EQ(FormatSpeedup(1.5), "1.50x");
+TEST(FormatTest, ReferencesAndTimes) {
   EXPECT_EQ(ReferenceLabel("cuBLAS"), " (cuBLAS)");
   EXPECT_EQ(ReferenceLabel(""), "");
   const absl::Time now = absl::FromUnixSeconds(1000000);

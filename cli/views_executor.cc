@@ -6,6 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "cli/format.h"
 #include "cli/views.h"
+#include "common/text_format.h"
 
 namespace ptxbench::cli {
 namespace {

@@ -9,6 +9,7 @@
 #include "absl/time/clock.h"
 #include "cli/format.h"
 #include "cli/views.h"
+#include "common/text_format.h"
 
 namespace ptxbench::cli {
 namespace {
