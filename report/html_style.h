@@ -36,7 +36,7 @@ code { font: 12.5px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
 .banner.scripted strong, .banner.info strong { color: var(--info); }
 .banner p { margin: 2px 0; }
 .cards { display: grid; gap: 14px;
-  grid-template-columns: repeat(auto-fill, minmax(min(100%, 340px), 1fr)); }
+  grid-template-columns: repeat(auto-fill, minmax(min(100%, 380px), 1fr)); }
 .card { padding: 12px 16px; border: 1px solid var(--rule); border-radius: 8px; }
 .card h3 { margin: 0 0 6px; }
 .card dl { display: grid; grid-template-columns: auto 1fr; gap: 1px 14px; margin: 0;
