@@ -9,7 +9,8 @@ packages=(cmake ninja-build g++ pkg-config libssl-dev
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
   libsqlite3-dev libgtest-dev libgmock-dev nlohmann-json3-dev libcurl4-openssl-dev
   libbenchmark-dev libzstd-dev libcpp-httplib-dev libseccomp-dev
-  clang libclang-rt-14-dev python3-torch)
+  clang libclang-rt-14-dev python3-torch
+  chromium)  # headless, for the HTML report's browser test (report/browser_test.cc)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

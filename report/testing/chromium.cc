@@ -1,0 +1,106 @@
+#include "report/testing/chromium.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "common/file.h"
+#include "common/status_macros.h"
+#include "process/run.h"
+
+namespace ptxbench::report::testing {
+namespace {
+
+std::string Tail(const std::string& text, size_t n) {
+  return text.size() <= n ? text : "…" + text.substr(text.size() - n);
+}
+
+}  // namespace
+
+std::string FindChromium() {
+  const char* env = std::getenv("PTXB_CHROMIUM");
+  std::string path = env != nullptr && *env != '\0' ? env : "/usr/bin/chromium";
+  return access(path.c_str(), X_OK) == 0 ? path : "";
+}
+
+absl::StatusOr<ChromiumPage> LoadPage(const std::string& html_path,
+                                      const ChromiumOptions& options) {
+  const std::string log_path = options.work_dir + "/chromium.log";
+  const std::string screenshot = options.work_dir + "/screenshot.png";
+  process::RunOptions run;
+  run.argv = {
+      options.binary,
+      "--headless",
+      // As root Chromium refuses to start sandboxed; the page is our own.
+      "--no-sandbox",
+      "--disable-gpu",
+      // Containers often have a 64 MB /dev/shm, too small for a renderer.
+      "--disable-dev-shm-usage",
+      // A fresh profile per run: nothing from a user's browser, nothing kept.
+      "--user-data-dir=" + options.work_dir + "/profile",
+      "--no-first-run",
+      "--no-default-browser-check",
+      "--disable-extensions",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--hide-scrollbars",
+      "--force-device-scale-factor=1",
+      // The log goes to a file of its own, so the console lines never mix
+      // with the DOM on stdout.
+      "--enable-logging",
+      "--log-file=" + log_path,
+      "--v=0",
+      absl::StrCat("--window-size=", options.window_width, ",", options.window_height),
+      "--screenshot=" + screenshot,
+      "--dump-dom",
+      "file://" + std::filesystem::absolute(html_path).string(),
+  };
+  run.deadline = options.deadline;
+  run.max_output_bytes = 16 << 20;
+  PTXB_ASSIGN_OR_RETURN(process::RunResult result, process::Run(run));
+  ChromiumPage page;
+  page.output = std::move(result.output);
+  if (auto log = ReadFile(log_path); log.ok()) page.log = *std::move(log);
+  if (result.timed_out) {
+    return absl::DeadlineExceededError(
+        absl::StrCat("chromium ran past ", absl::FormatDuration(options.deadline), " loading ",
+                     html_path, "; its log ends: ", Tail(page.log, 2000)));
+  }
+  if (!result.ok() || !std::filesystem::exists(screenshot)) {
+    return absl::InternalError(absl::StrCat(
+        "chromium ", result.Describe(), " loading ", html_path,
+        " (screenshot written: ", std::filesystem::exists(screenshot),
+        "); output ends: ", Tail(page.output, 2000), "; log ends: ", Tail(page.log, 2000)));
+  }
+  page.console = ConsoleLines(page.log);
+  page.screenshot_path = screenshot;
+  return page;
+}
+
+std::vector<std::string> ConsoleLines(absl::string_view log) {
+  std::vector<std::string> lines;
+  for (absl::string_view line : absl::StrSplit(log, '\n')) {
+    if (absl::StrContains(line, ":CONSOLE:") || absl::StrContains(line, ":CONSOLE(")) {
+      lines.emplace_back(line);
+    }
+  }
+  return lines;
+}
+
+absl::StatusOr<std::string> InjectBeforePolicy(absl::string_view html, absl::string_view script) {
+  size_t at = html.find("<meta http-equiv=\"Content-Security-Policy\"");
+  if (at == absl::string_view::npos) {
+    return absl::FailedPreconditionError("the page declares no Content-Security-Policy <meta>");
+  }
+  return absl::StrCat(html.substr(0, at), script, html.substr(at));
+}
+
+}  // namespace ptxbench::report::testing
