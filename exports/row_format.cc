@@ -4,6 +4,7 @@
 #include <cmath>
 #include <utility>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "exports/text.h"
 
@@ -11,10 +12,9 @@ namespace ptxbench::exports {
 namespace {
 
 // Axis values in name order (a proto map has no order of its own).
-std::vector<std::pair<absl::string_view, int64_t>> SortedAxes(
+absl::InlinedVector<std::pair<absl::string_view, int64_t>, 8> SortedAxes(
     const google::protobuf::Map<std::string, int64_t>& axes) {
-  std::vector<std::pair<absl::string_view, int64_t>> out;
-  out.reserve(axes.size());
+  absl::InlinedVector<std::pair<absl::string_view, int64_t>, 8> out;
   for (const auto& [name, value] : axes) out.emplace_back(name, value);
   std::sort(out.begin(), out.end());
   return out;

@@ -90,7 +90,7 @@ class TableWriter : public FolderWriter {
     const bool correct = IsCorrect(turn);
     row.String(turn.state());
     row.String(v1::TrajectoryState_Name(s.state()));
-    row.OptionalString(evaluated ? StatusName(eval.status()) : "");
+    row.OptionalString(evaluated ? absl::string_view(StatusName(eval.status())) : "");
     row.Bool(correct);
     if (correct) {
       row.Double(CorrectSpeedup(turn));

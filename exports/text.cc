@@ -1,5 +1,6 @@
 #include "exports/text.h"
 
+#include <array>
 #include <charconv>
 #include <cstddef>
 
@@ -7,6 +8,9 @@ namespace ptxbench::exports {
 namespace {
 
 constexpr absl::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+
+// What a CSV field needs, by byte (AppendCsvField).
+constexpr unsigned char kQuote = 1, kNonAscii = 2;
 
 // The length of the valid UTF-8 sequence at text[i] (i < size), or 0 when
 // the bytes there are not one (overlong forms, surrogates and values past
@@ -112,19 +116,21 @@ void AppendJsonString(std::string* out, absl::string_view text) {
 }
 
 void AppendCsvField(std::string* out, absl::string_view text) {
-  bool quote = false;
-  bool ascii = true;
-  for (char ch : text) {
-    const unsigned char c = static_cast<unsigned char>(ch);
-    quote |= c == ',' || c == '"' || c == '\r' || c == '\n';
-    ascii &= c < 0x80;
-  }
+  // One table lookup per byte: what, if anything, the field needs.
+  static constexpr auto kClass = [] {
+    std::array<unsigned char, 256> c{};
+    for (unsigned char q : {',', '"', '\r', '\n'}) c[q] = kQuote;
+    for (int b = 0x80; b < 0x100; ++b) c[b] = kNonAscii;
+    return c;
+  }();
+  unsigned char needs = 0;
+  for (char c : text) needs |= kClass[static_cast<unsigned char>(c)];
   std::string repaired;
-  if (!ascii && !IsValidUtf8(text)) {
+  if ((needs & kNonAscii) && !IsValidUtf8(text)) {
     repaired = RepairUtf8(text);
     text = repaired;
   }
-  if (!quote) {
+  if (!(needs & kQuote)) {
     out->append(text.data(), text.size());
     return;
   }
