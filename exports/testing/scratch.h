@@ -1,12 +1,14 @@
 #ifndef PTXBENCH_EXPORTS_TESTING_SCRATCH_H_
 #define PTXBENCH_EXPORTS_TESTING_SCRATCH_H_
 
-// A scratch folder per test, removed after it, and a one-call export of a
+// A scratch folder per test, removed after it (kept when PTXB_KEEP_SCRATCH is
+// set), and a one-call export of a
 // whole experiment, for the export tests.
 
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -25,6 +27,7 @@ class Scratch {
     path_ = ::mkdtemp(pattern.data());
   }
   ~Scratch() {
+    if (std::getenv("PTXB_KEEP_SCRATCH") != nullptr) return;  // to look at what a test wrote
     std::error_code ec;
     std::filesystem::remove_all(path_, ec);
   }
