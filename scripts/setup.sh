@@ -10,6 +10,7 @@ packages=(cmake ninja-build g++ pkg-config libssl-dev
   libsqlite3-dev libgtest-dev libgmock-dev nlohmann-json3-dev libcurl4-openssl-dev
   libbenchmark-dev libzstd-dev libcpp-httplib-dev libseccomp-dev
   clang libclang-rt-14-dev python3-torch
+  python3-pandas  # a test reads the csv/jsonl exports back (6 MB, 8 s to install)
   chromium)  # headless, for the HTML report's browser test (report/browser_test.cc)
 missing=()
 for p in "${packages[@]}"; do
