@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "common/file.h"
 #include "common/hash.h"
@@ -163,15 +164,27 @@ TEST_F(FlashinferTest, TvmFfiKernelsKeepTheirBindingAndEntry) {
 TEST_F(FlashinferTest, ASolutionFromTheModelIsWrittenBackAsItWas) {
   const v1::Trajectory t =
       testing::Trajectory(0, v1::SUBMITTED, {{TurnKind::kCorrect, 2.0}}, "solution");
-  Export("solution", {t});
+  // Another kernel under the same name: it cannot keep it (FlashInfer-Bench
+  // refuses a dataset that repeats a solution name).
+  v1::Trajectory same_name =
+      testing::Trajectory(1, v1::SUBMITTED, {{TurnKind::kCorrect, 2.0}}, "solution");
+  v1::Turn& turn = *same_name.mutable_turns(0);
+  turn.set_kernel_source(
+      absl::StrReplaceAll(turn.kernel_source(), {{"own_solution_1_0", "own_solution_0_0"}}));
+  turn.set_kernel_sha256(Sha256Hex(turn.kernel_source()));
+  Export("solution", {t, t, same_name});
+
   const auto solutions = Solutions();
-  ASSERT_EQ(solutions.size(), 1u);
-  EXPECT_EQ(solutions.begin()->first, "own_solution_0_0");
+  const std::string renamed = "m_one_gemm_export_test_" + turn.kernel_sha256().substr(0, 12);
+  EXPECT_THAT(solutions, ElementsAre(::testing::Key(renamed), ::testing::Key("own_solution_0_0")));
   EXPECT_EQ(*ReadFile(File(std::string(kSolutions) + "/own_solution_0_0.json")),
             t.turns(0).kernel_source());
+  EXPECT_THAT(solutions.at(renamed).sources[0].content, HasSubstr("sample 1 turn 0"));
+  std::set<std::string> named;
   for (const std::string& line : Lines(File(kTraces))) {
-    EXPECT_EQ(workloads::ParseTraceLine(line, "t")->solution, "own_solution_0_0");
+    named.insert(*workloads::ParseTraceLine(line, "t")->solution);
   }
+  EXPECT_THAT(named, ElementsAre(renamed, "own_solution_0_0"));
 }
 
 TEST_F(FlashinferTest, RawPtxKernelsAreLeftOut) {

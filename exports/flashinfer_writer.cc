@@ -144,8 +144,7 @@ class FlashinferWriter : public FolderWriter {
     return traces_.emplace(doc.name(), std::move(sink)).first->second.get();
   }
 
-  // The solution of the turn's kernel, written once (the file system
-  // remembers which are written, not this process): its name, or nullopt
+  // The solution of the turn's kernel, written once: its name, or nullopt
   // for a solution JSON that does not parse (nothing to load, so no traces).
   absl::StatusOr<std::optional<std::string>> WriteSolution(const DefinitionIndex::Entry& entry,
                                                            const v1::TrajectorySummary& s,
@@ -159,16 +158,16 @@ class FlashinferWriter : public FolderWriter {
     std::string text;
     if (experiment().language() == "solution") {
       // The model wrote a solution: it goes back as it was, under its own
-      // name unless that name is unsafe or another kernel's.
+      // name, unless that name is unsafe or another kernel's anywhere in the
+      // dataset (FlashInfer-Bench refuses a dataset that repeats a name).
       if (!workloads::ParseSolution(turn.kernel_source(), "solution").ok()) return std::nullopt;
       Json solution = Json::parse(turn.kernel_source());
       name = solution["name"].get<std::string>();
       text = turn.kernel_source();
-      if (IsFileSafe(name) && std::filesystem::exists(path(name))) {
-        PTXB_ASSIGN_OR_RETURN(std::string written, ReadFile(path(name)));
-        if (written == text) return name;
-      }
-      if (!IsFileSafe(name) || std::filesystem::exists(path(name))) {
+      auto [owner, fresh] = own_names_.emplace(name, turn.kernel_sha256());
+      if (!fresh && owner->second == turn.kernel_sha256()) return name;  // written already
+      if (!IsFileSafe(name) || !fresh) {
+        if (fresh) own_names_.erase(owner);
         name = generated;
         solution["name"] = name;
         text = solution.dump(2, ' ', false, Json::error_handler_t::replace);
@@ -211,6 +210,10 @@ class FlashinferWriter : public FolderWriter {
 
   DefinitionIndex definitions_;
   std::map<std::string, std::unique_ptr<FileSink>> traces_;  // by definition
+  // The names model-written solutions kept -> the kernel's sha256. Generated
+  // names need no such memory: they hold the definition and kernel hash, and
+  // the file system says whether one is written.
+  std::map<std::string, std::string> own_names_;
 };
 
 }  // namespace
