@@ -40,6 +40,7 @@
 #include "grpcpp/create_channel.h"
 #include "ptxbench/v1/client.grpc.pb.h"
 #include "ptxbench/v1/executor.grpc.pb.h"
+#include "process/run.h"
 #include "testing/process.h"
 #include "testing/unused_port.h"
 
@@ -54,6 +55,13 @@ ABSL_FLAG(double, gateway_share, 0.6,
           "so lease latency measures the scheduler, not waiting for work to exist");
 ABSL_FLAG(int, channels, 8, "gRPC connections shared by the executors");
 ABSL_FLAG(std::string, scheduler_bin, PTXB_SCHEDULER_BIN, "scheduler binary");
+ABSL_FLAG(std::string, background_db, "",
+          "start the scheduler on a copy of this database (e.g. one written by results_db)");
+ABSL_FLAG(std::string, background, "",
+          "run this ptxbench command against the scheduler over and over during the window, "
+          "e.g. \"export bench-results --format csv\" (an --out folder is added) or "
+          "\"report bench-results --by model\"");
+ABSL_FLAG(std::string, cli_bin, PTXB_CLI_BIN, "ptxbench binary, for --background");
 
 namespace ptxbench::bench {
 namespace {
@@ -261,6 +269,9 @@ int RunScenario(int64_t queued) {
   const std::string dir = absl::StrCat("/tmp/ptxb_bench_", getpid(), "_", queued);
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
+  if (!absl::GetFlag(FLAGS_background_db).empty()) {
+    std::filesystem::copy_file(absl::GetFlag(FLAGS_background_db), dir + "/ptxbench.db");
+  }
   const int port = testing::UnusedPort();
   const std::string address = absl::StrCat("127.0.0.1:", port);
   process::Process scheduler = testing::SpawnLogged(
@@ -324,8 +335,45 @@ int RunScenario(int64_t queued) {
   const double cpu0 = CpuSeconds(scheduler.pid());
   stats.measuring.store(true);
   auto t0 = Clock::now();
+  std::atomic<bool> background_stop{false};
+  std::atomic<int> background_runs{0};
+  std::thread background;
+  if (!absl::GetFlag(FLAGS_background).empty()) {
+    background = std::thread([&] {
+      while (!background_stop.load()) {
+        std::vector<std::string> argv = {absl::GetFlag(FLAGS_cli_bin), "--scheduler", address,
+                                         "--timeout", "600"};
+        for (absl::string_view word :
+             absl::StrSplit(absl::GetFlag(FLAGS_background), ' ', absl::SkipEmpty())) {
+          argv.emplace_back(word);
+        }
+        const std::string out = absl::StrCat(dir, "/background-", background_runs.load());
+        if (argv[5] == "export") {
+          argv.push_back("--out");
+          argv.push_back(out);
+        }
+        process::RunOptions options;
+        options.argv = argv;
+        options.deadline = absl::Minutes(10);
+        absl::StatusOr<process::RunResult> r = process::Run(options);
+        std::filesystem::remove_all(out);
+        if (!r.ok() || !r->ok()) {
+          std::fprintf(stderr, "background command failed: %s\n",
+                       r.ok() ? r->output.substr(0, 500).c_str() : r.status().ToString().c_str());
+          return;
+        }
+        ++background_runs;
+      }
+    });
+  }
   std::this_thread::sleep_for(std::chrono::seconds(absl::GetFlag(FLAGS_seconds)));
   stats.measuring.store(false);
+  background_stop.store(true);
+  if (background.joinable()) background.join();
+  if (!absl::GetFlag(FLAGS_background).empty()) {
+    std::fprintf(stderr, "background: '%s' completed %d times during the window\n",
+                 absl::GetFlag(FLAGS_background).c_str(), background_runs.load());
+  }
   const double window = std::chrono::duration<double>(Clock::now() - t0).count();
   const double cpu = CpuSeconds(scheduler.pid()) - cpu0;
   const long rss = RssMiB(scheduler.pid());

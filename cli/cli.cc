@@ -12,7 +12,7 @@ std::vector<FlagSpec> GlobalFlags() {
   return {
       {"scheduler", true, false, "HOST:PORT",
        "scheduler address (else $PTXBENCH_SCHEDULER, else 127.0.0.1:50051)"},
-      {"output", true, false, "table|json", "output format (default table)"},
+      {"output", true, false, "table|json|csv", "output format (default table; csv: report only)"},
       {"timeout", true, false, "SECONDS", "deadline of each scheduler call (default 30)"},
   };
 }
@@ -26,6 +26,7 @@ const std::vector<Command>& AllCommands() {
     AddExecutorCommands(list);
     AddLocalCommands(list);
     AddEvalCommand(list);
+    AddReportCommands(list);
     return list;
   }();
   return *commands;
@@ -39,11 +40,15 @@ absl::StatusOr<GlobalOptions> ResolveGlobals(const ParsedArgs& args, const CliEn
     global.scheduler = env.scheduler_env;
   }
   if (global.scheduler.empty()) return UsageError("--scheduler needs HOST:PORT, got ''");
-  const std::string output = args.Get("output", "table");
-  if (output != "table" && output != "json") {
-    return UsageError(absl::StrCat("--output must be 'table' or 'json', got '", output, "'"));
+  global.output = args.Get("output", "table");
+  if (global.output != "table" && global.output != "json" && global.output != "csv") {
+    return UsageError(
+        absl::StrCat("--output must be 'table', 'json' or 'csv', got '", global.output, "'"));
   }
-  global.json = output == "json";
+  if (global.output == "csv" && args.command != nullptr && args.command->name != "report") {
+    return UsageError("--output csv is for 'report' only (export writes csv files with --format)");
+  }
+  global.json = global.output == "json";
   if (args.Has("timeout")) {
     absl::StatusOr<double> seconds = ParsePositiveSeconds("timeout", args.Get("timeout"));
     if (!seconds.ok()) return seconds.status();

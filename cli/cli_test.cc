@@ -195,7 +195,11 @@ TEST_F(CliTest, UsageErrorsExitTwo) {
   EXPECT_EQ(Run({"frobnicate"}).code, 2);
   Result r = Run({"status", "--output", "yaml"});
   EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.err, "ptxbench: --output must be 'table' or 'json', got 'yaml'\n");
+  EXPECT_EQ(r.err, "ptxbench: --output must be 'table', 'json' or 'csv', got 'yaml'\n");
+  r = Run({"status", "--output", "csv"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err,
+            "ptxbench: --output csv is for 'report' only (export writes csv files with --format)\n");
   EXPECT_EQ(Run({"cancel", "abc"}).code, 2);
   EXPECT_EQ(Run({"retry", "exp_1", "--failed", "sometimes"}).code, 2);
   EXPECT_EQ(Run({"extend", "exp_1", "--turns", "zero"}).code, 2);

@@ -8,6 +8,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "common/grpc_status.h"
+#include "common/status_macros.h"
+#include "google/protobuf/arena.h"
 #include "grpcpp/client_context.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
@@ -25,6 +27,8 @@ std::shared_ptr<grpc::Channel> NewChannel(const std::string& address) {
   grpc::ChannelArguments args;
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  // As large as the scheduler sends (one turn of a trajectory can be large).
+  args.SetMaxReceiveMessageSize(64 << 20);
   return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
 }
 
@@ -157,6 +161,73 @@ absl::StatusOr<v1::DrainResponse> SchedulerClient::Drain(const std::string& exec
   request.set_executor_id(executor_id);
   return Unary<v1::DrainResponse>(
       [&](auto* ctx, auto* resp) { return stub_->Drain(ctx, request, resp); });
+}
+
+absl::StatusOr<v1::ReportResponse> SchedulerClient::GetReport(const v1::ReportRequest& request) {
+  return Unary<v1::ReportResponse>([&](grpc::ClientContext* c, v1::ReportResponse* r) {
+    return stub_->GetReport(c, request, r);
+  });
+}
+
+absl::StatusOr<v1::GetDefinitionsResponse> SchedulerClient::GetDefinitions(
+    const v1::GetDefinitionsRequest& request) {
+  return Unary<v1::GetDefinitionsResponse>(
+      [&](grpc::ClientContext* c, v1::GetDefinitionsResponse* r) {
+        return stub_->GetDefinitions(c, request, r);
+      });
+}
+
+absl::Status SchedulerClient::ReadTrajectories(
+    const v1::ReadTrajectoriesRequest& request,
+    const std::function<absl::Status(v1::Trajectory&&)>& on_trajectory) {
+  grpc::ClientContext context;
+  std::unique_ptr<grpc::ClientReader<v1::ReadTrajectoriesResponse>> reader =
+      stub_->ReadTrajectories(&context, request);
+  // Each message is parsed onto an arena and freed at once: a million turns
+  // allocated and freed one by one cost more than writing them out. The
+  // last trajectory of a message is held (off the arena) until the next
+  // message shows whether it goes on.
+  google::protobuf::Arena arena;
+  v1::Trajectory held;
+  bool holding = false;
+  absl::Status status;
+  while (status.ok()) {
+    auto* response = google::protobuf::Arena::CreateMessage<v1::ReadTrajectoriesResponse>(&arena);
+    if (!reader->Read(response)) break;
+    auto& parts = *response->mutable_trajectories();
+    for (int i = 0; i < parts.size() && status.ok(); ++i) {
+      v1::Trajectory& part = parts[i];
+      if (part.continued()) {
+        if (!holding || part.summary().trajectory_id() != held.summary().trajectory_id()) {
+          status = absl::DataLossError("the scheduler sent a part of a trajectory out of order");
+          break;
+        }
+        for (v1::Turn& turn : *part.mutable_turns()) *held.add_turns() = std::move(turn);
+        continue;
+      }
+      if (holding) {
+        holding = false;
+        status = on_trajectory(std::move(held));
+        if (!status.ok()) break;
+      }
+      if (i + 1 < parts.size()) {
+        // Whole: the next part of this message starts another trajectory.
+        status = on_trajectory(std::move(part));
+      } else {
+        held = part;
+        holding = true;
+      }
+    }
+    arena.Reset();
+  }
+  if (!status.ok()) {
+    context.TryCancel();
+    (void)reader->Finish();
+    return status;
+  }
+  PTXB_RETURN_IF_ERROR(Convert(reader->Finish()));
+  if (holding) return on_trajectory(std::move(held));
+  return absl::OkStatus();
 }
 
 absl::Status SchedulerClient::WatchExperiment(

@@ -40,6 +40,15 @@ class SchedulerClient {
   absl::StatusOr<v1::ExtendResponse> Extend(const v1::ExtendRequest& request);
   absl::StatusOr<v1::ListExecutorsResponse> ListExecutors();
   absl::StatusOr<v1::DrainResponse> Drain(const std::string& executor_id);
+  absl::StatusOr<v1::ReportResponse> GetReport(const v1::ReportRequest& request);
+  absl::StatusOr<v1::GetDefinitionsResponse> GetDefinitions(
+      const v1::GetDefinitionsRequest& request);
+
+  // Streams ReadTrajectories and calls `on_trajectory` with each whole
+  // trajectory (its parts joined), in order; an error from it cancels the
+  // stream and is returned. No deadline: an export may take minutes.
+  absl::Status ReadTrajectories(const v1::ReadTrajectoriesRequest& request,
+                                const std::function<absl::Status(v1::Trajectory&&)>& on_trajectory);
 
   // OK once the scheduler answers (ListExperiments), waiting up to `wait`
   // for a connection instead of failing at once: for a scheduler that is

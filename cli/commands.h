@@ -23,7 +23,8 @@ inline constexpr char kDefaultScheduler[] = "127.0.0.1:50051";
 // The global flags, resolved (flag, else environment, else default).
 struct GlobalOptions {
   std::string scheduler = kDefaultScheduler;
-  bool json = false;  // --output json
+  std::string output = "table";  // --output: table, json or csv
+  bool json = false;             // --output json
   absl::Duration timeout = absl::Seconds(30);
 };
 
@@ -58,6 +59,7 @@ void AddExecutorCommands(std::vector<Command>* commands);    // commands_executo
 void AddLocalCommands(std::vector<Command>* commands);       // commands_local.cc
 void AddUpCommand(std::vector<Command>* commands);           // up.cc
 void AddEvalCommand(std::vector<Command>* commands);         // commands_eval.cc
+void AddReportCommands(std::vector<Command>* commands);      // commands_report.cc
 
 }  // namespace ptxbench::cli
 

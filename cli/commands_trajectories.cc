@@ -60,15 +60,23 @@ absl::Status RunList(const Invocation& inv) {
   return absl::OkStatus();
 }
 
+// Streamed (ReadTrajectories), so a long trajectory is never bounded by one
+// message's size.
 absl::Status RunShow(const Invocation& inv) {
   SchedulerClient client(inv.global.scheduler, inv.global.timeout);
-  PTXB_ASSIGN_OR_RETURN(v1::GetTrajectoryResponse response,
-                        client.GetTrajectory(inv.args.positionals[0]));
+  v1::ReadTrajectoriesRequest request;
+  request.set_trajectory_id(inv.args.positionals[0]);
+  request.set_detail(v1::TURN_DETAIL_FULL);
+  v1::Trajectory trajectory;
+  PTXB_RETURN_IF_ERROR(client.ReadTrajectories(request, [&](v1::Trajectory&& t) {
+    trajectory = std::move(t);
+    return absl::OkStatus();
+  }));
   const bool full = inv.args.Has("full");
   if (inv.global.json) {
-    inv.out() << TrajectoryJson(response.trajectory(), full).dump(2) << "\n";
+    inv.out() << TrajectoryJson(trajectory, full).dump(2) << "\n";
   } else {
-    inv.out() << TrajectoryText(response.trajectory(), full);
+    inv.out() << TrajectoryText(trajectory, full);
   }
   return absl::OkStatus();
 }

@@ -67,16 +67,14 @@ v1::TrajectorySummary ReadSummary(const storage::Statement& s) {
   return t;
 }
 
-absl::StatusOr<v1::Trajectory> ReadTrajectoryHead(storage::Database& db,
-                                                  const storage::Statement& s,
-                                                  v1::TurnDetail detail) {
-  v1::Trajectory out;
-  *out.mutable_summary() = ReadSummary(s);
+absl::Status ReadTrajectoryHead(storage::Database& db, const storage::Statement& s,
+                                v1::TurnDetail detail, v1::Trajectory* out) {
+  *out->mutable_summary() = ReadSummary(s);
   if (detail != v1::TURN_DETAIL_RESULTS) {
-    PTXB_ASSIGN_OR_RETURN(*out.mutable_system_prompt(), storage::GetBlob(db, s.ColumnText(17)));
-    PTXB_ASSIGN_OR_RETURN(*out.mutable_task_prompt(), storage::GetBlob(db, s.ColumnText(18)));
+    PTXB_ASSIGN_OR_RETURN(*out->mutable_system_prompt(), storage::GetBlob(db, s.ColumnText(17)));
+    PTXB_ASSIGN_OR_RETURN(*out->mutable_task_prompt(), storage::GetBlob(db, s.ColumnText(18)));
   }
-  return out;
+  return absl::OkStatus();
 }
 
 namespace {
@@ -89,8 +87,9 @@ void StripLogs(v1::EvalResult* eval) {
 
 }  // namespace
 
-absl::Status ForEachTurn(storage::Database& db, int64_t rowid, v1::TurnDetail detail,
-                         const std::function<absl::Status(v1::Turn&&)>& fn) {
+absl::Status ReadTurns(storage::Database& db, int64_t rowid, v1::TurnDetail detail,
+                       const std::function<v1::Turn*()>& add,
+                       const std::function<absl::Status(v1::Turn&)>& done) {
   const bool full = detail != v1::TURN_DETAIL_RESULTS;
   PTXB_ASSIGN_OR_RETURN(
       storage::Statement * t,
@@ -100,27 +99,31 @@ absl::Status ForEachTurn(storage::Database& db, int64_t rowid, v1::TurnDetail de
   t->BindInt64(1, rowid);
   // The rows are read first and the blobs after, so that the blob lookups
   // (their own statements) never interleave with this one's steps.
-  struct Blobs {
-    std::string answer, reasoning, kernel, eval, feedback;
+  struct Row {
+    int32_t index;
+    std::string state, answer, reasoning, meta, kernel, kernel_sha256, eval, feedback;
+    int64_t started_ms, finished_ms;
   };
-  std::vector<std::pair<v1::Turn, Blobs>> turns;
+  std::vector<Row> rows;
   while (true) {
     PTXB_ASSIGN_OR_RETURN(bool row, t->Step());
     if (!row) break;
-    v1::Turn turn;
-    turn.set_index(static_cast<int32_t>(t->ColumnInt64(0)));
-    turn.set_state(t->ColumnText(1));
-    turn.mutable_response()->ParseFromString(t->ColumnBlob(4));
-    turn.set_kernel_sha256(t->ColumnText(6));
-    turn.set_started_unix_ms(t->ColumnInt64(9));
-    turn.set_finished_unix_ms(t->ColumnIsNull(10) ? 0 : t->ColumnInt64(10));
-    turns.emplace_back(std::move(turn), Blobs{t->ColumnText(2), t->ColumnText(3), t->ColumnText(5),
-                                              t->ColumnText(7), t->ColumnText(8)});
+    rows.push_back(Row{static_cast<int32_t>(t->ColumnInt64(0)), t->ColumnText(1),
+                       t->ColumnText(2), t->ColumnText(3), t->ColumnBlob(4), t->ColumnText(5),
+                       t->ColumnText(6), t->ColumnText(7), t->ColumnText(8), t->ColumnInt64(9),
+                       t->ColumnIsNull(10) ? 0 : t->ColumnInt64(10)});
   }
   t->Reset();
-  for (auto& [turn, blobs] : turns) {
-    if (!blobs.eval.empty()) {
-      PTXB_ASSIGN_OR_RETURN(std::string eval, storage::GetBlob(db, blobs.eval));
+  for (const Row& row : rows) {
+    v1::Turn& turn = *add();
+    turn.set_index(row.index);
+    turn.set_state(row.state);
+    turn.mutable_response()->ParseFromString(row.meta);
+    turn.set_kernel_sha256(row.kernel_sha256);
+    turn.set_started_unix_ms(row.started_ms);
+    turn.set_finished_unix_ms(row.finished_ms);
+    if (!row.eval.empty()) {
+      PTXB_ASSIGN_OR_RETURN(std::string eval, storage::GetBlob(db, row.eval));
       if (!turn.mutable_eval()->ParseFromString(eval)) {
         return absl::DataLossError("an evaluation result in the database does not parse");
       }
@@ -128,19 +131,19 @@ absl::Status ForEachTurn(storage::Database& db, int64_t rowid, v1::TurnDetail de
     }
     if (full) {
       PTXB_ASSIGN_OR_RETURN(*turn.mutable_response()->mutable_text(),
-                            storage::GetBlob(db, blobs.answer));
-      if (!blobs.reasoning.empty()) {
+                            storage::GetBlob(db, row.answer));
+      if (!row.reasoning.empty()) {
         PTXB_ASSIGN_OR_RETURN(*turn.mutable_response()->mutable_reasoning(),
-                              storage::GetBlob(db, blobs.reasoning));
+                              storage::GetBlob(db, row.reasoning));
       }
-      if (!blobs.kernel.empty()) {
-        PTXB_ASSIGN_OR_RETURN(*turn.mutable_kernel_source(), storage::GetBlob(db, blobs.kernel));
+      if (!row.kernel.empty()) {
+        PTXB_ASSIGN_OR_RETURN(*turn.mutable_kernel_source(), storage::GetBlob(db, row.kernel));
       }
-      if (!blobs.feedback.empty()) {
-        PTXB_ASSIGN_OR_RETURN(*turn.mutable_feedback(), storage::GetBlob(db, blobs.feedback));
+      if (!row.feedback.empty()) {
+        PTXB_ASSIGN_OR_RETURN(*turn.mutable_feedback(), storage::GetBlob(db, row.feedback));
       }
     }
-    PTXB_RETURN_IF_ERROR(fn(std::move(turn)));
+    PTXB_RETURN_IF_ERROR(done(turn));
   }
   return absl::OkStatus();
 }

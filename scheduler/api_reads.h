@@ -30,16 +30,18 @@ extern const char kTrajectorySummarySelect[];
 ptxbench::v1::TrajectorySummary ReadSummary(const storage::Statement& s);
 
 // Reads the trajectory at the current row of a kTrajectorySummarySelect
-// statement: its summary, and its prompts when `detail` is FULL. The
-// statement may be stepped on afterwards.
-absl::StatusOr<ptxbench::v1::Trajectory> ReadTrajectoryHead(storage::Database& db,
-                                                            const storage::Statement& s,
-                                                            ptxbench::v1::TurnDetail detail);
+// statement into `out`: its summary, and its prompts when `detail` is FULL.
+// The statement may be stepped on afterwards.
+absl::Status ReadTrajectoryHead(storage::Database& db, const storage::Statement& s,
+                                ptxbench::v1::TurnDetail detail, ptxbench::v1::Trajectory* out);
 
-// Calls `fn` with each turn of the trajectory at `rowid`, in order, filled
-// as `detail` says (ptxbench.v1.TurnDetail).
-absl::Status ForEachTurn(storage::Database& db, int64_t rowid, ptxbench::v1::TurnDetail detail,
-                         const std::function<absl::Status(ptxbench::v1::Turn&&)>& fn);
+// Reads the turns of the trajectory at `rowid`, in order, filled as
+// `detail` says (ptxbench.v1.TurnDetail): each into the message `add`
+// returns (so a caller can build them where they will be sent, e.g. on an
+// arena), then `done` is called with it.
+absl::Status ReadTurns(storage::Database& db, int64_t rowid, ptxbench::v1::TurnDetail detail,
+                       const std::function<ptxbench::v1::Turn*()>& add,
+                       const std::function<absl::Status(ptxbench::v1::Turn&)>& done);
 
 }  // namespace ptxbench::scheduler
 

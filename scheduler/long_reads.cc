@@ -16,6 +16,7 @@
 #include "common/grpc_status.h"
 #include "common/log.h"
 #include "common/status_macros.h"
+#include "google/protobuf/arena.h"
 #include "scheduler/report_query.h"
 #include "scheduler/service.h"
 #include "workloads/workload_record.h"
@@ -26,8 +27,9 @@ namespace v1 = ::ptxbench::v1;
 
 namespace {
 
-// A stream message holds about this much: well under gRPC's default 4 MiB
-// receive limit of other clients, large enough to amortize each write.
+// A stream message holds about this much (at most twice, plus one turn):
+// under gRPC's default 4 MiB receive limit of other clients, large enough to
+// amortize each write.
 constexpr size_t kPartBytes = 1 << 20;
 
 // Long reads at once; more are refused (RESOURCE_EXHAUSTED), not queued.
@@ -39,7 +41,8 @@ void LowerThreadPriority() {
 }
 
 class ReadTrajectoriesReactor final
-    : public grpc::ServerWriteReactor<v1::ReadTrajectoriesResponse> {
+    : public grpc::ServerWriteReactor<v1::ReadTrajectoriesResponse>,
+      private Snapshot::PartWriter {
  public:
   ReadTrajectoriesReactor(LongReadSlots* slots, const Reader* reader,
                           const v1::ReadTrajectoriesRequest& request)
@@ -77,40 +80,52 @@ class ReadTrajectoriesReactor final
       return absl::InvalidArgumentError("name an experiment or a trajectory");
     }
     PTXB_ASSIGN_OR_RETURN(std::unique_ptr<Snapshot> snapshot, reader_->OpenSnapshot());
-    size_t bytes = 0;
-    PTXB_RETURN_IF_ERROR(
-        snapshot->ReadTrajectories(request_, kPartBytes, [&](v1::Trajectory&& part) {
-          const size_t part_bytes = part.ByteSizeLong();
-          if (response_.trajectories_size() > 0 && bytes + part_bytes > kPartBytes) {
-            PTXB_RETURN_IF_ERROR(Write());
-            bytes = 0;
-          }
-          bytes += part_bytes;
-          *response_.add_trajectories() = std::move(part);
-          return absl::OkStatus();
-        }));
-    if (response_.trajectories_size() > 0) return Write();
+    PTXB_RETURN_IF_ERROR(snapshot->ReadTrajectories(request_, kPartBytes, *this));
+    if (response_ != nullptr) return Write();
     return absl::OkStatus();
+  }
+
+  // Parts are built on the arena, in the message they go out in, and freed
+  // all at once after it went: an export of a million turns would otherwise
+  // spend most of its time allocating and freeing them one by one.
+  v1::Trajectory* NewPart() override {
+    if (response_ == nullptr) {
+      response_ = google::protobuf::Arena::CreateMessage<v1::ReadTrajectoriesResponse>(&arena_);
+    }
+    return response_->add_trajectories();
+  }
+  absl::Status PartDone(size_t bytes) override {
+    response_bytes_ += bytes;
+    if (response_bytes_ < kPartBytes) return absl::OkStatus();
+    return Write();
   }
 
   // Sends response_ and waits until gRPC is done with it: one message in
   // flight, so a slow reader holds back the snapshot, not memory.
   absl::Status Write() {
-    absl::MutexLock lock(&mu_);
-    if (stop_) return absl::CancelledError("the client went away");
-    write_pending_ = true;
-    StartWrite(&response_);
-    auto done = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !write_pending_ || stop_; };
-    mu_.Await(absl::Condition(&done));
-    if (stop_) return absl::CancelledError("the client went away");
-    response_.Clear();
+    {
+      absl::MutexLock lock(&mu_);
+      if (stop_) return absl::CancelledError("the client went away");
+      write_pending_ = true;
+      StartWrite(response_);
+      auto done = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !write_pending_ || stop_; };
+      mu_.Await(absl::Condition(&done));
+      if (stop_) return absl::CancelledError("the client went away");
+    }
+    response_ = nullptr;
+    response_bytes_ = 0;
+    arena_.Reset();
     return absl::OkStatus();
   }
 
   LongReadSlots::Slot slot_;
   const Reader* reader_;
   const v1::ReadTrajectoriesRequest request_;
-  v1::ReadTrajectoriesResponse response_;
+  // The stream thread's own (gRPC reads response_ only between StartWrite
+  // and OnWriteDone, while that thread waits).
+  google::protobuf::Arena arena_;
+  v1::ReadTrajectoriesResponse* response_ = nullptr;
+  size_t response_bytes_ = 0;
   absl::Mutex mu_;
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
   bool write_pending_ ABSL_GUARDED_BY(mu_) = false;

@@ -140,13 +140,13 @@ absl::StatusOr<v1::Trajectory> Reader::GetTrajectory(const std::string& id) {
   PTXB_ASSIGN_OR_RETURN(bool found, s->Step());
   if (!found) return absl::NotFoundError(absl::StrCat("unknown trajectory '", id, "'"));
   const int64_t rowid = s->ColumnInt64(16);
-  absl::StatusOr<v1::Trajectory> out = ReadTrajectoryHead(*db_, *s, v1::TURN_DETAIL_FULL);
+  v1::Trajectory out;
+  absl::Status head = ReadTrajectoryHead(*db_, *s, v1::TURN_DETAIL_FULL, &out);
   s->Reset();
-  if (!out.ok()) return out.status();
-  PTXB_RETURN_IF_ERROR(ForEachTurn(*db_, rowid, v1::TURN_DETAIL_FULL, [&](v1::Turn&& turn) {
-    *out->add_turns() = std::move(turn);
-    return absl::OkStatus();
-  }));
+  PTXB_RETURN_IF_ERROR(head);
+  PTXB_RETURN_IF_ERROR(ReadTurns(
+      *db_, rowid, v1::TURN_DETAIL_FULL, [&] { return out.add_turns(); },
+      [](v1::Turn&) { return absl::OkStatus(); }));
   return out;
 }
 

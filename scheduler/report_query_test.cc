@@ -264,6 +264,17 @@ TEST_F(ReportQueryTest, UnknownExperimentsAndGroupingsAreRefused) {
       ComputeReport(**snapshot, **definitions, v1::ReportRequest()).status()));
 }
 
+// The parts a snapshot reads, as a vector; each part's size is checked
+// against what it says.
+class Parts : public Snapshot::PartWriter, public std::vector<v1::Trajectory> {
+ public:
+  v1::Trajectory* NewPart() override { return &emplace_back(); }
+  absl::Status PartDone(size_t bytes) override {
+    EXPECT_EQ(bytes, back().ByteSizeLong());
+    return absl::OkStatus();
+  }
+};
+
 // A snapshot sees the database as it was when opened, whatever is written
 // after; a trajectory larger than a part comes in parts that join up.
 TEST_F(ReportQueryTest, SnapshotsAreConsistentAndStreamInParts) {
@@ -279,14 +290,8 @@ TEST_F(ReportQueryTest, SnapshotsAreConsistentAndStreamInParts) {
 
   v1::ReadTrajectoriesRequest request;
   request.set_experiment_id("parts");
-  std::vector<v1::Trajectory> parts;
-  ASSERT_TRUE((*snapshot)
-                  ->ReadTrajectories(request, /*part_bytes=*/1,
-                                     [&](v1::Trajectory&& t) {
-                                       parts.push_back(std::move(t));
-                                       return absl::OkStatus();
-                                     })
-                  .ok());
+  Parts parts;
+  ASSERT_TRUE((*snapshot)->ReadTrajectories(request, /*part_bytes=*/1, parts).ok());
   // One turn per part: 3 parts for #0, 1 for #1.
   ASSERT_EQ(parts.size(), 4u);
   EXPECT_FALSE(parts[0].continued());
@@ -303,14 +308,8 @@ TEST_F(ReportQueryTest, SnapshotsAreConsistentAndStreamInParts) {
 
   // Results only: no texts, no prompts, evaluations without logs.
   request.set_detail(v1::TURN_DETAIL_RESULTS);
-  std::vector<v1::Trajectory> results;
-  ASSERT_TRUE((*snapshot)
-                  ->ReadTrajectories(request, 1 << 20,
-                                     [&](v1::Trajectory&& t) {
-                                       results.push_back(std::move(t));
-                                       return absl::OkStatus();
-                                     })
-                  .ok());
+  Parts results;
+  ASSERT_TRUE((*snapshot)->ReadTrajectories(request, 1 << 20, results).ok());
   ASSERT_EQ(results.size(), 2u);
   ASSERT_EQ(results[0].turns_size(), 3);
   EXPECT_TRUE(results[0].system_prompt().empty());
@@ -321,10 +320,8 @@ TEST_F(ReportQueryTest, SnapshotsAreConsistentAndStreamInParts) {
   EXPECT_EQ(results[0].turns(2).eval().traces_size(), 1);
 
   request.set_trajectory_id("no-such-trajectory");
-  EXPECT_TRUE(absl::IsNotFound(
-      (*snapshot)->ReadTrajectories(request, 1, [](v1::Trajectory&&) {
-        return absl::OkStatus();
-      })));
+  Parts none;
+  EXPECT_TRUE(absl::IsNotFound((*snapshot)->ReadTrajectories(request, 1, none)));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/io/coded_stream.h"
 #include "common/status_macros.h"
 #include "scheduler/schema.h"
 #include "storage/blob_store.h"
@@ -15,6 +16,10 @@ absl::StatusOr<std::unique_ptr<Snapshot>> Snapshot::Open(const std::string& path
   PTXB_ASSIGN_OR_RETURN(std::unique_ptr<storage::Database> db, OpenReadOnly(path));
   // BEGIN alone takes no snapshot; the first read does, so one is done
   // here: the snapshot is the moment of Open.
+  // A long read goes through much of the file once: read it through a
+  // memory map rather than a copy per page (a third of an export's time
+  // went to pread), with a larger cache for the indexes it walks.
+  PTXB_RETURN_IF_ERROR(db->Execute("PRAGMA mmap_size = 4294967296; PRAGMA cache_size = -65536"));
   PTXB_RETURN_IF_ERROR(db->Execute("BEGIN; SELECT count(*) FROM experiments"));
   return std::unique_ptr<Snapshot>(new Snapshot(std::move(db)));
 }
@@ -39,54 +44,66 @@ absl::StatusOr<std::vector<std::string>> Snapshot::Definitions(int64_t experimen
   return out;
 }
 
+namespace {
+
+// The serialized size of `message` as a field of its parent: tag, length,
+// body.
+size_t FieldBytes(const google::protobuf::MessageLite& message) {
+  const size_t body = message.ByteSizeLong();
+  return 1 + google::protobuf::io::CodedOutputStream::VarintSize64(body) + body;
+}
+
+}  // namespace
+
 absl::Status Snapshot::ReadTrajectories(const v1::ReadTrajectoriesRequest& request,
-                                        size_t part_bytes,
-                                        const std::function<absl::Status(v1::Trajectory&&)>& fn) {
+                                        size_t part_bytes, PartWriter& out) {
   const v1::TurnDetail detail =
       request.detail() == v1::TURN_DETAIL_UNSPECIFIED ? v1::TURN_DETAIL_FULL : request.detail();
-  std::string where;
-  std::string key;
+  PTXB_ASSIGN_OR_RETURN(storage::Statement s,
+                        db_->Prepare(absl::StrCat(kTrajectorySummarySelect,
+                                                  request.has_trajectory_id()
+                                                      ? "WHERE j.id = ?"
+                                                      : "WHERE j.experiment = ? ORDER BY j.rowid")));
   if (request.has_trajectory_id()) {
-    where = "WHERE j.id = ?";
-    key = request.trajectory_id();
+    s.BindText(1, request.trajectory_id());
   } else {
     PTXB_ASSIGN_OR_RETURN(StoredExperiment experiment, Experiment(request.experiment_id()));
-    where = "WHERE j.experiment = ? ORDER BY j.rowid";
-    key = absl::StrCat(experiment.rowid);
-  }
-  // A fresh statement: the turns and blobs are read between its steps.
-  PTXB_ASSIGN_OR_RETURN(storage::Statement s,
-                        db_->Prepare(absl::StrCat(kTrajectorySummarySelect, where)));
-  if (request.has_trajectory_id()) {
-    s.BindText(1, key);
-  } else {
-    s.BindInt64(1, std::stoll(key));
+    s.BindInt64(1, experiment.rowid);
   }
   bool any = false;
   while (true) {
     PTXB_ASSIGN_OR_RETURN(bool row, s.Step());
     if (!row) break;
     any = true;
-    PTXB_ASSIGN_OR_RETURN(v1::Trajectory part, ReadTrajectoryHead(*db_, s, detail));
-    const std::string id = part.summary().trajectory_id();
-    size_t bytes = part.ByteSizeLong();
-    PTXB_RETURN_IF_ERROR(ForEachTurn(*db_, s.ColumnInt64(16), detail, [&](v1::Turn&& turn) {
-      const size_t turn_bytes = turn.ByteSizeLong();
-      if (part.turns_size() > 0 && bytes + turn_bytes > part_bytes) {
-        PTXB_RETURN_IF_ERROR(fn(std::move(part)));
-        part = v1::Trajectory();
-        part.mutable_summary()->set_trajectory_id(id);
-        part.set_continued(true);
-        bytes = part.ByteSizeLong();
-      }
-      bytes += turn_bytes;
-      *part.add_turns() = std::move(turn);
-      return absl::OkStatus();
-    }));
-    PTXB_RETURN_IF_ERROR(fn(std::move(part)));
+    v1::Trajectory* part = out.NewPart();
+    PTXB_RETURN_IF_ERROR(ReadTrajectoryHead(*db_, s, detail, part));
+    const std::string id = part->summary().trajectory_id();
+    size_t bytes = part->ByteSizeLong();
+    PTXB_RETURN_IF_ERROR(ReadTurns(
+        *db_, s.ColumnInt64(16), detail, [&] { return part->add_turns(); },
+        [&](v1::Turn& turn) -> absl::Status {
+          const size_t turn_bytes = FieldBytes(turn);
+          if (part->turns_size() > 1 && bytes + turn_bytes > part_bytes) {
+            // The turn goes on in a new part. Copied: the finished part's
+            // memory may be reused once it is handed over (rare: a part is
+            // most of a megabyte).
+            v1::Turn moved = turn;
+            part->mutable_turns()->RemoveLast();
+            PTXB_RETURN_IF_ERROR(out.PartDone(bytes));
+            part = out.NewPart();
+            part->mutable_summary()->set_trajectory_id(id);
+            part->set_continued(true);
+            *part->add_turns() = std::move(moved);
+            bytes = part->ByteSizeLong();
+            return absl::OkStatus();
+          }
+          bytes += turn_bytes;
+          return absl::OkStatus();
+        }));
+    PTXB_RETURN_IF_ERROR(out.PartDone(bytes));
   }
   if (!any && request.has_trajectory_id()) {
-    return absl::NotFoundError(absl::StrCat("unknown trajectory '", key, "'"));
+    return absl::NotFoundError(absl::StrCat("unknown trajectory '", request.trajectory_id(), "'"));
   }
   return absl::OkStatus();
 }

@@ -33,12 +33,22 @@ class Snapshot {
   // The definitions the experiment's trajectories use, sorted.
   absl::StatusOr<std::vector<std::string>> Definitions(int64_t experiment_rowid);
 
+  // Where ReadTrajectories puts what it reads: the caller allocates each
+  // part (so it can build it where it will be sent, e.g. on an arena).
+  class PartWriter {
+   public:
+    virtual ~PartWriter() = default;
+    // A new, empty part to fill.
+    virtual ptxbench::v1::Trajectory* NewPart() = 0;
+    // The part NewPart returned last is complete; it serializes to `bytes`.
+    virtual absl::Status PartDone(size_t bytes) = 0;
+  };
+
   // The trajectories of `request`'s target, in creation order, as parts of
   // about `part_bytes` at most (one turn may be larger): a trajectory whose
   // turns do not fit continues in the next part (Trajectory.continued).
   absl::Status ReadTrajectories(const ptxbench::v1::ReadTrajectoriesRequest& request,
-                                size_t part_bytes,
-                                const std::function<absl::Status(ptxbench::v1::Trajectory&&)>& fn);
+                                size_t part_bytes, PartWriter& out);
 
   // The report facts of every trajectory of the experiment at `rowid`, in
   // creation order. `categories` gives a definition's tags.
