@@ -53,6 +53,11 @@ extern const FlagSpec kPreferDatasetFlag;
 absl::StatusOr<std::unique_ptr<workloads::DefinitionRegistry>> LoadDefinitions(
     const Invocation& inv);
 
+// Writes the HTML report of one experiment to `path` (commands_report.cc).
+class SchedulerClient;
+absl::Status WriteHtmlReport(SchedulerClient& client, const std::string& experiment_id,
+                             const std::string& path);
+
 void AddExperimentCommands(std::vector<Command>* commands);  // commands_experiments.cc
 void AddTrajectoryCommands(std::vector<Command>* commands);  // commands_trajectories.cc
 void AddExecutorCommands(std::vector<Command>* commands);    // commands_executors.cc

@@ -63,6 +63,22 @@ std::string ReportJson(const v1::ReportResponse& report) {
   return out;
 }
 
+}  // namespace
+
+absl::Status WriteHtmlReport(SchedulerClient& client, const std::string& experiment_id,
+                             const std::string& path) {
+  v1::ReportRequest request;
+  request.add_experiment_ids(experiment_id);
+  for (const auto& g : HtmlGroupings()) {
+    v1::Grouping* grouping = request.add_groupings();
+    for (const std::string& d : g) grouping->add_by(d);
+  }
+  PTXB_ASSIGN_OR_RETURN(v1::ReportResponse report, client.GetReport(request));
+  return WriteFileAtomically(path, report::ReportHtml(report));
+}
+
+namespace {
+
 absl::Status RunReport(const Invocation& inv) {
   SchedulerClient client(inv.global.scheduler, inv.global.timeout);
   const v1::ReportRequest request = ReportRequestOf(inv);

@@ -385,6 +385,8 @@ class Deployment {
     std::string id;
     absl::StatusOr<WatchEnd> end;
     absl::StatusOr<v1::GetExperimentResponse> final_status;
+    const std::string report_path = (fs::path(options_.data_dir) / "report.html").string();
+    absl::Status report_written = absl::UnknownError("not written");
     {
       // Closed before the children are stopped: a gRPC server shuts down
       // promptly only once its clients have gone.
@@ -412,6 +414,8 @@ class Deployment {
       end = FollowExperiment(client, id, watch, inv_.out());
       if (end.ok() && *end == WatchEnd::kFinished && options_.exit_when_done) {
         final_status = client.GetExperiment(id);
+        // The page of results, made while the scheduler still runs.
+        report_written = WriteHtmlReport(client, id, report_path);
       }
     }
     if (!end.ok()) {
@@ -430,6 +434,12 @@ class Deployment {
       inv_.out() << ExperimentJson(*final_status).dump(2) << "\n";
     } else {
       inv_.out() << "\n" << ExperimentText(*final_status);
+    }
+    if (report_written.ok()) {
+      info_ << "report: " << report_path << " (open it in a browser; `ptxbench report " << id
+            << "` shows the tables while a scheduler runs on this data directory)\n";
+    } else {
+      info_ << "report not written: " << report_written.message() << "\n";
     }
     return true;
   }

@@ -252,17 +252,17 @@ std::string FastPFigure(const ReportResponse& report) {
   }
   Frame frame{Title(title, s),
               {"p (speedup over the reference)", thresholds.front(), thresholds.back()},
-              {"correct and ≥ p× as fast", 0, 100, true, false}};
+              {"correct and > p× as fast", 0, 100, true, false}};
   return Figure(LinePlot(frame, series),
-                "Share of trajectories whose best correct kernel is at least p times as fast as "
+                "Share of trajectories whose best correct kernel is more than p times as fast as "
                 "the reference (fast_p).",
                 MissingNote(by, s.missing), table);
 }
 
 std::string BinLabel(double lo, double hi) {
-  if (hi <= 0) return absl::StrFormat("≥ %g×", lo);
-  if (lo <= 0) return absl::StrFormat("< %g×", hi);
-  return absl::StrFormat("%g–%g×", lo, hi);
+  if (hi <= 0) return absl::StrFormat("≥ %.2g×", lo);
+  if (lo <= 0) return absl::StrFormat("< %.2g×", hi);
+  return absl::StrFormat("%.2g–%.2g×", lo, hi);
 }
 
 std::string SpeedupFigure(const ReportResponse& report) {
@@ -276,8 +276,24 @@ std::string SpeedupFigure(const ReportResponse& report) {
     if (src.group->speedup_histogram_size() > widest->group->speedup_histogram_size())
       widest = &src;
   }
+  // Only the bins from the first to the last that any series fills: the
+  // fourteen half-octaves of the histogram do not fit a plot's width or a
+  // table's, and the empty ones at either end say nothing.
+  const int all_bins = widest->group->speedup_histogram_size();
+  int first = all_bins, last = -1;
+  for (const Source& src : s.sources) {
+    for (int i = 0; i < src.group->speedup_histogram_size(); ++i) {
+      if (src.group->speedup_histogram(i).count() == 0) continue;
+      first = std::min(first, i);
+      last = std::max(last, i);
+    }
+  }
+  if (last < 0) first = 0, last = all_bins - 1;
   std::vector<std::string> bins;
-  for (const auto& b : widest->group->speedup_histogram()) bins.push_back(BinLabel(b.lo(), b.hi()));
+  for (int i = first; i <= last; ++i) {
+    const auto& b = widest->group->speedup_histogram(i);
+    bins.push_back(BinLabel(b.lo(), b.hi()));
+  }
   std::vector<Series> series;
   Table table = KeyedTable(s, bins);
   double max_count = 1;
@@ -285,8 +301,9 @@ std::string SpeedupFigure(const ReportResponse& report) {
     Series bars{src.label, src.style, {}, {}};
     std::vector<Cell> row = KeyCells(src);
     for (size_t i = 0; i < bins.size(); ++i) {
-      int64_t count = static_cast<int>(i) < src.group->speedup_histogram_size()
-                          ? src.group->speedup_histogram(i).count()
+      const int bin = first + static_cast<int>(i);
+      int64_t count = bin < src.group->speedup_histogram_size()
+                          ? src.group->speedup_histogram(bin).count()
                           : 0;
       bars.points.push_back({static_cast<double>(i), static_cast<double>(count)});
       max_count = std::max(max_count, static_cast<double>(count));
