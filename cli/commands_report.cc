@@ -103,7 +103,8 @@ absl::Status RunReport(const Invocation& inv) {
 // Rewrites one line on a terminal, else prints a line now and then.
 class ExportProgress {
  public:
-  explicit ExportProgress(const Invocation& inv) : inv_(inv), start_(absl::Now()) {}
+  explicit ExportProgress(const Invocation& inv)
+      : inv_(inv), start_(absl::Now()), last_(start_) {}
 
   void Add(const v1::Trajectory& t) {
     ++trajectories_;
@@ -131,7 +132,7 @@ class ExportProgress {
 
   const Invocation& inv_;
   const absl::Time start_;
-  absl::Time last_ = absl::InfinitePast();
+  absl::Time last_;
   int64_t trajectories_ = 0;
   int64_t turns_ = 0;
 };

@@ -81,51 +81,61 @@ class ReadTrajectoriesReactor final
     }
     PTXB_ASSIGN_OR_RETURN(std::unique_ptr<Snapshot> snapshot, reader_->OpenSnapshot());
     PTXB_RETURN_IF_ERROR(snapshot->ReadTrajectories(request_, kPartBytes, *this));
-    if (response_ != nullptr) return Write();
+    if (buffers_[current_].response != nullptr) return Send();
     return absl::OkStatus();
   }
 
-  // Parts are built on the arena, in the message they go out in, and freed
+  // Parts are built on an arena, in the message they go out in, and freed
   // all at once after it went: an export of a million turns would otherwise
-  // spend most of its time allocating and freeing them one by one.
+  // spend much of its time allocating and freeing them one by one. Two
+  // buffers: the next message is read while gRPC sends the last one.
+  struct Buffer {
+    google::protobuf::Arena arena;
+    v1::ReadTrajectoriesResponse* response = nullptr;
+    size_t bytes = 0;
+  };
+
   v1::Trajectory* NewPart() override {
-    if (response_ == nullptr) {
-      response_ = google::protobuf::Arena::CreateMessage<v1::ReadTrajectoriesResponse>(&arena_);
+    Buffer& b = buffers_[current_];
+    if (b.response == nullptr) {
+      b.response = google::protobuf::Arena::CreateMessage<v1::ReadTrajectoriesResponse>(&b.arena);
     }
-    return response_->add_trajectories();
+    return b.response->add_trajectories();
   }
   absl::Status PartDone(size_t bytes) override {
-    response_bytes_ += bytes;
-    if (response_bytes_ < kPartBytes) return absl::OkStatus();
-    return Write();
+    Buffer& b = buffers_[current_];
+    b.bytes += bytes;
+    if (b.bytes < kPartBytes) return absl::OkStatus();
+    return Send();
   }
 
-  // Sends response_ and waits until gRPC is done with it: one message in
-  // flight, so a slow reader holds back the snapshot, not memory.
-  absl::Status Write() {
+  // Starts sending the current buffer once the previous message has gone
+  // (one message in flight: a slow reader holds back the snapshot, not
+  // memory), then switches to the other buffer, whose message has gone.
+  absl::Status Send() {
     {
       absl::MutexLock lock(&mu_);
+      auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !write_pending_ || stop_; };
+      mu_.Await(absl::Condition(&ready));
       if (stop_) return absl::CancelledError("the client went away");
       write_pending_ = true;
-      StartWrite(response_);
-      auto done = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !write_pending_ || stop_; };
-      mu_.Await(absl::Condition(&done));
-      if (stop_) return absl::CancelledError("the client went away");
+      StartWrite(buffers_[current_].response);
     }
-    response_ = nullptr;
-    response_bytes_ = 0;
-    arena_.Reset();
+    current_ ^= 1;
+    Buffer& next = buffers_[current_];
+    next.arena.Reset();
+    next.response = nullptr;
+    next.bytes = 0;
     return absl::OkStatus();
   }
 
   LongReadSlots::Slot slot_;
   const Reader* reader_;
   const v1::ReadTrajectoriesRequest request_;
-  // The stream thread's own (gRPC reads response_ only between StartWrite
-  // and OnWriteDone, while that thread waits).
-  google::protobuf::Arena arena_;
-  v1::ReadTrajectoriesResponse* response_ = nullptr;
-  size_t response_bytes_ = 0;
+  // The stream thread's own; gRPC reads a buffer's message between its
+  // StartWrite and OnWriteDone, and the thread resets a buffer only after.
+  Buffer buffers_[2];
+  int current_ = 0;
   absl::Mutex mu_;
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
   bool write_pending_ ABSL_GUARDED_BY(mu_) = false;
