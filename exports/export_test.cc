@@ -111,6 +111,10 @@ TEST(ExportTest, TheFolderAppearsAtFinishAndOnlyThen) {
   }
   EXPECT_THAT(Entries(scratch.path()), ElementsAre("empty", "new"));
   EXPECT_THAT(Entries(scratch / "new"), ElementsAre("nested"));
+  // Made as mkdir makes a folder (0777 less the umask), not private as a
+  // temporary one: the user may mean to share it.
+  EXPECT_EQ(fs::status(scratch / "new/nested").permissions(),
+            fs::status(scratch / "new").permissions());
 }
 
 TEST(ExportTest, AnAbandonedExportLeavesNothing) {

@@ -1,20 +1,39 @@
 #include "exports/output_dir.h"
 
-#include <stdio.h>
-#include <stdlib.h>
+#include <sys/stat.h>
 
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <system_error>
-#include <vector>
+#include <utility>
 
+#include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 
 namespace ptxbench::exports {
 namespace {
 
 namespace fs = std::filesystem;
+
+// A new folder beside `target`, named `.NAME.partial-` and six random
+// characters, made as mkdir(1) makes one: 0777 less the umask. (mkdtemp's
+// 0700 would stay on the finished export, which the user may mean to share.)
+absl::StatusOr<std::string> MakePartialDir(const fs::path& target) {
+  static constexpr char kChars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  const std::string prefix =
+      (target.parent_path() / absl::StrCat(".", target.filename().string(), ".partial-")).string();
+  absl::BitGen gen;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    std::string path = prefix;
+    for (int i = 0; i < 6; ++i) path += kChars[absl::Uniform<size_t>(gen, 0, sizeof(kChars) - 1)];
+    if (::mkdir(path.c_str(), 0777) == 0) return path;
+    if (errno != EEXIST) break;
+  }
+  return absl::InternalError(
+      absl::StrCat("cannot create a folder beside ", target.string(), ": ", std::strerror(errno)));
+}
 
 }  // namespace
 
@@ -46,16 +65,8 @@ absl::StatusOr<std::unique_ptr<OutputDir>> OutputDir::Create(const std::string& 
     return absl::InternalError(absl::StrCat("cannot create ", target.parent_path().string(), ": ",
                                             ec.message()));
   }
-  std::string pattern =
-      (target.parent_path() / absl::StrCat(".", target.filename().string(), ".partial-XXXXXX"))
-          .string();
-  std::vector<char> buffer(pattern.begin(), pattern.end());
-  buffer.push_back('\0');
-  if (::mkdtemp(buffer.data()) == nullptr) {
-    return absl::InternalError(
-        absl::StrCat("cannot create a folder beside ", target.string(), ": ", std::strerror(errno)));
-  }
-  return std::unique_ptr<OutputDir>(new OutputDir(buffer.data(), target.string()));
+  PTXB_ASSIGN_OR_RETURN(std::string partial, MakePartialDir(target));
+  return std::unique_ptr<OutputDir>(new OutputDir(std::move(partial), target.string()));
 }
 
 OutputDir::~OutputDir() {

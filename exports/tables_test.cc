@@ -15,6 +15,7 @@
 #include "exports/testing/scratch.h"
 #include "exports/testing/trajectories.h"
 #include "report/facts.h"
+#include "testing/csv.h"
 
 namespace ptxbench::exports {
 namespace {
@@ -25,42 +26,11 @@ using ::testing::ElementsAreArray;
 using testing::Scratch;
 using testing::TurnKind;
 
-using Row = std::vector<std::string>;
+using Row = ptxbench::testing::CsvRow;
 
-// RFC 4180: CRLF row ends, quoted fields with doubled quotes and line breaks.
+// RFC 4180 with CRLF row ends, as FORMATS.md says.
 std::vector<Row> ParseCsv(const std::string& text) {
-  std::vector<Row> rows;
-  Row row;
-  std::string field;
-  bool quoted = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
-        field += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        field += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      row.push_back(field);
-      field.clear();
-    } else if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') {
-      row.push_back(field);
-      field.clear();
-      rows.push_back(row);
-      row.clear();
-      ++i;
-    } else {
-      field += c;
-    }
-  }
-  EXPECT_TRUE(field.empty() && row.empty()) << "the file ends inside a row";
-  return rows;
+  return ptxbench::testing::CsvRows(text, ptxbench::testing::CsvLineEnd::kCrlf);
 }
 
 std::vector<nlohmann::ordered_json> ParseJsonl(const std::string& text) {

@@ -14,13 +14,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
-#include <regex>
 #include <string>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "common/file.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -33,35 +31,6 @@ namespace ptxbench::report {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Runs once the DOM is parsed: measures every plot (getBoundingClientRect
-// lays the page out first) and writes the sizes where --dump-dom shows them,
-// then logs one known line. The test requires that line in Chromium's log,
-// which proves the console is read at all; any other line fails the test.
-constexpr char kProbe[] = R"(<script>
-document.addEventListener('DOMContentLoaded', () => {
-  const root = document.documentElement;
-  const sizes = [...document.querySelectorAll('svg.plot')].map((svg) => {
-    const r = svg.getBoundingClientRect();
-    return Math.round(r.width) + 'x' + Math.round(r.height);
-  });
-  root.setAttribute('data-probe-plots', sizes.join(' '));
-  root.setAttribute('data-probe-scripts', String(document.scripts.length));
-  root.setAttribute('data-probe-overflow', String(root.scrollWidth > window.innerWidth));
-  console.log('ptxb-probe-done');
-});
-</script>
-)";
-constexpr char kProbeLine[] = "\"ptxb-probe-done\"";
-
-// The value of attribute `name` on the dumped <html> element.
-std::string ProbeAttribute(const std::string& dom, const std::string& name) {
-  std::smatch m;
-  if (!std::regex_search(dom, m, std::regex("<html[^>]* " + name + "=\"([^\"]*)\""))) {
-    return "<missing>";
-  }
-  return m[1];
-}
 
 class ReportBrowserTest : public ::testing::Test {
  protected:
@@ -94,53 +63,32 @@ TEST_F(ReportBrowserTest, EveryPlotHasASizeAndTheConsoleStaysSilent) {
   const int plots = testing::Occurrences(html, "<svg class=\"plot\"");
   ASSERT_EQ(plots, 7) << "pass@turn ×2, fast_p, speedups, outcomes per experiment ×2, cost";
 
-  auto probed = testing::InjectBeforePolicy(html, kProbe);
-  ASSERT_TRUE(probed.ok()) << probed.status();
-  const std::string page_path = dir_ + "/report.html";
-  ASSERT_TRUE(WriteFile(page_path, *probed).ok());
-
   testing::ChromiumOptions options;
   options.binary = chromium_;
   options.work_dir = dir_;
-  auto page = testing::LoadPage(page_path, options);
-  ASSERT_TRUE(page.ok()) << page.status();
+  auto probe = testing::ProbePlots(html, options);
+  ASSERT_TRUE(probe.ok()) << probe.status();
 
   // The console: the probe's line and nothing else.
-  std::vector<std::string> others;
-  bool probe_logged = false;
-  for (const std::string& line : page->console) {
-    if (absl::StrContains(line, kProbeLine)) {
-      probe_logged = true;
-    } else {
-      others.push_back(line);
-    }
-  }
-  EXPECT_TRUE(probe_logged) << "the probe's console line is not in chromium's log, so console "
-                               "errors would go unseen; the log:\n"
-                            << page->log;
-  EXPECT_THAT(others, ::testing::IsEmpty()) << "the page logged to the console:\n"
-                                            << absl::StrJoin(others, "\n");
+  EXPECT_TRUE(probe->probe_logged) << "the probe's console line is not in chromium's log, so "
+                                      "console errors would go unseen; the log:\n"
+                                   << probe->page.log;
+  EXPECT_THAT(probe->other_console, ::testing::IsEmpty())
+      << "the page logged to the console:\n"
+      << absl::StrJoin(probe->other_console, "\n");
 
-  const std::string sizes = ProbeAttribute(page->output, "data-probe-plots");
-  std::vector<std::string> each = absl::StrSplit(sizes, ' ', absl::SkipEmpty());
-  ASSERT_EQ(each.size(), static_cast<size_t>(plots)) << "sizes: " << sizes;
-  for (const std::string& size : each) {
-    std::vector<std::string> wh = absl::StrSplit(size, 'x');
-    ASSERT_EQ(wh.size(), 2u) << size;
-    EXPECT_GT(std::atoi(wh[0].c_str()), 0) << "a plot without width: " << sizes;
-    EXPECT_GT(std::atoi(wh[1].c_str()), 0) << "a plot without height: " << sizes;
-  }
-  EXPECT_EQ(ProbeAttribute(page->output, "data-probe-scripts"), "1") << "only the probe runs";
-  EXPECT_EQ(ProbeAttribute(page->output, "data-probe-overflow"), "false")
-      << "the page is wider than the 1280px window";
+  ASSERT_EQ(probe->plot_sizes.size(), static_cast<size_t>(plots)) << "sizes: " << probe->plots;
+  EXPECT_THAT(testing::UnsizedPlots(*probe), ::testing::IsEmpty()) << "sizes: " << probe->plots;
+  EXPECT_EQ(probe->scripts, "1") << "only the probe runs";
+  EXPECT_EQ(probe->overflow, "false") << "the page is wider than the 1280px window";
 
-  auto png = ReadFile(page->screenshot_path);
+  auto png = ReadFile(probe->page.screenshot_path);
   ASSERT_TRUE(png.ok()) << png.status();
   EXPECT_TRUE(absl::StartsWith(*png, "\x89PNG\r\n\x1a\n")) << "not a PNG";
   // PTXB_SCREENSHOT_OUT keeps the picture (scripts/report_screenshot.sh
   // refreshes docs/images/report.png with it).
   if (const char* out = std::getenv("PTXB_SCREENSHOT_OUT"); out != nullptr && *out != '\0') {
-    fs::copy_file(page->screenshot_path, out, fs::copy_options::overwrite_existing);
+    fs::copy_file(probe->page.screenshot_path, out, fs::copy_options::overwrite_existing);
   }
 }
 

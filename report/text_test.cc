@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 #include "report/metrics.h"
 #include "report/testing/trajectories.h"
+#include "testing/csv.h"
 
 namespace ptxbench::report {
 namespace {
@@ -59,8 +60,8 @@ TEST(ReportTableTest, LabelsSimulatedAndScriptedResults) {
   EXPECT_THAT(table, HasSubstr("SIMULATED: 2 of 4 trajectories have simulated results"));
   EXPECT_THAT(table, HasSubstr("SCRIPTED answers: 2 of 9 model answers"));
   // m2's row carries both labels, m1's (one scripted turn) one.
-  EXPECT_THAT(table, testing::ContainsRegex("\nm2 .* SIM\\+SCRIPTED\n"));
-  EXPECT_THAT(table, testing::ContainsRegex("\nm1 .* SCRIPTED\n"));
+  EXPECT_THAT(table, ::testing::ContainsRegex("\nm2 .* SIM\\+SCRIPTED\n"));
+  EXPECT_THAT(table, ::testing::ContainsRegex("\nm1 .* SCRIPTED\n"));
   EXPECT_THAT(table, HasSubstr("metrics: ptxbench.metrics.v1 (docs/REPORTS.md)\n"));
 
   const std::string clean = ReportTable(Response(
@@ -104,7 +105,7 @@ TEST(ReportTableTest, WrapsLongLinesAndSaysCompileOnly) {
                                "compile-only: kernels were built, never run"));
   // pass@turn for 40 turns wraps under its first cell.
   EXPECT_THAT(table, HasSubstr("  pass@turn  1: 0.0%  2: 0.0%"));
-  EXPECT_THAT(table, testing::ContainsRegex("\n             [0-9]+: 0.0%  "));
+  EXPECT_THAT(table, ::testing::ContainsRegex("\n             [0-9]+: 0.0%  "));
   EXPECT_THAT(table, HasSubstr("40: 0.0%\n"));
   EXPECT_THAT(table, HasSubstr("\noutcomes by turn\nturn  compiled\n   1         1\n"));
   for (absl::string_view line : absl::StrSplit(table, '\n')) {
@@ -117,44 +118,16 @@ TEST(ReportTableTest, ComparesWithTheFirstExperiment) {
   EXPECT_THAT(table, HasSubstr("== comparison: differences from run1\n"));
   // Total: correct 50% -> 75% (+25 pp); geomean sqrt(2) -> (2 * 1 * 1.5)^(1/3)
   // = 1.442, x1.02; $/correct 0.045 -> 0.09 / 3 = 0.03, x0.67.
-  EXPECT_THAT(table, testing::ContainsRegex("\nrun2 +4 +75.0% +\\+25.0 pp .*×1.02 .*×0.67\n"));
+  EXPECT_THAT(table, ::testing::ContainsRegex("\nrun2 +4 +75.0% +\\+25.0 pp .*×1.02 .*×0.67\n"));
   // By model: m1 is the same in both runs; m2 went from 0% to 50%.
-  EXPECT_THAT(table, testing::ContainsRegex("\nm1 +run1 .*\n +run2 +2 +100.0% +\\+0.0 pp"));
-  EXPECT_THAT(table, testing::ContainsRegex("\nm2 +run1 .*\n +run2 +2 +50.0% +\\+50.0 pp"));
+  EXPECT_THAT(table, ::testing::ContainsRegex("\nm1 +run1 .*\n +run2 +2 +100.0% +\\+0.0 pp"));
+  EXPECT_THAT(table, ::testing::ContainsRegex("\nm2 +run1 .*\n +run2 +2 +50.0% +\\+50.0 pp"));
   EXPECT_THAT(ReportTable(FourResponse()), Not(HasSubstr("comparison")));
 }
 
-// RFC 4180 fields of CSV text: quoted fields may hold commas, doubled quotes
-// and line breaks.
+// RFC 4180 rows with LF row ends, as REPORTS.md says.
 std::vector<std::vector<std::string>> ParseCsv(const std::string& text) {
-  std::vector<std::vector<std::string>> rows(1, std::vector<std::string>(1));
-  bool quoted = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    std::string& field = rows.back().back();
-    if (quoted) {
-      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
-        field += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        field += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      rows.back().emplace_back();
-    } else if (c == '\n') {
-      rows.emplace_back(1);
-    } else {
-      field += c;
-    }
-  }
-  EXPECT_FALSE(quoted);
-  EXPECT_EQ(rows.back(), std::vector<std::string>(1));  // ends with a line break
-  rows.pop_back();
-  return rows;
+  return ptxbench::testing::CsvRows(text, ptxbench::testing::CsvLineEnd::kLf);
 }
 
 // The cell of `column` in `row`, by the header's names.

@@ -86,10 +86,10 @@ process::Process& Cluster::AddRealGateway(const std::vector<std::string>& extra)
   return *executors_.back();
 }
 
-CommandResult Cluster::Cli(const std::vector<std::string>& args) const {
+CommandResult Cluster::Cli(const std::vector<std::string>& args, bool merge_stderr) const {
   std::vector<std::string> argv = {Binary(PTXB_CLI_BIN), "--scheduler", address()};
   argv.insert(argv.end(), args.begin(), args.end());
-  return RunCommand(argv);
+  return RunCommand(argv, merge_stderr);
 }
 
 std::string Cluster::WriteFile(const std::string& file, const std::string& text) const {

@@ -35,8 +35,9 @@ class Cluster {
   // A gateway calling real providers (tests point it at fake servers).
   process::Process& AddRealGateway(const std::vector<std::string>& extra = {});
 
-  // `ptxbench --scheduler ADDR args...`
-  CommandResult Cli(const std::vector<std::string>& args) const;
+  // `ptxbench --scheduler ADDR args...`; its stderr in `out` too when
+  // `merge_stderr` (else it goes to the test's).
+  CommandResult Cli(const std::vector<std::string>& args, bool merge_stderr = false) const;
   // Writes `text` to DIR/<file> (creating folders) and returns the path.
   std::string WriteFile(const std::string& file, const std::string& text) const;
   // Submits a spec file; returns the experiment id ("" on failure).

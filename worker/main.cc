@@ -135,6 +135,17 @@ std::string TorchReferences(ptxbench::worker::GpuEvalOptions* eval_options) {
   return probe.Capability();
 }
 
+// The bundled definitions and --dataset's, each skipped file logged.
+absl::StatusOr<std::unique_ptr<ptxbench::workloads::DefinitionRegistry>> LoadDefinitions() {
+  auto definitions = ptxbench::workloads::DefinitionRegistry::Load(
+      {absl::GetFlag(FLAGS_dataset), absl::GetFlag(FLAGS_prefer_dataset)});
+  if (!definitions.ok()) return definitions.status();
+  for (const std::string& p : (*definitions)->problems()) {
+    ptxbench::LogWarning("dataset file skipped", {{"problem", p}});
+  }
+  return definitions;
+}
+
 // The real worker: GPU evaluation where it can, compile-only otherwise (it
 // then registers no GPU, so the scheduler sends it only `eval: compile-only`
 // tasks).
@@ -150,12 +161,8 @@ int RunRealWorker() {
     return UsageError("--timed-calls must be >= 1 and --warmup-calls >= 0");
   }
 
-  auto definitions = ptxbench::workloads::DefinitionRegistry::Load(
-      {absl::GetFlag(FLAGS_dataset), absl::GetFlag(FLAGS_prefer_dataset)});
+  auto definitions = LoadDefinitions();
   if (!definitions.ok()) return UsageError(std::string(definitions.status().message()));
-  for (const std::string& p : (*definitions)->problems()) {
-    ptxbench::LogWarning("dataset file skipped", {{"problem", p}});
-  }
 
   ptxbench::worker::CompilerOptions compiler_options;
   compiler_options.abi_include_dir = ptxbench::DataDir() + "/worker/kernel_abi";
@@ -262,7 +269,12 @@ int main(int argc, char** argv) {
   std::string name = absl::GetFlag(FLAGS_name);
   if (name.empty()) name = HostName();
 
+  // Requests that name no workload run on their definition's, as on a real
+  // worker, so that results name workloads of the dataset.
+  auto definitions = LoadDefinitions();
+  if (!definitions.ok()) return UsageError(std::string(definitions.status().message()));
   ptxbench::worker::SimulatedWorkerHandler::Options handler_options;
+  handler_options.definitions = definitions->get();
   handler_options.seed = absl::GetFlag(FLAGS_seed);
   handler_options.worker_id = name;
   handler_options.latency = absl::Milliseconds(latency_ms);

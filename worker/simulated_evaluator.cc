@@ -53,9 +53,13 @@ EvalResult SimulatedEvaluator::Evaluate(const EvalRequest& request) const {
     return StableHash64(
         absl::StrCat("ptxb-sim-eval/", options_.seed, "/", sha, "/", what, "/", extra));
   };
-  std::vector<std::string> workloads(request.workload_uuids().begin(),
-                                     request.workload_uuids().end());
-  if (workloads.empty()) workloads = {"w0", "w1", "w2"};
+  std::vector<std::string> uuids(request.workload_uuids().begin(), request.workload_uuids().end());
+  if (uuids.empty() && options_.definitions != nullptr) {
+    if (auto d = options_.definitions->Find(request.definition()); d.ok()) {
+      for (const workloads::Workload& w : (*d)->workloads) uuids.push_back(w.uuid);
+    }
+  }
+  if (uuids.empty()) uuids = {"w0", "w1", "w2"};
 
   EvalResult result;
   result.set_simulated(true);
@@ -113,12 +117,12 @@ EvalResult SimulatedEvaluator::Evaluate(const EvalRequest& request) const {
   }
 
   const bool incorrect = outcome < 0.35;
-  const size_t bad = hash("bad-workload") % workloads.size();
+  const size_t bad = hash("bad-workload") % uuids.size();
   result.set_status(v1::PASSED);
   double min_speedup = 0;
   bool all_passed = true;
-  for (size_t i = 0; i < workloads.size(); ++i) {
-    const std::string& uuid = workloads[i];
+  for (size_t i = 0; i < uuids.size(); ++i) {
+    const std::string& uuid = uuids[i];
     auto* trace = result.add_traces();
     trace->set_workload_uuid(uuid);
     // The reference time belongs to the workload, not to the kernel.

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "ptxbench/v1/common.pb.h"
+#include "workloads/registry.h"
 
 namespace ptxbench::worker {
 
@@ -23,11 +24,16 @@ class SimulatedEvaluator {
     uint64_t seed = 0;
     std::string worker_id;
     std::string gpu_model = "Simulated H200";
+    // Where a request's definition's workloads come from when it names
+    // none; not owned, may be null.
+    const workloads::DefinitionRegistry* definitions = nullptr;
   };
 
   explicit SimulatedEvaluator(Options options) : options_(std::move(options)) {}
 
-  // Workloads are the request's uuids, or "w0", "w1", "w2" when it has none.
+  // Workloads are the request's uuids; when it has none, those of its
+  // definition in `definitions`, as a real worker runs them; else (no
+  // registry, or a definition it does not know) "w0", "w1", "w2".
   // COMPILE_ONLY requests end COMPILED (or COMPILE_ERROR). wall_time_ms is
   // left 0: the caller knows how long it pretended to take.
   ptxbench::v1::EvalResult Evaluate(const ptxbench::v1::EvalRequest& request) const;

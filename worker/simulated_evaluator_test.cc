@@ -2,6 +2,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "common/hash.h"
@@ -124,6 +125,30 @@ TEST(simulated_evaluator, EmptyWorkloadListUsesSyntheticNames) {
     EXPECT_EQ(r.traces(0).workload_uuid(), "w0");
     EXPECT_EQ(r.traces(1).workload_uuid(), "w1");
     EXPECT_EQ(r.traces(2).workload_uuid(), "w2");
+    return;
+  }
+  FAIL() << "no variant compiled";
+}
+
+TEST(simulated_evaluator, EmptyWorkloadListUsesTheDefinitionsWorkloads) {
+  auto registry = workloads::DefinitionRegistry::Load({});
+  ASSERT_TRUE(registry.ok()) << registry.status();
+  auto gemm = (*registry)->Find("gemm_n7168_k5120");
+  ASSERT_TRUE(gemm.ok()) << gemm.status();
+  std::vector<std::string> expected;
+  for (const workloads::Workload& w : (*gemm)->workloads) expected.push_back(w.uuid);
+  ASSERT_FALSE(expected.empty());
+  SimulatedEvaluator evaluator({.seed = 7, .worker_id = "w-test", .definitions = registry->get()});
+  for (int v = 0; v < 20; ++v) {
+    v1::EvalRequest request = Request(v, {});
+    request.set_definition("gemm_n7168_k5120");
+    v1::EvalResult r = evaluator.Evaluate(request);
+    if (r.status() == v1::COMPILE_ERROR) continue;
+    std::vector<std::string> uuids;
+    for (const v1::WorkloadTrace& t : r.traces()) uuids.push_back(t.workload_uuid());
+    EXPECT_EQ(uuids, expected);
+    // A definition the registry does not know: the synthetic names.
+    EXPECT_EQ(evaluator.Evaluate(Request(v, {})).traces(0).workload_uuid(), "w0");
     return;
   }
   FAIL() << "no variant compiled";

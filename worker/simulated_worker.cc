@@ -37,7 +37,10 @@ ptxbench::v1::Capabilities SimulatedWorkerCapabilities(int gpus, int slots) {
 SimulatedWorkerHandler::SimulatedWorkerHandler(Options options)
     : options_(std::move(options)),
       evaluator_(SimulatedEvaluator::Options{
-          .seed = options_.seed, .worker_id = options_.worker_id, .gpu_model = "Simulated H200"}) {
+          .seed = options_.seed,
+          .worker_id = options_.worker_id,
+          .gpu_model = "Simulated H200",
+          .definitions = options_.definitions}) {
   if (!options_.crash) options_.crash = [] { _exit(70); };
 }
 

@@ -36,6 +36,8 @@ class SimulatedWorkerHandler final : public executor::TaskHandler {
     // How to die; tests replace it. Returning from it reports an INFRA
     // failure instead.
     std::function<void()> crash;
+    // The workloads of a request that names none (SimulatedEvaluator).
+    const workloads::DefinitionRegistry* definitions = nullptr;
   };
 
   explicit SimulatedWorkerHandler(Options options);

@@ -4,11 +4,13 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <regex>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "common/file.h"
@@ -20,6 +22,34 @@ namespace {
 
 std::string Tail(const std::string& text, size_t n) {
   return text.size() <= n ? text : "…" + text.substr(text.size() - n);
+}
+
+// Runs once the DOM is parsed: measures every plot (getBoundingClientRect
+// lays the page out first) and writes the sizes where --dump-dom shows them,
+// then logs one known line.
+constexpr char kProbe[] = R"(<script>
+document.addEventListener('DOMContentLoaded', () => {
+  const root = document.documentElement;
+  const sizes = [...document.querySelectorAll('svg.plot')].map((svg) => {
+    const r = svg.getBoundingClientRect();
+    return Math.round(r.width) + 'x' + Math.round(r.height);
+  });
+  root.setAttribute('data-probe-plots', sizes.join(' '));
+  root.setAttribute('data-probe-scripts', String(document.scripts.length));
+  root.setAttribute('data-probe-overflow', String(root.scrollWidth > window.innerWidth));
+  console.log('ptxb-probe-done');
+});
+</script>
+)";
+constexpr char kProbeLine[] = "\"ptxb-probe-done\"";
+
+// The value of attribute `name` on the dumped <html> element.
+std::string ProbeAttribute(const std::string& dom, const std::string& name) {
+  std::smatch m;
+  if (!std::regex_search(dom, m, std::regex("<html[^>]* " + name + "=\"([^\"]*)\""))) {
+    return "<missing>";
+  }
+  return m[1];
 }
 
 }  // namespace
@@ -101,6 +131,39 @@ absl::StatusOr<std::string> InjectBeforePolicy(absl::string_view html, absl::str
     return absl::FailedPreconditionError("the page declares no Content-Security-Policy <meta>");
   }
   return absl::StrCat(html.substr(0, at), script, html.substr(at));
+}
+
+absl::StatusOr<PlotProbe> ProbePlots(absl::string_view html, const ChromiumOptions& options) {
+  PTXB_ASSIGN_OR_RETURN(std::string probed, InjectBeforePolicy(html, kProbe));
+  const std::string path = options.work_dir + "/probed.html";
+  PTXB_RETURN_IF_ERROR(WriteFile(path, probed));
+  PlotProbe probe;
+  PTXB_ASSIGN_OR_RETURN(probe.page, LoadPage(path, options));
+  for (const std::string& line : probe.page.console) {
+    if (absl::StrContains(line, kProbeLine)) {
+      probe.probe_logged = true;
+    } else {
+      probe.other_console.push_back(line);
+    }
+  }
+  probe.plots = ProbeAttribute(probe.page.output, "data-probe-plots");
+  probe.plot_sizes = absl::StrSplit(probe.plots, ' ', absl::SkipEmpty());
+  probe.scripts = ProbeAttribute(probe.page.output, "data-probe-scripts");
+  probe.overflow = ProbeAttribute(probe.page.output, "data-probe-overflow");
+  return probe;
+}
+
+std::vector<std::string> UnsizedPlots(const PlotProbe& probe) {
+  std::vector<std::string> out;
+  for (const std::string& size : probe.plot_sizes) {
+    std::vector<std::string> wh = absl::StrSplit(size, 'x');
+    int width = 0, height = 0;
+    if (wh.size() != 2 || !absl::SimpleAtoi(wh[0], &width) || !absl::SimpleAtoi(wh[1], &height) ||
+        width <= 0 || height <= 0) {
+      out.push_back(size);
+    }
+  }
+  return out;
 }
 
 }  // namespace ptxbench::report::testing

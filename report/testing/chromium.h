@@ -2,9 +2,10 @@
 #define PTXBENCH_REPORT_TESTING_CHROMIUM_H_
 
 // Headless Chromium (the Debian package `chromium`) for the HTML report's
-// browser test: one run loads a page from a file and gives back its DOM once
+// browser tests: one run loads a page from a file and gives back its DOM once
 // loaded (--dump-dom), the page's console messages (from Chromium's log) and
-// a screenshot. Test-only: it trusts the page it loads.
+// a screenshot; ProbePlots measures a report's plots on screen. Test-only: it
+// trusts the page it loads.
 
 #include <string>
 #include <vector>
@@ -57,6 +58,34 @@ std::vector<std::string> ConsoleLines(absl::string_view log);
 // probe runs while the page keeps its policy. kFailedPrecondition when the
 // page declares no policy.
 absl::StatusOr<std::string> InjectBeforePolicy(absl::string_view html, absl::string_view script);
+
+// What ProbePlots saw of a page once its DOM was parsed.
+struct PlotProbe {
+  ChromiumPage page;
+  // "WxH", in CSS pixels, of every `svg.plot` in page order; the values
+  // as the probe wrote them ("<missing>" when it did not run).
+  std::vector<std::string> plot_sizes;
+  std::string plots;     // the same, separated by spaces
+  std::string scripts;   // how many <script> elements the page has, the probe's included
+  std::string overflow;  // "true" when the page is wider than the window
+  // The probe's own console line is in the log: proof that console
+  // messages are seen at all.
+  bool probe_logged = false;
+  // Every other console message: a page that must stay quiet has none.
+  std::vector<std::string> other_console;
+};
+
+// Writes `html` with a probe script put in before its policy
+// (InjectBeforePolicy) to options.work_dir/probed.html, and loads it. The
+// probe lays the page out, measures each plot and logs one line. Chromium
+// logs every console message at INFO, whatever its level, so any other line
+// (a console.error, an uncaught exception, a script or fetch the page's
+// Content-Security-Policy blocked) is in other_console.
+absl::StatusOr<PlotProbe> ProbePlots(absl::string_view html, const ChromiumOptions& options);
+
+// The plot sizes that are not a positive width and height ("0x120", or one
+// that is not "WxH"): plots that do not show.
+std::vector<std::string> UnsizedPlots(const PlotProbe& probe);
 
 }  // namespace ptxbench::report::testing
 
