@@ -368,14 +368,16 @@ int RunScenario(int64_t queued) {
   }
   std::this_thread::sleep_for(std::chrono::seconds(absl::GetFlag(FLAGS_seconds)));
   stats.measuring.store(false);
+  const double window = std::chrono::duration<double>(Clock::now() - t0).count();
+  const double cpu = CpuSeconds(scheduler.pid()) - cpu0;
+  // After the window: a background command still running is waited for.
+  const int background_done = background_runs.load();
   background_stop.store(true);
   if (background.joinable()) background.join();
   if (!absl::GetFlag(FLAGS_background).empty()) {
     std::fprintf(stderr, "background: '%s' completed %d times during the window\n",
-                 absl::GetFlag(FLAGS_background).c_str(), background_runs.load());
+                 absl::GetFlag(FLAGS_background).c_str(), background_done);
   }
-  const double window = std::chrono::duration<double>(Clock::now() - t0).count();
-  const double cpu = CpuSeconds(scheduler.pid()) - cpu0;
   const long rss = RssMiB(scheduler.pid());
   stats.stopping.store(true);
 

@@ -100,18 +100,28 @@ absl::Status ReadTurns(storage::Database& db, int64_t rowid, v1::TurnDetail deta
   // The rows are read first and the blobs after, so that the blob lookups
   // (their own statements) never interleave with this one's steps.
   struct Row {
-    int32_t index;
+    int32_t index = 0;
     std::string state, answer, reasoning, meta, kernel, kernel_sha256, eval, feedback;
-    int64_t started_ms, finished_ms;
+    int64_t started_ms = 0, finished_ms = 0;
   };
   std::vector<Row> rows;
   while (true) {
     PTXB_ASSIGN_OR_RETURN(bool row, t->Step());
     if (!row) break;
-    rows.push_back(Row{static_cast<int32_t>(t->ColumnInt64(0)), t->ColumnText(1),
-                       t->ColumnText(2), t->ColumnText(3), t->ColumnBlob(4), t->ColumnText(5),
-                       t->ColumnText(6), t->ColumnText(7), t->ColumnText(8), t->ColumnInt64(9),
-                       t->ColumnIsNull(10) ? 0 : t->ColumnInt64(10)});
+    Row& r = rows.emplace_back();
+    r.index = static_cast<int32_t>(t->ColumnInt64(0));
+    r.state = t->ColumnText(1);
+    r.meta = t->ColumnBlob(4);
+    r.kernel_sha256 = t->ColumnText(6);
+    r.eval = t->ColumnText(7);
+    r.started_ms = t->ColumnInt64(9);
+    r.finished_ms = t->ColumnIsNull(10) ? 0 : t->ColumnInt64(10);
+    if (full) {  // the texts' hashes only when the texts are read
+      r.answer = t->ColumnText(2);
+      r.reasoning = t->ColumnText(3);
+      r.kernel = t->ColumnText(5);
+      r.feedback = t->ColumnText(8);
+    }
   }
   t->Reset();
   for (const Row& row : rows) {

@@ -13,7 +13,8 @@ namespace v1 = ::ptxbench::v1;
 
 absl::StatusOr<v1::ReportResponse> ComputeReport(Snapshot& snapshot,
                                                  const workloads::DefinitionRegistry& definitions,
-                                                 const v1::ReportRequest& request) {
+                                                 const v1::ReportRequest& request,
+                                                 const std::function<void()>& pace) {
   if (request.experiment_ids().empty()) {
     return absl::InvalidArgumentError("name at least one experiment");
   }
@@ -32,9 +33,12 @@ absl::StatusOr<v1::ReportResponse> ComputeReport(Snapshot& snapshot,
   for (const std::string& id : request.experiment_ids()) {
     PTXB_ASSIGN_OR_RETURN(StoredExperiment experiment, snapshot.Experiment(id));
     PTXB_ASSIGN_OR_RETURN(report::ReportBuilder builder, report::ReportBuilder::Create(groupings));
+    int64_t added = 0;
     PTXB_RETURN_IF_ERROR(snapshot.ForEachFacts(
-        experiment.rowid, categories,
-        [&builder](const report::TrajectoryFacts& t) { builder.Add(t); }));
+        experiment.rowid, categories, [&](const report::TrajectoryFacts& t) {
+          builder.Add(t);
+          if (pace && ++added % 1000 == 0) pace();
+        }));
     v1::ExperimentReport* r = out.add_experiments();
     *r = builder.Finish();
     r->set_experiment_id(experiment.experiment.experiment_id());

@@ -16,10 +16,12 @@ absl::StatusOr<std::unique_ptr<Snapshot>> Snapshot::Open(const std::string& path
   PTXB_ASSIGN_OR_RETURN(std::unique_ptr<storage::Database> db, OpenReadOnly(path));
   // BEGIN alone takes no snapshot; the first read does, so one is done
   // here: the snapshot is the moment of Open.
-  // A long read goes through much of the file once: read it through a
-  // memory map rather than a copy per page (a third of an export's time
-  // went to pread), with a larger cache for the indexes it walks.
-  PTXB_RETURN_IF_ERROR(db->Execute("PRAGMA mmap_size = 4294967296; PRAGMA cache_size = -65536"));
+  // A larger cache for the indexes a long read walks. Not a memory map,
+  // though a 1M-turn export ran a fifth faster through one: its page faults
+  // take the process's mmap lock, which the writer's and gRPC's threads need
+  // too, from a thread of the lowest priority (scheduler_bench lost a third
+  // of its throughput beside a report).
+  PTXB_RETURN_IF_ERROR(db->Execute("PRAGMA cache_size = -65536"));
   PTXB_RETURN_IF_ERROR(db->Execute("BEGIN; SELECT count(*) FROM experiments"));
   return std::unique_ptr<Snapshot>(new Snapshot(std::move(db)));
 }
