@@ -3,7 +3,8 @@
 # experiment, against a real scheduler and the real CLI.
 #
 # Writes a database of TRAJECTORIES (default 100000) x TURNS (default 10)
-# synthetic results (bench/results_db), starts ptxbench-scheduler on it, then
+# synthetic results (bench/results_db; or copies DB=FILE, one it wrote
+# before), starts ptxbench-scheduler on it, then
 # prints: the report's wall time (median of 3, grouped by model and by tag),
 # and for each export format given in FORMATS (default "csv jsonl") its wall
 # time, turns/s, workload rows/s and the peak RSS of the CLI and of the
@@ -23,8 +24,12 @@ cleanup() {
 trap cleanup EXIT
 
 mkdir -p "$work/data"
-"$build/bench/results_db" --out "$work/data/ptxbench.db" --trajectories "$trajectories" \
-  --turns "$turns" 2>/dev/null
+if [ -n "${DB:-}" ]; then
+  cp "$DB" "$work/data/ptxbench.db"
+else
+  "$build/bench/results_db" --out "$work/data/ptxbench.db" --trajectories "$trajectories" \
+    --turns "$turns" 2>/dev/null
+fi
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 "$build/scheduler/ptxbench-scheduler" --listen "127.0.0.1:$port" --data_dir "$work/data" \
   --max_trajectories 10000000 > "$work/scheduler.log" 2>&1 &

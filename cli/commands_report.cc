@@ -125,8 +125,9 @@ class ExportProgress {
   void Print(const char* begin, const char* end) {
     const double seconds = std::max(absl::ToDoubleSeconds(absl::Now() - start_), 1e-3);
     inv_.err() << begin
-               << absl::StrFormat("exported %d trajectories, %d turns (%.0f turns/s)",
-                                  trajectories_, turns_, turns_ / seconds)
+               << absl::StrFormat("exported %d %s, %d %s (%.0f turns/s)", trajectories_,
+                                  trajectories_ == 1 ? "trajectory" : "trajectories", turns_,
+                                  turns_ == 1 ? "turn" : "turns", turns_ / seconds)
                << end << std::flush;
   }
 

@@ -33,10 +33,13 @@ constexpr char kHead[] = R"(<!DOCTYPE html>
 <meta name="generator" content="ptxbench">
 )";
 
-std::string EvalModeText(ptxbench::v1::EvalMode mode) {
+// `simulated`: some results came from a simulated worker, which checks and
+// times nothing, whatever the mode says.
+std::string EvalModeText(ptxbench::v1::EvalMode mode, bool simulated) {
   switch (mode) {
     case ptxbench::v1::FULL:
-      return "full (checked and timed on a GPU)";
+      return simulated ? "full, SIMULATED (nothing was checked or timed)"
+                       : "full (checked and timed on a GPU)";
     case ptxbench::v1::COMPILE_ONLY:
       return "compile-only (nothing run or timed)";
     default:
@@ -101,7 +104,7 @@ std::string Card(const ExperimentReport& e) {
   return absl::StrCat(
       "<div class=\"card\"><h3>", EscapeHtml(html::ExperimentName(e)), "</h3><dl>",
       "<dt>id</dt><dd><code>", EscapeHtml(e.experiment_id()), "</code></dd>",
-      row("evaluation", EvalModeText(e.eval_mode())),
+      row("evaluation", EvalModeText(e.eval_mode(), t.simulated_trajectories() > 0)),
       row("trajectories", absl::StrCat(html::FormatCount(t.trajectories()), " (",
                                        html::FormatCount(t.finished()), " finished)")),
       row("correct", html::RateAndCount(t.correct_rate(), t.correct())),
