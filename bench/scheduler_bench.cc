@@ -341,14 +341,13 @@ int RunScenario(int64_t queued) {
   if (!absl::GetFlag(FLAGS_background).empty()) {
     background = std::thread([&] {
       while (!background_stop.load()) {
+        const std::vector<std::string> command =
+            absl::StrSplit(absl::GetFlag(FLAGS_background), ' ', absl::SkipEmpty());
         std::vector<std::string> argv = {absl::GetFlag(FLAGS_cli_bin), "--scheduler", address,
                                          "--timeout", "600"};
-        for (absl::string_view word :
-             absl::StrSplit(absl::GetFlag(FLAGS_background), ' ', absl::SkipEmpty())) {
-          argv.emplace_back(word);
-        }
+        argv.insert(argv.end(), command.begin(), command.end());
         const std::string out = absl::StrCat(dir, "/background-", background_runs.load());
-        if (argv[5] == "export") {
+        if (command.front() == "export") {
           argv.push_back("--out");
           argv.push_back(out);
         }

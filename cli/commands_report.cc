@@ -23,34 +23,33 @@
 namespace ptxbench::cli {
 namespace {
 
-// The groupings the HTML page plots, whatever --by asks for.
-const std::vector<std::vector<std::string>>& HtmlGroupings() {
-  static const auto* groupings =
-      new std::vector<std::vector<std::string>>{{"model"}, {"tag"}, {"model", "tag"}};
-  return *groupings;
+// A request for `ids` with `groupings`, in order.
+v1::ReportRequest ReportRequestFor(const std::vector<std::string>& ids,
+                                   const std::vector<std::vector<std::string>>& groupings) {
+  v1::ReportRequest request;
+  for (const std::string& id : ids) request.add_experiment_ids(id);
+  for (const auto& g : groupings) {
+    v1::Grouping* grouping = request.add_groupings();
+    for (const std::string& d : g) grouping->add_by(d);
+  }
+  return request;
 }
 
 // --by A,B (repeatable): one grouping per occurrence; default --by model.
 v1::ReportRequest ReportRequestOf(const Invocation& inv) {
-  v1::ReportRequest request;
-  for (const std::string& id : inv.args.positionals) request.add_experiment_ids(id);
   std::vector<std::vector<std::string>> groupings;
   for (const std::string& by : inv.args.GetAll("by")) {
     groupings.push_back(absl::StrSplit(by, ',', absl::SkipWhitespace()));
   }
   if (groupings.empty()) groupings.push_back({"model"});
   if (inv.args.Has("html")) {
-    for (const auto& g : HtmlGroupings()) {
+    for (const auto& g : report::HtmlGroupings()) {
       if (std::find(groupings.begin(), groupings.end(), g) == groupings.end()) {
         groupings.push_back(g);
       }
     }
   }
-  for (const auto& g : groupings) {
-    v1::Grouping* grouping = request.add_groupings();
-    for (const std::string& d : g) grouping->add_by(d);
-  }
-  return request;
+  return ReportRequestFor(inv.args.positionals, groupings);
 }
 
 std::string ReportJson(const v1::ReportResponse& report) {
@@ -67,13 +66,9 @@ std::string ReportJson(const v1::ReportResponse& report) {
 
 absl::Status WriteHtmlReport(SchedulerClient& client, const std::string& experiment_id,
                              const std::string& path) {
-  v1::ReportRequest request;
-  request.add_experiment_ids(experiment_id);
-  for (const auto& g : HtmlGroupings()) {
-    v1::Grouping* grouping = request.add_groupings();
-    for (const std::string& d : g) grouping->add_by(d);
-  }
-  PTXB_ASSIGN_OR_RETURN(v1::ReportResponse report, client.GetReport(request));
+  PTXB_ASSIGN_OR_RETURN(
+      v1::ReportResponse report,
+      client.GetReport(ReportRequestFor({experiment_id}, report::HtmlGroupings())));
   return WriteFileAtomically(path, report::ReportHtml(report));
 }
 

@@ -143,6 +143,12 @@ std::string Footer(const ReportResponse& report) {
 
 }  // namespace
 
+const std::vector<std::vector<std::string>>& HtmlGroupings() {
+  static const auto* groupings =
+      new std::vector<std::vector<std::string>>{{"model"}, {"tag"}, {"model", "tag"}};
+  return *groupings;
+}
+
 std::string ReportHtml(const ReportResponse& report) {
   const std::string title = Title(report);
   std::string out = absl::StrCat(kHead, "<title>ptxbench report: ", EscapeHtml(title), "</title>\n",

@@ -16,12 +16,17 @@
 // ["tag"], ["model", "tag"]) is replaced by a note naming it.
 
 #include <string>
+#include <vector>
 
 #include "ptxbench/v1/report.pb.h"
 
 namespace ptxbench::report {
 
 std::string ReportHtml(const ptxbench::v1::ReportResponse& report);
+
+// The groupings the page's figures are drawn from: ask for these (besides
+// any others) in the request whose response goes to ReportHtml.
+const std::vector<std::vector<std::string>>& HtmlGroupings();
 
 }  // namespace ptxbench::report
 

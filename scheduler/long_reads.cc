@@ -19,6 +19,7 @@
 #include "google/protobuf/arena.h"
 #include "scheduler/report_query.h"
 #include "scheduler/service.h"
+#include "scheduler/stream_reactor.h"
 #include "workloads/workload_record.h"
 
 namespace ptxbench::scheduler {
@@ -79,40 +80,21 @@ class Pacer {
   int64_t last_ops_;
 };
 
-class ReadTrajectoriesReactor final
-    : public grpc::ServerWriteReactor<v1::ReadTrajectoriesResponse>,
-      private Snapshot::PartWriter {
+class ReadTrajectoriesReactor final : public ThreadedWriteReactor<v1::ReadTrajectoriesResponse>,
+                                      private Snapshot::PartWriter {
  public:
   ReadTrajectoriesReactor(LongReadSlots* slots, const Reader* reader,
                           const Dispatcher* dispatcher, const v1::ReadTrajectoriesRequest& request)
       : slot_(slots), reader_(reader), pacer_(dispatcher), request_(request) {
-    thread_ = std::thread([this] { Run(); });
-  }
-
-  void OnWriteDone(bool ok) override {
-    absl::MutexLock lock(&mu_);
-    write_pending_ = false;
-    if (!ok) stop_ = true;
-  }
-  void OnCancel() override {
-    absl::MutexLock lock(&mu_);
-    stop_ = true;
-  }
-  void OnDone() override {
-    thread_.join();
-    delete this;
+    Start(
+        [this] {
+          LowerThreadPriority();
+          return ToGrpcStatus(Stream());
+        },
+        "read ended");
   }
 
  private:
-  void Run() {
-    LowerThreadPriority();
-    absl::Status status = Stream();
-    absl::MutexLock lock(&mu_);
-    auto no_write = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !write_pending_; };
-    mu_.Await(absl::Condition(&no_write));
-    Finish(stop_ ? grpc::Status(grpc::StatusCode::CANCELLED, "read ended") : ToGrpcStatus(status));
-  }
-
   absl::Status Stream() {
     PTXB_RETURN_IF_ERROR(slot_.status());
     if (request_.target_case() == v1::ReadTrajectoriesRequest::TARGET_NOT_SET) {
@@ -153,13 +135,8 @@ class ReadTrajectoriesReactor final
   // memory), then switches to the other buffer, whose message has gone.
   absl::Status Send() {
     pacer_.Chunk();
-    {
-      absl::MutexLock lock(&mu_);
-      auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !write_pending_ || stop_; };
-      mu_.Await(absl::Condition(&ready));
-      if (stop_) return absl::CancelledError("the client went away");
-      write_pending_ = true;
-      StartWrite(buffers_[current_].response);
+    if (!StartWriteAfterPrevious(buffers_[current_].response)) {
+      return absl::CancelledError("the client went away");
     }
     current_ ^= 1;
     Buffer& next = buffers_[current_];
@@ -177,10 +154,6 @@ class ReadTrajectoriesReactor final
   // StartWrite and OnWriteDone, and the thread resets a buffer only after.
   Buffer buffers_[2];
   int current_ = 0;
-  absl::Mutex mu_;
-  bool stop_ ABSL_GUARDED_BY(mu_) = false;
-  bool write_pending_ ABSL_GUARDED_BY(mu_) = false;
-  std::thread thread_;
 };
 
 // A unary call answered from its own thread.
