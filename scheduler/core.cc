@@ -300,9 +300,31 @@ bool Core::IsKnownExecutor(const std::string& executor_id) const {
   return executors_.IsKnown(executor_id);
 }
 
-std::vector<v1::ExecutorInfo> Core::ListExecutors() const {
+absl::StatusOr<std::vector<v1::ExecutorInfo>> Core::ListExecutors() {
   AssertOnWriterThread();
-  return executors_.List(clock_->Now());
+  std::vector<v1::ExecutorInfo> list = executors_.List(clock_->Now());
+  for (v1::ExecutorInfo& info : list) {
+    const Executor* executor = executors_.Find(info.executor_id());
+    for (int64_t rowid : executor->tasks) {
+      auto lease = leases_.find(rowid);
+      if (lease == leases_.end()) continue;  // never: both change in ReleaseLease
+      // The lease in memory knows the executor and deadline; which
+      // trajectory and turn it serves is in the task's and trajectory's rows.
+      PTXB_ASSIGN_OR_RETURN(TaskRow task, tasks_.Read(rowid));
+      PTXB_ASSIGN_OR_RETURN(TrajectoryRow trajectory, trajectories_.Read(task.trajectory));
+      v1::HeldTask* held = info.add_held();
+      held->set_task_id(FormatTaskId(rowid));
+      held->set_kind(task.kind == StepKind::kLlm ? v1::LLM : v1::EVAL);
+      held->set_experiment_id(trajectory.experiment_id);
+      held->set_trajectory_id(trajectory.id);
+      held->set_turn(task.turn);
+      held->set_attempt(task.attempt);
+      held->set_model(trajectory.model);
+      held->set_definition(trajectory.definition);
+      held->set_lease_deadline_unix_ms(absl::ToUnixMillis(lease->second.deadline));
+    }
+  }
+  return list;
 }
 
 }  // namespace ptxbench::scheduler

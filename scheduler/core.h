@@ -125,7 +125,8 @@ class Core {
   // Raises the turn limit; LIMITS_EXCEEDED trajectories ask the model again.
   absl::StatusOr<int64_t> Extend(const std::string& experiment_id, int num_turns);
   absl::Status Drain(const std::string& executor_id);
-  std::vector<ptxbench::v1::ExecutorInfo> ListExecutors() const;
+  // Every executor with the tasks it holds now.
+  absl::StatusOr<std::vector<ptxbench::v1::ExecutorInfo>> ListExecutors();
 
   // --- executor operations ---
   absl::StatusOr<ptxbench::v1::RegisterResponse> Register(

@@ -141,8 +141,47 @@ TEST_F(CoreFailureTest, DrainingExecutorTakesNothingNew) {
   ASSERT_TRUE(CompleteLlm(held).ok()) << "finishes what it holds";
   EXPECT_EQ(core_->Drain("gw_nope").code(), absl::StatusCode::kNotFound);
   auto list = core_->ListExecutors();
-  ASSERT_EQ(list.size(), 1u);
-  EXPECT_EQ(list[0].status(), "draining");
+  ASSERT_TRUE(list.ok()) << list.status();
+  ASSERT_EQ(list->size(), 1u);
+  EXPECT_EQ((*list)[0].status(), "draining");
+}
+
+TEST_F(CoreFailureTest, ListExecutorsNamesTheTasksEachHolds) {
+  Submit(MakeExperiment("exp", 2, 3));
+  std::string gw = RegisterGateway();
+  std::string wk = RegisterWorker();
+  v1::Task llm = MustLease(gw);
+  ASSERT_TRUE(CompleteLlm(llm).ok());
+  v1::Task eval = MustLease(wk);
+  v1::Task second = MustLease(gw);
+  clock_.Advance(absl::Seconds(5));  // the list reads the clock; deadlines stay as granted
+
+  auto list = core_->ListExecutors();
+  ASSERT_TRUE(list.ok()) << list.status();
+  ASSERT_EQ(list->size(), 2u);
+  for (const v1::ExecutorInfo& info : *list) {
+    const v1::Task& held = info.executor_id() == wk ? eval : second;
+    SCOPED_TRACE(info.executor_id());
+    ASSERT_EQ(info.held_size(), 1);
+    EXPECT_EQ(info.leases(), 1);
+    EXPECT_EQ(info.held(0).task_id(), held.lease().task_id());
+    EXPECT_EQ(info.held(0).kind(), held.kind());
+    EXPECT_EQ(info.held(0).trajectory_id(), held.trajectory_id());
+    EXPECT_EQ(info.held(0).experiment_id(), held.experiment_id());
+    EXPECT_EQ(info.held(0).turn(), held.turn());
+    EXPECT_EQ(info.held(0).attempt(), 1);
+    EXPECT_FALSE(info.held(0).model().empty());
+    EXPECT_FALSE(info.held(0).definition().empty());
+    EXPECT_EQ(info.held(0).lease_deadline_unix_ms(), held.lease_deadline_unix_ms());
+  }
+  EXPECT_EQ(eval.trajectory_id(), llm.trajectory_id()) << "the eval of the answered turn";
+
+  ASSERT_TRUE(CompleteEval(eval, v1::PASSED, 2.0).ok());
+  list = core_->ListExecutors();
+  ASSERT_TRUE(list.ok()) << list.status();
+  for (const v1::ExecutorInfo& info : *list) {
+    EXPECT_EQ(info.held_size(), info.executor_id() == wk ? 0 : 1) << info.executor_id();
+  }
 }
 
 TEST_F(CoreFailureTest, RetryResumesFailedTrajectoriesOfTheClass) {
