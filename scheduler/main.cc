@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/flags.h"
 #include "common/log.h"
+#include "dashboard/server.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/server_builder.h"
 #include "scheduler/dispatcher.h"
@@ -36,6 +37,8 @@ ABSL_FLAG(int64_t, heartbeat_ms, 5'000, "heartbeat interval asked of executors")
 ABSL_FLAG(int64_t, backoff_base_ms, 1'000, "first retry backoff");
 ABSL_FLAG(int, stats_interval_s, 10, "seconds between structured stats log lines");
 ABSL_FLAG(int, model_inflight_cap, 512, "LLM calls in flight per model, across gateways");
+ABSL_FLAG(std::string, http_listen, "",
+          "serve the live dashboard on HOST:PORT (port 0 picks one; docs/DASHBOARD.md)");
 
 namespace ptxbench::scheduler {
 namespace {
@@ -99,6 +102,24 @@ int Main() {
   if (!server || port == 0) {
     return Fail(absl::StrCat("cannot listen on ", absl::GetFlag(FLAGS_listen),
                              " (address in use or invalid)"));
+  }
+  // The live dashboard: it calls the client service in-process, with each
+  // signed-in user's token, so the same role checks apply. Its bound
+  // address goes to DATA_DIR/dashboard.addr (port 0 case), before
+  // scheduler.addr says the scheduler is up.
+  std::unique_ptr<dashboard::DashboardServer> web;
+  if (const std::string http = absl::GetFlag(FLAGS_http_listen); !http.empty()) {
+    dashboard::DashboardOptions web_options;
+    web_options.listen = http;
+    grpc::ChannelArguments channel;
+    channel.SetMaxReceiveMessageSize(64 << 20);
+    web_options.scheduler = server->InProcessChannel(channel);
+    absl::StatusOr<std::unique_ptr<dashboard::DashboardServer>> started =
+        dashboard::DashboardServer::Start(std::move(web_options));
+    if (!started.ok()) return Fail(started.status().ToString());
+    web = *std::move(started);
+    std::ofstream((dir / "dashboard.addr").string()) << web->address() << "\n";
+    LogInfo("dashboard", {{"url", web->url()}});
   }
   std::string listen = absl::GetFlag(FLAGS_listen);
   std::string address = absl::StrCat(listen.substr(0, listen.rfind(':')), ":", port);
