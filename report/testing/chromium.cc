@@ -60,13 +60,8 @@ std::string FindChromium() {
   return access(path.c_str(), X_OK) == 0 ? path : "";
 }
 
-absl::StatusOr<ChromiumPage> LoadPage(const std::string& html_path,
-                                      const ChromiumOptions& options) {
-  const std::string log_path = options.work_dir + "/chromium.log";
-  const std::string screenshot = options.work_dir + "/screenshot.png";
-  process::RunOptions run;
-  run.argv = {
-      options.binary,
+std::vector<std::string> HeadlessFlags(const ChromiumOptions& options) {
+  return {
       "--headless",
       // As root Chromium refuses to start sandboxed; the page is our own.
       "--no-sandbox",
@@ -83,16 +78,22 @@ absl::StatusOr<ChromiumPage> LoadPage(const std::string& html_path,
       "--disable-sync",
       "--hide-scrollbars",
       "--force-device-scale-factor=1",
-      // The log goes to a file of its own, so the console lines never mix
-      // with the DOM on stdout.
-      "--enable-logging",
-      "--log-file=" + log_path,
-      "--v=0",
       absl::StrCat("--window-size=", options.window_width, ",", options.window_height),
-      "--screenshot=" + screenshot,
-      "--dump-dom",
-      "file://" + std::filesystem::absolute(html_path).string(),
   };
+}
+
+absl::StatusOr<ChromiumPage> LoadPage(const std::string& html_path,
+                                      const ChromiumOptions& options) {
+  const std::string log_path = options.work_dir + "/chromium.log";
+  const std::string screenshot = options.work_dir + "/screenshot.png";
+  process::RunOptions run;
+  run.argv = HeadlessFlags(options);
+  run.argv.insert(run.argv.begin(), options.binary);
+  // The log goes to a file of its own, so the console lines never mix with
+  // the DOM on stdout.
+  run.argv.insert(run.argv.end(), {"--enable-logging", "--log-file=" + log_path, "--v=0",
+                                   "--screenshot=" + screenshot, "--dump-dom",
+                                   "file://" + std::filesystem::absolute(html_path).string()});
   run.deadline = options.deadline;
   run.max_output_bytes = 16 << 20;
   PTXB_ASSIGN_OR_RETURN(process::RunResult result, process::Run(run));

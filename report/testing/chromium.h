@@ -32,6 +32,12 @@ struct ChromiumOptions {
   absl::Duration deadline = absl::Seconds(60);
 };
 
+// The flags of every headless run of ours (a fresh profile in
+// options.work_dir, no sandbox as root, nothing fetched in the background,
+// the window's size): LoadPage adds what to load and dump, testing/cdp.h
+// the DevTools pipe.
+std::vector<std::string> HeadlessFlags(const ChromiumOptions& options);
+
 struct ChromiumPage {
   // Chromium's stdout and stderr: the DOM after load, amid its own logging.
   std::string output;
