@@ -29,6 +29,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "executor/command_line.h"
+#include "executor/connection_flags.h"
 #include "executor/executor_runner.h"
 #include "executor/signals.h"
 #include "executor/status_server.h"
@@ -48,8 +49,8 @@ ABSL_FLAG(int, slots, 0,
           "Model calls in flight at once (default: 256 calls on one event loop; simulated: 16, "
           "a thread each)");
 ABSL_FLAG(std::string, status_listen, "",
-          "Serve GET /healthz and /metrics (Prometheus) on HOST:PORT (--status-listen; "
-          "default: off)");
+          "Serve GET /healthz and /metrics (Prometheus) on [HOST:]PORT (--status-listen; a bare "
+          "PORT binds 127.0.0.1; default: off)");
 ABSL_FLAG(int, stats_interval_s, 30,
           "Seconds between structured stats log lines (--stats-interval-s; 0: none)");
 ABSL_FLAG(uint64_t, seed, 0, "Seed of the simulated answers and injected faults");
@@ -147,6 +148,7 @@ int RunRealGateway() {
   ag::ProviderGatewayHandler handler(std::move(served));
   ptxbench::executor::ExecutorRunner::Options runner_options;
   runner_options.scheduler_address = SchedulerAddress();
+  runner_options.security = ptxbench::executor::ConnectionSecurityOrExit("ptxbench-gateway");
   runner_options.kind = ptxbench::v1::GATEWAY;
   runner_options.name = absl::GetFlag(FLAGS_name);
   for (const std::string& m : handler.ModelNames()) runner_options.capabilities.add_models(m);
@@ -220,6 +222,7 @@ int main(int argc, char** argv) {
 
   ptxbench::executor::ExecutorRunner::Options runner_options;
   runner_options.scheduler_address = scheduler;
+  runner_options.security = ptxbench::executor::ConnectionSecurityOrExit("ptxbench-gateway");
   runner_options.kind = ptxbench::v1::GATEWAY;
   runner_options.name = name;
   runner_options.capabilities =

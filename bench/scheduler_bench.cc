@@ -3,7 +3,7 @@
 // ptxbench-scheduler process, with a large queue of work waiting.
 //
 //   scheduler_bench [--executors 1000] [--queued 100000,1000000]
-//                   [--seconds 20] [--warmup 3]
+//                   [--seconds 20] [--warmup 3] [--tls]
 //
 // Each scenario starts a fresh scheduler, submits one experiment of `queued`
 // one-turn trajectories (each is an LLM step, then an eval step), then runs
@@ -12,7 +12,9 @@
 // callback API: Lease (long-poll) -> Complete -> Lease ... No heartbeats:
 // each task is held for well under the lease TTL. Prints one table row per
 // scenario: throughput over the measured window and lease latency
-// percentiles (time from sending Lease to receiving a task).
+// percentiles (time from sending Lease to receiving a task). Every call
+// carries the data directory's admin token, as every call to a scheduler
+// must; --tls serves and calls over TLS (a CA made by scripts/make_certs.sh).
 #include <signal.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -36,12 +38,16 @@
 #include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "auth/channel.h"
+#include "auth/token.h"
+#include "common/file.h"
 #include "common/flags.h"
 #include "grpcpp/create_channel.h"
 #include "ptxbench/v1/client.grpc.pb.h"
 #include "ptxbench/v1/executor.grpc.pb.h"
 #include "process/run.h"
 #include "testing/process.h"
+#include "testing/tls.h"
 #include "testing/unused_port.h"
 
 ABSL_FLAG(int, executors, 1000, "concurrent simulated executors");
@@ -62,6 +68,7 @@ ABSL_FLAG(std::string, background, "",
           "e.g. \"export bench-results --format csv\" (an --out folder is added) or "
           "\"report bench-results --by model\"");
 ABSL_FLAG(std::string, cli_bin, PTXB_CLI_BIN, "ptxbench binary, for --background");
+ABSL_FLAG(bool, tls, false, "TLS between the executors and the scheduler");
 
 namespace ptxbench::bench {
 namespace {
@@ -274,14 +281,31 @@ int RunScenario(int64_t queued) {
   }
   const int port = testing::UnusedPort();
   const std::string address = absl::StrCat("127.0.0.1:", port);
-  process::Process scheduler = testing::SpawnLogged(
-      {absl::GetFlag(FLAGS_scheduler_bin), "--listen", address, "--data-dir", dir,
-       "--max-trajectories", "5000000", "--model-inflight-cap", "100000",
-       "--stats-interval-s", "2"},
-      dir + "/scheduler.log");
+  std::vector<std::string> scheduler_argv = {
+      absl::GetFlag(FLAGS_scheduler_bin), "--listen", address, "--data-dir", dir,
+      "--max-trajectories", "5000000", "--model-inflight-cap", "100000",
+      "--stats-interval-s", "2"};
+  auth::ChannelSecurity security;
+  if (absl::GetFlag(FLAGS_tls)) {
+    absl::StatusOr<testing::TestCertificates> certs = testing::MakeTestCertificates(dir + "/tls");
+    if (!certs.ok()) {
+      std::fprintf(stderr, "%s\n", std::string(certs.status().message()).c_str());
+      return 1;
+    }
+    scheduler_argv.insert(scheduler_argv.end(),
+                          {"--tls-cert", certs->server_cert, "--tls-key", certs->server_key});
+    security.ca_pem = *ReadFile(certs->ca);
+  }
+  process::Process scheduler = testing::SpawnLogged(scheduler_argv, dir + "/scheduler.log");
   for (int i = 0; i < 200 && !std::filesystem::exists(dir + "/scheduler.addr"); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
+  absl::StatusOr<std::string> token = auth::ReadTokenFile(dir + "/admin.token");
+  if (!token.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(token.status().message()).c_str());
+    return 1;
+  }
+  security.token = *token;
 
   std::vector<std::shared_ptr<grpc::Channel>> channels;
   std::vector<std::unique_ptr<v1::ExecutorService::Stub>> stubs;
@@ -289,7 +313,7 @@ int RunScenario(int64_t queued) {
     grpc::ChannelArguments args;
     args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);  // one connection each
     args.SetInt("ptxb.bench.channel", i);
-    channels.push_back(grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args));
+    channels.push_back(auth::NewChannel(address, security, args));
     stubs.push_back(v1::ExecutorService::NewStub(channels.back()));
   }
 
@@ -344,6 +368,7 @@ int RunScenario(int64_t queued) {
         const std::vector<std::string> command =
             absl::StrSplit(absl::GetFlag(FLAGS_background), ' ', absl::SkipEmpty());
         std::vector<std::string> argv = {absl::GetFlag(FLAGS_cli_bin), "--scheduler", address,
+                                         "--data-dir", dir,
                                          "--timeout", "600"};
         argv.insert(argv.end(), command.begin(), command.end());
         const std::string out = absl::StrCat(dir, "/background-", background_runs.load());

@@ -1,6 +1,9 @@
 #include "cli/cli.h"
 
+#include <filesystem>
+
 #include "absl/strings/str_cat.h"
+#include "auth/token.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/interrupt.h"
@@ -14,6 +17,13 @@ std::vector<FlagSpec> GlobalFlags() {
        "scheduler address (else $PTXBENCH_SCHEDULER, else 127.0.0.1:50051)"},
       {"output", true, false, "table|json|csv", "output format (default table; csv: report only)"},
       {"timeout", true, false, "SECONDS", "deadline of each scheduler call (default 30)"},
+      {"token-file", true, false, "FILE",
+       "token to call the scheduler with (else $PTXBENCH_TOKEN, else DIR/admin.token of "
+       "--data-dir)"},
+      {"data-dir", true, false, "DIR", "the local scheduler's state (default ./.ptxbench)"},
+      {"tls-ca", true, false, "FILE", "CA certificate (PEM) of a scheduler serving TLS"},
+      {"tls-cert", true, false, "FILE", "client certificate (PEM), when the scheduler asks one"},
+      {"tls-key", true, false, "FILE", "private key (PEM) of --tls-cert"},
   };
 }
 
@@ -27,6 +37,7 @@ const std::vector<Command>& AllCommands() {
     AddLocalCommands(list);
     AddEvalCommand(list);
     AddReportCommands(list);
+    AddTokenCommands(list);
     return list;
   }();
   return *commands;
@@ -54,6 +65,13 @@ absl::StatusOr<GlobalOptions> ResolveGlobals(const ParsedArgs& args, const CliEn
     if (!seconds.ok()) return seconds.status();
     global.timeout = absl::Seconds(*seconds);
   }
+  global.data_dir = args.Get("data-dir", global.data_dir);
+  absl::StatusOr<auth::ChannelSecurity> security = auth::LoadChannelSecurity(
+      {args.Get("token-file", ""), env.token_env,
+       (std::filesystem::path(global.data_dir) / auth::kAdminTokenFile).string(),
+       args.Get("tls-ca", ""), args.Get("tls-cert", ""), args.Get("tls-key", "")});
+  if (!security.ok()) return UsageError(security.status().message());
+  global.security = *std::move(security);
   return global;
 }
 

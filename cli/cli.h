@@ -21,6 +21,8 @@ struct CliEnvironment {
   bool err_is_terminal = false;
   // $PTXBENCH_SCHEDULER (empty when unset).
   std::string scheduler_env;
+  // $PTXBENCH_TOKEN (empty when unset).
+  std::string token_env;
   // Path of the running binary; `up` looks for the daemons beside it.
   std::string self_exe;
 };

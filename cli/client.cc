@@ -5,14 +5,14 @@
 #include <thread>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
+#include "auth/channel.h"
 #include "common/grpc_status.h"
 #include "common/status_macros.h"
 #include "google/protobuf/arena.h"
 #include "grpcpp/client_context.h"
-#include "grpcpp/create_channel.h"
-#include "grpcpp/security/credentials.h"
 #include "grpcpp/support/channel_arguments.h"
 
 namespace ptxbench::cli {
@@ -23,21 +23,24 @@ namespace {
 // backoff starts at 1 s and grows), so that `up` sees a fresh scheduler soon.
 // GRPC_ARG_MIN_RECONNECT_BACKOFF_MS stays at its default: gRPC also uses it
 // as the connect (handshake) timeout.
-std::shared_ptr<grpc::Channel> NewChannel(const std::string& address) {
+std::shared_ptr<grpc::Channel> NewCliChannel(const std::string& address,
+                                             const auth::ChannelSecurity& security) {
   grpc::ChannelArguments args;
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
   // As large as the scheduler sends (one turn of a trajectory can be large).
   args.SetMaxReceiveMessageSize(64 << 20);
-  return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+  return auth::NewChannel(address, security, args);
 }
 
 }  // namespace
 
-SchedulerClient::SchedulerClient(std::string address, absl::Duration timeout)
+SchedulerClient::SchedulerClient(std::string address, const auth::ChannelSecurity& security,
+                                 absl::Duration timeout)
     : address_(std::move(address)),
       timeout_(timeout),
-      channel_(NewChannel(address_)),
+      tls_(security.tls()),
+      channel_(NewCliChannel(address_, security)),
       stub_(v1::ClientService::NewStub(channel_)) {}
 
 std::string SchedulerClient::UnreachableMessage(const std::string& address) {
@@ -52,7 +55,24 @@ absl::Status SchedulerClient::Convert(const grpc::Status& status) const {
   const bool connected = channel_->GetState(false) == GRPC_CHANNEL_READY;
   if (!connected && (status.error_code() == grpc::StatusCode::UNAVAILABLE ||
                      status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED)) {
-    return absl::UnavailableError(UnreachableMessage(address_));
+    // A TLS port answers a plaintext client by closing the connection, and
+    // a plaintext port a TLS one: unlike a refused connection, that is
+    // somebody listening who will not talk this way.
+    if (absl::StrContains(status.error_message(), "Connection refused")) {
+      return absl::UnavailableError(UnreachableMessage(address_));
+    }
+    return absl::UnavailableError(absl::StrCat(
+        UnreachableMessage(address_), tls_ ? "; it may not serve TLS: leave out --tls-ca"
+                                           : "; if it serves TLS, pass --tls-ca FILE"));
+  }
+  if (status.error_code() == grpc::StatusCode::UNAUTHENTICATED ||
+      status.error_code() == grpc::StatusCode::PERMISSION_DENIED) {
+    // One line that says which: no or an unknown token, or the role needed.
+    return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
+                        absl::StrCat(status.error_code() == grpc::StatusCode::UNAUTHENTICATED
+                                         ? "UNAUTHENTICATED: "
+                                         : "PERMISSION_DENIED: ",
+                                     status.error_message()));
   }
   if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
     return absl::DeadlineExceededError(
@@ -114,9 +134,9 @@ absl::StatusOr<v1::ListExperimentsResponse> SchedulerClient::ListExperiments() {
 absl::Status SchedulerClient::Probe(absl::Duration wait) {
   // A waiting call also drives the connection attempt: the synchronous API
   // polls for connect completion only while a call is in flight.
-  v1::ListExperimentsRequest request;
-  return UnaryWithDeadline<v1::ListExperimentsResponse>(
-             [&](auto* ctx, auto* resp) { return stub_->ListExperiments(ctx, request, resp); },
+  v1::WhoAmIRequest request;
+  return UnaryWithDeadline<v1::WhoAmIResponse>(
+             [&](auto* ctx, auto* resp) { return stub_->WhoAmI(ctx, request, resp); },
              absl::Now() + wait, /*wait_for_ready=*/true)
       .status();
 }
@@ -161,6 +181,31 @@ absl::StatusOr<v1::DrainResponse> SchedulerClient::Drain(const std::string& exec
   request.set_executor_id(executor_id);
   return Unary<v1::DrainResponse>(
       [&](auto* ctx, auto* resp) { return stub_->Drain(ctx, request, resp); });
+}
+
+absl::StatusOr<v1::WhoAmIResponse> SchedulerClient::WhoAmI() {
+  v1::WhoAmIRequest request;
+  return Unary<v1::WhoAmIResponse>(
+      [&](auto* ctx, auto* resp) { return stub_->WhoAmI(ctx, request, resp); });
+}
+
+absl::StatusOr<v1::CreateTokenResponse> SchedulerClient::CreateToken(
+    const v1::CreateTokenRequest& request) {
+  return Unary<v1::CreateTokenResponse>(
+      [&](auto* ctx, auto* resp) { return stub_->CreateToken(ctx, request, resp); });
+}
+
+absl::StatusOr<v1::ListTokensResponse> SchedulerClient::ListTokens() {
+  v1::ListTokensRequest request;
+  return Unary<v1::ListTokensResponse>(
+      [&](auto* ctx, auto* resp) { return stub_->ListTokens(ctx, request, resp); });
+}
+
+absl::StatusOr<v1::RevokeTokenResponse> SchedulerClient::RevokeToken(const std::string& name) {
+  v1::RevokeTokenRequest request;
+  request.set_name(name);
+  return Unary<v1::RevokeTokenResponse>(
+      [&](auto* ctx, auto* resp) { return stub_->RevokeToken(ctx, request, resp); });
 }
 
 absl::StatusOr<v1::ReportResponse> SchedulerClient::GetReport(const v1::ReportRequest& request) {

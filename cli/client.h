@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "auth/channel.h"
 #include "grpcpp/channel.h"
 #include "ptxbench/v1/client.grpc.pb.h"
 
@@ -22,8 +23,10 @@ namespace v1 = ::ptxbench::v1;
 
 class SchedulerClient {
  public:
-  // `address` is HOST:PORT; `timeout` bounds every unary call.
-  SchedulerClient(std::string address, absl::Duration timeout);
+  // `address` is HOST:PORT; every call carries `security`'s token, over TLS
+  // when it has a CA; `timeout` bounds every unary call.
+  SchedulerClient(std::string address, const auth::ChannelSecurity& security,
+                  absl::Duration timeout);
 
   const std::string& address() const { return address_; }
 
@@ -43,6 +46,10 @@ class SchedulerClient {
   absl::StatusOr<v1::ReportResponse> GetReport(const v1::ReportRequest& request);
   absl::StatusOr<v1::GetDefinitionsResponse> GetDefinitions(
       const v1::GetDefinitionsRequest& request);
+  absl::StatusOr<v1::WhoAmIResponse> WhoAmI();
+  absl::StatusOr<v1::CreateTokenResponse> CreateToken(const v1::CreateTokenRequest& request);
+  absl::StatusOr<v1::ListTokensResponse> ListTokens();
+  absl::StatusOr<v1::RevokeTokenResponse> RevokeToken(const std::string& name);
 
   // Streams ReadTrajectories and calls `on_trajectory` with each whole
   // trajectory (its parts joined), in order; an error from it cancels the
@@ -50,7 +57,7 @@ class SchedulerClient {
   absl::Status ReadTrajectories(const v1::ReadTrajectoriesRequest& request,
                                 const std::function<absl::Status(v1::Trajectory&&)>& on_trajectory);
 
-  // OK once the scheduler answers (ListExperiments), waiting up to `wait`
+  // OK once the scheduler answers (WhoAmI), waiting up to `wait`
   // for a connection instead of failing at once: for a scheduler that is
   // still starting.
   absl::Status Probe(absl::Duration wait);
@@ -84,6 +91,7 @@ class SchedulerClient {
 
   std::string address_;
   absl::Duration timeout_;
+  bool tls_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<v1::ClientService::Stub> stub_;
 };

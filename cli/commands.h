@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "auth/channel.h"
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "workloads/registry.h"
@@ -26,6 +27,11 @@ struct GlobalOptions {
   std::string output = "table";  // --output: table, json or csv
   bool json = false;             // --output json
   absl::Duration timeout = absl::Seconds(30);
+  // --data-dir: where `up` keeps its state, and whose admin.token the CLI
+  // uses when no other token is given.
+  std::string data_dir = ".ptxbench";
+  // The token and TLS of every call to the scheduler.
+  auth::ChannelSecurity security;
 };
 
 // One run of one command.
@@ -53,8 +59,11 @@ extern const FlagSpec kPreferDatasetFlag;
 absl::StatusOr<std::unique_ptr<workloads::DefinitionRegistry>> LoadDefinitions(
     const Invocation& inv);
 
-// Writes the HTML report of one experiment to `path` (commands_report.cc).
 class SchedulerClient;
+// A client of the scheduler the global flags name (commands_experiments.cc).
+SchedulerClient Connect(const Invocation& inv);
+
+// Writes the HTML report of one experiment to `path` (commands_report.cc).
 absl::Status WriteHtmlReport(SchedulerClient& client, const std::string& experiment_id,
                              const std::string& path);
 
@@ -65,6 +74,7 @@ void AddLocalCommands(std::vector<Command>* commands);       // commands_local.c
 void AddUpCommand(std::vector<Command>* commands);           // up.cc
 void AddEvalCommand(std::vector<Command>* commands);         // commands_eval.cc
 void AddReportCommands(std::vector<Command>* commands);      // commands_report.cc
+void AddTokenCommands(std::vector<Command>* commands);       // commands_tokens.cc
 
 }  // namespace ptxbench::cli
 

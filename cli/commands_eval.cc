@@ -118,7 +118,7 @@ absl::Status UseTorchReferences(const Invocation& inv, const workloads::Definiti
 absl::StatusOr<v1::EvalResult> EvaluateThroughScheduler(const Invocation& inv,
                                                         v1::EvalRequest* request,
                                                         std::string* trajectory_id) {
-  SchedulerClient client(inv.global.scheduler, inv.global.timeout);
+  SchedulerClient client = Connect(inv);
   PTXB_ASSIGN_OR_RETURN(v1::ListExecutorsResponse executors, client.ListExecutors());
   bool worker = false, gpu_worker = false;
   for (const v1::ExecutorInfo& e : executors.executors()) {

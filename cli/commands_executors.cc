@@ -15,7 +15,7 @@ namespace ptxbench::cli {
 namespace {
 
 absl::Status RunWorkers(const Invocation& inv) {
-  SchedulerClient client(inv.global.scheduler, inv.global.timeout);
+  SchedulerClient client = Connect(inv);
   PTXB_ASSIGN_OR_RETURN(v1::ListExecutorsResponse list, client.ListExecutors());
   if (inv.global.json) {
     inv.out() << ExecutorListJson(list).dump(2) << "\n";
@@ -31,7 +31,7 @@ absl::Status RunWorkers(const Invocation& inv) {
 
 // The models the active gateways serve, and by how many gateways.
 absl::Status RunModels(const Invocation& inv) {
-  SchedulerClient client(inv.global.scheduler, inv.global.timeout);
+  SchedulerClient client = Connect(inv);
   PTXB_ASSIGN_OR_RETURN(v1::ListExecutorsResponse list, client.ListExecutors());
   std::map<std::string, std::vector<std::string>> served;  // model -> gateways
   std::vector<std::string> any;  // gateways serving any model (simulated)
@@ -62,7 +62,7 @@ absl::Status RunModels(const Invocation& inv) {
 
 absl::Status RunDrain(const Invocation& inv) {
   const std::string& id = inv.args.positionals[0];
-  SchedulerClient client(inv.global.scheduler, inv.global.timeout);
+  SchedulerClient client = Connect(inv);
   PTXB_ASSIGN_OR_RETURN(v1::DrainResponse response, client.Drain(id));
   if (inv.global.json) {
     inv.out() << nlohmann::json({{"executor", id}, {"draining", true}}).dump(2) << "\n";

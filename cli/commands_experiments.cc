@@ -10,11 +10,12 @@
 #include "common/status_macros.h"
 
 namespace ptxbench::cli {
-namespace {
 
 SchedulerClient Connect(const Invocation& inv) {
-  return SchedulerClient(inv.global.scheduler, inv.global.timeout);
+  return SchedulerClient(inv.global.scheduler, inv.global.security, inv.global.timeout);
 }
+
+namespace {
 
 void PrintJson(const Invocation& inv, const nlohmann::json& json) {
   inv.out() << json.dump(2) << "\n";

@@ -75,7 +75,7 @@ absl::Status WriteHtmlReport(SchedulerClient& client, const std::string& experim
 namespace {
 
 absl::Status RunReport(const Invocation& inv) {
-  SchedulerClient client(inv.global.scheduler, inv.global.timeout);
+  SchedulerClient client = Connect(inv);
   const v1::ReportRequest request = ReportRequestOf(inv);
   absl::StatusOr<v1::ReportResponse> report = client.GetReport(request);
   if (absl::IsInvalidArgument(report.status())) return UsageError(report.status().message());
@@ -144,7 +144,7 @@ absl::Status RunExport(const Invocation& inv) {
   }
   options.ptxbench_version = PTXB_VERSION;
   options.now = absl::Now();
-  SchedulerClient client(inv.global.scheduler, inv.global.timeout);
+  SchedulerClient client = Connect(inv);
   // Every experiment is checked before anything is written.
   std::vector<v1::GetExperimentResponse> experiments;
   for (const std::string& id : inv.args.positionals) {

@@ -41,7 +41,7 @@ absl::Status RunList(const Invocation& inv) {
     PTXB_ASSIGN_OR_RETURN(int64_t limit, ParseIntFlag("limit", inv.args.Get("limit"), 1, 1000000));
     request.set_limit(static_cast<int32_t>(limit));
   }
-  SchedulerClient client(inv.global.scheduler, inv.global.timeout);
+  SchedulerClient client = Connect(inv);
   PTXB_ASSIGN_OR_RETURN(v1::ListTrajectoriesResponse list, client.ListTrajectories(request));
   if (inv.global.json) {
     inv.out() << TrajectoryListJson(request.experiment_id(), list).dump(2) << "\n";
@@ -63,7 +63,7 @@ absl::Status RunList(const Invocation& inv) {
 // Streamed (ReadTrajectories), so a long trajectory is never bounded by one
 // message's size.
 absl::Status RunShow(const Invocation& inv) {
-  SchedulerClient client(inv.global.scheduler, inv.global.timeout);
+  SchedulerClient client = Connect(inv);
   v1::ReadTrajectoriesRequest request;
   request.set_trajectory_id(inv.args.positionals[0]);
   request.set_detail(v1::TURN_DETAIL_FULL);

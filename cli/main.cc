@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
   env.out_is_terminal = isatty(STDOUT_FILENO) == 1;
   env.err_is_terminal = isatty(STDERR_FILENO) == 1;
   if (const char* scheduler = std::getenv("PTXBENCH_SCHEDULER")) env.scheduler_env = scheduler;
+  if (const char* token = std::getenv("PTXBENCH_TOKEN")) env.token_env = token;
   env.self_exe = SelfExe();
   return ptxbench::cli::RunCli(std::vector<std::string>(argv + 1, argv + argc), env);
 }

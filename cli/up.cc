@@ -17,6 +17,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
+#include "auth/token.h"
 #include "cli/client.h"
 #include "cli/commands.h"
 #include "cli/interrupt.h"
@@ -68,7 +69,7 @@ std::string ConnectAddress(const std::string& listen) {
 
 absl::StatusOr<UpOptions> ParseUpOptions(const Invocation& inv) {
   UpOptions options;
-  options.data_dir = inv.args.Get("data-dir", options.data_dir);
+  options.data_dir = inv.global.data_dir;
   options.listen = inv.args.Get("listen", inv.global.scheduler);
   const size_t colon = options.listen.rfind(':');
   int port = 0;
@@ -197,8 +198,11 @@ class Deployment {
       return absl::UnavailableError(absl::StrCat("cannot create ", logs_dir_, ": ", ec.message()));
 
     InstallInterruptHandlers();
-    SchedulerClient probe(options_.connect, absl::Seconds(1));
-    if (probe.ListExperiments().ok()) {
+    // Anything that answers there, even refusing our token, is a scheduler.
+    SchedulerClient probe(options_.connect, inv_.global.security, absl::Seconds(1));
+    if (absl::StatusCode code = probe.WhoAmI().status().code();
+        code == absl::StatusCode::kOk || code == absl::StatusCode::kUnauthenticated ||
+        code == absl::StatusCode::kPermissionDenied) {
       return absl::FailedPreconditionError(
           absl::StrCat("a scheduler is already running at ", options_.connect,
                        "; use it as it is, or start another with --listen HOST:PORT"));
@@ -224,7 +228,10 @@ class Deployment {
     PTXB_RETURN_IF_ERROR(WaitForScheduler());
     if (Interrupted()) return absl::OkStatus();
 
-    std::vector<std::string> executor_args = {"--scheduler", options_.connect};
+    // The executors of this deployment carry the data directory's admin
+    // token, as the CLI does: one user, one machine.
+    std::vector<std::string> executor_args = {"--scheduler", options_.connect, "--token-file",
+                                              AdminTokenPath()};
     if (options_.simulate) executor_args.push_back("--simulate");
     std::vector<std::string> gateway_args = executor_args;
     if (!options_.simulate && !options_.models.empty()) {
@@ -263,7 +270,7 @@ class Deployment {
     if (expected == 0) return absl::OkStatus();
     const absl::Time started = absl::Now();
     const absl::Time deadline = started + kRegisterTimeout;
-    SchedulerClient client(options_.connect, absl::Seconds(2));
+    SchedulerClient client(options_.connect, security_, absl::Seconds(2));
     while (!Interrupted()) {
       for (const Supervisor::Ended& ended : supervisor_.Reap()) {
         inv_.err() << "--- last lines of " << ended.log_path << " ---\n"
@@ -333,9 +340,14 @@ class Deployment {
     if (!models.empty()) info_ << "  models     " << absl::StrJoin(models, ", ") << "\n";
   }
 
+  std::string AdminTokenPath() const {
+    return (fs::path(options_.data_dir) / auth::kAdminTokenFile).string();
+  }
+
+  // The scheduler writes its admin token before it listens; once it
+  // answers, every client of this deployment uses that token.
   absl::Status WaitForScheduler() {
     const absl::Time deadline = absl::Now() + kStartupTimeout;
-    SchedulerClient client(options_.connect, absl::Seconds(1));
     while (!Interrupted()) {
       for (const Supervisor::Ended& ended : supervisor_.Reap()) {
         inv_.err() << "--- last lines of " << ended.log_path << " ---\n"
@@ -343,7 +355,15 @@ class Deployment {
         return absl::UnavailableError(
             absl::StrCat("the scheduler ", ended.how, " while starting; see ", ended.log_path));
       }
-      if (client.Probe(kPollInterval).ok()) return absl::OkStatus();
+      if (absl::StatusOr<std::string> token = auth::ReadTokenFile(AdminTokenPath()); token.ok()) {
+        security_ = inv_.global.security;
+        security_.token = *token;
+        if (SchedulerClient(options_.connect, security_, absl::Seconds(1))
+                .Probe(kPollInterval)
+                .ok()) {
+          return absl::OkStatus();
+        }
+      }
       if (absl::Now() >= deadline) {
         supervisor_.StopAll(kStopGrace);
         inv_.err() << "--- last lines of " << LogPath("scheduler") << " ---\n"
@@ -390,7 +410,7 @@ class Deployment {
     {
       // Closed before the children are stopped: a gRPC server shuts down
       // promptly only once its clients have gone.
-      SchedulerClient client(options_.connect, inv_.global.timeout);
+      SchedulerClient client(options_.connect, security_, inv_.global.timeout);
       v1::SubmitExperimentRequest request;
       request.set_model(options_.model);
       request.set_name(options_.name);
@@ -471,6 +491,7 @@ class Deployment {
   const std::string logs_dir_;
   std::ostream& info_;
   Supervisor supervisor_;
+  auth::ChannelSecurity security_;  // the admin token (WaitForScheduler)
   std::vector<v1::ExecutorInfo> executors_;  // as registered at start
 };
 
@@ -488,8 +509,7 @@ void AddUpCommand(std::vector<Command>* commands) {
         "",
         0,
         0,
-        {{"data-dir", true, false, "DIR", "state and logs (default ./.ptxbench)"},
-         {"listen", true, false, "HOST:PORT", "scheduler address (default: --scheduler's)"},
+        {{"listen", true, false, "HOST:PORT", "scheduler address (default: --scheduler's)"},
          {"simulate", false, false, "", "simulated workers and gateways (no GPU, no model API)"},
          {"workers", true, false, "N", "worker processes (default 1)"},
          {"gateways", true, false, "N", "gateway processes (default 1)"},

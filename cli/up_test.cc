@@ -105,9 +105,11 @@ TEST_F(UpTest, SubmitsWatchesAndStopsEverythingWhenDone) {
               HasSubstr(absl::StrCat("--listen ", listen_, " --data-dir ", data_dir_)));
   EXPECT_THAT(ReadFile(Log("scheduler")), HasSubstr("stopping"));  // got SIGTERM, not SIGKILL
   EXPECT_THAT(ReadFile(Log("worker-1")),
-              HasSubstr(absl::StrCat("worker args: --scheduler ", listen_, " --simulate")));
+              HasSubstr(absl::StrCat("worker args: --scheduler ", listen_, " --token-file ",
+                                             data_dir_, "/admin.token --simulate")));
   EXPECT_THAT(ReadFile(Log("gateway-1")),
-              HasSubstr(absl::StrCat("gateway args: --scheduler ", listen_, " --simulate")));
+              HasSubstr(absl::StrCat("gateway args: --scheduler ", listen_, " --token-file ",
+                                             data_dir_, "/admin.token --simulate")));
 
   // Everything is gone: nobody answers at the address any more.
   Result after = Run({"status", "--scheduler", listen_, "--timeout", "2"});
@@ -129,10 +131,11 @@ TEST_F(UpTest, RealExecutorThatGivesUpAtStartShowsItsReasonAndStopsEverything) {
   EXPECT_THAT(r.err, HasSubstr("gateway-1 exited with code 2 while starting"));
   EXPECT_THAT(r.out, Not(HasSubstr("submitted")));
   EXPECT_THAT(ReadFile(Log("gateway-1")),
-              HasSubstr(absl::StrCat("gateway args: --scheduler ", listen_,
-                                     " --models extra.json --serve gpt-x")));
+              HasSubstr(absl::StrCat("gateway args: --scheduler ", listen_, " --token-file ",
+                                     data_dir_, "/admin.token --models extra.json --serve gpt-x")));
   EXPECT_THAT(ReadFile(Log("worker-1")),
-              HasSubstr(absl::StrCat("worker args: --scheduler ", listen_, "\n")));
+              HasSubstr(absl::StrCat("worker args: --scheduler ", listen_, " --token-file ",
+                                     data_dir_, "/admin.token\n")));
   EXPECT_THAT(ReadFile(Log("scheduler")), HasSubstr("stopping"));
 }
 

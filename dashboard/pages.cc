@@ -1,6 +1,7 @@
 #include "dashboard/pages.h"
 
 #include "absl/strings/str_cat.h"
+#include "auth/token.h"
 #include "report/svg.h"
 
 namespace ptxbench::dashboard {
@@ -35,19 +36,6 @@ const char* PageName(PageKind kind) {
   return "experiments";
 }
 
-const char* RoleName(ptxbench::v1::Role role) {
-  switch (role) {
-    case ptxbench::v1::ROLE_ADMIN:
-      return "admin";
-    case ptxbench::v1::ROLE_SUBMIT:
-      return "submit";
-    case ptxbench::v1::ROLE_READ:
-      return "read";
-    default:
-      return "?";
-  }
-}
-
 // The frame of every page of a session: brand, navigation, who is signed
 // in, sign-out; `main` inside.
 std::string Framed(absl::string_view page, const Session& session, absl::string_view main) {
@@ -61,7 +49,7 @@ std::string Framed(absl::string_view page, const Session& session, absl::string_
 <a class="brand" href="/">ptxbench</a>
 <nav><a href="/">Experiments</a><a href="/executors">Executors</a></nav>
 <span class="who">)",
-                      EscapeHtml(session.name), " · ", RoleName(session.role), R"(</span>
+                      EscapeHtml(session.name), " · ", auth::RoleName(session.role), R"(</span>
 <form method="post" action="/signout"><input type="hidden" name="csrf" value=")",
                       csrf, R"("><button type="submit">Sign out</button></form>
 </header>

@@ -3,6 +3,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "auth/token.h"
 #include "common/log.h"
 #include "dashboard/routes.h"
 #include "dashboard/web_security.h"
@@ -144,13 +145,13 @@ void Routes::SignIn(const httplib::Request& req, httplib::Response& res) {
       who->role() != v1::ROLE_ADMIN) {
     return SignInRefused(
         403,
-        absl::StrCat("A token of role ", v1::Role_Name(who->role()),
+        absl::StrCat("A token of role ", auth::RoleName(who->role()),
                      " cannot sign in: use one of role read, submit or admin."),
-        req, v1::Role_Name(who->role()), res);
+        req, auth::RoleName(who->role()), res);
   }
   Session session = sessions_->Create(token, who->name(), who->role());
   LogInfo("dashboard sign-in", {{"name", session.name},
-                                {"role", v1::Role_Name(session.role)},
+                                {"role", auth::RoleName(session.role)},
                                 {"remote", req.remote_addr}});
   res.set_header("Set-Cookie", SessionCookie(session.id, session_ttl_, secure_cookie_));
   res.set_redirect("/", 303);

@@ -4,11 +4,11 @@
 #include <thread>
 #include <utility>
 
-#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
+#include "auth/server.h"
 #include "common/log.h"
 #include "common/status_macros.h"
 #include "dashboard/assets.h"
@@ -47,9 +47,6 @@ absl::StatusOr<HostPort> ParseListen(absl::string_view listen) {
   return out;
 }
 
-bool IsLoopback(const std::string& host) {
-  return host == "localhost" || host == "::1" || absl::StartsWith(host, "127.");
-}
 
 }  // namespace
 
@@ -121,7 +118,7 @@ absl::StatusOr<std::unique_ptr<DashboardServer>> DashboardServer::Start(Dashboar
   // A browser sends a Secure cookie back over HTTPS, and over plain HTTP
   // only to a loopback address; elsewhere plain HTTP (--insecure) would
   // lose the session at once.
-  const bool secure_cookie = tls || IsLoopback(listen.host);
+  const bool secure_cookie = tls || auth::IsLoopbackAddress(options.listen);
   auto impl = std::make_unique<Impl>(options, tls, secure_cookie);
   if (tls) {
     auto server = std::make_unique<httplib::SSLServer>(options.tls_cert_file.c_str(),

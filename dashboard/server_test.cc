@@ -23,7 +23,7 @@
 #include "ptxbench/v1/client.grpc.pb.h"
 #include "report/html.h"
 #include "report/testing/sample_report.h"
-#include "testing/tls_certs.h"
+#include "testing/tls.h"
 
 namespace ptxbench::dashboard {
 namespace {
@@ -265,7 +265,7 @@ TEST_F(DashboardServerTest, RefusesUnknownMalformedWorkerAndCrossSiteSignIns) {
   auto worker = Client()->Post("/signin", "token=worker-token", "application/x-www-form-urlencoded");
   ASSERT_TRUE(worker);
   EXPECT_EQ(worker->status, 403);
-  EXPECT_THAT(worker->body, HasSubstr("A token of role ROLE_WORKER cannot sign in"));
+  EXPECT_THAT(worker->body, HasSubstr("A token of role worker cannot sign in"));
   EXPECT_FALSE(worker->has_header("Set-Cookie"));
 
   httplib::Headers cross = {{"Sec-Fetch-Site", "cross-site"}};
@@ -434,7 +434,7 @@ TEST_F(DashboardServerTest, ServesHttpsWithTheGivenCertificate) {
   EXPECT_EQ(dashboard_->url(), absl::StrCat("https://127.0.0.1:", port_, "/"));
 
   httplib::SSLClient client("127.0.0.1", port_);
-  client.set_ca_cert_path(certs->ca_cert.c_str());
+  client.set_ca_cert_path(certs->ca.c_str());
   client.enable_server_certificate_verification(true);
   auto result = client.Post("/signin", "token=submit-token", "application/x-www-form-urlencoded");
   ASSERT_TRUE(result) << httplib::to_string(result.error());

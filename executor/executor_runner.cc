@@ -1,10 +1,13 @@
 #include "executor/executor_runner.h"
 
+#include "auth/channel.h"
+
 #include <algorithm>
 #include <thread>
 
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
+#include "auth/channel.h"
 #include "common/grpc_status.h"
 #include "common/log.h"
 #include "executor/backoff.h"
@@ -34,6 +37,12 @@ bool IsTransient(const grpc::Status& s) {
     default:
       return false;
   }
+}
+
+// The scheduler will not take this call from us, whatever we retry.
+bool IsRefusal(const grpc::Status& s) {
+  return s.error_code() == grpc::StatusCode::UNAUTHENTICATED ||
+         s.error_code() == grpc::StatusCode::PERMISSION_DENIED;
 }
 
 std::string ErrorText(const grpc::Status& s) {
@@ -104,8 +113,8 @@ ExecutorRunner::ExecutorRunner(Options options, TaskHandler* handler,
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
   // Leased LLM tasks carry whole conversations.
   args.SetMaxReceiveMessageSize(64 << 20);
-  stub_ = ptxbench::v1::ExecutorService::NewStub(grpc::CreateCustomChannel(
-      options_.scheduler_address, grpc::InsecureChannelCredentials(), args));
+  stub_ = ptxbench::v1::ExecutorService::NewStub(
+      auth::NewChannel(options_.scheduler_address, options_.security, args));
 }
 
 ExecutorRunner::~ExecutorRunner() = default;
@@ -289,6 +298,13 @@ void ExecutorRunner::LeaseLoop(int slot) {
       if (status.error_code() == grpc::StatusCode::CANCELLED) {
         absl::MutexLock lock(&mu_);
         if (stopping_ || draining_) continue;  // we cancelled it; the loop ends
+      }
+      if (IsRefusal(status)) {
+        // A revoked token, or an executor id another token owns: no retry
+        // will change that. Stop, saying why.
+        LogError("lease refused", {{"slot", absl::StrCat(slot)}, {"error", ErrorText(status)}});
+        Fail(FromGrpcStatus(status));
+        continue;
       }
       absl::Duration retry_in = backoff.Next();
       LogWarning(

@@ -18,6 +18,7 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "auth/channel.h"
 #include "executor/task_handler.h"
 #include "grpcpp/client_context.h"
 #include "ptxbench/v1/executor.grpc.pb.h"
@@ -41,6 +42,8 @@ class ExecutorRunner {
  public:
   struct Options {
     std::string scheduler_address;
+    // The token every call carries and the channel's TLS (auth/channel.h).
+    auth::ChannelSecurity security;
     ptxbench::v1::ExecutorKind kind = ptxbench::v1::EXECUTOR_KIND_UNSPECIFIED;
     std::string name;
     // capabilities.slots is overwritten with `slots`.

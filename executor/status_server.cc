@@ -6,6 +6,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "auth/server.h"
 
 namespace ptxbench::executor {
 
@@ -14,8 +15,11 @@ struct StatusServer::Impl {
   std::thread thread;
 };
 
-absl::StatusOr<std::unique_ptr<StatusServer>> StatusServer::Start(const std::string& address,
+absl::StatusOr<std::unique_ptr<StatusServer>> StatusServer::Start(const std::string& asked,
                                                                   Pages pages) {
+  // A bare port binds loopback: metrics name models and counts, and nothing
+  // there is for the network unless the user names a host.
+  const std::string address = auth::LoopbackByDefault(asked);
   const size_t colon = address.rfind(':');
   int port = -1;
   if (colon == std::string::npos || !absl::SimpleAtoi(address.substr(colon + 1), &port) ||

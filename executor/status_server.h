@@ -20,7 +20,8 @@ class StatusServer {
     std::function<absl::Status()> health;
     std::function<std::string()> metrics;
   };
-  // Listens on HOST:PORT (port 0 picks one) and serves on its own thread
+  // Listens on HOST:PORT, or on 127.0.0.1 for a bare PORT or :PORT (port 0
+  // picks one), and serves on its own thread
   // until destroyed. kInvalidArgument for a malformed address, kUnavailable
   // when it cannot listen.
   static absl::StatusOr<std::unique_ptr<StatusServer>> Start(const std::string& address,

@@ -31,6 +31,7 @@ Core::Core(storage::Database* db, Clock* clock, CoreOptions options)
       trajectories_(db),
       experiment_rows_(db),
       turns_(db),
+      tokens_(db),
       executors_(db, ExecutorRegistry::Options{
                          options_.lease_ttl, options_.heartbeat_interval,
                          // An idle executor is seen only when its long poll
@@ -280,9 +281,20 @@ absl::StatusOr<int64_t> Core::Extend(const std::string& experiment_id, int num_t
   return static_cast<int64_t>(resumable.size());
 }
 
-absl::StatusOr<v1::RegisterResponse> Core::Register(const v1::RegisterRequest& request) {
+absl::StatusOr<v1::RegisterResponse> Core::Register(const v1::RegisterRequest& request,
+                                                     const std::string& owner) {
   AssertOnWriterThread();
-  return executors_.Register(request, clock_->Now());
+  return executors_.Register(request, owner, clock_->Now());
+}
+
+TokenStore& Core::tokens() {
+  AssertOnWriterThread();
+  return tokens_;
+}
+
+absl::Status Core::CheckOwner(const std::string& executor_id, const std::string& owner) const {
+  AssertOnWriterThread();
+  return executors_.CheckOwner(executor_id, owner);
 }
 
 absl::Status Core::Drain(const std::string& executor_id) {

@@ -41,6 +41,7 @@
 #include "scheduler/schema.h"
 #include "scheduler/spec.h"
 #include "scheduler/task_store.h"
+#include "scheduler/token_store.h"
 #include "scheduler/trajectory_store.h"
 #include "scheduler/transitions.h"
 #include "scheduler/turn_store.h"
@@ -129,17 +130,26 @@ class Core {
   absl::StatusOr<std::vector<ptxbench::v1::ExecutorInfo>> ListExecutors();
 
   // --- executor operations ---
+  // `owner`: the name of the caller's token (ExecutorRegistry::Register).
   absl::StatusOr<ptxbench::v1::RegisterResponse> Register(
-      const ptxbench::v1::RegisterRequest& request);
+      const ptxbench::v1::RegisterRequest& request, const std::string& owner = "");
+  // PERMISSION_DENIED unless the token named `owner` registered the
+  // executor (or it is unknown). The service checks this before every lease,
+  // heartbeat and report.
+  absl::Status CheckOwner(const std::string& executor_id, const std::string& owner) const;
   // A task the executor can run now, or nullopt. NOT_FOUND for an unknown
   // executor (it must register again).
   absl::StatusOr<std::optional<ptxbench::v1::Task>> TryLease(const std::string& executor_id);
   bool IsDraining(const std::string& executor_id) const;
   bool IsKnownExecutor(const std::string& executor_id) const;
   ptxbench::v1::HeartbeatResponse Heartbeat(const ptxbench::v1::HeartbeatRequest& request);
-  // FAILED_PRECONDITION when the lease is not current; OK (and no change)
-  // for a duplicate of an accepted report.
+  // FAILED_PRECONDITION when the lease is not current; PERMISSION_DENIED
+  // when another executor holds it; OK (and no change) for a duplicate of an
+  // accepted report.
   absl::Status Complete(const ptxbench::v1::CompleteRequest& request);
+
+  // --- tokens: the service creates, revokes and lists them through this ---
+  TokenStore& tokens();
 
   // Expires leases, releases tasks whose backoff ended. Cheap when idle.
   absl::Status Tick();
@@ -180,6 +190,7 @@ class Core {
   TrajectoryStore trajectories_;
   ExperimentStore experiment_rows_;
   TurnStore turns_;
+  TokenStore tokens_;
   ExecutorRegistry executors_;
   std::map<int64_t, ExperimentRow> experiments_;
   FairQueue llm_ready_;

@@ -23,12 +23,17 @@ absl::Status Core::Complete(const v1::CompleteRequest& request) {
   if (lease == leases_.end() || lease->second.lease_id != request.lease().lease_id()) {
     absl::StatusOr<TaskRow> row = tasks_.Read(rowid);
     if (row.ok() && row->state == TaskState::kDone &&
-        row->lease_id == request.lease().lease_id()) {
+        row->lease_id == request.lease().lease_id() && row->executor == request.executor_id()) {
       return absl::OkStatus();  // a retried report that was already accepted
     }
     return absl::FailedPreconditionError(absl::StrCat(
         "stale lease: ", request.lease().lease_id(), " of task ", request.lease().task_id(),
         " is not current (expired, reassigned or cancelled); the report was dropped"));
+  }
+  if (lease->second.executor != request.executor_id()) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("lease ", request.lease().lease_id(), " of task ", request.lease().task_id(),
+                     " is held by another executor; the report was dropped"));
   }
   PTXB_ASSIGN_OR_RETURN(TaskRow task, tasks_.Read(rowid));
   PTXB_ASSIGN_OR_RETURN(TrajectoryRow trajectory, trajectories_.Read(task.trajectory));

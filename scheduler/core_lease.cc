@@ -224,7 +224,10 @@ v1::HeartbeatResponse Core::Heartbeat(const v1::HeartbeatRequest& request) {
   for (const v1::LeaseRef& ref : request.leases()) {
     absl::StatusOr<int64_t> task = ParseTaskId(ref.task_id());
     auto it = task.ok() ? leases_.find(*task) : leases_.end();
-    if (it == leases_.end() || it->second.lease_id != ref.lease_id()) {
+    // Only the holder extends a lease: another executor naming it learns
+    // nothing but that it is not its own.
+    if (it == leases_.end() || it->second.lease_id != ref.lease_id() ||
+        it->second.executor != request.executor_id()) {
       *response.add_revoked() = ref;
       continue;
     }

@@ -4,6 +4,7 @@
 // A Core over an in-memory database with a FakeClock, and helpers to drive
 // trajectories through it without any network.
 
+#include <map>
 #include <memory>
 #include <string>
 
@@ -116,7 +117,17 @@ class CoreFixture : public ::testing::Test {
     auto task = core_->TryLease(executor);
     EXPECT_TRUE(task.ok()) << task.status();
     EXPECT_TRUE(task.ok() && task->has_value()) << "no task for " << executor;
-    return task.ok() && task->has_value() ? **task : ptxbench::v1::Task();
+    if (!task.ok() || !task->has_value()) return ptxbench::v1::Task();
+    holders_[(*task)->lease().task_id()] = executor;
+    return **task;
+  }
+
+  // A report on `task` as its holder (the executor MustLease leased it for).
+  ptxbench::v1::CompleteRequest ReportOn(const ptxbench::v1::Task& task) {
+    ptxbench::v1::CompleteRequest c;
+    *c.mutable_lease() = task.lease();
+    c.set_executor_id(holders_[task.lease().task_id()]);
+    return c;
   }
 
   bool NothingFor(const std::string& executor) {
@@ -125,8 +136,7 @@ class CoreFixture : public ::testing::Test {
   }
 
   absl::Status CompleteLlm(const ptxbench::v1::Task& task, const std::string& text = kKernelAnswer) {
-    ptxbench::v1::CompleteRequest c;
-    *c.mutable_lease() = task.lease();
+    ptxbench::v1::CompleteRequest c = ReportOn(task);
     c.mutable_llm()->set_text(text);
     c.mutable_llm()->set_finish_reason("stop");
     c.mutable_llm()->set_cost_usd(0.25);
@@ -135,8 +145,7 @@ class CoreFixture : public ::testing::Test {
 
   absl::Status CompleteEval(const ptxbench::v1::Task& task, ptxbench::v1::EvalStatus status,
                             double speedup) {
-    ptxbench::v1::CompleteRequest c;
-    *c.mutable_lease() = task.lease();
+    ptxbench::v1::CompleteRequest c = ReportOn(task);
     auto* r = c.mutable_eval();
     r->set_status(status);
     r->set_all_passed(status == ptxbench::v1::PASSED);
@@ -152,8 +161,7 @@ class CoreFixture : public ::testing::Test {
 
   absl::Status Fail(const ptxbench::v1::Task& task, ptxbench::v1::FailureClass klass,
                     int64_t retry_after_ms = 0) {
-    ptxbench::v1::CompleteRequest c;
-    *c.mutable_lease() = task.lease();
+    ptxbench::v1::CompleteRequest c = ReportOn(task);
     c.mutable_failure()->set_failure_class(klass);
     c.mutable_failure()->set_message("synthetic failure");
     c.mutable_failure()->set_retry_after_ms(retry_after_ms);
@@ -178,6 +186,7 @@ class CoreFixture : public ::testing::Test {
   CoreOptions options_;
   std::unique_ptr<storage::Database> db_;
   std::unique_ptr<Core> core_;
+  std::map<std::string, std::string> holders_;  // task id -> the executor that leased it
 };
 
 }  // namespace ptxbench::scheduler

@@ -31,6 +31,9 @@ void Dispatcher::FatalIfBroken(const absl::Status& status) {
     case absl::StatusCode::kAlreadyExists:
     case absl::StatusCode::kFailedPrecondition:
     case absl::StatusCode::kOutOfRange:
+    // An executor acting as another, or on another's lease: refused before
+    // anything changed (Core::CheckOwner, Core::Complete).
+    case absl::StatusCode::kPermissionDenied:
       return;
     default:
       LogError("state transition failed after changing memory; stopping to recover",
@@ -64,14 +67,18 @@ void Dispatcher::Stop() {
   queue_.Stop();
 }
 
-void Dispatcher::Lease(const v1::LeaseRequest& request,
+void Dispatcher::Lease(const v1::LeaseRequest& request, const std::string& owner,
                        std::shared_ptr<std::atomic<bool>> cancelled,
                        Callback<v1::LeaseResponse> done) {
   auto reply = std::make_shared<std::optional<absl::StatusOr<v1::LeaseResponse>>>();
   auto parked = std::make_shared<bool>(false);
   queue_.Post(
-      [this, request, cancelled, done, reply, parked](storage::Database&) -> absl::Status {
+      [this, request, owner, cancelled, done, reply, parked](storage::Database&) -> absl::Status {
         v1::LeaseResponse response;
+        if (absl::Status mine = core_.CheckOwner(request.executor_id(), owner); !mine.ok()) {
+          *reply = mine;
+          return absl::OkStatus();
+        }
         if (!core_.IsKnownExecutor(request.executor_id())) {
           response.set_reregister(true);
           *reply = response;

@@ -52,7 +52,8 @@ class Dispatcher {
 
   // Lease with long-poll. `cancelled` is set by the RPC layer when the
   // caller went away; a parked waiter is then dropped.
-  void Lease(const ptxbench::v1::LeaseRequest& request,
+  // `owner` is the caller's token name (Core::CheckOwner).
+  void Lease(const ptxbench::v1::LeaseRequest& request, const std::string& owner,
              std::shared_ptr<std::atomic<bool>> cancelled,
              Callback<ptxbench::v1::LeaseResponse> done);
 

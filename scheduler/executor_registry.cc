@@ -12,7 +12,7 @@ namespace v1 = ::ptxbench::v1;
 absl::Status ExecutorRegistry::Load(absl::Time now) {
   PTXB_ASSIGN_OR_RETURN(
       storage::Statement * s,
-      db_->Cached("SELECT id, kind, name, capabilities, registered_ms, draining FROM executors"));
+      db_->Cached("SELECT id, kind, name, capabilities, registered_ms, draining, owner FROM executors"));
   while (true) {
     PTXB_ASSIGN_OR_RETURN(bool row, s->Step());
     if (!row) break;
@@ -24,13 +24,14 @@ absl::Status ExecutorRegistry::Load(absl::Time now) {
     e.info.set_registered_unix_ms(s->ColumnInt64(4));
     e.info.set_draining(s->ColumnInt64(5) != 0);
     e.info.set_last_seen_unix_ms(absl::ToUnixMillis(now));  // grace after restart
+    e.owner = s->ColumnText(6);
   }
   s->Reset();
   return absl::OkStatus();
 }
 
 absl::StatusOr<v1::RegisterResponse> ExecutorRegistry::Register(
-    const v1::RegisterRequest& request, absl::Time now) {
+    const v1::RegisterRequest& request, const std::string& owner, absl::Time now) {
   if (request.kind() != v1::WORKER && request.kind() != v1::GATEWAY) {
     return absl::InvalidArgumentError("register: kind must be WORKER or GATEWAY");
   }
@@ -40,7 +41,13 @@ absl::StatusOr<v1::RegisterResponse> ExecutorRegistry::Register(
     id = absl::StrFormat("%s_%012x", request.kind() == v1::WORKER ? "wk" : "gw",
                          absl::Uniform<uint64_t>(gen) & 0xffffffffffffULL);
   }
+  // One registered before tokens existed (owner "") is claimed by the first
+  // token that registers it again.
+  if (const Executor* known = Find(id); known != nullptr && !known->owner.empty()) {
+    PTXB_RETURN_IF_ERROR(CheckOwner(id, owner));
+  }
   Executor& e = executors_[id];
+  e.owner = owner;
   const bool draining = e.info.draining();
   e.info.set_executor_id(id);
   e.info.set_kind(request.kind());
@@ -51,21 +58,34 @@ absl::StatusOr<v1::RegisterResponse> ExecutorRegistry::Register(
   e.info.set_draining(draining);
   PTXB_ASSIGN_OR_RETURN(
       storage::Statement * s,
-      db_->Cached("INSERT INTO executors(id, kind, name, capabilities, registered_ms, draining) "
-                  "VALUES(?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET kind = excluded.kind, "
-                  "name = excluded.name, capabilities = excluded.capabilities"));
+      db_->Cached("INSERT INTO executors(id, kind, name, capabilities, registered_ms, draining, "
+                  "owner) VALUES(?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET kind = "
+                  "excluded.kind, name = excluded.name, capabilities = excluded.capabilities, "
+                  "owner = excluded.owner"));
   s->BindText(1, id)
       .BindInt64(2, request.kind())
       .BindText(3, request.name())
       .BindBlob(4, request.capabilities().SerializeAsString())
       .BindInt64(5, e.info.registered_unix_ms())
-      .BindBool(6, draining);
+      .BindBool(6, draining)
+      .BindText(7, owner);
   PTXB_RETURN_IF_ERROR(s->Run());
   v1::RegisterResponse response;
   response.set_executor_id(id);
   response.set_lease_ttl_ms(absl::ToInt64Milliseconds(options_.lease_ttl));
   response.set_heartbeat_interval_ms(absl::ToInt64Milliseconds(options_.heartbeat_interval));
   return response;
+}
+
+absl::Status ExecutorRegistry::CheckOwner(const std::string& executor_id,
+                                         const std::string& owner) const {
+  auto it = executors_.find(executor_id);
+  if (it == executors_.end() || it->second.owner == owner) {
+    return absl::OkStatus();
+  }
+  return absl::PermissionDeniedError(
+      absl::StrCat("executor ", executor_id, " is registered under another token; a token may "
+                   "only act as the executors it registered"));
 }
 
 absl::Status ExecutorRegistry::Drain(const std::string& executor_id) {
@@ -82,6 +102,11 @@ absl::Status ExecutorRegistry::Drain(const std::string& executor_id) {
 }
 
 ExecutorRegistry::Executor* ExecutorRegistry::Find(const std::string& executor_id) {
+  auto it = executors_.find(executor_id);
+  return it == executors_.end() ? nullptr : &it->second;
+}
+
+const ExecutorRegistry::Executor* ExecutorRegistry::Find(const std::string& executor_id) const {
   auto it = executors_.find(executor_id);
   return it == executors_.end() ? nullptr : &it->second;
 }

@@ -34,6 +34,10 @@ class ExecutorRegistry {
   struct Executor {
     ptxbench::v1::ExecutorInfo info;
     std::set<int64_t> tasks;  // the tasks it holds a lease on
+    // The name of the token it registered under: only calls with that token
+    // may lease, heartbeat or report as this executor. "" for one registered
+    // before tokens existed, or whose token tests leave out.
+    std::string owner;
   };
 
   ExecutorRegistry(storage::Database* db, Options options) : db_(db), options_(options) {}
@@ -41,15 +45,21 @@ class ExecutorRegistry {
   // Reads the registered executors; each counts as seen at `now` (its
   // heartbeats could not reach a stopped scheduler).
   absl::Status Load(absl::Time now);
-  // Registers (or re-registers) an executor; INVALID_ARGUMENT for a kind
-  // other than WORKER or GATEWAY. A re-registered executor stays draining.
+  // Registers (or re-registers) an executor under the token named `owner`;
+  // INVALID_ARGUMENT for a kind other than WORKER or GATEWAY,
+  // PERMISSION_DENIED for an executor id another token registered. A
+  // re-registered executor stays draining.
   absl::StatusOr<ptxbench::v1::RegisterResponse> Register(
-      const ptxbench::v1::RegisterRequest& request, absl::Time now);
+      const ptxbench::v1::RegisterRequest& request, const std::string& owner, absl::Time now);
+  // OK when `owner` registered `executor_id`, or it is unknown (the caller
+  // then tells it to register); PERMISSION_DENIED otherwise.
+  absl::Status CheckOwner(const std::string& executor_id, const std::string& owner) const;
   // NOT_FOUND for an unknown executor.
   absl::Status Drain(const std::string& executor_id);
 
   // nullptr for an unknown executor.
   Executor* Find(const std::string& executor_id);
+  const Executor* Find(const std::string& executor_id) const;
   // The executor holding a lease, created when unknown (a lease found by
   // Load whose executor never registered again).
   Executor& Holder(const std::string& executor_id) { return executors_[executor_id]; }

@@ -19,6 +19,7 @@
 #include "google/protobuf/arena.h"
 #include "scheduler/report_query.h"
 #include "scheduler/service.h"
+#include "scheduler/unary.h"
 #include "scheduler/stream_reactor.h"
 #include "workloads/workload_record.h"
 
@@ -199,13 +200,17 @@ absl::Status LongReadSlots::Slot::status() const {
 }
 
 grpc::ServerWriteReactor<v1::ReadTrajectoriesResponse>* ClientServiceImpl::ReadTrajectories(
-    grpc::CallbackServerContext*, const v1::ReadTrajectoriesRequest* request) {
+    grpc::CallbackServerContext* ctx, const v1::ReadTrajectoriesRequest* request) {
+  if (absl::Status denied = Deny(ctx, "ReadTrajectories"); !denied.ok()) {
+    return new RefusedStream<v1::ReadTrajectoriesResponse>(denied);
+  }
   return new ReadTrajectoriesReactor(&long_reads_, deps_.reader, deps_.dispatcher, *request);
 }
 
-grpc::ServerUnaryReactor* ClientServiceImpl::GetReport(grpc::CallbackServerContext*,
+grpc::ServerUnaryReactor* ClientServiceImpl::GetReport(grpc::CallbackServerContext* ctx,
                                                        const v1::ReportRequest* request,
                                                        v1::ReportResponse* response) {
+  if (absl::Status denied = Deny(ctx, "GetReport"); !denied.ok()) return Refuse(ctx, denied);
   return new BackgroundReactor([this, request, response]() -> absl::Status {
     LongReadSlots::Slot slot(&long_reads_);
     PTXB_RETURN_IF_ERROR(slot.status());
@@ -254,6 +259,7 @@ absl::StatusOr<v1::GetDefinitionsResponse> ClientServiceImpl::Definitions(
 grpc::ServerUnaryReactor* ClientServiceImpl::GetDefinitions(
     grpc::CallbackServerContext* ctx, const v1::GetDefinitionsRequest* request,
     v1::GetDefinitionsResponse* response) {
+  if (absl::Status denied = Deny(ctx, "GetDefinitions"); !denied.ok()) return Refuse(ctx, denied);
   grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
   absl::StatusOr<v1::GetDefinitionsResponse> result = Definitions(*request);
   if (result.ok()) *response = *std::move(result);

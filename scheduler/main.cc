@@ -11,18 +11,28 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "common/flags.h"
 #include "common/log.h"
 #include "dashboard/server.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/server_builder.h"
+#include "auth/server.h"
+#include "scheduler/access.h"
 #include "scheduler/dispatcher.h"
 #include "storage/checkpointer.h"
 #include "scheduler/reader.h"
 #include "scheduler/schema.h"
 #include "scheduler/service.h"
+#include "scheduler/tokens.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:50051", "address to serve on (port 0 picks one)");
+ABSL_FLAG(std::string, tls_cert, "", "TLS certificate chain (PEM) of the API; with --tls-key");
+ABSL_FLAG(std::string, tls_key, "", "TLS private key (PEM) of --tls-cert");
+ABSL_FLAG(std::string, tls_client_ca, "",
+          "require client certificates signed by this CA (PEM); needs --tls-cert");
+ABSL_FLAG(bool, insecure, false,
+          "allow plaintext on an address other than loopback (a network you trust)");
 ABSL_FLAG(std::string, data_dir, ".ptxbench", "folder of the database (ptxbench.db)");
 ABSL_FLAG(std::vector<std::string>, dataset, {},
           "extra FlashInfer-Trace dataset folders (comma-separated)");
@@ -56,8 +66,30 @@ int Main() {
   if (ec) return Fail(absl::StrCat("cannot create data dir ", dir.string(), ": ", ec.message()));
   const std::string db_path = (dir / "ptxbench.db").string();
 
+  const std::string listen = absl::GetFlag(FLAGS_listen);
+  absl::StatusOr<auth::ServerTls> tls = auth::LoadServerTls(
+      {absl::GetFlag(FLAGS_tls_cert), absl::GetFlag(FLAGS_tls_key),
+       absl::GetFlag(FLAGS_tls_client_ca)});
+  if (!tls.ok()) return Fail(std::string(tls.status().message()));
+  const bool insecure = absl::GetFlag(FLAGS_insecure);
+  if (absl::Status s = auth::CheckListenAddress("the API", listen, tls->tls(), insecure);
+      !s.ok()) {
+    return Fail(std::string(s.message()));
+  }
+
   absl::StatusOr<std::unique_ptr<storage::Database>> db = OpenSchedulerDatabase(db_path);
   if (!db.ok()) return Fail(std::string(db.status().message()));
+  // Tokens before anything serves: the admin token of the data directory,
+  // then every valid token into memory.
+  auth::Authenticator authenticator;
+  {
+    TokenStore tokens(db->get());
+    if (absl::Status s = EnsureAdminToken(tokens, dir.string(), absl::Now()); !s.ok()) {
+      return Fail(s.ToString());
+    }
+    if (absl::Status s = LoadTokens(tokens, authenticator); !s.ok()) return Fail(s.ToString());
+  }
+  const Access access(&authenticator);
   absl::StatusOr<std::unique_ptr<storage::Database>> read_db = OpenReadOnly(db_path);
   if (!read_db.ok()) return Fail(std::string(read_db.status().message()));
 
@@ -81,10 +113,12 @@ int Main() {
   storage::Checkpointer checkpointer(db_path, absl::Milliseconds(250));
   if (absl::Status s = checkpointer.Start(); !s.ok()) return Fail(s.ToString());
 
-  ExecutorServiceImpl executor_service(&dispatcher);
+  ExecutorServiceImpl executor_service(&dispatcher, &access);
   ClientServiceDeps deps;
   deps.dispatcher = &dispatcher;
   deps.reader = &reader;
+  deps.access = &access;
+  deps.authenticator = &authenticator;
   deps.definitions = definitions->get();
   deps.prompts = prompts->get();
   deps.limits.max_trajectories = absl::GetFlag(FLAGS_max_trajectories);
@@ -93,7 +127,7 @@ int Main() {
   grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(absl::GetFlag(FLAGS_listen), grpc::InsecureServerCredentials(), &port);
+  builder.AddListeningPort(listen, auth::ServerCredentials(*tls), &port);
   builder.SetMaxReceiveMessageSize(64 << 20);
   builder.SetMaxSendMessageSize(64 << 20);
   builder.RegisterService(&executor_service);
@@ -103,14 +137,21 @@ int Main() {
     return Fail(absl::StrCat("cannot listen on ", absl::GetFlag(FLAGS_listen),
                              " (address in use or invalid)"));
   }
-  // The live dashboard: it calls the client service in-process, with each
-  // signed-in user's token, so the same role checks apply. Its bound
-  // address goes to DATA_DIR/dashboard.addr (port 0 case), before
-  // scheduler.addr says the scheduler is up.
+  // The live dashboard (docs/DASHBOARD.md), with the API's certificate: it
+  // calls the client service in-process with each signed-in user's token, so
+  // the same role checks apply. Its bound address goes to
+  // DATA_DIR/dashboard.addr (port 0 case) before scheduler.addr says the
+  // scheduler is up.
   std::unique_ptr<dashboard::DashboardServer> web;
   if (const std::string http = absl::GetFlag(FLAGS_http_listen); !http.empty()) {
+    if (absl::Status s = auth::CheckListenAddress("the dashboard", http, tls->tls(), insecure);
+        !s.ok()) {
+      return Fail(std::string(s.message()));
+    }
     dashboard::DashboardOptions web_options;
     web_options.listen = http;
+    web_options.tls_cert_file = absl::GetFlag(FLAGS_tls_cert);
+    web_options.tls_key_file = absl::GetFlag(FLAGS_tls_key);
     grpc::ChannelArguments channel;
     channel.SetMaxReceiveMessageSize(64 << 20);
     web_options.scheduler = server->InProcessChannel(channel);
@@ -121,11 +162,19 @@ int Main() {
     std::ofstream((dir / "dashboard.addr").string()) << web->address() << "\n";
     LogInfo("dashboard", {{"url", web->url()}});
   }
-  std::string listen = absl::GetFlag(FLAGS_listen);
   std::string address = absl::StrCat(listen.substr(0, listen.rfind(':')), ":", port);
   // Tests and `ptxbench up` read the bound address from here (port 0 case).
   std::ofstream((dir / "scheduler.addr").string()) << address << "\n";
-  LogInfo("listening", {{"address", address}, {"database", db_path}});
+  LogInfo("listening", {{"address", address},
+                        {"database", db_path},
+                        {"tls", !tls->tls() ? "off"
+                                : tls->client_ca_pem.empty() ? "on"
+                                                             : "on, client certificates required"}});
+  if (!tls->tls() && !auth::IsLoopbackAddress(address)) {
+    LogWarning("serving plaintext beyond loopback (--insecure): tokens, prompts and results "
+               "cross the network unencrypted",
+               {{"address", address}});
+  }
 
   // SIGINT/SIGTERM: stop taking calls, let running ones finish, close.
   sigset_t signals;
@@ -171,7 +220,7 @@ int main(int argc, char** argv) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   absl::SetProgramUsageMessage(
-      "ptxbench-scheduler --listen HOST:PORT --data-dir DIR\n"
+      "ptxbench-scheduler --listen HOST:PORT --data-dir DIR [--tls-cert F --tls-key F]\n"
       "Owns the experiment database and serves the client and executor APIs.");
   ptxbench::DashedArgs args(argc, argv);
   absl::ParseCommandLine(args.argc(), args.argv());

@@ -104,6 +104,7 @@ TEST_F(MainDatabaseTest, ItsExperimentRunsToTheEnd) {
       worked = true;
       v1::CompleteRequest c;
       *c.mutable_lease() = (*task)->lease();
+      c.set_executor_id(executor);
       if ((*task)->kind() == v1::LLM) {
         c.mutable_llm()->set_text(kKernelAnswer);
         c.mutable_llm()->set_finish_reason("stop");

@@ -73,6 +73,7 @@ class ReportQueryTest : public CoreFixture {
         const Step& step = by_id.at((*task)->trajectory_id())->at((*task)->turn());
         v1::CompleteRequest c;
         *c.mutable_lease() = (*task)->lease();
+        c.set_executor_id(gateway);
         v1::LlmResponse* r = c.mutable_llm();
         r->set_text(step.kind == Step::kNoKernel ? "I cannot do it." : kKernelAnswer);
         r->set_finish_reason("stop");
@@ -93,6 +94,7 @@ class ReportQueryTest : public CoreFixture {
         if (step.kind == Step::kPending) continue;  // leased, never completed
         v1::CompleteRequest c;
         *c.mutable_lease() = (*task)->lease();
+        c.set_executor_id(worker);
         v1::EvalResult* r = c.mutable_eval();
         r->set_status(step.status);
         r->set_all_passed(step.status == v1::PASSED);

@@ -133,11 +133,27 @@ constexpr char kSchemaV3[] =
     "ALTER TABLE turns ADD COLUMN roofline REAL;"
     "ALTER TABLE turns ADD COLUMN eval_ms INTEGER;";
 
+// Version 4: tokens (stored as SHA-256 hashes only; auth/token.h) and the
+// token each executor registered under, which alone may use its leases.
+// Executors registered before version 4 have owner '' and are claimed by the
+// first token that registers them again.
+constexpr char kSchemaV4[] = R"sql(
+CREATE TABLE tokens(
+  name TEXT PRIMARY KEY,
+  role INTEGER NOT NULL,
+  hash TEXT NOT NULL UNIQUE,
+  created_ms INTEGER NOT NULL,
+  revoked_ms INTEGER NOT NULL DEFAULT 0,
+  created_by TEXT NOT NULL DEFAULT ''
+) WITHOUT ROWID;
+ALTER TABLE executors ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+)sql";
+
 std::vector<storage::Migration> Migrations() {
   static const std::string* v1 = new std::string(
       absl::StrCat(kSchemaV1, LiveTaskIndexSql(), kSchemaV1Executors, storage::kBlobTableSql,
                    ";\n", storage::kEventTableSql, ";\n"));
-  return {{1, v1->c_str()}, {2, kSchemaV2}, {3, kSchemaV3}};
+  return {{1, v1->c_str()}, {2, kSchemaV2}, {3, kSchemaV3}, {4, kSchemaV4}};
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
 #include "scheduler/extract.h"
+#include "scheduler/unary.h"
 
 namespace ptxbench::scheduler {
 
@@ -19,30 +20,6 @@ namespace v1 = ::ptxbench::v1;
 constexpr int kOneOffEvalPriority = 10;
 
 namespace {
-
-// Runs `fn` on the dispatcher; `fill` copies its value into the response;
-// the RPC finishes after the transition committed.
-template <typename T, typename Response>
-grpc::ServerUnaryReactor* Dispatch(grpc::CallbackServerContext* ctx, Dispatcher* dispatcher,
-                                   Response* response, std::function<absl::StatusOr<T>(Core&)> fn,
-                                   std::function<void(T&, Response*)> fill) {
-  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
-  dispatcher->Run<T>(std::move(fn), [reactor, response, fill](absl::StatusOr<T> result) {
-    if (result.ok()) fill(*result, response);
-    reactor->Finish(ToGrpcStatus(result.status()));
-  });
-  return reactor;
-}
-
-// Answers at once from a query's result.
-template <typename T, typename Response>
-grpc::ServerUnaryReactor* Answer(grpc::CallbackServerContext* ctx, absl::StatusOr<T> result,
-                                 Response* response, std::function<void(T&, Response*)> fill) {
-  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
-  if (result.ok()) fill(*result, response);
-  reactor->Finish(ToGrpcStatus(result.status()));
-  return reactor;
-}
 
 // A Lease whose caller may go away while it is parked: OnCancel tells the
 // dispatcher to drop the waiter instead of granting it a task nobody reads.
@@ -62,16 +39,24 @@ class LeaseReactor final : public grpc::ServerUnaryReactor {
 grpc::ServerUnaryReactor* ExecutorServiceImpl::Register(grpc::CallbackServerContext* ctx,
                                                         const v1::RegisterRequest* request,
                                                         v1::RegisterResponse* response) {
+  absl::StatusOr<auth::Principal> who = access_->Check(ctx, "Register");
+  if (!who.ok()) return Refuse(ctx, who.status());
+  if (absl::Status kind = Access::CheckExecutorKind(*who, request->kind()); !kind.ok()) {
+    return Refuse(ctx, kind);
+  }
   return Dispatch<v1::RegisterResponse, v1::RegisterResponse>(
-      ctx, dispatcher_, response, [request](Core& core) { return core.Register(*request); },
+      ctx, dispatcher_, response,
+      [request, owner = who->name](Core& core) { return core.Register(*request, owner); },
       [](v1::RegisterResponse& r, v1::RegisterResponse* out) { *out = std::move(r); });
 }
 
 grpc::ServerUnaryReactor* ExecutorServiceImpl::Lease(grpc::CallbackServerContext* ctx,
                                                      const v1::LeaseRequest* request,
                                                      v1::LeaseResponse* response) {
+  absl::StatusOr<auth::Principal> who = access_->Check(ctx, "Lease");
+  if (!who.ok()) return Refuse(ctx, who.status());
   auto* reactor = new LeaseReactor();
-  dispatcher_->Lease(*request, reactor->cancelled(),
+  dispatcher_->Lease(*request, who->name, reactor->cancelled(),
                      [reactor, response](absl::StatusOr<v1::LeaseResponse> result) {
                        if (result.ok()) *response = std::move(*result);
                        reactor->Finish(ToGrpcStatus(result.status()));
@@ -82,9 +67,12 @@ grpc::ServerUnaryReactor* ExecutorServiceImpl::Lease(grpc::CallbackServerContext
 grpc::ServerUnaryReactor* ExecutorServiceImpl::Heartbeat(grpc::CallbackServerContext* ctx,
                                                          const v1::HeartbeatRequest* request,
                                                          v1::HeartbeatResponse* response) {
+  absl::StatusOr<auth::Principal> who = access_->Check(ctx, "Heartbeat");
+  if (!who.ok()) return Refuse(ctx, who.status());
   return Dispatch<v1::HeartbeatResponse, v1::HeartbeatResponse>(
       ctx, dispatcher_, response,
-      [request](Core& core) -> absl::StatusOr<v1::HeartbeatResponse> {
+      [request, owner = who->name](Core& core) -> absl::StatusOr<v1::HeartbeatResponse> {
+        PTXB_RETURN_IF_ERROR(core.CheckOwner(request->executor_id(), owner));
         return core.Heartbeat(*request);
       },
       [](v1::HeartbeatResponse& r, v1::HeartbeatResponse* out) { *out = std::move(r); });
@@ -93,9 +81,12 @@ grpc::ServerUnaryReactor* ExecutorServiceImpl::Heartbeat(grpc::CallbackServerCon
 grpc::ServerUnaryReactor* ExecutorServiceImpl::Complete(grpc::CallbackServerContext* ctx,
                                                         const v1::CompleteRequest* request,
                                                         v1::CompleteResponse* response) {
+  absl::StatusOr<auth::Principal> who = access_->Check(ctx, "Complete");
+  if (!who.ok()) return Refuse(ctx, who.status());
   return Dispatch<bool, v1::CompleteResponse>(
       ctx, dispatcher_, response,
-      [request](Core& core) -> absl::StatusOr<bool> {
+      [request, owner = who->name](Core& core) -> absl::StatusOr<bool> {
+        PTXB_RETURN_IF_ERROR(core.CheckOwner(request->executor_id(), owner));
         absl::Status status = core.Complete(*request);
         if (!status.ok()) return status;
         return true;
@@ -106,6 +97,7 @@ grpc::ServerUnaryReactor* ExecutorServiceImpl::Complete(grpc::CallbackServerCont
 grpc::ServerUnaryReactor* ClientServiceImpl::SubmitExperiment(
     grpc::CallbackServerContext* ctx, const v1::SubmitExperimentRequest* request,
     v1::SubmitExperimentResponse* response) {
+  if (absl::Status denied = Deny(ctx, "SubmitExperiment"); !denied.ok()) return Refuse(ctx, denied);
   SpecInput input{request->spec_json(),
                   request->spec_path().empty() ? "<spec>" : request->spec_path(),
                   request->name(), request->definition(), request->model(), request->eval(),
@@ -173,6 +165,7 @@ absl::StatusOr<std::shared_ptr<RenderedPrompts>> ClientServiceImpl::RenderPrompt
 grpc::ServerUnaryReactor* ClientServiceImpl::SubmitEval(grpc::CallbackServerContext* ctx,
                                                         const v1::SubmitEvalRequest* request,
                                                         v1::SubmitEvalResponse* response) {
+  if (absl::Status denied = Deny(ctx, "SubmitEval"); !denied.ok()) return Refuse(ctx, denied);
   const v1::EvalRequest& e = request->eval();
   auto refuse = [&](absl::Status status) {
     return Answer<bool, v1::SubmitEvalResponse>(ctx, std::move(status), response,
@@ -228,6 +221,7 @@ grpc::ServerUnaryReactor* ClientServiceImpl::SubmitEval(grpc::CallbackServerCont
 grpc::ServerUnaryReactor* ClientServiceImpl::GetExperiment(
     grpc::CallbackServerContext* ctx, const v1::GetExperimentRequest* request,
     v1::GetExperimentResponse* response) {
+  if (absl::Status denied = Deny(ctx, "GetExperiment"); !denied.ok()) return Refuse(ctx, denied);
   return Answer<v1::GetExperimentResponse, v1::GetExperimentResponse>(
       ctx, deps_.reader->GetExperiment(request->experiment_id()), response,
       [](v1::GetExperimentResponse& r, v1::GetExperimentResponse* out) { *out = std::move(r); });
@@ -236,6 +230,7 @@ grpc::ServerUnaryReactor* ClientServiceImpl::GetExperiment(
 grpc::ServerUnaryReactor* ClientServiceImpl::ListExperiments(
     grpc::CallbackServerContext* ctx, const v1::ListExperimentsRequest*,
     v1::ListExperimentsResponse* response) {
+  if (absl::Status denied = Deny(ctx, "ListExperiments"); !denied.ok()) return Refuse(ctx, denied);
   return Answer<v1::ListExperimentsResponse, v1::ListExperimentsResponse>(
       ctx, deps_.reader->ListExperiments(), response,
       [](v1::ListExperimentsResponse& r, v1::ListExperimentsResponse* out) { *out = std::move(r); });
@@ -244,6 +239,7 @@ grpc::ServerUnaryReactor* ClientServiceImpl::ListExperiments(
 grpc::ServerUnaryReactor* ClientServiceImpl::ListTrajectories(
     grpc::CallbackServerContext* ctx, const v1::ListTrajectoriesRequest* request,
     v1::ListTrajectoriesResponse* response) {
+  if (absl::Status denied = Deny(ctx, "ListTrajectories"); !denied.ok()) return Refuse(ctx, denied);
   return Answer<v1::ListTrajectoriesResponse, v1::ListTrajectoriesResponse>(
       ctx, deps_.reader->ListTrajectories(*request), response,
       [](v1::ListTrajectoriesResponse& r, v1::ListTrajectoriesResponse* out) {
@@ -254,6 +250,7 @@ grpc::ServerUnaryReactor* ClientServiceImpl::ListTrajectories(
 grpc::ServerUnaryReactor* ClientServiceImpl::GetTrajectory(
     grpc::CallbackServerContext* ctx, const v1::GetTrajectoryRequest* request,
     v1::GetTrajectoryResponse* response) {
+  if (absl::Status denied = Deny(ctx, "GetTrajectory"); !denied.ok()) return Refuse(ctx, denied);
   return Answer<v1::Trajectory, v1::GetTrajectoryResponse>(
       ctx, deps_.reader->GetTrajectory(request->trajectory_id()), response,
       [](v1::Trajectory& t, v1::GetTrajectoryResponse* out) {
@@ -264,6 +261,7 @@ grpc::ServerUnaryReactor* ClientServiceImpl::GetTrajectory(
 grpc::ServerUnaryReactor* ClientServiceImpl::Cancel(grpc::CallbackServerContext* ctx,
                                                     const v1::CancelRequest* request,
                                                     v1::CancelResponse* response) {
+  if (absl::Status denied = Deny(ctx, "Cancel"); !denied.ok()) return Refuse(ctx, denied);
   v1::CancelRequest req = *request;
   return Dispatch<int64_t, v1::CancelResponse>(
       ctx, deps_.dispatcher, response,
@@ -278,6 +276,7 @@ grpc::ServerUnaryReactor* ClientServiceImpl::Cancel(grpc::CallbackServerContext*
 grpc::ServerUnaryReactor* ClientServiceImpl::Retry(grpc::CallbackServerContext* ctx,
                                                    const v1::RetryRequest* request,
                                                    v1::RetryResponse* response) {
+  if (absl::Status denied = Deny(ctx, "Retry"); !denied.ok()) return Refuse(ctx, denied);
   v1::RetryRequest req = *request;
   return Dispatch<int64_t, v1::RetryResponse>(
       ctx, deps_.dispatcher, response,
@@ -288,6 +287,7 @@ grpc::ServerUnaryReactor* ClientServiceImpl::Retry(grpc::CallbackServerContext* 
 grpc::ServerUnaryReactor* ClientServiceImpl::Extend(grpc::CallbackServerContext* ctx,
                                                     const v1::ExtendRequest* request,
                                                     v1::ExtendResponse* response) {
+  if (absl::Status denied = Deny(ctx, "Extend"); !denied.ok()) return Refuse(ctx, denied);
   v1::ExtendRequest req = *request;
   return Dispatch<int64_t, v1::ExtendResponse>(
       ctx, deps_.dispatcher, response,
@@ -298,6 +298,7 @@ grpc::ServerUnaryReactor* ClientServiceImpl::Extend(grpc::CallbackServerContext*
 grpc::ServerUnaryReactor* ClientServiceImpl::ListExecutors(
     grpc::CallbackServerContext* ctx, const v1::ListExecutorsRequest*,
     v1::ListExecutorsResponse* response) {
+  if (absl::Status denied = Deny(ctx, "ListExecutors"); !denied.ok()) return Refuse(ctx, denied);
   using List = std::vector<v1::ExecutorInfo>;
   return Dispatch<List, v1::ListExecutorsResponse>(
       ctx, deps_.dispatcher, response,
@@ -310,6 +311,7 @@ grpc::ServerUnaryReactor* ClientServiceImpl::ListExecutors(
 grpc::ServerUnaryReactor* ClientServiceImpl::Drain(grpc::CallbackServerContext* ctx,
                                                    const v1::DrainRequest* request,
                                                    v1::DrainResponse* response) {
+  if (absl::Status denied = Deny(ctx, "Drain"); !denied.ok()) return Refuse(ctx, denied);
   std::string id = request->executor_id();
   return Dispatch<bool, v1::DrainResponse>(
       ctx, deps_.dispatcher, response,

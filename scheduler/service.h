@@ -1,8 +1,9 @@
 #ifndef PTXBENCH_SCHEDULER_SERVICE_H_
 #define PTXBENCH_SCHEDULER_SERVICE_H_
 
-// The gRPC edge of the scheduler (callback API). These classes only convert
-// proto <-> domain calls and absl::Status -> grpc::Status; the logic lives in
+// The gRPC edge of the scheduler (callback API). These classes check who
+// calls (scheduler/access.h: every handler's first step) and convert proto
+// <-> domain calls and absl::Status -> grpc::Status; the logic lives in
 // Dispatcher/Core (writes) and Reader (queries).
 
 #include <memory>
@@ -10,6 +11,7 @@
 #include "ptxbench/v1/client.grpc.pb.h"
 #include "ptxbench/v1/executor.grpc.pb.h"
 #include "prompts/prompts.h"
+#include "scheduler/access.h"
 #include "scheduler/dispatcher.h"
 #include "scheduler/reader.h"
 #include "scheduler/spec.h"
@@ -19,7 +21,9 @@ namespace ptxbench::scheduler {
 
 class ExecutorServiceImpl final : public ptxbench::v1::ExecutorService::CallbackService {
  public:
-  explicit ExecutorServiceImpl(Dispatcher* dispatcher) : dispatcher_(dispatcher) {}
+  // Neither is owned; both must outlive the service.
+  ExecutorServiceImpl(Dispatcher* dispatcher, const Access* access)
+      : dispatcher_(dispatcher), access_(access) {}
 
   grpc::ServerUnaryReactor* Register(grpc::CallbackServerContext* ctx,
                                      const ptxbench::v1::RegisterRequest* request,
@@ -36,12 +40,16 @@ class ExecutorServiceImpl final : public ptxbench::v1::ExecutorService::Callback
 
  private:
   Dispatcher* dispatcher_;
+  const Access* access_;
 };
 
 // What the client service needs besides the dispatcher. Not owned.
 struct ClientServiceDeps {
   Dispatcher* dispatcher = nullptr;
   Reader* reader = nullptr;
+  const Access* access = nullptr;
+  // Told of every token created and revoked.
+  auth::Authenticator* authenticator = nullptr;
   const workloads::DefinitionRegistry* definitions = nullptr;
   const PromptRegistry* prompts = nullptr;
   SpecLimits limits;
@@ -120,8 +128,26 @@ class ClientServiceImpl final : public ptxbench::v1::ClientService::CallbackServ
   grpc::ServerUnaryReactor* Drain(grpc::CallbackServerContext* ctx,
                                   const ptxbench::v1::DrainRequest* request,
                                   ptxbench::v1::DrainResponse* response) override;
+  // tokens.cc
+  grpc::ServerUnaryReactor* WhoAmI(grpc::CallbackServerContext* ctx,
+                                   const ptxbench::v1::WhoAmIRequest* request,
+                                   ptxbench::v1::WhoAmIResponse* response) override;
+  grpc::ServerUnaryReactor* CreateToken(grpc::CallbackServerContext* ctx,
+                                        const ptxbench::v1::CreateTokenRequest* request,
+                                        ptxbench::v1::CreateTokenResponse* response) override;
+  grpc::ServerUnaryReactor* ListTokens(grpc::CallbackServerContext* ctx,
+                                       const ptxbench::v1::ListTokensRequest* request,
+                                       ptxbench::v1::ListTokensResponse* response) override;
+  grpc::ServerUnaryReactor* RevokeToken(grpc::CallbackServerContext* ctx,
+                                        const ptxbench::v1::RevokeTokenRequest* request,
+                                        ptxbench::v1::RevokeTokenResponse* response) override;
 
  private:
+  // Why the caller may not call `method`, or OK (Access::Check).
+  absl::Status Deny(const grpc::CallbackServerContext* ctx, absl::string_view method) const {
+    return deps_.access->Check(ctx, method).status();
+  }
+
   // Every prompt of `x`, rendered here, off the writer thread.
   absl::StatusOr<std::shared_ptr<RenderedPrompts>> RenderPrompts(const ExpandedExperiment& x) const;
 

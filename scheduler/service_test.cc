@@ -5,11 +5,8 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
-#include "common/clock.h"
-#include "grpcpp/create_channel.h"
-#include "grpcpp/server_builder.h"
 #include "gtest/gtest.h"
-#include "scheduler/schema.h"
+#include "scheduler/service_fixture.h"
 
 namespace ptxbench::scheduler {
 namespace {
@@ -21,51 +18,8 @@ constexpr char kSpec[] = R"({
   "prompt_tags": ["ptxb-no-hint"], "samples": 2, "num_turns": 2, "target_speedup": 1.5
 })";
 
-class ServiceTest : public ::testing::Test {
+class ServiceTest : public ServiceFixture {
  protected:
-  void SetUp() override {
-    dir_ = ::testing::TempDir() + "/svc_" + std::to_string(::getpid()) + "_" +
-           ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    std::filesystem::create_directories(dir_);
-    const std::string path = dir_ + "/ptxbench.db";
-    std::filesystem::remove(path);
-    auto db = OpenSchedulerDatabase(path);
-    ASSERT_TRUE(db.ok()) << db.status();
-    DispatcherOptions options;
-    options.core.lease_ttl = absl::Seconds(30);
-    dispatcher_ = std::make_unique<Dispatcher>(*std::move(db), Clock::Real(), options);
-    ASSERT_TRUE(dispatcher_->Start().ok());
-    auto read_db = OpenReadOnly(path);
-    ASSERT_TRUE(read_db.ok());
-    reader_ = std::make_unique<Reader>(*std::move(read_db));
-    auto defs = workloads::DefinitionRegistry::Load({});
-    ASSERT_TRUE(defs.ok()) << defs.status();
-    definitions_ = *std::move(defs);
-    auto prompts = PromptRegistry::Load(PromptRegistry::BundledRoot());
-    ASSERT_TRUE(prompts.ok()) << prompts.status();
-    prompts_ = *std::move(prompts);
-
-    executor_service_ = std::make_unique<ExecutorServiceImpl>(dispatcher_.get());
-    ClientServiceDeps deps{dispatcher_.get(), reader_.get(), definitions_.get(), prompts_.get(), {}};
-    client_service_ = std::make_unique<ClientServiceImpl>(deps);
-    grpc::ServerBuilder builder;
-    int port = 0;
-    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
-    builder.RegisterService(executor_service_.get());
-    builder.RegisterService(client_service_.get());
-    server_ = builder.BuildAndStart();
-    ASSERT_NE(port, 0);
-    auto channel = grpc::CreateChannel(absl::StrCat("127.0.0.1:", port),
-                                       grpc::InsecureChannelCredentials());
-    client_ = v1::ClientService::NewStub(channel);
-    executor_ = v1::ExecutorService::NewStub(channel);
-  }
-
-  void TearDown() override {
-    server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
-    dispatcher_->Stop();
-  }
-
   std::string Register(v1::ExecutorKind kind) {
     grpc::ClientContext ctx;
     v1::RegisterRequest req;
@@ -97,17 +51,6 @@ class ServiceTest : public ::testing::Test {
     EXPECT_TRUE(executor_->Lease(&ctx, req, &resp).ok());
     return resp;
   }
-
-  std::string dir_;
-  std::unique_ptr<Dispatcher> dispatcher_;
-  std::unique_ptr<Reader> reader_;
-  std::unique_ptr<workloads::DefinitionRegistry> definitions_;
-  std::unique_ptr<PromptRegistry> prompts_;
-  std::unique_ptr<ExecutorServiceImpl> executor_service_;
-  std::unique_ptr<ClientServiceImpl> client_service_;
-  std::unique_ptr<grpc::Server> server_;
-  std::unique_ptr<v1::ClientService::Stub> client_;
-  std::unique_ptr<v1::ExecutorService::Stub> executor_;
 };
 
 TEST_F(ServiceTest, SubmitValidatesAndIsIdempotent) {

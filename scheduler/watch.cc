@@ -6,6 +6,7 @@
 #include "absl/time/time.h"
 #include "common/grpc_status.h"
 #include "scheduler/service.h"
+#include "scheduler/unary.h"
 #include "scheduler/stream_reactor.h"
 
 namespace ptxbench::scheduler {
@@ -68,7 +69,10 @@ class WatchReactor final : public ThreadedWriteReactor<v1::WatchExperimentRespon
 }  // namespace
 
 grpc::ServerWriteReactor<v1::WatchExperimentResponse>* ClientServiceImpl::WatchExperiment(
-    grpc::CallbackServerContext*, const v1::WatchExperimentRequest* request) {
+    grpc::CallbackServerContext* ctx, const v1::WatchExperimentRequest* request) {
+  if (absl::Status denied = Deny(ctx, "WatchExperiment"); !denied.ok()) {
+    return new RefusedStream<v1::WatchExperimentResponse>(denied);
+  }
   return new WatchReactor(deps_.reader, *request);
 }
 

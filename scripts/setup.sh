@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ pkg-config libssl-dev
+  openssl  # scripts/make_certs.sh: the TLS tests' CA and certificates
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
   libsqlite3-dev libgtest-dev libgmock-dev nlohmann-json3-dev libcurl4-openssl-dev
   libbenchmark-dev libzstd-dev libcpp-httplib-dev libseccomp-dev

@@ -56,7 +56,8 @@ bool Cluster::StartScheduler(const std::vector<std::string>& extra) {
 }
 
 process::Process& Cluster::AddWorker(const std::vector<std::string>& extra) {
-  std::vector<std::string> argv = {Binary(PTXB_WORKER_BIN), "--scheduler", address(), "--simulate"};
+  std::vector<std::string> argv = {Binary(PTXB_WORKER_BIN), "--scheduler", address(),
+                                   "--token-file", TokenFile(), "--simulate"};
   argv.insert(argv.end(), extra.begin(), extra.end());
   executors_.push_back(std::make_unique<process::Process>(
       SpawnLogged(argv, absl::StrCat(dir_, "/worker", next_executor_++, ".log"))));
@@ -64,7 +65,8 @@ process::Process& Cluster::AddWorker(const std::vector<std::string>& extra) {
 }
 
 process::Process& Cluster::AddRealWorker(const std::vector<std::string>& extra) {
-  std::vector<std::string> argv = {Binary(PTXB_WORKER_BIN), "--scheduler", address(), "--cache-dir",
+  std::vector<std::string> argv = {Binary(PTXB_WORKER_BIN), "--scheduler", address(),
+                                   "--token-file", TokenFile(), "--cache-dir",
                                    dir_ + "/build-cache"};
   argv.insert(argv.end(), extra.begin(), extra.end());
   executors_.push_back(std::make_unique<process::Process>(
@@ -79,7 +81,8 @@ process::Process& Cluster::AddGateway(const std::vector<std::string>& extra) {
 }
 
 process::Process& Cluster::AddRealGateway(const std::vector<std::string>& extra) {
-  std::vector<std::string> argv = {Binary(PTXB_GATEWAY_BIN), "--scheduler", address()};
+  std::vector<std::string> argv = {Binary(PTXB_GATEWAY_BIN), "--scheduler", address(),
+                                   "--token-file", TokenFile()};
   argv.insert(argv.end(), extra.begin(), extra.end());
   executors_.push_back(std::make_unique<process::Process>(
       SpawnLogged(argv, absl::StrCat(dir_, "/gateway", next_executor_++, ".log"))));
@@ -87,8 +90,11 @@ process::Process& Cluster::AddRealGateway(const std::vector<std::string>& extra)
 }
 
 CommandResult Cluster::Cli(const std::vector<std::string>& args, bool merge_stderr) const {
-  std::vector<std::string> argv = {Binary(PTXB_CLI_BIN), "--scheduler", address()};
+  // The CLI finds the admin token in the data directory, as a user's does.
+  std::vector<std::string> argv = {Binary(PTXB_CLI_BIN), "--scheduler", address(), "--data-dir",
+                                   dir_};
   argv.insert(argv.end(), args.begin(), args.end());
+  argv.insert(argv.end(), cli_flags_.begin(), cli_flags_.end());
   return RunCommand(argv, merge_stderr);
 }
 

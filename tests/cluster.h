@@ -23,6 +23,9 @@ class Cluster {
 
   const std::string& dir() const { return dir_; }
   std::string address() const;
+  // The scheduler's admin token file (written at its first start); the
+  // executors started here carry it.
+  std::string TokenFile() const { return dir_ + "/admin.token"; }
 
   // Starts (or restarts, on the same database and port) the scheduler and
   // waits until it serves. Extra flags are appended.
@@ -35,9 +38,11 @@ class Cluster {
   // A gateway calling real providers (tests point it at fake servers).
   process::Process& AddRealGateway(const std::vector<std::string>& extra = {});
 
-  // `ptxbench --scheduler ADDR args...`; its stderr in `out` too when
-  // `merge_stderr` (else it goes to the test's).
+  // `ptxbench --scheduler ADDR args... flags...`, with the flags given to
+  // SetCliFlags (TLS); its stderr in `out` too when `merge_stderr` (else it
+  // goes to the test's).
   CommandResult Cli(const std::vector<std::string>& args, bool merge_stderr = false) const;
+  void SetCliFlags(std::vector<std::string> flags) { cli_flags_ = std::move(flags); }
   // Writes `text` to DIR/<file> (creating folders) and returns the path.
   std::string WriteFile(const std::string& file, const std::string& text) const;
   // Submits a spec file; returns the experiment id ("" on failure).
@@ -58,6 +63,7 @@ class Cluster {
   process::Process scheduler_;
   std::vector<std::unique_ptr<process::Process>> executors_;
   int next_executor_ = 0;
+  std::vector<std::string> cli_flags_;
 };
 
 }  // namespace ptxbench::testing

@@ -28,17 +28,16 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
+#include "auth/channel.h"
 #include "common/file.h"
 #include "common/grpc_status.h"
 #include "gmock/gmock.h"
-#include "grpcpp/create_channel.h"
-#include "grpcpp/security/credentials.h"
 #include "gtest/gtest.h"
 #include "ptxbench/v1/client.grpc.pb.h"
 #include "report/testing/chromium.h"
 #include "dashboard/scheduler_calls.h"
 #include "testing/cdp.h"
-#include "testing/tls_certs.h"
+#include "testing/tls.h"
 #include "tests/cluster.h"
 
 namespace ptxbench::testing {
@@ -56,14 +55,6 @@ std::string Spec(const std::string& name) {
   return absl::StrCat(R"({"name": ")", name, R"(", "definitions": ["gemm_n7168_k5120"],
     "models": ["sim-model-a", "sim-model-b"], "prompt_tags": ["ptxb-basic"],
     "samples": 3, "num_turns": 3, "target_speedup": 1.0})");
-}
-
-// The scheduler's ClientService over TLS, trusting the test's CA.
-std::shared_ptr<grpc::Channel> SchedulerChannel(const std::string& address,
-                                                const std::string& ca_cert) {
-  grpc::SslCredentialsOptions tls;
-  tls.pem_root_certs = ReadFile(ca_cert).value_or("");
-  return grpc::CreateChannel(address, grpc::SslCredentials(tls));
 }
 
 // The test's state, shared by its steps.
@@ -302,17 +293,20 @@ TEST(DashboardBrowserTest, SignInFollowAnExperimentAndBeRefusedItsCancel) {
                     "set PTXB_CHROMIUM";
   }
   Cluster c("dashboard_browser");
-  auto certs = MakeTestCertificates(c.dir());
+  auto certs = MakeTestCertificates(c.dir() + "/tls");
   ASSERT_TRUE(certs.ok()) << certs.status();
   ASSERT_TRUE(c.StartScheduler({"--http-listen", "127.0.0.1:0", "--tls-cert", certs->server_cert,
                                 "--tls-key", certs->server_key}))
       << c.SchedulerLogTail();
+  c.SetCliFlags({"--tls-ca", certs->ca});
   absl::StatusOr<std::string> address = ReadFile(c.dir() + "/dashboard.addr");
   ASSERT_TRUE(address.ok()) << address.status() << c.SchedulerLogTail();
   absl::StatusOr<std::string> admin = ReadFile(c.dir() + "/admin.token");
   ASSERT_TRUE(admin.ok()) << admin.status();
   const std::string admin_token(absl::StripAsciiWhitespace(*admin));
-  dashboard::SchedulerCalls api(SchedulerChannel(c.address(), certs->ca_cert), absl::Seconds(30));
+  auth::ChannelSecurity tls;
+  tls.ca_pem = ReadFile(certs->ca).value_or("");
+  dashboard::SchedulerCalls api(auth::NewChannel(c.address(), tls), absl::Seconds(30));
   v1::CreateTokenRequest create;
   create.set_role(v1::ROLE_READ);
   create.set_name("dashboard-viewer");
@@ -321,7 +315,7 @@ TEST(DashboardBrowserTest, SignInFollowAnExperimentAndBeRefusedItsCancel) {
 
   chromium.work_dir = c.dir() + "/chromium";
   chromium.window_width = 1280;
-  chromium.window_height = 1000;
+  chromium.window_height = 1500;
   std::filesystem::create_directories(chromium.work_dir);
   // The throwaway CA is not the browser's: its certificate is taken as it
   // is, while the connection, and so the Secure cookie, is still TLS.
@@ -338,8 +332,8 @@ TEST(DashboardBrowserTest, SignInFollowAnExperimentAndBeRefusedItsCancel) {
   CheckNewExperimentAppears(f);
   ASSERT_FALSE(HasFatalFailure());
   // The worker is quick; the gateway slow enough that its calls are seen.
-  c.AddWorker({"--latency-ms", "200", "--seed", "1"});
-  c.AddGateway({"--latency-ms", "1500", "--slots", "2", "--seed", "7"});
+  c.AddWorker({"--tls-ca", certs->ca, "--latency-ms", "200", "--seed", "1"});
+  c.AddGateway({"--tls-ca", certs->ca, "--latency-ms", "1500", "--slots", "2", "--seed", "7"});
   CheckExecutors(f);
   CheckExperimentLiveAndCancelRefused(f);
   CheckFinishedPages(f);

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "auth/channel.h"
+#include "auth/token.h"
 #include "absl/strings/str_split.h"
 #include "grpcpp/create_channel.h"
 #include "gtest/gtest.h"
@@ -247,16 +249,17 @@ TEST(EndToEndTest, WorkerKilledHoldingALeaseIsReplacedAndItsLateReportRejected) 
   ASSERT_FALSE(exp.empty());
 
   // Wait until the slow worker holds the evaluation lease.
-  std::string task_id, lease_id;
+  std::string task_id, lease_id, holder;
   for (int i = 0; i < 400 && lease_id.empty(); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     auto db = c.OpenDatabase();
-    auto s = db->Prepare(absl::StrCat("SELECT rowid, lease_id FROM tasks WHERE kind = ",
+    auto s = db->Prepare(absl::StrCat("SELECT rowid, lease_id, executor FROM tasks WHERE kind = ",
                                       SqlValue(StepKind::kEval), " AND state = ",
                                       SqlValue(TaskState::kLeased)));
     if (s.ok() && *s->Step()) {
       task_id = absl::StrCat("tk_", s->ColumnInt64(0));
       lease_id = s->ColumnText(1);
+      holder = s->ColumnText(2);
     }
   }
   ASSERT_FALSE(lease_id.empty()) << c.SchedulerLogTail();
@@ -272,10 +275,11 @@ TEST(EndToEndTest, WorkerKilledHoldingALeaseIsReplacedAndItsLateReportRejected) 
   EXPECT_EQ(c.QueryInt("SELECT count(*) FROM events WHERE kind = 'task.expired'"), 1);
 
   // The dead worker's report, arriving late under the old lease, is refused.
-  auto stub = ptxbench::v1::ExecutorService::NewStub(
-      grpc::CreateChannel(c.address(), grpc::InsecureChannelCredentials()));
+  auto stub = ptxbench::v1::ExecutorService::NewStub(auth::NewChannel(
+      c.address(), {auth::ReadTokenFile(c.TokenFile()).value_or(""), "", "", ""}));
   grpc::ClientContext ctx;
   ptxbench::v1::CompleteRequest late;
+  late.set_executor_id(holder);
   late.mutable_lease()->set_task_id(task_id);
   late.mutable_lease()->set_lease_id(lease_id);
   late.mutable_eval()->set_status(ptxbench::v1::PASSED);

@@ -94,7 +94,7 @@ TEST(BadInputTest, InvalidSpecsCreateNothing) {
   for (const Case& k : cases) {
     std::string path = c.WriteFile("bad.json", k.spec);
     CommandResult r = RunCommand(
-        {PTXB_CLI_BIN, "--scheduler", c.address(), "submit", path}, /*merge_stderr=*/true);
+        {PTXB_CLI_BIN, "--scheduler", c.address(), "--data-dir", c.dir(), "submit", path}, /*merge_stderr=*/true);
     EXPECT_EQ(r.exit_code, 1) << k.spec;
     EXPECT_TRUE(absl::StrContains(r.out, k.expect)) << r.out;
     EXPECT_TRUE(absl::StrContains(r.out, "bad.json")) << "names the file: " << r.out;
@@ -111,7 +111,7 @@ TEST(BadInputTest, InvalidSpecsCreateNothing) {
   std::string other = c.WriteFile("other.json", R"({"name": "dup", "models": ["m"],
       "definitions": ["gemm_n7168_k5120"], "prompt_tags": ["ptxb-no-hint"], "samples": 3,
       "num_turns": 1, "target_speedup": 1})");
-  CommandResult dup = RunCommand({PTXB_CLI_BIN, "--scheduler", c.address(), "submit", other},
+  CommandResult dup = RunCommand({PTXB_CLI_BIN, "--scheduler", c.address(), "--data-dir", c.dir(), "submit", other},
                                  /*merge_stderr=*/true);
   EXPECT_EQ(dup.exit_code, 1);
   EXPECT_TRUE(absl::StrContains(dup.out, "already exists")) << dup.out;
@@ -132,7 +132,7 @@ TEST(BadInputTest, ADefinitionNoWorkerCanEvaluateIsRefusedAtSubmit) {
   const std::string spec = c.WriteFile("rms.json", R"({"name": "rms", "models": ["m"],
       "definitions": ["rmsnorm_h4096"], "prompt_tags": ["ptxb-no-hint"], "samples": 1,
       "num_turns": 1, "target_speedup": 1})");
-  CommandResult r = RunCommand({PTXB_CLI_BIN, "--scheduler", c.address(), "submit", spec},
+  CommandResult r = RunCommand({PTXB_CLI_BIN, "--scheduler", c.address(), "--data-dir", c.dir(), "submit", spec},
                                /*merge_stderr=*/true);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_TRUE(absl::StrContains(

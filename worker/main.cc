@@ -16,6 +16,7 @@
 #include "absl/flags/flag.h"
 #include "common/log.h"
 #include "executor/command_line.h"
+#include "executor/connection_flags.h"
 #include "executor/executor_runner.h"
 #include "executor/signals.h"
 #include "common/data_dir.h"
@@ -214,6 +215,7 @@ int RunRealWorker() {
 
   ptxbench::executor::ExecutorRunner::Options runner_options;
   runner_options.scheduler_address = scheduler;
+  runner_options.security = ptxbench::executor::ConnectionSecurityOrExit("ptxbench-worker");
   runner_options.kind = ptxbench::v1::WORKER;
   runner_options.name = name;
   runner_options.capabilities = ptxbench::worker::GpuWorkerCapabilities(gpus, slots);
@@ -284,6 +286,7 @@ int main(int argc, char** argv) {
 
   ptxbench::executor::ExecutorRunner::Options runner_options;
   runner_options.scheduler_address = scheduler;
+  runner_options.security = ptxbench::executor::ConnectionSecurityOrExit("ptxbench-worker");
   runner_options.kind = ptxbench::v1::WORKER;
   runner_options.name = name;
   runner_options.capabilities = ptxbench::worker::SimulatedWorkerCapabilities(gpus, slots);

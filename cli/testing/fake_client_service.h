@@ -32,6 +32,13 @@ class FakeClientService final : public ::ptxbench::v1::ClientService::Service {
   grpc::Status WatchExperiment(grpc::ServerContext* context,
                                const v1::WatchExperimentRequest* request,
                                grpc::ServerWriter<v1::WatchExperimentResponse>* writer) override;
+  // Any caller is the admin here (the fake checks no token).
+  grpc::Status WhoAmI(grpc::ServerContext*, const v1::WhoAmIRequest*,
+                      v1::WhoAmIResponse* response) override {
+    response->set_name("admin");
+    response->set_role(v1::ROLE_ADMIN);
+    return grpc::Status::OK;
+  }
   // No executor ever registers here.
   grpc::Status ListExecutors(grpc::ServerContext*, const v1::ListExecutorsRequest*,
                              v1::ListExecutorsResponse*) override {

@@ -307,7 +307,7 @@ function showExperiment(main) {
         h('span', {}, total === 0 ? 'none' : (offset + 1) + '–' + (offset + list.length) +
           ' of ' + total), ' ', pageButton('Next ›', pageSize));
       render(rows, table(['Trajectory', 'Model', 'Definition', 'Tag', 'Sample', 'State', 'Turns',
-        'Correct', 'Best speedup', 'Cost', 'Reason'], list.map(trajectoryRow)));
+        'Correct', 'Best min speedup', 'Cost', 'Reason'], list.map(trajectoryRow)));
     }, () => (finished ? 10000 : 2000));
 }
 
