@@ -14,6 +14,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "common/file.h"
 #include "common/hash.h"
@@ -65,7 +66,7 @@ absl::StatusOr<std::string> ReadTokenFile(const std::string& path) {
   if ((st.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "token file ", path, " may be read by other users (mode ",
-        absl::StrCat(absl::Hex(st.st_mode & 0777)), "); make it private: chmod 600 ", path));
+        absl::StrFormat("%03o", st.st_mode & 0777), "); make it private: chmod 600 ", path));
   }
   absl::StatusOr<std::string> text = ReadFile(path);
   if (!text.ok()) return absl::NotFoundError(absl::StrCat("cannot read token file ", path));

@@ -34,7 +34,7 @@ port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0));
 "$build/scheduler/ptxbench-scheduler" --listen "127.0.0.1:$port" --data_dir "$work/data" \
   --max_trajectories 10000000 > "$work/scheduler.log" 2>&1 &
 scheduler_pid=$!
-cli=("$build/cli/ptxbench" --scheduler "127.0.0.1:$port" --timeout 600)
+cli=("$build/cli/ptxbench" --scheduler "127.0.0.1:$port" --data-dir "$work/data" --timeout 600)
 for _ in $(seq 100); do "${cli[@]}" status bench-results > /dev/null 2>&1 && break; sleep 0.2; done
 
 # Runs a command; prints "<wall seconds> <peak RSS MiB>".

@@ -6,6 +6,7 @@
 
 #include <map>
 #include <set>
+#include <thread>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -165,6 +166,11 @@ class AccessTest : public ServiceFixture {
     request.set_kind(kind);
     request.set_name(caller);
     request.mutable_capabilities()->set_serves_any_model(true);
+    if (kind == v1::WORKER) {
+      v1::Gpu* gpu = request.mutable_capabilities()->add_gpus();
+      gpu->set_sm_arch("sm_90");
+      gpu->set_healthy(true);
+    }
     v1::RegisterResponse response;
     grpc::Status status = stub->Register(&ctx, request, &response);
     EXPECT_TRUE(status.ok()) << caller << ": " << status.error_message();
@@ -441,6 +447,47 @@ TEST_F(AccessTest, AnExecutorActsOnlyAsItselfOnItsOwnLeases) {
   grpc::Status own = gateway->Complete(&ctx, request, &response);
   EXPECT_TRUE(own.ok()) << own.error_message();
   EXPECT_NE(Fingerprint(), before);
+}
+
+TEST_F(AccessTest, ALongPollParkedBeforeRevocationGetsNoTask) {
+  // The worker parks a long poll while no evaluation is ready.
+  auto worker = ExecutorStub(tokens_["worker"]);
+  v1::LeaseResponse parked_response;
+  grpc::Status parked_status;
+  std::thread parked([&] {
+    grpc::ClientContext ctx;
+    v1::LeaseRequest request;
+    request.set_executor_id(executors_["worker"]);
+    request.set_wait_ms(1500);
+    parked_status = worker->Lease(&ctx, request, &parked_response);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  Revoke("worker");
+  // Now an evaluation becomes ready: the gateway answers an LLM step.
+  auto gateway = ExecutorStub(tokens_["gateway"]);
+  grpc::ClientContext lease_ctx;
+  v1::LeaseRequest lease;
+  lease.set_executor_id(executors_["gateway"]);
+  v1::LeaseResponse leased;
+  ASSERT_TRUE(gateway->Lease(&lease_ctx, lease, &leased).ok());
+  ASSERT_TRUE(leased.has_task());
+  grpc::ClientContext complete_ctx;
+  v1::CompleteRequest complete;
+  complete.set_executor_id(executors_["gateway"]);
+  *complete.mutable_lease() = leased.task().lease();
+  complete.mutable_llm()->set_text("```cuda\n__global__ void k() {}\n```");
+  v1::CompleteResponse completed;
+  ASSERT_TRUE(gateway->Complete(&complete_ctx, complete, &completed).ok());
+  parked.join();
+  EXPECT_TRUE(parked_status.ok()) << parked_status.error_message();
+  EXPECT_FALSE(parked_response.has_task()) << "a revoked worker was given a task";
+  // Its next call is refused.
+  grpc::ClientContext ctx;
+  v1::LeaseRequest again;
+  again.set_executor_id(executors_["worker"]);
+  v1::LeaseResponse response;
+  EXPECT_EQ(worker->Lease(&ctx, again, &response).error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
 }
 
 TEST_F(AccessTest, TheDocsTableIsThisTable) {

@@ -292,6 +292,13 @@ TokenStore& Core::tokens() {
   return tokens_;
 }
 
+absl::StatusOr<v1::TokenInfo> Core::RevokeToken(const std::string& name, int64_t now_ms) {
+  AssertOnWriterThread();
+  PTXB_ASSIGN_OR_RETURN(v1::TokenInfo info, tokens_.Revoke(name, now_ms));
+  executors_.OwnerRevoked(name);
+  return info;
+}
+
 absl::Status Core::CheckOwner(const std::string& executor_id, const std::string& owner) const {
   AssertOnWriterThread();
   return executors_.CheckOwner(executor_id, owner);

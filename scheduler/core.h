@@ -148,8 +148,11 @@ class Core {
   // accepted report.
   absl::Status Complete(const ptxbench::v1::CompleteRequest& request);
 
-  // --- tokens: the service creates, revokes and lists them through this ---
+  // --- tokens: the service creates and lists them through this ---
   TokenStore& tokens();
+  // Revokes a token (TokenStore::Revoke); the executors registered under it
+  // get no task from now on, not even a long poll parked before.
+  absl::StatusOr<ptxbench::v1::TokenInfo> RevokeToken(const std::string& name, int64_t now_ms);
 
   // Expires leases, releases tasks whose backoff ended. Cheap when idle.
   absl::Status Tick();

@@ -101,6 +101,12 @@ absl::Status ExecutorRegistry::Drain(const std::string& executor_id) {
   return absl::OkStatus();
 }
 
+void ExecutorRegistry::OwnerRevoked(const std::string& owner) {
+  for (auto& [id, e] : executors_) {
+    if (e.owner == owner) e.owner_revoked = true;
+  }
+}
+
 ExecutorRegistry::Executor* ExecutorRegistry::Find(const std::string& executor_id) {
   auto it = executors_.find(executor_id);
   return it == executors_.end() ? nullptr : &it->second;

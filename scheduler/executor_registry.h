@@ -38,6 +38,10 @@ class ExecutorRegistry {
     // may lease, heartbeat or report as this executor. "" for one registered
     // before tokens existed, or whose token tests leave out.
     std::string owner;
+    // Its token was revoked while it ran: it gets no new task, not even from
+    // a long poll parked before the revocation. In memory only: after a
+    // restart every call with that token is refused anyway.
+    bool owner_revoked = false;
   };
 
   ExecutorRegistry(storage::Database* db, Options options) : db_(db), options_(options) {}
@@ -56,6 +60,8 @@ class ExecutorRegistry {
   absl::Status CheckOwner(const std::string& executor_id, const std::string& owner) const;
   // NOT_FOUND for an unknown executor.
   absl::Status Drain(const std::string& executor_id);
+  // Marks every executor registered under the token named `owner`.
+  void OwnerRevoked(const std::string& owner);
 
   // nullptr for an unknown executor.
   Executor* Find(const std::string& executor_id);

@@ -17,9 +17,9 @@
 #include "common/log.h"
 #include "common/status_macros.h"
 #include "google/protobuf/arena.h"
+#include "scheduler/finish.h"
 #include "scheduler/report_query.h"
 #include "scheduler/service.h"
-#include "scheduler/unary.h"
 #include "scheduler/stream_reactor.h"
 #include "workloads/workload_record.h"
 

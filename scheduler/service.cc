@@ -10,7 +10,7 @@
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
 #include "scheduler/extract.h"
-#include "scheduler/unary.h"
+#include "scheduler/finish.h"
 
 namespace ptxbench::scheduler {
 

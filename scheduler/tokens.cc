@@ -10,8 +10,8 @@
 #include "auth/token.h"
 #include "common/log.h"
 #include "common/status_macros.h"
+#include "scheduler/finish.h"
 #include "scheduler/service.h"
-#include "scheduler/unary.h"
 
 namespace ptxbench::scheduler {
 
@@ -88,7 +88,7 @@ grpc::ServerUnaryReactor* ClientServiceImpl::RevokeToken(grpc::CallbackServerCon
   const int64_t now_ms = absl::ToUnixMillis(absl::Now());
   return Dispatch<v1::TokenInfo, v1::RevokeTokenResponse>(
       ctx, deps_.dispatcher, response,
-      [name = request->name(), now_ms](Core& core) { return core.tokens().Revoke(name, now_ms); },
+      [name = request->name(), now_ms](Core& core) { return core.RevokeToken(name, now_ms); },
       [this, by = who->name](v1::TokenInfo& info, v1::RevokeTokenResponse* out) {
         deps_.authenticator->Remove(info.name());
         LogInfo("token revoked", {{"name", info.name()}, {"by", by}});

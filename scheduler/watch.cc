@@ -5,8 +5,8 @@
 // per-watcher work.
 #include "absl/time/time.h"
 #include "common/grpc_status.h"
+#include "scheduler/finish.h"
 #include "scheduler/service.h"
-#include "scheduler/unary.h"
 #include "scheduler/stream_reactor.h"
 
 namespace ptxbench::scheduler {

@@ -35,9 +35,9 @@ step "up: rmsnorm experiment" up_rmsnorm.txt 240 "$bin/ptxbench" up --data-dir "
   --dataset examples/flashinfer_trace > "$out/up2.txt" 2>&1 &
 up=$!
 sleep 3
-for t in $("$bin/ptxbench" --scheduler 127.0.0.1:50572 list rmsnorm --output json |
+for t in $("$bin/ptxbench" --scheduler 127.0.0.1:50572 --data-dir "$data" list rmsnorm --output json |
            python3 -c 'import json,sys; d=json.load(sys.stdin); print(" ".join(x["trajectory"] for x in (d["trajectories"] if isinstance(d, dict) else d)))'); do
-  "$bin/ptxbench" --scheduler 127.0.0.1:50572 show "$t" >> "$out/up_rmsnorm.txt" 2>&1
+  "$bin/ptxbench" --scheduler 127.0.0.1:50572 --data-dir "$data" show "$t" >> "$out/up_rmsnorm.txt" 2>&1
 done
 kill -INT "$up"; wait "$up"
 cat "$out/dataset_summary.md" "$out/torch.txt"

@@ -17,7 +17,7 @@ echo "up rc=$rc wall_ms=$(( ($(date +%s%N) - start) / 1000000 ))" | tee -a "$out
 "$bin/ptxbench" up --data-dir "$data" --listen "$addr" --workers 0 --gateways 0 > "$out/up2.txt" 2>&1 &
 up=$!
 sleep 3
-cli=("$bin/ptxbench" --scheduler "$addr")
+cli=("$bin/ptxbench" --scheduler "$addr" --data-dir "$data")
 "${cli[@]}" status > "$out/status.txt" 2>&1
 "${cli[@]}" status quickstart >> "$out/status.txt" 2>&1
 "${cli[@]}" list quickstart > "$out/list.txt" 2>&1

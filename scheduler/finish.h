@@ -1,5 +1,5 @@
-#ifndef PTXBENCH_SCHEDULER_UNARY_H_
-#define PTXBENCH_SCHEDULER_UNARY_H_
+#ifndef PTXBENCH_SCHEDULER_FINISH_H_
+#define PTXBENCH_SCHEDULER_FINISH_H_
 
 // How the service's handlers finish their calls: after a dispatcher
 // operation committed, at once from a value, or refused before doing
@@ -58,4 +58,4 @@ class RefusedStream final : public grpc::ServerWriteReactor<Response> {
 
 }  // namespace ptxbench::scheduler
 
-#endif  // PTXBENCH_SCHEDULER_UNARY_H_
+#endif  // PTXBENCH_SCHEDULER_FINISH_H_
