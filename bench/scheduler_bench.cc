@@ -257,7 +257,9 @@ long RssMiB(pid_t pid) {
   while (std::getline(in, line)) {
     if (line.rfind("VmRSS:", 0) == 0) {
       long kb = 0;
-      absl::SimpleAtoi(absl::StripAsciiWhitespace(line.substr(6, line.size() - 9)), &kb);
+      if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(line.substr(6, line.size() - 9)), &kb)) {
+        return 0;
+      }
       return kb / 1024;
     }
   }

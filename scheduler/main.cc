@@ -72,9 +72,16 @@ int Main() {
        absl::GetFlag(FLAGS_tls_client_ca)});
   if (!tls.ok()) return Fail(std::string(tls.status().message()));
   const bool insecure = absl::GetFlag(FLAGS_insecure);
+  // Both listeners are checked before anything is created.
   if (absl::Status s = auth::CheckListenAddress("the API", listen, tls->tls(), insecure);
       !s.ok()) {
     return Fail(std::string(s.message()));
+  }
+  if (const std::string http = absl::GetFlag(FLAGS_http_listen); !http.empty()) {
+    if (absl::Status s = auth::CheckListenAddress("the dashboard", http, tls->tls(), insecure);
+        !s.ok()) {
+      return Fail(std::string(s.message()));
+    }
   }
 
   absl::StatusOr<std::unique_ptr<storage::Database>> db = OpenSchedulerDatabase(db_path);
@@ -144,10 +151,6 @@ int Main() {
   // scheduler is up.
   std::unique_ptr<dashboard::DashboardServer> web;
   if (const std::string http = absl::GetFlag(FLAGS_http_listen); !http.empty()) {
-    if (absl::Status s = auth::CheckListenAddress("the dashboard", http, tls->tls(), insecure);
-        !s.ok()) {
-      return Fail(std::string(s.message()));
-    }
     dashboard::DashboardOptions web_options;
     web_options.listen = http;
     web_options.tls_cert_file = absl::GetFlag(FLAGS_tls_cert);

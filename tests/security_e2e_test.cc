@@ -55,6 +55,12 @@ TEST(SecurityTest, PlaintextOffLoopbackIsRefusedUnlessInsecure) {
   EXPECT_THAT(refused.out, HasSubstr("without TLS"));
   EXPECT_THAT(refused.out, HasSubstr("--insecure"));
   EXPECT_FALSE(std::filesystem::exists(c.dir() + "/ptxbench.db")) << "nothing half-created";
+  CommandResult dashboard = RunCommand({PTXB_SCHEDULER_BIN, "--listen", c.address(),
+                                       "--http-listen", all, "--data-dir", c.dir()},
+                                      /*merge_stderr=*/true);
+  EXPECT_EQ(dashboard.exit_code, 1);
+  EXPECT_THAT(dashboard.out, HasSubstr("refusing to serve the dashboard"));
+  EXPECT_FALSE(std::filesystem::exists(c.dir() + "/ptxbench.db")) << "nothing half-created";
 
   ASSERT_TRUE(c.StartScheduler({"--listen", all, "--insecure"})) << c.SchedulerLogTail();
   EXPECT_THAT(c.SchedulerLogTail(), HasSubstr("serving plaintext beyond loopback"));
