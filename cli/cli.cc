@@ -38,6 +38,7 @@ const std::vector<Command>& AllCommands() {
     AddEvalCommand(list);
     AddReportCommands(list);
     AddTokenCommands(list);
+    AddAdminCommands(list);
     return list;
   }();
   return *commands;

@@ -75,6 +75,7 @@ void AddUpCommand(std::vector<Command>* commands);           // up.cc
 void AddEvalCommand(std::vector<Command>* commands);         // commands_eval.cc
 void AddReportCommands(std::vector<Command>* commands);      // commands_report.cc
 void AddTokenCommands(std::vector<Command>* commands);       // commands_tokens.cc
+void AddAdminCommands(std::vector<Command>* commands);       // commands_admin.cc
 
 }  // namespace ptxbench::cli
 

@@ -12,19 +12,20 @@
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "auth/server.h"
 #include "common/flags.h"
 #include "common/log.h"
 #include "dashboard/server.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/server_builder.h"
-#include "auth/server.h"
 #include "scheduler/access.h"
 #include "scheduler/dispatcher.h"
-#include "storage/checkpointer.h"
 #include "scheduler/reader.h"
 #include "scheduler/schema.h"
 #include "scheduler/service.h"
 #include "scheduler/tokens.h"
+#include "storage/checkpointer.h"
+#include "storage/maintenance.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:50051", "address to serve on (port 0 picks one)");
 ABSL_FLAG(std::string, tls_cert, "", "TLS certificate chain (PEM) of the API; with --tls-key");
@@ -86,6 +87,14 @@ int Main() {
 
   absl::StatusOr<std::unique_ptr<storage::Database>> db = OpenSchedulerDatabase(db_path);
   if (!db.ok()) return Fail(std::string(db.status().message()));
+  {
+    const absl::Time start = absl::Now();
+    if (absl::Status sound = storage::CheckIntegrity(**db); !sound.ok()) {
+      return Fail(std::string(sound.message()));
+    }
+    LogInfo("integrity check ok",
+            {{"ms", absl::StrCat(absl::ToInt64Milliseconds(absl::Now() - start))}});
+  }
   // Tokens before anything serves: the admin token of the data directory,
   // then every valid token into memory.
   auth::Authenticator authenticator;

@@ -8,15 +8,17 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "auth/channel.h"
 #include "auth/token.h"
-#include "absl/strings/str_split.h"
 #include "grpcpp/create_channel.h"
 #include "gtest/gtest.h"
 #include "ptxbench/v1/common.pb.h"
 #include "ptxbench/v1/executor.grpc.pb.h"
 #include "scheduler/schema.h"
+#include "storage/maintenance.h"
 #include "tests/cluster.h"
 
 namespace ptxbench::testing {
@@ -290,6 +292,34 @@ TEST(EndToEndTest, WorkerKilledHoldingALeaseIsReplacedAndItsLateReportRejected) 
   EXPECT_EQ(rejected.error_code(), grpc::StatusCode::FAILED_PRECONDITION)
       << rejected.error_message();
   EXPECT_EQ(c.QueryInt("SELECT count(*) FROM trajectories WHERE best_speedup >= 100"), 0);
+}
+
+TEST(EndToEndTest, AnOnlineBackupWhileTheExperimentRunsIsWholeAndSound) {
+  Cluster c("e2e_backup");
+  ASSERT_TRUE(c.StartScheduler(kFastLeases)) << c.SchedulerLogTail();
+  EXPECT_TRUE(absl::StrContains(c.SchedulerLogTail(), "integrity check ok"));
+  for (int i = 0; i < 2; ++i) c.AddWorker({"--latency-ms", "20"});
+  c.AddGateway({"--latency-ms", "20"});
+  std::string exp = c.Submit(c.WriteFile("matrix.json", MatrixSpec("e2e-backup")));
+  ASSERT_FALSE(exp.empty()) << c.SchedulerLogTail();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+
+  const std::string copy = c.dir() + "/backup.db";
+  CommandResult backup = c.Cli({"admin", "backup", copy}, /*merge_stderr=*/true);
+  ASSERT_EQ(backup.exit_code, 0) << backup.out;
+  EXPECT_TRUE(absl::StrContains(backup.out, "backed up")) << backup.out;
+  nlohmann::json status = c.WaitFinished(exp, 180);
+  EXPECT_EQ(status["trajectories"]["total"], status["trajectories"]["terminal"]);
+
+  storage::Database::Options read_only;
+  read_only.read_only = true;
+  auto restored = storage::Database::Open(copy, read_only);
+  ASSERT_TRUE(restored.ok()) << restored.status();
+  EXPECT_TRUE(storage::CheckIntegrity(**restored).ok());
+  auto count = (*restored)->Prepare("SELECT count(*) FROM trajectories");
+  ASSERT_TRUE(count.ok() && *count->Step());
+  EXPECT_EQ(count->ColumnInt64(0), status["trajectories"]["total"].get<int64_t>())
+      << "the backup holds the submitted experiment";
 }
 
 }  // namespace

@@ -52,6 +52,32 @@ TEST(BadInputTest, SchedulerRefusesANewerSchema) {
   EXPECT_EQ(Lines(r.out), 1) << r.out;
 }
 
+TEST(BadInputTest, SchedulerRefusesADamagedDatabaseAtStart) {
+  Cluster c("err_damaged");
+  ASSERT_TRUE(c.StartScheduler()) << c.SchedulerLogTail();
+  c.KillScheduler();
+  const std::string db = c.dir() + "/ptxbench.db";
+  {
+    auto open = storage::Database::Open(db, {});
+    ASSERT_TRUE(open.ok()) << open.status();
+    ASSERT_TRUE((*open)->Execute("CREATE TABLE filler(v TEXT); BEGIN;").ok());
+    for (int i = 0; i < 2000; ++i) {
+      ASSERT_TRUE((*open)->Execute(absl::StrCat("INSERT INTO filler VALUES('", std::string(300, 'f'),
+                                                i, "')")).ok());
+    }
+    ASSERT_TRUE((*open)->Execute("COMMIT; PRAGMA wal_checkpoint(TRUNCATE);").ok());
+  }
+  std::string bytes = ReadFile(db).value_or("");
+  ASSERT_GT(bytes.size(), 256u * 1024);
+  for (size_t i = bytes.size() / 2; i < bytes.size() / 2 + 16384; ++i) bytes[i] = '\x5a';
+  std::ofstream(db, std::ios::binary | std::ios::trunc) << bytes;
+  CommandResult r = RunCommand({PTXB_SCHEDULER_BIN, "--listen", c.address(), "--data-dir", c.dir()},
+                               /*merge_stderr=*/true);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(absl::StrContains(r.out, "failed SQLite's integrity check")) << r.out;
+  EXPECT_EQ(Lines(r.out), 1) << r.out;
+}
+
 TEST(BadInputTest, UnreachableSchedulerIsOneLineAndExitOne) {
   CommandResult r = RunCommand(
       {PTXB_CLI_BIN, "--scheduler", "127.0.0.1:" + std::to_string(UnusedPort()), "--timeout", "2",
