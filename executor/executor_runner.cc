@@ -10,6 +10,7 @@
 #include "auth/channel.h"
 #include "common/grpc_status.h"
 #include "common/log.h"
+#include "common/sd_notify.h"
 #include "executor/backoff.h"
 #include "executor/signals.h"
 #include "grpcpp/create_channel.h"
@@ -235,6 +236,10 @@ absl::Status ExecutorRunner::Register(int64_t seen_generation) {
         heartbeat_interval_ = absl::Milliseconds(response.heartbeat_interval_ms());
       } else if (response.lease_ttl_ms() > 0) {
         heartbeat_interval_ = absl::Milliseconds(response.lease_ttl_ms()) / 3;
+      }
+      // Under systemd (Type=notify, deploy/systemd/): registered is ready.
+      if (generation_ == 1) {
+        (void)SdNotify(absl::StrCat("READY=1\nSTATUS=registered as ", executor_id_));
       }
       LogInfo(generation_ == 1 ? "registered" : "re-registered",
               {{"executor_id", executor_id_},

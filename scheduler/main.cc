@@ -15,6 +15,7 @@
 #include "auth/server.h"
 #include "common/flags.h"
 #include "common/log.h"
+#include "common/sd_notify.h"
 #include "dashboard/server.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/server_builder.h"
@@ -182,6 +183,10 @@ int Main() {
                         {"tls", !tls->tls() ? "off"
                                 : tls->client_ca_pem.empty() ? "on"
                                                              : "on, client certificates required"}});
+  // Under systemd (Type=notify, deploy/systemd/): up means serving.
+  if (absl::Status s = SdNotify(absl::StrCat("READY=1\nSTATUS=serving on ", address)); !s.ok()) {
+    LogWarning("cannot tell the service manager", {{"why", std::string(s.message())}});
+  }
   if (!tls->tls() && !auth::IsLoopbackAddress(address)) {
     LogWarning("serving plaintext beyond loopback (--insecure): tokens, prompts and results "
                "cross the network unencrypted",
@@ -211,6 +216,7 @@ int Main() {
     last = now;
   }
   LogInfo("shutting down", {{"signal", std::to_string(signal_number)}});
+  (void)SdNotify("STOPPING=1");
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   dispatcher.Stop();
   checkpointer.Stop();

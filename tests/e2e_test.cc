@@ -2,6 +2,8 @@
 // + the CLI, on loopback. Also the crash tests: kill -9 of the scheduler in
 // the middle of a run, and of a worker that holds a lease.
 #include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 
 #include <fstream>
 #include <set>
@@ -320,6 +322,36 @@ TEST(EndToEndTest, AnOnlineBackupWhileTheExperimentRunsIsWholeAndSound) {
   ASSERT_TRUE(count.ok() && *count->Step());
   EXPECT_EQ(count->ColumnInt64(0), status["trajectories"]["total"].get<int64_t>())
       << "the backup holds the submitted experiment";
+}
+
+TEST(EndToEndTest, DaemonsTellTheServiceManagerWhenTheyAreReady) {
+  // What systemd's Type=notify listens for (deploy/systemd/): a datagram on
+  // $NOTIFY_SOCKET, from the scheduler once it serves and from an executor
+  // once registered.
+  Cluster c("e2e_notify");
+  const std::string path = c.dir() + "/notify.sock";
+  const int fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::snprintf(address.sun_path, sizeof(address.sun_path), "%s", path.c_str());
+  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+  timeval wait{30, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof(wait));
+  setenv("NOTIFY_SOCKET", path.c_str(), 1);
+  ASSERT_TRUE(c.StartScheduler()) << c.SchedulerLogTail();
+  c.AddWorker();
+  unsetenv("NOTIFY_SOCKET");
+  std::vector<std::string> messages;
+  char buffer[512];
+  for (int i = 0; i < 2; ++i) {
+    const ssize_t n = recv(fd, buffer, sizeof(buffer), 0);
+    if (n > 0) messages.emplace_back(buffer, n);
+  }
+  close(fd);
+  ASSERT_EQ(messages.size(), 2u) << c.SchedulerLogTail();
+  EXPECT_EQ(messages[0], absl::StrCat("READY=1\nSTATUS=serving on ", c.address()));
+  EXPECT_TRUE(absl::StartsWith(messages[1], "READY=1\nSTATUS=registered as wk_")) << messages[1];
 }
 
 }  // namespace
