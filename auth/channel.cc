@@ -8,7 +8,6 @@
 #include "absl/strings/str_cat.h"
 #include "auth/token.h"
 #include "auth/pem.h"
-#include "common/file.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 #include "grpcpp/support/client_interceptor.h"

@@ -7,7 +7,6 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "auth/pem.h"
-#include "common/file.h"
 #include "grpcpp/security/server_credentials.h"
 
 namespace ptxbench::auth {

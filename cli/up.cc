@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -348,6 +349,9 @@ class Deployment {
   // answers, every client of this deployment uses that token.
   absl::Status WaitForScheduler() {
     const absl::Time deadline = absl::Now() + kStartupTimeout;
+    // One client per token read: the file may still hold an earlier
+    // session's token until the scheduler replaces it.
+    std::optional<SchedulerClient> client;
     while (!Interrupted()) {
       for (const Supervisor::Ended& ended : supervisor_.Reap()) {
         inv_.err() << "--- last lines of " << ended.log_path << " ---\n"
@@ -355,15 +359,13 @@ class Deployment {
         return absl::UnavailableError(
             absl::StrCat("the scheduler ", ended.how, " while starting; see ", ended.log_path));
       }
-      if (absl::StatusOr<std::string> token = auth::ReadTokenFile(AdminTokenPath()); token.ok()) {
+      if (absl::StatusOr<std::string> token = auth::ReadTokenFile(AdminTokenPath());
+          token.ok() && (!client || *token != security_.token)) {
         security_ = inv_.global.security;
         security_.token = *token;
-        if (SchedulerClient(options_.connect, security_, absl::Seconds(1))
-                .Probe(kPollInterval)
-                .ok()) {
-          return absl::OkStatus();
-        }
+        client.emplace(options_.connect, security_, absl::Seconds(1));
       }
+      if (client && client->Probe(kPollInterval).ok()) return absl::OkStatus();
       if (absl::Now() >= deadline) {
         supervisor_.StopAll(kStopGrace);
         inv_.err() << "--- last lines of " << LogPath("scheduler") << " ---\n"
