@@ -12,7 +12,10 @@ packages=(cmake ninja-build g++ pkg-config libssl-dev
   libbenchmark-dev libzstd-dev libcpp-httplib-dev libseccomp-dev
   clang libclang-rt-14-dev python3-torch
   python3-pandas  # a test reads the csv/jsonl exports back (6 MB, 8 s to install)
-  chromium)  # headless: the browser tests of the HTML report and the live dashboard
+  chromium  # headless: the browser tests of the HTML report and the live dashboard
+  prometheus  # promtool checks the /metrics pages
+  slurmctld slurmd slurm-client munge  # the Slurm recipe's test runs a one-node Slurm
+  iproute2)  # ip netns: the network-partition test
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
