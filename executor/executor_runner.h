@@ -86,6 +86,10 @@ class ExecutorRunner {
   // return. Idempotent; may be called before Run().
   void Stop();
 
+  // Stops leasing and lets the tasks held now finish and be reported; Run()
+  // returns once none is left. Stop() still cuts it short. Idempotent.
+  void Drain() { SetDraining("local"); }
+
   // The id the scheduler assigned; empty before registration.
   std::string executor_id() const;
 
@@ -155,8 +159,11 @@ class ExecutorRunner {
 };
 
 // The tail of every executor daemon's main(): runs `runner` until it is
-// drained or a SIGINT/SIGTERM stops it (BlockStopSignals must have run), logs
-// a failure, and returns the process exit code (0 or 1).
+// drained or stopped by signals (BlockStopSignals must have run), logs a
+// failure, and returns the process exit code (0 or 1). The first SIGINT/
+// SIGTERM drains: no new lease, the tasks held finish and are reported
+// within --stop-grace-s; when that runs out, or at a second signal, the
+// runner stops and hands the rest back to the scheduler (Stop()).
 int RunUntilStopped(ExecutorRunner& runner, const std::string& daemon);
 
 }  // namespace ptxbench::executor

@@ -28,22 +28,21 @@ void BlockStopSignals() {
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
 }
 
-StopSignalWatcher::StopSignalWatcher(std::function<void()> on_signal)
+StopSignalWatcher::StopSignalWatcher(std::function<void(int)> on_signal)
     : thread_([this, on_signal = std::move(on_signal)] {
         sigset_t set = StopSignals();
         // A short timeout so the destructor can end the watch.
         const timespec timeout = {0, 100 * 1000 * 1000};
-        bool stopping = false;
+        int received = 0;
         while (!done_) {
           int sig = sigtimedwait(&set, nullptr, &timeout);
           if (sig <= 0) continue;
-          if (stopping) {
-            LogWarning("second signal; exiting at once", {{"signal", strsignal(sig)}});
+          if (++received > 2) {
+            LogWarning("third signal; exiting at once", {{"signal", strsignal(sig)}});
             _exit(128 + sig);
           }
-          LogInfo("signal received; stopping", {{"signal", strsignal(sig)}});
-          stopping = true;
-          on_signal();
+          LogInfo("signal received", {{"signal", strsignal(sig)}, {"count", std::to_string(received)}});
+          on_signal(received);
         }
       }) {}
 

@@ -16,11 +16,12 @@ namespace ptxbench::executor {
 void BlockStopSignals();
 
 // Watches for SIGINT/SIGTERM (blocked with BlockStopSignals) and calls
-// `on_signal` from its own thread for the first one; a second one ends the
-// process at once (exit status 128 + signal), for a stop that hangs.
+// `on_signal(n)` from its own thread for the n-th one (1: stop gently, 2:
+// stop now); a third ends the process at once (exit status 128 + signal),
+// for a stop that hangs.
 class StopSignalWatcher {
  public:
-  explicit StopSignalWatcher(std::function<void()> on_signal);
+  explicit StopSignalWatcher(std::function<void(int)> on_signal);
   ~StopSignalWatcher();  // stops watching and joins
   StopSignalWatcher(const StopSignalWatcher&) = delete;
   StopSignalWatcher& operator=(const StopSignalWatcher&) = delete;
