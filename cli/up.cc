@@ -37,6 +37,9 @@ constexpr absl::Duration kStartupTimeout = absl::Seconds(15);
 // Real workers look at their GPUs (a health check each) before registering.
 constexpr absl::Duration kRegisterTimeout = absl::Seconds(60);
 constexpr absl::Duration kStopGrace = absl::Seconds(10);
+// Executors finish what they hold for this long after SIGTERM, then hand the
+// rest back to the scheduler, before kStopGrace would kill them.
+constexpr int kExecutorStopGraceS = 7;
 constexpr absl::Duration kPollInterval = absl::Milliseconds(200);
 constexpr int kLogTailLines = 20;
 
@@ -231,8 +234,9 @@ class Deployment {
 
     // The executors of this deployment carry the data directory's admin
     // token, as the CLI does: one user, one machine.
-    std::vector<std::string> executor_args = {"--scheduler", options_.connect, "--token-file",
-                                              AdminTokenPath()};
+    std::vector<std::string> executor_args = {
+        "--scheduler", options_.connect, "--token-file", AdminTokenPath(),
+        "--stop-grace-s", absl::StrCat(kExecutorStopGraceS)};
     if (options_.simulate) executor_args.push_back("--simulate");
     std::vector<std::string> gateway_args = executor_args;
     if (!options_.simulate && !options_.models.empty()) {
