@@ -244,6 +244,8 @@ absl::Status RunEval(const Invocation& inv) {
     }
     compile_only = !gpu.has_value();
     request.set_mode(compile_only ? v1::COMPILE_ONLY : v1::FULL);
+    // Built for this GPU; compile-only, for the default (Hopper).
+    if (gpu) request.add_architectures(gpu->sm_arch);
     if (!compile_only) {
       PTXB_RETURN_IF_ERROR(UseTorchReferences(inv, **definitions->Find(definition), &gpu_options));
     }

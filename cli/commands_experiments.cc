@@ -59,10 +59,16 @@ absl::Status RunStatus(const Invocation& inv) {
   }
   PTXB_ASSIGN_OR_RETURN(v1::GetExperimentResponse experiment,
                         client.GetExperiment(inv.args.positionals[0]));
+  // Evaluations that wait for a GPU architecture no worker has say so.
+  std::vector<std::string> waiting_for;
+  if (experiment.progress().eval_tasks_queued() > 0) {
+    PTXB_ASSIGN_OR_RETURN(v1::ListExecutorsResponse executors, client.ListExecutors());
+    waiting_for = UnservedArchitectures(experiment, executors);
+  }
   if (inv.global.json) {
-    PrintJson(inv, ExperimentJson(experiment));
+    PrintJson(inv, ExperimentJson(experiment, waiting_for));
   } else {
-    inv.out() << ExperimentText(experiment);
+    inv.out() << ExperimentText(experiment, waiting_for);
   }
   return absl::OkStatus();
 }

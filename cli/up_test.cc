@@ -106,10 +106,10 @@ TEST_F(UpTest, SubmitsWatchesAndStopsEverythingWhenDone) {
   EXPECT_THAT(ReadFile(Log("scheduler")), HasSubstr("stopping"));  // got SIGTERM, not SIGKILL
   EXPECT_THAT(ReadFile(Log("worker-1")),
               HasSubstr(absl::StrCat("worker args: --scheduler ", listen_, " --token-file ",
-                                             data_dir_, "/admin.token --simulate")));
+                                             data_dir_, "/admin.token --stop-grace-s 7 --simulate")));
   EXPECT_THAT(ReadFile(Log("gateway-1")),
               HasSubstr(absl::StrCat("gateway args: --scheduler ", listen_, " --token-file ",
-                                             data_dir_, "/admin.token --simulate")));
+                                             data_dir_, "/admin.token --stop-grace-s 7 --simulate")));
 
   // Everything is gone: nobody answers at the address any more.
   Result after = Run({"status", "--scheduler", listen_, "--timeout", "2"});
@@ -132,10 +132,12 @@ TEST_F(UpTest, RealExecutorThatGivesUpAtStartShowsItsReasonAndStopsEverything) {
   EXPECT_THAT(r.out, Not(HasSubstr("submitted")));
   EXPECT_THAT(ReadFile(Log("gateway-1")),
               HasSubstr(absl::StrCat("gateway args: --scheduler ", listen_, " --token-file ",
-                                     data_dir_, "/admin.token --models extra.json --serve gpt-x")));
+                                     data_dir_,
+                                     "/admin.token --stop-grace-s 7 --models extra.json "
+                                     "--serve gpt-x")));
   EXPECT_THAT(ReadFile(Log("worker-1")),
               HasSubstr(absl::StrCat("worker args: --scheduler ", listen_, " --token-file ",
-                                     data_dir_, "/admin.token\n")));
+                                     data_dir_, "/admin.token --stop-grace-s 7\n")));
   EXPECT_THAT(ReadFile(Log("scheduler")), HasSubstr("stopping"));
 }
 

@@ -9,6 +9,7 @@
 #include "absl/time/clock.h"
 #include "cli/format.h"
 #include "cli/views.h"
+#include "common/gpu_arch.h"
 #include "common/text_format.h"
 
 namespace ptxbench::cli {
@@ -61,7 +62,23 @@ std::vector<std::pair<std::string, int64_t>> OrderedStateCounts(
   return out;
 }
 
-nlohmann::json ExperimentJson(const v1::GetExperimentResponse& experiment) {
+std::vector<std::string> UnservedArchitectures(const v1::GetExperimentResponse& experiment,
+                                               const v1::ListExecutorsResponse& executors) {
+  const v1::Experiment& e = experiment.experiment();
+  if (e.eval_mode() != v1::FULL || experiment.progress().eval_tasks_queued() == 0) return {};
+  std::vector<std::string> targets(e.architectures().begin(), e.architectures().end());
+  if (targets.empty()) targets = DefaultArchitectures();
+  for (const v1::ExecutorInfo& x : executors.executors()) {
+    if (x.kind() != v1::WORKER || x.status() != "active") continue;
+    for (const v1::Gpu& g : x.capabilities().gpus()) {
+      if (g.healthy() && TargetsArchitecture(targets, g.sm_arch())) return {};
+    }
+  }
+  return targets;
+}
+
+nlohmann::json ExperimentJson(const v1::GetExperimentResponse& experiment,
+                              const std::vector<std::string>& waiting_for) {
   const v1::Experiment& e = experiment.experiment();
   const v1::ExperimentProgress& p = experiment.progress();
   return {
@@ -75,7 +92,12 @@ nlohmann::json ExperimentJson(const v1::GetExperimentResponse& experiment) {
         {"by_state", MapJson(p.by_state())},
         {"by_failure_class", MapJson(p.by_failure_class())}}},
       {"turns", {{"completed", p.turns_completed()}}},
-      {"tasks", {{"queued", p.tasks_queued()}, {"leased", p.tasks_leased()}}},
+      {"tasks",
+       {{"queued", p.tasks_queued()},
+        {"leased", p.tasks_leased()},
+        {"eval_queued", p.eval_tasks_queued()}}},
+      {"architectures", std::vector<std::string>(e.architectures().begin(), e.architectures().end())},
+      {"waiting_for_architectures", waiting_for},
       {"correct", p.correct()},
       {"target_met", p.target_met()},
       {"cost_usd", p.cost_usd()},
@@ -96,7 +118,8 @@ std::string StateCountsText(const v1::ExperimentProgress& progress) {
   return parts.empty() ? "none yet" : absl::StrJoin(parts, ", ");
 }
 
-std::string ExperimentText(const v1::GetExperimentResponse& experiment) {
+std::string ExperimentText(const v1::GetExperimentResponse& experiment,
+                           const std::vector<std::string>& waiting_for) {
   const v1::Experiment& e = experiment.experiment();
   const v1::ExperimentProgress& p = experiment.progress();
   std::string out = absl::StrCat("experiment  ", e.experiment_id());
@@ -108,6 +131,9 @@ std::string ExperimentText(const v1::GetExperimentResponse& experiment) {
     about.push_back(absl::StrCat("eval ", v1::EvalMode_Name(e.eval_mode())));
   }
   if (!e.language().empty()) about.push_back(absl::StrCat("language ", e.language()));
+  if (e.eval_mode() == v1::FULL && !e.architectures().empty()) {
+    about.push_back(absl::StrCat("GPUs ", absl::StrJoin(e.architectures(), "/")));
+  }
   if (e.num_turns() > 0) about.push_back(absl::StrCat("up to ", e.num_turns(), " turns"));
   absl::StrAppend(&out, "about       ", absl::StrJoin(about, ", "), "\n");
   absl::StrAppend(&out, "progress    ", ProgressBar(p.terminal(), p.total(), 30), " ",
@@ -121,6 +147,13 @@ std::string ExperimentText(const v1::GetExperimentResponse& experiment) {
   }
   absl::StrAppend(&out, "turns       ", p.turns_completed(), " completed; tasks ", p.tasks_queued(),
                   " queued, ", p.tasks_leased(), " leased\n");
+  if (!waiting_for.empty()) {
+    std::vector<std::string> named;
+    for (const std::string& a : waiting_for) named.push_back(DescribeArchitecture(a));
+    absl::StrAppend(&out, "waiting     ", p.eval_tasks_queued(),
+                    " evaluation(s) wait for a GPU of ", absl::StrJoin(named, " or "),
+                    ": no active worker has one (see 'ptxbench workers')\n");
+  }
   absl::StrAppend(&out, "results     ", p.correct(), " with a correct kernel, ", p.target_met(),
                   " met the target\n");
   absl::StrAppend(&out, "cost        ", FormatCost(p.cost_usd()), "\n");

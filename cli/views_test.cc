@@ -282,5 +282,35 @@ TEST(ExecutorViewTest, GpuWorkersSayWhetherTheyRunPyTorchReferences) {
   EXPECT_EQ(j["executors"][1]["torch_reference"], "");
 }
 
+// `status` names the architectures evaluations wait for only when no active
+// worker has a healthy GPU of one; compile-only experiments wait for none.
+TEST(ViewsTest, UnservedArchitecturesLookOnlyAtActiveHealthyGpus) {
+  v1::GetExperimentResponse exp;
+  exp.mutable_experiment()->set_eval_mode(v1::FULL);
+  exp.mutable_experiment()->add_architectures("sm_100");
+  exp.mutable_progress()->set_eval_tasks_queued(2);
+  v1::ListExecutorsResponse executors;
+  auto add = [&](const std::string& status, const std::string& arch, bool healthy) {
+    v1::ExecutorInfo* w = executors.add_executors();
+    w->set_kind(v1::WORKER);
+    w->set_status(status);
+    v1::Gpu* g = w->mutable_capabilities()->add_gpus();
+    g->set_sm_arch(arch);
+    g->set_healthy(healthy);
+  };
+  add("active", "sm_90", true);
+  add("lost", "sm_100", true);
+  add("draining", "sm_100", true);
+  add("active", "sm_100", false);
+  EXPECT_EQ(UnservedArchitectures(exp, executors), std::vector<std::string>{"sm_100"});
+  EXPECT_THAT(ExperimentText(exp, {"sm_100"}),
+              HasSubstr("waiting     2 evaluation(s) wait for a GPU of sm_100 (Blackwell)"));
+  add("active", "sm_100", true);
+  EXPECT_TRUE(UnservedArchitectures(exp, executors).empty());
+  executors.clear_executors();
+  exp.mutable_experiment()->set_eval_mode(v1::COMPILE_ONLY);
+  EXPECT_TRUE(UnservedArchitectures(exp, executors).empty());
+}
+
 }  // namespace
 }  // namespace ptxbench::cli

@@ -16,7 +16,7 @@ absl::StatusOr<StoredExperiment> ReadExperiment(storage::Database& db, const std
   PTXB_ASSIGN_OR_RETURN(
       storage::Statement * s,
       db.Cached("SELECT rowid, id, name, spec_json, created_ms, priority, eval_mode, "
-                "language, context_policy, max_cost_usd, num_turns, cost_usd "
+                "language, context_policy, max_cost_usd, num_turns, cost_usd, architectures "
                 "FROM experiments WHERE id = ? OR name = ?"));
   s->BindText(1, id).BindText(2, id);
   PTXB_ASSIGN_OR_RETURN(bool found, s->Step());
@@ -35,6 +35,7 @@ absl::StatusOr<StoredExperiment> ReadExperiment(storage::Database& db, const std
   e->set_max_cost_usd(s->ColumnDouble(9));
   e->set_num_turns(static_cast<int32_t>(s->ColumnInt64(10)));
   out.cost_usd = s->ColumnDouble(11);
+  for (const std::string& a : DecodeArchitectures(s->ColumnText(12))) e->add_architectures(a);
   s->Reset();
   return out;
 }

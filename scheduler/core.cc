@@ -76,13 +76,14 @@ absl::Status Core::AddEvent(const std::string& experiment, const std::string& tr
 
 absl::Status Core::CheckPyTorchReferences(const ExpandedExperiment& x) const {
   if (x.pytorch_references.empty()) return absl::OkStatus();
-  // A full evaluation goes to a worker with a healthy GPU (PopFor). A real
-  // one runs PyTorch references when it registered a Python with torch; a
-  // simulated one computes no reference, so it takes any definition.
+  // A full evaluation goes to a worker with a healthy GPU of its
+  // architectures (PopFor). A real one runs PyTorch references when it
+  // registered a Python with torch; a simulated one computes no reference,
+  // so it takes any definition.
   const absl::Time now = clock_->Now();
   for (const auto& [id, e] : executors_.all()) {
     const v1::Capabilities& caps = e.info.capabilities();
-    if (e.info.kind() == v1::WORKER && HasHealthyGpu(caps) &&
+    if (e.info.kind() == v1::WORKER && HasHealthyGpuOf(caps, x.architectures) &&
         executors_.Status(e, now) == "active" &&
         (caps.simulated() || !caps.torch_reference().empty())) {
       return absl::OkStatus();
@@ -170,6 +171,7 @@ absl::StatusOr<SubmitOutcome> Core::Submit(const ExpandedExperiment& x,
   info.eval_mode = x.eval_mode;
   info.priority = x.priority;
   info.max_cost_usd = x.max_cost_usd;
+  info.architectures = x.architectures;
   experiments_[exp_rowid] = info;
   llm_ready_.SetWeight(exp_rowid, x.priority);
   eval_ready_.SetWeight(exp_rowid, x.priority);

@@ -235,7 +235,8 @@ class Core {
   absl::Status EnqueueStep(const TrajectoryRow& trajectory, int turn, StepKind kind);
   // core_lease.cc
   // Whether it can take full evaluations (a healthy GPU).
-  static bool HasHealthyGpu(const ptxbench::v1::Capabilities& caps);
+  static bool HasHealthyGpuOf(const ptxbench::v1::Capabilities& caps,
+                              const std::vector<std::string>& architectures);
   std::string RouteKey(int64_t experiment, StepKind kind, const std::string& model) const;
   void PushReady(int64_t task, const ReadyRef& ref);
   void PushDelayed(int64_t task, const ReadyRef& ref, absl::Time not_before);

@@ -4,6 +4,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "common/gpu_arch.h"
 #include "common/status_macros.h"
 #include "scheduler/core.h"
 #include "storage/blob_store.h"
@@ -13,21 +16,27 @@ namespace ptxbench::scheduler {
 namespace v1 = ::ptxbench::v1;
 
 namespace {
-constexpr char kEvalFull[] = "full";
+// Evaluation route keys: compile-only ones go to any worker; full ones are
+// kFullPrefix + the experiment's architectures ("full:sm_100,sm_90") and go to
+// a worker with a healthy GPU of one of them.
+constexpr char kEvalFullPrefix[] = "full:";
 constexpr char kEvalCompileOnly[] = "compile-only";
 constexpr size_t kPromptCacheEntries = 256;
 }  // namespace
 
-bool Core::HasHealthyGpu(const v1::Capabilities& caps) {
-  return std::any_of(caps.gpus().begin(), caps.gpus().end(),
-                     [](const v1::Gpu& g) { return g.healthy(); });
+bool Core::HasHealthyGpuOf(const v1::Capabilities& caps,
+                           const std::vector<std::string>& architectures) {
+  return std::any_of(caps.gpus().begin(), caps.gpus().end(), [&](const v1::Gpu& g) {
+    return g.healthy() && TargetsArchitecture(architectures, g.sm_arch());
+  });
 }
 
 std::string Core::RouteKey(int64_t experiment, StepKind kind, const std::string& model) const {
   if (kind == StepKind::kLlm) return model;
   auto it = experiments_.find(experiment);
-  bool compile_only = it != experiments_.end() && it->second.eval_mode == v1::COMPILE_ONLY;
-  return compile_only ? kEvalCompileOnly : kEvalFull;
+  if (it == experiments_.end()) return kEvalCompileOnly;  // not reached: tasks have experiments
+  if (it->second.eval_mode == v1::COMPILE_ONLY) return kEvalCompileOnly;
+  return absl::StrCat(kEvalFullPrefix, EncodeArchitectures(it->second.architectures));
 }
 
 void Core::PushReady(int64_t task, const ReadyRef& ref) {
@@ -73,9 +82,16 @@ std::optional<FairQueue::Popped> Core::PopFor(const Executor& executor) {
       return inflight == model_inflight_.end() || inflight->second < limit;
     });
   }
-  const bool has_gpu = HasHealthyGpu(caps);
   return eval_ready_.Pop([&](const std::string& key) {
-    return key == kEvalCompileOnly || (key == kEvalFull && has_gpu);
+    if (key == kEvalCompileOnly) return true;
+    absl::string_view targets = key;
+    if (!absl::ConsumePrefix(&targets, kEvalFullPrefix)) return false;
+    for (absl::string_view arch : absl::StrSplit(targets, ',')) {
+      for (const v1::Gpu& g : caps.gpus()) {
+        if (g.healthy() && g.sm_arch() == arch) return true;
+      }
+    }
+    return false;
   });
 }
 
@@ -166,6 +182,7 @@ absl::Status Core::BuildPayload(const TaskRow& task, const TrajectoryRow& trajec
     eval->set_language(exp.language);
     eval->set_mode(exp.eval_mode);
     eval->set_target_speedup(trajectory.target_speedup);
+    for (const std::string& a : exp.architectures) eval->add_architectures(a);
     for (const std::string& w : trajectory.workloads) eval->add_workload_uuids(w);
     return absl::OkStatus();
   }

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "gmock/gmock.h"
 #include "scheduler/core_test_util.h"
 
 namespace ptxbench::scheduler {
@@ -53,6 +54,39 @@ TEST_F(CoreTest, EvalTasksCarryTheTrajectorysWorkloads) {
   std::sort(asked.begin(), asked.end());
   EXPECT_EQ(asked, (std::vector<std::vector<std::string>>{{}, {"w-8192"}}));
   EXPECT_EQ(Count("SELECT count(*) FROM trajectories WHERE workloads = 'w-8192'"), 1);
+}
+
+// Evaluations go only to GPUs of the architectures their experiment
+// targets, and name them; compile-only ones go to any worker.
+TEST_F(CoreTest, EvaluationsGoToGpusOfTheExperimentsArchitectures) {
+  ExpandedExperiment blackwell = MakeExperiment("exp-b200", 1, 1);
+  blackwell.architectures = {"sm_100", "sm_103"};
+  Submit(blackwell);
+  std::string gw = RegisterGateway(), hopper = RegisterWorker("h200", "sm_90"),
+              b200 = RegisterWorker("b200", "sm_100");
+  ASSERT_TRUE(CompleteLlm(MustLease(gw)).ok());
+  EXPECT_TRUE(NothingFor(hopper)) << "a Hopper GPU got a Blackwell experiment's evaluation";
+  v1::Task eval = MustLease(b200);
+  EXPECT_THAT(eval.eval().architectures(), ::testing::ElementsAre("sm_100", "sm_103"));
+
+  ExpandedExperiment default_hopper = MakeExperiment("exp-h200", 1, 1);
+  Submit(default_hopper);
+  ASSERT_TRUE(CompleteLlm(MustLease(gw)).ok());
+  EXPECT_TRUE(NothingFor(b200));
+  EXPECT_THAT(MustLease(hopper).eval().architectures(), ::testing::ElementsAre("sm_90"));
+
+  // Kept across a restart (the column), so routing stays the same.
+  ExpandedExperiment again = MakeExperiment("exp-b200-2", 1, 1);
+  again.architectures = {"sm_100"};
+  Submit(again);
+  Restart();
+  hopper = RegisterWorker("h200", "sm_90");
+  b200 = RegisterWorker("b200", "sm_100");
+  gw = RegisterGateway();
+  ASSERT_TRUE(CompleteLlm(MustLease(gw)).ok());
+  EXPECT_TRUE(NothingFor(hopper));
+  EXPECT_THAT(MustLease(b200).eval().architectures(), ::testing::ElementsAre("sm_100"));
+  EXPECT_EQ(Count("SELECT count(*) FROM experiments WHERE architectures = 'sm_100,sm_103'"), 1);
 }
 
 TEST_F(CoreTest, TurnLoopReachesTargetAndSubmits) {
@@ -307,7 +341,9 @@ class PyTorchReferenceTest : public CoreFixture {
     v1::RegisterRequest r;
     r.set_kind(v1::WORKER);
     r.set_name("gpu");
-    r.mutable_capabilities()->add_gpus()->set_healthy(healthy);
+    v1::Gpu* gpu = r.mutable_capabilities()->add_gpus();
+    gpu->set_healthy(healthy);
+    gpu->set_sm_arch("sm_90");
     r.mutable_capabilities()->set_torch_reference(torch);
     r.mutable_capabilities()->set_simulated(simulated);
     return core_->Register(r)->executor_id();

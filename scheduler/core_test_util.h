@@ -94,13 +94,14 @@ class CoreFixture : public ::testing::Test {
     return core_->Register(r)->executor_id();
   }
 
-  std::string RegisterWorker(const std::string& name = "wk") {
+  std::string RegisterWorker(const std::string& name = "wk",
+                             const std::string& sm_arch = "sm_90") {
     ptxbench::v1::RegisterRequest r;
     r.set_kind(ptxbench::v1::WORKER);
     r.set_name(name);
     auto* gpu = r.mutable_capabilities()->add_gpus();
-    gpu->set_model("Simulated H200");
-    gpu->set_sm_arch("sm_90");
+    gpu->set_model(sm_arch == "sm_90" ? "Simulated H200" : "Simulated GPU");
+    gpu->set_sm_arch(sm_arch);
     gpu->set_healthy(true);
     r.mutable_capabilities()->set_slots(1);
     return core_->Register(r)->executor_id();

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "scheduler/schema.h"
 
 namespace ptxbench::scheduler {
 
@@ -27,7 +28,7 @@ absl::StatusOr<int64_t> ExperimentStore::Insert(const ExpandedExperiment& x, int
       storage::Statement * s,
       db_->Cached("INSERT INTO experiments(id, name, spec_hash, spec_json, priority, "
                   "eval_mode, language, context_policy, max_cost_usd, num_turns, "
-                  "created_ms) VALUES(?,?,?,?,?,?,?,?,?,?,?)"));
+                  "created_ms, architectures) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)"));
   s->BindText(1, x.experiment_id)
       .BindText(2, x.name)
       .BindText(3, x.spec_hash)
@@ -38,7 +39,8 @@ absl::StatusOr<int64_t> ExperimentStore::Insert(const ExpandedExperiment& x, int
       .BindText(8, x.context_policy)
       .BindDouble(9, x.max_cost_usd)
       .BindInt64(10, num_turns)
-      .BindInt64(11, now_ms);
+      .BindInt64(11, now_ms)
+      .BindText(12, EncodeArchitectures(x.architectures));
   PTXB_RETURN_IF_ERROR(s->Run());
   return db_->LastInsertRowId();
 }
@@ -47,7 +49,7 @@ absl::Status ExperimentStore::ForEach(const std::function<void(const ExperimentR
   PTXB_ASSIGN_OR_RETURN(
       storage::Statement * s,
       db_->Cached("SELECT rowid, id, language, context_policy, eval_mode, priority, "
-                  "max_cost_usd, cost_usd FROM experiments"));
+                  "max_cost_usd, cost_usd, architectures FROM experiments"));
   while (true) {
     PTXB_ASSIGN_OR_RETURN(bool row, s->Step());
     if (!row) break;
@@ -60,6 +62,7 @@ absl::Status ExperimentStore::ForEach(const std::function<void(const ExperimentR
     e.priority = static_cast<int>(s->ColumnInt64(5));
     e.max_cost_usd = s->ColumnDouble(6);
     e.cost_usd = s->ColumnDouble(7);
+    e.architectures = DecodeArchitectures(s->ColumnText(8));
     fn(e);
   }
   s->Reset();

@@ -27,6 +27,8 @@ struct ExperimentRow {
   int priority = 1;
   double max_cost_usd = 0;  // 0: no budget
   double cost_usd = 0;      // spent so far (model calls)
+  // The GPU architectures its evaluations run on, e.g. {"sm_90"}.
+  std::vector<std::string> architectures;
   // Reached the budget: no new LLM step starts (calls in flight finish).
   bool OverBudget() const { return max_cost_usd > 0 && cost_usd >= max_cost_usd; }
 };

@@ -57,6 +57,7 @@ class MainDatabaseTest : public ::testing::Test {
     r.mutable_capabilities()->set_simulated(true);
     auto* gpu = r.mutable_capabilities()->add_gpus();
     gpu->set_model("Simulated H200");
+    gpu->set_sm_arch("sm_90");  // the database's experiments predate architectures: Hopper
     gpu->set_healthy(true);
     auto response = core_->Register(r);
     EXPECT_TRUE(response.ok()) << response.status();

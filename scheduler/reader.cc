@@ -55,15 +55,18 @@ absl::Status Reader::ProgressLocked(int64_t rowid, v1::ExperimentProgress* p) {
   }
   PTXB_ASSIGN_OR_RETURN(
       storage::Statement * t,
-      db_->Cached(absl::StrCat("SELECT state, count(*) FROM tasks WHERE experiment = ? AND ",
-                               LiveTaskCondition("state"), " GROUP BY state")));
+      db_->Cached(absl::StrCat("SELECT state, kind, count(*) FROM tasks WHERE experiment = ? AND ",
+                               LiveTaskCondition("state"), " GROUP BY state, kind")));
   t->BindInt64(1, rowid);
   while (true) {
     PTXB_ASSIGN_OR_RETURN(bool row, t->Step());
     if (!row) break;
     const auto state = static_cast<TaskState>(t->ColumnInt64(0));
-    if (state == TaskState::kQueued) p->set_tasks_queued(t->ColumnInt64(1));
-    if (state == TaskState::kLeased) p->set_tasks_leased(t->ColumnInt64(1));
+    const auto kind = static_cast<StepKind>(t->ColumnInt64(1));
+    const int64_t n = t->ColumnInt64(2);
+    if (state == TaskState::kQueued) p->set_tasks_queued(p->tasks_queued() + n);
+    if (state == TaskState::kQueued && kind == StepKind::kEval) p->set_eval_tasks_queued(n);
+    if (state == TaskState::kLeased) p->set_tasks_leased(p->tasks_leased() + n);
   }
   return absl::OkStatus();
 }

@@ -149,11 +149,16 @@ CREATE TABLE tokens(
 ALTER TABLE executors ADD COLUMN owner TEXT NOT NULL DEFAULT '';
 )sql";
 
+// Version 5: the GPU architectures an experiment's evaluations run on
+// (EncodeArchitectures); experiments before it were all compiled for Hopper.
+constexpr char kSchemaV5[] =
+    "ALTER TABLE experiments ADD COLUMN architectures TEXT NOT NULL DEFAULT 'sm_90';";
+
 std::vector<storage::Migration> Migrations() {
   static const std::string* v1 = new std::string(
       absl::StrCat(kSchemaV1, LiveTaskIndexSql(), kSchemaV1Executors, storage::kBlobTableSql,
                    ";\n", storage::kEventTableSql, ";\n"));
-  return {{1, v1->c_str()}, {2, kSchemaV2}, {3, kSchemaV3}, {4, kSchemaV4}};
+  return {{1, v1->c_str()}, {2, kSchemaV2}, {3, kSchemaV3}, {4, kSchemaV4}, {5, kSchemaV5}};
 }
 
 }  // namespace
@@ -191,6 +196,14 @@ absl::StatusOr<std::vector<int64_t>> ReadInt64Column(storage::Statement* s) {
 
 std::string EncodeWorkloads(const std::vector<std::string>& workloads) {
   return absl::StrJoin(workloads, "\n");
+}
+
+std::string EncodeArchitectures(const std::vector<std::string>& architectures) {
+  return absl::StrJoin(architectures, ",");
+}
+
+std::vector<std::string> DecodeArchitectures(const std::string& column) {
+  return absl::StrSplit(column, ',', absl::SkipEmpty());
 }
 
 std::vector<std::string> DecodeWorkloads(const std::string& column) {

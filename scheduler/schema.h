@@ -50,6 +50,10 @@ std::string LiveTaskCondition(absl::string_view column);
 std::string EncodeWorkloads(const std::vector<std::string>& workloads);
 std::vector<std::string> DecodeWorkloads(const std::string& column);
 
+// experiments.architectures: sm_NN names, comma-separated.
+std::string EncodeArchitectures(const std::vector<std::string>& architectures);
+std::vector<std::string> DecodeArchitectures(const std::string& column);
+
 // Steps `s` to its end and resets it: the INTEGER values of its column 0.
 absl::StatusOr<std::vector<int64_t>> ReadInt64Column(storage::Statement* s);
 

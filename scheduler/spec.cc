@@ -18,6 +18,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "common/gpu_arch.h"
 #include "common/hash.h"
 #include "common/json_reader.h"
 #include "common/status_macros.h"
@@ -58,6 +59,7 @@ struct Options {
   std::string eval = "full";
   int64_t priority = 1;
   double max_cost_usd = 0;
+  std::vector<std::string> architectures = DefaultArchitectures();
 };
 
 // Reads and checks the fields of one spec document, reporting against `path`:
@@ -185,6 +187,18 @@ class SpecReader {
       }
       o.max_cost_usd = v->get<double>();
     }
+    if (const Json* v = JsonReader::Member(object, "architectures")) {
+      constexpr char kExpected[] = "a non-empty list of GPU families or architectures";
+      if (!v->is_array() || v->empty()) return Error("architectures", *v, kExpected);
+      std::vector<std::string> names;
+      for (const Json& name : *v) {
+        if (!name.is_string()) return Error("architectures", *v, kExpected);
+        names.push_back(name.get<std::string>());
+      }
+      absl::StatusOr<std::vector<std::string>> parsed = ParseArchitectures(names);
+      if (!parsed.ok()) return Error("architectures", *v, kExpected, parsed.status().message());
+      o.architectures = *std::move(parsed);
+    }
     return o;
   }
 
@@ -266,6 +280,10 @@ void FillOptions(const Options& o, Canonical& normalized, ExpandedExperiment& ou
   normalized["eval"] = o.eval;
   normalized["priority"] = o.priority;
   normalized["max_cost_usd"] = o.max_cost_usd;
+  // Only when not the default, so that specs from before the field keep
+  // their hash (and an identical resubmission stays "the same").
+  if (o.architectures != DefaultArchitectures()) normalized["architectures"] = o.architectures;
+  out.architectures = o.architectures;
   out.context_policy = o.context_policy;
   out.language = o.language;
   out.eval_mode =
@@ -279,7 +297,7 @@ absl::StatusOr<ExpandedExperiment> ExpandMatrix(const SpecReader& r, const Json&
   PTXB_RETURN_IF_ERROR(r.json().CheckKeys(
       doc, "",
       {"name", "models", "definitions", "prompt_tags", "samples", "num_turns", "target_speedup",
-       "context_policy", "language", "priority", "eval", "max_cost_usd"},
+       "context_policy", "language", "priority", "eval", "max_cost_usd", "architectures"},
       /*allow_comments=*/false));
   ExpandedExperiment out;
   auto name_it = doc.find("name");

@@ -33,6 +33,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "common/gpu_arch.h"
 #include "prompts/prompts.h"
 #include "ptxbench/v1/common.pb.h"
 #include "workloads/registry.h"
@@ -92,6 +93,8 @@ struct ExpandedExperiment {
   std::string language = "cuda";
   std::string context_policy = "full";
   double max_cost_usd = 0;    // 0 = no limit
+  // The GPU architectures its evaluations run on (common/gpu_arch.h).
+  std::vector<std::string> architectures = DefaultArchitectures();
   std::vector<TrajectorySpec> trajectories;  // deterministic order
   // Full evaluation only: the definitions no native reference computes, each
   // with why none does (workloads/native_reference.h). Their own PyTorch

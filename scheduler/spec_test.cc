@@ -135,6 +135,9 @@ TEST_F(SpecTest, MatrixFillsDefaults) {
   EXPECT_EQ(normalized["priority"], 1);
   EXPECT_EQ(normalized["max_cost_usd"], 0.0);
   EXPECT_EQ(normalized["form"], "matrix");
+  EXPECT_EQ(e->architectures, std::vector<std::string>{"sm_90"});
+  // Left out at its default: specs from before the field keep their hash.
+  EXPECT_FALSE(normalized.contains("architectures"));
   // Canonical: compact with sorted keys.
   EXPECT_EQ(e->normalized_json, normalized.dump());
 }
@@ -146,8 +149,11 @@ TEST_F(SpecTest, MatrixReadsOptionalSettings) {
   spec["priority"] = 5;
   spec["eval"] = "compile-only";
   spec["max_cost_usd"] = 12.5;
+  spec["architectures"] = {"blackwell", "sm_90a"};
   auto e = Expand(spec);
   ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_EQ(e->architectures, (std::vector<std::string>{"sm_100", "sm_103", "sm_90"}));
+  EXPECT_EQ(Json::parse(e->normalized_json)["architectures"], e->architectures);
   EXPECT_EQ(e->context_policy, "latest-pair");
   EXPECT_EQ(e->language, "ptx");
   EXPECT_EQ(e->priority, 5);
@@ -236,7 +242,8 @@ TEST_F(SpecTest, AnyChangeThatAffectsExpansionChangesTheHash) {
       {"language", "ptx"},
       {"priority", 2},
       {"eval", "compile-only"},
-      {"max_cost_usd", 1.0}};
+      {"max_cost_usd", 1.0},
+      {"architectures", {"blackwell"}}};
   std::set<std::string> hashes = {base->spec_hash};
   for (const auto& [field, value] : changes) {
     Json spec = Matrix();
@@ -328,6 +335,20 @@ TEST_F(SpecTest, RejectsEmptyModels) {
   spec["models"] = Json::array();
   ExpectInvalid(Expand(spec),
                 "spec.json: $.models: expected a non-empty list of strings, found []");
+}
+
+TEST_F(SpecTest, RejectsUnknownArchitecture) {
+  Json spec = Matrix();
+  spec["architectures"] = {"hopper", "volta-next"};
+  ExpectInvalid(Expand(spec),
+                "spec.json: $.architectures: expected a non-empty list of GPU families or "
+                "architectures, found [\"hopper\",\"volta-next\"]; 'volta-next' is neither a "
+                "family (ampere, ada, hopper, blackwell) nor a GPU architecture sm_NN of compute "
+                "capability 7.0 or newer (e.g. sm_90)");
+  spec["architectures"] = Json::array();
+  ExpectInvalid(Expand(spec),
+                "spec.json: $.architectures: expected a non-empty list of GPU families or "
+                "architectures, found []");
 }
 
 TEST_F(SpecTest, RejectsModelsThatAreNotAList) {

@@ -16,6 +16,7 @@
 #include "auth/channel.h"
 #include "auth/token.h"
 #include "grpcpp/create_channel.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ptxbench/v1/common.pb.h"
 #include "ptxbench/v1/executor.grpc.pb.h"
@@ -294,6 +295,47 @@ TEST(EndToEndTest, WorkerKilledHoldingALeaseIsReplacedAndItsLateReportRejected) 
   EXPECT_EQ(rejected.error_code(), grpc::StatusCode::FAILED_PRECONDITION)
       << rejected.error_message();
   EXPECT_EQ(c.QueryInt("SELECT count(*) FROM trajectories WHERE best_speedup >= 100"), 0);
+}
+
+// An experiment for Blackwell GPUs waits while only a Hopper worker is
+// registered, and `status` says why; a Blackwell worker then evaluates it.
+TEST(EndToEndTest, EvaluationsWaitForAWorkerOfTheirArchitecture) {
+  Cluster c("e2e_architectures");
+  ASSERT_TRUE(c.StartScheduler()) << c.SchedulerLogTail();
+  c.AddGateway();
+  c.AddWorker({"--gpu-arch", "sm_90", "--name", "hopper"});
+  std::string exp = c.Submit(c.WriteFile("b200.json", R"({"name": "b200",
+    "models": ["sim-model"], "definitions": ["gemm_n7168_k5120"],
+    "prompt_tags": ["ptxb-no-hint"], "samples": 3, "num_turns": 1, "target_speedup": 1.0,
+    "architectures": ["blackwell"]})"));
+  ASSERT_FALSE(exp.empty()) << c.SchedulerLogTail();
+
+  nlohmann::json status;
+  for (int i = 0; i < 100; ++i) {
+    status = c.Status(exp);
+    if (status.is_object() && !status["waiting_for_architectures"].empty()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_TRUE(status.is_object());
+  EXPECT_EQ(status["architectures"], nlohmann::json({"sm_100", "sm_103"}));
+  EXPECT_EQ(status["waiting_for_architectures"], nlohmann::json({"sm_100", "sm_103"}))
+      << status.dump();
+  EXPECT_EQ(status["tasks"]["eval_queued"], 3) << status.dump();
+  EXPECT_EQ(status["trajectories"]["terminal"], 0);
+  CommandResult text = c.Cli({"status", exp});
+  EXPECT_THAT(text.out, ::testing::HasSubstr(
+                            "waiting     3 evaluation(s) wait for a GPU of sm_100 (Blackwell) or "
+                            "sm_103 (Blackwell): no active worker has one"));
+
+  c.AddWorker({"--gpu-arch", "sm_100", "--name", "blackwell"});
+  status = c.WaitFinished(exp, 30);
+  ASSERT_EQ(status["trajectories"]["terminal"], 3) << status.dump();
+  EXPECT_TRUE(status["waiting_for_architectures"].empty());
+  EXPECT_EQ(c.QueryInt(absl::StrCat("SELECT count(*) FROM tasks t JOIN executors e ON "
+                                    "t.executor = e.id WHERE e.name = 'blackwell' AND t.kind = ",
+                                    SqlValue(StepKind::kEval))),
+            3)
+      << "every evaluation ran on the Blackwell worker";
 }
 
 TEST(EndToEndTest, AnOnlineBackupWhileTheExperimentRunsIsWholeAndSound) {

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "common/gpu_arch.h"
 #include "workloads/launch_spec.h"
 
 namespace ptxbench::worker {
@@ -25,7 +26,13 @@ CompiledKernel CompileForEvaluation(Compiler& compiler,
   }
   result.set_dataset((*definition)->dataset);
   result.set_definition_version((*definition)->version);
-  CompileRequest compile{request.kernel_source(), request.language(), *definition};
+  // Built for the first architecture the request names: the handler narrows
+  // it to the GPU that will run the kernel (gpu_worker.cc).
+  const std::string& arch = request.architectures().empty() ? DefaultArchitectures().front()
+                                                            : request.architectures(0);
+  CompileRequest compile{request.kernel_source(), request.language(), *definition,
+                         CompileTarget(arch)};
+  result.set_compile_target(compile.target);
   absl::StatusOr<CompileResult> built = compiler.Compile(compile);
   if (!built.ok()) {
     result.set_status(v1::INFRA_ERROR);

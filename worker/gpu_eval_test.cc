@@ -163,14 +163,19 @@ TEST_F(GpuEvalFakeRunnerTest, UnknownWorkloadIsRefusedBeforeAnythingRuns) {
   EXPECT_FALSE(fs::exists(dir_ / "job.json")) << "the runner was started";
 }
 
-TEST(GpuPoolTest, OneTaskPerGpuAndReleaseWakesAWaiter) {
+gpu::GpuInfo Gpu(int index, const std::string& sm_arch = "sm_90") {
   gpu::GpuInfo g;
-  g.index = 0;
-  GpuPool pool({g});
+  g.index = index;
+  g.sm_arch = sm_arch;
+  return g;
+}
+
+TEST(GpuPoolTest, OneTaskPerGpuAndReleaseWakesAWaiter) {
+  GpuPool pool({Gpu(0)});
   std::atomic<bool> cancelled{false};
-  ASSERT_TRUE(pool.Acquire(cancelled).has_value());
+  ASSERT_TRUE(pool.Acquire(cancelled, "sm_90").has_value());
   std::atomic<bool> got{false};
-  std::thread waiter([&] { got = pool.Acquire(cancelled).has_value(); });
+  std::thread waiter([&] { got = pool.Acquire(cancelled, "sm_90").has_value(); });
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   EXPECT_FALSE(got.load()) << "two tasks on one GPU";
   pool.Release(0);
@@ -179,17 +184,31 @@ TEST(GpuPoolTest, OneTaskPerGpuAndReleaseWakesAWaiter) {
 }
 
 TEST(GpuPoolTest, NoHealthyGpuOrCancelledGivesNothing) {
-  gpu::GpuInfo g;
-  g.index = 3;
-  GpuPool pool({g});
+  GpuPool pool({Gpu(3)});
   std::atomic<bool> cancelled{false};
-  ASSERT_TRUE(pool.Acquire(cancelled).has_value());
+  ASSERT_TRUE(pool.Acquire(cancelled, "sm_90").has_value());
   std::atomic<bool> cancel_now{true};
-  EXPECT_FALSE(pool.Acquire(cancel_now).has_value());
+  EXPECT_FALSE(pool.Acquire(cancel_now, "sm_90").has_value());
   pool.MarkUnhealthy(3);
   pool.Release(3);
   EXPECT_EQ(pool.healthy_count(), 0);
-  EXPECT_FALSE(pool.Acquire(cancelled).has_value());
+  EXPECT_FALSE(pool.Acquire(cancelled, "sm_90").has_value());
+  EXPECT_EQ(pool.ArchitectureFor({"sm_90"}), "") << "an unhealthy GPU";
+}
+
+// A node with a Hopper and a Blackwell GPU: each task gets a GPU of an
+// architecture it targets, never the other.
+TEST(GpuPoolTest, GpusAreMatchedByArchitecture) {
+  GpuPool pool({Gpu(0, "sm_100"), Gpu(1, "sm_90")});
+  EXPECT_EQ(pool.ArchitectureFor({"sm_90"}), "sm_90");
+  EXPECT_EQ(pool.ArchitectureFor({"sm_100", "sm_103"}), "sm_100");
+  EXPECT_EQ(pool.ArchitectureFor({"sm_89"}), "");
+  std::atomic<bool> cancelled{false};
+  std::optional<gpu::GpuInfo> hopper = pool.Acquire(cancelled, "sm_90");
+  ASSERT_TRUE(hopper.has_value());
+  EXPECT_EQ(hopper->index, 1);
+  EXPECT_EQ(pool.Acquire(cancelled, "sm_100")->index, 0);
+  EXPECT_FALSE(pool.Acquire(cancelled, "sm_89").has_value()) << "no GPU of sm_89 at all";
 }
 
 }  // namespace

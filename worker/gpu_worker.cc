@@ -1,7 +1,9 @@
 #include "worker/gpu_worker.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "common/gpu_arch.h"
 #include "common/log.h"
 
 namespace ptxbench::worker {
@@ -12,11 +14,13 @@ GpuPool::GpuPool(std::vector<gpu::GpuInfo> gpus) {
   for (gpu::GpuInfo& g : gpus) slots_.push_back({std::move(g)});
 }
 
-std::optional<gpu::GpuInfo> GpuPool::Acquire(const std::atomic<bool>& cancelled) {
+std::optional<gpu::GpuInfo> GpuPool::Acquire(const std::atomic<bool>& cancelled,
+                                             const std::string& sm_arch) {
   absl::MutexLock lock(&mu_);
   while (!cancelled.load()) {
     bool any_healthy = false;
     for (Slot& s : slots_) {
+      if (s.info.sm_arch != sm_arch) continue;
       any_healthy |= s.healthy;
       if (s.healthy && !s.busy) {
         s.busy = true;
@@ -44,6 +48,14 @@ void GpuPool::MarkUnhealthy(int index) {
     if (s.info.index == index) s.healthy = false;
   }
   changed_.SignalAll();
+}
+
+std::string GpuPool::ArchitectureFor(const std::vector<std::string>& targets) const {
+  absl::MutexLock lock(&mu_);
+  for (const Slot& s : slots_) {
+    if (s.healthy && TargetsArchitecture(targets, s.info.sm_arch)) return s.info.sm_arch;
+  }
+  return "";
 }
 
 int GpuPool::healthy_count() const {
@@ -110,19 +122,33 @@ v1::CompleteRequest GpuWorkerHandler::Run(const v1::Task& task,
                                                toolkit_version_);
     return out;
   }
-  CompiledKernel compiled = evaluator_->Compile(task.eval());
+  // Compiled for, and run on, a GPU of an architecture the experiment
+  // targets (the scheduler sends only such tasks; an older one names none).
+  std::vector<std::string> targets(task.eval().architectures().begin(),
+                                   task.eval().architectures().end());
+  if (targets.empty()) targets = DefaultArchitectures();
+  const std::string arch = pool_->ArchitectureFor(targets);
+  if (arch.empty()) {
+    return executor::FailureReport(
+        v1::INFRA, absl::StrCat("worker ", worker_id_, " has no healthy GPU of ",
+                                absl::StrJoin(targets, ", ")));
+  }
+  v1::EvalRequest request = task.eval();
+  request.clear_architectures();
+  request.add_architectures(arch);
+  CompiledKernel compiled = evaluator_->Compile(request);
   std::optional<gpu::GpuInfo> gpu;
   if (compiled.built()) {
-    gpu = pool_->Acquire(cancelled);
+    gpu = pool_->Acquire(cancelled, arch);
     if (!gpu) {
       return executor::FailureReport(
-          v1::INFRA, absl::StrCat("worker ", worker_id_, " has no healthy GPU left"));
+          v1::INFRA, absl::StrCat("worker ", worker_id_, " has no healthy GPU of ", arch, " left"));
     }
   }
   bool suspect = false;
   *out.mutable_eval() =
-      gpu ? evaluator_->Run(task.eval(), std::move(compiled), *gpu, &suspect)
-          : evaluator_->Run(task.eval(), std::move(compiled), gpu::GpuInfo{}, &suspect);
+      gpu ? evaluator_->Run(request, std::move(compiled), *gpu, &suspect)
+          : evaluator_->Run(request, std::move(compiled), gpu::GpuInfo{}, &suspect);
   if (gpu) {
     if (suspect) CheckAfterFailure(*gpu);
     pool_->Release(gpu->index);

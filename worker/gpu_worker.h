@@ -26,9 +26,13 @@ namespace ptxbench::worker {
 class GpuPool {
  public:
   explicit GpuPool(std::vector<gpu::GpuInfo> gpus);
-  // Blocks until a healthy GPU is free. nullopt when none is healthy any
-  // more, or when `cancelled` became true.
-  std::optional<gpu::GpuInfo> Acquire(const std::atomic<bool>& cancelled);
+  // Blocks until a healthy GPU of `sm_arch` is free. nullopt when none is
+  // healthy any more, or when `cancelled` became true.
+  std::optional<gpu::GpuInfo> Acquire(const std::atomic<bool>& cancelled,
+                                      const std::string& sm_arch);
+  // The architecture of a healthy GPU here that `targets` names (the first
+  // such GPU's); empty when none.
+  std::string ArchitectureFor(const std::vector<std::string>& targets) const;
   void Release(int index);
   // Takes the GPU out of service for good.
   void MarkUnhealthy(int index);

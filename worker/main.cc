@@ -9,11 +9,14 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "common/gpu_arch.h"
 #include "common/log.h"
 #include "executor/command_line.h"
 #include "executor/connection_flags.h"
@@ -37,7 +40,9 @@ ABSL_FLAG(std::vector<std::string>, dataset, {},
 ABSL_FLAG(bool, prefer_dataset, false,
           "a dataset definition named like a bundled one replaces it (default: skipped)");
 ABSL_FLAG(std::string, name, "", "Worker name shown by the scheduler (default: host name)");
-ABSL_FLAG(int, slots, 4, "Evaluations run at once");
+ABSL_FLAG(int, slots, 0,
+          "Evaluations at once (default: two per GPU, so one compiles while another runs on "
+          "each GPU; compile-only: one per CPU core; simulated: 4)");
 ABSL_FLAG(uint64_t, seed, 0,
           "Seed of the simulated results and injected faults; with GPUs, the root of the "
           "input seeds (0: derived from each kernel's sha256)");
@@ -54,6 +59,8 @@ ABSL_FLAG(double, crash_rate, 0.0,
           "Probability that the process exits abruptly (status 70) right after leasing a "
           "task (--crash-rate)");
 ABSL_FLAG(int, gpus, 1, "Simulated GPUs (\"Simulated H200\", sm_90); 0: compile-only");
+ABSL_FLAG(std::string, gpu_arch, "sm_90",
+          "Architecture of the simulated GPUs, e.g. sm_100 (--gpu-arch)");
 ABSL_FLAG(uint32_t, sandbox_uid, 65534,
           "Uid that compiles and runs submitted code when the worker is root (--sandbox-uid)");
 ABSL_FLAG(double, sandbox_memory_gib, 8,
@@ -155,8 +162,7 @@ int RunRealWorker() {
   if (scheduler.empty()) scheduler = ptxbench::executor::DefaultSchedulerAddress();
   std::string name = absl::GetFlag(FLAGS_name);
   if (name.empty()) name = HostName();
-  const int slots = absl::GetFlag(FLAGS_slots);
-  if (slots < 1) return UsageError("--slots must be at least 1");
+  if (absl::GetFlag(FLAGS_slots) < 0) return UsageError("--slots must not be negative");
   if (absl::GetFlag(FLAGS_eval_deadline_s) < 1) return UsageError("--eval-deadline-s must be >= 1");
   if (absl::GetFlag(FLAGS_timed_calls) < 1 || absl::GetFlag(FLAGS_warmup_calls) < 0) {
     return UsageError("--timed-calls must be >= 1 and --warmup-calls >= 0");
@@ -200,6 +206,12 @@ int RunRealWorker() {
   eval_options.warmup_calls = absl::GetFlag(FLAGS_warmup_calls);
   const std::vector<ptxbench::gpu::GpuInfo> gpus = UsableGpus(eval_options.runner_path);
   const std::string torch_reference = gpus.empty() ? "" : TorchReferences(&eval_options);
+  // Every GPU of the node, each kept fed: while one kernel runs on a GPU,
+  // the next one compiles on the node's cores.
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int slots = absl::GetFlag(FLAGS_slots) > 0 ? absl::GetFlag(FLAGS_slots)
+                    : gpus.empty()                ? cores
+                                                  : 2 * static_cast<int>(gpus.size());
   ptxbench::worker::GpuEvaluator evaluator(&compiler, definitions->get(), eval_options, name,
                                            *version);
   ptxbench::worker::GpuPool pool(gpus);
@@ -254,13 +266,19 @@ int main(int argc, char** argv) {
   ptxbench::InitLogging("worker");
 
   if (!absl::GetFlag(FLAGS_simulate)) return RunRealWorker();
-  const int slots = absl::GetFlag(FLAGS_slots);
+  const int slots = absl::GetFlag(FLAGS_slots) != 0 ? absl::GetFlag(FLAGS_slots) : 4;
   const int gpus = absl::GetFlag(FLAGS_gpus);
   const int latency_ms = absl::GetFlag(FLAGS_latency_ms);
   const double failure_rate = absl::GetFlag(FLAGS_failure_rate);
   const double crash_rate = absl::GetFlag(FLAGS_crash_rate);
   if (slots < 1) return UsageError("--slots must be at least 1");
   if (gpus < 0) return UsageError("--gpus must not be negative");
+  const std::string gpu_arch = absl::GetFlag(FLAGS_gpu_arch);
+  // A GPU's architecture: sm_NN, as it parses to itself (not a family).
+  if (ptxbench::ParseArchitectures({gpu_arch}).value_or(std::vector<std::string>{}) !=
+      std::vector<std::string>{gpu_arch}) {
+    return UsageError("--gpu-arch must be a GPU architecture such as sm_90 or sm_100");
+  }
   if (latency_ms < 0) return UsageError("--latency-ms must not be negative");
   if (!(failure_rate >= 0 && failure_rate <= 1))
     return UsageError("--failure-rate must be in [0, 1]");
@@ -289,7 +307,8 @@ int main(int argc, char** argv) {
   runner_options.security = ptxbench::executor::ConnectionSecurityOrExit("ptxbench-worker");
   runner_options.kind = ptxbench::v1::WORKER;
   runner_options.name = name;
-  runner_options.capabilities = ptxbench::worker::SimulatedWorkerCapabilities(gpus, slots);
+  runner_options.capabilities =
+      ptxbench::worker::SimulatedWorkerCapabilities(gpus, slots, gpu_arch);
   runner_options.slots = slots;
   ptxbench::executor::ExecutorRunner runner(std::move(runner_options), &handler);
   ptxbench::LogInfo("starting", {{"scheduler", scheduler},

@@ -19,13 +19,14 @@ constexpr char kFaultSalt[] = "ptxb-sim-worker";
 
 }  // namespace
 
-ptxbench::v1::Capabilities SimulatedWorkerCapabilities(int gpus, int slots) {
+ptxbench::v1::Capabilities SimulatedWorkerCapabilities(int gpus, int slots,
+                                                       const std::string& sm_arch) {
   ptxbench::v1::Capabilities caps;
   for (int i = 0; i < gpus; ++i) {
     ptxbench::v1::Gpu* gpu = caps.add_gpus();
     gpu->set_index(i);
-    gpu->set_model("Simulated H200");
-    gpu->set_sm_arch("sm_90");
+    gpu->set_model(sm_arch == "sm_90" ? "Simulated H200" : absl::StrCat("Simulated ", sm_arch));
+    gpu->set_sm_arch(sm_arch);
     gpu->set_memory_bytes(int64_t{141} * 1000 * 1000 * 1000);
     gpu->set_healthy(true);
   }

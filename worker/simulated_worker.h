@@ -18,7 +18,8 @@ namespace ptxbench::worker {
 
 // What a simulated worker announces: `gpus` GPUs "Simulated H200" (sm_90),
 // `slots` slots, simulated = true. No GPUs means compile-only.
-ptxbench::v1::Capabilities SimulatedWorkerCapabilities(int gpus, int slots);
+ptxbench::v1::Capabilities SimulatedWorkerCapabilities(int gpus, int slots,
+                                                       const std::string& sm_arch = "sm_90");
 
 // Thread-safe. Injected faults are drawn from (seed, task id, lease id), so a
 // run is reproducible and a re-leased task gets a fresh draw.

@@ -16,6 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "common/file.h"
+#include "common/gpu_arch.h"
 #include "common/hash.h"
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
@@ -289,6 +290,10 @@ absl::StatusOr<CompileResult> Compiler::Compile(const CompileRequest& request) {
   if (cuda && request.definition == nullptr) {
     return absl::InvalidArgumentError("a cuda submission needs its definition");
   }
+  if (!IsCompileTarget(request.target)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("no GPU architecture to compile for (target '", request.target, "')"));
+  }
   SubmissionPlan plan;
   if (cuda) {
     PTXB_ASSIGN_OR_RETURN(plan, PlanSubmission(request.source, request.language, *request.definition));
@@ -321,7 +326,9 @@ absl::StatusOr<CompileResult> Compiler::Compile(const CompileRequest& request) {
     PTXB_ASSIGN_OR_RETURN(abi_headers, CachedAbiHeaders());
     const std::string include =
         absl::StrCat("-I", options_.sandbox.enabled ? kSandboxAbiDir : options_.abi_include_dir);
-    build_argv = {options_.nvcc,  "-shared",    "-O3", "-gencode", "arch=compute_90a,code=sm_90a",
+    const std::string virtual_arch = absl::StrCat("compute_", request.target.substr(3));
+    build_argv = {options_.nvcc,  "-shared",    "-O3", "-gencode",
+                  absl::StrCat("arch=", virtual_arch, ",code=", request.target),
                   "-lineinfo",    "--ptxas-options=-v", "-Xcompiler", "-fPIC,-fvisibility=hidden",
                   "-Xlinker",     "--no-undefined",     include};
     // A solution's files include one another from the build folder's root.
@@ -332,7 +339,7 @@ absl::StatusOr<CompileResult> Compiler::Compile(const CompileRequest& request) {
     // host resolves it to the node's driver.
     for (const char* arg : {"trampoline.cpp", "-lcuda", "-o", "kernel.so"}) build_argv.push_back(arg);
     for (const std::string& cu : plan.device_sources) {
-      std::vector<std::string> step = {options_.nvcc, "-ptx", "-O3", "-arch=compute_90a", "-lineinfo",
+      std::vector<std::string> step = {options_.nvcc, "-ptx", "-O3", "-arch=" + virtual_arch, "-lineinfo",
                                        include};
       if (request.language == "solution") step.push_back("-I.");
       const std::string out = plan.device_sources.size() == 1 ? "kernel.ptx" : cu + ".ptx";
@@ -340,7 +347,7 @@ absl::StatusOr<CompileResult> Compiler::Compile(const CompileRequest& request) {
       ptx_steps.push_back(std::move(step));
     }
   } else {
-    build_argv = {options_.ptxas, "-arch=sm_90a", "-v", "kernel.ptx", "-o", "kernel.cubin"};
+    build_argv = {options_.ptxas, "-arch=" + request.target, "-v", "kernel.ptx", "-o", "kernel.cubin"};
   }
 
   // Everything that determines the build, each part length-prefixed.

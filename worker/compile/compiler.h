@@ -57,6 +57,9 @@ struct CompileRequest {
   std::string language;  // "cuda" | "solution" | "ptx" (worker/compile/submission.h)
   // The run() signature comes from it; required but for "ptx". Not owned.
   const workloads::Definition* definition = nullptr;
+  // What to build for: the GPU that will run it, e.g. "sm_90a"
+  // (common/gpu_arch.h CompileTarget). Required.
+  std::string target;
 };
 
 struct CompileResult {

@@ -95,7 +95,7 @@ class CompilerTest : public ::testing::Test {
 
   absl::StatusOr<CompileResult> CompileCuda(const std::string& source) {
     Compiler compiler(options_);
-    return compiler.Compile({source, "cuda", &definition_});
+    return compiler.Compile({source, "cuda", &definition_, "sm_90a"});
   }
 
   std::string dir_;
@@ -126,12 +126,12 @@ TEST_F(CompilerTest, SecondCompileIsAFastCacheHit) {
   Compiler compiler(options_);
   const std::string source = absl::StrCat(kValidKernel, "// cache test\n");
   absl::Time t0 = absl::Now();
-  auto first = compiler.Compile({source, "cuda", &definition_});
+  auto first = compiler.Compile({source, "cuda", &definition_, "sm_90a"});
   absl::Duration cold = absl::Now() - t0;
   ASSERT_TRUE(first.ok()) << first.status();
   ASSERT_EQ(first->status, ptxbench::v1::COMPILED) << first->log;
   t0 = absl::Now();
-  auto second = compiler.Compile({source, "cuda", &definition_});
+  auto second = compiler.Compile({source, "cuda", &definition_, "sm_90a"});
   absl::Duration warm = absl::Now() - t0;
   ASSERT_TRUE(second.ok()) << second.status();
   EXPECT_TRUE(second->cache_hit);
@@ -149,9 +149,24 @@ TEST_F(CompilerTest, SecondCompileIsAFastCacheHit) {
   // A different toolkit-independent input (the definition) is a different key.
   workloads::Definition other = definition_;
   other.outputs[0].name = "D";
-  auto third = compiler.Compile({source, "cuda", &other});
+  auto third = compiler.Compile({source, "cuda", &other, "sm_90a"});
   ASSERT_TRUE(third.ok()) << third.status();
   EXPECT_NE(third->cache_key, first->cache_key);
+}
+
+// Kernels are built for the GPU that runs them: the same source for a
+// Blackwell GPU is another build (another cache entry) with that target.
+TEST_F(CompilerTest, TargetNamesTheArchitectureBuiltFor) {
+  Compiler compiler(options_);
+  const std::string source = absl::StrCat(kValidKernel, "// target test\n");
+  auto hopper = compiler.Compile({source, "cuda", &definition_, "sm_90a"});
+  auto blackwell = compiler.Compile({source, "cuda", &definition_, "sm_100a"});
+  ASSERT_TRUE(hopper.ok() && blackwell.ok());
+  ASSERT_EQ(blackwell->status, ptxbench::v1::COMPILED) << blackwell->log;
+  EXPECT_NE(hopper->cache_key, blackwell->cache_key);
+  EXPECT_EQ(hopper->ptx.virtual_arch(), "sm_90a");
+  EXPECT_EQ(blackwell->ptx.virtual_arch(), "sm_100a");
+  EXPECT_THAT(blackwell->log, HasSubstr("code=sm_100a"));
 }
 
 TEST_F(CompilerTest, SameSourceGivesTheSamePtxInAnyBuildDirectory) {
@@ -161,8 +176,8 @@ TEST_F(CompilerTest, SameSourceGivesTheSamePtxInAnyBuildDirectory) {
   a.cache_dir.clear();
   b.cache_dir.clear();
   const std::string source = absl::StrCat(kValidKernel, "// reproducibility test\n");
-  auto first = Compiler(a).Compile({source, "cuda", &definition_});
-  auto second = Compiler(b).Compile({source, "cuda", &definition_});
+  auto first = Compiler(a).Compile({source, "cuda", &definition_, "sm_90a"});
+  auto second = Compiler(b).Compile({source, "cuda", &definition_, "sm_90a"});
   ASSERT_TRUE(first.ok() && second.ok());
   ASSERT_EQ(first->status, ptxbench::v1::COMPILED) << first->log;
   EXPECT_NE(first->ptx_path, second->ptx_path);
@@ -247,7 +262,7 @@ PTXB_EXPORT void run(const ptxb::Tensor& A, const ptxb::Tensor& B, ptxb::Tensor&
 
 TEST_F(CompilerTest, RawPtxAssemblesWithResources) {
   Compiler compiler(options_);
-  auto r = compiler.Compile({kRawPtx, "ptx", nullptr});
+  auto r = compiler.Compile({kRawPtx, "ptx", nullptr, "sm_90a"});
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(r->status, ptxbench::v1::COMPILED) << r->log;
   EXPECT_TRUE(fs::exists(r->artifact_path));
@@ -257,7 +272,7 @@ TEST_F(CompilerTest, RawPtxAssemblesWithResources) {
   EXPECT_GT(r->resources[0].registers(), 0);
   EXPECT_EQ(r->ptx.virtual_arch(), "sm_90a");
 
-  auto bad = compiler.Compile({"  .version 8.0\n.target sm_90a\nfoo bar;\n", "ptx", nullptr});
+  auto bad = compiler.Compile({"  .version 8.0\n.target sm_90a\nfoo bar;\n", "ptx", nullptr, "sm_90a"});
   ASSERT_TRUE(bad.ok()) << bad.status();
   EXPECT_EQ(bad->status, ptxbench::v1::COMPILE_ERROR);
   EXPECT_THAT(bad->log, HasSubstr("error"));
@@ -295,17 +310,23 @@ TEST(CompilerInfraTest, MissingToolIsFailedPrecondition) {
   options.nvcc = "/nonexistent/nvcc";
   Compiler compiler(options);
   workloads::Definition d = AddDefinition();
-  auto r = compiler.Compile({kValidKernel, "cuda", &d});
+  auto r = compiler.Compile({kValidKernel, "cuda", &d, "sm_90a"});
   EXPECT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(r.status().message(), HasSubstr("/nonexistent/nvcc"));
 }
 
 TEST(CompilerInfraTest, BadRequestsAreInvalidArgument) {
   Compiler compiler(CompilerOptions{});
-  EXPECT_EQ(compiler.Compile({"x", "triton", nullptr}).status().code(),
+  EXPECT_EQ(compiler.Compile({"x", "triton", nullptr, "sm_90a"}).status().code(),
             absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(compiler.Compile({"x", "cuda", nullptr}).status().code(),
+  EXPECT_EQ(compiler.Compile({"x", "cuda", nullptr, "sm_90a"}).status().code(),
             absl::StatusCode::kInvalidArgument);
+  // No target, or one that is not an architecture's: nothing is guessed.
+  for (const char* target : {"", "sm_90", "compute_90a", "sm_90a -o /tmp/x"}) {
+    EXPECT_EQ(compiler.Compile({kRawPtx, "ptx", nullptr, target}).status().code(),
+              absl::StatusCode::kInvalidArgument)
+        << target;
+  }
 }
 
 TEST(CompilerInfraTest, ToolkitVersionNamesRelease) {
