@@ -69,13 +69,14 @@ v1::Capabilities GpuWorkerCapabilities(const std::vector<gpu::GpuInfo>& gpus, in
 
 GpuWorkerHandler::GpuWorkerHandler(GpuEvaluator* evaluator, Compiler* compiler,
                                    const workloads::DefinitionRegistry* definitions,
-                                   GpuPool* pool, std::string worker_id,
+                                   GpuPool* pool, WorkerMetrics* metrics, std::string worker_id,
                                    std::string toolkit_version,
                                    std::function<void(const std::string&)> on_no_gpu)
     : evaluator_(evaluator),
       compiler_(compiler),
       definitions_(definitions),
       pool_(pool),
+      metrics_(metrics),
       worker_id_(std::move(worker_id)),
       toolkit_version_(std::move(toolkit_version)),
       on_no_gpu_(std::move(on_no_gpu)) {}
@@ -105,15 +106,20 @@ v1::CompleteRequest GpuWorkerHandler::Run(const v1::Task& task,
     return executor::FailureReport(v1::INFRA, "a worker was given a non-eval task");
   }
   v1::CompleteRequest out;
+  const absl::Time compile_start = absl::Now();
   if (task.eval().mode() == v1::COMPILE_ONLY) {
     *out.mutable_eval() = EvaluateCompileOnly(*compiler_, *definitions_, task.eval(), worker_id_,
                                                toolkit_version_);
+    metrics_->Compiled(absl::Now() - compile_start);
     return out;
   }
   CompiledKernel compiled = evaluator_->Compile(task.eval());
+  metrics_->Compiled(absl::Now() - compile_start);
   std::optional<gpu::GpuInfo> gpu;
+  absl::Time acquired;
   if (compiled.built()) {
     gpu = pool_->Acquire(cancelled);
+    acquired = absl::Now();
     if (!gpu) {
       return executor::FailureReport(
           v1::INFRA, absl::StrCat("worker ", worker_id_, " has no healthy GPU left"));
@@ -125,6 +131,7 @@ v1::CompleteRequest GpuWorkerHandler::Run(const v1::Task& task,
           : evaluator_->Run(task.eval(), std::move(compiled), gpu::GpuInfo{}, &suspect);
   if (gpu) {
     if (suspect) CheckAfterFailure(*gpu);
+    metrics_->GpuHeld(gpu->index, absl::Now() - acquired);
     pool_->Release(gpu->index);
   }
   return out;
