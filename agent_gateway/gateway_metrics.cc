@@ -2,24 +2,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/prometheus.h"
 
 namespace ptxbench::agent_gateway {
 
 namespace v1 = ::ptxbench::v1;
-
-namespace {
-
-// A label value: backslash, quote and newline escaped.
-std::string Label(const std::string& value) {
-  std::string out;
-  for (char ch : value) {
-    if (ch == '\\' || ch == '"') out += '\\';
-    out += ch == '\n' ? std::string("\\n") : std::string(1, ch);
-  }
-  return out;
-}
-
-}  // namespace
 
 void GatewayMetrics::Queued(const std::string& model, bool reasked) {
   absl::MutexLock lock(&mu_);
@@ -74,43 +61,43 @@ namespace {
 struct Counter {
   const char* family;
   const char* log_key;
-  const char* type;
+  prometheus::Type type;
   const char* help;
   double (*value)(const ModelCounters&);
 };
 
 constexpr Counter kCounters[] = {
-    {"ptxbench_gateway_calls_waiting", "waiting", "gauge", "Calls queued for the model's limits",
+    {"ptxbench_gateway_calls_waiting", "waiting", prometheus::Type::kGauge, "Calls queued for the model's limits",
      [](const ModelCounters& c) { return double(c.waiting); }},
-    {"ptxbench_gateway_calls_in_flight", "in_flight", "gauge", "Provider calls in flight",
+    {"ptxbench_gateway_calls_in_flight", "in_flight", prometheus::Type::kGauge, "Provider calls in flight",
      [](const ModelCounters& c) { return double(c.in_flight); }},
-    {"ptxbench_gateway_answers_total", "answered", "counter", "Calls answered",
+    {"ptxbench_gateway_answers_total", "answered", prometheus::Type::kCounter, "Calls answered",
      [](const ModelCounters& c) { return double(c.answered); }},
-    {"ptxbench_gateway_truncated_total", "truncated", "counter", "Answers cut at max_tokens",
+    {"ptxbench_gateway_truncated_total", "truncated", prometheus::Type::kCounter, "Answers cut at max_tokens",
      [](const ModelCounters& c) { return double(c.truncated); }},
-    {"ptxbench_gateway_failures_retryable_total", "failed_retryable", "counter",
+    {"ptxbench_gateway_failures_retryable_total", "failed_retryable", prometheus::Type::kCounter,
      "Calls failed with a retryable error (429, 5xx, transport)",
      [](const ModelCounters& c) { return double(c.failed_retry); }},
-    {"ptxbench_gateway_failures_terminal_total", "failed_terminal", "counter",
+    {"ptxbench_gateway_failures_terminal_total", "failed_terminal", prometheus::Type::kCounter,
      "Calls failed for good (auth, unknown model, bad request, context window)",
      [](const ModelCounters& c) { return double(c.failed_terminal); }},
-    {"ptxbench_gateway_refused_before_call_total", "refused_early", "counter",
+    {"ptxbench_gateway_refused_before_call_total", "refused_early", prometheus::Type::kCounter,
      "Steps refused before paying: context estimated too long",
      [](const ModelCounters& c) { return double(c.refused_early); }},
-    {"ptxbench_gateway_retries_total", "retries", "counter",
+    {"ptxbench_gateway_retries_total", "retries", prometheus::Type::kCounter,
      "Steps asked again after a failure or crash",
      [](const ModelCounters& c) { return double(c.reasked); }},
-    {"ptxbench_gateway_input_tokens_total", "input_tokens", "counter", "Input tokens billed",
+    {"ptxbench_gateway_input_tokens_total", "input_tokens", prometheus::Type::kCounter, "Input tokens billed",
      [](const ModelCounters& c) { return double(c.input_tokens); }},
-    {"ptxbench_gateway_output_tokens_total", "output_tokens", "counter", "Output tokens billed",
+    {"ptxbench_gateway_output_tokens_total", "output_tokens", prometheus::Type::kCounter, "Output tokens billed",
      [](const ModelCounters& c) { return double(c.output_tokens); }},
-    {"ptxbench_gateway_reasoning_tokens_total", "reasoning_tokens", "counter",
+    {"ptxbench_gateway_reasoning_tokens_total", "reasoning_tokens", prometheus::Type::kCounter,
      "Reasoning tokens (within output)",
      [](const ModelCounters& c) { return double(c.reasoning_tokens); }},
-    {"ptxbench_gateway_cached_tokens_total", "cached_tokens", "counter",
+    {"ptxbench_gateway_cached_tokens_total", "cached_tokens", prometheus::Type::kCounter,
      "Cached input tokens (within input)",
      [](const ModelCounters& c) { return double(c.cached_tokens); }},
-    {"ptxbench_gateway_cost_usd_total", "cost_usd", "counter", "Cost of the answers, US dollars",
+    {"ptxbench_gateway_cost_usd_total", "cost_usd", prometheus::Type::kCounter, "Cost of the answers, US dollars",
      [](const ModelCounters& c) { return c.cost_usd; }},
 };
 
@@ -120,15 +107,12 @@ std::string Number(double v) { return absl::StrFormat("%.10g", v); }
 
 std::string GatewayMetrics::Prometheus() const {
   const std::map<std::string, ModelCounters> models = Snapshot();
-  std::string out;
+  prometheus::Page page;
   for (const Counter& f : kCounters) {
-    absl::StrAppend(&out, "# HELP ", f.family, " ", f.help, "\n# TYPE ", f.family, " ", f.type,
-                    "\n");
-    for (const auto& [model, c] : models) {
-      absl::StrAppend(&out, f.family, "{model=\"", Label(model), "\"} ", Number(f.value(c)), "\n");
-    }
+    page.Family(f.family, f.type, f.help);
+    for (const auto& [model, c] : models) page.Sample({{"model", model}}, f.value(c));
   }
-  return out;
+  return page.text();
 }
 
 std::vector<LogField> GatewayMetrics::LogFields(const std::string& model,

@@ -96,18 +96,6 @@ void RaiseOpenFileLimit() {
   }
 }
 
-// One "stats" line per model every --stats-interval-s until `done`.
-void LogStats(const ptxbench::agent_gateway::GatewayMetrics& metrics, absl::Notification& done) {
-  const int interval_s = absl::GetFlag(FLAGS_stats_interval_s);
-  if (interval_s <= 0) return;
-  while (!done.WaitForNotificationWithTimeout(absl::Seconds(interval_s))) {
-    for (const auto& [model, c] : metrics.Snapshot()) {
-      ptxbench::Log(ptxbench::LogLevel::kInfo, "stats",
-                    ptxbench::agent_gateway::GatewayMetrics::LogFields(model, c));
-    }
-  }
-}
-
 // Real providers. A model named in --serve that cannot be served is an
 // error; unnamed ones are skipped with the reason logged.
 int RunRealGateway() {
@@ -159,12 +147,7 @@ int RunRealGateway() {
   std::unique_ptr<ptxbench::executor::StatusServer> status_server;
   if (const std::string listen = absl::GetFlag(FLAGS_status_listen); !listen.empty()) {
     auto started = ptxbench::executor::StatusServer::Start(
-        listen, {[&runner]() -> absl::Status {
-                   if (runner.executor_id().empty()) {
-                     return absl::UnavailableError("not registered with the scheduler");
-                   }
-                   return absl::OkStatus();
-                 },
+        listen, {[&runner] { return ptxbench::executor::ExecutorHealth(runner); },
                  [&handler] { return handler.metrics().Prometheus(); }});
     if (!started.ok()) return UsageError(std::string(started.status().message()));
     status_server = *std::move(started);
@@ -175,12 +158,15 @@ int RunRealGateway() {
                                  {"models", absl::StrJoin(handler.ModelNames(), ",")},
                                  {"status", status_server ? status_server->address() : "off"},
                                  {"simulated", "false"}});
-  absl::Notification done;
-  std::thread stats([&handler, &done] { LogStats(handler.metrics(), done); });
-  const int code = ptxbench::executor::RunUntilStopped(runner, "gateway");
-  done.Notify();
-  stats.join();
-  return code;
+  // One "stats" line per model every --stats-interval-s.
+  ptxbench::executor::PeriodicLog stats(
+      absl::Seconds(absl::GetFlag(FLAGS_stats_interval_s)), [&handler] {
+        for (const auto& [model, c] : handler.metrics().Snapshot()) {
+          ptxbench::Log(ptxbench::LogLevel::kInfo, "stats",
+                        ptxbench::agent_gateway::GatewayMetrics::LogFields(model, c));
+        }
+      });
+  return ptxbench::executor::RunUntilStopped(runner, "gateway");
 }
 
 }  // namespace

@@ -51,6 +51,26 @@ absl::StatusOr<std::unique_ptr<StatusServer>> StatusServer::Start(const std::str
   return out;
 }
 
+absl::Status ExecutorHealth(const ExecutorRunner& runner,
+                            const std::function<absl::Status()>& more) {
+  if (runner.executor_id().empty()) {
+    return absl::UnavailableError("not registered with the scheduler");
+  }
+  return more ? more() : absl::OkStatus();
+}
+
+PeriodicLog::PeriodicLog(absl::Duration interval, std::function<void()> log) {
+  if (interval <= absl::ZeroDuration()) return;
+  thread_ = std::thread([this, interval, log = std::move(log)] {
+    while (!done_.WaitForNotificationWithTimeout(interval)) log();
+  });
+}
+
+PeriodicLog::~PeriodicLog() {
+  done_.Notify();
+  if (thread_.joinable()) thread_.join();
+}
+
 StatusServer::~StatusServer() {
   impl_->server.stop();
   if (impl_->thread.joinable()) impl_->thread.join();

@@ -8,8 +8,12 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "absl/status/statusor.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
+#include "executor/executor_runner.h"
 
 namespace ptxbench::executor {
 
@@ -34,6 +38,23 @@ class StatusServer {
   struct Impl;
   std::unique_ptr<Impl> impl_;
   std::string address_;
+};
+
+// An executor's /healthz: kUnavailable until `runner` is registered with the
+// scheduler, then `more()` (when set).
+absl::Status ExecutorHealth(const ExecutorRunner& runner,
+                            const std::function<absl::Status()>& more = nullptr);
+
+// Calls `log` every `interval` on a thread of its own until destroyed (a
+// daemon's periodic "stats" line). A non-positive interval: never.
+class PeriodicLog {
+ public:
+  PeriodicLog(absl::Duration interval, std::function<void()> log);
+  ~PeriodicLog();
+
+ private:
+  absl::Notification done_;
+  std::thread thread_;
 };
 
 }  // namespace ptxbench::executor

@@ -38,6 +38,7 @@
 #include "scheduler/executor_registry.h"
 #include "scheduler/experiment_store.h"
 #include "scheduler/fair_queue.h"
+#include "scheduler/metrics.h"
 #include "scheduler/schema.h"
 #include "scheduler/spec.h"
 #include "scheduler/task_store.h"
@@ -159,6 +160,10 @@ class Core {
 
   // Ready tasks (not counting those in backoff).
   int64_t ReadyCount() const;
+  // Live work now, for /metrics (core_metrics.cc).
+  SchedulerGauges Gauges() const;
+  // Safe to read from any thread (atomics).
+  const SchedulerCounters& counters() const { return counters_; }
   // Grows whenever a task becomes ready, so waiters are re-tried only then.
   int64_t ReadyGeneration() const;
 
@@ -206,6 +211,7 @@ class Core {
   std::unordered_map<int64_t, ReadyRef> delayed_refs_;
   // System and task prompts are shared by many trajectories: kept decoded.
   std::unordered_map<std::string, std::string> prompt_cache_;
+  SchedulerCounters counters_;
   uint64_t lease_counter_ = 0;
   int64_t ready_generation_ = 0;
   uint64_t lease_salt_ = 0;

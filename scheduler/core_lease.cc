@@ -118,6 +118,7 @@ absl::StatusOr<std::optional<v1::Task>> Core::TryLease(const std::string& execut
       continue;
     }
     PTXB_ASSIGN_OR_RETURN(v1::Task granted, GrantLease(task, executor));
+    counters_.leases_granted.fetch_add(1, std::memory_order_relaxed);
     return granted;
   }
 }
@@ -259,6 +260,7 @@ absl::Status Core::ExpireLease(int64_t task_rowid, const std::string& why) {
   PTXB_ASSIGN_OR_RETURN(TaskRow task, tasks_.Read(task_rowid));
   PTXB_ASSIGN_OR_RETURN(TrajectoryRow trajectory, trajectories_.Read(task.trajectory));
   const std::string executor = leases_.at(task_rowid).executor;
+  counters_.leases_expired.fetch_add(1, std::memory_order_relaxed);
   ++task.deaths;
   task.last_error = absl::StrCat(why, " (executor ", executor, ")");
   if (task.deaths >= options_.max_executor_deaths) {

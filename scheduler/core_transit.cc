@@ -15,6 +15,7 @@ absl::Status Core::TransitTask(TaskRow& task, const std::string& model, TaskEven
   const int64_t not_before_ms =
       event == TaskEvent::kBackOff ? absl::ToUnixMillis(not_before) : 0;
   PTXB_RETURN_IF_ERROR(tasks_.Transit(task, event, not_before_ms));
+  counters_.task_transitions[static_cast<int>(event)].fetch_add(1, std::memory_order_relaxed);
   if (from == TaskState::kLeased) ReleaseLease(task.rowid);
   // Its entry in a ready queue, if any, is skipped when popped.
   if (from == TaskState::kQueued) delayed_refs_.erase(task.rowid);
@@ -41,6 +42,8 @@ absl::Status Core::Transit(TrajectoryRow& t, TrajectoryEvent event, const std::s
   }
   PTXB_RETURN_IF_ERROR(
       trajectories_.Transit(t, event, absl::ToUnixMillis(clock_->Now())).status());
+  counters_.trajectory_transitions[static_cast<int>(event)].fetch_add(1,
+                                                                      std::memory_order_relaxed);
   PTXB_RETURN_IF_ERROR(ApplyEffect(t, row->effect));
   if (*row->log_kind == '\0') return absl::OkStatus();
   // An ending is logged at the last turn done; a resumption at the turn it

@@ -67,13 +67,25 @@ void Dispatcher::Stop() {
   queue_.Stop();
 }
 
+absl::StatusOr<SchedulerGauges> Dispatcher::Gauges() {
+  SchedulerGauges gauges;
+  PTXB_RETURN_IF_ERROR(queue_.RunSync([this, &gauges](storage::Database&) {
+    gauges = core_.Gauges();
+    return absl::OkStatus();
+  }));
+  return gauges;
+}
+
 void Dispatcher::Lease(const v1::LeaseRequest& request, const std::string& owner,
                        std::shared_ptr<std::atomic<bool>> cancelled,
                        Callback<v1::LeaseResponse> done) {
+  // Read here, not on the writer thread: the wait in the write queue counts.
+  const absl::Time asked = clock_->Now();
   auto reply = std::make_shared<std::optional<absl::StatusOr<v1::LeaseResponse>>>();
   auto parked = std::make_shared<bool>(false);
   queue_.Post(
-      [this, request, owner, cancelled, done, reply, parked](storage::Database&) -> absl::Status {
+      [this, request, owner, cancelled, done, reply, parked,
+       asked](storage::Database&) -> absl::Status {
         v1::LeaseResponse response;
         if (absl::Status mine = core_.CheckOwner(request.executor_id(), owner); !mine.ok()) {
           *reply = mine;
@@ -106,13 +118,20 @@ void Dispatcher::Lease(const v1::LeaseRequest& request, const std::string& owner
           *reply = response;
           return absl::OkStatus();
         }
-        waiters_.push_back(Waiter{request.executor_id(), clock_->Now() + wait, cancelled, done});
+        waiters_.push_back(
+            Waiter{request.executor_id(), asked, clock_->Now() + wait, cancelled, done});
         *parked = true;
         return absl::OkStatus();
       },
-      [reply, parked, done](absl::Status) {
-        if (!*parked) done(std::move(**reply));
+      [this, reply, parked, done, asked](absl::Status) {
+        if (*parked) return;
+        if ((*reply)->ok() && (**reply)->has_task()) GrantedAfter(asked);
+        done(std::move(**reply));
       });
+}
+
+void Dispatcher::GrantedAfter(absl::Time asked) {
+  lease_wait_seconds_.ObserveDuration(clock_->Now() - asked);
 }
 
 void Dispatcher::OnBatch() {
@@ -163,7 +182,9 @@ absl::Status Dispatcher::ServeWaiters(std::vector<std::function<void()>>* replie
       if (task) *response.mutable_task() = std::move(*task);
     }
     if (response.has_task() || response.drain() || response.reregister() || w.deadline <= now) {
-      replies->push_back([done = std::move(w.done), response = std::move(response)]() mutable {
+      replies->push_back([this, done = std::move(w.done), response = std::move(response),
+                          asked = w.asked]() mutable {
+        if (response.has_task()) GrantedAfter(asked);
         done(std::move(response));
       });
       continue;

@@ -59,9 +59,18 @@ class Dispatcher {
 
   storage::WriteQueue::Stats GetStats() const { return queue_.GetStats(); }
 
+  // For /metrics (scheduler/metrics.h), from any thread. Gauges runs one op
+  // on the writer thread and waits for it: kFailedPrecondition once stopped.
+  absl::StatusOr<SchedulerGauges> Gauges();
+  const SchedulerCounters& counters() const { return core_.counters(); }
+  // From a Lease call's arrival to the reply with a task, after its commit.
+  const prometheus::Histogram& lease_wait_seconds() const { return lease_wait_seconds_; }
+  const prometheus::Histogram& commit_seconds() const { return queue_.commit_seconds(); }
+
  private:
   struct Waiter {
     std::string executor_id;
+    absl::Time asked;  // when the Lease call arrived
     absl::Time deadline;
     std::shared_ptr<std::atomic<bool>> cancelled;
     Callback<ptxbench::v1::LeaseResponse> done;
@@ -70,12 +79,15 @@ class Dispatcher {
   void OnBatch();
   absl::Status ServeWaiters(std::vector<std::function<void()>>* replies);
   static void FatalIfBroken(const absl::Status& status);
+  // A task granted to a call that arrived at `asked` is being sent.
+  void GrantedAfter(absl::Time asked);
 
   Clock* clock_;
   DispatcherOptions options_;
   storage::Database* db_;  // owned by queue_
   storage::WriteQueue queue_;
   Core core_;
+  prometheus::Histogram lease_wait_seconds_{prometheus::DurationBuckets(1e-3, 50)};
   // Writer-thread state.
   std::deque<Waiter> waiters_;
   int64_t served_generation_ = -1;

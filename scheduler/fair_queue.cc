@@ -50,6 +50,14 @@ std::optional<FairQueue::Popped> FairQueue::Pop(
   return popped;
 }
 
+std::map<std::string, int64_t> FairQueue::SizeByKey() const {
+  std::map<std::string, int64_t> out;
+  for (const auto& [experiment, lane] : lanes_) {
+    for (const auto& [key, tasks] : lane.by_key) out[key] += static_cast<int64_t>(tasks.size());
+  }
+  return out;
+}
+
 void FairQueue::RemoveExperiment(int64_t experiment) {
   auto it = lanes_.find(experiment);
   if (it == lanes_.end()) return;

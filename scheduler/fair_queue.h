@@ -38,6 +38,8 @@ class FairQueue {
   // Drops every queued task of the experiment (cancel).
   void RemoveExperiment(int64_t experiment);
   int64_t size() const { return size_; }
+  // Queued tasks by routing key, across experiments (for /metrics).
+  std::map<std::string, int64_t> SizeByKey() const;
 
  private:
   struct Lane {

@@ -17,10 +17,12 @@
 #include "common/log.h"
 #include "common/sd_notify.h"
 #include "dashboard/server.h"
+#include "executor/status_server.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/server_builder.h"
 #include "scheduler/access.h"
 #include "scheduler/dispatcher.h"
+#include "scheduler/metrics.h"
 #include "scheduler/reader.h"
 #include "scheduler/schema.h"
 #include "scheduler/service.h"
@@ -49,6 +51,9 @@ ABSL_FLAG(int64_t, heartbeat_ms, 5'000, "heartbeat interval asked of executors")
 ABSL_FLAG(int64_t, backoff_base_ms, 1'000, "first retry backoff");
 ABSL_FLAG(int, stats_interval_s, 10, "seconds between structured stats log lines");
 ABSL_FLAG(int, model_inflight_cap, 512, "LLM calls in flight per model, across gateways");
+ABSL_FLAG(std::string, metrics_listen, "",
+          "serve /healthz and Prometheus /metrics on [HOST:]PORT (a bare port: 127.0.0.1; "
+          "docs/OBSERVABILITY.md)");
 ABSL_FLAG(std::string, http_listen, "",
           "serve the live dashboard on HOST:PORT (port 0 picks one; docs/DASHBOARD.md)");
 
@@ -58,6 +63,25 @@ namespace {
 int Fail(const std::string& message) {
   std::cerr << "ptxbench-scheduler: " << message << "\n";
   return 1;
+}
+
+// One scrape: the writer thread's gauges (one op), the counters, the
+// trajectory counts from the read connection, the file sizes.
+std::string MetricsPage(Dispatcher& dispatcher, Reader& reader, const std::string& db_path) {
+  SchedulerMetricsInput in;
+  in.counters = &dispatcher.counters();
+  if (absl::StatusOr<SchedulerGauges> gauges = dispatcher.Gauges(); gauges.ok()) {
+    in.gauges = *std::move(gauges);
+  }
+  if (auto counts = reader.TrajectoriesByState(); counts.ok()) {
+    in.trajectories = *std::move(counts);
+  } else {
+    LogWarning("metrics: cannot count trajectories", {{"error", counts.status().ToString()}});
+  }
+  in.lease_wait = dispatcher.lease_wait_seconds().Read();
+  in.commit = dispatcher.commit_seconds().Read();
+  std::tie(in.database_bytes, in.wal_bytes) = DatabaseFileSizes(db_path);
+  return RenderSchedulerMetrics(in);
 }
 
 int Main() {
@@ -174,6 +198,17 @@ int Main() {
     web = *std::move(started);
     std::ofstream((dir / "dashboard.addr").string()) << web->address() << "\n";
     LogInfo("dashboard", {{"url", web->url()}});
+  }
+  std::unique_ptr<executor::StatusServer> metrics_server;
+  if (const std::string m = absl::GetFlag(FLAGS_metrics_listen); !m.empty()) {
+    absl::StatusOr<std::unique_ptr<executor::StatusServer>> started = executor::StatusServer::Start(
+        m, {[&dispatcher]() { return dispatcher.Gauges().status(); },
+            [&dispatcher, &reader, &db_path] { return MetricsPage(dispatcher, reader, db_path); }});
+    if (!started.ok()) return Fail(std::string(started.status().message()));
+    metrics_server = *std::move(started);
+    // Tests read the bound address from here (port 0 case).
+    std::ofstream((dir / "metrics.addr").string()) << metrics_server->address() << "\n";
+    LogInfo("metrics", {{"address", metrics_server->address()}});
   }
   std::string address = absl::StrCat(listen.substr(0, listen.rfind(':')), ":", port);
   // Tests and `ptxbench up` read the bound address from here (port 0 case).

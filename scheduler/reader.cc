@@ -71,6 +71,20 @@ absl::Status Reader::ProgressLocked(int64_t rowid, v1::ExperimentProgress* p) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::map<std::string, int64_t>> Reader::TrajectoriesByState() {
+  absl::MutexLock lock(&mu_);
+  PTXB_ASSIGN_OR_RETURN(storage::Statement * s,
+                        db_->Cached("SELECT state, count(*) FROM trajectories GROUP BY state"));
+  std::map<std::string, int64_t> out;
+  while (true) {
+    PTXB_ASSIGN_OR_RETURN(bool row, s->Step());
+    if (!row) break;
+    out[v1::TrajectoryState_Name(static_cast<v1::TrajectoryState>(s->ColumnInt64(0)))] =
+        s->ColumnInt64(1);
+  }
+  return out;
+}
+
 absl::StatusOr<v1::GetExperimentResponse> Reader::ExperimentLocked(const std::string& id) {
   PTXB_ASSIGN_OR_RETURN(StoredExperiment row, ReadExperiment(*db_, id));
   v1::GetExperimentResponse out;

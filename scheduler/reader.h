@@ -5,6 +5,7 @@
 // run on their own connection, so they see only committed state and never
 // wait for the writer thread. Thread-safe (one connection behind a mutex).
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,6 +36,9 @@ class Reader {
   absl::StatusOr<std::vector<ptxbench::v1::Event>> Events(const std::string& experiment_id,
                                                           int64_t after_id, int limit);
   absl::StatusOr<int64_t> LastEventId(const std::string& experiment_id);
+  // Every trajectory counted by state (ptxbench.v1.TrajectoryState name), for
+  // /metrics: one scan of the (experiment, state) index.
+  absl::StatusOr<std::map<std::string, int64_t>> TrajectoriesByState();
 
  private:
   absl::StatusOr<ptxbench::v1::GetExperimentResponse> ExperimentLocked(const std::string& id)

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "absl/synchronization/notification.h"
 #include "common/log.h"
 
@@ -167,7 +168,9 @@ void WriteQueue::RunBatch(std::deque<Pending>& batch) {
       Fatal(db, "hook", absl::InternalError("the batch transaction ended inside the hook"));
     }
   }
+  const absl::Time commit_start = absl::Now();
   Must(db, "COMMIT");
+  commit_seconds_.ObserveDuration(absl::Now() - commit_start);
   {
     absl::MutexLock lock(&mu_);
     stats_.commits += 1;

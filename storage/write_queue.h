@@ -37,6 +37,7 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "common/prometheus.h"
 #include "storage/database.h"
 
 namespace ptxbench::storage {
@@ -86,6 +87,9 @@ class WriteQueue {
   void Stop();
 
   Stats GetStats() const;
+  // How long each batch's COMMIT took (its fsync): the durability cost every
+  // reply waits for. Thread-safe to read.
+  const prometheus::Histogram& commit_seconds() const { return commit_seconds_; }
 
   // Whether the caller runs on the writer thread (false before Start). Lets
   // an object that must live on that thread check it.
@@ -116,6 +120,7 @@ class WriteQueue {
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
   Stats stats_ ABSL_GUARDED_BY(mu_);
+  prometheus::Histogram commit_seconds_{prometheus::DurationBuckets(1e-4, 10)};
   std::thread thread_;  // assigned in Start() under mu_, joined in Stop()
   std::thread::id writer_id_ ABSL_GUARDED_BY(mu_);
 };

@@ -131,6 +131,8 @@ TEST_F(WriteQueueTest, FailingOpIsRolledBackAlone) {
   EXPECT_EQ(Count(*reader_, "v = 'b'"), 0);
   EXPECT_EQ(queue_->GetStats().commits, 2);
   EXPECT_EQ(queue_->GetStats().failed_ops, 2);
+  // Every commit is timed, once.
+  EXPECT_EQ(queue_->commit_seconds().Read().count, 2u);
 }
 
 TEST_F(WriteQueueTest, DoneRunsOnlyAfterCommit) {

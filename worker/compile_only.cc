@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/gpu_arch.h"
+#include "worker/worker_metrics.h"
 #include "workloads/launch_spec.h"
 
 namespace ptxbench::worker {
@@ -79,8 +80,10 @@ v1::CompleteRequest CompileOnlyHandler::Run(const v1::Task& task, const std::ato
         v1::INFRA, absl::StrCat("worker ", worker_id_, " has no GPU: it evaluates compile-only"));
   }
   v1::CompleteRequest out;
+  const absl::Time start = absl::Now();
   *out.mutable_eval() = EvaluateCompileOnly(*compiler_, *definitions_, task.eval(), worker_id_,
                                              toolkit_version_);
+  metrics_->Compiled(absl::Now() - start);
   return out;
 }
 

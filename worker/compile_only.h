@@ -19,6 +19,8 @@
 
 namespace ptxbench::worker {
 
+class WorkerMetrics;
+
 // A kernel built for evaluation: the result so far (status, compile log,
 // resources, census) and, when it built, what running it needs.
 struct CompiledKernel {
@@ -49,13 +51,14 @@ ptxbench::v1::EvalResult EvaluateCompileOnly(Compiler& compiler,
 // only to GPU workers) is refused as an INFRA failure so it goes elsewhere.
 class CompileOnlyHandler final : public executor::TaskHandler {
  public:
-  // Not owned; must outlive the handler.
+  // Not owned; must outlive the handler. `metrics` gets compile times.
   // `toolkit_version` is reported with every result (Compiler::ToolkitVersion,
   // asked once at start-up).
   CompileOnlyHandler(Compiler* compiler, const workloads::DefinitionRegistry* definitions,
-                     std::string worker_id, std::string toolkit_version)
+                     WorkerMetrics* metrics, std::string worker_id, std::string toolkit_version)
       : compiler_(compiler),
         definitions_(definitions),
+        metrics_(metrics),
         worker_id_(std::move(worker_id)),
         toolkit_version_(std::move(toolkit_version)) {}
 
@@ -65,6 +68,7 @@ class CompileOnlyHandler final : public executor::TaskHandler {
  private:
   Compiler* compiler_;
   const workloads::DefinitionRegistry* definitions_;
+  WorkerMetrics* metrics_;
   std::string worker_id_;
   std::string toolkit_version_;
 };

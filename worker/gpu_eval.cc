@@ -1,3 +1,4 @@
+#include "worker/worker_metrics.h"
 #include "worker/gpu_eval.h"
 
 #include <sys/stat.h>
@@ -246,7 +247,9 @@ v1::EvalResult GpuEvaluator::Run(const v1::EvalRequest& request, CompiledKernel 
   sandbox.deadline = options_.deadline;
   sandbox.gpu_index = gpu.index;
   sandbox.temp_root = options_.temp_root;
+  const absl::Time runner_start = absl::Now();
   absl::StatusOr<SandboxOutcome> outcome = RunSandboxed(sandbox);
+  if (options_.metrics != nullptr) options_.metrics->GpuTimedWork(gpu.index, absl::Now() - runner_start);
   if (!outcome.ok()) return infra(absl::StrCat("starting the runner: ", outcome.status().message()));
 
   runner::RunnerOutput out = runner::ParseRunnerOutput(outcome->collected["results.jsonl"]);
@@ -262,6 +265,7 @@ v1::EvalResult GpuEvaluator::Run(const v1::EvalRequest& request, CompiledKernel 
   const bool candidate_failed = p.exited && p.exit_code == runner::kRunnerCandidateFailed;
   const bool crashed =
       outcome->status != v1::EVAL_STATUS_UNSPECIFIED && !context_lost && !candidate_failed;
+  if (crashed && options_.metrics != nullptr) options_.metrics->RunnerCrashed();
   std::string stopped_at;
   for (const runner::WorkloadSpec& w : job.workloads) {
     v1::WorkloadTrace* trace = result.add_traces();

@@ -21,6 +21,8 @@
 
 namespace ptxbench::worker {
 
+class WorkerMetrics;
+
 struct GpuEvalOptions {
   std::string runner_path;  // the ptxbench-runner binary
   // The sandboxed host of the candidate (next to the runner by default).
@@ -53,6 +55,9 @@ struct GpuEvalOptions {
   std::string torch_python;
   // Tests: force the PyTorch reference where a native one exists.
   runner::ReferenceChoice reference = runner::ReferenceChoice::kAuto;
+  // Where each runner's wall time (the GPU's timed work) and crashes are
+  // counted; not owned, may be null.
+  WorkerMetrics* metrics = nullptr;
 };
 
 // The sandbox settings of a worker (or a local `ptxbench eval`): probes what

@@ -81,13 +81,14 @@ v1::Capabilities GpuWorkerCapabilities(const std::vector<gpu::GpuInfo>& gpus, in
 
 GpuWorkerHandler::GpuWorkerHandler(GpuEvaluator* evaluator, Compiler* compiler,
                                    const workloads::DefinitionRegistry* definitions,
-                                   GpuPool* pool, std::string worker_id,
+                                   GpuPool* pool, WorkerMetrics* metrics, std::string worker_id,
                                    std::string toolkit_version,
                                    std::function<void(const std::string&)> on_no_gpu)
     : evaluator_(evaluator),
       compiler_(compiler),
       definitions_(definitions),
       pool_(pool),
+      metrics_(metrics),
       worker_id_(std::move(worker_id)),
       toolkit_version_(std::move(toolkit_version)),
       on_no_gpu_(std::move(on_no_gpu)) {}
@@ -103,6 +104,7 @@ void GpuWorkerHandler::CheckAfterFailure(const gpu::GpuInfo& gpu) {
     return;
   }
   pool_->MarkUnhealthy(gpu.index);
+  metrics_->GpuRetired(gpu.index);
   LogError("GPU unhealthy: taken out of service",
            {{"gpu", std::to_string(gpu.index)}, {"error", health.ToString()}});
   if (pool_->healthy_count() == 0 && !reported_no_gpu_.exchange(true)) {
@@ -117,9 +119,11 @@ v1::CompleteRequest GpuWorkerHandler::Run(const v1::Task& task,
     return executor::FailureReport(v1::INFRA, "a worker was given a non-eval task");
   }
   v1::CompleteRequest out;
+  const absl::Time compile_start = absl::Now();
   if (task.eval().mode() == v1::COMPILE_ONLY) {
     *out.mutable_eval() = EvaluateCompileOnly(*compiler_, *definitions_, task.eval(), worker_id_,
                                                toolkit_version_);
+    metrics_->Compiled(absl::Now() - compile_start);
     return out;
   }
   // Compiled for, and run on, a GPU of an architecture the experiment
@@ -137,9 +141,12 @@ v1::CompleteRequest GpuWorkerHandler::Run(const v1::Task& task,
   request.clear_architectures();
   request.add_architectures(arch);
   CompiledKernel compiled = evaluator_->Compile(request);
+  metrics_->Compiled(absl::Now() - compile_start);
   std::optional<gpu::GpuInfo> gpu;
+  absl::Time acquired;
   if (compiled.built()) {
     gpu = pool_->Acquire(cancelled, arch);
+    acquired = absl::Now();
     if (!gpu) {
       return executor::FailureReport(
           v1::INFRA, absl::StrCat("worker ", worker_id_, " has no healthy GPU of ", arch, " left"));
@@ -151,6 +158,7 @@ v1::CompleteRequest GpuWorkerHandler::Run(const v1::Task& task,
           : evaluator_->Run(request, std::move(compiled), gpu::GpuInfo{}, &suspect);
   if (gpu) {
     if (suspect) CheckAfterFailure(*gpu);
+    metrics_->GpuBusy(gpu->index, absl::Now() - acquired);
     pool_->Release(gpu->index);
   }
   return out;

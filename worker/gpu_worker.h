@@ -19,6 +19,7 @@
 #include "executor/task_handler.h"
 #include "worker/gpu/device_info.h"
 #include "worker/gpu_eval.h"
+#include "worker/worker_metrics.h"
 
 namespace ptxbench::worker {
 
@@ -55,10 +56,11 @@ ptxbench::v1::Capabilities GpuWorkerCapabilities(const std::vector<gpu::GpuInfo>
 class GpuWorkerHandler final : public executor::TaskHandler {
  public:
   // Not owned; must outlive the handler. `on_no_gpu` is called (once) with
-  // the reason when the last healthy GPU is taken out of service.
+  // the reason when the last healthy GPU is taken out of service. `metrics`
+  // gets compile times and the time each GPU is held.
   GpuWorkerHandler(GpuEvaluator* evaluator, Compiler* compiler,
                    const workloads::DefinitionRegistry* definitions, GpuPool* pool,
-                   std::string worker_id, std::string toolkit_version,
+                   WorkerMetrics* metrics, std::string worker_id, std::string toolkit_version,
                    std::function<void(const std::string&)> on_no_gpu);
   ptxbench::v1::CompleteRequest Run(const ptxbench::v1::Task& task,
                                     const std::atomic<bool>& cancelled) override;
@@ -72,6 +74,7 @@ class GpuWorkerHandler final : public executor::TaskHandler {
   Compiler* compiler_;
   const workloads::DefinitionRegistry* definitions_;
   GpuPool* pool_;
+  WorkerMetrics* metrics_;
   const std::string worker_id_;
   const std::string toolkit_version_;
   std::function<void(const std::string&)> on_no_gpu_;

@@ -22,12 +22,14 @@
 #include "executor/connection_flags.h"
 #include "executor/executor_runner.h"
 #include "executor/signals.h"
+#include "executor/status_server.h"
 #include "common/data_dir.h"
 #include "worker/compile_only.h"
 #include "worker/gpu_worker.h"
 #include "worker/gpu/device_info.h"
 #include "worker/simulated_worker.h"
 #include "worker/torch_probe.h"
+#include "worker/worker_metrics.h"
 
 ABSL_FLAG(std::string, scheduler, "",
           "Scheduler address HOST:PORT (default: $PTXBENCH_SCHEDULER, else 127.0.0.1:50051)");
@@ -70,6 +72,12 @@ ABSL_FLAG(int, sandbox_max_processes, 256,
 ABSL_FLAG(std::string, torch_python, "auto",
           "Python with torch and CUDA that runs the PyTorch reference of definitions no native "
           "reference computes: PATH, auto (python3 on PATH) or none (--torch-python)");
+ABSL_FLAG(std::string, status_listen, "",
+          "Serve GET /healthz and /metrics (Prometheus) on [HOST:]PORT (--status-listen; a bare "
+          "PORT binds 127.0.0.1; default: off; docs/OBSERVABILITY.md)");
+ABSL_FLAG(int, stats_interval_s, 30,
+          "Seconds between structured stats log lines with each GPU's duty cycle "
+          "(--stats-interval-s; 0: none)");
 ABSL_FLAG(std::string, cgroup_root, "/sys/fs/cgroup/ptxbench",
           "cgroup v2 directory for the sandboxes' cgroups; without cgroup v2 a watchdog "
           "enforces the limits (--cgroup-root)");
@@ -154,6 +162,26 @@ absl::StatusOr<std::unique_ptr<ptxbench::workloads::DefinitionRegistry>> LoadDef
   return definitions;
 }
 
+// Runs `runner` until a stop signal, with the status server of
+// --status-listen (healthy: registered, and `more`) and a stats line every
+// --stats-interval-s. A worker's exit code.
+int ServeUntilStopped(ptxbench::executor::ExecutorRunner& runner,
+                      ptxbench::worker::WorkerMetrics& metrics,
+                      std::function<absl::Status()> more) {
+  std::unique_ptr<ptxbench::executor::StatusServer> status_server;
+  if (const std::string listen = absl::GetFlag(FLAGS_status_listen); !listen.empty()) {
+    auto started = ptxbench::executor::StatusServer::Start(
+        listen, {[&runner, more] { return ptxbench::executor::ExecutorHealth(runner, more); },
+                 [&metrics] { return metrics.Prometheus(); }});
+    if (!started.ok()) return UsageError(std::string(started.status().message()));
+    status_server = *std::move(started);
+    ptxbench::LogInfo("status", {{"address", status_server->address()}});
+  }
+  ptxbench::executor::PeriodicLog stats(absl::Seconds(absl::GetFlag(FLAGS_stats_interval_s)),
+                                        [&metrics] { metrics.LogStats(); });
+  return ptxbench::executor::RunUntilStopped(runner, "worker");
+}
+
 // The real worker: GPU evaluation where it can, compile-only otherwise (it
 // then registers no GPU, so the scheduler sends it only `eval: compile-only`
 // tasks).
@@ -212,18 +240,22 @@ int RunRealWorker() {
   const int slots = absl::GetFlag(FLAGS_slots) > 0 ? absl::GetFlag(FLAGS_slots)
                     : gpus.empty()                ? cores
                                                   : 2 * static_cast<int>(gpus.size());
+  std::vector<ptxbench::worker::WorkerMetrics::Gpu> metered_gpus;
+  for (const ptxbench::gpu::GpuInfo& g : gpus) metered_gpus.push_back({g.index, g.name});
+  ptxbench::worker::WorkerMetrics metrics(metered_gpus, protections);
+  eval_options.metrics = &metrics;
   ptxbench::worker::GpuEvaluator evaluator(&compiler, definitions->get(), eval_options, name,
                                            *version);
   ptxbench::worker::GpuPool pool(gpus);
   ptxbench::executor::ExecutorRunner* running = nullptr;
   ptxbench::worker::GpuWorkerHandler gpu_handler(
-      &evaluator, &compiler, definitions->get(), &pool, name, *version,
+      &evaluator, &compiler, definitions->get(), &pool, &metrics, name, *version,
       [&running](const std::string& why) {
         ptxbench::LogError("stopping: no healthy GPU", {{"why", why}});
         if (running != nullptr) running->Stop();
       });
-  ptxbench::worker::CompileOnlyHandler compile_handler(&compiler, definitions->get(), name,
-                                                       *version);
+  ptxbench::worker::CompileOnlyHandler compile_handler(&compiler, definitions->get(), &metrics,
+                                                       name, *version);
 
   ptxbench::executor::ExecutorRunner::Options runner_options;
   runner_options.scheduler_address = scheduler;
@@ -237,9 +269,10 @@ int RunRealWorker() {
   }
   runner_options.capabilities.set_torch_reference(torch_reference);
   runner_options.slots = slots;
-  ptxbench::executor::TaskHandler* handler =
-      gpus.empty() ? static_cast<ptxbench::executor::TaskHandler*>(&compile_handler) : &gpu_handler;
-  ptxbench::executor::ExecutorRunner runner(std::move(runner_options), handler);
+  ptxbench::worker::MeteredHandler handler(
+      gpus.empty() ? static_cast<ptxbench::executor::TaskHandler*>(&compile_handler) : &gpu_handler,
+      &metrics);
+  ptxbench::executor::ExecutorRunner runner(std::move(runner_options), &handler);
   running = &runner;
   std::string gpu_names;
   for (const ptxbench::gpu::GpuInfo& g : gpus) {
@@ -253,7 +286,14 @@ int RunRealWorker() {
                                  {"runner", eval_options.runner_path},
                                  {"cache", compiler_options.cache_dir},
                                  {"toolkit", *version}});
-  return ptxbench::executor::RunUntilStopped(runner, "worker");
+  // A GPU worker whose every GPU failed its health check is unhealthy (it
+  // also stops); a compile-only one needs none.
+  return ServeUntilStopped(runner, metrics, [&pool, &gpus]() -> absl::Status {
+    if (!gpus.empty() && pool.healthy_count() == 0) {
+      return absl::UnavailableError("no healthy GPU left");
+    }
+    return absl::OkStatus();
+  });
 }
 
 }  // namespace
@@ -300,7 +340,13 @@ int main(int argc, char** argv) {
   handler_options.latency = absl::Milliseconds(latency_ms);
   handler_options.failure_rate = failure_rate;
   handler_options.crash_rate = crash_rate;
-  ptxbench::worker::SimulatedWorkerHandler handler(std::move(handler_options));
+  std::vector<ptxbench::worker::WorkerMetrics::Gpu> metered_gpus;
+  for (int i = 0; i < gpus; ++i) metered_gpus.push_back({i, "Simulated H200"});
+  ptxbench::worker::WorkerMetrics metrics(metered_gpus, {});
+  handler_options.metrics = &metrics;
+  handler_options.gpus = gpus;
+  ptxbench::worker::SimulatedWorkerHandler simulated(std::move(handler_options));
+  ptxbench::worker::MeteredHandler handler(&simulated, &metrics);
 
   ptxbench::executor::ExecutorRunner::Options runner_options;
   runner_options.scheduler_address = scheduler;
@@ -316,5 +362,5 @@ int main(int argc, char** argv) {
                                  {"slots", std::to_string(slots)},
                                  {"gpus", std::to_string(gpus)},
                                  {"simulated", "true"}});
-  return ptxbench::executor::RunUntilStopped(runner, "worker");
+  return ServeUntilStopped(runner, metrics, nullptr);
 }

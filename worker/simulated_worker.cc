@@ -45,6 +45,23 @@ SimulatedWorkerHandler::SimulatedWorkerHandler(Options options)
   if (!options_.crash) options_.crash = [] { _exit(70); };
 }
 
+bool SimulatedWorkerHandler::SimulateWork(const std::atomic<bool>& cancelled) {
+  WorkerMetrics* metrics = options_.metrics;
+  if (metrics == nullptr) return executor::SleepUnlessCancelled(options_.latency, cancelled);
+  const absl::Duration compile = options_.gpus > 0 ? options_.latency / 2 : options_.latency;
+  const absl::Time start = absl::Now();
+  if (!executor::SleepUnlessCancelled(compile, cancelled)) return false;
+  const absl::Time held = absl::Now();
+  metrics->Compiled(held - start);
+  if (options_.gpus <= 0) return true;
+  const int gpu = static_cast<int>(started_.fetch_add(1) % options_.gpus);
+  const absl::Time timed = absl::Now();
+  const bool done = executor::SleepUnlessCancelled(options_.latency - compile, cancelled);
+  metrics->GpuTimedWork(gpu, absl::Now() - timed);
+  metrics->GpuBusy(gpu, absl::Now() - held);
+  return done;
+}
+
 CompleteRequest SimulatedWorkerHandler::Run(const ptxbench::v1::Task& task,
                                             const std::atomic<bool>& cancelled) {
   if (executor::FaultDraw(kFaultSalt, options_.seed, task, "crash") < options_.crash_rate) {
@@ -59,7 +76,7 @@ CompleteRequest SimulatedWorkerHandler::Run(const ptxbench::v1::Task& task,
                                      task.lease().task_id()));
   }
   const absl::Time start = absl::Now();
-  if (!executor::SleepUnlessCancelled(options_.latency, cancelled)) {
+  if (!SimulateWork(cancelled)) {
     return executor::FailureReport(ptxbench::v1::INFRA, "cancelled");
   }
   if (executor::FaultDraw(kFaultSalt, options_.seed, task, "failure") < options_.failure_rate) {

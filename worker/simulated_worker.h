@@ -13,6 +13,7 @@
 #include "executor/task_handler.h"
 #include "ptxbench/v1/executor.pb.h"
 #include "worker/simulated_evaluator.h"
+#include "worker/worker_metrics.h"
 
 namespace ptxbench::worker {
 
@@ -39,6 +40,12 @@ class SimulatedWorkerHandler final : public executor::TaskHandler {
     std::function<void()> crash;
     // The workloads of a request that names none (SimulatedEvaluator).
     const workloads::DefinitionRegistry* definitions = nullptr;
+    // Fed as a real worker's would be, so tests see the same page: the first
+    // half of `latency` counts as compiling, the second as timed work on
+    // GPU (task number mod `gpus`), held from just before to just after it.
+    // Not owned; may be null. With no GPUs, all of it is compiling.
+    WorkerMetrics* metrics = nullptr;
+    int gpus = 0;
   };
 
   explicit SimulatedWorkerHandler(Options options);
@@ -47,8 +54,13 @@ class SimulatedWorkerHandler final : public executor::TaskHandler {
                                     const std::atomic<bool>& cancelled) override;
 
  private:
+  // Sleeps `latency`, feeding metrics as described in Options; false when
+  // cancelled.
+  bool SimulateWork(const std::atomic<bool>& cancelled);
+
   Options options_;
   SimulatedEvaluator evaluator_;
+  std::atomic<int64_t> started_{0};  // picks the simulated GPU
 };
 
 }  // namespace ptxbench::worker
