@@ -43,7 +43,8 @@ TEST(ExperimentViewTest, JsonHasTheDocumentedKeys) {
   const nlohmann::json j = ExperimentJson(SampleExperiment());
   EXPECT_EQ(Keys(j), (std::set<std::string>{"experiment", "name", "created_unix_ms", "num_turns",
                                             "trajectories", "turns", "tasks", "correct",
-                                            "target_met", "cost_usd", "simulated"}));
+                                            "target_met", "cost_usd", "simulated",
+                                            "architectures", "waiting_for_architectures"}));
   EXPECT_EQ(j["experiment"], "exp_42");
   EXPECT_EQ(j["name"], "quickstart");
   EXPECT_EQ(Keys(j["trajectories"]),
@@ -54,7 +55,7 @@ TEST(ExperimentViewTest, JsonHasTheDocumentedKeys) {
   EXPECT_EQ(j["trajectories"]["by_state"]["AWAITING_MODEL"], 6);
   EXPECT_EQ(j["trajectories"]["by_failure_class"]["INFRA"], 2);
   EXPECT_EQ(j["turns"], nlohmann::json({{"completed", 17}}));
-  EXPECT_EQ(j["tasks"], nlohmann::json({{"queued", 5}, {"leased", 1}}));
+  EXPECT_EQ(j["tasks"], nlohmann::json({{"queued", 5}, {"leased", 1}, {"eval_queued", 0}}));
   EXPECT_EQ(j["correct"], 3);
   EXPECT_EQ(j["target_met"], 2);
   EXPECT_DOUBLE_EQ(j["cost_usd"].get<double>(), 0.5);

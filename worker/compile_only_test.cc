@@ -8,6 +8,7 @@
 
 #include "common/data_dir.h"
 #include "gtest/gtest.h"
+#include "worker/worker_metrics.h"
 
 namespace ptxbench::worker {
 namespace {
@@ -69,10 +70,12 @@ class CompileOnlyTest : public ::testing::Test {
 
   std::unique_ptr<workloads::DefinitionRegistry> definitions_;
   std::unique_ptr<Compiler> compiler_;
+  WorkerMetrics metrics_{{}, {}};
 };
 
 TEST_F(CompileOnlyTest, BuildsAndReportsResourcesButNeverPasses) {
-  CompileOnlyHandler handler(compiler_.get(), definitions_.get(), "wk-test", Version());
+  CompileOnlyHandler handler(compiler_.get(), definitions_.get(), &metrics_, "wk-test",
+                             Version());
   std::atomic<bool> cancelled{false};
   v1::CompleteRequest done = handler.Run(Task(kGemm, v1::COMPILE_ONLY), cancelled);
   ASSERT_TRUE(done.has_eval()) << done.DebugString();
@@ -87,10 +90,16 @@ TEST_F(CompileOnlyTest, BuildsAndReportsResourcesButNeverPasses) {
   // The result says which definition it was judged against.
   EXPECT_EQ(r.dataset(), "bundled");
   EXPECT_EQ(r.definition_version().size(), 64u);
+  // Built for the experiment's first architecture: Hopper when none is named.
+  EXPECT_EQ(r.compile_target(), "sm_90a");
+  EXPECT_EQ(r.ptx().virtual_arch(), "sm_90a");
+  EXPECT_NE(metrics_.Prometheus().find("ptxbench_worker_compile_seconds_count 1\n"),
+            std::string::npos);
 }
 
 TEST_F(CompileOnlyTest, BrokenKernelIsCompileErrorAndFullModeIsRefused) {
-  CompileOnlyHandler handler(compiler_.get(), definitions_.get(), "wk-test", Version());
+  CompileOnlyHandler handler(compiler_.get(), definitions_.get(), &metrics_, "wk-test",
+                             Version());
   std::atomic<bool> cancelled{false};
   v1::CompleteRequest broken =
       handler.Run(Task("PTXB_EXPORT void run( {", v1::COMPILE_ONLY), cancelled);

@@ -13,7 +13,7 @@ bins=(
   worker/runner/ptxbench-runner worker/runner/ptxbench-candidate-host worker/runner/runner_gpu_test
   worker/runner/libptxbench-host.so worker/runner/torch_host.py
   worker/worker_gpu_eval_gpu_test worker/adversarial_gpu_test worker/dataset_eval_gpu_test
-  worker/gpu/gpu_test
+  worker/gpu/gpu_test worker/compile/worker_compile_test worker/worker_compile_only_test
   cli/ptxbench scheduler/ptxbench-scheduler worker/ptxbench-worker
   agent_gateway/ptxbench-gateway bench/gpu/gemm_timing_bench bench/gpu/reference_timing_bench
   tests/gpu_e2e_test

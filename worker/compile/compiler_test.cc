@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "common/data_dir.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -86,7 +87,7 @@ class CompilerTest : public ::testing::Test {
     }
     dir_ = MakeTempDir();
     options_.cache_dir = dir_ + "/cache";
-    options_.abi_include_dir = PTXB_KERNEL_ABI_DIR;
+    options_.abi_include_dir = DataDir() + "/worker/kernel_abi";
   }
   void TearDown() override {
     std::error_code ec;

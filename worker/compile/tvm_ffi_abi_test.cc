@@ -79,7 +79,7 @@ class TvmFfiAbiTest : public ::testing::Test {
   }
 
   CompileResult Build(const std::string& source, const std::string& language = "cuda") {
-    absl::StatusOr<CompileResult> r = Compiler(options_).Compile({source, language, &definition_});
+    absl::StatusOr<CompileResult> r = Compiler(options_).Compile({source, language, &definition_, "sm_90a"});
     EXPECT_TRUE(r.ok()) << r.status();
     return r.ok() ? *r : CompileResult{};
   }
