@@ -68,11 +68,11 @@ exec 3>&1
 fail() { echo "network_partition: FAILED: $*" >&3; exit 1; }
 say() { echo "[$(date +%T.%3N)] $*"; }
 
-# A binary of the build; another build may be replacing it this moment.
+# A binary of a build tree, or of a packed folder (scripts/device/pack.sh).
 binary() {
-  local path=$build/$1
-  for _ in $(seq 100); do [[ -x $path ]] && { echo "$path"; return; }; sleep 0.1; done
-  fail "$path is missing"
+  local p
+  for p in "$build/$1" "$build/${1##*/}"; do [[ -x $p ]] && { echo "$p"; return; }; done
+  fail "no $1 under $build"
 }
 scheduler_bin=$(binary scheduler/ptxbench-scheduler)
 worker_bin=$(binary worker/ptxbench-worker)
