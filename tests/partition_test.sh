@@ -124,6 +124,10 @@ wait_until() {  # SECONDS WHAT COMMAND...: polls COMMAND, quietly, every 0.1 s
 
 real=${PTXB_PARTITION_REAL_WORKER:-0}
 eval_mode=full
+# A real GPU evaluation takes seconds, not a simulated 100 ms: a smaller
+# first experiment, and longer waits for what node2 evaluates.
+samples=6 turns=4 long=60
+[[ $real == 1 ]] && samples=3 turns=2 long=300
 if [[ $real == 1 ]] && ! nvidia-smi -L >/dev/null 2>&1; then eval_mode=compile-only; fi
 
 # --- the cluster. Short leases so that the test takes seconds.
@@ -184,7 +188,7 @@ t = json.load(sys.stdin)["trajectories"]; sys.exit(0 if t["total"] == t["termina
 }
 check() { "$py" "$src/tests/partition_check.py" "$@" "$data/ptxbench.db"; }
 
-exp1=$(submit partition-$$ 6 4)
+exp1=$(submit partition-$$ "$samples" "$turns")
 say "submitted $exp1"
 
 # --- the cut, once node1 holds leases (seen by the scheduler, through the CLI).
@@ -205,7 +209,7 @@ say "node1 held at the cut: $("$py" -c 'import json,sys
 print(*(t["task_id"] + " " + t["lease_id"] for t in json.load(open(sys.argv[1]))), sep=", ")' \
   "$work/cut.json")"
 
-wait_until 60 "node1's leases expire and node2 finishes their tasks" \
+wait_until "$long" "node1's leases expire and node2 finishes their tasks" \
   check moved "$node1" "$node2" "$work/cut.json"
 check snapshot "$work/cut.json" "$work/before_heal.json"
 say "every task of node1 expired and was finished by node2; healing"
@@ -214,7 +218,7 @@ say "every task of node1 expired and was finished by node2; healing"
 ip -n "$sched" link set to-n1 up
 refused() { check refused-in-log "$work/cut.json" "$work/node1.log" >/dev/null; }
 wait_until 60 "node1 logs the refusal of its late reports" refused
-wait_until 120 "every trajectory of $exp1 ends" finished "$exp1"
+wait_until $((2 * long)) "every trajectory of $exp1 ends" finished "$exp1"
 check unchanged "$work/cut.json" "$work/before_heal.json"
 
 # --- node1 rejoins: with node2 drained, only node1 can evaluate.

@@ -82,6 +82,12 @@ JobCompType=jobcomp/none
 NodeName=$node NodeAddr=127.0.0.1 $hw State=UNKNOWN
 PartitionName=test Nodes=$node Default=YES MaxTime=INFINITE State=UP
 EOF
+  # Nothing is confined by cgroups here (proctrack/linuxproc, task/none), but
+  # slurmd still sets up its cgroup plugin: where cgroup v2 is mounted it
+  # wants systemd (absent in containers) or a system.slice to put its steps
+  # in. The v1 plugin on an empty folder of its own asks for neither.
+  mkdir -p "$tmp/cgroup"
+  printf 'CgroupPlugin=cgroup/v1\nCgroupMountpoint=%s\n' "$tmp/cgroup" > "$tmp/cgroup.conf"
   export SLURM_CONF=$tmp/slurm.conf
   slurmctld -D -i > "$tmp/log/slurmctld.out" 2>&1 &
   daemons+=($!)

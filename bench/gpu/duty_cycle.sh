@@ -13,7 +13,8 @@ samples="${SAMPLES:-8}"
 work="$(mktemp -d)"
 status_port=19464
 pids=()
-trap 'kill "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true' EXIT
+# A bench: nothing to save at the end, so no graceful stop.
+trap 'kill -9 "${pids[@]}" 2>/dev/null || true' EXIT
 
 "$bin/ptxbench-scheduler" --listen 127.0.0.1:0 --data-dir "$work/data" > "$work/scheduler.log" 2>&1 &
 pids+=($!)
@@ -33,7 +34,7 @@ cat > "$work/spec.json" <<EOF
 EOF
 cli=("$bin/ptxbench" --scheduler "$addr" --data-dir "$work/data")
 start=$(date +%s)
-exp="$("${cli[@]}" submit "$work/spec.json" --output json | python3 -c 'import json,sys; print(json.load(sys.stdin)["experiment_id"])')"
+exp="$("${cli[@]}" submit "$work/spec.json" --output json | python3 -c 'import json,sys; print(json.load(sys.stdin)["experiment"])')"
 while true; do
   done_n="$("${cli[@]}" status "$exp" --output json | python3 -c 'import json,sys; t=json.load(sys.stdin)["trajectories"]; print(t["terminal"], t["total"])')"
   read -r terminal total <<< "$done_n"
