@@ -75,8 +75,17 @@ export PTXBENCH_RUN_DIR=$tmp/run PTXBENCH_MAKE_CERTS=$repo/scripts/make_certs.sh
 getent hosts "$(hostname)" > /dev/null || export PTXBENCH_SCHEDULER_HOST=127.0.0.1
 if [[ ${PTXB_SLURM_REAL_WORKER:-0} == 1 ]]; then
   export PTXBENCH_WORKER_ARGS="--slots 2 --timed-calls 10 --warmup-calls 2"
-  export PTXBENCH_GATEWAY_ARGS="--latency-ms 5 --models $repo/examples/quickstart/models.json"
-  spec=$repo/examples/quickstart.json timeout_s=300
+  # The quickstart's scripted model, its answers named by absolute path: the
+  # jobs run in their own folder.
+  printf '{"models": {"quickstart-scripted": {"provider": "scripted", "answers_dir": "%s"}}}\n' \
+    "$repo/examples/quickstart/answers" > "$tmp/models.json"
+  export PTXBENCH_GATEWAY_ARGS="--models $tmp/models.json"
+  # Two evaluations on the GPU (turn 0's kernel is wrong; one turn ends it).
+  spec=$tmp/spec.json timeout_s=300
+  cat > "$spec" <<'JSON'
+{"name": "slurm-recipe-gpu", "models": ["quickstart-scripted"], "definitions": ["gemm_n7168_k5120"],
+ "prompt_tags": ["ptxb-no-hint"], "samples": 2, "num_turns": 1, "target_speedup": 1.0}
+JSON
 else
   export PTXBENCH_WORKER_ARGS="--simulate --latency-ms 20" PTXBENCH_GATEWAY_ARGS="--simulate --latency-ms 10"
   spec=$tmp/spec.json timeout_s=90
@@ -141,6 +150,11 @@ print(t["terminal"], t["total"])') || fail "status of $exp failed"
   sleep 2
 done
 ptxb status "$exp"
+# Ended as experiments end (target met or turns used up), none for a failure.
+failed=$(ptxb status "$exp" --output json | python3 -c '
+import json, sys
+print(json.load(sys.stdin)["trajectories"]["by_state"].get("FAILED", 0))')
+[[ $failed == 0 ]] || fail "$failed trajectories FAILED: $(ptxb list "$exp" --state FAILED 2>&1)"
 
 # scancel: Slurm sends SIGTERM to every step; the executors stop and both
 # jobs end (the joining one with the job it joined).
