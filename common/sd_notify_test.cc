@@ -1,13 +1,13 @@
 #include "common/sd_notify.h"
 
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <string>
 
 #include "gtest/gtest.h"
+#include "testing/notify_socket.h"
 
 namespace ptxbench {
 namespace {
@@ -19,13 +19,8 @@ TEST(SdNotifyTest, WithoutASocketItDoesNothing) {
 
 TEST(SdNotifyTest, SendsOneDatagramToTheSocket) {
   const std::string path = ::testing::TempDir() + "/notify_" + std::to_string(getpid());
-  unlink(path.c_str());
-  const int fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+  const int fd = testing::BindNotifySocket(path, 5);
   ASSERT_GE(fd, 0);
-  sockaddr_un address{};
-  address.sun_family = AF_UNIX;
-  std::snprintf(address.sun_path, sizeof(address.sun_path), "%s", path.c_str());
-  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
   setenv("NOTIFY_SOCKET", path.c_str(), 1);
   ASSERT_TRUE(SdNotify("READY=1\nSTATUS=serving").ok());
   char buffer[256];

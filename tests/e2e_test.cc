@@ -3,7 +3,6 @@
 // the middle of a run, and of a worker that holds a lease.
 #include <signal.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 
 #include <fstream>
 #include <set>
@@ -23,6 +22,7 @@
 #include "scheduler/schema.h"
 #include "storage/maintenance.h"
 #include "tests/cluster.h"
+#include "testing/notify_socket.h"
 
 namespace ptxbench::testing {
 namespace {
@@ -372,14 +372,8 @@ TEST(EndToEndTest, DaemonsTellTheServiceManagerWhenTheyAreReady) {
   // once registered.
   Cluster c("e2e_notify");
   const std::string path = c.dir() + "/notify.sock";
-  const int fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+  const int fd = BindNotifySocket(path, 30);
   ASSERT_GE(fd, 0);
-  sockaddr_un address{};
-  address.sun_family = AF_UNIX;
-  std::snprintf(address.sun_path, sizeof(address.sun_path), "%s", path.c_str());
-  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
-  timeval wait{30, 0};
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof(wait));
   setenv("NOTIFY_SOCKET", path.c_str(), 1);
   ASSERT_TRUE(c.StartScheduler()) << c.SchedulerLogTail();
   c.AddWorker();
