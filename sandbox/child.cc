@@ -256,6 +256,10 @@ void InitMain(const ChildPlan& plan) {
   char go = 0;
   if (read(plan.sync_read, &go, 1) != 1) _exit(0);  // the caller gave up
   close(plan.sync_read);
+  // The view's directories must be searchable by the sandbox uid whatever
+  // umask the caller runs under (a Slurm job's 077 made them root's alone, and
+  // every exec in the view failed); the payload starts with the same 022.
+  umask(022);
   SetupView(plan);
   sethostname("sandbox", 7);
   // The view is built: ready before the payload exists, so that a failure of

@@ -214,6 +214,15 @@ TEST_F(SandboxTest, AMissingProgramIsASetupError) {
   EXPECT_FALSE(r->ok());
 }
 
+// A worker started by a Slurm job inherits its umask 077; the view's
+// directories must still be searchable by the sandbox uid.
+TEST_F(SandboxTest, RunsWhateverTheCallersUmask) {
+  const mode_t before = umask(077);
+  CommandResult r = Probe({"status"});
+  umask(before);
+  EXPECT_TRUE(r.ok()) << r.output << r.outcome.setup_error;
+}
+
 TEST_F(SandboxTest, SuspendedPayloadWaitsForRelease) {
   SandboxedProcess::Spec spec;
   spec.policy = ProbePolicy();

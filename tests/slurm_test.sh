@@ -80,15 +80,16 @@ if [[ ${PTXB_SLURM_REAL_WORKER:-0} == 1 ]]; then
   printf '{"models": {"quickstart-scripted": {"provider": "scripted", "answers_dir": "%s"}}}\n' \
     "$repo/examples/quickstart/answers" > "$tmp/models.json"
   export PTXBENCH_GATEWAY_ARGS="--models $tmp/models.json"
-  # Two evaluations on the GPU (turn 0's kernel is wrong; one turn ends it).
-  spec=$tmp/spec.json timeout_s=300
+  # Four evaluations on the GPU: turn 0's kernel is wrong, turn 1's correct,
+  # so each of the two trajectories ends with a correct kernel.
+  spec=$tmp/spec.json timeout_s=300 want_correct=2
   cat > "$spec" <<'JSON'
 {"name": "slurm-recipe-gpu", "models": ["quickstart-scripted"], "definitions": ["gemm_n7168_k5120"],
- "prompt_tags": ["ptxb-no-hint"], "samples": 2, "num_turns": 1, "target_speedup": 1.0}
+ "prompt_tags": ["ptxb-no-hint"], "samples": 2, "num_turns": 2, "target_speedup": 1.0}
 JSON
 else
   export PTXBENCH_WORKER_ARGS="--simulate --latency-ms 20" PTXBENCH_GATEWAY_ARGS="--simulate --latency-ms 10"
-  spec=$tmp/spec.json timeout_s=90
+  spec=$tmp/spec.json timeout_s=90 want_correct=
   cat > "$spec" <<'JSON'
 {"name": "slurm-recipe", "models": ["sim-model-a"], "definitions": ["gemm_n7168_k5120"],
  "prompt_tags": ["ptxb-no-hint", "ptxb-basic"], "samples": 2, "num_turns": 3, "target_speedup": 1.0}
@@ -155,6 +156,13 @@ failed=$(ptxb status "$exp" --output json | python3 -c '
 import json, sys
 print(json.load(sys.stdin)["trajectories"]["by_state"].get("FAILED", 0))')
 [[ $failed == 0 ]] || fail "$failed trajectories FAILED: $(ptxb list "$exp" --state FAILED 2>&1)"
+if [[ -n $want_correct ]]; then
+  correct=$(ptxb status "$exp" --output json | python3 -c '
+import json, sys
+print(json.load(sys.stdin)["correct"])')
+  [[ $correct == "$want_correct" ]] ||
+    fail "$correct trajectories with a correct kernel, not $want_correct: $(ptxb list "$exp" 2>&1)"
+fi
 
 # scancel: Slurm sends SIGTERM to every step; the executors stop and both
 # jobs end (the joining one with the job it joined).

@@ -48,6 +48,17 @@ absl::StatusOr<std::string> MakeTempDir(const std::string& parent) {
   return tmpl;
 }
 
+// Gives `dir` and everything written in it to the sandbox's uid: the tools
+// read the sources and write beside them whatever umask the worker runs under
+// (under a Slurm job's 077 the sources were root's alone).
+bool HandOver(const std::string& dir, uid_t uid, gid_t gid) {
+  if (lchown(dir.c_str(), uid, gid) != 0) return false;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (lchown(it->path().c_str(), uid, gid) != 0) return false;
+  }
+  return !ec;
+}
 
 // "8 GiB", "512 MiB".
 std::string FormatBytes(uint64_t bytes) {
@@ -390,7 +401,7 @@ absl::StatusOr<CompileResult> Compiler::Compile(const CompileRequest& request) {
   }
 
   if (options_.sandbox.enabled && geteuid() == 0 &&
-      chown(dir.c_str(), options_.sandbox.uid, options_.sandbox.gid) != 0) {
+      !HandOver(dir, options_.sandbox.uid, options_.sandbox.gid)) {
     return absl::InternalError(absl::StrCat("cannot hand ", dir, " to the compiler's sandbox uid"));
   }
   const absl::Time deadline = absl::Now() + options_.deadline;

@@ -394,6 +394,19 @@ TEST_F(CompilerSandboxTest, AssemblerIncbinCannotReadFilesEither) {
   EXPECT_THAT(r->log, Not(HasSubstr("PTXB-NODE-SECRET")));
 }
 
+// A worker started by a Slurm job inherits its umask 077: the sources it
+// writes must still be readable by the sandboxed tools.
+TEST_F(CompilerSandboxTest, CompilesWhateverTheWorkersUmask) {
+  const mode_t before = umask(077);
+  auto cuda = CompileCuda(kValidKernel);
+  auto ptx = Compiler(options_).Compile({kRawPtx, "ptx", nullptr, "sm_90a"});
+  umask(before);
+  ASSERT_TRUE(cuda.ok()) << cuda.status();
+  EXPECT_EQ(cuda->status, ptxbench::v1::COMPILED) << cuda->log;
+  ASSERT_TRUE(ptx.ok()) << ptx.status();
+  EXPECT_EQ(ptx->status, ptxbench::v1::COMPILED) << ptx->log;
+}
+
 TEST_F(CompilerSandboxTest, MemoryBombIsACompileErrorAtTheLimit) {
   options_.sandbox.memory_bytes = uint64_t{256} << 20;
   options_.deadline = absl::Seconds(60);
