@@ -21,6 +21,13 @@
 #include "absl/strings/strip.h"
 
 namespace ptxbench::sandbox {
+
+int MakeCgroupDir(const std::string& dir, bool may_exist) {
+  if (mkdir(dir.c_str(), 0755) != 0 && !(may_exist && errno == EEXIST)) return errno;
+  chmod(dir.c_str(), 0755);
+  return 0;
+}
+
 namespace {
 
 
@@ -96,9 +103,9 @@ class CgroupLimiter final : public Limiter {
     std::random_device random;
     const std::string dir =
         absl::StrCat(policy.cgroup_parent, "/sb-", getpid(), "-", random() % 1000000000);
-    if (mkdir(dir.c_str(), 0755) != 0) {
+    if (const int error = MakeCgroupDir(dir, false); error != 0) {
       return absl::FailedPreconditionError(
-          absl::StrCat("cannot create the sandbox cgroup ", dir, ": ", strerror(errno)));
+          absl::StrCat("cannot create the sandbox cgroup ", dir, ": ", strerror(error)));
     }
     auto limiter = std::unique_ptr<CgroupLimiter>(new CgroupLimiter(dir));
     if (policy.memory_bytes > 0) {

@@ -42,6 +42,13 @@ class Limiter {
   virtual std::string Describe() const = 0;
 };
 
+// Creates the cgroup directory `dir` (or, with `may_exist`, takes an existing
+// one) with mode 0755 whatever the umask: the harness reads its hosts'
+// memory.events and pids.events after it dropped to the sandbox uid, and under
+// a private umask (a Slurm job's 077) it could not, so a host killed at its
+// memory limit read as killed by a signal. Returns 0 or mkdir's errno.
+int MakeCgroupDir(const std::string& dir, bool may_exist);
+
 // Resident memory (bytes) and process count of `root` and its descendants.
 struct TreeUsage {
   uint64_t resident_bytes = 0;

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/file.h"
 #include "sandbox/command.h"
+#include "sandbox/limiter.h"
 #include "sandbox/view.h"
 
 namespace ptxbench::sandbox {
@@ -23,8 +24,8 @@ std::string PrepareCgroupRoot(const std::string& root, std::string* why_not) {
     *why_not = "no cgroup v2 with the memory and pids controllers at /sys/fs/cgroup";
     return "";
   }
-  if (mkdir(root.c_str(), 0755) != 0 && errno != EEXIST) {
-    *why_not = absl::StrCat("cannot create ", root, ": ", strerror(errno));
+  if (const int error = MakeCgroupDir(root, true); error != 0) {
+    *why_not = absl::StrCat("cannot create ", root, ": ", strerror(error));
     return "";
   }
   if (!WriteFile(root + "/cgroup.subtree_control", "+memory +pids").ok()) {

@@ -1,5 +1,6 @@
 #include <arpa/inet.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "sandbox/command.h"
+#include "sandbox/limiter.h"
 #include "sandbox/process.h"
 #include "sandbox/view.h"
 
@@ -180,6 +182,24 @@ TEST_F(SandboxTest, MemoryLimitKillsTheSandbox) {
   EXPECT_FALSE(absl::StrContains(r.output, "allocated")) << r.output;
   // The watchdog polls every few milliseconds: a little growth past the limit.
   EXPECT_LT(r.outcome.peak_memory_bytes, policy.memory_bytes + (uint64_t{256} << 20));
+}
+
+// The harness reads its hosts' cgroup files after dropping to the sandbox
+// uid; a cgroup made (or left by an earlier worker) under umask 077 must
+// still be searchable. A plain directory behaves as a cgroup one here.
+TEST_F(SandboxTest, CgroupDirectoriesAreSearchableWhateverTheUmask) {
+  const std::string dir = work_ + "/cgroup";
+  const mode_t before = umask(077);
+  EXPECT_EQ(MakeCgroupDir(dir, false), 0);
+  EXPECT_EQ(MakeCgroupDir(dir, false), EEXIST);
+  umask(before);
+  struct stat st {};
+  ASSERT_EQ(stat(dir.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0755u);
+  ASSERT_EQ(chmod(dir.c_str(), 0700), 0);
+  EXPECT_EQ(MakeCgroupDir(dir, true), 0);
+  ASSERT_EQ(stat(dir.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0755u);
 }
 
 TEST_F(SandboxTest, ProcessLimitStopsAForkBomb) {

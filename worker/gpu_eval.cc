@@ -19,6 +19,7 @@
 #include "common/file.h"
 #include "common/hash.h"
 #include "worker/runner/job.h"
+#include "sandbox/limiter.h"
 #include "workloads/launch_spec.h"
 #include "worker/sandbox.h"
 
@@ -140,7 +141,7 @@ class EvaluationCgroup {
     if (root.empty()) return;
     static std::atomic<int> counter{0};
     const std::string dir = absl::StrCat(root, "/eval-", getpid(), "-", counter++);
-    if (mkdir(dir.c_str(), 0755) != 0) return;
+    if (sandbox::MakeCgroupDir(dir, false) != 0) return;
     (void)WriteFile(dir + "/cgroup.subtree_control", "+memory +pids");
     dir_ = dir;
   }
