@@ -182,7 +182,10 @@ absl::Status ExecutorRunner::Run() {
     if (stopping_) return absl::OkStatus();
   }
   absl::Status registered = Register(/*seen_generation=*/0);
-  if (!registered.ok()) return stopping() ? absl::OkStatus() : registered;
+  if (!registered.ok()) {
+    absl::MutexLock lock(&mu_);
+    return stopping_ || draining_ ? absl::OkStatus() : registered;
+  }
 
   std::thread heartbeat([this] { HeartbeatLoop(); });
   const int slots = std::max(1, options_.slots);
@@ -230,11 +233,19 @@ absl::Status ExecutorRunner::Register(int64_t seen_generation) {
   request.mutable_capabilities()->set_slots(std::max(1, options_.slots));
   request.set_version(options_.version.empty() ? PTXB_VERSION : options_.version);
 
+  // Before the first registration nothing is held, so a drain (SIGTERM) ends
+  // it at once instead of waiting for an unreachable scheduler; later ones
+  // must finish, to report what is held.
+  const bool first = seen_generation == 0;
+  auto given_up = [this, first] {
+    absl::MutexLock lock(&mu_);
+    return stopping_ || (first && draining_);
+  };
   Backoff backoff(options_.initial_backoff, options_.max_backoff);
   for (int attempt = 1;; ++attempt) {
-    if (stopping()) return absl::CancelledError("executor stopped while registering");
+    if (given_up()) return absl::CancelledError("executor stopped while registering");
     ptxbench::v1::RegisterResponse response;
-    TrackedContext ctx(this, options_.rpc_timeout, /*is_poll=*/false);
+    TrackedContext ctx(this, options_.rpc_timeout, /*is_poll=*/first);  // a drain cancels it
     grpc::Status status = stub_->Register(ctx.get(), request, &response);
     if (status.ok()) {
       absl::MutexLock lock(&mu_);
@@ -259,7 +270,7 @@ absl::Status ExecutorRunner::Register(int64_t seen_generation) {
                {"attempt", absl::StrCat(attempt)}});
       return absl::OkStatus();
     }
-    if (stopping()) return absl::CancelledError("executor stopped while registering");
+    if (given_up()) return absl::CancelledError("executor stopped while registering");
     if (!IsTransient(status)) {
       LogError("register refused",
                {{"scheduler", options_.scheduler_address}, {"error", ErrorText(status)}});
@@ -270,7 +281,7 @@ absl::Status ExecutorRunner::Register(int64_t seen_generation) {
                                              {"attempt", absl::StrCat(attempt)},
                                              {"error", ErrorText(status)},
                                              {"retry_in", Ms(wait)}});
-    Sleep(wait, /*wake_on_drain=*/false);
+    Sleep(wait, /*wake_on_drain=*/first);
   }
 }
 

@@ -444,6 +444,26 @@ TEST_F(executor_runner, RegisterRetriesUntilTheSchedulerListens) {
   server_.reset();  // it serves `late`, which goes out of scope now
 }
 
+TEST_F(executor_runner, DrainBeforeTheFirstRegistrationEndsRunAtOnce) {
+  // Nothing listens: a SIGTERM (Drain) must not wait for a scheduler that
+  // may never come; the executor holds nothing yet.
+  server_->Shutdown(absl::ToChronoTime(absl::Now()));
+  server_->Wait();
+  server_.reset();
+  EchoHandler handler;
+  ExecutorRunner::Options options = MakeOptions();
+  options.rpc_timeout = absl::Seconds(30);
+  options.initial_backoff = options.max_backoff = absl::Seconds(30);
+  ExecutorRunner runner(options, &handler);
+  auto done = std::async(std::launch::async, [&runner] { return runner.Run(); });
+  absl::SleepFor(absl::Milliseconds(150));
+  const absl::Time drained = absl::Now();
+  runner.Drain();
+  ASSERT_EQ(done.wait_for(std::chrono::seconds(5)), std::future_status::ready);
+  EXPECT_TRUE(done.get().ok());
+  EXPECT_LT(absl::Now() - drained, absl::Seconds(2));
+}
+
 TEST_F(executor_runner, ReregisterKeepsTheExecutorId) {
   fake_.ReregisterOnNextLease();
   fake_.AddTask("t1", "l1");

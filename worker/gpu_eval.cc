@@ -14,6 +14,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "common/file.h"
@@ -117,6 +118,52 @@ sandbox::Protections ConfigureSandbox(const SandboxSettings& settings, CompilerO
   gpu->sandbox_max_processes = settings.max_processes;
   gpu->cgroup_root = p.cgroup_root;
   return p;
+}
+
+namespace {
+
+// Whether `uid` may read `path` (and enter it, or run it where its owner
+// may): by ownership or by the "other" bits; ptxbench's files are not meant
+// to be shared through a group.
+bool SandboxMay(const fs::path& path, const struct stat& st, uid_t uid) {
+  if (st.st_uid == uid) return true;
+  const bool enter = S_ISDIR(st.st_mode) || (st.st_mode & S_IXUSR) != 0;
+  return (st.st_mode & S_IROTH) != 0 && (!enter || (st.st_mode & S_IXOTH) != 0);
+}
+
+}  // namespace
+
+absl::Status CheckSandboxCanRead(const CompilerOptions& compiler, const std::string& runner,
+                                 uid_t sandbox_uid) {
+  // Without root the sandbox runs as the worker's own uid (a user namespace).
+  if (geteuid() != 0 || sandbox_uid == 0) return absl::OkStatus();
+  std::vector<std::pair<fs::path, bool>> roots = {{compiler.abi_include_dir, true}};
+  if (!runner.empty()) {
+    const runner::TorchHostSpec torch = TorchHostBeside(runner, "");
+    roots.insert(roots.end(), {{fs::path(runner).parent_path(), false},
+                               {FindCandidateHost(runner), false},
+                               {torch.script, false},
+                               {torch.library, false}});
+  }
+  for (const auto& [root, recurse] : roots) {
+    std::vector<fs::path> paths = {root};
+    std::error_code ec;
+    if (recurse) {
+      for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+        paths.push_back(it->path());
+      }
+    }
+    for (const fs::path& path : paths) {
+      struct stat st {};
+      if (path.empty() || stat(path.c_str(), &st) != 0) continue;  // absent: found missing later
+      if (SandboxMay(path, st, sandbox_uid)) continue;
+      return absl::FailedPreconditionError(absl::StrFormat(
+          "%s is not readable by the sandbox uid %u (mode %04o): this installation was made "
+          "under a private umask; make it readable with chmod -R a+rX %s",
+          path.string(), sandbox_uid, st.st_mode & 07777, root.string()));
+    }
+  }
+  return absl::OkStatus();
 }
 
 std::string FindCandidateHost(const std::string& runner) {

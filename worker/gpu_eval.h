@@ -81,6 +81,16 @@ std::string FindCandidateHost(const std::string& runner);
 // `runner`, run by `python` (empty: none).
 runner::TorchHostSpec TorchHostBeside(const std::string& runner, const std::string& python);
 
+// What the sandbox uid reads of this installation: the kernel ABI headers,
+// and beside `runner` (may be empty) the candidate host, its directory and the
+// PyTorch reference host. FailedPrecondition naming the first file it cannot
+// read (or directory it cannot enter), when the worker is root and so the
+// sandbox runs as `sandbox_uid`:
+// a checkout or build made under a private umask (077) is its owner's alone,
+// and every build or run of the worker would fail.
+absl::Status CheckSandboxCanRead(const CompilerOptions& compiler, const std::string& runner,
+                                 uid_t sandbox_uid);
+
 class GpuEvaluator {
  public:
   // Not owned; must outlive the evaluator. Thread-safe: Compile from many

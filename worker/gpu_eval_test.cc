@@ -170,6 +170,48 @@ gpu::GpuInfo Gpu(int index, const std::string& sm_arch = "sm_90") {
   return g;
 }
 
+// An installation made under umask 077: the worker refuses to start, naming
+// the file, rather than fail every build and run in the sandbox.
+TEST(CheckSandboxCanReadTest, NamesTheFirstFileTheSandboxUidCannotRead) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root: without it the sandbox runs as the worker's uid";
+  const fs::path dir = fs::path(::testing::TempDir()) / ("ptxb_install_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "abi" / "ptxbench");
+  fs::create_directories(dir / "bin");
+  std::ofstream(dir / "abi" / "ptxbench" / "kernel_abi.h") << "// abi\n";
+  for (const char* name : {"ptxbench-runner", "ptxbench-candidate-host", "libptxbench-host.so"}) {
+    std::ofstream(dir / "bin" / name) << "x";
+    chmod((dir / "bin" / name).c_str(), 0755);
+  }
+  std::ofstream(dir / "bin" / "torch_host.py") << "x";
+  chmod((dir / "bin" / "torch_host.py").c_str(), 0644);
+  CompilerOptions compiler;
+  compiler.abi_include_dir = (dir / "abi").string();
+  const std::string runner = (dir / "bin" / "ptxbench-runner").string();
+  EXPECT_TRUE(CheckSandboxCanRead(compiler, runner, 65534).ok());
+
+  chmod((dir / "abi" / "ptxbench" / "kernel_abi.h").c_str(), 0600);
+  absl::Status s = CheckSandboxCanRead(compiler, runner, 65534);
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(s.message().find("kernel_abi.h is not readable by the sandbox uid 65534 (mode 0600)"),
+            std::string::npos) << s;
+  EXPECT_NE(s.message().find("chmod -R a+rX " + compiler.abi_include_dir), std::string::npos) << s;
+  // Its owner may: the sandbox uid's own file is fine whatever its mode.
+  ASSERT_EQ(chown((dir / "abi" / "ptxbench" / "kernel_abi.h").c_str(), 65534, 65534), 0);
+  EXPECT_TRUE(CheckSandboxCanRead(compiler, runner, 65534).ok());
+
+  chmod((dir / "bin" / "ptxbench-candidate-host").c_str(), 0744);  // readable, not runnable
+  s = CheckSandboxCanRead(compiler, runner, 65534);
+  EXPECT_NE(s.message().find("ptxbench-candidate-host is not readable"), std::string::npos) << s;
+  chmod((dir / "bin" / "ptxbench-candidate-host").c_str(), 0755);
+  chmod((dir / "bin").c_str(), 0700);  // the host's directory is bound into its view
+  s = CheckSandboxCanRead(compiler, runner, 65534);
+  EXPECT_NE(s.message().find("bin is not readable"), std::string::npos) << s;
+  chmod((dir / "bin").c_str(), 0755);
+  EXPECT_TRUE(CheckSandboxCanRead(compiler, runner, 65534).ok());
+  fs::remove_all(dir);
+}
+
 TEST(GpuPoolTest, OneTaskPerGpuAndReleaseWakesAWaiter) {
   GpuPool pool({Gpu(0)});
   std::atomic<bool> cancelled{false};

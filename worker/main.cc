@@ -228,6 +228,13 @@ int RunRealWorker() {
   ptxbench::worker::Compiler compiler(compiler_options);
 
   eval_options.runner_path = ptxbench::worker::FindRunner();
+  if (protections.sandbox_works) {
+    if (absl::Status readable = ptxbench::worker::CheckSandboxCanRead(
+            compiler_options, eval_options.runner_path, sandbox_settings.uid);
+        !readable.ok()) {
+      return UsageError(std::string(readable.message()));
+    }
+  }
   eval_options.deadline = absl::Seconds(absl::GetFlag(FLAGS_eval_deadline_s));
   eval_options.seed = absl::GetFlag(FLAGS_seed);
   eval_options.timed_calls = absl::GetFlag(FLAGS_timed_calls);
