@@ -19,8 +19,8 @@
 #include "absl/time/clock.h"
 #include "common/file.h"
 #include "common/hash.h"
-#include "worker/runner/job.h"
 #include "sandbox/limiter.h"
+#include "worker/runner/job.h"
 #include "workloads/launch_spec.h"
 #include "worker/sandbox.h"
 
@@ -125,7 +125,7 @@ namespace {
 // Whether `uid` may read `path` (and enter it, or run it where its owner
 // may): by ownership or by the "other" bits; ptxbench's files are not meant
 // to be shared through a group.
-bool SandboxMay(const fs::path& path, const struct stat& st, uid_t uid) {
+bool SandboxMay(const struct stat& st, uid_t uid) {
   if (st.st_uid == uid) return true;
   const bool enter = S_ISDIR(st.st_mode) || (st.st_mode & S_IXUSR) != 0;
   return (st.st_mode & S_IROTH) != 0 && (!enter || (st.st_mode & S_IXOTH) != 0);
@@ -156,7 +156,7 @@ absl::Status CheckSandboxCanRead(const CompilerOptions& compiler, const std::str
     for (const fs::path& path : paths) {
       struct stat st {};
       if (path.empty() || stat(path.c_str(), &st) != 0) continue;  // absent: found missing later
-      if (SandboxMay(path, st, sandbox_uid)) continue;
+      if (SandboxMay(st, sandbox_uid)) continue;
       return absl::FailedPreconditionError(absl::StrFormat(
           "%s is not readable by the sandbox uid %u (mode %04o): this installation was made "
           "under a private umask; make it readable with chmod -R a+rX %s",

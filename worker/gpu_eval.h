@@ -85,9 +85,8 @@ runner::TorchHostSpec TorchHostBeside(const std::string& runner, const std::stri
 // and beside `runner` (may be empty) the candidate host, its directory and the
 // PyTorch reference host. FailedPrecondition naming the first file it cannot
 // read (or directory it cannot enter), when the worker is root and so the
-// sandbox runs as `sandbox_uid`:
-// a checkout or build made under a private umask (077) is its owner's alone,
-// and every build or run of the worker would fail.
+// sandbox runs as `sandbox_uid`: a checkout or build made under a private
+// umask (077) is its owner's alone, and every build or run would fail.
 absl::Status CheckSandboxCanRead(const CompilerOptions& compiler, const std::string& runner,
                                  uid_t sandbox_uid);
 
