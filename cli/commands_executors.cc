@@ -36,7 +36,7 @@ absl::Status RunModels(const Invocation& inv) {
   std::map<std::string, std::vector<std::string>> served;  // model -> gateways
   std::vector<std::string> any;  // gateways serving any model (simulated)
   for (const v1::ExecutorInfo& e : list.executors()) {
-    if (e.kind() != v1::GATEWAY || e.status() == "lost") continue;
+    if (e.kind() != v1::GATEWAY || e.status() == "lost" || e.status() == "stopped") continue;
     if (e.capabilities().serves_any_model()) any.push_back(e.name());
     for (const std::string& m : e.capabilities().models()) served[m].push_back(e.name());
   }

@@ -287,10 +287,10 @@ class Deployment {
       absl::StatusOr<v1::ListExecutorsResponse> listed = client.ListExecutors();
       if (!listed.ok()) return absl::OkStatus();  // cannot tell; the banner says less
       // Ours: registered since they were started (the scheduler keeps
-      // earlier sessions' executors as lost).
+      // earlier sessions' executors as lost or stopped).
       executors_.clear();
       for (const v1::ExecutorInfo& e : listed->executors()) {
-        if (e.status() != "lost" &&
+        if (e.status() != "lost" && e.status() != "stopped" &&
             absl::FromUnixMillis(e.registered_unix_ms()) >= started - absl::Seconds(1)) {
           executors_.push_back(e);
         }

@@ -212,6 +212,7 @@ absl::Status ExecutorRunner::Run() {
   }
   for (std::thread& t : reporters) t.join();
   heartbeat.join();
+  Leave();
 
   absl::MutexLock lock(&mu_);
   if (!fatal_.ok()) return fatal_;
@@ -480,13 +481,36 @@ void ExecutorRunner::ReportAbandoned(const LeaseRef& lease) {
   // Untracked: Stop() has cancelled everything tracked, and this one call is
   // what lets the scheduler re-queue now instead of at lease expiry.
   grpc::ClientContext ctx;
-  ctx.set_deadline(
-      absl::ToChronoTime(absl::Now() + std::min(options_.rpc_timeout, absl::Seconds(2))));
+  ctx.set_deadline(ShortDeadline());
   ptxbench::v1::CompleteResponse response;
   grpc::Status status = stub_->Complete(&ctx, request, &response);
   if (!status.ok()) {
     LogWarning("abandon report failed; the lease will expire",
                {{"task_id", lease.task_id()}, {"error", ErrorText(status)}});
+  }
+}
+
+std::chrono::system_clock::time_point ExecutorRunner::ShortDeadline() const {
+  return absl::ToChronoTime(absl::Now() + std::min(options_.rpc_timeout, absl::Seconds(2)));
+}
+
+void ExecutorRunner::Leave() {
+  ptxbench::v1::LeaveRequest request;
+  request.set_executor_id(executor_id());
+  // Untracked, as ReportAbandoned: nothing else is in flight now, and Stop()
+  // has cancelled what was tracked.
+  grpc::ClientContext ctx;
+  ctx.set_deadline(ShortDeadline());
+  ptxbench::v1::LeaveResponse response;
+  grpc::Status status = stub_->Leave(&ctx, request, &response);
+  if (!status.ok()) {
+    LogWarning("leave failed; leases still held will expire",
+               {{"executor_id", request.executor_id()}, {"error", ErrorText(status)}});
+  } else if (response.released() > 0) {
+    // A poll cancelled by the drain whose answer, a lease, was on the way.
+    LogInfo("left; the scheduler re-queued leases this executor never received",
+            {{"executor_id", request.executor_id()},
+             {"released", absl::StrCat(response.released())}});
   }
 }
 

@@ -7,6 +7,7 @@
 // drain on request.
 
 #include <atomic>
+#include <chrono>
 #include <deque>
 #include <map>
 #include <memory>
@@ -34,7 +35,9 @@ namespace ptxbench::executor {
 // under; a report that fails UNAVAILABLE/DEADLINE_EXCEEDED/ABORTED is kept and
 // retried with backoff until accepted, rejected (FAILED_PRECONDITION: the
 // lease is no longer current, the result is dropped) or the lease is revoked;
-// a revoked lease's work is cancelled and never reported.
+// a revoked lease's work is cancelled and never reported. When Run() ends
+// after registering, it says goodbye (Leave), so that nothing stays leased
+// to it until expiry.
 //
 // Thread safety: Run() is called once, from one thread; Stop() and
 // executor_id() from any thread (not from a signal handler).
@@ -118,6 +121,13 @@ class ExecutorRunner {
   void ReportLoop();
   void ReportComplete(ptxbench::v1::CompleteRequest request, const std::shared_ptr<HeldTask>& held);
   void ReportAbandoned(const ptxbench::v1::LeaseRef& lease);
+  // Says goodbye (ExecutorService.Leave) when Run ends: the scheduler
+  // re-queues any lease still recorded for this executor. A drain cancels
+  // the polls in flight, and one whose lease was granted as it was cancelled
+  // would otherwise wait for lease expiry. Best effort.
+  void Leave();
+  // The deadline of the calls made while stopping: short, they are courtesy.
+  std::chrono::system_clock::time_point ShortDeadline() const;
   void HeartbeatLoop();
   void SetDraining(absl::string_view source);
   void Fail(absl::Status status);

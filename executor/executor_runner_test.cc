@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 #include <thread>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,25 @@ class FakeScheduler final : public v1::ExecutorService::Service {
     absl::MutexLock lock(&mu_);
     reregister_next_lease_ = true;
   }
+  // The next poll waits until its caller cancels it, then grants a task: the
+  // answer is lost on the way, as when a drain cancels a poll just as the
+  // scheduler commits a lease.
+  void LoseTheNextLease() {
+    absl::MutexLock lock(&mu_);
+    lose_next_lease_ = true;
+  }
+  bool PollParkedForLoss() const {
+    absl::MutexLock lock(&mu_);
+    return parked_for_loss_;
+  }
+  int leases_lost() const {
+    absl::MutexLock lock(&mu_);
+    return leases_lost_;
+  }
+  std::vector<std::string> leaves() const {
+    absl::MutexLock lock(&mu_);
+    return leaves_;
+  }
 
   std::vector<v1::CompleteRequest> completes() const {
     absl::MutexLock lock(&mu_);
@@ -100,6 +120,14 @@ class FakeScheduler final : public v1::ExecutorService::Service {
   grpc::Status Lease(grpc::ServerContext* context, const v1::LeaseRequest* request,
                      v1::LeaseResponse* response) override {
     absl::Time deadline = absl::Now() + absl::Milliseconds(request->wait_ms());
+    if (TakeLoseTheNextLease()) {
+      while (!context->IsCancelled() && absl::Now() < deadline) absl::SleepFor(absl::Milliseconds(1));
+      absl::MutexLock lock(&mu_);
+      leases_lost_ += context->IsCancelled();
+      loss_poll_done_ = true;
+      response->mutable_task()->mutable_lease()->set_task_id("lost");
+      return grpc::Status::OK;
+    }
     for (;;) {
       {
         absl::MutexLock lock(&mu_);
@@ -136,6 +164,19 @@ class FakeScheduler final : public v1::ExecutorService::Service {
     return grpc::Status::OK;
   }
 
+  grpc::Status Leave(grpc::ServerContext*, const v1::LeaveRequest* request,
+                     v1::LeaveResponse* response) override {
+    absl::MutexLock lock(&mu_);
+    // As the scheduler's single writer orders a grant before a later Leave.
+    auto granted = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return !parked_for_loss_ || loss_poll_done_;
+    };
+    mu_.AwaitWithTimeout(absl::Condition(&granted), absl::Seconds(5));
+    leaves_.push_back(request->executor_id());
+    response->set_released(leases_lost_);
+    return grpc::Status::OK;
+  }
+
   grpc::Status Complete(grpc::ServerContext*, const v1::CompleteRequest* request,
                         v1::CompleteResponse*) override {
     absl::MutexLock lock(&mu_);
@@ -150,8 +191,19 @@ class FakeScheduler final : public v1::ExecutorService::Service {
   }
 
  private:
+  bool TakeLoseTheNextLease() {
+    absl::MutexLock lock(&mu_);
+    parked_for_loss_ = lose_next_lease_;
+    return std::exchange(lose_next_lease_, false);
+  }
+
   mutable absl::Mutex mu_;
   std::deque<v1::Task> tasks_ ABSL_GUARDED_BY(mu_);
+  bool lose_next_lease_ ABSL_GUARDED_BY(mu_) = false;
+  bool parked_for_loss_ ABSL_GUARDED_BY(mu_) = false;
+  bool loss_poll_done_ ABSL_GUARDED_BY(mu_) = false;
+  int leases_lost_ ABSL_GUARDED_BY(mu_) = 0;
+  std::vector<std::string> leaves_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, std::deque<grpc::StatusCode>> complete_script_ ABSL_GUARDED_BY(mu_);
   std::deque<grpc::StatusCode> register_script_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, std::string> revoke_ ABSL_GUARDED_BY(mu_);
@@ -387,6 +439,25 @@ TEST_F(executor_runner, DrainFromLeaseEndsRun) {
   EXPECT_TRUE(fake_.completes().empty());
 }
 
+// A drain cancels the polls in flight; the scheduler may have granted a
+// lease to one just then. The runner cannot know, so it says goodbye when it
+// ends, and the scheduler hands back whatever it still records as leased.
+TEST_F(executor_runner, DrainedRunSaysGoodbyeForTheLeaseItsCancelledPollLost) {
+  fake_.LoseTheNextLease();
+  EchoHandler handler;
+  ExecutorRunner runner(MakeOptions(), &handler);
+  auto done = std::async(std::launch::async, [&runner] { return runner.Run(); });
+  const absl::Time give_up = absl::Now() + absl::Seconds(5);
+  while (!fake_.PollParkedForLoss() && absl::Now() < give_up) absl::SleepFor(absl::Milliseconds(1));
+  ASSERT_TRUE(fake_.PollParkedForLoss());
+  runner.Drain();
+  ASSERT_EQ(done.wait_for(std::chrono::seconds(5)), std::future_status::ready);
+  EXPECT_TRUE(done.get().ok());
+  EXPECT_EQ(fake_.leases_lost(), 1) << "the poll was cancelled with its lease granted";
+  EXPECT_TRUE(fake_.completes().empty()) << "the runner never saw that task";
+  EXPECT_EQ(fake_.leaves(), std::vector<std::string>{"exec-1"});
+}
+
 TEST_F(executor_runner, DrainFromHeartbeatFinishesHeldTaskAndTakesNoMore) {
   fake_.AddTask("t1", "l1");
   fake_.AddTask("t2", "l2");
@@ -417,6 +488,7 @@ TEST_F(executor_runner, RegisterRefusalIsReturned) {
   ExecutorRunner runner(MakeOptions(), &handler);
   EXPECT_EQ(RunToEnd(runner).code(), absl::StatusCode::kPermissionDenied);
   EXPECT_EQ(fake_.registers().size(), 1u);
+  EXPECT_TRUE(fake_.leaves().empty()) << "never registered, nothing to leave";
 }
 
 TEST_F(executor_runner, RegisterRetriesUntilTheSchedulerListens) {
@@ -508,6 +580,7 @@ TEST_F(executor_runner, StopAbandonsTheRunningTaskAndReportsItAsInfra) {
   ASSERT_EQ(completes.size(), 1u);
   EXPECT_EQ(completes[0].lease().lease_id(), "l1");
   EXPECT_EQ(completes[0].failure().failure_class(), v1::INFRA);
+  EXPECT_EQ(fake_.leaves().size(), 1u) << "a stopped runner says goodbye too";
 }
 
 TEST_F(executor_runner, AsyncHandlerHoldsEveryLeaseOfItsSlotsAtOnce) {

@@ -52,6 +52,7 @@ const std::map<std::string, std::set<std::string>>& Expected() {
       {"ExecutorService.Lease", {"admin", "worker", "gateway"}},
       {"ExecutorService.Heartbeat", {"admin", "worker", "gateway"}},
       {"ExecutorService.Complete", {"admin", "worker", "gateway"}},
+      {"ExecutorService.Leave", {"admin", "worker", "gateway"}},
   };
   return *expected;
 }
@@ -246,6 +247,11 @@ class AccessTest : public ServiceFixture {
       r->mutable_llm()->set_text("hello");
       return r;
     }
+    if (rpc == "ExecutorService.Leave") {  // the last RPC: no later call leases
+      auto r = std::make_unique<v1::LeaveRequest>();
+      r->set_executor_id(own_executor);
+      return r;
+    }
     // The rest take an experiment id (or nothing, which ignores it).
     const auto* method = google::protobuf::DescriptorPool::generated_pool()
                              ->FindServiceByName("ptxbench.v1.ClientService")
@@ -398,15 +404,16 @@ TEST_F(AccessTest, AnExecutorActsOnlyAsItselfOnItsOwnLeases) {
   grpc::Status not_its_lease = complete(executors_["other"]);
   EXPECT_EQ(not_its_lease.error_code(), grpc::StatusCode::PERMISSION_DENIED);
   EXPECT_THAT(not_its_lease.error_message(), HasSubstr("held by another executor"));
-  {
+  // Each call made as the holder with the other token is refused.
+  auto as_holder = [&](auto call, auto request, auto response) {
     grpc::ClientContext ctx;
-    v1::HeartbeatRequest request;
     request.set_executor_id(holder);
-    *request.add_leases() = lease;
-    v1::HeartbeatResponse response;
-    EXPECT_EQ(other->Heartbeat(&ctx, request, &response).error_code(),
-              grpc::StatusCode::PERMISSION_DENIED);
-  }
+    return ((*other).*call)(&ctx, request, &response).error_code();
+  };
+  v1::HeartbeatRequest heartbeat;
+  *heartbeat.add_leases() = lease;
+  EXPECT_EQ(as_holder(&v1::ExecutorService::Stub::Heartbeat, heartbeat, v1::HeartbeatResponse()),
+            grpc::StatusCode::PERMISSION_DENIED);
   {
     // Its own heartbeat naming the other's lease extends nothing.
     grpc::ClientContext ctx;
@@ -418,23 +425,15 @@ TEST_F(AccessTest, AnExecutorActsOnlyAsItselfOnItsOwnLeases) {
     ASSERT_EQ(response.revoked_size(), 1);
     EXPECT_EQ(response.revoked(0).lease_id(), lease.lease_id());
   }
-  {
-    grpc::ClientContext ctx;
-    v1::LeaseRequest request;
-    request.set_executor_id(holder);
-    v1::LeaseResponse response;
-    EXPECT_EQ(other->Lease(&ctx, request, &response).error_code(),
-              grpc::StatusCode::PERMISSION_DENIED);
-  }
-  {
-    grpc::ClientContext ctx;
-    v1::RegisterRequest request;
-    request.set_kind(v1::GATEWAY);
-    request.set_executor_id(holder);
-    v1::RegisterResponse response;
-    EXPECT_EQ(other->Register(&ctx, request, &response).error_code(),
-              grpc::StatusCode::PERMISSION_DENIED);
-  }
+  EXPECT_EQ(as_holder(&v1::ExecutorService::Stub::Lease, v1::LeaseRequest(), v1::LeaseResponse()),
+            grpc::StatusCode::PERMISSION_DENIED);
+  v1::RegisterRequest reregister;
+  reregister.set_kind(v1::GATEWAY);
+  EXPECT_EQ(as_holder(&v1::ExecutorService::Stub::Register, reregister, v1::RegisterResponse()),
+            grpc::StatusCode::PERMISSION_DENIED);
+  // Nor can it make the holder leave, which would hand its lease back.
+  EXPECT_EQ(as_holder(&v1::ExecutorService::Stub::Leave, v1::LeaveRequest(), v1::LeaveResponse()),
+            grpc::StatusCode::PERMISSION_DENIED);
   EXPECT_EQ(Fingerprint(), before) << "a refused report changed something";
 
   // The holder's own report is taken.

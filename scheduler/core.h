@@ -148,6 +148,10 @@ class Core {
   // when another executor holds it; OK (and no change) for a duplicate of an
   // accepted report.
   absl::Status Complete(const ptxbench::v1::CompleteRequest& request);
+  // The executor stops for good (ExecutorService.Leave): it takes nothing
+  // new, and every lease it still holds goes back to the queue at once, as
+  // no failure. Returns how many; 0 for an unknown executor.
+  absl::StatusOr<int> Leave(const std::string& executor_id);
 
   // --- tokens: the service creates and lists them through this ---
   TokenStore& tokens();

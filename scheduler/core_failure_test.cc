@@ -146,6 +146,65 @@ TEST_F(CoreFailureTest, DrainingExecutorTakesNothingNew) {
   EXPECT_EQ((*list)[0].status(), "draining");
 }
 
+// An executor that says goodbye holding leases (their answers were lost on
+// the way, or never accepted) hands them back at once, as no failure, and
+// takes nothing more; it shows "stopped", also after a restart.
+TEST_F(CoreFailureTest, LeaveHandsBackWhatItHoldsAsNoFailure) {
+  Submit(MakeExperiment("exp", 3, 3));
+  std::string gw = RegisterGateway();
+  MustLease(gw);
+  MustLease(gw);
+  auto released = core_->Leave(gw);
+  ASSERT_TRUE(released.ok()) << released.status();
+  EXPECT_EQ(*released, 2);
+  EXPECT_EQ(TasksIn(TaskState::kLeased), 0);
+  EXPECT_EQ(Count("SELECT count(*) FROM tasks WHERE deaths > 0 OR infra_failures > 0"), 0);
+  EXPECT_EQ(Count("SELECT count(*) FROM events WHERE kind = 'task.released'"), 2);
+  EXPECT_TRUE(NothingFor(gw)) << "a stopped executor takes nothing";
+  ASSERT_TRUE(core_->Tick().ok());
+  std::string next = RegisterGateway();
+  int attempts = 0;
+  for (int i = 0; i < 3; ++i) attempts += MustLease(next).attempt();
+  EXPECT_EQ(attempts, 2 + 2 + 1) << "the two released ones are leasable again at once";
+  EXPECT_EQ(*core_->Leave(gw), 0) << "idempotent";
+  EXPECT_EQ(*core_->Leave("gw_unknown"), 0);
+  ASSERT_TRUE(core_->Drain(gw).ok());
+  Restart();
+  auto list = core_->ListExecutors();
+  ASSERT_TRUE(list.ok()) << list.status();
+  for (const v1::ExecutorInfo& e : *list) {
+    EXPECT_EQ(e.status(), e.executor_id() == gw ? "stopped" : "active") << e.executor_id();
+  }
+}
+
+// A worker restarted with a fixed --executor-id registers again after its
+// goodbye: it is running again. An admin's drain is kept instead.
+TEST_F(CoreFailureTest, OneThatLeftAndRegistersAgainIsActiveButADrainStays) {
+  Submit(MakeExperiment("exp", 2, 3));
+  ptxbench::v1::RegisterRequest again;
+  again.set_kind(ptxbench::v1::GATEWAY);
+  again.set_name("gw");
+  again.mutable_capabilities()->set_serves_any_model(true);
+  again.mutable_capabilities()->set_slots(8);
+  again.set_executor_id(RegisterGateway());
+  ASSERT_TRUE(core_->Leave(again.executor_id()).ok());
+  ASSERT_TRUE(core_->Register(again).ok());
+  Restart();  // what is stored says the same
+  MustLease(again.executor_id());  // leases again
+  auto list = core_->ListExecutors();
+  ASSERT_TRUE(list.ok()) << list.status();
+  ASSERT_EQ(list->size(), 1u);
+  EXPECT_EQ(list->front().status(), "active");
+
+  ASSERT_TRUE(core_->Drain(again.executor_id()).ok());
+  ASSERT_TRUE(core_->Register(again).ok());
+  Restart();
+  EXPECT_TRUE(NothingFor(again.executor_id())) << "drained by an admin";
+  list = core_->ListExecutors();
+  ASSERT_TRUE(list.ok()) << list.status();
+  EXPECT_EQ(list->front().status(), "draining");
+}
+
 TEST_F(CoreFailureTest, ListExecutorsNamesTheTasksEachHolds) {
   Submit(MakeExperiment("exp", 2, 3));
   std::string gw = RegisterGateway();

@@ -1,6 +1,7 @@
 // Core: leasing, heartbeats, expiry, backoff and recovery (docs/ARCHITECTURE.md,
 // "Leasing and recovery").
 #include <algorithm>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -277,6 +278,27 @@ absl::Status Core::ExpireLease(int64_t task_rowid, const std::string& why) {
   PTXB_RETURN_IF_ERROR(TransitTask(task, trajectory.model, TaskEvent::kBackOff, not_before));
   return AddEvent(trajectory.experiment_id, trajectory.id, task.turn, "task.expired",
                   task.last_error);
+}
+
+absl::StatusOr<int> Core::Leave(const std::string& executor_id) {
+  AssertOnWriterThread();
+  Executor* executor = executors_.Find(executor_id);
+  if (executor == nullptr) return 0;
+  executor->info.set_last_seen_unix_ms(absl::ToUnixMillis(clock_->Now()));
+  PTXB_RETURN_IF_ERROR(executors_.MarkStopped(executor_id));
+  // Copied: each transition erases its task from executor->tasks.
+  const std::set<int64_t> held = executor->tasks;
+  for (int64_t rowid : held) {
+    PTXB_ASSIGN_OR_RETURN(TaskRow task, tasks_.Read(rowid));
+    PTXB_ASSIGN_OR_RETURN(TrajectoryRow trajectory, trajectories_.Read(task.trajectory));
+    // No death and no back-off: the executor left cleanly; the work was lost
+    // on the way (its answer to a cancelled poll) or never accepted.
+    PTXB_RETURN_IF_ERROR(TransitTask(task, trajectory.model, TaskEvent::kBackOff, clock_->Now()));
+    PTXB_RETURN_IF_ERROR(AddEvent(trajectory.experiment_id, trajectory.id, task.turn,
+                                  "task.released",
+                                  absl::StrCat("executor ", executor_id, " left holding it")));
+  }
+  return static_cast<int>(held.size());
 }
 
 absl::Status Core::Tick() {

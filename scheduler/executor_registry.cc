@@ -9,6 +9,12 @@ namespace ptxbench::scheduler {
 
 namespace v1 = ::ptxbench::v1;
 
+namespace {
+// The executors table's draining column: 0 running, 1 draining, 2 stopped
+// (it said goodbye; kept across restarts so it is not shown lost).
+constexpr int64_t kDrainingStopped = 2;
+}  // namespace
+
 absl::Status ExecutorRegistry::Load(absl::Time now) {
   PTXB_ASSIGN_OR_RETURN(
       storage::Statement * s,
@@ -23,6 +29,7 @@ absl::Status ExecutorRegistry::Load(absl::Time now) {
     e.info.mutable_capabilities()->ParseFromString(s->ColumnBlob(3));
     e.info.set_registered_unix_ms(s->ColumnInt64(4));
     e.info.set_draining(s->ColumnInt64(5) != 0);
+    e.stopped = s->ColumnInt64(5) == kDrainingStopped;
     e.info.set_last_seen_unix_ms(absl::ToUnixMillis(now));  // grace after restart
     e.owner = s->ColumnText(6);
   }
@@ -48,6 +55,12 @@ absl::StatusOr<v1::RegisterResponse> ExecutorRegistry::Register(
   }
   Executor& e = executors_[id];
   e.owner = owner;
+  // One that said goodbye and comes back (a restarted worker keeping its id)
+  // is running again; an admin's drain, though, outlives a restart.
+  if (e.stopped) {
+    e.stopped = false;
+    e.info.set_draining(false);
+  }
   const bool draining = e.info.draining();
   e.info.set_executor_id(id);
   e.info.set_kind(request.kind());
@@ -61,7 +74,7 @@ absl::StatusOr<v1::RegisterResponse> ExecutorRegistry::Register(
       db_->Cached("INSERT INTO executors(id, kind, name, capabilities, registered_ms, draining, "
                   "owner) VALUES(?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET kind = "
                   "excluded.kind, name = excluded.name, capabilities = excluded.capabilities, "
-                  "owner = excluded.owner"));
+                  "draining = excluded.draining, owner = excluded.owner"));
   s->BindText(1, id)
       .BindInt64(2, request.kind())
       .BindText(3, request.name())
@@ -89,15 +102,25 @@ absl::Status ExecutorRegistry::CheckOwner(const std::string& executor_id,
 }
 
 absl::Status ExecutorRegistry::Drain(const std::string& executor_id) {
-  auto it = executors_.find(executor_id);
-  if (it == executors_.end()) {
-    return absl::NotFoundError(absl::StrCat("unknown executor '", executor_id, "'"));
-  }
+  Executor* e = Find(executor_id);
+  if (e == nullptr) return absl::NotFoundError(absl::StrCat("unknown executor '", executor_id, "'"));
+  return e->stopped ? absl::OkStatus() : SetDraining(*e, 1);
+}
+
+absl::Status ExecutorRegistry::MarkStopped(const std::string& executor_id) {
+  Executor* e = Find(executor_id);
+  if (e == nullptr) return absl::NotFoundError(absl::StrCat("unknown executor '", executor_id, "'"));
+  PTXB_RETURN_IF_ERROR(SetDraining(*e, kDrainingStopped));
+  e->stopped = true;
+  return absl::OkStatus();
+}
+
+absl::Status ExecutorRegistry::SetDraining(Executor& e, int64_t value) {
   PTXB_ASSIGN_OR_RETURN(storage::Statement * s,
-                        db_->Cached("UPDATE executors SET draining = 1 WHERE id = ?"));
-  s->BindText(1, executor_id);
+                        db_->Cached("UPDATE executors SET draining = ? WHERE id = ?"));
+  s->BindInt64(1, value).BindText(2, e.info.executor_id());
   PTXB_RETURN_IF_ERROR(s->Run());
-  it->second.info.set_draining(true);
+  e.info.set_draining(true);
   return absl::OkStatus();
 }
 
@@ -127,6 +150,7 @@ bool ExecutorRegistry::IsDraining(const std::string& executor_id) const {
 }
 
 std::string ExecutorRegistry::Status(const Executor& e, absl::Time now) const {
+  if (e.stopped) return "stopped";
   if (absl::ToUnixMillis(now) - e.info.last_seen_unix_ms() >
       absl::ToInt64Milliseconds(options_.lost_after)) {
     return "lost";

@@ -42,6 +42,8 @@ class ExecutorRegistry {
     // a long poll parked before the revocation. In memory only: after a
     // restart every call with that token is refused anyway.
     bool owner_revoked = false;
+    // It said goodbye (Leave): gone for good, not lost. Also draining.
+    bool stopped = false;
   };
 
   ExecutorRegistry(storage::Database* db, Options options) : db_(db), options_(options) {}
@@ -60,6 +62,8 @@ class ExecutorRegistry {
   absl::Status CheckOwner(const std::string& executor_id, const std::string& owner) const;
   // NOT_FOUND for an unknown executor.
   absl::Status Drain(const std::string& executor_id);
+  // Drains it for good: it left (Leave). NOT_FOUND for an unknown executor.
+  absl::Status MarkStopped(const std::string& executor_id);
   // Marks every executor registered under the token named `owner`.
   void OwnerRevoked(const std::string& owner);
 
@@ -71,12 +75,15 @@ class ExecutorRegistry {
   Executor& Holder(const std::string& executor_id) { return executors_[executor_id]; }
   bool IsKnown(const std::string& executor_id) const;
   bool IsDraining(const std::string& executor_id) const;
-  // "active", "draining" or "lost".
+  // "active", "draining", "stopped" or "lost".
   std::string Status(const Executor& e, absl::Time now) const;
   std::vector<ptxbench::v1::ExecutorInfo> List(absl::Time now) const;
   const std::map<std::string, Executor>& all() const { return executors_; }
 
  private:
+  // Sets the executors table's draining column (kDrainingStopped: left).
+  absl::Status SetDraining(Executor& e, int64_t value);
+
   storage::Database* db_;
   Options options_;
   std::map<std::string, Executor> executors_;

@@ -41,10 +41,10 @@ void LiveWork(const SchedulerGauges& g, prometheus::Page& page) {
     page.Sample({{"kind", kind}}, it == g.leased.end() ? 0 : static_cast<double>(it->second));
   }
   page.Family("ptxbench_scheduler_executors", Type::kGauge,
-              "Registered executors by kind and state (lost: not seen for three heartbeats "
-              "past its longest poll)");
+              "Registered executors by kind and state (stopped: said goodbye; lost: not seen for "
+              "three heartbeats past its longest poll)");
   for (const char* kind : {"worker", "gateway"}) {
-    for (const char* state : {"active", "draining", "lost"}) {
+    for (const char* state : {"active", "draining", "stopped", "lost"}) {
       auto it = g.executors.find({kind, state});
       page.Sample({{"kind", kind}, {"state", state}},
                   it == g.executors.end() ? 0 : static_cast<double>(it->second));

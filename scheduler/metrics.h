@@ -38,7 +38,7 @@ struct SchedulerGauges {
   std::map<std::pair<std::string, std::string>, int64_t> ready;
   int64_t backoff = 0;  // queued tasks waiting out a retry backoff
   std::map<std::string, int64_t> leased;  // by kind
-  // By (kind "worker"/"gateway", state "active"/"draining"/"lost").
+  // By (kind "worker"/"gateway", state "active"/"draining"/"stopped"/"lost").
   std::map<std::pair<std::string, std::string>, int64_t> executors;
 };
 

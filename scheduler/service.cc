@@ -94,6 +94,20 @@ grpc::ServerUnaryReactor* ExecutorServiceImpl::Complete(grpc::CallbackServerCont
       [](bool&, v1::CompleteResponse*) {});
 }
 
+grpc::ServerUnaryReactor* ExecutorServiceImpl::Leave(grpc::CallbackServerContext* ctx,
+                                                     const v1::LeaveRequest* request,
+                                                     v1::LeaveResponse* response) {
+  absl::StatusOr<auth::Principal> who = access_->Check(ctx, "Leave");
+  if (!who.ok()) return Refuse(ctx, who.status());
+  return Dispatch<int, v1::LeaveResponse>(
+      ctx, dispatcher_, response,
+      [request, owner = who->name](Core& core) -> absl::StatusOr<int> {
+        PTXB_RETURN_IF_ERROR(core.CheckOwner(request->executor_id(), owner));
+        return core.Leave(request->executor_id());
+      },
+      [](int& released, v1::LeaveResponse* out) { out->set_released(released); });
+}
+
 grpc::ServerUnaryReactor* ClientServiceImpl::SubmitExperiment(
     grpc::CallbackServerContext* ctx, const v1::SubmitExperimentRequest* request,
     v1::SubmitExperimentResponse* response) {

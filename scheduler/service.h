@@ -37,6 +37,9 @@ class ExecutorServiceImpl final : public ptxbench::v1::ExecutorService::Callback
   grpc::ServerUnaryReactor* Complete(grpc::CallbackServerContext* ctx,
                                      const ptxbench::v1::CompleteRequest* request,
                                      ptxbench::v1::CompleteResponse* response) override;
+  grpc::ServerUnaryReactor* Leave(grpc::CallbackServerContext* ctx,
+                                  const ptxbench::v1::LeaveRequest* request,
+                                  ptxbench::v1::LeaveResponse* response) override;
 
  private:
   Dispatcher* dispatcher_;
