@@ -228,3 +228,34 @@ TEST_F(CliTest, UnimplementedRpcIsAFailureNotAUsageError) {
 
 }  // namespace
 }  // namespace ptxbench::cli
+
+namespace ptxbench::cli {
+namespace {
+
+// `prompts render|check --architectures`: what an experiment for those GPUs
+// would send, and which tags its submit would refuse; no scheduler needed.
+TEST_F(CliTest, PromptsForTheArchitecturesNamed) {
+  Result r = Run({"prompts", "render", "ptxb-no-hint", "--language", "ptx", "--architectures",
+                  "sm_100"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("NVIDIA\nBlackwell GPUs (B200, compute capability 10.0"));
+  EXPECT_THAT(r.out, HasSubstr("`ptxas -arch=sm_100a -v`"));
+  r = Run({"prompts", "render", "ptxb-no-hint"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("Hopper GPUs (H100 / H200, compute capability 9.0, compiled for "
+                               "sm_90a)"));
+
+  r = Run({"prompts", "check", "--architectures", "blackwell"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("ptxb-expert   REFUSED  prompt tag 'ptxb-expert' is written for "
+                               "Hopper GPUs"));
+  EXPECT_THAT(r.out, HasSubstr("ptxb-no-hint  OK"));
+  EXPECT_THAT(LastLine(r.out), HasSubstr("submit refuses 3 of them in an experiment for these "
+                                         "GPUs (sm_100, sm_103)"));
+  r = Run({"prompts", "check", "--architectures", "volta"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--architectures: 'volta' is neither a family"));
+}
+
+}  // namespace
+}  // namespace ptxbench::cli

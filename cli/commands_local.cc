@@ -6,7 +6,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "cli/commands.h"
+#include "common/gpu_arch.h"
 #include "common/status_macros.h"
 #include "common/text_format.h"
 #include "nlohmann/json.hpp"
@@ -71,19 +73,32 @@ absl::StatusOr<std::unique_ptr<PromptRegistry>> LoadPrompts(const Invocation& in
       inv.args.Get("prompts", ""));
 }
 
+// --architectures: the GPUs the prompts are for, as an experiment names them
+// (families or sm_NN, comma-separated); Hopper when not given.
+absl::StatusOr<std::vector<std::string>> PromptArchitectures(const Invocation& inv) {
+  if (!inv.args.Has("architectures")) return DefaultArchitectures();
+  absl::StatusOr<std::vector<std::string>> parsed = ParseArchitectures(
+      absl::StrSplit(inv.args.Get("architectures"), ',', absl::SkipWhitespace()));
+  if (!parsed.ok()) return UsageError(absl::StrCat("--architectures: ", parsed.status().message()));
+  return parsed;
+}
+
 // Checks one tag: it is known and renders for every language. Returns the
 // rendered sizes ("cuda 1234 chars, ptx 1300 chars").
-absl::StatusOr<std::string> CheckTag(const PromptRegistry& registry, const std::string& tag) {
+absl::StatusOr<std::string> CheckTag(const PromptRegistry& registry, const std::string& tag,
+                                     const std::vector<std::string>& architectures) {
   PTXB_RETURN_IF_ERROR(registry.Check(tag));
   std::vector<std::string> sizes;
   for (const std::string& language : PromptRegistry::Languages()) {
-    PTXB_ASSIGN_OR_RETURN(std::string prompt, registry.RenderSystemPrompt(tag, language));
+    PTXB_ASSIGN_OR_RETURN(std::string prompt,
+                          registry.RenderSystemPrompt(tag, language, architectures));
     sizes.push_back(absl::StrCat(language, " ", prompt.size(), " chars"));
   }
   return absl::StrJoin(sizes, ", ");
 }
 
 absl::Status RunPromptsCheck(const Invocation& inv) {
+  PTXB_ASSIGN_OR_RETURN(std::vector<std::string> architectures, PromptArchitectures(inv));
   PTXB_ASSIGN_OR_RETURN(std::unique_ptr<PromptRegistry> registry, LoadPrompts(inv));
   const std::string root = registry->Origin();
   const std::vector<std::string> tags = registry->Tags();
@@ -93,10 +108,11 @@ absl::Status RunPromptsCheck(const Invocation& inv) {
   Table table({"TAG", "RESULT", "DETAIL"});
   int refused = 0;
   for (const std::string& tag : tags) {
-    absl::StatusOr<std::string> result = CheckTag(*registry, tag);
+    absl::StatusOr<std::string> result = CheckTag(*registry, tag, architectures);
     if (!result.ok()) ++failed;
-    // Well formed, but for a kernel ptxbench does not evaluate: submit refuses it.
-    const absl::Status target = registry->CheckTarget(tag);
+    // Well formed, but for a kernel ptxbench does not evaluate on these GPUs:
+    // submit refuses it.
+    const absl::Status target = registry->CheckTarget(tag, architectures);
     refused += result.ok() && !target.ok();
     nlohmann::json item = {{"tag", tag}, {"ok", result.ok()}, {"usable", result.ok() && target.ok()}};
     if (!result.ok()) item["error"] = std::string(result.status().message());
@@ -120,8 +136,9 @@ absl::Status RunPromptsCheck(const Invocation& inv) {
   }
   if (!inv.global.json) {
     inv.out() << "all " << tags.size() << " prompt tags OK (" << root << ")"
-              << (refused > 0 ? absl::StrCat("; ", refused, " of them are for kernels ptxbench does "
-                                             "not evaluate, and submit refuses them")
+              << (refused > 0 ? absl::StrCat("; submit refuses ", refused,
+                                             " of them in an experiment for these GPUs (",
+                                             absl::StrJoin(architectures, ", "), ")")
                               : "")
               << "\n";
   }
@@ -134,8 +151,10 @@ absl::Status RunPromptsRender(const Invocation& inv) {
     return UsageError(absl::StrCat("--language must be cuda or ptx, got '", language, "'"));
   }
   const std::string& tag = inv.args.positionals[0];
+  PTXB_ASSIGN_OR_RETURN(std::vector<std::string> architectures, PromptArchitectures(inv));
   PTXB_ASSIGN_OR_RETURN(std::unique_ptr<PromptRegistry> registry, LoadPrompts(inv));
-  PTXB_ASSIGN_OR_RETURN(std::string prompt, registry->RenderSystemPrompt(tag, language));
+  PTXB_ASSIGN_OR_RETURN(std::string prompt,
+                        registry->RenderSystemPrompt(tag, language, architectures));
   if (inv.global.json) {
     inv.out()
         << nlohmann::json({{"tag", tag}, {"language", language}, {"system_prompt", prompt}}).dump(2)
@@ -177,11 +196,14 @@ void AddLocalCommands(std::vector<Command>* commands) {
                          "prompt root with registry.json (default: bundled)"};
   const FlagSpec hub = {"prompts", true, false, "HUB",
                         "also a PTXBench prompt hub (its hub.json, or the folder holding it)"};
+  const FlagSpec architectures = {
+      "architectures", true, false, "LIST",
+      "the GPUs the prompts are for, as an experiment names them (default hopper)"};
   commands->push_back({{"prompts check",
                         "",
                         0,
                         0,
-                        {root, hub},
+                        {root, hub, architectures},
                         "check that every prompt tag expands and renders; no scheduler needed",
                         ""},
                        RunPromptsCheck});
@@ -191,7 +213,7 @@ void AddLocalCommands(std::vector<Command>* commands) {
         1,
         1,
         {{"language", true, false, "cuda|ptx", "kernel language of the ABI section (default cuda)"},
-         root, hub},
+         root, hub, architectures},
         "print the system prompt of TAG; no scheduler needed",
         ""},
        RunPromptsRender});

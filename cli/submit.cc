@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/file.h"
+#include "common/gpu_arch.h"
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
 #include "prompts/prompts.h"
@@ -74,6 +75,22 @@ absl::Status AttachFiles(const std::string& spec_path, const nlohmann::json& spe
   return absl::OkStatus();
 }
 
+// The GPU architectures a matrix spec targets; the default when it names
+// none, or names them badly (the scheduler then says what is wrong).
+std::vector<std::string> SpecArchitectures(const nlohmann::json& parsed) {
+  if (!parsed.is_object() || !parsed.contains("architectures") ||
+      !parsed["architectures"].is_array()) {
+    return DefaultArchitectures();
+  }
+  std::vector<std::string> names;
+  for (const nlohmann::json& name : parsed["architectures"]) {
+    if (!name.is_string()) return DefaultArchitectures();
+    names.push_back(name.get<std::string>());
+  }
+  absl::StatusOr<std::vector<std::string>> architectures = ParseArchitectures(names);
+  return architectures.ok() ? *std::move(architectures) : DefaultArchitectures();
+}
+
 // The hub's tags the spec names (a matrix's prompt_tags, a list's or a
 // plan.json's items' prompt_tag), each as the hub assembles it.
 absl::Status AttachHubPrompts(const std::string& hub, const nlohmann::json& parsed,
@@ -95,7 +112,8 @@ absl::Status AttachHubPrompts(const std::string& hub, const nlohmann::json& pars
   }
   for (const std::string& tag : tags) {
     if (!prompts->IsHubTag(tag)) continue;  // ptxbench's own, or unknown: the scheduler judges
-    PTXB_RETURN_IF_ERROR(prompts->CheckTarget(tag));  // its documents are here, not there
+    // Its documents are here, not there.
+    PTXB_RETURN_IF_ERROR(prompts->CheckTarget(tag, SpecArchitectures(parsed)));
     PTXB_ASSIGN_OR_RETURN((*request.mutable_prompts())[tag], prompts->TagText(tag));
   }
   return absl::OkStatus();

@@ -83,13 +83,16 @@ bool IsCompileTarget(absl::string_view target) {
   return Major(arch) >= 7 && CompileTarget(arch) == target && (specific || Major(arch) < 9);
 }
 
-std::string DescribeArchitecture(absl::string_view sm_arch) {
+absl::string_view FamilyTitle(absl::string_view sm_arch) {
   for (const Family& f : Families()) {
-    if (TargetsArchitecture(f.architectures, sm_arch)) {
-      return absl::StrCat(sm_arch, " (", f.title, ")");
-    }
+    if (TargetsArchitecture(f.architectures, sm_arch)) return f.title;
   }
-  return std::string(sm_arch);
+  return "";
+}
+
+std::string DescribeArchitecture(absl::string_view sm_arch) {
+  const absl::string_view title = FamilyTitle(sm_arch);
+  return title.empty() ? std::string(sm_arch) : absl::StrCat(sm_arch, " (", title, ")");
 }
 
 bool TargetsArchitecture(const std::vector<std::string>& targets, absl::string_view sm_arch) {

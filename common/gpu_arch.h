@@ -34,6 +34,9 @@ std::string CompileTarget(absl::string_view sm_arch);
 // Whether `target` is one CompileTarget can return ("sm_90a", "sm_89").
 bool IsCompileTarget(absl::string_view target);
 
+// The family's title of `sm_arch` ("Hopper"), or empty for none.
+absl::string_view FamilyTitle(absl::string_view sm_arch);
+
 // "sm_90 (Hopper)", or the name alone for an architecture of no family.
 std::string DescribeArchitecture(absl::string_view sm_arch);
 

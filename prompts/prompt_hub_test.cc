@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "prompts/prompts.h"
+#include "prompts/targets.h"
 #include "prompts/testing/hub_dir_test.h"
 
 namespace ptxbench::prompts {
@@ -31,7 +33,9 @@ TEST_F(PromptHubTest, RendersAsPtxbenchAssemblesItThenTheAbi) {
   auto bundled = PromptRegistry::Load(PromptRegistry::BundledRoot());
   ASSERT_TRUE(bundled.ok());
   const std::string abi_cuda = ReadFile(PromptRegistry::BundledRoot() + "/abi/cuda.md").value();
-  const std::string abi = std::string(absl::StripAsciiWhitespace(abi_cuda)) + "\n";
+  const std::string abi =
+      FillTargets(absl::StripAsciiWhitespace(abi_cuda), DescribeTargets(DefaultArchitectures())) +
+      "\n";
   const std::string base = "KNOWLEDGE\n\n\n// simt.h\n\n";
   EXPECT_EQ(*(*registry)->RenderSystemPrompt("hopper-no-hint", "cuda"), base + abi);
   EXPECT_EQ(*(*registry)->RenderSystemPrompt("hopper-05", "cuda"),
@@ -102,8 +106,9 @@ TEST_F(PromptHubTest, WithoutTheHubAPtxbenchTagIsRefusedSayingWhatItNeeds) {
   EXPECT_THAT(s.message(), HasSubstr("a PTXBench tag needs its hub: pass --prompts"));
 }
 
-// PTXBench's tags for Triton or for Blackwell would run here as CUDA for
-// Hopper: CheckTarget says why, so that submit refuses them (spec_hub_test.cc).
+// PTXBench's tags for Triton, or for a GPU family the experiment does not
+// target, would run as something they were not written for: CheckTarget
+// says why, so that submit refuses them (spec_hub_test.cc).
 TEST_F(PromptHubTest, TagsForAnotherLanguageOrGpuAreNamed) {
   Write("hub/hub.json", R"({"hopper-no-hint": ["d/ptx_knowledge_sm90_plus.md"],
       "triton-hopper": ["d/triton_knowledge_sm90_plus.md"],
@@ -120,9 +125,29 @@ TEST_F(PromptHubTest, TagsForAnotherLanguageOrGpuAreNamed) {
   EXPECT_TRUE((*registry)->CheckTarget("ptxb-expert").ok());
   EXPECT_THAT((*registry)->CheckTarget("triton-hopper").message(),
               HasSubstr("prompt tag 'triton-hopper' asks for Triton kernels"));
-  EXPECT_THAT((*registry)->CheckTarget("b200-bf16").message(), HasSubstr("targets Blackwell"));
+  EXPECT_THAT(std::string((*registry)->CheckTarget("b200-bf16").message()),
+              HasSubstr("is written for Blackwell GPUs (b200-bf16) and the "
+                        "experiment targets sm_90 (Hopper): name \"blackwell\" in the "
+                        "experiment's \"architectures\""));
   EXPECT_THAT(std::string((*registry)->CheckTarget("sneaky").message()),
-              HasSubstr("targets Blackwell (hub:d/umma_sm100.h)"));
+              HasSubstr("written for Blackwell GPUs (hub:d/umma_sm100.h)"));
+
+  // A Blackwell experiment takes the Blackwell tags and refuses the Hopper
+  // ones (the bundled tags from ptxb-basic on teach Hopper's wgmma).
+  const std::vector<std::string> blackwell = {"sm_100", "sm_103"};
+  EXPECT_TRUE((*registry)->CheckTarget("b200-bf16", blackwell).ok());
+  EXPECT_TRUE((*registry)->CheckTarget("sneaky", blackwell).ok());
+  EXPECT_TRUE((*registry)->CheckTarget("ptxb-no-hint", blackwell).ok());
+  EXPECT_THAT(std::string((*registry)->CheckTarget("hopper-no-hint", blackwell).message()),
+              HasSubstr("is written for Hopper GPUs (hopper-no-hint) and the experiment targets "
+                        "sm_100 (Blackwell), sm_103 (Blackwell): name \"hopper\""));
+  EXPECT_THAT(std::string((*registry)->CheckTarget("ptxb-basic", blackwell).message()),
+              HasSubstr("Hopper GPUs (docs/hopper_basics.md)"));
+  EXPECT_THAT(std::string((*registry)->CheckTarget("triton-hopper", blackwell).message()),
+              HasSubstr("asks for Triton kernels"));
+  // One that targets both takes both.
+  EXPECT_TRUE((*registry)->CheckTarget("b200-bf16", {"sm_100", "sm_90"}).ok());
+  EXPECT_TRUE((*registry)->CheckTarget("hopper-no-hint", {"sm_100", "sm_90"}).ok());
 }
 
 }  // namespace

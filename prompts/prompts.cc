@@ -19,6 +19,7 @@
 #include "common/json_reader.h"
 #include "common/status_macros.h"
 #include "prompts/languages.h"
+#include "prompts/targets.h"
 
 namespace ptxbench::prompts {
 namespace {
@@ -343,45 +344,55 @@ absl::StatusOr<std::vector<std::string>> PromptRegistry::Documents(
 }
 
 absl::StatusOr<std::string> PromptRegistry::RenderSystemPrompt(
-    absl::string_view tag, absl::string_view language) const {
-  PTXB_ASSIGN_OR_RETURN(std::string text, TagText(tag));
-  return WithAbi(text, language);
+    absl::string_view tag, absl::string_view language,
+    const std::vector<std::string>& architectures) const {
+  PTXB_ASSIGN_OR_RETURN(std::string text, TagText(tag, architectures));
+  return WithAbi(text, language, architectures);
 }
 
-absl::Status PromptRegistry::CheckTarget(absl::string_view tag) const {
+absl::Status PromptRegistry::CheckTarget(absl::string_view tag,
+                                         const std::vector<std::string>& architectures) const {
   std::vector<std::string> names = {std::string(tag)};
   if (absl::StatusOr<std::vector<std::string>> documents = Documents(tag); documents.ok()) {
     names.insert(names.end(), documents->begin(), documents->end());
   }
+  std::vector<std::string> described;
+  for (const std::string& arch : architectures) described.push_back(DescribeArchitecture(arch));
   for (const std::string& name : names) {
-    const std::string lower = absl::AsciiStrToLower(name);
-    if (absl::StrContains(lower, "triton")) {
+    if (absl::StrContains(absl::AsciiStrToLower(name), "triton")) {
       return absl::FailedPreconditionError(absl::StrCat(
           "prompt tag '", tag, "' asks for Triton kernels (", name,
           "); ptxbench evaluates CUDA, raw PTX and CUDA solutions"));
     }
-    if (absl::StrContains(lower, "blackwell") || absl::StrContains(lower, "b200") ||
-        absl::StrContains(lower, "sm100")) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "prompt tag '", tag, "' targets Blackwell (", name,
-          "); ptxbench builds and times kernels for Hopper (sm_90a)"));
+    for (const std::string& family : FamiliesNamedBy(name)) {
+      const bool targeted = std::any_of(architectures.begin(), architectures.end(),
+                                        [&](const std::string& a) { return FamilyTitle(a) == family; });
+      if (!targeted) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "prompt tag '", tag, "' is written for ", family, " GPUs (", name,
+            ") and the experiment targets ", absl::StrJoin(described, ", "), ": name \"",
+            absl::AsciiStrToLower(family), "\" in the experiment's \"architectures\" to use it"));
+      }
     }
   }
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::string> PromptRegistry::TagText(absl::string_view tag) const {
+absl::StatusOr<std::string> PromptRegistry::TagText(
+    absl::string_view tag, const std::vector<std::string>& architectures) const {
   PTXB_ASSIGN_OR_RETURN(std::vector<std::string> documents, Documents(tag));
   if (hub_tags_.contains(tag)) return AssembleHubTag(std::string(tag));
+  const TargetText targets = DescribeTargets(architectures);
   std::vector<std::string> parts;
   for (const std::string& document : documents) {
-    parts.push_back(Trimmed(documents_.find(document)->second));
+    parts.push_back(FillTargets(Trimmed(documents_.find(document)->second), targets));
   }
   return absl::StrCat(absl::StrJoin(parts, "\n\n"), "\n\n");
 }
 
-absl::StatusOr<std::string> PromptRegistry::WithAbi(absl::string_view text,
-                                                    absl::string_view language) const {
+absl::StatusOr<std::string> PromptRegistry::WithAbi(
+    absl::string_view text, absl::string_view language,
+    const std::vector<std::string>& architectures) const {
   if (std::find(KernelLanguages().begin(), KernelLanguages().end(), language) ==
       KernelLanguages().end()) {
     return absl::InvalidArgumentError(
@@ -393,7 +404,8 @@ absl::StatusOr<std::string> PromptRegistry::WithAbi(absl::string_view text,
     return absl::FailedPreconditionError(absl::StrCat(
         "prompt root ", root_, " has no ", abi, " (the kernel ABI for ", language, ")"));
   }
-  return absl::StrCat(text, Trimmed(abi_text->second), "\n");
+  return absl::StrCat(text, FillTargets(Trimmed(abi_text->second), DescribeTargets(architectures)),
+                      "\n");
 }
 
 std::string PromptRegistry::RenderRepairPrompt(absl::string_view kernel, absl::string_view log,
@@ -409,14 +421,14 @@ std::string PromptRegistry::RenderRepairPrompt(absl::string_view kernel, absl::s
 
 std::string PromptRegistry::RenderTaskPrompt(const workloads::Definition& definition,
                                              absl::string_view language,
-                                             double target_speedup, int num_turns) {
+                                             double target_speedup, int num_turns,
+                                             const std::vector<std::string>& architectures) {
   const bool ptx = language == "ptx", solution = language == "solution";
   std::string out = absl::StrFormat(
-      "Write %s for the workload definition `%s` (op type: %s) on an NVIDIA Hopper GPU "
-      "(sm_90a).\n\n",
+      "Write %s for the workload definition `%s` (op type: %s) on %s.\n\n",
       ptx ? "a raw PTX kernel"
           : solution ? "a CUDA kernel as a FlashInfer-Trace solution" : "a CUDA C++ kernel",
-      definition.name, definition.op_type);
+      definition.name, definition.op_type, DescribeTargets(architectures).headline);
   absl::StrAppendFormat(
       &out,
       "Goal: every workload passes the correctness check and the minimum speedup over "

@@ -30,6 +30,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "common/gpu_arch.h"
 #include "workloads/definition.h"
 
 namespace ptxbench::prompts {
@@ -61,24 +62,36 @@ class PromptRegistry {
   // occurrence only.
   absl::StatusOr<std::vector<std::string>> Documents(absl::string_view tag) const;
 
+  // The prompts speak of the GPUs of `architectures` (sorted sm_NN names,
+  // as an experiment holds them; prompts/targets.h fills the bundled
+  // documents' placeholders). The default is the Hopper family's.
+  //
   // The system prompt of `tag`: TagText(tag), then the kernel ABI
   // description for `language` ("cuda" or "ptx"), as WithAbi joins them.
-  absl::StatusOr<std::string> RenderSystemPrompt(absl::string_view tag,
-                                                 absl::string_view language) const;
+  absl::StatusOr<std::string> RenderSystemPrompt(
+      absl::string_view tag, absl::string_view language,
+      const std::vector<std::string>& architectures = DefaultArchitectures()) const;
   // `tag`'s own text, ending with a blank line: its documents in expansion
-  // order (each once), or a hub tag as PTXBench assembles it.
-  absl::StatusOr<std::string> TagText(absl::string_view tag) const;
+  // order (each once), or a hub tag as PTXBench assembles it (as it is).
+  absl::StatusOr<std::string> TagText(
+      absl::string_view tag,
+      const std::vector<std::string>& architectures = DefaultArchitectures()) const;
   // A tag's text (TagText's, or one a submission brought: `submit
   // --prompts`) followed by the kernel ABI description for `language`.
-  absl::StatusOr<std::string> WithAbi(absl::string_view text, absl::string_view language) const;
+  absl::StatusOr<std::string> WithAbi(
+      absl::string_view text, absl::string_view language,
+      const std::vector<std::string>& architectures = DefaultArchitectures()) const;
   // Whether `tag` comes from the hub (--prompts), not from the bundled root.
   bool IsHubTag(absl::string_view tag) const { return hub_tags_.contains(tag); }
   // FAILED_PRECONDITION when `tag` asks for a kernel ptxbench does not
   // evaluate, so that it is refused rather than run as something else: a
-  // PTXBench tag for Triton (its name or a document says triton) or for
-  // Blackwell (blackwell, b200, sm100: ptxbench builds for Hopper, sm_90a).
+  // PTXBench tag for Triton (its name or a document says triton), or one
+  // written for a GPU family (its name or a document's says hopper, h100,
+  // b200, sm100, ...: FamiliesNamedBy) that none of `architectures` is of.
   // Tags this registry does not have are judged by their name alone.
-  absl::Status CheckTarget(absl::string_view tag) const;
+  absl::Status CheckTarget(
+      absl::string_view tag,
+      const std::vector<std::string>& architectures = DefaultArchitectures()) const;
 
   // Appended to a fix-it trajectory's task prompt: the broken kernel and its
   // error log, each in a fence it cannot close, and what to do.
@@ -88,11 +101,13 @@ class PromptRegistry {
   // Where the tags come from, for messages: the root, and the hub if any.
   std::string Origin() const;
 
-  // The first user message: what to write, the target, the output format
-  // (one fenced block of the language), and the definition as JSON.
-  static std::string RenderTaskPrompt(const workloads::Definition& definition,
-                                      absl::string_view language,
-                                      double target_speedup, int num_turns);
+  // The first user message: what to write and for which GPU, the target,
+  // the output format (one fenced block of the language), and the
+  // definition as JSON.
+  static std::string RenderTaskPrompt(
+      const workloads::Definition& definition, absl::string_view language,
+      double target_speedup, int num_turns,
+      const std::vector<std::string>& architectures = DefaultArchitectures());
 
  private:
   absl::Status LoadHub(const std::string& hub);

@@ -107,9 +107,12 @@ bool AllPassed(const EvalResult& result) {
 }
 
 // Hopper: a correct kernel without wgmma or bulk copies leaves most of the
-// machine idle. Only said when the census was taken.
+// machine idle. Only said when the census was taken, and only of a kernel
+// built for Hopper (results before compile_target was recorded all were):
+// wgmma does not exist on other GPUs.
 void AppendInstructionWarning(std::string* out, const EvalResult& result) {
   if (!AllPassed(result) || result.ptx().sha256().empty()) return;
+  if (!result.compile_target().empty() && result.compile_target() != "sm_90a") return;
   if (CensusHas(result, "wgmma.") || CensusHas(result, "cp.async.bulk.")) return;
   absl::StrAppend(out,
                   "\nInstruction warning: the PTX contains no Hopper tensor-core "

@@ -87,6 +87,14 @@ TEST(feedback_render, InstructionWarningWhenCensusLacksHopperFamilies) {
   EXPECT_THAT(text, HasSubstr("\nInstruction warning: the PTX contains no Hopper tensor-core "
                               "(wgmma.) or bulk-copy (cp.async.bulk.) instructions."));
 
+  // Said of a kernel built for Hopper; not of one built for Blackwell, which
+  // has no wgmma.
+  r.set_compile_target("sm_90a");
+  EXPECT_THAT(RenderEvalFeedback(r, 1.5), HasSubstr("Instruction warning"));
+  r.set_compile_target("sm_100a");
+  EXPECT_THAT(RenderEvalFeedback(r, 1.5), Not(HasSubstr("Instruction warning")));
+  r.set_compile_target("sm_90a");
+
   // A bulk copy alone is enough to silence it.
   (*r.mutable_ptx()->mutable_instruction_counts())["cp.async.bulk.tensor"] = 2;
   EXPECT_THAT(RenderEvalFeedback(r, 1.5), Not(HasSubstr("Instruction warning")));

@@ -153,8 +153,10 @@ absl::StatusOr<std::shared_ptr<RenderedPrompts>> ClientServiceImpl::RenderPrompt
       auto brought = x.submitted_prompts.find(t.prompt_tag);
       PTXB_ASSIGN_OR_RETURN(prompts->system_by_tag[t.prompt_tag],
                             brought != x.submitted_prompts.end()
-                                ? deps_.prompts->WithAbi(brought->second, x.language)
-                                : deps_.prompts->RenderSystemPrompt(t.prompt_tag, x.language));
+                                ? deps_.prompts->WithAbi(brought->second, x.language,
+                                                         x.architectures)
+                                : deps_.prompts->RenderSystemPrompt(t.prompt_tag, x.language,
+                                                                    x.architectures));
     }
     std::string key = TaskPromptKey(t);
     if (!prompts->task_by_key.count(key)) {
@@ -166,7 +168,8 @@ absl::StatusOr<std::shared_ptr<RenderedPrompts>> ClientServiceImpl::RenderPrompt
         });
       }
       prompts->task_by_key[key] =
-          PromptRegistry::RenderTaskPrompt(definition, x.language, t.target_speedup, t.num_turns);
+          PromptRegistry::RenderTaskPrompt(definition, x.language, t.target_speedup, t.num_turns,
+                                           x.architectures);
       if (!t.repair_kernel.empty()) {
         prompts->task_by_key[key] +=
             PromptRegistry::RenderRepairPrompt(t.repair_kernel, t.repair_log, x.language);

@@ -118,8 +118,15 @@ class SpecReader {
     } else if (absl::Status s = prompts_.Check(tag); !s.ok()) {
       return Error(field, value, "a known prompt tag", s.message());
     }
-    if (absl::Status s = prompts_.CheckTarget(tag); !s.ok()) {
-      return Error(field, value, "a tag for a kernel ptxbench evaluates", s.message());
+    return absl::OkStatus();
+  }
+  // A known tag (CheckPromptTag) written for a kernel ptxbench evaluates on
+  // the GPUs the experiment targets.
+  absl::Status CheckPromptTarget(const Json& value, absl::string_view field,
+                                 const std::vector<std::string>& architectures) const {
+    if (absl::Status s = prompts_.CheckTarget(value.get<std::string>(), architectures); !s.ok()) {
+      return Error(field, value, "a tag for a kernel ptxbench evaluates on these GPUs",
+                   s.message());
     }
     return absl::OkStatus();
   }
@@ -315,6 +322,10 @@ absl::StatusOr<ExpandedExperiment> ExpandMatrix(const SpecReader& r, const Json&
   PTXB_ASSIGN_OR_RETURN(const Json* speedup_json, r.json().Required(doc, "", "target_speedup"));
   PTXB_ASSIGN_OR_RETURN(double speedup, r.Speedup(*speedup_json, "target_speedup"));
   PTXB_ASSIGN_OR_RETURN(Options options, r.ReadOptions(doc));
+  for (size_t i = 0; i < tags.size(); ++i) {
+    PTXB_RETURN_IF_ERROR(r.CheckPromptTarget(Json(tags[i]), JsonIndex("prompt_tags", i),
+                                             options.architectures));
+  }
 
   // Each factor is below 2^31 and the list sizes are small, but multiply in
   // long double so an absurd matrix cannot overflow before it is refused.
@@ -413,6 +424,9 @@ absl::StatusOr<ExpandedExperiment> ExpandList(const SpecReader& r, const Json& d
     PTXB_ASSIGN_OR_RETURN(parsed.speedup, r.Speedup(*speedup, JsonField(at, "target_speedup")));
     PTXB_ASSIGN_OR_RETURN(const Json* tag, r.json().Required(item, at, "prompt_tag"));
     PTXB_RETURN_IF_ERROR(r.CheckPromptTag(*tag, JsonField(at, "prompt_tag")));
+    // A list spec names no architectures: it targets the default.
+    PTXB_RETURN_IF_ERROR(
+        r.CheckPromptTarget(*tag, JsonField(at, "prompt_tag"), DefaultArchitectures()));
     parsed.tag = tag->get<std::string>();
     const std::string definition_field = JsonField(at, "definition");
     if (auto it = item.find("definition"); it != item.end()) {

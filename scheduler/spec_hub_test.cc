@@ -5,7 +5,9 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "prompts/prompts.h"
 #include "prompts/testing/hub_dir_test.h"
 #include "scheduler/spec.h"
@@ -101,8 +103,8 @@ TEST_F(SpecHubTest, ASubmissionBringsItsHubsTags) {
                         "text for it"));
 }
 
-// PTXBench's tags for Triton or for Blackwell would run here as CUDA for
-// Hopper: refused at submit, saying why, rather than run as something else.
+// PTXBench's tags for Triton, or for GPUs the experiment does not target,
+// are refused at submit, saying why, rather than run as something else.
 TEST_F(SpecHubTest, TagsForAnotherLanguageOrGpuAreRefused) {
   Write("hub/hub.json", R"({"hopper-no-hint": ["d/ptx_knowledge_sm90_plus.md"],
       "triton-hopper": ["d/triton_knowledge_sm90_plus.md"]})");
@@ -124,8 +126,43 @@ TEST_F(SpecHubTest, TagsForAnotherLanguageOrGpuAreRefused) {
   ASSERT_FALSE(refused.ok());
   EXPECT_THAT(refused.status().message(),
               HasSubstr("quickstart-triton.json: $[0].prompt_tag: expected a tag for a kernel "
-                        "ptxbench evaluates, found \"triton-hopper\"; prompt tag "
+                        "ptxbench evaluates on these GPUs, found \"triton-hopper\"; prompt tag "
                         "'triton-hopper' asks for Triton kernels"));
+}
+
+// An experiment that targets Blackwell takes a Blackwell tag and refuses a
+// Hopper one, naming the field; the default (Hopper) the other way round.
+TEST_F(SpecHubTest, TagsMustBeForTheArchitecturesTheExperimentTargets) {
+  Write("hub/hub.json", R"({"hopper-no-hint": ["d/k.md"], "b200-bf16": ["d/k.md"]})");
+  Write("hub/d/k.md", "x");
+  auto registry = Load("hub");
+  ASSERT_TRUE(registry.ok()) << registry.status();
+  auto definitions = workloads::DefinitionRegistry::Load({});
+  ASSERT_TRUE(definitions.ok());
+  auto expand = [&](const std::string& tags, const std::string& architectures) {
+    SpecInput input;
+    input.text = absl::StrCat(R"({"name": "archs", "models": ["m"],
+        "definitions": ["gemm_n7168_k5120"], "samples": 1, "num_turns": 1,
+        "target_speedup": 1.0, "prompt_tags": )", tags, architectures, "}");
+    input.path = "spec.json";
+    return ExpandSpec(input, **definitions, **registry, {});
+  };
+  auto blackwell = expand(R"(["b200-bf16", "ptxb-no-hint"])", R"(, "architectures": ["blackwell"])");
+  ASSERT_TRUE(blackwell.ok()) << blackwell.status();
+  EXPECT_EQ(blackwell->architectures, (std::vector<std::string>{"sm_100", "sm_103"}));
+
+  auto refused = expand(R"(["b200-bf16", "hopper-no-hint"])", R"(, "architectures": ["sm_100"])");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.status().message(),
+              HasSubstr("spec.json: $.prompt_tags[1]: expected a tag for a kernel ptxbench "
+                        "evaluates on these GPUs, found \"hopper-no-hint\"; prompt tag "
+                        "'hopper-no-hint' is written for Hopper GPUs (hopper-no-hint) and the "
+                        "experiment targets sm_100 (Blackwell)"));
+  auto by_default = expand(R"(["b200-bf16"])", "");
+  ASSERT_FALSE(by_default.ok());
+  EXPECT_THAT(by_default.status().message(), HasSubstr("$.prompt_tags[0]"));
+  EXPECT_THAT(by_default.status().message(), HasSubstr("name \"blackwell\" in the experiment's"));
+  EXPECT_TRUE(expand(R"(["b200-bf16", "hopper-no-hint"])", R"(, "architectures": ["hopper", "blackwell"])").ok());
 }
 
 }  // namespace

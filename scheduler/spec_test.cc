@@ -243,7 +243,7 @@ TEST_F(SpecTest, AnyChangeThatAffectsExpansionChangesTheHash) {
       {"priority", 2},
       {"eval", "compile-only"},
       {"max_cost_usd", 1.0},
-      {"architectures", {"blackwell"}}};
+      {"architectures", {"hopper", "blackwell"}}};
   std::set<std::string> hashes = {base->spec_hash};
   for (const auto& [field, value] : changes) {
     Json spec = Matrix();

@@ -336,6 +336,19 @@ TEST(EndToEndTest, EvaluationsWaitForAWorkerOfTheirArchitecture) {
                                     SqlValue(StepKind::kEval))),
             3)
       << "every evaluation ran on the Blackwell worker";
+  // The model was told the GPU it writes for, not Hopper's.
+  std::string trajectory;
+  {
+    auto db = c.OpenDatabase();
+    auto s = db->Prepare("SELECT id FROM trajectories ORDER BY rowid LIMIT 1");
+    ASSERT_TRUE(s.ok() && *s->Step());
+    trajectory = s->ColumnText(0);
+  }
+  CommandResult shown = c.Cli({"show", trajectory, "--full"});
+  ASSERT_EQ(shown.exit_code, 0) << shown.out;
+  EXPECT_THAT(shown.out, ::testing::HasSubstr("on NVIDIA GPUs of sm_100 (Blackwell) and sm_103 "
+                                              "(Blackwell); it is built for the GPU that runs it"));
+  EXPECT_THAT(shown.out, ::testing::Not(::testing::HasSubstr("sm_90a")));
 }
 
 TEST(EndToEndTest, AnOnlineBackupWhileTheExperimentRunsIsWholeAndSound) {
