@@ -141,6 +141,10 @@ class Core {
   // A task the executor can run now, or nullopt. NOT_FOUND for an unknown
   // executor (it must register again).
   absl::StatusOr<std::optional<ptxbench::v1::Task>> TryLease(const std::string& executor_id);
+  // From now on TryLease grants nothing, to anyone: the scheduler is
+  // stopping and only takes the reports of what is held (main.cc's stop
+  // grace). Reports, heartbeats and goodbyes go on as before.
+  void StopLeasing() { leasing_stopped_ = true; }
   bool IsDraining(const std::string& executor_id) const;
   bool IsKnownExecutor(const std::string& executor_id) const;
   ptxbench::v1::HeartbeatResponse Heartbeat(const ptxbench::v1::HeartbeatRequest& request);
@@ -210,6 +214,7 @@ class Core {
   TimerHeap delayed_;         // queued tasks in backoff, by not_before
   TimerHeap lease_deadlines_; // lazy: checked against leases_ when popped
   std::unordered_map<int64_t, Lease> leases_;
+  bool leasing_stopped_ = false;
   std::map<std::string, int> model_inflight_;
   // Where a task in backoff goes when its time comes; erased on cancel.
   std::unordered_map<int64_t, ReadyRef> delayed_refs_;

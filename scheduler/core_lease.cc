@@ -104,7 +104,7 @@ absl::StatusOr<std::optional<v1::Task>> Core::TryLease(const std::string& execut
   }
   Executor& executor = *found;
   executor.info.set_last_seen_unix_ms(absl::ToUnixMillis(clock_->Now()));
-  if (executor.info.draining() || executor.owner_revoked) return std::nullopt;
+  if (leasing_stopped_ || executor.info.draining() || executor.owner_revoked) return std::nullopt;
   while (true) {
     std::optional<FairQueue::Popped> popped = PopFor(executor);
     if (!popped) return std::nullopt;

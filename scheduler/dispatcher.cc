@@ -67,6 +67,13 @@ void Dispatcher::Stop() {
   queue_.Stop();
 }
 
+absl::Status Dispatcher::StopLeasing() {
+  return queue_.RunSync([this](storage::Database&) {
+    core_.StopLeasing();
+    return absl::OkStatus();
+  });
+}
+
 absl::StatusOr<SchedulerGauges> Dispatcher::Gauges() {
   SchedulerGauges gauges;
   PTXB_RETURN_IF_ERROR(queue_.RunSync([this, &gauges](storage::Database&) {

@@ -59,6 +59,8 @@ class Dispatcher {
 
   storage::WriteQueue::Stats GetStats() const { return queue_.GetStats(); }
 
+  // Core::StopLeasing on the writer thread; from any thread, waits for it.
+  absl::Status StopLeasing();
   // For /metrics (scheduler/metrics.h), from any thread. Gauges runs one op
   // on the writer thread and waits for it: kFailedPrecondition once stopped.
   absl::StatusOr<SchedulerGauges> Gauges();

@@ -54,6 +54,10 @@ ABSL_FLAG(int, model_inflight_cap, 512, "LLM calls in flight per model, across g
 ABSL_FLAG(std::string, metrics_listen, "",
           "serve /healthz and Prometheus /metrics on [HOST:]PORT (a bare port: 127.0.0.1; "
           "docs/OBSERVABILITY.md)");
+ABSL_FLAG(int, report_grace_s, 0,
+          "after SIGTERM, grant no lease but take the reports of what executors hold for up "
+          "to this long (until none is held; a second signal ends it): executors stopped by "
+          "the same signal then lose nothing (deploy/slurm/)");
 ABSL_FLAG(std::string, http_listen, "",
           "serve the live dashboard on HOST:PORT (port 0 picks one; docs/DASHBOARD.md)");
 
@@ -82,6 +86,48 @@ std::string MetricsPage(Dispatcher& dispatcher, Reader& reader, const std::strin
   in.commit = dispatcher.commit_seconds().Read();
   std::tie(in.database_bytes, in.wal_bytes) = DatabaseFileSizes(db_path);
   return RenderSchedulerMetrics(in);
+}
+
+// The report grace (--report-grace-s): no new lease; what executors hold is
+// still reported, and their goodbyes hand back what they never received,
+// until no lease is held, the grace is over or a second signal comes. A
+// Slurm job's scancel signals the scheduler and its executors at once;
+// without this the evaluations and model answers they finish in their own
+// drain would be reported to nobody and done again (answers paid twice).
+void DrainLeases(Dispatcher& dispatcher, int grace_s, const sigset_t& signals) {
+  if (grace_s <= 0) return;
+  if (absl::Status s = dispatcher.StopLeasing(); !s.ok()) {
+    LogWarning("cannot stop leasing", {{"error", s.ToString()}});
+    return;
+  }
+  const absl::Time deadline = absl::Now() + absl::Seconds(grace_s);
+  int64_t logged = -1;
+  while (true) {
+    absl::StatusOr<SchedulerGauges> gauges = dispatcher.Gauges();
+    if (!gauges.ok()) return;
+    int64_t held = 0;
+    for (const auto& [kind, n] : gauges->leased) held += n;
+    if (held == 0) {
+      LogInfo("no lease held");
+      return;
+    }
+    if (held != logged) {
+      LogInfo("waiting for the reports of leases held",
+              {{"held", std::to_string(held)}, {"grace_s", std::to_string(grace_s)}});
+      logged = held;
+    }
+    if (absl::Now() >= deadline) {
+      LogWarning("report grace over; the leases still held expire and are run again",
+                 {{"held", std::to_string(held)}});
+      return;
+    }
+    timespec poll{0, 200'000'000};
+    if (sigtimedwait(&signals, nullptr, &poll) >= 0) {
+      LogWarning("second signal; the leases still held expire and are run again",
+                 {{"held", std::to_string(held)}});
+      return;
+    }
+  }
 }
 
 int Main() {
@@ -252,6 +298,7 @@ int Main() {
   }
   LogInfo("shutting down", {{"signal", std::to_string(signal_number)}});
   (void)SdNotify("STOPPING=1");
+  DrainLeases(dispatcher, absl::GetFlag(FLAGS_report_grace_s), signals);
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   dispatcher.Stop();
   checkpointer.Stop();

@@ -31,6 +31,7 @@ class Cluster {
   // waits until it serves. Extra flags are appended.
   bool StartScheduler(const std::vector<std::string>& extra = {});
   void KillScheduler() { scheduler_.Kill(); }
+  process::Process& scheduler() { return scheduler_; }
   process::Process& AddWorker(const std::vector<std::string>& extra = {});
   // A real (not simulated) worker: on a machine without a GPU, compile-only.
   process::Process& AddRealWorker(const std::vector<std::string>& extra = {});

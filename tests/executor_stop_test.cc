@@ -87,10 +87,12 @@ class SlowProvider {
 
 class ExecutorStopTest : public ::testing::Test {
  protected:
-  void StartGatewayCluster(const std::string& name) {
+  void StartGatewayCluster(const std::string& name, const std::vector<std::string>& extra = {}) {
     setenv(kKeyEnv, "sk-stop-61c2a0", 1);
     cluster_ = std::make_unique<Cluster>(name);
-    ASSERT_TRUE(cluster_->StartScheduler(kSchedulerFlags)) << cluster_->SchedulerLogTail();
+    scheduler_flags_ = kSchedulerFlags;
+    scheduler_flags_.insert(scheduler_flags_.end(), extra.begin(), extra.end());
+    ASSERT_TRUE(cluster_->StartScheduler(scheduler_flags_)) << cluster_->SchedulerLogTail();
     registry_ = WriteRegistry(*cluster_, "fake-model", "openai", provider_.server().base_url(),
                               kKeyEnv);
   }
@@ -122,6 +124,7 @@ class ExecutorStopTest : public ::testing::Test {
 
   SlowProvider provider_{std::chrono::milliseconds(300)};
   std::unique_ptr<Cluster> cluster_;
+  std::vector<std::string> scheduler_flags_;
   std::string registry_;
 };
 
@@ -155,6 +158,44 @@ TEST_F(ExecutorStopTest, SigtermLetsAGatewaysCallsFinishAndNoneIsAskedTwice) {
             kCalls)
       << "every call done at its first attempt";
   EXPECT_EQ(cluster_->QueryInt("SELECT COUNT(*) FROM events WHERE kind = 'task.leased'"), kCalls);
+}
+
+// A Slurm job's scancel signals the scheduler and its executors at once.
+// With --report-grace-s the scheduler grants nothing more but takes the reports
+// of the calls in flight, and stops once none is held; restarted, it has a
+// new gateway answer the rest, and no question was asked twice.
+TEST_F(ExecutorStopTest, ASchedulerStoppedWithItsGatewayTakesItsReportsFirst) {
+  constexpr int kCalls = 30, kFirst = 20;
+  StartGatewayCluster("stop_scheduler_with_gateway", {"--report-grace-s", "60"});
+  process::Process& first = AddGateway();
+  const std::string exp = SubmitSpec(*cluster_, "stop-both", "fake-model", kCalls, 1);
+  ASSERT_FALSE(exp.empty()) << Logs();
+  ASSERT_TRUE(provider_.server().WaitForInFlight(kFirst, std::chrono::seconds(20))) << Logs();
+
+  cluster_->scheduler().Signal(SIGTERM);
+  first.Signal(SIGTERM);
+  provider_.Open();
+  std::optional<process::ExitStatus> gateway = WaitExit(first, std::chrono::seconds(30));
+  ASSERT_TRUE(gateway.has_value()) << "the drained gateway did not exit\n" << Logs();
+  EXPECT_TRUE(gateway->ok()) << gateway->Describe() << Logs();
+  std::optional<process::ExitStatus> scheduler =
+      WaitExit(cluster_->scheduler(), std::chrono::seconds(30));
+  ASSERT_TRUE(scheduler.has_value()) << "the scheduler did not stop\n" << Logs();
+  EXPECT_TRUE(scheduler->ok()) << scheduler->Describe() << Logs();
+  const std::string log = cluster_->SchedulerLogTail();
+  EXPECT_NE(log.find("msg=\"waiting for the reports of leases held\" held=20"), std::string::npos)
+      << log;
+  EXPECT_NE(log.find("msg=\"no lease held\""), std::string::npos) << log;
+  EXPECT_EQ(provider_.server().RequestCount(), static_cast<size_t>(kFirst))
+      << "no lease granted after the signal";
+
+  ASSERT_TRUE(cluster_->StartScheduler(scheduler_flags_)) << cluster_->SchedulerLogTail();
+  EXPECT_EQ(cluster_->QueryInt(TaskCount(StepKind::kLlm, TaskState::kDone)), kFirst)
+      << "the answers finished in the drain were reported before the scheduler stopped";
+  AddGateway();
+  ExpectAnsweredOnce(exp, kCalls);
+  EXPECT_EQ(provider_.server().RequestCount(), static_cast<size_t>(kCalls))
+      << "a question was asked twice";
 }
 
 // A second signal, or the end of the grace period, hands the calls in flight
