@@ -75,7 +75,8 @@ MpiDefault=none
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 ReturnToService=2
-KillWait=10
+# Slurm's default: the recipe's scheduler takes reports for 25 s within it.
+KillWait=30
 MinJobAge=600
 AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/none

@@ -87,6 +87,7 @@ if [[ ${PTXB_SLURM_REAL_WORKER:-0} == 1 ]]; then
 {"name": "slurm-recipe-gpu", "models": ["quickstart-scripted"], "definitions": ["gemm_n7168_k5120"],
  "prompt_tags": ["ptxb-no-hint"], "samples": 2, "num_turns": 2, "target_speedup": 1.0}
 JSON
+  sed 's/"slurm-recipe-gpu"/"slurm-busy"/' "$spec" > "$tmp/busy.json"
 else
   export PTXBENCH_WORKER_ARGS="--simulate --latency-ms 20" PTXBENCH_GATEWAY_ARGS="--simulate --latency-ms 10"
   spec=$tmp/spec.json timeout_s=90 want_correct=
@@ -94,6 +95,8 @@ else
 {"name": "slurm-recipe", "models": ["sim-model-a"], "definitions": ["gemm_n7168_k5120"],
  "prompt_tags": ["ptxb-no-hint", "ptxb-basic"], "samples": 2, "num_turns": 3, "target_speedup": 1.0}
 JSON
+  # Enough that work is still held when scancel comes.
+  sed 's/"slurm-recipe"/"slurm-busy"/; s/"samples": 2/"samples": 500/' "$spec" > "$tmp/busy.json"
 fi
 submit_job() {  # sbatch with the test's options; prints the job id
   sbatch --parsable --exclusive=user -o "$tmp/job-%j.out" -D "$tmp" "$@" "$repo/deploy/slurm/ptxbench.sbatch"
@@ -164,10 +167,20 @@ print(json.load(sys.stdin)["correct"])')
     fail "$correct trajectories with a correct kernel, not $want_correct: $(ptxb list "$exp" 2>&1)"
 fi
 
-# scancel: Slurm sends SIGTERM to every step; the executors stop and both
-# jobs end (the joining one with the job it joined).
+# scancel while work is held: Slurm sends SIGTERM to every step, the
+# scheduler's included; the executors drain and the scheduler takes their
+# reports before it closes (--report-grace-s), so nothing is left leased to a
+# process that is gone. Both jobs end (the joining one with the job it joined).
+busy=$(ptxb submit "$tmp/busy.json" | tail -1)
+[[ $busy == exp_* ]] || fail "submit printed no experiment id: $busy"
+held() {
+  ptxb status "$busy" --output json | python3 -c '
+import json, sys
+print(json.load(sys.stdin)["tasks"]["leased"])'
+}
+wait_until '(( $(held) > 0 ))' 60 || fail "nothing of $busy was leased within 60 s"
 scancel "$job" "$join"
-wait_until "[[ -z \$(squeue -h -j $job,$join) ]]" 30 || fail "jobs still running 30 s after scancel"
+wait_until "[[ -z \$(squeue -h -j $job,$join) ]]" 45 || fail "jobs still running 45 s after scancel"
 state=$(scontrol show job "$job" | grep -o 'JobState=[A-Z_]*')
 [[ $state == JobState=CANCELLED ]] || fail "job $job ended with $state, not CANCELLED"
 # shellcheck disable=SC2009 # pgrep cannot match a fixed string in arguments
@@ -177,4 +190,11 @@ $left"
 for log in "$tmp"/run/logs/*/{worker,gateway}-*.log; do
   grep -q 'signal=Terminated' "$log" || fail "$log: no SIGTERM received"
 done
+scheduler_log=$tmp/run/logs/$job/scheduler.log
+grep -q 'msg="waiting for the reports of leases held"' "$scheduler_log" ||
+  fail "no lease was held at the scancel: $(tail -5 "$scheduler_log")"
+grep -q 'msg="no lease held"' "$scheduler_log" ||
+  fail "the scheduler closed with leases held: $(tail -5 "$scheduler_log")"
+echo "the scheduler took the reports of $(grep -o -m1 'held=[0-9]*' "$scheduler_log" |
+  cut -d= -f2) leases held at the scancel before it closed"
 echo "PASS: scancel stopped every executor; $(elapsed) in all"
