@@ -13,6 +13,8 @@
 namespace ptxbench::executor {
 namespace {
 
+std::atomic<int> g_stop_signals{0};
+
 sigset_t StopSignals() {
   sigset_t set;
   sigemptyset(&set);
@@ -22,6 +24,8 @@ sigset_t StopSignals() {
 }
 
 }  // namespace
+
+int StopSignalsReceived() { return g_stop_signals.load(); }
 
 void BlockStopSignals() {
   sigset_t set = StopSignals();
@@ -37,6 +41,7 @@ StopSignalWatcher::StopSignalWatcher(std::function<void(int)> on_signal)
         while (!done_) {
           int sig = sigtimedwait(&set, nullptr, &timeout);
           if (sig <= 0) continue;
+          g_stop_signals.fetch_add(1);
           if (++received > 2) {
             LogWarning("third signal; exiting at once", {{"signal", strsignal(sig)}});
             _exit(128 + sig);

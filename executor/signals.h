@@ -15,6 +15,10 @@ namespace ptxbench::executor {
 // afterwards. Call first in main(), before any thread (gRPC's too) exists.
 void BlockStopSignals();
 
+// How many stop signals a StopSignalWatcher of this process has taken. From
+// any thread.
+int StopSignalsReceived();
+
 // Watches for SIGINT/SIGTERM (blocked with BlockStopSignals) and calls
 // `on_signal(n)` from its own thread for the n-th one (1: stop gently, 2:
 // stop now); a third ends the process at once (exit status 128 + signal),

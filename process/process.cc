@@ -34,6 +34,7 @@ struct ChildPlan {
   bool stderr_with_output;
   bool new_group;
   int death_signal;
+  bool ignore_stop_signals;
   pid_t parent;
   int max_fd;
   int error_fd;  // close-on-exec: the parent reads end of file once exec worked
@@ -63,6 +64,9 @@ struct ChildPlan {
   if (syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
     for (int fd = 3; fd < plan.max_fd; ++fd) fcntl(fd, F_SETFD, FD_CLOEXEC);
   }
+  // Ignored before the mask is lifted: the executors block the stop signals
+  // in every thread, so none arrives in between.
+  if (plan.ignore_stop_signals) IgnoreStopSignals();
   // The parent's thread may block signals; exec keeps the mask.
   sigset_t none;
   sigemptyset(&none);
@@ -99,6 +103,13 @@ std::string Describe(const ChildError& e, const SpawnOptions& options) {
 }
 
 }  // namespace
+
+void IgnoreStopSignals() {
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaction(sig, &ignore, nullptr);
+}
 
 ExitStatus ExitStatus::FromWaitStatus(int wait_status) {
   ExitStatus s;
@@ -174,6 +185,7 @@ absl::StatusOr<Process> Process::Spawn(const SpawnOptions& options) {
   plan.stderr_with_output = options.stderr_with_output;
   plan.new_group = options.new_process_group;
   plan.death_signal = options.parent_death_signal;
+  plan.ignore_stop_signals = options.ignore_stop_signals;
   plan.parent = getpid();
   plan.max_fd = static_cast<int>(sysconf(_SC_OPEN_MAX));
   plan.error_fd = error_pipe[1];

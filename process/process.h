@@ -51,7 +51,18 @@ struct SpawnOptions {
   // Sent to the child when the thread that spawned it ends
   // (PR_SET_PDEATHSIG); 0: none.
   int parent_death_signal = 0;
+  // The child ignores the stop signals (IgnoreStopSignals); pair it with
+  // parent_death_signal = SIGKILL.
+  bool ignore_stop_signals = false;
 };
+
+// Sets SIGINT, SIGTERM, SIGHUP and SIGQUIT to be ignored; exec and fork keep
+// them so. Async-signal-safe (for a child between fork and exec). For the
+// processes that evaluate a kernel: they end by themselves or at their
+// owner's SIGKILL, never at a stop signal meant for the whole tree they run
+// in (Slurm's scancel signals every process of a job step), which would
+// otherwise end a measurement midway and read as the kernel's fault.
+void IgnoreStopSignals();
 
 // How a child ended.
 struct ExitStatus {

@@ -150,6 +150,27 @@ TEST_F(ProcessTest, EnvironmentCwdAndLimits) {
   EXPECT_EQ(ReadAll(log()), "yes \n" + dir_.string() + "\n64\n");
 }
 
+// A child told to ignore the stop signals, and what it starts, outlive them
+// all (sent to the whole group, as a batch system sends them to a job step)
+// and end by themselves; SIGKILL still ends them.
+TEST_F(ProcessTest, IgnoringStopSignalsOutlivesThemButNotAKill) {
+  SpawnOptions options;
+  options.argv = {"/bin/sh", "-c", "sleep 1; echo finished"};
+  options.ignore_stop_signals = true;
+  absl::StatusOr<Process> p = SpawnToLog(options);
+  ASSERT_TRUE(p.ok()) << p.status();
+  usleep(200'000);
+  for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGQUIT}) p->SignalGroup(sig);
+  const ExitStatus s = p->Wait();
+  EXPECT_TRUE(s.ok()) << s.Describe();
+  EXPECT_EQ(ReadAll(log()), "finished\n");
+
+  options.argv = {"/bin/sleep", "30"};
+  absl::StatusOr<Process> killed = Process::Spawn(options);
+  ASSERT_TRUE(killed.ok()) << killed.status();
+  EXPECT_EQ(killed->Kill().term_signal, SIGKILL);
+}
+
 TEST_F(ProcessTest, SignalGroupReachesGrandchildren) {
   SpawnOptions options;
   // The shell prints the background sleep's pid, then waits.

@@ -20,6 +20,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "process/process.h"
+
 namespace ptxbench::sandbox::internal {
 namespace {
 
@@ -210,10 +212,21 @@ void ArrangeDescriptors(const ChildPlan& plan, int* status_fd, int* release_fd) 
 }
 
 // Signals as a freshly started program has them (the caller's thread may
-// block or ignore some; exec keeps both).
+// block or ignore some; exec keeps both), but for the stop signals, which it
+// ignores: a sandbox ends by itself or at its owner's SIGKILL (its deadline,
+// its limits, the namespace's end), not at a SIGTERM sent to every process
+// of a Slurm job step, which would end a build or a measurement midway and
+// read as the kernel's fault.
+// The stop signals are ignored before the mask is lifted (a worker blocks
+// them in every thread), so that none arrives in between.
 void ResetSignals() {
+  process::IgnoreStopSignals();
   for (int sig = 1; sig < NSIG; ++sig) {
-    if (sig != SIGKILL && sig != SIGSTOP) signal(sig, SIG_DFL);
+    if (sig == SIGKILL || sig == SIGSTOP || sig == SIGINT || sig == SIGTERM || sig == SIGHUP ||
+        sig == SIGQUIT) {
+      continue;
+    }
+    signal(sig, SIG_DFL);
   }
   sigset_t none;
   sigemptyset(&none);

@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -21,6 +22,7 @@
 #include "sandbox/limiter.h"
 #include "sandbox/process.h"
 #include "sandbox/view.h"
+#include "testing/process.h"
 
 namespace ptxbench::sandbox {
 namespace {
@@ -241,6 +243,25 @@ TEST_F(SandboxTest, RunsWhateverTheCallersUmask) {
   CommandResult r = Probe({"status"});
   umask(before);
   EXPECT_TRUE(r.ok()) << r.output << r.outcome.setup_error;
+}
+
+// A build or a measurement must not end midway because a batch system sent
+// a stop signal to every process of the job step: the payload ignores them
+// and ends by itself (its init, PID 1 of the namespace, gets none).
+TEST_F(SandboxTest, StopSignalsToEveryProcessDoNotEndThePayload) {
+  SandboxedProcess::Spec spec;
+  spec.policy = ProbePolicy();
+  spec.argv = {PTXB_SANDBOX_PROBE, "sleep", "1"};
+  absl::StatusOr<std::unique_ptr<SandboxedProcess>> p = SandboxedProcess::Start(spec);
+  ASSERT_TRUE(p.ok()) << p.status();
+  usleep(300000);
+  int sent = 0;
+  for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGQUIT}) sent += ::ptxbench::testing::SignalDescendants((*p)->init_pid(), sig);
+  EXPECT_GE(sent, 4) << "the payload was not found below the sandbox's init";
+  kill((*p)->init_pid(), SIGTERM);
+  while (!(*p)->Poll()) usleep(5000);
+  EXPECT_TRUE((*p)->outcome().exited) << "killed by signal " << (*p)->outcome().term_signal;
+  EXPECT_EQ((*p)->outcome().exit_code, 0);
 }
 
 TEST_F(SandboxTest, SuspendedPayloadWaitsForRelease) {

@@ -1,11 +1,16 @@
 #include "testing/process.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <deque>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "process/run.h"
@@ -40,6 +45,34 @@ CommandResult RunCommand(const std::vector<std::string>& argv, bool merge_stderr
   absl::StatusOr<process::RunResult> run = process::Run(options);
   if (!run.ok()) return {-1, std::string(run.status().message())};
   return {run->ShellCode(), std::move(run->output)};
+}
+
+int SignalDescendants(pid_t root, int sig) {
+  std::map<pid_t, pid_t> parent;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    const pid_t pid = static_cast<pid_t>(std::atoi(entry.path().filename().c_str()));
+    if (pid <= 0) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    // "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+    if (!std::getline(stat, line) || line.rfind(')') == std::string::npos) continue;
+    std::istringstream rest(line.substr(line.rfind(')') + 1));
+    char state = 0;
+    pid_t ppid = 0;
+    rest >> state >> ppid;
+    parent[pid] = ppid;
+  }
+  int sent = 0;
+  for (const auto& [pid, ppid] : parent) {
+    for (pid_t up = ppid; up > 0; up = parent.count(up) ? parent[up] : 0) {
+      if (up == root) {
+        sent += kill(pid, sig) == 0;
+        break;
+      }
+    }
+  }
+  return sent;
 }
 
 std::string Tail(const std::string& path, int n) {

@@ -5,6 +5,8 @@
 // process::Process: a binary started with its output in a log file, a
 // command run to completion with its stdout captured.
 
+#include <sys/types.h>
+
 #include <string>
 #include <vector>
 
@@ -26,6 +28,11 @@ struct CommandResult {
 // Runs argv to completion (ten minutes at most), capturing stdout, and
 // stderr with it when `merge_stderr` (else stderr is the test's).
 CommandResult RunCommand(const std::vector<std::string>& argv, bool merge_stderr = false);
+
+// Sends `sig` to every process below `root` by parent pid, as Slurm's
+// proctrack/linuxproc finds the processes of a job step to signal; returns
+// how many got it. `root` itself is spared.
+int SignalDescendants(pid_t root, int sig);
 
 // Last `n` lines of a file, for failure messages.
 std::string Tail(const std::string& path, int n = 30);

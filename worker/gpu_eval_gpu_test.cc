@@ -3,7 +3,14 @@
 // a sandboxed ptxbench-runner on GPU 0. Each test skips with "no CUDA GPU:
 // ..." where there is none.
 
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
 #include <filesystem>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -11,6 +18,7 @@
 #include "common/file.h"
 #include "common/data_dir.h"
 #include "common/hash.h"
+#include "testing/process.h"
 #include "testing/require_gpu.h"
 #include "worker/gpu_eval.h"
 #include "workloads/registry.h"
@@ -108,6 +116,44 @@ TEST_F(GpuEvalTest, CorrectKernelPassesWithTimesAndRoofline) {
     EXPECT_GT(t.roofline_fraction(), 0);
     EXPECT_LT(t.roofline_fraction(), 1);
   }
+}
+
+// A Slurm scancel sends SIGTERM to every process of the worker's job step:
+// the runner and its hosts must go on, so that the worker's drain finishes
+// the measurement as the kernel's own result (a scancel in the Slurm test on
+// the H200 made a wrong answer's evaluation a RUNTIME_ERROR before they
+// ignored the stop signals). The build is done first: nvcc ends at SIGTERM
+// whatever it inherits, which the worker's StopSignalGuard answers by
+// handing back.
+TEST_F(GpuEvalTest, StopSignalsToTheWholeTreeDoNotEndAMeasurement) {
+  GpuEvaluator evaluator = Evaluator();
+  v1::EvalRequest request = Request("correct.cu");
+  request.add_architectures(gpu_.sm_arch);
+  CompiledKernel compiled = evaluator.Compile(request);
+  ASSERT_TRUE(compiled.built());
+  // As an executor does (executor/signals.h): its threads block them.
+  sigset_t stop, before;
+  sigemptyset(&stop);
+  for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGQUIT}) sigaddset(&stop, sig);
+  pthread_sigmask(SIG_BLOCK, &stop, &before);
+  std::atomic<bool> done = false;
+  std::atomic<int> sent = 0;
+  std::thread signaller([&] {
+    while (!done) {
+      for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGQUIT}) {
+        sent += ::ptxbench::testing::SignalDescendants(getpid(), sig);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  });
+  bool suspect = true;
+  v1::EvalResult r = evaluator.Run(request, std::move(compiled), gpu_, &suspect);
+  done = true;
+  signaller.join();
+  pthread_sigmask(SIG_SETMASK, &before, nullptr);
+  EXPECT_EQ(r.status(), v1::PASSED) << r.DebugString();
+  EXPECT_FALSE(suspect);
+  EXPECT_GT(sent.load(), 20) << "the measurement's processes were not signalled";
 }
 
 TEST_F(GpuEvalTest, ATvmFfiTmaGemmPassesUnchangedOnEveryWorkload) {

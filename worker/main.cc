@@ -28,6 +28,7 @@
 #include "worker/gpu_worker.h"
 #include "worker/gpu/device_info.h"
 #include "worker/simulated_worker.h"
+#include "worker/stop_guard.h"
 #include "worker/torch_probe.h"
 #include "worker/worker_metrics.h"
 
@@ -276,9 +277,9 @@ int RunRealWorker() {
   }
   runner_options.capabilities.set_torch_reference(torch_reference);
   runner_options.slots = slots;
-  ptxbench::worker::MeteredHandler handler(
-      gpus.empty() ? static_cast<ptxbench::executor::TaskHandler*>(&compile_handler) : &gpu_handler,
-      &metrics);
+  ptxbench::worker::StopSignalGuard guarded(
+      gpus.empty() ? static_cast<ptxbench::executor::TaskHandler*>(&compile_handler) : &gpu_handler);
+  ptxbench::worker::MeteredHandler handler(&guarded, &metrics);
   ptxbench::executor::ExecutorRunner runner(std::move(runner_options), &handler);
   running = &runner;
   std::string gpu_names;
