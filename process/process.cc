@@ -104,11 +104,17 @@ std::string Describe(const ChildError& e, const SpawnOptions& options) {
 
 }  // namespace
 
+bool IsStopSignal(int sig) {
+  return sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT;
+}
+
 void IgnoreStopSignals() {
   struct sigaction ignore {};
   ignore.sa_handler = SIG_IGN;
   sigemptyset(&ignore.sa_mask);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaction(sig, &ignore, nullptr);
+  for (int sig = 1; sig < NSIG; ++sig) {
+    if (IsStopSignal(sig)) sigaction(sig, &ignore, nullptr);
+  }
 }
 
 ExitStatus ExitStatus::FromWaitStatus(int wait_status) {
@@ -184,7 +190,9 @@ absl::StatusOr<Process> Process::Spawn(const SpawnOptions& options) {
   }
   plan.stderr_with_output = options.stderr_with_output;
   plan.new_group = options.new_process_group;
-  plan.death_signal = options.parent_death_signal;
+  plan.death_signal = options.parent_death_signal != 0 ? options.parent_death_signal
+                      : options.ignore_stop_signals     ? SIGKILL
+                                                        : 0;
   plan.ignore_stop_signals = options.ignore_stop_signals;
   plan.parent = getpid();
   plan.max_fd = static_cast<int>(sysconf(_SC_OPEN_MAX));

@@ -51,12 +51,17 @@ struct SpawnOptions {
   // Sent to the child when the thread that spawned it ends
   // (PR_SET_PDEATHSIG); 0: none.
   int parent_death_signal = 0;
-  // The child ignores the stop signals (IgnoreStopSignals); pair it with
-  // parent_death_signal = SIGKILL.
+  // The child ignores the stop signals (IgnoreStopSignals) and, unless
+  // parent_death_signal says otherwise, gets SIGKILL when its spawning
+  // thread ends: it must not outlive its owner.
   bool ignore_stop_signals = false;
 };
 
-// Sets SIGINT, SIGTERM, SIGHUP and SIGQUIT to be ignored; exec and fork keep
+// SIGINT, SIGTERM, SIGHUP and SIGQUIT: what a terminal or a batch system
+// sends a whole process tree to stop it.
+bool IsStopSignal(int sig);
+
+// Sets the stop signals (IsStopSignal) to be ignored; exec and fork keep
 // them so. Async-signal-safe (for a child between fork and exec). For the
 // processes that evaluate a kernel: they end by themselves or at their
 // owner's SIGKILL, never at a stop signal meant for the whole tree they run

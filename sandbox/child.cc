@@ -216,17 +216,12 @@ void ArrangeDescriptors(const ChildPlan& plan, int* status_fd, int* release_fd) 
 // ignores: a sandbox ends by itself or at its owner's SIGKILL (its deadline,
 // its limits, the namespace's end), not at a SIGTERM sent to every process
 // of a Slurm job step, which would end a build or a measurement midway and
-// read as the kernel's fault.
-// The stop signals are ignored before the mask is lifted (a worker blocks
-// them in every thread), so that none arrives in between.
+// read as the kernel's fault. They are ignored before the mask is lifted (a
+// worker blocks them in every thread), so that none arrives in between.
 void ResetSignals() {
   process::IgnoreStopSignals();
   for (int sig = 1; sig < NSIG; ++sig) {
-    if (sig == SIGKILL || sig == SIGSTOP || sig == SIGINT || sig == SIGTERM || sig == SIGHUP ||
-        sig == SIGQUIT) {
-      continue;
-    }
-    signal(sig, SIG_DFL);
+    if (sig != SIGKILL && sig != SIGSTOP && !process::IsStopSignal(sig)) signal(sig, SIG_DFL);
   }
   sigset_t none;
   sigemptyset(&none);

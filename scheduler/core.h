@@ -142,7 +142,7 @@ class Core {
   // executor (it must register again).
   absl::StatusOr<std::optional<ptxbench::v1::Task>> TryLease(const std::string& executor_id);
   // From now on TryLease grants nothing, to anyone: the scheduler is
-  // stopping and only takes the reports of what is held (main.cc's stop
+  // stopping and only takes the reports of what is held (main.cc's report
   // grace). Reports, heartbeats and goodbyes go on as before.
   void StopLeasing() { leasing_stopped_ = true; }
   bool IsDraining(const std::string& executor_id) const;

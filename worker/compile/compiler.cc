@@ -1,6 +1,5 @@
 #include "worker/compile/compiler.h"
 
-#include <signal.h>
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -217,7 +216,6 @@ absl::StatusOr<StepResult> RunStep(const CompilerOptions& o, const std::vector<s
     // As in the sandbox: a stop signal sent to the worker's whole tree must
     // not end a build midway (it would read as the kernel's COMPILE_ERROR).
     opts.ignore_stop_signals = true;
-    opts.parent_death_signal = SIGKILL;
     PTXB_ASSIGN_OR_RETURN(process::RunResult r, process::Run(opts));
     step = {r.ok(), r.timed_out, false, false, std::move(r.output)};
   }
@@ -265,7 +263,6 @@ absl::StatusOr<std::string> Compiler::ToolkitVersion(const std::string& nvcc) {
   opts.argv = {nvcc, "--version"};
   opts.deadline = absl::Seconds(30);
   opts.ignore_stop_signals = true;  // asked at the first build, which may be in a drain
-  opts.parent_death_signal = SIGKILL;
   PTXB_ASSIGN_OR_RETURN(process::RunResult r, process::Run(opts));
   if (!r.ok()) {
     return absl::FailedPreconditionError(
