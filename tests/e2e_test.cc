@@ -206,10 +206,15 @@ TEST(EndToEndTest, ASubmissionBringsItsPromptHub) {
 TEST(EndToEndTest, SchedulerKilledMidRunLosesNothingAndPaysForNothingTwice) {
   Cluster c("e2e_crash");
   ASSERT_TRUE(c.StartScheduler(kFastLeases)) << c.SchedulerLogTail();
-  for (int i = 0; i < 4; ++i) c.AddWorker({"--latency-ms", "20", "--seed", "1"});
+  // Slow enough (about 20 answers a second) that the kill lands mid-run even
+  // when each status poll takes a second on a loaded machine: with unlimited
+  // slots the whole run once finished between two polls.
+  for (int i = 0; i < 4; ++i) {
+    c.AddWorker({"--latency-ms", "20", "--seed", "1", "--slots", "2"});
+  }
   const std::string log_a = c.dir() + "/requests_a.log", log_b = c.dir() + "/requests_b.log";
-  c.AddGateway({"--latency-ms", "30", "--request-log", log_a});
-  c.AddGateway({"--latency-ms", "30", "--request-log", log_b});
+  c.AddGateway({"--latency-ms", "200", "--slots", "2", "--request-log", log_a});
+  c.AddGateway({"--latency-ms", "200", "--slots", "2", "--request-log", log_b});
   std::string exp = c.Submit(c.WriteFile("matrix.json", MatrixSpec("e2e-crash")));
   ASSERT_FALSE(exp.empty()) << c.SchedulerLogTail();
 
