@@ -10,6 +10,5 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string bytes(reinterpret_cast<const char*>(data), size);
   (void)ptxbench::runner::protocol::DecodeReply(bytes);
   (void)ptxbench::runner::protocol::DecodeRequest(bytes);
-  (void)ptxbench::runner::protocol::HexDecode(bytes, 64);
   return 0;
 }

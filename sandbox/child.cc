@@ -91,6 +91,12 @@ void Bind(const ChildPlan& plan, const PlannedMount& m, unsigned long flags) {
   }
 }
 
+// What the payload can write, it can never run: an attack wrote a vendor
+// library it carried into its directory and dlopen()ed it. The view's
+// programs and libraries, and the submission's module, are read-only binds,
+// which stay executable.
+constexpr unsigned long kWritable = MS_NOSUID | MS_NODEV | MS_NOEXEC;
+
 void SetupView(const ChildPlan& plan) {
   const char* root = plan.root_dir.c_str();
   if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) Fail(plan, "make / private");
@@ -107,14 +113,14 @@ void SetupView(const ChildPlan& plan) {
         Bind(plan, m, MS_RDONLY | MS_NOSUID | MS_NODEV);
         break;
       case Mount::Kind::kReadWrite:
-        Bind(plan, m, MS_NOSUID | MS_NODEV);
+        Bind(plan, m, kWritable);
         break;
       case Mount::Kind::kDevice:
         Bind(plan, m, MS_NOSUID | MS_NOEXEC);
         break;
       case Mount::Kind::kTmpfs:
         mkdir(target, 0755);
-        if (mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, m.options.c_str()) != 0) {
+        if (mount("tmpfs", target, "tmpfs", kWritable, m.options.c_str()) != 0) {
           Fail(plan, "tmpfs", target);
         }
         break;
@@ -149,20 +155,23 @@ void SetupView(const ChildPlan& plan) {
 }
 
 // Raw system calls: glibc's wrappers would try to change the ids of every
-// thread the parent had (copies that do not exist here) and hang.
-void DropIds(const ChildPlan& plan) {
+// thread the parent had (copies that do not exist here) and hang. The init
+// keeps `keeper_uid` as its real uid (it acts as `uid`): kill() lets a
+// process of that uid end it, and with it the whole sandbox.
+void DropIds(const ChildPlan& plan, bool init) {
   if (!plan.user_namespace && syscall(SYS_setgroups, 0, nullptr) != 0) Fail(plan, "setgroups");
   if (syscall(SYS_setresgid, plan.gid, plan.gid, plan.gid) != 0) Fail(plan, "setresgid");
-  if (syscall(SYS_setresuid, plan.uid, plan.uid, plan.uid) != 0) Fail(plan, "setresuid");
+  const uid_t real = init ? plan.keeper_uid : plan.uid;
+  if (syscall(SYS_setresuid, real, plan.uid, plan.uid) != 0) Fail(plan, "setresuid");
 }
 
-void DropCapabilities(const ChildPlan& plan) {
+void DropCapabilities(const ChildPlan& plan, bool init = false) {
   // Exec never grants capabilities again (not even to uid 0 in a user
   // namespace), and none are left to pass on.
   prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
                                SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED);
   for (int cap = 0; cap <= 63; ++cap) prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
-  DropIds(plan);
+  DropIds(plan, init);
   __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
   __user_cap_data_struct data[2] = {};
   if (syscall(SYS_capset, &header, data) != 0) Fail(plan, "capset");
@@ -235,6 +244,10 @@ void ResetSignals() {
   ArrangeDescriptors(plan, &status_fd, &release_fd);
   for (const auto& [resource, value] : plan.rlimits) {
     rlimit limit{static_cast<rlim_t>(value), static_cast<rlim_t>(value)};
+    // The kernel ends a process at its soft CPU limit with SIGXCPU, which
+    // names the limit, and at the hard one with a plain SIGKILL: the hard
+    // limit is a second later, for a process that catches SIGXCPU.
+    if (resource == RLIMIT_CPU && value < RLIM_INFINITY - 1) ++limit.rlim_max;
     setrlimit(resource, &limit);
   }
   DropCapabilities(plan);
@@ -251,6 +264,28 @@ void ResetSignals() {
   execve(plan.argv[0], plan.argv.data(), plan.envp.data());
   Send(status_fd, StatusMessage::kSetupError, errno, "exec", plan.argv[0]);
   _exit(127);
+}
+
+// Whether the payload that ended with `status` was killed by its RLIMIT_CPU:
+// SIGXCPU at the soft limit, or the kernel's SIGKILL at the hard one, a
+// second later (PayloadMain). That SIGKILL is told from another (of its own
+// making: the caller's kills take the init first) by the CPU time used, as
+// wait4 reports it (its own, and that of the children it waited for): past
+// the soft limit. The kernel counts in clock ticks and wait4 precisely, so
+// the two differ by a few percent; the second between the limits covers it.
+bool CpuLimitKilled(const ChildPlan& plan, int status, const rusage& usage) {
+  if (!WIFSIGNALED(status)) return false;
+  if (WTERMSIG(status) == SIGXCPU) return true;
+  if (WTERMSIG(status) != SIGKILL) return false;
+  uint64_t limit_s = RLIM_INFINITY;
+  for (const auto& [resource, value] : plan.rlimits) {
+    if (resource == RLIMIT_CPU) limit_s = value;  // the last one set wins
+  }
+  if (limit_s >= UINT64_MAX / 1000000) return false;  // none, or never reached
+  const uint64_t used_us =
+      static_cast<uint64_t>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000000 +
+      static_cast<uint64_t>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
+  return used_us >= limit_s * 1000000;
 }
 
 }  // namespace
@@ -283,13 +318,17 @@ void InitMain(const ChildPlan& plan) {
   // The init keeps only its status pipe, and no privilege.
   syscall(SYS_close_range, 0, plan.status_write - 1, 0);
   syscall(SYS_close_range, plan.status_write + 1, ~0U, 0);
-  DropCapabilities(plan);
+  DropCapabilities(plan, /*init=*/true);
   while (true) {
     int status = 0;
-    const pid_t pid = waitpid(-1, &status, 0);
+    rusage usage{};
+    const pid_t pid = wait4(-1, &status, 0, &usage);
     if (pid < 0 && errno == EINTR) continue;
     if (pid < 0) _exit(0);
     if (pid != payload) continue;  // an orphan of the payload's
+    if (CpuLimitKilled(plan, status, usage)) {
+      Send(plan.status_write, StatusMessage::kCpuTimeExceeded, 0, nullptr, nullptr);
+    }
     if (WIFEXITED(status)) {
       Send(plan.status_write, StatusMessage::kExited, WEXITSTATUS(status), nullptr, nullptr);
     } else {

@@ -21,7 +21,13 @@ namespace ptxbench::sandbox::internal {
 
 // One message from the child on the status pipe.
 struct StatusMessage {
-  enum Kind : int32_t { kReady = 1, kSetupError = 2, kExited = 3, kSignaled = 4 };
+  enum Kind : int32_t {
+    kReady = 1,
+    kSetupError = 2,
+    kExited = 3,
+    kSignaled = 4,
+    kCpuTimeExceeded = 5,  // before kSignaled: the payload died of its RLIMIT_CPU
+  };
   int32_t kind = 0;
   int32_t value = 0;  // errno, exit code or signal
   char text[248] = {};
@@ -52,6 +58,7 @@ struct ChildPlan {
   bool user_namespace = false;
   uid_t uid = 65534;
   gid_t gid = 65534;
+  uid_t keeper_uid = 65534;  // the init's real uid (policy.h)
   bool suspended = false;
   std::vector<sock_filter> filter;  // empty: no seccomp
   // Pipe ends (the child closes the parent's).

@@ -4,15 +4,16 @@
 // Memory and process limits of one sandbox (policy.h), two ways:
 //  - cgroup v2 (where the caller names a cgroup parent with the memory and
 //    pids controllers): a child cgroup per sandbox with memory.max,
-//    memory.swap.max = 0, memory.oom.group = 1 and pids.max; the kernel
-//    enforces them, this class reads memory.events / pids.events to say what
-//    happened and removes the cgroup at the end;
+//    memory.swap.max = 0, memory.oom.group = 1 and pids.max, and cpu.max for
+//    a CPU share where the parent can enable the cpu controller (else none);
+//    the kernel enforces them, this class reads memory.events / pids.events
+//    to say what happened and removes the cgroup at the end;
 //  - a watchdog (no cgroup v2, as on the development machine): every call of
 //    Exceeded() sums the resident memory and counts the processes of the
 //    sandbox's process tree (from /proc/<pid>/task/*/children); the caller
 //    polls it every few milliseconds and kills the sandbox when it says so.
 //    A fast allocator can get a poll interval's worth of growth past the
-//    limit before it is killed.
+//    limit before it is killed. It enforces no CPU share.
 
 #include <sys/types.h>
 
@@ -48,6 +49,10 @@ class Limiter {
 // a private umask (a Slurm job's 077) it could not, so a host killed at its
 // memory limit read as killed by a signal. Returns 0 or mkdir's errno.
 int MakeCgroupDir(const std::string& dir, bool may_exist);
+
+// The cpu.max line for a share of `cpus` (> 0) CPUs: "<quota> 100000", the
+// quota in microseconds per 100 ms period, at least the kernel's 1 ms.
+std::string CpuMaxValue(double cpus);
 
 // Resident memory (bytes) and process count of `root` and its descendants.
 struct TreeUsage {

@@ -126,9 +126,11 @@ absl::Status BuildPlan(const SandboxedProcess::Spec& spec, bool user_namespace, 
   plan->user_namespace = user_namespace;
   plan->uid = policy.uid;
   plan->gid = policy.gid;
+  plan->keeper_uid =
+      policy.keeper_uid == Policy::kSameUid || user_namespace ? policy.uid : policy.keeper_uid;
   plan->suspended = spec.suspended;
   if (policy.seccomp) {
-    PTXB_ASSIGN_OR_RETURN(plan->filter, CompileSeccompFilter());
+    PTXB_ASSIGN_OR_RETURN(plan->filter, CompileSeccompFilter(policy));
   }
   PTXB_RETURN_IF_ERROR(Pipe(&plan->sync_read, &plan->sync_write));
   PTXB_RETURN_IF_ERROR(Pipe(&plan->status_read, &plan->status_write));
@@ -283,6 +285,9 @@ void SandboxedProcess::ReadStatus() {
         break;
       case StatusMessage::kSignaled:
         outcome_.term_signal = m.value;
+        break;
+      case StatusMessage::kCpuTimeExceeded:
+        outcome_.cpu_time_exceeded = true;
         break;
       default:
         break;

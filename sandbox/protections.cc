@@ -78,6 +78,15 @@ Protections ProbeProtections(const std::string& cgroup_root, unsigned uid) {
     p.warnings.push_back(absl::StrCat(why_not, ": memory and process limits by a watchdog "
                                                "polling every 5 ms"));
   }
+  // CPU shares (Policy::cpus) need the cpu controller; sandboxes without it
+  // run with none, so say so here.
+  if (!p.cgroup_root.empty() && WriteFile(p.cgroup_root + "/cgroup.subtree_control", "+cpu").ok()) {
+    p.active.push_back(absl::StrCat("CPU shares: cgroup v2 cpu.max (", p.cgroup_root, ")"));
+  } else {
+    p.warnings.push_back(absl::StrCat(
+        p.cgroup_root.empty() ? "no cgroup v2" : "no cpu controller in " + p.cgroup_root,
+        ": CPU shares (cpu.max) are not enforced; CPU time limits (RLIMIT_CPU) are"));
+  }
   p.active.push_back("daemons non-dumpable (PR_SET_DUMPABLE 0)");
   return p;
 }

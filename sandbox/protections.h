@@ -14,15 +14,16 @@ namespace ptxbench::sandbox {
 struct Protections {
   bool sandbox_works = false;  // namespaces, view, seccomp: a process ran in one
   // The cgroup v2 directory sandboxes may create their cgroups in (memory and
-  // pids controllers enabled); empty: limits by the watchdog.
+  // pids controllers enabled, cpu where the machine has it); empty: limits
+  // by the watchdog.
   std::string cgroup_root;
   std::vector<std::string> active;
   std::vector<std::string> warnings;
 };
 
 // `cgroup_root`: where to make the sandboxes' cgroups (created, with the
-// memory and pids controllers enabled, when the machine allows); `uid`: the
-// sandbox uid when running as root.
+// memory and pids controllers enabled, and cpu, when the machine allows);
+// `uid`: the sandbox uid when running as root.
 Protections ProbeProtections(const std::string& cgroup_root, unsigned uid);
 
 }  // namespace ptxbench::sandbox

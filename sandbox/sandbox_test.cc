@@ -5,10 +5,14 @@
 #include <signal.h>
 #include <netinet/in.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -17,9 +21,13 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
 #include "gtest/gtest.h"
 #include "sandbox/command.h"
+#include "sandbox/file_walk.h"
 #include "sandbox/limiter.h"
+#include "sandbox/protections.h"
 #include "sandbox/process.h"
 #include "sandbox/view.h"
 #include "testing/process.h"
@@ -44,12 +52,16 @@ class SandboxTest : public ::testing::Test {
   void TearDown() override { fs::remove_all(work_); }
 
   // The probe binary, its libraries and the private directory; nothing else.
-  Policy ProbePolicy() const {
+  ViewBuilder ProbeView() const {
     ViewBuilder view;
     view.AddHostPath("/usr/lib", Mount::Kind::kReadOnly);
     view.AddHostPath("/lib64/ld-linux-x86-64.so.2", Mount::Kind::kReadOnly);
     view.AddHostPath(fs::path(PTXB_SANDBOX_PROBE).parent_path().string(), Mount::Kind::kReadOnly);
     view.AddHostPath(work_, Mount::Kind::kReadWrite);
+    return view;
+  }
+  Policy ProbePolicy() const { return PolicyOf(ProbeView()); }
+  Policy PolicyOf(const ViewBuilder& view) const {
     Policy policy;
     policy.mounts = view.mounts();
     policy.cwd = work_;
@@ -83,6 +95,39 @@ TEST_F(SandboxTest, RunsWithNoCapabilitiesUnderSeccompAsTheSandboxUid) {
   if (geteuid() == 0) {
     EXPECT_TRUE(absl::StrContains(r.output, "Uid:\t65534")) << r.output;
   }
+}
+
+// A caller that drops to another uid than the payload's after starting it
+// (the harness) can still end it: the init's real uid is the keeper's, and
+// nothing else of the keeper's is in the payload.
+TEST_F(SandboxTest, TheKeeperUidCanStillEndTheSandbox) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root (uids of its own)";
+  Policy policy = ProbePolicy();
+  policy.uid = policy.gid = 61001;
+  policy.keeper_uid = 61002;
+  CommandResult r = Probe({"ids"}, policy);
+  ASSERT_TRUE(r.ok()) << r.output << r.outcome.setup_error;
+  EXPECT_TRUE(absl::StrContains(r.output, "self Uid:\t61001\t61001\t61001\t61001")) << r.output;
+  EXPECT_TRUE(absl::StrContains(r.output, "1 Uid:\t61002\t61001\t61001\t61001")) << r.output;
+  // And the keeper's signal reaches it.
+  SandboxedProcess::Spec spec;
+  spec.policy = policy;
+  spec.argv = {PTXB_SANDBOX_PROBE, "spin"};
+  absl::StatusOr<std::unique_ptr<SandboxedProcess>> p = SandboxedProcess::Start(spec);
+  ASSERT_TRUE(p.ok()) << p.status();
+  const pid_t init = (*p)->init_pid();
+  const pid_t keeper = fork();
+  if (keeper == 0) {
+    if (setresgid(61002, 61002, 61002) != 0 || setresuid(61002, 61002, 61002) != 0) _exit(2);
+    _exit(kill(init, SIGKILL) == 0 ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(keeper, &status, 0), keeper);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the keeper could not signal";
+  const absl::Time deadline = absl::Now() + absl::Seconds(10);
+  while (!(*p)->Poll() && absl::Now() < deadline) absl::SleepFor(absl::Milliseconds(5));
+  EXPECT_TRUE((*p)->Poll()) << "the sandbox outlived the keeper's kill";
+  EXPECT_FALSE((*p)->outcome().exited);
 }
 
 TEST_F(SandboxTest, SeesOnlyItsOwnProcesses) {
@@ -291,6 +336,231 @@ TEST_F(SandboxTest, UserNamespacePathIsolatesTheSame) {
   EXPECT_TRUE(absl::StrContains(r.output, "Seccomp:\t2")) << r.output;
   r = Probe({"unshare"}, policy);
   EXPECT_TRUE(absl::StrContains(r.output, "Operation not permitted")) << r.output;
+}
+
+// An attack carried a vendor library inside its module, wrote it to its
+// directory at run time and dlopen()ed it: what a sandbox can write, it
+// cannot run or map executable.
+TEST_F(SandboxTest, WritableMountsAreNotExecutable) {
+  const std::string copy = work_ + "/copied-probe";
+  CommandResult r = Probe({"copy-exec", PTXB_SANDBOX_PROBE, copy});
+  EXPECT_TRUE(absl::StrContains(r.output, "refused: exec: Permission denied")) << r.output;
+  EXPECT_FALSE(r.ok());
+  ASSERT_TRUE(fs::exists(copy));  // the copy was made; only running it failed
+  r = Probe({"mmap-exec", copy});
+  EXPECT_TRUE(absl::StrContains(r.output, "refused: mmap: Operation not permitted")) << r.output;
+  // A tmpfs is writable too.
+  ViewBuilder view = ProbeView();
+  view.Add({Mount::Kind::kTmpfs, "", "/scratch"});
+  r = Probe({"copy-exec", PTXB_SANDBOX_PROBE, "/scratch/probe"}, PolicyOf(view));
+  EXPECT_TRUE(absl::StrContains(r.output, "refused: exec: Permission denied")) << r.output;
+  // Read-only binds (the view's programs and libraries) stay executable.
+  r = Probe({"mmap-exec", PTXB_SANDBOX_PROBE});
+  EXPECT_TRUE(absl::StrContains(r.output, "mapped")) << r.output;
+}
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Writes `text` to `path`, making its directories.
+void WriteHostFile(const std::string& path, const std::string& text) {
+  fs::create_directories(fs::path(path).parent_path());
+  std::ofstream(path) << text;
+}
+
+// Vendor libraries anywhere below a bound directory (a Python package's
+// torch/lib, a toolkit's nested lib64) read as empty files in the view.
+TEST_F(SandboxTest, VendorLibrariesAreMaskedInEverySubdirectory) {
+  std::string pattern = ::testing::TempDir() + "/sandbox_tree_XXXXXX";
+  ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+  const std::string tree = pattern;
+  ASSERT_EQ(chmod(tree.c_str(), 0755), 0);
+  const std::vector<std::string> vendor = {"libcublas.so.13",
+                                           "a/libcublasLt.so.13",
+                                           "a/b/c/libcudnn_ops.so.9",
+                                           "a/b/c/d/libnvshmem_host.so.3",
+                                           "py/torch/lib/libtorch_cuda.so",
+                                           "py/torch/lib/libc10.so",
+                                           "a/b/libnpp.so.12"};
+  const std::vector<std::string> kept = {"a/keep.txt", "a/b/c/libkeep.so",
+                                         "py/torch/lib/libgomp.so"};
+  for (const std::string& f : vendor) WriteHostFile(tree + "/" + f, "vendor code");
+  for (const std::string& f : kept) WriteHostFile(tree + "/" + f, "kept");
+  fs::create_symlink("libnpp.so.12", tree + "/a/b/libnpp.so");  // a link to a vendor file
+  fs::create_directory_symlink("a/b", tree + "/linked");        // a link to a directory
+  fs::create_directory_symlink(".", tree + "/a/loop");          // a loop: not followed
+  ViewBuilder view = ProbeView();
+  ASSERT_TRUE(view.AddHostPath(tree, Mount::Kind::kReadOnly));
+  view.MaskFiles(VendorLibraryPrefixes());
+  std::vector<std::string> args = {"bytes"};
+  for (const std::string& f : vendor) args.push_back(tree + "/" + f);
+  for (const std::string& f : kept) args.push_back(tree + "/" + f);
+  args.push_back(tree + "/a/b/libnpp.so");
+  args.push_back(tree + "/linked/c/libcudnn_ops.so.9");
+  args.push_back(tree + "/linked/c/libkeep.so");
+  CommandResult r = Probe(args, PolicyOf(view));
+  fs::remove_all(tree);
+  ASSERT_TRUE(r.ok()) << r.output << r.outcome.setup_error;
+  for (const std::string& f : vendor) {
+    EXPECT_TRUE(absl::StrContains(r.output, tree + "/" + f + ": 0\n")) << f << "\n" << r.output;
+  }
+  for (const std::string& f : kept) {
+    EXPECT_TRUE(absl::StrContains(r.output, tree + "/" + f + ": 4\n")) << f << "\n" << r.output;
+  }
+  EXPECT_TRUE(absl::StrContains(r.output, "/a/b/libnpp.so: 0\n")) << r.output;
+  EXPECT_TRUE(absl::StrContains(r.output, "/linked/c/libcudnn_ops.so.9: 0\n")) << r.output;
+  EXPECT_TRUE(absl::StrContains(r.output, "/linked/c/libkeep.so: 4\n")) << r.output;
+}
+
+TEST_F(SandboxTest, FileWalkStopsAtItsBoundsAndFollowsNoDirectoryLink) {
+  const std::string tree = work_ + "/walk";
+  WriteHostFile(tree + "/libcublas.so", "");
+  WriteHostFile(tree + "/1/2/3/libcudnn.so", "");
+  WriteHostFile(tree + "/1/other.so", "");
+  fs::create_symlink("libcublas.so", tree + "/1/libcublasLt.so");
+  fs::create_directory_symlink("..", tree + "/1/up");
+  const std::vector<std::string> prefixes = {"libcublas", "libcudnn"};
+  EXPECT_EQ(FindFilesByPrefix(tree, prefixes),
+            (std::vector<std::string>{"1/2/3/libcudnn.so", "1/libcublasLt.so", "libcublas.so"}));
+  EXPECT_EQ(FindFilesByPrefix(tree, prefixes, {.max_depth = 2, .max_entries = 1000}),
+            (std::vector<std::string>{"1/libcublasLt.so", "libcublas.so"}));
+  EXPECT_LT(FindFilesByPrefix(tree, prefixes, {.max_depth = 12, .max_entries = 4}).size(), 3u);
+  EXPECT_TRUE(FindFilesByPrefix("/sys", {"lib", "c", "d"}).empty());  // the kernel's files
+  // The first walk of a directory is remembered for the process.
+  EXPECT_EQ(CachedFilesByPrefix(tree, prefixes).size(), 3u);
+  WriteHostFile(tree + "/libcudnn_new.so", "");
+  EXPECT_EQ(CachedFilesByPrefix(tree, prefixes).size(), 3u);
+  EXPECT_EQ(FindFilesByPrefix(tree, prefixes).size(), 4u);
+}
+
+TEST(VendorLibraryPrefixesTest, CoverEveryVendorFamily) {
+  for (const char* name :
+       {"libcublas.so.13", "libcublasLt.so.13", "libcusparseLt.so.0", "libnvblas.so.13",
+        "libcutensor.so.2", "libcudnn.so.9", "libnvinfer.so.10", "libtorch_cuda.so", "libc10.so",
+        "libnppc.so.13", "libcufile.so.0", "libnvjpeg.so.13", "libcusolverMp.so.0",
+        "libcublasmp.so.0", "libnccl.so.2", "libnvshmem_host.so.3", "libnvrtc.so.13",
+        "libnvJitLink.so.13", "libcupti.so.13"}) {
+    EXPECT_TRUE(std::any_of(VendorLibraryPrefixes().begin(), VendorLibraryPrefixes().end(),
+                            [&](const std::string& p) { return absl::StartsWith(name, p); }))
+        << name;
+  }
+}
+
+// The candidate host's rules refuse the NVIDIA driver's escapes that open or
+// publish another process's GPU objects; the request's size bits vary.
+TEST_F(SandboxTest, GpuObjectSharingEscapesAreRefusedWhenGuarded) {
+  Policy guarded = ProbePolicy();
+  guarded.guard_gpu_object_sharing = true;
+  for (const char* request : {"0xC0384634", "0xC0104635", "0x4634"}) {
+    CommandResult r = Probe({"ioctl", "/dev/null", request}, guarded);
+    EXPECT_TRUE(absl::StrContains(r.output, "refused: ioctl: Operation not permitted"))
+        << request << ": " << r.output;
+    r = Probe({"ioctl", "/dev/null", request});
+    EXPECT_TRUE(absl::StrContains(r.output, "refused: ioctl: Inappropriate ioctl for device"))
+        << request << " unguarded: " << r.output;
+  }
+  // Every other escape reaches the driver (here: /dev/null's answer).
+  CommandResult r = Probe({"ioctl", "/dev/null", "0xC0384633"}, guarded);
+  EXPECT_TRUE(absl::StrContains(r.output, "refused: ioctl: Inappropriate ioctl for device"))
+      << r.output;
+}
+
+TEST_F(SandboxTest, ExecMemoryIsRefusedWhenDenied) {
+  Policy denied = ProbePolicy();
+  denied.deny_exec_memory = true;
+  for (const char* what : {"anon-exec", "write-exec", "mprotect-exec", "pkey-mprotect-exec",
+                           "shmat-exec", "memfd-create", "memfd-secret"}) {
+    CommandResult r = Probe({"exec-memory", what, PTXB_SANDBOX_PROBE}, denied);
+    EXPECT_TRUE(
+        absl::StrContains(r.output, absl::StrCat("refused: ", what, ": Operation not permitted")))
+        << r.output;
+    r = Probe({"exec-memory", what, PTXB_SANDBOX_PROBE});
+    EXPECT_FALSE(absl::StrContains(r.output, "Operation not permitted")) << "allowed: " << r.output;
+    // memfd_secret is off in many kernels (ENOSYS); the rest must work.
+    if (std::string(what) != "memfd-secret") {
+      EXPECT_TRUE(absl::StrContains(r.output, absl::StrCat("allowed: ", what))) << r.output;
+    }
+  }
+  // The dynamic loader's file-backed read-execute mappings still work: the
+  // probe started, and loads a library it does not link.
+  CommandResult r = Probe({"mmap-exec", PTXB_SANDBOX_PROBE}, denied);
+  EXPECT_TRUE(absl::StrContains(r.output, "mapped")) << r.output;
+  r = Probe({"dlopen", "libresolv.so.2"}, denied);
+  EXPECT_TRUE(absl::StrContains(r.output, "loaded libresolv.so.2")) << r.output;
+}
+
+TEST_F(SandboxTest, CpuTimeLimitIsNamed) {
+  Policy policy = ProbePolicy();
+  policy.rlimits = {{RLIMIT_CPU, 1}};
+  CommandResult r = Probe({"spin", "30"}, policy);
+  EXPECT_TRUE(r.outcome.cpu_time_exceeded) << r.output << " signal " << r.outcome.term_signal;
+  EXPECT_EQ(r.outcome.term_signal, SIGXCPU);
+  EXPECT_LT(r.elapsed, absl::Seconds(10));
+  // A process that ignores SIGXCPU ends at the hard limit, a second later.
+  r = Probe({"spin", "30", "ignore-xcpu"}, policy);
+  EXPECT_TRUE(r.outcome.cpu_time_exceeded) << r.output << " signal " << r.outcome.term_signal;
+  EXPECT_EQ(r.outcome.term_signal, SIGKILL);
+  EXPECT_LT(r.elapsed, absl::Seconds(10));
+  // A SIGKILL before the limit is not the limit's.
+  policy.rlimits = {{RLIMIT_CPU, 30}};
+  r = Probe({"raise", std::to_string(SIGKILL)}, policy);
+  EXPECT_EQ(r.outcome.term_signal, SIGKILL);
+  EXPECT_FALSE(r.outcome.cpu_time_exceeded);
+}
+
+TEST(CpuMaxTest, IsAShareOfA100msPeriod) {
+  EXPECT_EQ(CpuMaxValue(1.5), "150000 100000");
+  EXPECT_EQ(CpuMaxValue(0.25), "25000 100000");
+  EXPECT_EQ(CpuMaxValue(8), "800000 100000");
+  EXPECT_EQ(CpuMaxValue(0.001), "1000 100000");  // the kernel's smallest quota
+}
+
+// A plain directory behaves as a cgroup one here (as above): the files the
+// limiter writes.
+TEST_F(SandboxTest, CpuShareIsWrittenToTheSandboxCgroup) {
+  Policy policy;
+  policy.cgroup_parent = work_ + "/cgroup";
+  ASSERT_EQ(MakeCgroupDir(policy.cgroup_parent, false), 0);
+  policy.cpus = 0.5;
+  absl::StatusOr<std::unique_ptr<Limiter>> limiter = Limiter::Create(policy);
+  ASSERT_TRUE(limiter.ok()) << limiter.status();
+  const std::string describe = (*limiter)->Describe();  // "cgroup v2 (DIR)"
+  ASSERT_TRUE(absl::StartsWith(describe, "cgroup v2 (")) << describe;
+  const std::string dir = describe.substr(11, describe.size() - 12);
+  EXPECT_EQ(Slurp(dir + "/cpu.max"), "50000 100000");
+  EXPECT_EQ(Slurp(policy.cgroup_parent + "/cgroup.subtree_control"), "+cpu");
+}
+
+// The real thing, where the machine has cgroup v2 with the cpu controller
+// (not the development machine).
+TEST_F(SandboxTest, CpuShareHoldsInACgroup) {
+  if (geteuid() != 0 || !absl::StrContains(Slurp("/sys/fs/cgroup/cgroup.controllers"), "cpu")) {
+    GTEST_SKIP() << "no cgroup v2 with the cpu controller at /sys/fs/cgroup";
+  }
+  Policy policy = ProbePolicy();
+  policy.cgroup_parent = absl::StrCat("/sys/fs/cgroup/ptxb-sandbox-test-", getpid());
+  ASSERT_EQ(MakeCgroupDir(policy.cgroup_parent, false), 0);
+  policy.cpus = 0.2;
+  CommandResult r = Probe({"spin", "2"}, policy);
+  rmdir(policy.cgroup_parent.c_str());
+  const size_t at = r.output.find("spun cpu_ms ");
+  long cpu_ms = 0;
+  ASSERT_TRUE(at != std::string::npos &&
+              std::sscanf(r.output.c_str() + at, "spun cpu_ms %ld", &cpu_ms) == 1)
+      << r.output;
+  EXPECT_LT(cpu_ms, 1000) << "2 s of spinning under a 0.2 CPU share";
+}
+
+TEST_F(SandboxTest, AMissingCpuControllerIsReported) {
+  Protections p = ProbeProtections(work_ + "/no-cgroup", 65534);
+  if (!p.cgroup_root.empty()) GTEST_SKIP() << "this machine has cgroup v2";
+  EXPECT_TRUE(std::any_of(p.warnings.begin(), p.warnings.end(), [](const std::string& w) {
+    return absl::StrContains(w, "CPU shares (cpu.max) are not enforced");
+  })) << absl::StrJoin(p.warnings, "\n");
 }
 
 }  // namespace

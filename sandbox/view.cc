@@ -1,15 +1,17 @@
 #include "sandbox/view.h"
 
-#include <dirent.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <set>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "sandbox/file_walk.h"
 
 namespace ptxbench::sandbox {
 namespace {
@@ -31,9 +33,13 @@ constexpr int kMaxLinks = 40;
 
 const std::vector<std::string>& VendorLibraryPrefixes() {
   static const auto* prefixes = new std::vector<std::string>{
-      "libcublas", "libcudnn", "libcufft", "libcurand", "libcusolver", "libcusparse",
-      "libcutensor", "libnvblas", "libnccl", "libnvinfer", "libnvrtc", "libnvJitLink",
-      "libnvptxcompiler", "libcupti", "libnvperf", "libcutlass", "libtorch", "libc10"};
+      "libcublas",  // with libcublasLt, libcublasmp
+      "libcudnn", "libcufft", "libcurand",
+      "libcusolver",  // with libcusolverMp
+      "libcusparse",  // with libcusparseLt
+      "libcutensor", "libnvblas", "libnccl", "libnvshmem", "libnvinfer", "libnvrtc",
+      "libnvJitLink", "libnvptxcompiler", "libcupti", "libnvperf", "libcutlass", "libnpp",
+      "libcufile", "libnvjpeg", "libtorch", "libc10"};
   return *prefixes;
 }
 
@@ -90,30 +96,44 @@ bool ViewBuilder::AddHostPath(const std::string& path, Mount::Kind kind) {
 
 void ViewBuilder::Add(Mount mount) { mounts_.push_back(std::move(mount)); }
 
+int ViewBuilder::ShownBy(const std::string& path) const {
+  int shown_by = -1;
+  for (size_t i = 0; i < mounts_.size(); ++i) {
+    const Mount& m = mounts_[i];
+    if (IsBind(m) && (path == m.target || absl::StartsWith(path, m.target + "/"))) {
+      shown_by = static_cast<int>(i);
+    }
+  }
+  return shown_by;
+}
+
 void ViewBuilder::MaskFiles(const std::vector<std::string>& prefixes) {
-  std::vector<Mount> masks;
-  for (const Mount& m : mounts_) {
+  std::set<std::string> targets;  // a file behind several links is masked once
+  for (size_t i = 0; i < mounts_.size(); ++i) {
+    const Mount& m = mounts_[i];
     if (m.kind != Mount::Kind::kReadOnly && m.kind != Mount::Kind::kReadWrite) continue;
-    DIR* dir = opendir(m.source.c_str());
-    if (dir == nullptr) continue;
-    while (dirent* e = readdir(dir)) {
-      const std::string name = e->d_name;
-      bool vendor = false;
-      for (const std::string& p : prefixes) vendor |= absl::StartsWith(name, p);
-      if (!vendor) continue;
-      const std::string host = m.source + "/" + name;
-      // A mount over a link lands on what it points to, which must be in
-      // the view (a link leading out of it dangles there anyway).
-      const std::string real = RealPath(host);
+    for (const std::string& relative : CachedFilesByPrefix(m.source, prefixes)) {
+      const std::string host = m.source + "/" + relative;
       struct stat st;
-      if (real.empty() || stat(real.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || !Covered(real)) {
+      if (lstat(host.c_str(), &st) != 0) continue;
+      if (S_ISREG(st.st_mode)) {
+        // Unless a bind added later over a subdirectory shows something else.
+        const std::string target = m.target + "/" + relative;
+        if (ShownBy(target) == static_cast<int>(i)) targets.insert(target);
         continue;
       }
-      masks.push_back({Mount::Kind::kMask, "", m.target + "/" + name});
+      // A link: the file it leads to, at its own path, where the view shows
+      // the host's path there (then every path to it reads empty; a link
+      // leading out of the view dangles there anyway).
+      const std::string real = RealPath(host);
+      if (real.empty() || stat(real.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+      const int shown_by = ShownBy(real);
+      if (shown_by >= 0 && mounts_[shown_by].source == mounts_[shown_by].target) {
+        targets.insert(real);
+      }
     }
-    closedir(dir);
   }
-  mounts_.insert(mounts_.end(), masks.begin(), masks.end());
+  for (const std::string& target : targets) mounts_.push_back({Mount::Kind::kMask, "", target});
 }
 
 }  // namespace ptxbench::sandbox

@@ -22,9 +22,16 @@ class ViewBuilder {
   bool AddHostPath(const std::string& path, Mount::Kind kind);
   // Adds `mount` as it is (a tmpfs, a bind at another path, a symlink).
   void Add(Mount mount);
-  // Hides every file whose name starts with one of `prefixes` in the
-  // directories bound so far (not in their subdirectories): an empty file
-  // is mounted over each.
+  // Hides every regular file (or link to one) whose name starts with one of
+  // `prefixes` anywhere in the directories bound so far, subdirectories
+  // included: an empty file is mounted over each where the view shows it (a
+  // link's file at its own path, which must be bound at the same path: then
+  // every path to it reads empty, and a link leading out of the view dangles
+  // there anyway). The walk (file_walk.h) does not follow links to
+  // directories (their files are masked where they are bound), stays on each
+  // directory's mount, and stops at 12 levels or 200000 entries per
+  // directory. It is done once per directory per process: a library
+  // installed after the first walk is seen only after a restart.
   void MaskFiles(const std::vector<std::string>& prefixes);
   const std::vector<Mount>& mounts() const { return mounts_; }
 
@@ -32,13 +39,17 @@ class ViewBuilder {
   // The symlink-free host path of `path`, adding the links met on the way.
   std::string Resolve(const std::string& path, int depth);
   bool Covered(const std::string& path) const;
+  // The index of the bind that shows `path` in the view (the last one added
+  // over it), or -1.
+  int ShownBy(const std::string& path) const;
   bool Has(const std::string& target) const;
 
   std::vector<Mount> mounts_;
 };
 
 // Vendor libraries a submission must not load at run time (cuBLAS, cuDNN,
-// NVRTC, ...): file name prefixes for MaskFiles.
+// NVRTC, ...): file name prefixes for MaskFiles. Matched as prefixes, so
+// "libcublas" covers libcublasLt and libcublasmp too.
 const std::vector<std::string>& VendorLibraryPrefixes();
 
 }  // namespace ptxbench::sandbox

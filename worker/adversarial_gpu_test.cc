@@ -10,15 +10,23 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/statvfs.h>
 
+#include <atomic>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <sstream>
+#include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "common/data_dir.h"
 #include "common/file.h"
@@ -76,6 +84,7 @@ class AdversarialTest : public ::testing::Test {
     SandboxSettings settings;
     settings.memory_bytes = uint64_t{4} << 30;
     settings.max_processes = 64;
+    settings.disk_bytes = uint64_t{64} << 20;
     const sandbox::Protections p = ConfigureSandbox(settings, &c, &options_);
     for (const std::string& a : p.active) std::cout << "protection: " << a << "\n";
     for (const std::string& w : p.warnings) std::cout << "missing: " << w << "\n";
@@ -87,7 +96,7 @@ class AdversarialTest : public ::testing::Test {
     for (const char* path : kEscapes) fs::remove(path);
   }
 
-  v1::EvalResult Eval(const std::string& file) {
+  GpuEvalOptions Options() const {
     GpuEvalOptions o = options_;
     o.runner_path = FindRunner();
     o.deadline = absl::Seconds(90);
@@ -95,21 +104,48 @@ class AdversarialTest : public ::testing::Test {
     o.trials = 1;
     o.warmup_calls = 2;
     o.timed_calls = 10;
-    GpuEvaluator evaluator(compiler_.get(), definitions_.get(), o, "adversarial", "test-toolkit");
+    return o;
+  }
+
+  // The submission in `file`: an attack shares the honest GEMM, prepended,
+  // and its `#include "x.inc"` lines are the files of its folder inlined
+  // (a submission is one file).
+  static std::string Source(const std::string& file) {
+    const std::string dir = DataDir() + "/worker/testdata/adversarial/";
+    std::string text = ReadFile(DataDir() + "/worker/testdata/" + file).value_or("");
+    if (!absl::StartsWith(file, "adversarial/")) return text;
+    std::string inlined;
+    for (absl::string_view line : absl::StrSplit(text, '\n')) {
+      absl::string_view name = line;
+      if (absl::ConsumePrefix(&name, "#include \"") && absl::ConsumeSuffix(&name, ".inc\"")) {
+        absl::StrAppend(&inlined, ReadFile(dir + std::string(name) + ".inc").value_or(""), "\n");
+      } else {
+        absl::StrAppend(&inlined, line, "\n");
+      }
+    }
+    return ReadFile(dir + "simple_gemm.inc").value_or("") + inlined;
+  }
+
+  static v1::EvalRequest Request(const std::string& file) {
     v1::EvalRequest r;
     r.set_definition(kGemm);
     r.set_language("cuda");
-    // The attacks share the honest GEMM, prepended (worker/testdata/adversarial).
-    const std::string prefix =
-        absl::StartsWith(file, "adversarial/")
-            ? ReadFile(DataDir() + "/worker/testdata/adversarial/simple_gemm.inc").value_or("")
-            : "";
-    r.set_kernel_source(prefix + ReadFile(DataDir() + "/worker/testdata/" + file).value_or(""));
+    r.set_kernel_source(Source(file));
     r.set_kernel_sha256(Sha256Hex(r.kernel_source()));
     r.set_mode(v1::FULL);
     r.add_workload_uuids(kGemmM70);
+    return r;
+  }
+
+  v1::EvalResult Eval(const std::string& file) {
+    GpuEvaluator evaluator(compiler_.get(), definitions_.get(), Options(), "adversarial",
+                           "test-toolkit");
+    return EvalWith(evaluator, file);
+  }
+
+  v1::EvalResult EvalWith(GpuEvaluator& evaluator, const std::string& file) {
     bool suspect = false;
-    v1::EvalResult result = evaluator.Evaluate(r, gpu_, &suspect);
+    v1::EvalResult result = evaluator.Evaluate(Request(file), gpu_, &suspect);
     std::cout << file << ": " << v1::EvalStatus_Name(result.status());
     for (const v1::WorkloadTrace& t : result.traces()) {
       std::cout << " latency " << t.latency_ms() << " ms, reference " << t.reference_latency_ms()
@@ -261,6 +297,115 @@ TEST_F(AdversarialTest, OtherProcessesCannotBeTracedOrRead) {
 
 TEST_F(AdversarialTest, NothingIsWrittenOutsideItsDirectory) {
   Eval("adversarial/write_outside.cu");  // the files check is in Eval
+}
+
+// The number after `key=` in `text` (-1 when absent).
+long Count(const std::string& text, const std::string& key) {
+  const size_t at = text.find(key + "=");
+  if (at == std::string::npos) return -1;
+  return std::strtol(text.c_str() + at + key.size() + 1, nullptr, 10);
+}
+
+TEST_F(AdversarialTest, ForgedLegacyHandlesOpenNothing) {
+  v1::EvalResult r = Eval("adversarial/forge_handles.cu");
+  const std::string errors = Errors(r);
+  std::cout << "forge report: " << errors.substr(0, 600) << "\n";
+  EXPECT_EQ(r.status(), v1::RUNTIME_ERROR);
+  EXPECT_GE(Count(errors, "FORGE tried"), 30000) << errors;
+  EXPECT_EQ(Count(errors, "opened"), 0) << errors;
+  // Not even a handle of its own: publishing a driver object is refused.
+  EXPECT_TRUE(absl::StrContains(errors, "own_handle=no")) << errors;
+}
+
+TEST_F(AdversarialTest, NothingButZerosLiesPastATensorsEnd) {
+  v1::EvalResult r = Eval("adversarial/past_the_end.cu");
+  const std::string errors = Errors(r);
+  std::cout << "past the end: " << errors.substr(0, 600) << "\n";
+  EXPECT_EQ(r.status(), v1::RUNTIME_ERROR);
+  EXPECT_GT(Count(errors, "scanned"), 0) << errors;
+  EXPECT_EQ(Count(errors, "nonzero"), 0) << errors;
+}
+
+TEST_F(AdversarialTest, AFullDiskIsTheKernelsOwnAndFailsNoNeighbour) {
+  struct statvfs before{};
+  ASSERT_EQ(statvfs(options_.temp_root.c_str(), &before), 0);
+  // A compile beside it, all the while, needs the node's disk.
+  std::atomic<bool> done{false};
+  std::vector<v1::EvalStatus> compiles;
+  std::thread neighbour([&] {
+    for (int i = 0; !done || i == 0; ++i) {
+      CompileRequest c{ReadFile(DataDir() + "/worker/testdata/gemm/correct.cu").value_or("") +
+                           "\n// neighbour " + std::to_string(i) + " " +
+                           std::to_string(absl::ToUnixNanos(absl::Now())) + "\n",
+                       "cuda", *definitions_->Find(kGemm), "sm_90a"};
+      absl::StatusOr<CompileResult> built = compiler_->Compile(c);
+      compiles.push_back(built.ok() ? built->status : v1::INFRA_ERROR);
+    }
+  });
+  v1::EvalResult r = Eval("adversarial/fill_disk.cu");
+  done = true;
+  neighbour.join();
+  const std::string errors = Errors(r);
+  std::cout << "fill: " << errors.substr(0, 800) << "\n";
+  EXPECT_EQ(r.status(), v1::RUNTIME_ERROR);
+  EXPECT_TRUE(absl::StrContains(errors, "disk is full")) << errors;
+  EXPECT_TRUE(absl::StrContains(errors, "64 MiB")) << errors;
+  EXPECT_TRUE(absl::StrContains(errors, "FILLED")) << errors;
+  for (v1::EvalStatus s : compiles) EXPECT_EQ(s, v1::COMPILED) << v1::EvalStatus_Name(s);
+  struct statvfs after{};
+  ASSERT_EQ(statvfs(options_.temp_root.c_str(), &after), 0);
+  const double lost_mib = (static_cast<double>(before.f_bavail) * before.f_frsize -
+                           static_cast<double>(after.f_bavail) * after.f_frsize) / (1 << 20);
+  EXPECT_LT(lost_mib, 48) << "the node's disk filled by " << lost_mib << " MiB";
+}
+
+TEST_F(AdversarialTest, AVendorLibraryCarriedInTheModuleIsNotLoaded) {
+  v1::EvalResult r = Eval("adversarial/embed_vendor_library.cu");
+  const std::string errors = Errors(r);
+  std::cout << "embedded: " << v1::EvalStatus_Name(r.status()) << " " << errors.substr(0, 600)
+            << "\n";
+  // The compiler's view has no vendor library's bytes to carry.
+  EXPECT_EQ(r.status(), v1::RUNTIME_ERROR) << r.compile_log();
+  EXPECT_TRUE(absl::StrContains(errors, "CARRIED 0 bytes")) << errors;
+}
+
+TEST_F(AdversarialTest, CodeItWritesOrMakesCannotRun) {
+  v1::EvalResult r = Eval("adversarial/load_written_library.cu");
+  const std::string errors = Errors(r);
+  std::cout << "loads: " << errors.substr(0, 600) << "\n";
+  EXPECT_EQ(r.status(), v1::RUNTIME_ERROR);
+  EXPECT_TRUE(absl::StrContains(errors, "LOADS written=")) << errors;
+  EXPECT_FALSE(absl::StrContains(errors, "LOADED")) << errors;
+  EXPECT_TRUE(absl::StrContains(errors, "memfd=Operation not permitted")) << errors;
+  EXPECT_TRUE(absl::StrContains(errors, "rwx=Operation not permitted")) << errors;
+  EXPECT_TRUE(absl::StrContains(errors, "mprotect=Operation not permitted")) << errors;
+}
+
+// Two evaluations at once on one GPU, of one worker (one evaluator: each
+// candidate host gets its own uid): one forges handles to the other's memory
+// in every call and writes over whatever opens. The honest one's result is
+// the one it gets alone (same inputs: a fixed seed).
+TEST_F(AdversarialTest, TwoEvaluationsOnOneGpuCannotReachEachOther) {
+  GpuEvalOptions o = Options();
+  o.seed = 2626;
+  GpuEvaluator evaluator(compiler_.get(), definitions_.get(), o, "adversarial", "test-toolkit");
+  const v1::EvalResult alone = EvalWith(evaluator, "gemm/correct.cu");
+  ASSERT_EQ(alone.status(), v1::PASSED) << Errors(alone);
+  v1::EvalResult honest, hostile;
+  std::thread attacker([&] { hostile = EvalWith(evaluator, "adversarial/neighbour.cu"); });
+  honest = EvalWith(evaluator, "gemm/correct.cu");
+  attacker.join();
+  std::cout << "beside the attacker: honest " << v1::EvalStatus_Name(honest.status()) << ", "
+            << "attacker " << v1::EvalStatus_Name(hostile.status()) << " " << Errors(hostile).substr(0, 300)
+            << "\n";
+  EXPECT_EQ(hostile.status(), v1::PASSED) << Errors(hostile);
+  ASSERT_EQ(honest.status(), v1::PASSED) << Errors(honest);
+  ASSERT_EQ(honest.traces_size(), alone.traces_size());
+  for (int i = 0; i < honest.traces_size(); ++i) {
+    EXPECT_EQ(honest.traces(i).max_abs_error(), alone.traces(i).max_abs_error());
+    EXPECT_EQ(honest.traces(i).max_rel_error(), alone.traces(i).max_rel_error());
+    EXPECT_EQ(honest.traces(i).matched_ratio(), alone.traces(i).matched_ratio());
+  }
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 #include "worker/worker_metrics.h"
 #include "worker/gpu_eval.h"
 
+#include <algorithm>
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -114,8 +116,12 @@ sandbox::Protections ConfigureSandbox(const SandboxSettings& settings, CompilerO
   compiler->sandbox.max_processes = settings.max_processes;
   compiler->sandbox.cgroup_parent = p.cgroup_root;
   gpu->sandbox_uid = settings.uid;
+  gpu->candidate_uid_first = settings.candidate_uid_first;
+  gpu->candidate_uid_count = settings.candidate_uid_count;
   gpu->sandbox_memory_bytes = settings.memory_bytes;
   gpu->sandbox_max_processes = settings.max_processes;
+  gpu->sandbox_disk_bytes = settings.disk_bytes;
+  gpu->sandbox_cpus = settings.cpus;
   gpu->cgroup_root = p.cgroup_root;
   return p;
 }
@@ -226,7 +232,9 @@ GpuEvaluator::GpuEvaluator(Compiler* compiler, const workloads::DefinitionRegist
       definitions_(definitions),
       options_(std::move(options)),
       worker_id_(std::move(worker_id)),
-      toolkit_version_(std::move(toolkit_version)) {}
+      toolkit_version_(std::move(toolkit_version)),
+      candidate_uids_(std::make_unique<CandidateUids>(options_.candidate_uid_first,
+                                                      options_.candidate_uid_count)) {}
 
 CompiledKernel GpuEvaluator::Compile(const v1::EvalRequest& request) {
   return CompileForEvaluation(*compiler_, *definitions_, request, worker_id_, toolkit_version_);
@@ -280,8 +288,16 @@ v1::EvalResult GpuEvaluator::Run(const v1::EvalRequest& request, CompiledKernel 
   job.torch = TorchHostBeside(options_.runner_path, options_.torch_python);
   job.isolation.uid = options_.sandbox_uid;
   job.isolation.gid = options_.sandbox_uid;
+  // The candidate's own uid for as long as its evaluation runs.
+  const CandidateUids::Lease candidate_uid = candidate_uids_->Acquire();
+  job.isolation.candidate_uid = candidate_uid.uid();
+  job.isolation.candidate_gid = candidate_uid.uid();
   job.isolation.memory_bytes = options_.sandbox_memory_bytes;
   job.isolation.max_processes = options_.sandbox_max_processes;
+  job.isolation.disk_bytes = options_.sandbox_disk_bytes;
+  job.isolation.cpus = options_.sandbox_cpus;
+  job.isolation.cpu_seconds = static_cast<uint64_t>(std::max(1.0, options_.sandbox_cpus) *
+                                                    absl::ToDoubleSeconds(options_.deadline));
   job.isolation.device_minor = gpu.device_minor;
   job.isolation.call_deadline_s =
       std::max<int>(1, static_cast<int>(absl::ToInt64Seconds(options_.call_deadline)));
@@ -331,6 +347,10 @@ v1::EvalResult GpuEvaluator::Run(const v1::EvalRequest& request, CompiledKernel 
     } else if (!stopped_at.empty()) {
       trace->set_status(v1::RUNTIME_ERROR);
       trace->add_errors(absl::StrCat("not run: the evaluation stopped at workload ", stopped_at));
+    } else if (p.exited && p.exit_code == runner::kRunnerResultsLost) {
+      trace->set_status(v1::INFRA_ERROR);
+      trace->add_errors(absl::StrCat("the runner could not write its results (is the worker's "
+                                     "temporary directory ", options_.temp_root, " full?)"));
     } else {
       trace->set_status(v1::INFRA_ERROR);
       trace->add_errors(absl::StrCat("the runner wrote no result for this workload (exit code ",

@@ -9,10 +9,13 @@
 
 #include <string>
 
+#include <memory>
+
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "ptxbench/v1/common.pb.h"
 #include "sandbox/protections.h"
+#include "worker/candidate_uids.h"
 #include "worker/compile/compiler.h"
 #include "worker/compile_only.h"
 #include "worker/gpu/device_info.h"
@@ -27,12 +30,19 @@ struct GpuEvalOptions {
   std::string runner_path;  // the ptxbench-runner binary
   // The sandboxed host of the candidate (next to the runner by default).
   std::string candidate_host_path;
-  // The candidate host's sandbox (docs/SECURITY.md): its uid (the harness
-  // drops to it too, when the worker is root), limits, and the cgroup v2
-  // directory per-evaluation cgroups are made in (empty: the watchdog).
+  // The sandboxes (docs/SECURITY.md), when the worker is root: the uid the
+  // harness drops to; the range of uids the candidate hosts run as, one per
+  // evaluation in flight (CandidateUids: evaluations wait for a free one);
+  // the candidate host's limits (memory, processes, its own disk, CPU share;
+  // its CPU time is the share times `deadline`); and the cgroup v2 directory
+  // per-evaluation cgroups are made in (empty: the watchdog).
   uint32_t sandbox_uid = 65534;
+  uint32_t candidate_uid_first = 65000;
+  int candidate_uid_count = 16;
   uint64_t sandbox_memory_bytes = uint64_t{8} << 30;
   int sandbox_max_processes = 256;
+  uint64_t sandbox_disk_bytes = uint64_t{512} << 20;
+  double sandbox_cpus = 2;
   std::string cgroup_root;
   // One call of the candidate (warm-up, checked or timed) past this: TIMEOUT.
   absl::Duration call_deadline = absl::Seconds(60);
@@ -65,8 +75,13 @@ struct GpuEvalOptions {
 // and the GPU evaluation's options. Returns the probe, to log and register.
 struct SandboxSettings {
   uint32_t uid = 65534;
+  // Candidate hosts: uids first .. first + count - 1 (one per slot).
+  uint32_t candidate_uid_first = 65000;
+  int candidate_uid_count = 16;
   uint64_t memory_bytes = uint64_t{8} << 30;
   int max_processes = 256;
+  uint64_t disk_bytes = uint64_t{512} << 20;
+  double cpus = 2;
   std::string cgroup_root = "/sys/fs/cgroup/ptxbench";
 };
 sandbox::Protections ConfigureSandbox(const SandboxSettings& settings, CompilerOptions* compiler,
@@ -120,6 +135,7 @@ class GpuEvaluator {
   const GpuEvalOptions options_;
   const std::string worker_id_;
   const std::string toolkit_version_;
+  std::unique_ptr<CandidateUids> candidate_uids_;
 };
 
 }  // namespace ptxbench::worker

@@ -65,7 +65,17 @@ ABSL_FLAG(int, gpus, 1, "Simulated GPUs (\"Simulated H200\", sm_90); 0: compile-
 ABSL_FLAG(std::string, gpu_arch, "sm_90",
           "Architecture of the simulated GPUs, e.g. sm_100 (--gpu-arch)");
 ABSL_FLAG(uint32_t, sandbox_uid, 65534,
-          "Uid that compiles and runs submitted code when the worker is root (--sandbox-uid)");
+          "Uid that compiles submitted code and that the harness drops to, when the worker is "
+          "root (--sandbox-uid)");
+ABSL_FLAG(uint32_t, candidate_uid_base, 65000,
+          "First of the uids the candidate hosts run as when the worker is root, one per slot: "
+          "no two evaluations in flight share one (--candidate-uid-base; default 65000..)");
+ABSL_FLAG(int, sandbox_disk_mib, 512,
+          "All a candidate host may write: its own filesystem of this size, MiB "
+          "(--sandbox-disk-mib)");
+ABSL_FLAG(double, sandbox_cpus, 2,
+          "CPU share of each candidate host (cgroup v2 cpu.max; its CPU time is this times "
+          "--eval-deadline-s) (--sandbox-cpus)");
 ABSL_FLAG(double, sandbox_memory_gib, 8,
           "Memory limit of each compile and each candidate host, GiB (--sandbox-memory-gib)");
 ABSL_FLAG(int, sandbox_max_processes, 256,
@@ -208,11 +218,17 @@ int RunRealWorker() {
   if (absl::GetFlag(FLAGS_sandbox_memory_gib) <= 0 || absl::GetFlag(FLAGS_sandbox_max_processes) < 8) {
     return UsageError("--sandbox-memory-gib must be > 0 and --sandbox-max-processes >= 8");
   }
+  if (absl::GetFlag(FLAGS_sandbox_disk_mib) < 1 || absl::GetFlag(FLAGS_sandbox_cpus) <= 0) {
+    return UsageError("--sandbox-disk-mib must be >= 1 and --sandbox-cpus > 0");
+  }
   ptxbench::worker::SandboxSettings sandbox_settings;
   sandbox_settings.uid = absl::GetFlag(FLAGS_sandbox_uid);
   sandbox_settings.memory_bytes =
       static_cast<uint64_t>(absl::GetFlag(FLAGS_sandbox_memory_gib) * 1073741824.0);
   sandbox_settings.max_processes = absl::GetFlag(FLAGS_sandbox_max_processes);
+  sandbox_settings.candidate_uid_first = absl::GetFlag(FLAGS_candidate_uid_base);
+  sandbox_settings.disk_bytes = static_cast<uint64_t>(absl::GetFlag(FLAGS_sandbox_disk_mib)) << 20;
+  sandbox_settings.cpus = absl::GetFlag(FLAGS_sandbox_cpus);
   sandbox_settings.cgroup_root = absl::GetFlag(FLAGS_cgroup_root);
   const ptxbench::sandbox::Protections protections =
       ptxbench::worker::ConfigureSandbox(sandbox_settings, &compiler_options, &eval_options);
@@ -248,6 +264,8 @@ int RunRealWorker() {
   const int slots = absl::GetFlag(FLAGS_slots) > 0 ? absl::GetFlag(FLAGS_slots)
                     : gpus.empty()                ? cores
                                                   : 2 * static_cast<int>(gpus.size());
+  // One candidate uid per evaluation that can be in flight.
+  eval_options.candidate_uid_count = std::max(slots, static_cast<int>(gpus.size()));
   std::vector<ptxbench::worker::WorkerMetrics::Gpu> metered_gpus;
   for (const ptxbench::gpu::GpuInfo& g : gpus) metered_gpus.push_back({g.index, g.name});
   ptxbench::worker::WorkerMetrics metrics(metered_gpus, protections);

@@ -3,6 +3,7 @@
 // happened; exits 0 when the action succeeded, 1 when it was refused.
 //   sandbox_probe connect PORT          TCP connect to 127.0.0.1:PORT
 //   sandbox_probe read PATH             print the file's first line
+//   sandbox_probe bytes PATH...         print "PATH: N" (its size read) for each
 //   sandbox_probe write PATH            create PATH
 //   sandbox_probe environ NEEDLE        scan /proc/*/environ for NEEDLE
 //   sandbox_probe processes             count the entries of /proc
@@ -13,16 +14,43 @@
 //   sandbox_probe forkbomb              fork until refused, then sleep
 //   sandbox_probe ptrace PID            PTRACE_ATTACH
 //   sandbox_probe status                CapEff, NoNewPrivs, Seccomp, uid
+//   sandbox_probe ids                   its uids and the init's
 //   sandbox_probe unshare               unshare a user namespace
 //   sandbox_probe killall               SIGKILL its parent, PID 1 and kill(-1)
+//   sandbox_probe copy-exec SRC DST     copy SRC to DST (mode 0755) and exec it
+//                                       (as "DST sleep 0")
+//   sandbox_probe mmap-exec PATH        map PATH's first page read-execute
+//   sandbox_probe exec-memory WHAT      make executable memory of its own:
+//       anon-exec           mmap(PROT_READ|PROT_EXEC, MAP_ANONYMOUS)
+//       write-exec          mmap of PATH (argument 3) PROT_WRITE|PROT_EXEC
+//       mprotect-exec       mprotect an anonymous page to PROT_READ|PROT_EXEC
+//       pkey-mprotect-exec  the same with pkey_mprotect (pkey -1)
+//       shmat-exec          shmat(SHM_EXEC) of a new System V segment
+//       memfd-create        memfd_create
+//       memfd-secret        memfd_secret
+//   sandbox_probe dlopen LIBRARY        dlopen(RTLD_NOW)
+//   sandbox_probe ioctl PATH REQUEST    ioctl(REQUEST, a zeroed buffer) on PATH
+//   sandbox_probe spin SECONDS [ignore-xcpu]
+//                                       busy for SECONDS of wall time, then
+//                                       print the CPU time it used
+//   sandbox_probe raise SIGNAL          raise(SIGNAL)
 #include <arpa/inet.h>
+#include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <sys/shm.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -78,6 +106,18 @@ int Processes() {
   return 0;
 }
 
+// The uids of this process and of the sandbox's init (PID 1 here).
+int Ids() {
+  for (const char* pid : {"self", "1"}) {
+    std::ifstream in(std::string("/proc/") + pid + "/status");
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.rfind("Uid:", 0) == 0) std::printf("%s %s\n", pid, line.c_str());
+    }
+  }
+  return 0;
+}
+
 int Status() {
   std::ifstream in("/proc/self/status");
   std::string line;
@@ -91,6 +131,81 @@ int Status() {
   return 0;
 }
 
+int CopyExec(const std::string& from, const std::string& to) {
+  std::ifstream in(from, std::ios::binary);
+  std::ofstream out(to, std::ios::binary);
+  out << in.rdbuf();
+  out.close();
+  if (!in || !out || chmod(to.c_str(), 0755) != 0) return Refused("copy " + from);
+  execl(to.c_str(), to.c_str(), "sleep", "0", nullptr);
+  return Refused("exec");
+}
+
+int MapExecutable(const std::string& path, int prot) {
+  const int fd = open(path.c_str(), O_RDONLY);
+  if (fd < 0) return Refused("open " + path);
+  if (mmap(nullptr, 4096, prot, MAP_PRIVATE, fd, 0) == MAP_FAILED) return Refused("mmap");
+  std::printf("mapped\n");
+  return 0;
+}
+
+// One way for a process to make executable memory of its own; prints
+// "allowed: WHAT" or "refused: WHAT: <error>".
+int ExecMemory(const std::string& what, const std::string& path) {
+  bool ok = false;
+  if (what == "anon-exec") {
+    ok = mmap(nullptr, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) !=
+         MAP_FAILED;
+  } else if (what == "write-exec") {
+    const int fd = open(path.c_str(), O_RDONLY);
+    ok = fd >= 0 &&
+         mmap(nullptr, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE, fd, 0) != MAP_FAILED;
+  } else if (what == "mprotect-exec" || what == "pkey-mprotect-exec") {
+    void* page = mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (page == MAP_FAILED) return Refused("mmap");
+    ok = what == "mprotect-exec"
+             ? mprotect(page, 4096, PROT_READ | PROT_EXEC) == 0
+             : syscall(SYS_pkey_mprotect, page, 4096, PROT_READ | PROT_EXEC, -1) == 0;
+  } else if (what == "shmat-exec") {
+    const int id = shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0700);
+    if (id < 0) return Refused("shmget");
+    ok = shmat(id, nullptr, SHM_EXEC) != reinterpret_cast<void*>(-1);
+    const int error = errno;
+    shmctl(id, IPC_RMID, nullptr);
+    errno = error;
+  } else if (what == "memfd-create") {
+    ok = syscall(SYS_memfd_create, "probe", 0) >= 0;
+  } else if (what == "memfd-secret") {
+    ok = syscall(SYS_memfd_secret, 0) >= 0;
+  } else {
+    return 2;
+  }
+  if (!ok) return Refused(what);
+  std::printf("allowed: %s\n", what.c_str());
+  return 0;
+}
+
+int Ioctl(const std::string& path, const std::string& request) {
+  const int fd = open(path.c_str(), O_RDWR);
+  if (fd < 0) return Refused("open " + path);
+  char buffer[4096] = {};
+  if (ioctl(fd, std::strtoul(request.c_str(), nullptr, 0), buffer) != 0) return Refused("ioctl");
+  std::printf("ioctl done\n");
+  return 0;
+}
+
+int Spin(int seconds) {
+  const time_t end = time(nullptr) + seconds;
+  while (time(nullptr) < end) {
+  }
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  const long cpu_ms = (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000 +
+                      (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1000;
+  std::printf("spun cpu_ms %ld\n", cpu_ms);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -98,12 +213,23 @@ int main(int argc, char** argv) {
   if (argc < 2) return 2;
   const std::string action = argv[1];
   const std::string arg = argc > 2 ? argv[2] : "";
+  const std::string arg2 = argc > 3 ? argv[3] : "";
   if (action == "connect") return Connect(atoi(arg.c_str()));
   if (action == "read") {
     std::ifstream in(arg);
     std::string line;
     if (!in || !std::getline(in, line)) return Refused("read " + arg);
     std::printf("read: %s\n", line.c_str());
+    return 0;
+  }
+  if (action == "bytes") {
+    for (int i = 2; i < argc; ++i) {
+      std::ifstream in(argv[i], std::ios::binary);
+      std::stringstream text;
+      text << in.rdbuf();
+      if (in.fail() && !in.eof()) return Refused(std::string("read ") + argv[i]);
+      std::printf("%s: %zu\n", argv[i], text.str().size());
+    }
     return 0;
   }
   if (action == "write") {
@@ -116,6 +242,7 @@ int main(int argc, char** argv) {
   if (action == "environ") return Environ(arg);
   if (action == "processes") return Processes();
   if (action == "status") return Status();
+  if (action == "ids") return Ids();
   if (action == "linger") {
     if (fork() == 0) {
       setsid();
@@ -171,6 +298,23 @@ int main(int argc, char** argv) {
     std::printf("survived (parent %d)\n", getppid());
     return 0;
   }
+  if (action == "copy-exec") return CopyExec(arg, arg2);
+  if (action == "mmap-exec") return MapExecutable(arg, PROT_READ | PROT_EXEC);
+  if (action == "exec-memory") return ExecMemory(arg, arg2);
+  if (action == "dlopen") {
+    if (dlopen(arg.c_str(), RTLD_NOW) == nullptr) {
+      std::printf("refused: dlopen: %s\n", dlerror());
+      return 1;
+    }
+    std::printf("loaded %s\n", arg.c_str());
+    return 0;
+  }
+  if (action == "ioctl") return Ioctl(arg, arg2);
+  if (action == "spin") {
+    if (arg2 == "ignore-xcpu") signal(SIGXCPU, SIG_IGN);
+    return Spin(atoi(arg.c_str()));
+  }
+  if (action == "raise") return raise(atoi(arg.c_str()));
   if (action == "unshare") {
     if (unshare(CLONE_NEWUSER) != 0) return Refused("unshare");
     std::printf("unshared\n");

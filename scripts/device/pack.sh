@@ -16,7 +16,7 @@ bins=(
   worker/gpu/gpu_test worker/compile/worker_compile_test worker/worker_compile_only_test
   cli/ptxbench scheduler/ptxbench-scheduler worker/ptxbench-worker
   agent_gateway/ptxbench-gateway bench/gpu/gemm_timing_bench bench/gpu/reference_timing_bench
-  tests/gpu_e2e_test
+  bench/gpu/ipc_reach_probe bench/gpu/ioctl_count.so tests/gpu_e2e_test
 )
 for b in "${bins[@]}" $(cd "$build" && ls workloads/reference/*_gpu_test 2>/dev/null); do
   [ -f "$build/$b" ] && cp "$build/$b" "$out/"
@@ -28,5 +28,10 @@ for f in "$out"/*; do
   ldd "$f" | awk '$3 ~ /^\// {print $1, $3}' | while read -r name path; do
     [[ "$name" =~ $skip ]] || cp -n "$path" "$out/"
   done
+done
+# Symbols are not needed there; the working tree and the pack travel within
+# 64 MiB together.
+for f in "$out"/*; do
+  file "$f" | grep -q ELF && strip --strip-unneeded "$f" 2>/dev/null
 done
 du -sh "$out"

@@ -171,6 +171,10 @@ sandbox::Policy CompilerPolicy(const CompilerOptions& o, const std::string& buil
     view.AddHostPath(fs::path(tool).parent_path().parent_path().string(),
                      sandbox::Mount::Kind::kReadOnly);
   }
+  // No vendor library's bytes: a source cannot .incbin one into its module
+  // to write out and load at run time (docs/SECURITY.md); nvcc and the
+  // linker need none of them.
+  view.MaskFiles(sandbox::VendorLibraryPrefixes());
   view.Add({sandbox::Mount::Kind::kReadOnly, o.abi_include_dir, kSandboxAbiDir});
   view.Add({sandbox::Mount::Kind::kReadWrite, build_dir, kSandboxBuildDir});
   sandbox::Policy policy;
@@ -432,14 +436,13 @@ absl::StatusOr<CompileResult> Compiler::Compile(const CompileRequest& request) {
   }
 
   if (build.timed_out) {
+    // Cached like any verdict: the same source would burn the compile
+    // budget again (a submission that takes this long to build is the
+    // kernel's problem, whatever the node's load).
     result.status = ptxbench::v1::TIMEOUT;
     absl::StrAppend(&result.log, "Compilation killed: it exceeded the compile deadline of ",
                     absl::FormatDuration(options_.deadline), ".\n");
-    std::error_code ec;
-    fs::remove_all(dir, ec);  // a timeout depends on load: never cached
-    return result;
-  }
-  if (build.memory_exceeded || build.processes_exceeded) {
+  } else if (build.memory_exceeded || build.processes_exceeded) {
     // Deterministic for a given source and limit, so cached like any error.
     result.status = ptxbench::v1::COMPILE_ERROR;
     absl::StrAppend(&result.log,

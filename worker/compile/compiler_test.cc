@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/data_dir.h"
@@ -300,10 +301,15 @@ TEST_F(CompilerTest, DeadlineKillIsTimeout) {
   EXPECT_LT(absl::Now() - start, absl::Seconds(5));
   EXPECT_EQ(r->status, ptxbench::v1::TIMEOUT);
   EXPECT_THAT(r->log, HasSubstr("deadline of 500ms"));
-  // Timeouts are not cached: the next attempt builds again.
+  // Cached like any verdict: the same source does not burn the compile
+  // budget again.
+  const absl::Time second = absl::Now();
   auto again = CompileCuda(kValidKernel);
   ASSERT_TRUE(again.ok()) << again.status();
-  EXPECT_FALSE(again->cache_hit);
+  EXPECT_TRUE(again->cache_hit);
+  EXPECT_EQ(again->status, ptxbench::v1::TIMEOUT);
+  EXPECT_THAT(again->log, HasSubstr("deadline of 500ms"));
+  EXPECT_LT(absl::Now() - second, absl::Milliseconds(400));
 }
 
 TEST(CompilerInfraTest, MissingToolIsFailedPrecondition) {
@@ -392,6 +398,33 @@ TEST_F(CompilerSandboxTest, AssemblerIncbinCannotReadFilesEither) {
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->status, ptxbench::v1::COMPILE_ERROR) << r->log;
   EXPECT_THAT(r->log, Not(HasSubstr("PTXB-NODE-SECRET")));
+}
+
+// The toolkit is in the compiler's view, but no vendor library of it: a
+// source that carries one into its module (to write it out and load it at
+// run time) gets an empty file, wherever it lies in the toolkit.
+TEST_F(CompilerSandboxTest, VendorLibrariesOfTheToolkitCannotBeCarried) {
+  const fs::path toolkit = fs::path(options_.nvcc).parent_path().parent_path();
+  std::string vendor;
+  for (const auto& entry : fs::recursive_directory_iterator(
+           toolkit, fs::directory_options::skip_permission_denied)) {
+    const std::string name = entry.path().filename().string();
+    if (absl::StartsWith(name, "libcublasLt.so") && entry.is_regular_file()) {
+      vendor = entry.path().string();
+      break;
+    }
+  }
+  if (vendor.empty()) GTEST_SKIP() << "no libcublasLt in " << toolkit;
+  // The path split in two literals, as an attacker hides it from the
+  // source scan.
+  const size_t cut = vendor.rfind("libcubl") + 7;
+  auto r = CompileCuda(Kernel(absl::StrCat(
+      "asm(\".section .rodata\\n.global carried\\ncarried: .incbin \\\"", vendor.substr(0, cut),
+      "\" \"", vendor.substr(cut), "\\\"\\n.previous\");")));
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->status, ptxbench::v1::COMPILED) << r->log;
+  EXPECT_LT(fs::file_size(r->artifact_path), fs::file_size(vendor) / 4)
+      << vendor << " was carried into the module";
 }
 
 // A worker started by a Slurm job inherits its umask 077: the sources it

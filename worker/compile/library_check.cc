@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "common/status_macros.h"
 
 namespace ptxbench::worker {
 namespace {
@@ -173,7 +174,31 @@ absl::StatusOr<LibraryUse> DetectLibraryInElf(const std::string& path) {
   return use;
 }
 
-absl::StatusOr<LibraryUse> DetectLibraryInElfData(absl::string_view data) {
+namespace {
+
+// GPU kernels of the vendor libraries, by what their (mangled) names
+// contain: cuBLAS(Lt)'s nvjet and xmma kernels, anything naming cublas or
+// cudnn, and CUTLASS templates (namespace cutlass, mangled "7cutlass").
+LibraryUse VendorKernel(absl::string_view name) {
+  struct Mark {
+    const char* text;
+    const char* library;
+  };
+  static constexpr Mark kMarks[] = {{"nvjet", "cuBLASLt"}, {"xmma", "cuBLAS"},
+                                    {"cublas", "cuBLAS"},  {"cudnn", "cuDNN"},
+                                    {"7cutlass", "CUTLASS"}};
+  for (const Mark& m : kMarks) {
+    if (absl::StrContains(name, m.text)) {
+      return {m.library, absl::StrCat("a GPU kernel named ", name.substr(0, 200))};
+    }
+  }
+  return {};
+}
+
+// One ELF64 image (the whole file, or one embedded in it). `embedded`:
+// what would only be evidence there (a vendor SONAME, vendor functions
+// defined, vendor GPU kernels).
+absl::StatusOr<LibraryUse> ScanImage(absl::string_view data, bool embedded) {
   auto bad = [](absl::string_view why) {
     return absl::InvalidArgumentError(absl::StrCat("not a valid ELF64 file: ", why));
   };
@@ -209,29 +234,62 @@ absl::StatusOr<LibraryUse> DetectLibraryInElfData(absl::string_view data) {
     table = table.substr(0, 4096);
     return table.substr(0, table.find('\0'));
   };
+  const absl::string_view where = embedded ? "an embedded library's " : "";
   for (const Elf64_Shdr& s : sections) {
     if (s.sh_type != SHT_DYNAMIC || !in_range(s)) continue;
     for (uint64_t off = 0; off + sizeof(Elf64_Dyn) <= s.sh_size; off += sizeof(Elf64_Dyn)) {
       Elf64_Dyn d;
       std::memcpy(&d, data.data() + s.sh_offset + off, sizeof(d));
       if (d.d_tag == DT_NULL) break;
-      if (d.d_tag != DT_NEEDED) continue;
-      absl::string_view needed = str(s.sh_link, d.d_un.d_val);
-      if (std::string lib = LibraryOf(needed); !lib.empty() && lib != "CUTLASS") {
-        return LibraryUse{lib, absl::StrCat("DT_NEEDED ", needed)};
+      if (d.d_tag != DT_NEEDED && !(embedded && d.d_tag == DT_SONAME)) continue;
+      absl::string_view name = str(s.sh_link, d.d_un.d_val);
+      if (std::string lib = LibraryOf(name); !lib.empty() && lib != "CUTLASS") {
+        return LibraryUse{lib, absl::StrCat(where, d.d_tag == DT_NEEDED ? "DT_NEEDED " : "SONAME ",
+                                            name)};
       }
     }
   }
   for (const Elf64_Shdr& s : sections) {
-    if (s.sh_type != SHT_DYNSYM || !in_range(s)) continue;
+    const bool gpu_symbols = embedded && eh.e_machine == EM_CUDA && s.sh_type == SHT_SYMTAB;
+    if ((s.sh_type != SHT_DYNSYM && !gpu_symbols) || !in_range(s)) continue;
     for (uint64_t off = 0; off + sizeof(Elf64_Sym) <= s.sh_size; off += sizeof(Elf64_Sym)) {
       Elf64_Sym sym;
       std::memcpy(&sym, data.data() + s.sh_offset + off, sizeof(sym));
-      if (sym.st_shndx != SHN_UNDEF) continue;
       absl::string_view name = str(s.sh_link, sym.st_name);
-      if (absl::StartsWith(name, "cublas") || absl::StartsWith(name, "cudnn")) {
-        return LibraryUse{LibraryOf(name), absl::StrCat("undefined symbol ", name)};
+      if (gpu_symbols) {
+        if (LibraryUse use = VendorKernel(name); use.found()) return use;
+        continue;
       }
+      // The file's own imports; an embedded library's exports too.
+      if (sym.st_shndx != SHN_UNDEF && !embedded) continue;
+      if (absl::StartsWith(name, "cublas") || absl::StartsWith(name, "cudnn")) {
+        return LibraryUse{LibraryOf(name),
+                          absl::StrCat(where, sym.st_shndx == SHN_UNDEF ? "undefined" : "defined",
+                                       " symbol ", name)};
+      }
+    }
+  }
+  return LibraryUse{};
+}
+
+// The most embedded images looked at: a file of magic numbers costs no more.
+constexpr int kMaxEmbeddedImages = 256;
+
+}  // namespace
+
+absl::StatusOr<LibraryUse> DetectLibraryInElfData(absl::string_view data) {
+  PTXB_ASSIGN_OR_RETURN(LibraryUse use, ScanImage(data, /*embedded=*/false));
+  if (use.found()) return use;
+  // ELF images carried inside it: a vendor library written out and loaded
+  // at run time, or vendor GPU kernels loaded from bytes. Those that do not
+  // parse are data, not images.
+  int looked = 0;
+  for (size_t at = data.find(ELFMAG, 1); at != absl::string_view::npos && looked < kMaxEmbeddedImages;
+       at = data.find(ELFMAG, at + 1), ++looked) {
+    absl::StatusOr<LibraryUse> embedded = ScanImage(data.substr(at), /*embedded=*/true);
+    if (embedded.ok() && embedded->found()) {
+      embedded->evidence = absl::StrCat(embedded->evidence, " (carried at byte ", at, ")");
+      return embedded;
     }
   }
   return LibraryUse{};

@@ -4,7 +4,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
+#include "absl/strings/str_replace.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "process/run.h"
@@ -81,6 +84,44 @@ TEST(LibraryCheckTest, ElfLinkedAgainstCublasIsFound) {
   ASSERT_TRUE(use.ok()) << use.status();
   EXPECT_EQ(use->library, "cuBLAS");
   EXPECT_THAT(use->evidence, ::testing::HasSubstr("libcublas"));  // DT_NEEDED comes first
+}
+
+// A submission that carries a vendor library inside itself (to write it out
+// and load it at run time) is found by what it carries, however the source
+// hid the bytes' origin; a carried library of anything else is not evidence.
+TEST(LibraryCheckTest, ALibraryCarriedInsideIsFound) {
+  namespace fs = std::filesystem;
+  const char* kCxx = "/usr/bin/g++";
+  if (!fs::exists(kCxx)) GTEST_SKIP() << "needs " << kCxx;
+  std::string dir = (fs::temp_directory_path() / "library_check_test-XXXXXX").string();
+  ASSERT_NE(mkdtemp(dir.data()), nullptr);
+  auto build = [&](const std::string& source, const std::vector<std::string>& extra) {
+    std::ofstream(dir + "/src.cc") << source;
+    process::RunOptions opts;
+    opts.argv = {kCxx, "-shared", "-fPIC", "src.cc"};
+    opts.argv.insert(opts.argv.end(), extra.begin(), extra.end());
+    opts.cwd = dir;
+    auto built = process::Run(opts);
+    ASSERT_TRUE(built.ok()) << built.status();
+    ASSERT_TRUE(built->ok()) << built->output;
+  };
+  build("extern \"C\" int cublasLtCreate(void** h) { *h = 0; return 0; }\n",
+        {"-Wl,-soname,libcublasLt.so.13", "-o", "vendor.so"});
+  build("extern \"C\" int helper() { return 7; }\n", {"-Wl,-soname,libhelper.so", "-o", "plain.so"});
+  const std::string carrier =
+      "asm(\".section .rodata\\n.global blob\\nblob: .incbin \\\"%s\\\"\\n.previous\");\n"
+      "extern \"C\" int run() { return 0; }\n";
+  build(absl::StrReplaceAll(carrier, {{"%s", "vendor.so"}}), {"-o", "carrier.so"});
+  auto use = DetectLibraryInElf(dir + "/carrier.so");
+  ASSERT_TRUE(use.ok()) << use.status();
+  EXPECT_EQ(use->library, "cuBLASLt");
+  EXPECT_THAT(use->evidence, ::testing::HasSubstr("libcublasLt.so.13"));
+  EXPECT_THAT(use->evidence, ::testing::HasSubstr("carried at byte"));
+  build(absl::StrReplaceAll(carrier, {{"%s", "plain.so"}}), {"-o", "carrier.so"});
+  use = DetectLibraryInElf(dir + "/carrier.so");
+  fs::remove_all(dir);
+  ASSERT_TRUE(use.ok()) << use.status();
+  EXPECT_FALSE(use->found()) << use->evidence;
 }
 
 TEST(LibraryCheckTest, ElfRejectsNonElf) {

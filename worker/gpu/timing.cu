@@ -24,17 +24,16 @@ absl::StatusOr<std::unique_ptr<L2Flusher>> L2Flusher::Create() {
   PTXB_RETURN_IF_ERROR(CudaStatus(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device),
                                   "cudaDeviceGetAttribute(L2CacheSize)"));
   const size_t bytes = 2 * std::max<size_t>(static_cast<size_t>(l2), size_t{1} << 20);
-  void* scratch = nullptr;
-  PTXB_RETURN_IF_ERROR(CudaStatus(cudaMalloc(&scratch, bytes), "cudaMalloc(L2 scratch)"));
-  return std::unique_ptr<L2Flusher>(new L2Flusher(scratch, bytes));
+  // Private memory like every buffer of an evaluation process
+  // (workloads/reference/device_memory.h).
+  PTXB_ASSIGN_OR_RETURN(reference::DeviceMemory scratch, reference::DeviceMemory::Allocate(bytes));
+  return std::unique_ptr<L2Flusher>(new L2Flusher(std::move(scratch), bytes));
 }
-
-L2Flusher::~L2Flusher() { cudaFree(scratch_); }
 
 absl::Status L2Flusher::FlushAsync(cudaStream_t stream, int salt) {
   // Writing (not reading) evicts every line, dirty ones included; a changing
   // value keeps the driver from treating repeated memsets as no-ops.
-  return CudaStatus(cudaMemsetAsync(scratch_, salt & 0xff, bytes_, stream),
+  return CudaStatus(cudaMemsetAsync(scratch_.data(), salt & 0xff, bytes_, stream),
                     "cudaMemsetAsync(L2 scratch)");
 }
 

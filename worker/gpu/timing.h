@@ -46,11 +46,13 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "workloads/reference/device_memory.h"
 #include "worker/gpu/sample_stats.h"
 
 namespace ptxbench::gpu {
@@ -109,7 +111,6 @@ class L2Flusher {
  public:
   // Allocates 2x the current device's L2 size (at least 2x 1 MiB).
   static absl::StatusOr<std::unique_ptr<L2Flusher>> Create();
-  ~L2Flusher();
   L2Flusher(const L2Flusher&) = delete;
   L2Flusher& operator=(const L2Flusher&) = delete;
 
@@ -125,8 +126,9 @@ class L2Flusher {
   size_t scratch_bytes() const { return bytes_; }
 
  private:
-  L2Flusher(void* scratch, size_t bytes) : scratch_(scratch), bytes_(bytes) {}
-  void* scratch_;
+  L2Flusher(reference::DeviceMemory scratch, size_t bytes)
+      : scratch_(std::move(scratch)), bytes_(bytes) {}
+  reference::DeviceMemory scratch_;
   size_t bytes_;
 };
 

@@ -1,6 +1,5 @@
 #include "worker/runner/bracket.h"
 
-#include <cuda.h>
 #include <sched.h>
 #include <unistd.h>
 
@@ -9,23 +8,16 @@
 #include "common/status_macros.h"
 #include "worker/gpu/timing.h"
 #include "worker/runner/progress.h"
-#include "worker/runner/protocol.h"
 
 namespace ptxbench::runner {
 namespace {
 
 using gpu::CudaStatus;
-using WaitValueFn = CUresult (*)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
 
-// Stands in for cuStreamWaitValue32 where the driver has no stream memory
-// operations: one thread polls the flag.
+// Stands in for a stream wait on the gate where the driver cannot wait on
+// host memory: one thread polls the flag.
 __global__ void GateKernel(const volatile unsigned int* flag, unsigned int generation) {
   while (*flag < generation) __nanosleep(1000);
-}
-
-template <typename T>
-std::string Hex(const T& handle) {
-  return protocol::HexEncode(absl::string_view(reinterpret_cast<const char*>(&handle), sizeof(handle)));
 }
 
 }  // namespace
@@ -37,20 +29,10 @@ absl::StatusOr<std::unique_ptr<Bracket>> Bracket::Create(cudaStream_t stream) {
   PTXB_RETURN_IF_ERROR(CudaStatus(cudaEventCreate(&b->end_), "cudaEventCreate(end)"));
   PTXB_RETURN_IF_ERROR(CudaStatus(cudaEventCreateWithFlags(&b->marker_, cudaEventDisableTiming),
                                   "cudaEventCreate(marker)"));
-  const unsigned ipc = cudaEventInterprocess | cudaEventDisableTiming;
-  PTXB_RETURN_IF_ERROR(CudaStatus(cudaEventCreateWithFlags(&b->go_, ipc), "cudaEventCreate(go)"));
-  PTXB_RETURN_IF_ERROR(CudaStatus(cudaEventCreateWithFlags(&b->done_, ipc), "cudaEventCreate(done)"));
-  cudaIpcEventHandle_t go, done;
-  PTXB_RETURN_IF_ERROR(CudaStatus(cudaIpcGetEventHandle(&go, b->go_), "cudaIpcGetEventHandle(go)"));
-  PTXB_RETURN_IF_ERROR(
-      CudaStatus(cudaIpcGetEventHandle(&done, b->done_), "cudaIpcGetEventHandle(done)"));
-  b->go_handle_ = Hex(go);
-  b->done_handle_ = Hex(done);
-  PTXB_RETURN_IF_ERROR(CudaStatus(cudaMalloc(&b->stamps_, 2 * sizeof(unsigned long long)),
-                                  "cudaMalloc(stamps)"));
-  cudaIpcMemHandle_t stamps;
-  PTXB_RETURN_IF_ERROR(CudaStatus(cudaIpcGetMemHandle(&stamps, b->stamps_), "cudaIpcGetMemHandle"));
-  b->stamps_handle_ = Hex(stamps);
+  PTXB_ASSIGN_OR_RETURN(b->memops_, gpu::StreamMemOps::Load());
+  PTXB_ASSIGN_OR_RETURN(b->sync_, reference::DeviceMemory::Allocate(
+                                      SyncLayout::kStamps + 64,
+                                      reference::DeviceMemory::Sharing::kByDescriptor));
   PTXB_RETURN_IF_ERROR(CudaStatus(
       cudaHostAlloc(reinterpret_cast<void**>(&b->gate_host_), sizeof(unsigned int),
                     cudaHostAllocMapped),
@@ -58,42 +40,30 @@ absl::StatusOr<std::unique_ptr<Bracket>> Bracket::Create(cudaStream_t stream) {
   *b->gate_host_ = 0;
   PTXB_RETURN_IF_ERROR(CudaStatus(cudaHostGetDevicePointer(&b->gate_device_, b->gate_host_, 0),
                                   "cudaHostGetDevicePointer(gate)"));
-  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-  void* fn = nullptr;
-  if (cudaGetDriverEntryPointByVersion("cuStreamWaitValue32", &fn, 12000, cudaEnableDefault,
-                                       &found) == cudaSuccess &&
-      found == cudaDriverEntryPointSuccess) {
-    b->wait_value_ = fn;
-  }
   return b;
 }
 
 Bracket::~Bracket() {
   ReleaseGate();
-  for (cudaEvent_t e : {start_, end_, marker_, go_, done_}) {
+  for (cudaEvent_t e : {start_, end_, marker_}) {
     if (e != nullptr) cudaEventDestroy(e);
   }
-  if (stamps_ != nullptr) cudaFree(stamps_);
   if (gate_host_ != nullptr) cudaFreeHost(gate_host_);
 }
 
 absl::Status Bracket::Open(const std::function<absl::Status(cudaStream_t)>& stage) {
   ++generation_;
   gate_open_ = false;
-  bool gated = false;
-  if (wait_value_ != nullptr) {
-    gated = reinterpret_cast<WaitValueFn>(wait_value_)(
-                static_cast<CUstream>(stream_), reinterpret_cast<CUdeviceptr>(gate_device_),
-                generation_, CU_STREAM_WAIT_VALUE_GEQ) == CUDA_SUCCESS;
-    if (!gated) wait_value_ = nullptr;  // the kernel from now on
+  if (!gate_kernel_ && !memops_.WaitAtLeast(stream_, gate_device_, generation_).ok()) {
+    gate_kernel_ = true;  // the kernel from now on
   }
-  if (!gated) {
+  if (gate_kernel_) {
     GateKernel<<<1, 1, 0, stream_>>>(static_cast<const unsigned int*>(gate_device_), generation_);
     PTXB_RETURN_IF_ERROR(CudaStatus(cudaGetLastError(), "gate kernel launch"));
   }
   PTXB_RETURN_IF_ERROR(stage(stream_));
   PTXB_RETURN_IF_ERROR(CudaStatus(cudaEventRecord(start_, stream_), "cudaEventRecord(start)"));
-  return CudaStatus(cudaEventRecord(go_, stream_), "cudaEventRecord(go)");
+  return memops_.Write(stream_, Word(SyncLayout::kGo), generation_);
 }
 
 void Bracket::ReleaseGate() {
@@ -105,8 +75,7 @@ void Bracket::ReleaseGate() {
 absl::Status Bracket::Close(const std::function<absl::Status(cudaStream_t)>& after) {
   const absl::Status status = [&]() -> absl::Status {
     At("call: close: wait for done");
-    PTXB_RETURN_IF_ERROR(
-        CudaStatus(cudaStreamWaitEvent(stream_, done_, 0), "cudaStreamWaitEvent(done)"));
+    PTXB_RETURN_IF_ERROR(memops_.WaitEqual(stream_, Word(SyncLayout::kDone), generation_));
     At("call: close: end event");
     PTXB_RETURN_IF_ERROR(CudaStatus(cudaEventRecord(end_, stream_), "cudaEventRecord(end)"));
     At("call: close: checks");
@@ -152,8 +121,9 @@ absl::Status Bracket::Abandon(absl::Duration timeout) {
 
 absl::StatusOr<double> Bracket::StampSpanMs() {
   unsigned long long stamps[2] = {0, 0};
-  PTXB_RETURN_IF_ERROR(
-      CudaStatus(cudaMemcpy(stamps, stamps_, sizeof(stamps), cudaMemcpyDeviceToHost), "stamps"));
+  PTXB_RETURN_IF_ERROR(CudaStatus(cudaMemcpy(stamps, Word(SyncLayout::kStamps), sizeof(stamps),
+                                             cudaMemcpyDeviceToHost),
+                                  "stamps"));
   if (stamps[1] < stamps[0]) return absl::InternalError("calibration stamps out of order");
   return static_cast<double>(stamps[1] - stamps[0]) / 1e6;
 }

@@ -36,8 +36,8 @@ absl::Status ToStatus(const CallResult& r) {
 
 HostChannel::~HostChannel() { close(fd_); }
 
-absl::Status HostChannel::Send(const Request& r) {
-  return protocol::SendMessage(fd_, protocol::EncodeRequest(r));
+absl::Status HostChannel::Send(const Request& r, const std::vector<int>& descriptors) {
+  return protocol::SendMessage(fd_, protocol::EncodeRequest(r), descriptors);
 }
 
 absl::StatusOr<Reply> HostChannel::Receive(absl::Duration timeout) {
@@ -46,8 +46,9 @@ absl::StatusOr<Reply> HostChannel::Receive(absl::Duration timeout) {
   return protocol::DecodeReply(*m);
 }
 
-absl::StatusOr<Reply> HostChannel::Ask(const Request& r, absl::Duration timeout) {
-  PTXB_RETURN_IF_ERROR(Send(r));
+absl::StatusOr<Reply> HostChannel::Ask(const Request& r, absl::Duration timeout,
+                                       const std::vector<int>& descriptors) {
+  PTXB_RETURN_IF_ERROR(Send(r, descriptors));
   return Receive(timeout);
 }
 
@@ -79,7 +80,9 @@ CallResult CallTimer::Call(HostChannel& host, const Request& request,
     return CallResult{end, std::move(message)};
   };
   At("call: send");
-  if (!host.Send(request).ok()) return abandon(CallEnd::kGone, host.WhyGone());
+  Request numbered = request;
+  numbered.generation = bracket_->generation();
+  if (!host.Send(numbered).ok()) return abandon(CallEnd::kGone, host.WhyGone());
   At("call: wait for enqueued");
   absl::StatusOr<Reply> enqueued = host.Receive(kGatePatience);
   if (!enqueued.ok() && absl::IsDeadlineExceeded(enqueued.status())) {
@@ -135,10 +138,10 @@ CallResult CallTimer::Call(HostChannel& host, const Request& request,
 
 absl::StatusOr<Calibration> CallTimer::SetUpHost(HostChannel& host, absl::string_view name) {
   Request setup{Op::kSetup};
-  setup.go_event = bracket_->go_handle();
-  setup.done_event = bracket_->done_handle();
-  setup.stamps = bracket_->stamps_handle();
-  absl::StatusOr<Reply> reply = host.Ask(setup, kSetupTimeout);
+  setup.sync_bytes = bracket_->sync_bytes();
+  PTXB_ASSIGN_OR_RETURN(const int sync, bracket_->SyncDescriptor());
+  absl::StatusOr<Reply> reply = host.Ask(setup, kSetupTimeout, {sync});
+  close(sync);
   if (!reply.ok()) return absl::InternalError(absl::StrCat(reply.status().message(), "; ", host.WhyGone()));
   if (!reply->ok) return absl::InternalError(reply->text);
   std::vector<double> offsets, empties;

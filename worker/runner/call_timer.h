@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -28,10 +29,14 @@ class HostChannel {
   HostChannel(const HostChannel&) = delete;
   HostChannel& operator=(const HostChannel&) = delete;
 
-  absl::Status Send(const protocol::Request& r);
+  // `descriptors` travel with the request (protocol::DescriptorsOf says how
+  // many it carries); they stay open here.
+  absl::Status Send(const protocol::Request& r, const std::vector<int>& descriptors = {});
   // kDeadlineExceeded, kUnavailable (gone), kDataLoss (a malformed reply).
+  // A reply never brings descriptors: whatever a host attaches is dropped.
   absl::StatusOr<protocol::Reply> Receive(absl::Duration timeout);
-  absl::StatusOr<protocol::Reply> Ask(const protocol::Request& r, absl::Duration timeout);
+  absl::StatusOr<protocol::Reply> Ask(const protocol::Request& r, absl::Duration timeout,
+                                      const std::vector<int>& descriptors = {});
   std::string WhyGone() const { return gone_(); }
 
  private:

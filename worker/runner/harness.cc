@@ -79,6 +79,7 @@ class Harness {
     LoadFixedInputs();
     absl::StatusOr<std::unique_ptr<Isolation>> iso = Isolation::Prepare(job_, dir_);
     if (!iso.ok()) return FailAll(v1::INFRA_ERROR, Infra("isolation", iso.status()), kRunnerOk);
+    isolation_ = iso->get();
     int cpair[2], opipe[2], rpair[2];
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, cpair) != 0 ||
         pipe2(opipe, O_CLOEXEC) != 0 ||
@@ -183,7 +184,7 @@ class Harness {
       for (const WorkloadSpec& w : job_.workloads) {
         v1::WorkloadTrace t = *failed;
         SetIdentity(t, w);
-        out_ << TraceLine(t) << std::flush;
+        Emit(TraceLine(t));
       }
       return candidate_->ended() ? kRunnerCandidateFailed : kRunnerOk;
     }
@@ -195,13 +196,13 @@ class Harness {
         SetIdentity(t, w);
         t.set_status(v1::RUNTIME_ERROR);
         t.add_errors(absl::StrCat("not run: the evaluation stopped at workload ", stopped_at));
-        out_ << TraceLine(t) << std::flush;
+        Emit(TraceLine(t));
         continue;
       }
-      out_ << StartedLine(w.uuid) << std::flush;
+      Emit(StartedLine(w.uuid));
       Progress(absl::StrCat("workload ", w.uuid));
       bool stop = false;
-      out_ << TraceLine(Evaluate(i, cand, &stop)) << std::flush;
+      Emit(TraceLine(Evaluate(i, cand, &stop)));
       if (stop) stopped_at = w.uuid;
     }
     (void)cand.Send(Request{Op::kQuit});
@@ -209,6 +210,8 @@ class Harness {
     Progress("done");
     return candidate_failed_ ? kRunnerCandidateFailed : kRunnerOk;
   }
+
+  bool results_lost() const { return results_lost_; }
 
   // Ends the hosts, and removes the candidate's sandbox (its cgroup).
   void EndHosts() {
@@ -237,13 +240,21 @@ class Harness {
     for (const auto& [k, v] : w.axes) (*t.mutable_axes())[k] = v;
   }
 
+  // One result line, checked: a line that cannot be written (the worker's
+  // disk is full) makes the run end with kRunnerResultsLost, so the worker
+  // says so instead of blaming the kernel for what it cannot read.
+  void Emit(const std::string& line) {
+    out_ << line << std::flush;
+    if (!out_.good()) results_lost_ = true;
+  }
+
   int FailAll(v1::EvalStatus status, const std::string& error, int code) {
     for (const WorkloadSpec& w : job_.workloads) {
       v1::WorkloadTrace t;
       SetIdentity(t, w);
       t.set_status(status);
       t.add_errors(error);
-      out_ << TraceLine(t) << std::flush;
+      Emit(TraceLine(t));
     }
     return code;
   }
@@ -306,7 +317,8 @@ class Harness {
       if (use_torch_) {
         w.reference = std::make_unique<TorchReference>(&torch_link_, i, WorkloadRequest(i, {}));
       }
-      absl::StatusOr<WorkloadBuffers> b = WorkloadBuffers::Allocate(def_, job_.workloads[i].axes);
+      absl::StatusOr<WorkloadBuffers> b =
+          WorkloadBuffers::Allocate(def_, job_.workloads[i].axes, use_torch_);
       if (!b.ok()) {
         w.error = std::string(b.status().message());
         continue;
@@ -331,6 +343,20 @@ class Harness {
       if (f.path.empty()) r.scalars[f.name] = f.scalar_json;
     }
     return r;
+  }
+
+  // Workload `i` to `host` with its shared buffers (their descriptors
+  // attached); kInternal when the harness cannot export them, else the
+  // channel's answer.
+  absl::StatusOr<Reply> SendWorkload(HostChannel& host, size_t i, absl::Duration timeout) {
+    absl::StatusOr<WorkloadBuffers::Exported> shared = workloads_[i].buffers->Export();
+    if (!shared.ok()) {
+      return absl::InternalError(absl::StrCat("sharing the buffers: ", shared.status().message()));
+    }
+    absl::StatusOr<Reply> reply =
+        host.Ask(WorkloadRequest(i, shared->tensors), timeout, shared->descriptors);
+    for (int fd : shared->descriptors) close(fd);
+    return reply;
   }
 
   void TimeReferences(HostChannel& host) {
@@ -364,8 +390,7 @@ class Harness {
   absl::StatusOr<double> TimeReference(HostChannel& host, size_t i, const Calibration& cal) {
     Workload& w = workloads_[i];
     const WorkloadSpec& spec = job_.workloads[i];
-    PTXB_ASSIGN_OR_RETURN(std::vector<protocol::TensorMeta> tensors, w.buffers->Export());
-    absl::StatusOr<Reply> reply = host.Ask(WorkloadRequest(i, tensors), kRequestTimeout);
+    absl::StatusOr<Reply> reply = SendWorkload(host, i, kRequestTimeout);
     if (!reply.ok()) return reply.status();
     if (!reply->ok) return absl::InternalError(reply->text);
     torch_link_.Selected(i);
@@ -410,6 +435,9 @@ class Harness {
     } else {
       t.set_status(v1::RUNTIME_ERROR);
       t.add_errors(absl::StrCat("while loading the kernel, ", host.WhyGone()));
+    }
+    if (const std::string full = isolation_->DiskFullNote(); !full.empty()) {
+      t.add_errors(absl::StrCat("the candidate's ", full));
     }
     return t;
   }
@@ -465,6 +493,9 @@ class Harness {
       trace.set_status(status);
       for (const std::string& e : errors) trace.add_errors(e);
       if (status == v1::RUNTIME_ERROR || status == v1::TIMEOUT) {
+        if (const std::string full = isolation_->DiskFullNote(); !full.empty()) {
+          trace.add_errors(absl::StrCat("the candidate's ", full));
+        }
         // What the kernel printed: shown as its own, never interpreted.
         const std::string output = candidate_->Output();
         if (!output.empty()) absl::StrAppend(&log, "the candidate host's output:\n", output, "\n");
@@ -473,10 +504,11 @@ class Harness {
       return trace;
     };
     if (!w.error.empty()) return finish(v1::INFRA_ERROR, {w.error});
-    absl::StatusOr<std::vector<protocol::TensorMeta>> tensors = w.buffers->Export();
-    if (!tensors.ok()) return finish(v1::INFRA_ERROR, {std::string(tensors.status().message())});
     At("workload request");
-    absl::StatusOr<Reply> reply = host.Ask(WorkloadRequest(i, *tensors), call_deadline_);
+    absl::StatusOr<Reply> reply = SendWorkload(host, i, call_deadline_);
+    if (!reply.ok() && absl::IsInternal(reply.status())) {
+      return finish(v1::INFRA_ERROR, {std::string(reply.status().message())});
+    }
     if (!reply.ok()) {
       *stop = true;
       return finish(absl::IsDeadlineExceeded(reply.status()) ? v1::TIMEOUT : v1::RUNTIME_ERROR,
@@ -647,7 +679,7 @@ class Harness {
       }
       t.set_reference(absl::StrCat("PyTorch, checked against ", w.native ? w.native->Name() : "none"));
       t.set_log(log);
-      out_ << TraceLine(t) << std::flush;
+      Emit(TraceLine(t));
     }
     return kRunnerOk;
   }
@@ -674,7 +706,7 @@ class Harness {
       t.set_reference_latency_ms(w.reference_ms);
       if (w.reference != nullptr) t.set_reference(w.reference->Name());
       t.set_log(w.reference_log);
-      out_ << TraceLine(t) << std::flush;
+      Emit(TraceLine(t));
     }
     return kRunnerOk;
   }
@@ -708,8 +740,10 @@ class Harness {
   pid_t reference_pid_ = -1;
   TorchHostLink torch_link_;
   std::shared_ptr<WatchedHost> candidate_;
+  const Isolation* isolation_ = nullptr;  // lives as long as Run()
   Calibration candidate_calibration_;
   bool candidate_failed_ = false;
+  bool results_lost_ = false;
 };
 
 }  // namespace
@@ -724,7 +758,7 @@ int RunHarness(const RunnerJob& job, const std::string& private_dir, std::ostrea
   auto* harness = new Harness(job, private_dir, out);
   const int code = harness->Run();
   harness->EndHosts();
-  return code;
+  return harness->results_lost() ? kRunnerResultsLost : code;
 }
 
 }  // namespace ptxbench::runner

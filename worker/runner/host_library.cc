@@ -1,9 +1,9 @@
 // libptxbench-host.so: the host loop (host_loop.h) for a host process whose
 // code is in another language — the PyTorch reference host
 // (worker/runner/torch_host.py), which loads it with ctypes. The loop keeps
-// the protocol, the CUDA IPC buffers, the interprocess events and the
-// calibration kernel in ptxbench's C++; the host's own code comes in as three
-// callbacks. The library's CUDA runtime is the process's (torch loads it
+// the protocol, the buffers it maps from the harness's descriptors, the
+// bracket's words and the calibration kernel in ptxbench's C++; the host's
+// own code comes in as three callbacks. The library's CUDA runtime is the process's (torch loads it
 // first), so the stream a callback gets is usable by torch.
 
 #include <cuda_runtime_api.h>

@@ -2,6 +2,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <unistd.h>
+
 #include <cstring>
 #include <map>
 #include <string>
@@ -9,7 +11,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "worker/gpu/stream_memops.h"
 #include "worker/gpu/timing.h"
+#include "worker/runner/bracket.h"
+#include "workloads/reference/device_memory.h"
 
 namespace ptxbench::runner {
 namespace {
@@ -38,13 +43,33 @@ __global__ void SpinKernel(long long ns, unsigned long long* stamps) {
   }
 }
 
-template <typename T>
-absl::StatusOr<T> DecodeHandle(const std::string& hex) {
-  PTXB_ASSIGN_OR_RETURN(std::string bytes, protocol::HexDecode(hex, sizeof(T)));
-  T handle;
-  std::memcpy(&handle, bytes.data(), sizeof(T));
-  return handle;
-}
+using reference::DeviceMemory;
+
+// The descriptors of one request, taken in order; those not taken are
+// closed with it.
+class Descriptors {
+ public:
+  explicit Descriptors(std::vector<int> fds) : fds_(std::move(fds)) {}
+  ~Descriptors() {
+    for (size_t i = next_; i < fds_.size(); ++i) close(fds_[i]);
+  }
+  Descriptors(const Descriptors&) = delete;
+  Descriptors& operator=(const Descriptors&) = delete;
+  // The next one, mapped (`size` bytes); the descriptor is used up.
+  absl::StatusOr<DeviceMemory> Map(int64_t size) {
+    if (next_ >= fds_.size()) return absl::InvalidArgumentError("a buffer came without its descriptor");
+    if (size <= 0) {
+      close(fds_[next_++]);
+      return absl::InvalidArgumentError("a buffer of no size");
+    }
+    return DeviceMemory::Import(fds_[next_++], static_cast<size_t>(size));
+  }
+  size_t size() const { return fds_.size(); }
+
+ private:
+  std::vector<int> fds_;
+  size_t next_ = 0;
+};
 
 class Host {
  public:
@@ -52,10 +77,17 @@ class Host {
 
   int Run() {
     while (true) {
+      std::vector<int> fds;
       absl::StatusOr<std::string> message =
-          protocol::ReceiveMessage(fd_, absl::InfiniteDuration(), kMaxRequestBytes);
+          protocol::ReceiveMessage(fd_, absl::InfiniteDuration(), kMaxRequestBytes, &fds);
+      Descriptors descriptors(std::move(fds));
       if (!message.ok()) return 0;  // the harness is gone
       absl::StatusOr<Request> request = protocol::DecodeRequest(*message);
+      if (request.ok() && protocol::DescriptorsOf(*request) != descriptors.size()) {
+        request = absl::InvalidArgumentError(
+            absl::StrCat("a request with ", descriptors.size(), " descriptors (expected ",
+                         protocol::DescriptorsOf(*request), ")"));
+      }
       if (!request.ok()) {
         if (!Reply(request.status())) return 0;
         continue;
@@ -64,7 +96,7 @@ class Host {
         CloseBuffers();
         return 0;
       }
-      const absl::Status status = Handle(*request);
+      const absl::Status status = Handle(*request, descriptors);
       if (!Reply(status)) return 0;
       // A call's second reply, once its work finished: an asynchronous
       // error (an illegal address...) is reported at once instead of
@@ -81,10 +113,10 @@ class Host {
     return protocol::SendMessage(fd_, protocol::EncodeReply(status.ok(), status.message())).ok();
   }
 
-  absl::Status Handle(const Request& r) {
+  absl::Status Handle(const Request& r, Descriptors& descriptors) {
     switch (r.op) {
       case Op::kSetup:
-        return Setup(r);
+        return Setup(r, descriptors);
       case Op::kCalibrate:
       case Op::kEmpty:
         return Calibrate(r);
@@ -95,62 +127,62 @@ class Host {
         return absl::OkStatus();
       }
       case Op::kWorkload:
-        return Workload(r);
+        return Workload(r, descriptors);
       case Op::kCall:
         return Call(r);
       case Op::kCompute:
-        return Compute(r);
+        return Compute(r, descriptors);
       case Op::kQuit:
         break;
     }
     return absl::InvalidArgumentError("unknown request");
   }
 
-  absl::Status Setup(const Request& r) {
+  absl::Status Setup(const Request& r, Descriptors& descriptors) {
+    if (stream_ != nullptr) return absl::FailedPreconditionError("set up already");
     PTXB_RETURN_IF_ERROR(CudaStatus(cudaSetDevice(0), "cudaSetDevice(0)"));
     PTXB_RETURN_IF_ERROR(CudaStatus(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking),
                                     "cudaStreamCreate"));
-    PTXB_ASSIGN_OR_RETURN(cudaIpcEventHandle_t go, DecodeHandle<cudaIpcEventHandle_t>(r.go_event));
-    PTXB_ASSIGN_OR_RETURN(cudaIpcEventHandle_t done, DecodeHandle<cudaIpcEventHandle_t>(r.done_event));
-    PTXB_ASSIGN_OR_RETURN(cudaIpcMemHandle_t stamps, DecodeHandle<cudaIpcMemHandle_t>(r.stamps));
-    PTXB_RETURN_IF_ERROR(CudaStatus(cudaIpcOpenEventHandle(&go_, go), "cudaIpcOpenEventHandle(go)"));
-    PTXB_RETURN_IF_ERROR(
-        CudaStatus(cudaIpcOpenEventHandle(&done_, done), "cudaIpcOpenEventHandle(done)"));
-    void* p = nullptr;
-    PTXB_RETURN_IF_ERROR(CudaStatus(
-        cudaIpcOpenMemHandle(&p, stamps, cudaIpcMemLazyEnablePeerAccess), "open stamps"));
-    stamps_ = static_cast<unsigned long long*>(p);
+    PTXB_ASSIGN_OR_RETURN(memops_, gpu::StreamMemOps::Load());
+    if (r.sync_bytes < static_cast<int64_t>(SyncLayout::kStamps + 2 * sizeof(uint64_t))) {
+      return absl::InvalidArgumentError("the bracket's words are too small");
+    }
+    PTXB_ASSIGN_OR_RETURN(sync_, descriptors.Map(r.sync_bytes));
     // The spin kernel loaded now, not inside a call.
-    SpinKernel<<<1, 32, 0, stream_>>>(0, stamps_);
+    SpinKernel<<<1, 32, 0, stream_>>>(0, Stamps());
     return CudaStatus(cudaStreamSynchronize(stream_), "warming the calibration kernel");
+  }
+
+  void* Word(size_t offset) const { return static_cast<char*>(sync_.data()) + offset; }
+  unsigned long long* Stamps() const {
+    return static_cast<unsigned long long*>(Word(SyncLayout::kStamps));
   }
 
   absl::Status Calibrate(const Request& r) {
     if (stream_ == nullptr) return absl::FailedPreconditionError("no setup yet");
-    PTXB_RETURN_IF_ERROR(CudaStatus(cudaStreamWaitEvent(stream_, go_, 0), "wait for go"));
-    if (r.op == Op::kCalibrate) SpinKernel<<<1, 32, 0, stream_>>>(r.spin_ns, stamps_);
+    PTXB_RETURN_IF_ERROR(memops_.WaitEqual(stream_, Word(SyncLayout::kGo), r.generation));
+    if (r.op == Op::kCalibrate) SpinKernel<<<1, 32, 0, stream_>>>(r.spin_ns, Stamps());
     const cudaError_t launch = cudaGetLastError();
-    PTXB_RETURN_IF_ERROR(CudaStatus(cudaEventRecord(done_, stream_), "record done"));
+    PTXB_RETURN_IF_ERROR(memops_.Write(stream_, Word(SyncLayout::kDone), r.generation));
     return CudaStatus(launch, "calibration kernel launch");
   }
 
   void CloseBuffers() {
-    for (void* p : opened_) cudaIpcCloseMemHandle(p);
     opened_.clear();
-    for (const auto& [handle, p] : compute_opened_) cudaIpcCloseMemHandle(p);
     compute_opened_.clear();
   }
 
-  // The harness's buffer behind `hex` for kCompute, opened once per workload.
-  absl::StatusOr<void*> OpenForCompute(const std::string& hex) {
-    std::map<std::string, void*>& cache = compute_opened_;
-    if (auto it = cache.find(hex); it != cache.end()) return it->second;
-    PTXB_ASSIGN_OR_RETURN(cudaIpcMemHandle_t h, DecodeHandle<cudaIpcMemHandle_t>(hex));
-    void* p = nullptr;
-    PTXB_RETURN_IF_ERROR(CudaStatus(cudaIpcOpenMemHandle(&p, h, cudaIpcMemLazyEnablePeerAccess),
-                                    "cudaIpcOpenMemHandle"));
-    cache[hex] = p;
-    return p;
+  // The harness's buffer `t` for kCompute: mapped from its descriptor the
+  // first time, kept for the workload.
+  absl::StatusOr<void*> OpenForCompute(const protocol::TensorMeta& t, Descriptors& descriptors) {
+    std::map<int64_t, DeviceMemory>& cache = compute_opened_;
+    if (t.attached) {
+      PTXB_ASSIGN_OR_RETURN(DeviceMemory m, descriptors.Map(t.allocated[0]));
+      cache[t.buffer] = std::move(m);
+    }
+    auto it = cache.find(t.buffer);
+    if (it == cache.end()) return absl::InvalidArgumentError("a buffer the host was never given");
+    return it->second.data();
   }
 
   static absl::StatusOr<ptxb::Tensor> View(void* data, const protocol::TensorMeta& t) {
@@ -163,21 +195,18 @@ class Host {
     return view;
   }
 
-  absl::Status Workload(const Request& r) {
+  absl::Status Workload(const Request& r, Descriptors& descriptors) {
     if (target_ == nullptr) return absl::FailedPreconditionError("nothing loaded");
-    CloseBuffers();
     for (int s = 0; s < 2; ++s) {
       views_[s].clear();
       pointers_[s].clear();
     }
+    CloseBuffers();
     for (const protocol::TensorMeta& t : r.tensors) {
       for (int s = 0; s < 2; ++s) {
-        PTXB_ASSIGN_OR_RETURN(cudaIpcMemHandle_t h, DecodeHandle<cudaIpcMemHandle_t>(t.handles[s]));
-        void* p = nullptr;
-        PTXB_RETURN_IF_ERROR(CudaStatus(cudaIpcOpenMemHandle(&p, h, cudaIpcMemLazyEnablePeerAccess),
-                                        "cudaIpcOpenMemHandle"));
-        opened_.push_back(p);
-        PTXB_ASSIGN_OR_RETURN(ptxb::Tensor view, View(p, t));
+        PTXB_ASSIGN_OR_RETURN(DeviceMemory m, descriptors.Map(t.allocated[s]));
+        PTXB_ASSIGN_OR_RETURN(ptxb::Tensor view, View(m.data(), t));
+        opened_.push_back(std::move(m));
         views_[s].push_back(view);
       }
     }
@@ -188,11 +217,11 @@ class Host {
   }
 
   // Runs the loaded code on the harness's own buffers and waits for it.
-  absl::Status Compute(const Request& r) {
+  absl::Status Compute(const Request& r, Descriptors& descriptors) {
     if (target_ == nullptr) return absl::FailedPreconditionError("nothing loaded");
     std::vector<ptxb::Tensor> views;
     for (const protocol::TensorMeta& t : r.tensors) {
-      PTXB_ASSIGN_OR_RETURN(void* p, OpenForCompute(t.handles[0]));
+      PTXB_ASSIGN_OR_RETURN(void* p, OpenForCompute(t, descriptors));
       PTXB_ASSIGN_OR_RETURN(ptxb::Tensor view, View(p, t));
       views.push_back(view);
     }
@@ -208,25 +237,25 @@ class Host {
     if (target_ == nullptr || r.set < 0 || r.set > 1) {
       return absl::FailedPreconditionError("no workload for the call");
     }
-    PTXB_RETURN_IF_ERROR(CudaStatus(cudaStreamWaitEvent(stream_, go_, 0), "wait for go"));
+    PTXB_RETURN_IF_ERROR(memops_.WaitEqual(stream_, Word(SyncLayout::kGo), r.generation));
     const absl::Status call = target_->Call(pointers_[r.set].data(),
                                             static_cast<int>(pointers_[r.set].size()), stream_);
     const cudaError_t launch = cudaGetLastError();
-    // "done" is recorded whatever happened, so the harness's stream moves on.
-    const cudaError_t record = cudaEventRecord(done_, stream_);
+    // "done" is written whatever happened, so the harness's stream moves on.
+    const absl::Status done = memops_.Write(stream_, Word(SyncLayout::kDone), r.generation);
     if (!call.ok()) return call;
     PTXB_RETURN_IF_ERROR(CudaStatus(launch, "CUDA error after run()"));
-    return CudaStatus(record, "record done");
+    return done;
   }
 
   const int fd_;
   const Loader& loader_;
   cudaStream_t stream_ = nullptr;
-  cudaEvent_t go_ = nullptr, done_ = nullptr;
-  unsigned long long* stamps_ = nullptr;
+  gpu::StreamMemOps memops_;
+  DeviceMemory sync_;  // the bracket's words (bracket.h SyncLayout)
   std::unique_ptr<Candidate> target_;
-  std::vector<void*> opened_;
-  std::map<std::string, void*> compute_opened_;  // handle (hex) -> mapping
+  std::vector<DeviceMemory> opened_;           // both sets of the workload's tensors
+  std::map<int64_t, DeviceMemory> compute_opened_;  // buffer id -> mapping, for kCompute
   std::vector<ptxb::Tensor> views_[2];
   std::vector<const ptxb::Tensor*> pointers_[2];
 };

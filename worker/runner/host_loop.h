@@ -5,11 +5,12 @@
 // process that loads the submission and calls it on request, and the
 // reference host, which does the same with the production library before any
 // submission is loaded. Both see only the buffers of the workload in
-// progress (CUDA IPC) and order every call between the harness's two
-// interprocess events: wait for "go", call, record "done". A call gets two
-// replies: "enqueued" (or why not), then "finished" (or the CUDA error its
-// work ran into). The host's own
-// spin kernel answers calibration calls, before anything untrusted is loaded.
+// progress, mapped from the descriptors the harness sends
+// (workloads/reference/device_memory.h), and order every call between the
+// harness's two shared words (bracket.h): wait for "go", call, write
+// "done". A call gets two replies: "enqueued" (or why not), then "finished"
+// (or the CUDA error its work ran into). The host's own spin kernel answers
+// calibration calls, before anything untrusted is loaded.
 
 #include <functional>
 #include <memory>

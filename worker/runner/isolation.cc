@@ -13,6 +13,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -35,6 +36,7 @@ namespace fs = std::filesystem;
 using sandbox::Mount;
 
 constexpr char kHostBinary[] = "/ptxbench/bin/ptxbench-candidate-host";
+constexpr char kModuleDir[] = "/ptxbench/module";
 constexpr char kWorkDir[] = "/ptxbench/work";
 
 absl::Status Errno(absl::string_view what) {
@@ -89,7 +91,7 @@ absl::Status CopyFile(const std::string& from, const std::string& to) {
 }  // namespace
 
 absl::StatusOr<sandbox::Policy> CandidateHostPolicy(const RunnerJob& job,
-                                                    const std::string& candidate_dir) {
+                                                    const CandidateDirs& dirs) {
   sandbox::ViewBuilder view;
   for (const std::string& dir : LoadedLibraryDirs()) view.AddHostPath(dir, Mount::Kind::kReadOnly);
   if (const std::string driver = DriverLibraryDir(); !driver.empty()) {
@@ -109,7 +111,8 @@ absl::StatusOr<sandbox::Policy> CandidateHostPolicy(const RunnerJob& job,
   // candidate host never sees them.
   view.MaskFiles(sandbox::VendorLibraryPrefixes());
   view.Add({Mount::Kind::kReadOnly, job.isolation.candidate_host, kHostBinary});
-  view.Add({Mount::Kind::kReadWrite, candidate_dir, kWorkDir});
+  view.Add({Mount::Kind::kReadOnly, dirs.module, kModuleDir});
+  view.Add({Mount::Kind::kReadWrite, dirs.work, kWorkDir});
   view.Add({Mount::Kind::kTmpfs, "", "/dev"});
   for (const char* dev : {"/dev/null", "/dev/zero", "/dev/urandom", "/dev/nvidiactl",
                           "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools"}) {
@@ -130,7 +133,7 @@ absl::StatusOr<sandbox::Policy> CandidateHostPolicy(const RunnerJob& job,
     gpu_node = true;
   }
   if (!gpu_node) return absl::FailedPreconditionError("no /dev/nvidia<N> device node for the GPU");
-  view.Add({Mount::Kind::kReadWrite, "/dev/shm", "/dev/shm"});
+  view.Add({Mount::Kind::kReadWrite, dirs.shm, "/dev/shm"});
   view.Add({Mount::Kind::kSymlink, "/proc/self/fd", "/dev/fd"});
 
   sandbox::Policy policy;
@@ -143,12 +146,21 @@ absl::StatusOr<sandbox::Policy> CandidateHostPolicy(const RunnerJob& job,
       policy.env.push_back(absl::StrCat(name, "=", value));
     }
   }
-  policy.uid = job.isolation.uid;
-  policy.gid = job.isolation.gid;
+  policy.uid = job.isolation.candidate_uid;
+  policy.gid = job.isolation.candidate_gid;
+  // The harness, once it dropped to its own uid, must still be able to end
+  // the candidate host (its deadline, its limits).
+  policy.keeper_uid = job.isolation.uid;
   policy.memory_bytes = job.isolation.memory_bytes;
   policy.max_processes = job.isolation.max_processes;
   policy.cgroup_parent = job.isolation.cgroup_parent;
-  policy.rlimits = {{RLIMIT_CORE, 0}, {RLIMIT_FSIZE, uint64_t{1} << 30}, {RLIMIT_NOFILE, 4096}};
+  policy.cpus = job.isolation.cpus;
+  policy.guard_gpu_object_sharing = true;
+  policy.deny_exec_memory = job.isolation.deny_exec_memory;
+  policy.rlimits = {{RLIMIT_CORE, 0},
+                    {RLIMIT_FSIZE, job.isolation.disk_bytes},
+                    {RLIMIT_NOFILE, 4096}};
+  if (job.isolation.cpu_seconds > 0) policy.rlimits.push_back({RLIMIT_CPU, job.isolation.cpu_seconds});
   return policy;
 }
 
@@ -159,8 +171,9 @@ absl::StatusOr<std::unique_ptr<Isolation>> Isolation::Prepare(const RunnerJob& j
   iso->root_ = geteuid() == 0;
   const uid_t uid = geteuid();
   const gid_t gid = getegid();
-  // A private /dev/shm. Without root, a user namespace of our own (same
-  // uid) gives the right to mount it.
+  // A mount namespace of our own, for the candidate's disk and a private
+  // /dev/shm. Without root, a user namespace of our own (same uid) gives the
+  // right to mount them.
   if (iso->root_) {
     if (unshare(CLONE_NEWNS) != 0) return Errno("unshare(mount namespace)");
   } else {
@@ -173,24 +186,38 @@ absl::StatusOr<std::unique_ptr<Isolation>> Isolation::Prepare(const RunnerJob& j
   if (mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=64m") != 0) {
     return Errno("a private /dev/shm");
   }
-  iso->candidate_dir_ = private_dir + "/candidate";
-  if (mkdir(iso->candidate_dir_.c_str(), 0700) != 0 && errno != EEXIST) {
-    return Errno("creating the candidate's directory");
+  // The candidate's disk: everything it may write, noexec, its own.
+  const uid_t owner = iso->root_ ? job.isolation.candidate_uid : uid;
+  const gid_t group = iso->root_ ? job.isolation.candidate_gid : gid;
+  const std::string disk = private_dir + "/disk";
+  if (mkdir(disk.c_str(), 0700) != 0 && errno != EEXIST) return Errno("creating the candidate's disk");
+  const std::string options = absl::StrCat("size=", job.isolation.disk_bytes, ",mode=0700,uid=",
+                                           owner, ",gid=", group);
+  if (mount("tmpfs", disk.c_str(), "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, options.c_str()) != 0) {
+    return Errno("mounting the candidate's disk");
   }
+  CandidateDirs dirs{private_dir + "/module", disk + "/work", disk + "/shm"};
+  for (const std::string& dir : {dirs.work, dirs.shm}) {
+    if (mkdir(dir.c_str(), 0700) != 0 || chown(dir.c_str(), owner, group) != 0) {
+      return Errno("preparing the candidate's disk");
+    }
+  }
+  iso->disk_fd_ = open(disk.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (iso->disk_fd_ < 0) return Errno("opening the candidate's disk");
+  // The module: the candidate's to read and run, not to change.
+  if (mkdir(dirs.module.c_str(), 0755) != 0 && errno != EEXIST) {
+    return Errno("creating the candidate's module directory");
+  }
+  chmod(dirs.module.c_str(), 0755);
   const std::string name = job.language == "ptx" ? "kernel.cubin" : "kernel.so";
   if (job.reference_only) {
-    PTXB_RETURN_IF_ERROR(WriteFile(iso->candidate_dir_ + "/" + name, ""));  // no candidate
+    PTXB_RETURN_IF_ERROR(WriteFile(dirs.module + "/" + name, ""));  // no candidate
+    chmod((dirs.module + "/" + name).c_str(), 0644);
   } else {
-    PTXB_RETURN_IF_ERROR(CopyFile(job.artifact, iso->candidate_dir_ + "/" + name));
+    PTXB_RETURN_IF_ERROR(CopyFile(job.artifact, dirs.module + "/" + name));
   }
-  if (iso->root_ &&
-      (chown(iso->candidate_dir_.c_str(), job.isolation.uid, job.isolation.gid) != 0 ||
-       chown((iso->candidate_dir_ + "/" + name).c_str(), job.isolation.uid, job.isolation.gid) !=
-           0)) {
-    return Errno("handing the candidate's directory to the sandbox uid");
-  }
-  iso->candidate_artifact_ = absl::StrCat(kWorkDir, "/", name);
-  PTXB_ASSIGN_OR_RETURN(iso->policy_, CandidateHostPolicy(job, iso->candidate_dir_));
+  iso->candidate_artifact_ = absl::StrCat(kModuleDir, "/", name);
+  PTXB_ASSIGN_OR_RETURN(iso->policy_, CandidateHostPolicy(job, dirs));
   return iso;
 }
 
@@ -234,13 +261,27 @@ std::vector<std::string> Isolation::Protections() const {
       "candidate host: own PID, network, mount, IPC and UTS namespaces",
       "candidate host: filesystem view of its libraries (vendor libraries masked), the GPU's "
       "device nodes and its own directory",
-      "candidate host: no capabilities, no_new_privs, seccomp filter",
+      "candidate host: no capabilities, no_new_privs, seccomp filter (no foreign GPU objects"
+      " opened or shared" + std::string(policy_.deny_exec_memory ? ", no executable memory of its own)" : ")"),
       policy_.cgroup_parent.empty() ? "candidate host: memory and process limits (watchdog)"
-                                    : "candidate host: memory and process limits (cgroup v2)",
-      "harness: non-dumpable, private /dev/shm, results over its own descriptor"};
-  p.push_back(root_ ? absl::StrCat("harness and hosts run as uid ", job_.isolation.uid)
+                                    : "candidate host: memory, process and CPU limits (cgroup v2)",
+      absl::StrCat("candidate host: its own disk of ", job_.isolation.disk_bytes >> 20,
+                   " MiB (tmpfs, noexec); the module read-only"),
+      "harness: non-dumpable, private /dev/shm, results over its own descriptor, device memory "
+      "shared by descriptor only"};
+  p.push_back(root_ ? absl::StrCat("harness runs as uid ", job_.isolation.uid,
+                                   ", the candidate host as uid ", job_.isolation.candidate_uid)
                     : "WARNING: not root: the hosts run as the worker's own uid (user namespace)");
   return p;
+}
+
+std::string Isolation::DiskFullNote() const {
+  struct statvfs s;
+  if (disk_fd_ < 0 || fstatvfs(disk_fd_, &s) != 0) return "";
+  // Full, or too full to hold another page of anything.
+  if (static_cast<uint64_t>(s.f_bavail) * s.f_frsize >= (uint64_t{64} << 10)) return "";
+  return absl::StrCat("its disk is full: a kernel may write at most ", job_.isolation.disk_bytes >> 20,
+                      " MiB (its own quota; nothing else on the node was affected)");
 }
 
 }  // namespace ptxbench::runner

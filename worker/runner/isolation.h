@@ -3,17 +3,17 @@
 
 // The harness's side of the trust boundary (docs/SECURITY.md). The runner
 // starts with the worker's privileges and, before it touches the GPU:
-//  1. enters a mount namespace of its own with a private /dev/shm (CUDA's
-//     interprocess events live there as files; the hosts share this one and
-//     see no other);
+//  1. enters a mount namespace of its own, and makes the candidate's disk
+//     there: a size-limited tmpfs (its quota: a full one fails nobody else),
+//     mounted noexec, owned by the candidate's uid; the submission's module
+//     is copied beside it into a directory of its own, read-only to it;
 //  2. starts the candidate host in its sandbox, suspended (a sandbox needs
-//     the privileges the harness is about to give up), with a copy of the
-//     submission in its own directory;
+//     the privileges the harness is about to give up), as the candidate's
+//     own uid;
 //  3. forks the reference host (ptxbench's code only: no sandbox);
-//  4. drops to the sandbox uid and becomes non-dumpable. CUDA lets an
-//     interprocess event be opened only by a process of the exporter's uid,
-//     so the harness and both hosts share that uid; the candidate host's
-//     namespaces, view and seccomp filter are what keep it from the harness.
+//  4. drops to the harness's uid and becomes non-dumpable. The hosts share
+//     nothing with the harness but the socket and the device memory it hands
+//     them by descriptor (bracket.h, workload_eval.h).
 
 #include <sys/types.h>
 
@@ -48,6 +48,9 @@ class Isolation {
   const std::string& candidate_artifact() const { return candidate_artifact_; }
   // One line per protection in force, for the logs.
   std::vector<std::string> Protections() const;
+  // When the candidate's disk is full: a sentence saying so and naming its
+  // quota, for the errors of a candidate that failed; else empty.
+  std::string DiskFullNote() const;
 
  private:
   Isolation() = default;
@@ -55,17 +58,27 @@ class Isolation {
 
   RunnerJob job_;
   bool root_ = false;
-  std::string candidate_dir_;
   std::string candidate_artifact_;
+  int disk_fd_ = -1;  // O_PATH of the candidate's disk, for its free space
   sandbox::Policy policy_;
+};
+
+// Where the candidate host's own files are on the runner's side.
+struct CandidateDirs {
+  std::string module;  // the submission's module, read-only and executable for it
+  std::string work;    // its working directory (on its disk)
+  std::string shm;     // its /dev/shm (on its disk too)
 };
 
 // The candidate host's sandbox: the libraries the hosts need (those the
 // harness has loaded, the CUDA driver's) with every vendor library masked,
-// the loader cache, /sys, the GPU's device nodes, the shared /dev/shm, the
-// host binary and the candidate's directory; nothing else.
+// the loader cache, /sys, the GPU's device nodes, the host binary, the
+// module, and its working directory and /dev/shm (writable, never
+// executable, on its own disk); nothing else. It runs as the candidate's
+// uid, may not open or share other processes' GPU objects nor make
+// executable memory of its own (sandbox/policy.h), and its CPU is limited.
 absl::StatusOr<sandbox::Policy> CandidateHostPolicy(const RunnerJob& job,
-                                                    const std::string& candidate_dir);
+                                                    const CandidateDirs& dirs);
 
 }  // namespace ptxbench::runner
 

@@ -48,7 +48,13 @@ std::string SerializeJob(const RunnerJob& job) {
                {{"candidate_host", job.isolation.candidate_host},
                 {"uid", job.isolation.uid},
                 {"gid", job.isolation.gid},
+                {"candidate_uid", job.isolation.candidate_uid},
+                {"candidate_gid", job.isolation.candidate_gid},
                 {"memory_bytes", job.isolation.memory_bytes},
+                {"disk_bytes", job.isolation.disk_bytes},
+                {"cpus", job.isolation.cpus},
+                {"cpu_seconds", job.isolation.cpu_seconds},
+                {"deny_exec_memory", job.isolation.deny_exec_memory},
                 {"max_processes", job.isolation.max_processes},
                 {"cgroup_parent", job.isolation.cgroup_parent},
                 {"device_minor", job.isolation.device_minor},
@@ -96,7 +102,13 @@ absl::StatusOr<RunnerJob> ParseJob(absl::string_view text) {
     job.isolation.candidate_host = iso.at("candidate_host").get<std::string>();
     job.isolation.uid = iso.at("uid").get<uint32_t>();
     job.isolation.gid = iso.at("gid").get<uint32_t>();
+    job.isolation.candidate_uid = iso.at("candidate_uid").get<uint32_t>();
+    job.isolation.candidate_gid = iso.at("candidate_gid").get<uint32_t>();
     job.isolation.memory_bytes = iso.at("memory_bytes").get<uint64_t>();
+    job.isolation.disk_bytes = iso.at("disk_bytes").get<uint64_t>();
+    job.isolation.cpus = iso.at("cpus").get<double>();
+    job.isolation.cpu_seconds = iso.at("cpu_seconds").get<uint64_t>();
+    job.isolation.deny_exec_memory = iso.at("deny_exec_memory").get<bool>();
     job.isolation.max_processes = iso.at("max_processes").get<int>();
     job.isolation.cgroup_parent = iso.at("cgroup_parent").get<std::string>();
     job.isolation.device_minor = iso.at("device_minor").get<int>();
@@ -107,6 +119,9 @@ absl::StatusOr<RunnerJob> ParseJob(absl::string_view text) {
   if (job.workloads.empty()) return absl::InvalidArgumentError("job: no workloads");
   if (job.language != "cuda" && job.language != "ptx") {
     return absl::InvalidArgumentError("job: language must be cuda or ptx");
+  }
+  if (job.isolation.disk_bytes < (uint64_t{1} << 20)) {
+    return absl::InvalidArgumentError("job: isolation.disk_bytes must be at least 1 MiB");
   }
   if (job.isolation.call_deadline_s < 1) {
     return absl::InvalidArgumentError("job: isolation.call_deadline_s must be >= 1");

@@ -29,6 +29,9 @@ inline constexpr int kRunnerContextLost = 3;  // a CUDA error ended the run earl
 // Every workload has a trace line, but the candidate host crashed, hung or
 // broke its CUDA context: the GPU should be checked before its next task.
 inline constexpr int kRunnerCandidateFailed = 4;
+// A result line could not be written (the worker's disk, never the
+// candidate's: that is a filesystem of its own).
+inline constexpr int kRunnerResultsLost = 5;
 
 // An input a workload fixes instead of leaving it to the seed: a dataset's
 // "scalar" or "safetensors" source. Every call gets exactly this value.
@@ -61,12 +64,25 @@ struct TorchHostSpec {
 // How the candidate host is isolated (worker/runner/isolation.h).
 struct IsolationSpec {
   std::string candidate_host;  // the ptxbench-candidate-host binary
-  // The uid/gid the harness drops to and the candidate host runs as, when
-  // the runner starts as root.
+  // When the runner starts as root: the uid/gid the harness (and a reference
+  // host) drops to, and the candidate host's own, which no other process of
+  // the node has while it runs (the worker gives each evaluation slot its
+  // own, worker/candidate_uids.h).
   uint32_t uid = 65534;
   uint32_t gid = 65534;
+  uint32_t candidate_uid = 65534;
+  uint32_t candidate_gid = 65534;
   uint64_t memory_bytes = uint64_t{8} << 30;
   int max_processes = 256;
+  // All the candidate host may write: its directory is a filesystem of this
+  // size of its own (nothing it writes reaches the node's disks).
+  uint64_t disk_bytes = uint64_t{512} << 20;
+  // Its CPU: a share (cgroup cpu.max, where the worker has the controller;
+  // 0: none) and a total (RLIMIT_CPU, seconds; 0: none).
+  double cpus = 2;
+  uint64_t cpu_seconds = 0;
+  // Refuse executable memory it makes itself (sandbox/policy.h).
+  bool deny_exec_memory = true;
   std::string cgroup_parent;  // empty: the watchdog
   // The /dev/nvidia<minor> node of the GPU; -1: unknown (every GPU node is
   // bound, and CUDA_VISIBLE_DEVICES alone pins the GPU).

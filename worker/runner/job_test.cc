@@ -22,7 +22,12 @@ RunnerJob SampleJob() {
   job.timed_calls = 5;
   job.isolation.candidate_host = "/opt/ptxbench/ptxbench-candidate-host";
   job.isolation.uid = 61000;
+  job.isolation.candidate_uid = 65003;
   job.isolation.memory_bytes = uint64_t{3} << 30;
+  job.isolation.disk_bytes = uint64_t{64} << 20;
+  job.isolation.cpus = 1.5;
+  job.isolation.cpu_seconds = 1200;
+  job.isolation.deny_exec_memory = false;
   job.isolation.cgroup_parent = "/sys/fs/cgroup/ptxbench";
   job.isolation.device_minor = 3;
   return job;
@@ -44,7 +49,12 @@ TEST(RunnerJob, RoundTrips) {
   EXPECT_EQ(back->timed_calls, 5);
   EXPECT_EQ(back->isolation.candidate_host, "/opt/ptxbench/ptxbench-candidate-host");
   EXPECT_EQ(back->isolation.uid, 61000u);
+  EXPECT_EQ(back->isolation.candidate_uid, 65003u);
   EXPECT_EQ(back->isolation.memory_bytes, uint64_t{3} << 30);
+  EXPECT_EQ(back->isolation.disk_bytes, uint64_t{64} << 20);
+  EXPECT_EQ(back->isolation.cpus, 1.5);
+  EXPECT_EQ(back->isolation.cpu_seconds, 1200u);
+  EXPECT_FALSE(back->isolation.deny_exec_memory);
   EXPECT_EQ(back->isolation.cgroup_parent, "/sys/fs/cgroup/ptxbench");
   EXPECT_EQ(back->isolation.device_minor, 3);
   EXPECT_EQ(back->isolation.call_deadline_s, 60);

@@ -4,11 +4,10 @@
 #include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <cstring>
 
-#include "absl/strings/ascii.h"
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "nlohmann/json.hpp"
@@ -30,20 +29,27 @@ struct WireReply {
   char text[kMaxReplyText];
 };
 
+void CloseAll(std::vector<int>& fds, size_t from) {
+  for (size_t i = from; i < fds.size(); ++i) close(fds[i]);
+  fds.resize(from);
+}
+
 }  // namespace
 
-std::string HexEncode(absl::string_view bytes) { return absl::BytesToHexString(bytes); }
-
-absl::StatusOr<std::string> HexDecode(absl::string_view hex, size_t size) {
-  if (hex.size() != 2 * size) {
-    return absl::InvalidArgumentError(absl::StrCat("expected ", 2 * size, " hex digits"));
-  }
-  for (char c : hex) {
-    if (!absl::ascii_isxdigit(static_cast<unsigned char>(c))) {
-      return absl::InvalidArgumentError("not hex");
+size_t DescriptorsOf(const Request& r) {
+  switch (r.op) {
+    case Op::kSetup:
+      return 1;
+    case Op::kWorkload:
+      return 2 * r.tensors.size();
+    case Op::kCompute: {
+      size_t n = 0;
+      for (const TensorMeta& t : r.tensors) n += t.attached ? 1 : 0;
+      return n;
     }
+    default:
+      return 0;
   }
-  return absl::HexStringToBytes(hex);
 }
 
 std::string EncodeRequest(const Request& r) {
@@ -52,12 +58,13 @@ std::string EncodeRequest(const Request& r) {
     tensors.push_back({{"name", t.name},
                        {"dtype", t.dtype},
                        {"sizes", t.sizes},
-                       {"handles", {t.handles[0], t.handles[1]}}});
+                       {"allocated", {t.allocated[0], t.allocated[1]}},
+                       {"buffer", t.buffer},
+                       {"attached", t.attached}});
   }
   return json{{"op", kOps[static_cast<int>(r.op)]},
-              {"go_event", r.go_event},
-              {"done_event", r.done_event},
-              {"stamps", r.stamps},
+              {"sync_bytes", r.sync_bytes},
+              {"generation", r.generation},
               {"spin_ns", r.spin_ns},
               {"language", r.language},
               {"artifact", r.artifact},
@@ -86,9 +93,8 @@ absl::StatusOr<Request> DecodeRequest(absl::string_view text) {
       }
     }
     if (!known) return absl::InvalidArgumentError(absl::StrCat("request: unknown op ", op));
-    r.go_event = j.at("go_event").get<std::string>();
-    r.done_event = j.at("done_event").get<std::string>();
-    r.stamps = j.at("stamps").get<std::string>();
+    r.sync_bytes = j.at("sync_bytes").get<int64_t>();
+    r.generation = j.at("generation").get<uint32_t>();
     r.spin_ns = j.at("spin_ns").get<int64_t>();
     r.language = j.at("language").get<std::string>();
     r.artifact = j.at("artifact").get<std::string>();
@@ -102,8 +108,10 @@ absl::StatusOr<Request> DecodeRequest(absl::string_view text) {
       m.name = t.at("name").get<std::string>();
       m.dtype = t.at("dtype").get<int>();
       m.sizes = t.at("sizes").get<std::vector<int64_t>>();
-      m.handles[0] = t.at("handles").at(0).get<std::string>();
-      m.handles[1] = t.at("handles").at(1).get<std::string>();
+      m.allocated[0] = t.at("allocated").at(0).get<int64_t>();
+      m.allocated[1] = t.at("allocated").at(1).get<int64_t>();
+      m.buffer = t.at("buffer").get<int64_t>();
+      m.attached = t.at("attached").get<bool>();
       r.tensors.push_back(std::move(m));
     }
     r.num_inputs = j.at("num_inputs").get<int>();
@@ -149,9 +157,28 @@ absl::StatusOr<Reply> DecodeReply(absl::string_view bytes) {
   return r;
 }
 
-absl::Status SendMessage(int fd, absl::string_view message) {
+absl::Status SendMessage(int fd, absl::string_view message, const std::vector<int>& descriptors) {
+  if (descriptors.size() > kMaxDescriptors) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(descriptors.size(), " descriptors in one message (at most ", kMaxDescriptors, ")"));
+  }
+  iovec iov{const_cast<char*>(message.data()), message.size()};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  std::vector<char> control;
+  if (!descriptors.empty()) {
+    control.resize(CMSG_SPACE(sizeof(int) * descriptors.size()));
+    msg.msg_control = control.data();
+    msg.msg_controllen = control.size();
+    cmsghdr* c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int) * descriptors.size());
+    std::memcpy(CMSG_DATA(c), descriptors.data(), sizeof(int) * descriptors.size());
+  }
   while (true) {
-    const ssize_t n = send(fd, message.data(), message.size(), MSG_NOSIGNAL);
+    const ssize_t n = sendmsg(fd, &msg, MSG_NOSIGNAL);
     if (n == static_cast<ssize_t>(message.size())) return absl::OkStatus();
     if (n < 0 && errno == EINTR) continue;
     return absl::UnavailableError(
@@ -159,7 +186,8 @@ absl::Status SendMessage(int fd, absl::string_view message) {
   }
 }
 
-absl::StatusOr<std::string> ReceiveMessage(int fd, absl::Duration timeout, size_t max_bytes) {
+absl::StatusOr<std::string> ReceiveMessage(int fd, absl::Duration timeout, size_t max_bytes,
+                                           std::vector<int>* descriptors) {
   const absl::Time deadline = absl::Now() + timeout;
   while (true) {
     const int64_t left_ms =
@@ -172,13 +200,40 @@ absl::StatusOr<std::string> ReceiveMessage(int fd, absl::Duration timeout, size_
       continue;
     }
     std::string buf(max_bytes + 1, '\0');
-    const ssize_t n = recv(fd, buf.data(), buf.size(), MSG_TRUNC);
+    iovec iov{buf.data(), buf.size()};
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    std::vector<char> control;
+    if (descriptors != nullptr) {
+      control.resize(CMSG_SPACE(sizeof(int) * kMaxDescriptors));
+      msg.msg_control = control.data();
+      msg.msg_controllen = control.size();
+    }
+    const ssize_t n = recvmsg(fd, &msg, MSG_TRUNC | MSG_CMSG_CLOEXEC);
     if (n < 0 && errno == EINTR) continue;
+    const size_t first = descriptors != nullptr ? descriptors->size() : 0;
+    if (n >= 0 && descriptors != nullptr) {
+      for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
+        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+        const size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (size_t i = 0; i < count; ++i) {
+          int received = -1;
+          std::memcpy(&received, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+          descriptors->push_back(received);
+        }
+      }
+      if (msg.msg_flags & MSG_CTRUNC) {
+        CloseAll(*descriptors, first);
+        return absl::DataLossError("a message with more descriptors than a request carries");
+      }
+    }
     if (n == 0 || (n < 0 && (p.revents & (POLLHUP | POLLERR)))) {
       return absl::UnavailableError("the peer closed the channel");
     }
     if (n < 0) return absl::UnavailableError(absl::StrCat("recv: ", strerror(errno)));
     if (static_cast<size_t>(n) > max_bytes) {
+      if (descriptors != nullptr) CloseAll(*descriptors, first);
       return absl::DataLossError(absl::StrCat("a message of ", n, " bytes (at most ", max_bytes, ")"));
     }
     buf.resize(static_cast<size_t>(n));

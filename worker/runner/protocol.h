@@ -6,11 +6,16 @@
 // runs the production library: a SOCK_SEQPACKET socketpair, one request and
 // one reply at a time.
 //
-// Requests (harness -> host) are JSON: the host trusts the harness. Replies
-// (host -> harness) are one fixed-size record: "done" or "failed, with this
-// text". The harness trusts nothing else a candidate host says: a reply is
-// read only through DecodeReply, which is total, and its text is cleaned
-// before it goes anywhere. Plain C++ (no CUDA).
+// Requests (harness -> host) are JSON: the host trusts the harness. GPU
+// memory travels with them as file descriptors (SCM_RIGHTS), one per
+// allocation, in the order the request lists them (device_memory.h: a
+// descriptor is a capability; nothing else names the harness's memory).
+// Replies (host -> harness) are one fixed-size record: "done" or "failed,
+// with this text", and never carry descriptors (the harness reads them
+// without room for any, so the kernel discards what a host attaches). The
+// harness trusts nothing else a candidate host says: a reply is read only
+// through DecodeReply, which is total, and its text is cleaned before it
+// goes anywhere. Plain C++ (no CUDA).
 
 #include <cstdint>
 #include <map>
@@ -24,7 +29,7 @@
 namespace ptxbench::runner::protocol {
 
 enum class Op {
-  kSetup,      // the events and the calibration buffer
+  kSetup,      // the bracket's shared words (one descriptor attached)
   kCalibrate,  // one call of the host's own spin kernel (spin_ns)
   kEmpty,      // one call that does nothing
   kLoad,       // load the submission (candidate host only)
@@ -32,25 +37,37 @@ enum class Op {
   kCall,       // one call of the loaded code on buffer set `set`
   kQuit,
   // Reference hosts only: the outputs of the loaded code for the inputs in
-  // `tensors` (one handle each: the harness's own pristine inputs, then its
-  // expected outputs), written into them; replied to once the work finished.
+  // `tensors` (the harness's own pristine inputs, then its expected
+  // outputs), written into them; replied to once the work finished.
   kCompute,
 };
 
-// One tensor of a workload: where both buffer sets are (CUDA IPC handles,
-// hex) and what the ABI view says about it.
+// One tensor of a request and how its memory travels.
+//  kWorkload: both buffer sets, two descriptors attached per tensor (set 0,
+//    then set 1), each allocation `allocated[set]` bytes.
+//  kCompute: one buffer the harness numbers `buffer` (stable for the
+//    workload); its descriptor is attached only when `attached` (the first
+//    time the host gets it for this workload), `allocated[0]` bytes.
 struct TensorMeta {
   std::string name;
   int dtype = 0;  // ptxb::DType
   std::vector<int64_t> sizes;
-  std::string handles[2];
+  int64_t allocated[2] = {0, 0};
+  int64_t buffer = -1;
+  bool attached = false;
 };
+
+// The most descriptors one request carries (the kernel's SCM_MAX_FD).
+inline constexpr size_t kMaxDescriptors = 253;
 
 struct Request {
   explicit Request(Op o = Op::kQuit) : op(o) {}
   Op op;
-  // kSetup: CUDA IPC handles (hex).
-  std::string go_event, done_event, stamps;
+  // kSetup: the size of the bracket's shared words (bracket.h).
+  int64_t sync_bytes = 0;
+  // kCalibrate, kEmpty, kCall: the bracket's number for this call (the value
+  // of "go" the host's stream waits for, and of "done" it then writes).
+  uint32_t generation = 0;
   // kCalibrate
   int64_t spin_ns = 0;
   // kLoad
@@ -69,6 +86,9 @@ struct Request {
   int set = 0;
 };
 
+// How many descriptors `r` carries, attached in the order above.
+size_t DescriptorsOf(const Request& r);
+
 std::string EncodeRequest(const Request& request);
 absl::StatusOr<Request> DecodeRequest(absl::string_view text);
 
@@ -84,16 +104,17 @@ std::string PrintableText(absl::string_view text);
 // kDataLoss for anything but one well-formed reply record.
 absl::StatusOr<Reply> DecodeReply(absl::string_view bytes);
 
-// One message on a SOCK_SEQPACKET socket.
-absl::Status SendMessage(int fd, absl::string_view message);
+// One message on a SOCK_SEQPACKET socket, with `descriptors` attached (at
+// most kMaxDescriptors; they stay open in the sender).
+absl::Status SendMessage(int fd, absl::string_view message,
+                         const std::vector<int>& descriptors = {});
 // The next message, at most `max_bytes` long (a longer one is kDataLoss);
 // kDeadlineExceeded when none came within `timeout`; kUnavailable when the
-// peer closed the channel.
-absl::StatusOr<std::string> ReceiveMessage(int fd, absl::Duration timeout, size_t max_bytes);
-
-std::string HexEncode(absl::string_view bytes);
-// kInvalidArgument unless `hex` is exactly `size` bytes of hex.
-absl::StatusOr<std::string> HexDecode(absl::string_view hex, size_t size);
+// peer closed the channel. With `descriptors`, what came attached is
+// appended there (close-on-exec, the caller's to close); without, the
+// kernel drops whatever was attached.
+absl::StatusOr<std::string> ReceiveMessage(int fd, absl::Duration timeout, size_t max_bytes,
+                                           std::vector<int>* descriptors = nullptr);
 
 }  // namespace ptxbench::runner::protocol
 

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "absl/time/clock.h"
 
 namespace ptxbench::runner::protocol {
@@ -17,8 +19,8 @@ TEST(ProtocolTest, RequestsRoundTrip) {
   t.name = "A";
   t.dtype = 2;
   t.sizes = {70, 5120};
-  t.handles[0] = std::string(128, 'a');
-  t.handles[1] = std::string(128, 'b');
+  t.allocated[0] = 2 << 20;
+  t.allocated[1] = 4 << 20;
   r.tensors = {t};
   r.num_inputs = 2;
   absl::StatusOr<Request> back = DecodeRequest(EncodeRequest(r));
@@ -27,8 +29,30 @@ TEST(ProtocolTest, RequestsRoundTrip) {
   EXPECT_EQ(back->axes.at("N"), 7168);
   ASSERT_EQ(back->tensors.size(), 1u);
   EXPECT_EQ(back->tensors[0].sizes[1], 5120);
-  EXPECT_EQ(back->tensors[0].handles[1], std::string(128, 'b'));
+  EXPECT_EQ(back->tensors[0].allocated[1], 4 << 20);
+  EXPECT_EQ(DescriptorsOf(*back), 2u);  // both sets of the one tensor
   EXPECT_FALSE(DecodeRequest("{\"op\": \"format-disk\"}").ok());
+}
+
+TEST(ProtocolTest, ComputeRequestsCarryOnlyNewBuffers) {
+  Request r{Op::kCompute};
+  TensorMeta kept, fresh;
+  kept.buffer = 3;
+  fresh.buffer = 4;
+  fresh.attached = true;
+  r.tensors = {kept, fresh};
+  absl::StatusOr<Request> back = DecodeRequest(EncodeRequest(r));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->tensors[0].buffer, 3);
+  EXPECT_FALSE(back->tensors[0].attached);
+  EXPECT_TRUE(back->tensors[1].attached);
+  EXPECT_EQ(DescriptorsOf(*back), 1u);
+  Request call{Op::kCall};
+  call.generation = 4000000000u;
+  back = DecodeRequest(EncodeRequest(call));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->generation, 4000000000u);
+  EXPECT_EQ(DescriptorsOf(*back), 0u);
 }
 
 TEST(ProtocolTest, ReferenceHostFieldsRoundTrip) {
@@ -65,10 +89,37 @@ TEST(ProtocolTest, RepliesAreCheckedAndCleaned) {
   EXPECT_EQ(DecodeReply(EncodeReply(true, std::string(10000, 'x')))->text.size(), kMaxReplyText);
 }
 
-TEST(ProtocolTest, HexIsExact) {
-  EXPECT_EQ(*HexDecode(HexEncode("\x01\xab"), 2), "\x01\xab");
-  EXPECT_FALSE(HexDecode("0", 1).ok());
-  EXPECT_FALSE(HexDecode("zz", 1).ok());
+// The harness's memory travels as descriptors: the host gets exactly those
+// sent, in order; a receiver that asks for none gets none (the harness reads
+// replies that way, so a host cannot push descriptors into it).
+TEST(ProtocolTest, DescriptorsTravelInOrderAndOnlyWhereAskedFor) {
+  int fds[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, fds), 0);
+  int a[2], b[2];
+  ASSERT_EQ(pipe(a), 0);
+  ASSERT_EQ(pipe(b), 0);
+  ASSERT_TRUE(SendMessage(fds[1], "two", {a[1], b[1]}).ok());
+  std::vector<int> got;
+  ASSERT_EQ(*ReceiveMessage(fds[0], absl::Seconds(1), 100, &got), "two");
+  ASSERT_EQ(got.size(), 2u);
+  // Each received descriptor is the pipe sent in its place.
+  ASSERT_EQ(write(got[0], "A", 1), 1);
+  ASSERT_EQ(write(got[1], "B", 1), 1);
+  char c = 0;
+  ASSERT_EQ(read(a[0], &c, 1), 1);
+  EXPECT_EQ(c, 'A');
+  ASSERT_EQ(read(b[0], &c, 1), 1);
+  EXPECT_EQ(c, 'B');
+  for (int fd : got) close(fd);
+  // Unasked, they are dropped: the writing end is then closed everywhere but
+  // in the sender.
+  ASSERT_TRUE(SendMessage(fds[1], "again", {a[1]}).ok());
+  close(a[1]);
+  EXPECT_EQ(*ReceiveMessage(fds[0], absl::Seconds(1), 100), "again");
+  EXPECT_EQ(read(a[0], &c, 1), 0) << "a dropped descriptor stayed open in the receiver";
+  EXPECT_EQ(SendMessage(fds[1], "many", std::vector<int>(kMaxDescriptors + 1, b[1])).code(),
+            absl::StatusCode::kInvalidArgument);
+  for (int fd : {fds[0], fds[1], a[0], b[0], b[1]}) close(fd);
 }
 
 TEST(ProtocolTest, MessagesTimeOutAndNoticeAClosedPeer) {

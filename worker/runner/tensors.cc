@@ -1,7 +1,5 @@
 #include "worker/runner/tensors.h"
 
-#include <cuda_runtime_api.h>
-
 #include <iterator>
 #include <utility>
 
@@ -78,34 +76,28 @@ absl::StatusOr<int64_t> TensorBytes(const std::vector<workloads::TensorSpec>& sp
 }
 
 absl::StatusOr<TensorSet> TensorSet::Allocate(const std::vector<workloads::TensorSpec>& specs,
-                                              const std::map<std::string, int64_t>& axes) {
+                                              const std::map<std::string, int64_t>& axes,
+                                              Sharing sharing) {
   TensorSet set;
   for (const workloads::TensorSpec& spec : specs) {
     PTXB_ASSIGN_OR_RETURN(TensorBuffer t, Describe(spec, axes));
-    void* data = nullptr;
-    // At least one byte, so an empty tensor still has a distinct address.
-    const cudaError_t err = cudaMalloc(&data, std::max<int64_t>(t.bytes, 1));
-    if (err != cudaSuccess) {
-      return absl::ResourceExhaustedError(absl::StrCat("cudaMalloc of ", t.bytes, " bytes for ",
-                                                       spec.name, ": ", cudaGetErrorString(err)));
+    // Even an empty tensor gets an allocation, so it has a distinct address.
+    absl::StatusOr<reference::DeviceMemory> memory =
+        reference::DeviceMemory::Allocate(static_cast<size_t>(t.bytes), sharing);
+    if (!memory.ok()) {
+      return absl::ResourceExhaustedError(absl::StrCat(t.bytes, " bytes for ", spec.name, ": ",
+                                                       memory.status().message()));
     }
-    t.view.data = data;
+    t.memory = std::make_shared<const reference::DeviceMemory>(*std::move(memory));
+    t.view.data = t.memory->data();
     set.tensors_.push_back(std::move(t));
   }
   return set;
 }
 
-TensorSet::TensorSet(TensorSet&& other) noexcept : tensors_(std::move(other.tensors_)) {
-  other.tensors_.clear();
-}
-
-TensorSet& TensorSet::operator=(TensorSet&& other) noexcept {
-  std::swap(tensors_, other.tensors_);
-  return *this;
-}
-
-TensorSet::~TensorSet() {
-  for (TensorBuffer& t : tensors_) cudaFree(t.view.data);
+absl::StatusOr<int> TensorBuffer::ExportDescriptor() const {
+  if (memory == nullptr) return absl::FailedPreconditionError(absl::StrCat(name, " has no memory"));
+  return memory->ExportDescriptor();
 }
 
 int64_t TensorSet::total_bytes() const {

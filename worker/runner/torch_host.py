@@ -5,9 +5,9 @@ The harness starts this script, with the Python the worker was configured with
 (--torch-python), for a definition that has no native (cuBLAS / cuDNN) reference,
 or when told to use the PyTorch one. It is ptxbench's code and the dataset's, never
 a submission's: the candidate runs elsewhere, in its sandbox. The protocol itself
-(the channel, the CUDA IPC buffers, the interprocess events, the calibration) is the
-C++ host loop of worker/runner/host_loop.h, in libptxbench-host.so; this script gives
-it three callbacks:
+(the channel, the buffers mapped from the harness's descriptors, the bracket's shared
+words, the calibration) is the C++ host loop of worker/runner/host_loop.h, in
+libptxbench-host.so; this script gives it three callbacks:
 
   load(definition)    compile the reference's source and find run();
   workload(request)   the next workload (axes, the values of fixed scalar inputs);

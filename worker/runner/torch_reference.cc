@@ -74,28 +74,28 @@ absl::StatusOr<pid_t> StartTorchHost(Isolation& isolation, const TorchHostSpec& 
   });
 }
 
-absl::StatusOr<protocol::TensorMeta> TorchHostLink::Export(const TensorBuffer& t) {
-  auto it = handles_.find(t.data());
-  if (it == handles_.end()) {
-    cudaIpcMemHandle_t handle;
-    PTXB_RETURN_IF_ERROR(
-        gpu::CudaStatus(cudaIpcGetMemHandle(&handle, t.data()), "cudaIpcGetMemHandle"));
-    it = handles_
-             .emplace(t.data(), protocol::HexEncode(absl::string_view(
-                                    reinterpret_cast<const char*>(&handle), sizeof(handle))))
-             .first;
-  }
+absl::StatusOr<protocol::TensorMeta> TorchHostLink::Export(const TensorBuffer& t,
+                                                           std::vector<int>* descriptors) {
+  auto it = ids_.find(t.data());
+  if (it == ids_.end()) it = ids_.emplace(t.data(), static_cast<int64_t>(ids_.size())).first;
   protocol::TensorMeta m;
   m.name = t.name;
   m.dtype = static_cast<int>(t.dtype());
   m.sizes.assign(t.view.sizes, t.view.sizes + t.view.ndim);
-  m.handles[0] = it->second;
+  m.buffer = it->second;
+  m.allocated[0] = t.allocated();
+  if (!sent_.contains(m.buffer)) {
+    PTXB_ASSIGN_OR_RETURN(const int fd, t.ExportDescriptor());
+    descriptors->push_back(fd);
+    m.attached = true;
+    sent_.insert(m.buffer);
+  }
   return m;
 }
 
-absl::Status TorchHostLink::Ask(const Request& r) {
+absl::Status TorchHostLink::Ask(const Request& r, const std::vector<int>& descriptors) {
   if (channel_ == nullptr) return absl::FailedPreconditionError("the PyTorch reference host is not up");
-  absl::StatusOr<protocol::Reply> reply = channel_->Ask(r, timeout_);
+  absl::StatusOr<protocol::Reply> reply = channel_->Ask(r, timeout_, descriptors);
   if (!reply.ok()) {
     return absl::InternalError(absl::StrCat("the PyTorch reference host: ", reply.status().message(),
                                             "; ", channel_->WhyGone()));
@@ -109,18 +109,28 @@ absl::Status TorchHostLink::Compute(size_t index, const Request& workload,
                                     std::vector<TensorBuffer>& out) {
   if (current_ != index) {
     PTXB_RETURN_IF_ERROR(Ask(workload));
-    current_ = index;
+    Selected(index);
   }
   Request compute{Op::kCompute};
-  auto add = [&](const TensorBuffer& t) -> absl::Status {
-    PTXB_ASSIGN_OR_RETURN(protocol::TensorMeta m, Export(t));
-    compute.tensors.push_back(std::move(m));
-    return absl::OkStatus();
-  };
-  for (const TensorBuffer& t : in) PTXB_RETURN_IF_ERROR(add(t));
-  for (const TensorBuffer& t : out) PTXB_RETURN_IF_ERROR(add(t));
+  std::vector<int> descriptors;
+  absl::Status status;
+  for (const std::vector<TensorBuffer>* part : {&in, static_cast<const std::vector<TensorBuffer>*>(&out)}) {
+    for (const TensorBuffer& t : *part) {
+      if (!status.ok()) break;
+      absl::StatusOr<protocol::TensorMeta> m = Export(t, &descriptors);
+      if (m.ok()) {
+        compute.tensors.push_back(*std::move(m));
+      } else {
+        status = m.status();
+      }
+    }
+  }
   compute.num_inputs = static_cast<int>(in.size());
-  return Ask(compute);
+  if (status.ok()) status = Ask(compute, descriptors);
+  for (int fd : descriptors) close(fd);
+  // A request that did not arrive whole leaves the host without them.
+  if (!status.ok()) sent_.clear();
+  return status;
 }
 
 absl::Status TorchReference::Run(const std::vector<TensorBuffer>& inputs,

@@ -19,6 +19,7 @@
 #include <sys/types.h>
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -44,8 +45,12 @@ class TorchHostLink {
  public:
   explicit TorchHostLink(absl::Duration timeout) : timeout_(timeout) {}
   void Attach(HostChannel* channel) { channel_ = channel; }
-  // The host now has workload `index` (the harness sent its kWorkload).
-  void Selected(size_t index) { current_ = index; }
+  // The host now has workload `index` (the harness sent its kWorkload, which
+  // also made it drop every buffer it was given before).
+  void Selected(size_t index) {
+    current_ = index;
+    sent_.clear();
+  }
   // The outputs of the reference for `in` written into `out` (the harness's
   // own buffers, exported to this host only), once workload `index` with
   // `workload` (its kWorkload request, without buffers) is selected. Waits.
@@ -53,13 +58,16 @@ class TorchHostLink {
                        const std::vector<TensorBuffer>& in, std::vector<TensorBuffer>& out);
 
  private:
-  absl::StatusOr<protocol::TensorMeta> Export(const TensorBuffer& t);
-  absl::Status Ask(const protocol::Request& r);
+  // `t` as a kCompute tensor; its descriptor appended to `descriptors` when
+  // the host does not have it yet.
+  absl::StatusOr<protocol::TensorMeta> Export(const TensorBuffer& t, std::vector<int>* descriptors);
+  absl::Status Ask(const protocol::Request& r, const std::vector<int>& descriptors = {});
 
   const absl::Duration timeout_;
   HostChannel* channel_ = nullptr;
   size_t current_ = ~size_t{0};
-  std::map<const void*, std::string> handles_;  // device pointer -> IPC handle (hex)
+  std::map<const void*, int64_t> ids_;  // device pointer -> buffer id
+  std::set<int64_t> sent_;              // the buffers the host has for this workload
 };
 
 class TorchReference final : public Reference {

@@ -118,6 +118,8 @@ std::string WatchedHost::Describe() const {
     how = absl::StrCat("exceeded its memory limit (peak ", o.peak_memory_bytes >> 20, " MiB)");
   } else if (o.processes_exceeded) {
     how = "exceeded its process limit";
+  } else if (o.cpu_time_exceeded) {
+    how = "exceeded its CPU time limit";
   } else if (o.timed_out) {
     how = "was killed at its deadline";
   } else if (o.exited) {

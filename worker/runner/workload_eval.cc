@@ -3,6 +3,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -55,7 +56,9 @@ bool IsFloat(ptxb::DType d) {
 }  // namespace
 
 absl::StatusOr<WorkloadBuffers> WorkloadBuffers::Allocate(
-    const workloads::Definition& definition, const std::map<std::string, int64_t>& axes) {
+    const workloads::Definition& definition, const std::map<std::string, int64_t>& axes,
+    bool reference_host_computes) {
+  using Sharing = reference::DeviceMemory::Sharing;
   PTXB_ASSIGN_OR_RETURN(int64_t in_bytes, TensorBytes(definition.inputs, axes));
   PTXB_ASSIGN_OR_RETURN(int64_t out_bytes, TensorBytes(definition.outputs, axes));
   const int64_t need = kSets * (in_bytes + out_bytes) + out_bytes + in_bytes;
@@ -69,37 +72,21 @@ absl::StatusOr<WorkloadBuffers> WorkloadBuffers::Allocate(
   }
   WorkloadBuffers b;
   for (int s = 0; s < kSets; ++s) {
-    PTXB_ASSIGN_OR_RETURN(b.inputs_[s], TensorSet::Allocate(definition.inputs, axes));
-    PTXB_ASSIGN_OR_RETURN(b.outputs_[s], TensorSet::Allocate(definition.outputs, axes));
+    PTXB_ASSIGN_OR_RETURN(b.inputs_[s],
+                          TensorSet::Allocate(definition.inputs, axes, Sharing::kByDescriptor));
+    PTXB_ASSIGN_OR_RETURN(b.outputs_[s],
+                          TensorSet::Allocate(definition.outputs, axes, Sharing::kByDescriptor));
   }
-  PTXB_ASSIGN_OR_RETURN(b.expected_, TensorSet::Allocate(definition.outputs, axes));
-  PTXB_ASSIGN_OR_RETURN(b.pristine_, TensorSet::Allocate(definition.inputs, axes));
-  PTXB_RETURN_IF_ERROR(CudaStatus(
-      cudaMalloc(&b.compare_slots_, sizeof(CompareCounters) * std::max<size_t>(1, definition.outputs.size())),
-      "cudaMalloc(check counters)"));
-  PTXB_RETURN_IF_ERROR(CudaStatus(
-      cudaMalloc(&b.changed_slots_, sizeof(unsigned long long) * std::max<size_t>(1, definition.inputs.size())),
-      "cudaMalloc(check counters)"));
+  const Sharing secrets = reference_host_computes ? Sharing::kByDescriptor : Sharing::kPrivate;
+  PTXB_ASSIGN_OR_RETURN(b.expected_, TensorSet::Allocate(definition.outputs, axes, secrets));
+  PTXB_ASSIGN_OR_RETURN(b.pristine_, TensorSet::Allocate(definition.inputs, axes, secrets));
+  const size_t n_out = definition.outputs.size(), n_in = definition.inputs.size();
+  PTXB_ASSIGN_OR_RETURN(b.counters_,
+                        reference::DeviceMemory::Allocate(sizeof(CompareCounters) * n_out +
+                                                          sizeof(unsigned long long) * n_in));
+  b.compare_slots_ = static_cast<CompareCounters*>(b.counters_.data());
+  b.changed_slots_ = reinterpret_cast<unsigned long long*>(b.compare_slots_ + n_out);
   return b;
-}
-
-WorkloadBuffers& WorkloadBuffers::operator=(WorkloadBuffers&& other) noexcept {
-  for (int s = 0; s < kSets; ++s) {
-    std::swap(inputs_[s], other.inputs_[s]);
-    std::swap(outputs_[s], other.outputs_[s]);
-  }
-  std::swap(expected_, other.expected_);
-  std::swap(pristine_, other.pristine_);
-  std::swap(compare_slots_, other.compare_slots_);
-  std::swap(changed_slots_, other.changed_slots_);
-  std::swap(fixed_, other.fixed_);
-  return *this;
-}
-
-WorkloadBuffers::~WorkloadBuffers() {
-  if (compare_slots_ != nullptr) cudaFree(compare_slots_);
-  if (changed_slots_ != nullptr) cudaFree(changed_slots_);
-  for (void* p : fixed_) cudaFree(p);
 }
 
 absl::Status WorkloadBuffers::Fix(int index, const std::string& bytes) {
@@ -109,13 +96,12 @@ absl::Status WorkloadBuffers::Fix(int index, const std::string& bytes) {
     return absl::InvalidArgumentError(
         absl::StrCat("a fixed value of ", bytes.size(), " bytes for input ", index));
   }
-  fixed_.resize(in.size(), nullptr);
-  if (fixed_[index] == nullptr) {
-    PTXB_RETURN_IF_ERROR(CudaStatus(cudaMalloc(&fixed_[index], std::max<size_t>(bytes.size(), 1)),
-                                    "cudaMalloc(fixed input)"));
+  fixed_.resize(in.size());
+  if (fixed_[index].empty()) {
+    PTXB_ASSIGN_OR_RETURN(fixed_[index], reference::DeviceMemory::Allocate(bytes.size()));
   }
   return CudaStatus(
-      cudaMemcpy(fixed_[index], bytes.data(), bytes.size(), cudaMemcpyHostToDevice),
+      cudaMemcpy(fixed_[index].data(), bytes.data(), bytes.size(), cudaMemcpyHostToDevice),
       "uploading a fixed input");
 }
 
@@ -124,9 +110,9 @@ absl::Status WorkloadBuffers::Prepare(Reference& reference, uint64_t seed, bool 
   std::vector<TensorBuffer>& in = pristine_.tensors();
   std::vector<bool> fixed(in.size(), false);
   for (size_t i = 0; i < fixed_.size(); ++i) {
-    if (fixed_[i] == nullptr) continue;
+    if (fixed_[i].empty()) continue;
     fixed[i] = true;
-    PTXB_RETURN_IF_ERROR(CudaStatus(cudaMemcpyAsync(in[i].data(), fixed_[i], in[i].bytes,
+    PTXB_RETURN_IF_ERROR(CudaStatus(cudaMemcpyAsync(in[i].data(), fixed_[i].data(), in[i].bytes,
                                                     cudaMemcpyDeviceToDevice, stream),
                                     "copying a fixed input"));
   }
@@ -221,28 +207,35 @@ absl::StatusOr<CallCheck> WorkloadBuffers::ReadChecks(int set, const reference::
   return check;
 }
 
-absl::StatusOr<std::vector<protocol::TensorMeta>> WorkloadBuffers::Export() {
-  std::vector<protocol::TensorMeta> metas;
+absl::StatusOr<WorkloadBuffers::Exported> WorkloadBuffers::Export() const {
+  Exported out;
+  auto fail = [&out](absl::Status s) {
+    for (int fd : out.descriptors) close(fd);
+    return s;
+  };
   const size_t n_in = inputs_[0].tensors().size();
   const size_t n = n_in + outputs_[0].tensors().size();
+  if (2 * n > protocol::kMaxDescriptors) {
+    return absl::UnimplementedError(absl::StrCat("a definition of ", n, " tensors (at most ",
+                                                 protocol::kMaxDescriptors / 2, ")"));
+  }
   for (size_t k = 0; k < n; ++k) {
     protocol::TensorMeta m;
     for (int s = 0; s < kSets; ++s) {
       const TensorBuffer& t = k < n_in ? inputs_[s].tensors()[k] : outputs_[s].tensors()[k - n_in];
-      cudaIpcMemHandle_t handle;
-      PTXB_RETURN_IF_ERROR(CudaStatus(cudaIpcGetMemHandle(&handle, t.data()),
-                                      "cudaIpcGetMemHandle"));
-      m.handles[s] = protocol::HexEncode(
-          absl::string_view(reinterpret_cast<const char*>(&handle), sizeof(handle)));
+      absl::StatusOr<int> fd = t.ExportDescriptor();
+      if (!fd.ok()) return fail(fd.status());
+      out.descriptors.push_back(*fd);
+      m.allocated[s] = t.allocated();
       if (s == 0) {
         m.name = t.name;
         m.dtype = static_cast<int>(t.view.dtype);
         m.sizes.assign(t.view.sizes, t.view.sizes + t.view.ndim);
       }
     }
-    metas.push_back(std::move(m));
+    out.tensors.push_back(std::move(m));
   }
-  return metas;
+  return out;
 }
 
 }  // namespace ptxbench::runner

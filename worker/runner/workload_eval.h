@@ -1,13 +1,15 @@
 #ifndef PTXBENCH_WORKER_RUNNER_WORKLOAD_EVAL_H_
 #define PTXBENCH_WORKER_RUNNER_WORKLOAD_EVAL_H_
 
-// The buffers and checks of one workload in the harness (harness.h).
+// The buffers and checks of one workload in the harness (harness.h), each
+// its own allocation (workloads/reference/device_memory.h).
 //
-// Shared with a host process (CUDA IPC; each tensor its own allocation, so
-// exporting one exposes nothing else): two sets of inputs and outputs that
-// calls alternate between. Private to the harness, never exported: the
+// Shared with a host process, by file descriptor: two sets of inputs and
+// outputs that calls alternate between. Private to the harness: the
 // pristine inputs of the call in flight and the expected outputs for them,
-// and the check counters.
+// the check counters and the values a workload fixes; a PyTorch reference
+// host (torch_reference.h) alone is also given the first two, to compute
+// the expected outputs into. No other process can open any of them.
 //
 // Per call: Prepare (fresh inputs into the pristine copy, the reference's
 // expected outputs from them) before the call's gate; Stage (the pristine
@@ -31,6 +33,7 @@
 #include "worker/runner/tensors.h"
 #include "workloads/definition.h"
 #include "workloads/reference/compare.h"
+#include "workloads/reference/device_memory.h"
 
 namespace ptxbench::runner {
 
@@ -48,12 +51,13 @@ class WorkloadBuffers {
   static constexpr int kSets = 2;
 
   // Allocates everything; kResourceExhausted (with the sizes) when the GPU
-  // has not enough free memory.
+  // has not enough free memory. `reference_host_computes`: the expected
+  // outputs and pristine inputs can be exported to the reference host.
   static absl::StatusOr<WorkloadBuffers> Allocate(const workloads::Definition& definition,
-                                                  const std::map<std::string, int64_t>& axes);
-  WorkloadBuffers(WorkloadBuffers&& other) noexcept { *this = std::move(other); }
-  WorkloadBuffers& operator=(WorkloadBuffers&& other) noexcept;
-  ~WorkloadBuffers();
+                                                  const std::map<std::string, int64_t>& axes,
+                                                  bool reference_host_computes);
+  WorkloadBuffers(WorkloadBuffers&& other) noexcept = default;
+  WorkloadBuffers& operator=(WorkloadBuffers&& other) noexcept = default;
 
   // Input `index` becomes `bytes` (its exact size) in every call: a value
   // the workload fixes (a dataset's safetensors or scalar source).
@@ -72,8 +76,13 @@ class WorkloadBuffers {
   // What EnqueueChecks found, once `stream` finished.
   absl::StatusOr<CallCheck> ReadChecks(int set, const reference::Tolerance& tol);
 
-  // The shared buffers, as a host opens them (kWorkload).
-  absl::StatusOr<std::vector<protocol::TensorMeta>> Export();
+  // The shared buffers, as a host maps them (kWorkload): the tensors, and
+  // their descriptors in the order they travel (the caller closes them).
+  struct Exported {
+    std::vector<protocol::TensorMeta> tensors;
+    std::vector<int> descriptors;
+  };
+  absl::StatusOr<Exported> Export() const;
   int num_inputs() const { return static_cast<int>(pristine_.tensors().size()); }
   // The shared buffers of set `set` (benchmarks time the reference on them
   // in one process, the way ptxbench measured before the harness split).
@@ -84,9 +93,13 @@ class WorkloadBuffers {
   WorkloadBuffers() = default;
 
   TensorSet inputs_[kSets], outputs_[kSets], expected_, pristine_;
-  std::vector<void*> fixed_;  // per input: its fixed value (device), or null
-  CompareCounters* compare_slots_ = nullptr;   // device, one per output
-  unsigned long long* changed_slots_ = nullptr;  // device, one per input
+  // Per input: its fixed value, or empty.
+  std::vector<reference::DeviceMemory> fixed_;
+  // The check counters: one CompareCounters per output, then one count of
+  // changed bytes per input.
+  reference::DeviceMemory counters_;
+  CompareCounters* compare_slots_ = nullptr;
+  unsigned long long* changed_slots_ = nullptr;
 };
 
 }  // namespace ptxbench::runner

@@ -750,13 +750,15 @@ absl::StatusOr<std::unique_ptr<CudnnAttention>> CudnnAttention::Create(
   const size_t accum_bytes = AlignUp(static_cast<size_t>(rows) * shape.head_dim * sizeof(float));
   const size_t sum_bytes = AlignUp(static_cast<size_t>(rows) * sizeof(float));
   const size_t total = attn->plan_workspace_bytes_ + accum_bytes + sum_bytes;
-  const cudaError_t err = cudaMalloc(&attn->workspace_, total);
-  if (err != cudaSuccess) {
-    attn->workspace_ = nullptr;
+  // Private to this process (device_memory.h): it holds the backward's
+  // partial results.
+  absl::StatusOr<DeviceMemory> workspace = DeviceMemory::Allocate(total);
+  if (!workspace.ok()) {
     return absl::ResourceExhaustedError(absl::StrCat(
-        "cudaMalloc of ", total, " B (cuDNN attention workspace): ", cudaGetErrorString(err)));
+        "the cuDNN attention workspace (", total, " B): ", workspace.status().message()));
   }
-  char* base = static_cast<char*>(attn->workspace_);
+  attn->workspace_ = *std::move(workspace);
+  char* base = static_cast<char*>(attn->workspace_.data());
   attn->dq_accum_ = reinterpret_cast<float*>(base + attn->plan_workspace_bytes_);
   attn->softmax_sum_ = reinterpret_cast<float*>(base + attn->plan_workspace_bytes_ + accum_bytes);
   // From 9.6 the backward engine initializes the accumulator itself
@@ -770,7 +772,6 @@ CudnnAttention::~CudnnAttention() {
     cudnnBackendDestroyDescriptor(*it);
   }
   if (handle_ != nullptr) cudnnDestroy(handle_);
-  if (workspace_ != nullptr) cudaFree(workspace_);
 }
 
 absl::Status CudnnAttention::Forward(const __nv_bfloat16* q, const __nv_bfloat16* k,
@@ -791,7 +792,7 @@ absl::Status CudnnAttention::Forward(const __nv_bfloat16* q, const __nv_bfloat16
     uids.push_back(kUidNegInf);
     pointers.push_back(&neg_inf);
   }
-  return Execute(handle_, forward_plan_, uids, pointers, workspace_, "cuDNN SDPA forward");
+  return Execute(handle_, forward_plan_, uids, pointers, workspace_.data(), "cuDNN SDPA forward");
 }
 
 absl::Status CudnnAttention::Backward(const __nv_bfloat16* q, const __nv_bfloat16* k,
@@ -819,7 +820,7 @@ absl::Status CudnnAttention::Backward(const __nv_bfloat16* q, const __nv_bfloat1
     uids.push_back(kUidNegInf);
     pointers.push_back(&neg_inf);
   }
-  return Execute(handle_, backward_plan_, uids, pointers, workspace_, "cuDNN SDPA backward");
+  return Execute(handle_, backward_plan_, uids, pointers, workspace_.data(), "cuDNN SDPA backward");
 }
 
 // ---------------------------------------------------------------------------

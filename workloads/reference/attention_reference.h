@@ -18,6 +18,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "workloads/reference/device_memory.h"
 
 namespace ptxbench::reference {
 
@@ -68,7 +69,7 @@ class CudnnAttention {
   std::vector<cudnnBackendDescriptor_t> descriptors_;
   cudnnBackendDescriptor_t forward_plan_ = nullptr;
   cudnnBackendDescriptor_t backward_plan_ = nullptr;
-  void* workspace_ = nullptr;  // plan workspace, then dQ accumulator and rowsum(dO*O)
+  DeviceMemory workspace_;  // plan workspace, then dQ accumulator and rowsum(dO*O)
   size_t plan_workspace_bytes_ = 0;
   float* dq_accum_ = nullptr;     // [B,H,S,D] fp32, inside workspace_
   float* softmax_sum_ = nullptr;  // [B,H,S] fp32, inside workspace_

@@ -1,16 +1,15 @@
 #ifndef PTXBENCH_WORKLOADS_REFERENCE_DEVICE_BUFFER_H_
 #define PTXBENCH_WORKLOADS_REFERENCE_DEVICE_BUFFER_H_
 
-// An owned cudaMalloc allocation of `count` elements of T (move-only).
-
-#include <cuda_runtime_api.h>
+// An owned device allocation of `count` elements of T (move-only), private to
+// this process (device_memory.h: no other process can open it).
 
 #include <cstddef>
 #include <utility>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/str_cat.h"
+#include "workloads/reference/device_memory.h"
 
 namespace ptxbench::reference {
 
@@ -20,32 +19,20 @@ class DeviceBuffer {
   DeviceBuffer() = default;
   // kResourceExhausted when the device has no room.
   static absl::StatusOr<DeviceBuffer> Allocate(size_t count) {
+    absl::StatusOr<DeviceMemory> memory = DeviceMemory::Allocate(count * sizeof(T));
+    if (!memory.ok()) return memory.status();
     DeviceBuffer b;
-    cudaError_t err = cudaMalloc(reinterpret_cast<void**>(&b.data_), count * sizeof(T));
-    if (err != cudaSuccess) {
-      return absl::ResourceExhaustedError(
-          absl::StrCat("cudaMalloc of ", count * sizeof(T), " bytes: ", cudaGetErrorString(err)));
-    }
+    b.memory_ = *std::move(memory);
     b.count_ = count;
     return b;
   }
-  DeviceBuffer(DeviceBuffer&& o) noexcept
-      : data_(std::exchange(o.data_, nullptr)), count_(std::exchange(o.count_, 0)) {}
-  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
-    std::swap(data_, o.data_);
-    std::swap(count_, o.count_);
-    return *this;
-  }
-  ~DeviceBuffer() {
-    if (data_ != nullptr) cudaFree(data_);
-  }
 
-  T* get() const { return data_; }
+  T* get() const { return static_cast<T*>(memory_.data()); }
   size_t size() const { return count_; }
   size_t bytes() const { return count_ * sizeof(T); }
 
  private:
-  T* data_ = nullptr;
+  DeviceMemory memory_;
   size_t count_ = 0;
 };
 

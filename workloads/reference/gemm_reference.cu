@@ -44,24 +44,23 @@ absl::StatusOr<std::unique_ptr<CublasGemm>> CublasGemm::Create() {
   cublasHandle_t handle = nullptr;
   absl::Status s = CublasStatus(cublasCreate(&handle), "cublasCreate");
   if (!s.ok()) return s;
-  void* workspace = nullptr;
-  cudaError_t err = cudaMalloc(&workspace, kWorkspaceBytes);
-  if (err != cudaSuccess) {
+  // A workspace of ours, private to this process (device_memory.h): what
+  // cuBLAS keeps there (split-K partial sums of an expected output) is no
+  // other process's to read.
+  absl::StatusOr<DeviceMemory> workspace = DeviceMemory::Allocate(kWorkspaceBytes);
+  if (!workspace.ok()) {
     cublasDestroy(handle);
     return absl::ResourceExhaustedError(
-        absl::StrCat("cudaMalloc(cuBLAS workspace): ", cudaGetErrorString(err)));
+        absl::StrCat("the cuBLAS workspace: ", workspace.status().message()));
   }
-  auto gemm = std::unique_ptr<CublasGemm>(new CublasGemm(handle, workspace));
-  absl::Status ws =
-      CublasStatus(cublasSetWorkspace(handle, workspace, kWorkspaceBytes), "cublasSetWorkspace");
+  auto gemm = std::unique_ptr<CublasGemm>(new CublasGemm(handle, *std::move(workspace)));
+  absl::Status ws = CublasStatus(
+      cublasSetWorkspace(handle, gemm->workspace_.data(), kWorkspaceBytes), "cublasSetWorkspace");
   if (!ws.ok()) return ws;
   return gemm;
 }
 
-CublasGemm::~CublasGemm() {
-  cublasDestroy(handle_);
-  cudaFree(workspace_);
-}
+CublasGemm::~CublasGemm() { cublasDestroy(handle_); }
 
 absl::Status CublasGemm::Run(const __nv_bfloat16* a, const __nv_bfloat16* b, __nv_bfloat16* c,
                              int m, int n, int k, cudaStream_t stream) {

@@ -11,8 +11,10 @@
 #include <cuda_runtime_api.h>
 
 #include <memory>
+#include <utility>
 
 #include "absl/status/statusor.h"
+#include "workloads/reference/device_memory.h"
 
 namespace ptxbench::reference {
 
@@ -32,9 +34,10 @@ class CublasGemm {
                    int k, cudaStream_t stream);
 
  private:
-  CublasGemm(cublasHandle_t handle, void* workspace) : handle_(handle), workspace_(workspace) {}
+  CublasGemm(cublasHandle_t handle, DeviceMemory workspace)
+      : handle_(handle), workspace_(std::move(workspace)) {}
   cublasHandle_t handle_;
-  void* workspace_;
+  DeviceMemory workspace_;
 };
 
 // C (fp32) = A·B^T with fp32 products and sums, 16x16 shared-memory tiles.
