@@ -1,8 +1,8 @@
 #include "sandbox/limiter.h"
 
 #include <dirent.h>
-#include <sys/stat.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,10 +17,10 @@
 #include <vector>
 
 #include "absl/strings/numbers.h"
-#include "common/file.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "common/file.h"
 
 namespace ptxbench::sandbox {
 

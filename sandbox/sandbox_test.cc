@@ -2,8 +2,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -27,8 +27,8 @@
 #include "sandbox/command.h"
 #include "sandbox/file_walk.h"
 #include "sandbox/limiter.h"
-#include "sandbox/protections.h"
 #include "sandbox/process.h"
+#include "sandbox/protections.h"
 #include "sandbox/view.h"
 #include "testing/process.h"
 

@@ -24,9 +24,10 @@
 //    NV_ESC_RM_DUP_OBJECT and NV_ESC_RM_SHARE (type 'F', nr 0x34 and 0x35:
 //    the low 16 bits of the request are 0x4634 or 0x4635; the size bits
 //    above vary) fails with EPERM, and so does NV_ESC_IOCTL_XFER_CMD (nr
-//    0xD3), which wraps any escape in user memory that a filter cannot read. A legacy CUDA IPC handle is opened with
-//    RM_DUP_OBJECT of another process's driver object, so a forged handle
-//    could reach another process's GPU memory. Measured on the H200, a CUDA
+//    0xD3), which wraps any escape in user memory that a filter cannot
+//    read. A legacy CUDA IPC handle is opened with RM_DUP_OBJECT of another
+//    process's driver object, so a forged handle could reach another
+//    process's GPU memory. Measured on the H200, a CUDA
 //    program's own work (context creation, allocation, kernel launch, module
 //    loading, importing a memory allocation from a file descriptor) issues
 //    neither escape: the candidate loses only the ability to open or publish

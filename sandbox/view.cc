@@ -34,12 +34,12 @@ constexpr int kMaxLinks = 40;
 const std::vector<std::string>& VendorLibraryPrefixes() {
   static const auto* prefixes = new std::vector<std::string>{
       "libcublas",  // with libcublasLt, libcublasmp
-      "libcudnn", "libcufft", "libcurand",
+      "libcudnn",     "libcufft",         "libcurand",
       "libcusolver",  // with libcusolverMp
       "libcusparse",  // with libcusparseLt
-      "libcutensor", "libnvblas", "libnccl", "libnvshmem", "libnvinfer", "libnvrtc",
-      "libnvJitLink", "libnvptxcompiler", "libcupti", "libnvperf", "libcutlass", "libnpp",
-      "libcufile", "libnvjpeg", "libtorch", "libc10"};
+      "libcutensor",  "libnvblas",        "libnccl",   "libnvshmem", "libnvinfer", "libnvrtc",
+      "libnvJitLink", "libnvptxcompiler", "libcupti",  "libnvperf",  "libcutlass", "libnpp",
+      "libcufile",    "libnvjpeg",        "libtorch",  "libc10"};
   return *prefixes;
 }
 

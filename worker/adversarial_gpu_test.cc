@@ -8,6 +8,7 @@
 // there is none.
 
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/statvfs.h>
@@ -20,8 +21,6 @@
 #include <sstream>
 #include <thread>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -327,7 +326,7 @@ TEST_F(AdversarialTest, NothingButZerosLiesPastATensorsEnd) {
 }
 
 TEST_F(AdversarialTest, AFullDiskIsTheKernelsOwnAndFailsNoNeighbour) {
-  struct statvfs before{};
+  struct statvfs before {};
   ASSERT_EQ(statvfs(options_.temp_root.c_str(), &before), 0);
   // A compile beside it, all the while, needs the node's disk.
   std::atomic<bool> done{false};
@@ -352,10 +351,11 @@ TEST_F(AdversarialTest, AFullDiskIsTheKernelsOwnAndFailsNoNeighbour) {
   EXPECT_TRUE(absl::StrContains(errors, "64 MiB")) << errors;
   EXPECT_TRUE(absl::StrContains(errors, "FILLED")) << errors;
   for (v1::EvalStatus s : compiles) EXPECT_EQ(s, v1::COMPILED) << v1::EvalStatus_Name(s);
-  struct statvfs after{};
+  struct statvfs after {};
   ASSERT_EQ(statvfs(options_.temp_root.c_str(), &after), 0);
   const double lost_mib = (static_cast<double>(before.f_bavail) * before.f_frsize -
-                           static_cast<double>(after.f_bavail) * after.f_frsize) / (1 << 20);
+                           static_cast<double>(after.f_bavail) * after.f_frsize) /
+                          (1 << 20);
   EXPECT_LT(lost_mib, 48) << "the node's disk filled by " << lost_mib << " MiB";
 }
 
@@ -396,8 +396,8 @@ TEST_F(AdversarialTest, TwoEvaluationsOnOneGpuCannotReachEachOther) {
   honest = EvalWith(evaluator, "gemm/correct.cu");
   attacker.join();
   std::cout << "beside the attacker: honest " << v1::EvalStatus_Name(honest.status()) << ", "
-            << "attacker " << v1::EvalStatus_Name(hostile.status()) << " " << Errors(hostile).substr(0, 300)
-            << "\n";
+            << "attacker " << v1::EvalStatus_Name(hostile.status()) << " "
+            << Errors(hostile).substr(0, 300) << "\n";
   EXPECT_EQ(hostile.status(), v1::PASSED) << Errors(hostile);
   ASSERT_EQ(honest.status(), v1::PASSED) << Errors(honest);
   ASSERT_EQ(honest.traces_size(), alone.traces_size());

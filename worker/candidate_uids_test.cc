@@ -1,11 +1,11 @@
 #include "worker/candidate_uids.h"
 
+#include <gtest/gtest.h>
+
 #include <atomic>
 #include <set>
 #include <thread>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "absl/time/clock.h"
 

@@ -1,18 +1,15 @@
-#include "worker/worker_metrics.h"
 #include "worker/gpu_eval.h"
-
-#include <algorithm>
 
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
-#include <random>
-
 #include <cstdlib>
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <random>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -23,8 +20,9 @@
 #include "common/hash.h"
 #include "sandbox/limiter.h"
 #include "worker/runner/job.h"
-#include "workloads/launch_spec.h"
 #include "worker/sandbox.h"
+#include "worker/worker_metrics.h"
+#include "workloads/launch_spec.h"
 
 namespace ptxbench::worker {
 namespace {
@@ -123,6 +121,14 @@ sandbox::Protections ConfigureSandbox(const SandboxSettings& settings, CompilerO
   gpu->sandbox_disk_bytes = settings.disk_bytes;
   gpu->sandbox_cpus = settings.cpus;
   gpu->cgroup_root = p.cgroup_root;
+  if (p.sandbox_works && geteuid() == 0) {
+    p.active.push_back(
+        absl::StrCat("candidate hosts run as uids ", settings.candidate_uid_first, "..",
+                     settings.candidate_uid_first +
+                         static_cast<uint32_t>(std::max(1, settings.candidate_uid_count)) - 1,
+                     ", one per evaluation in flight; each writes only to its own ",
+                     settings.disk_bytes >> 20, " MiB disk"));
+  }
   return p;
 }
 
@@ -349,8 +355,10 @@ v1::EvalResult GpuEvaluator::Run(const v1::EvalRequest& request, CompiledKernel 
       trace->add_errors(absl::StrCat("not run: the evaluation stopped at workload ", stopped_at));
     } else if (p.exited && p.exit_code == runner::kRunnerResultsLost) {
       trace->set_status(v1::INFRA_ERROR);
-      trace->add_errors(absl::StrCat("the runner could not write its results (is the worker's "
-                                     "temporary directory ", options_.temp_root, " full?)"));
+      trace->add_errors(
+          absl::StrCat("the runner could not write its results (is the worker's "
+                       "temporary directory ",
+                       options_.temp_root, " full?)"));
     } else {
       trace->set_status(v1::INFRA_ERROR);
       trace->add_errors(absl::StrCat("the runner wrote no result for this workload (exit code ",

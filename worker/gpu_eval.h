@@ -7,9 +7,8 @@
 // wrote — or how it died — into an EvalResult. The candidate's code never runs
 // in this process.
 
-#include <string>
-
 #include <memory>
+#include <string>
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
@@ -75,7 +74,9 @@ struct GpuEvalOptions {
 // and the GPU evaluation's options. Returns the probe, to log and register.
 struct SandboxSettings {
   uint32_t uid = 65534;
-  // Candidate hosts: uids first .. first + count - 1 (one per slot).
+  // Candidate hosts: uids first .. first + count - 1, one per evaluation in
+  // flight (a worker runs at most one per GPU at a time: 16 covers a node
+  // of 8 GPUs twice over).
   uint32_t candidate_uid_first = 65000;
   int candidate_uid_count = 16;
   uint64_t memory_bytes = uint64_t{8} << 30;

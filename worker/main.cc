@@ -68,8 +68,8 @@ ABSL_FLAG(uint32_t, sandbox_uid, 65534,
           "Uid that compiles submitted code and that the harness drops to, when the worker is "
           "root (--sandbox-uid)");
 ABSL_FLAG(uint32_t, candidate_uid_base, 65000,
-          "First of the uids the candidate hosts run as when the worker is root, one per slot: "
-          "no two evaluations in flight share one (--candidate-uid-base; default 65000..)");
+          "First of the 16 uids the candidate hosts run as when the worker is root: no two "
+          "evaluations in flight share one (--candidate-uid-base; default 65000..65015)");
 ABSL_FLAG(int, sandbox_disk_mib, 512,
           "All a candidate host may write: its own filesystem of this size, MiB "
           "(--sandbox-disk-mib)");
@@ -264,8 +264,6 @@ int RunRealWorker() {
   const int slots = absl::GetFlag(FLAGS_slots) > 0 ? absl::GetFlag(FLAGS_slots)
                     : gpus.empty()                ? cores
                                                   : 2 * static_cast<int>(gpus.size());
-  // One candidate uid per evaluation that can be in flight.
-  eval_options.candidate_uid_count = std::max(slots, static_cast<int>(gpus.size()));
   std::vector<ptxbench::worker::WorkerMetrics::Gpu> metered_gpus;
   for (const ptxbench::gpu::GpuInfo& g : gpus) metered_gpus.push_back({g.index, g.name});
   ptxbench::worker::WorkerMetrics metrics(metered_gpus, protections);

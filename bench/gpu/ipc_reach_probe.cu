@@ -46,6 +46,7 @@
 #include <cstring>
 #include <map>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -55,48 +56,60 @@ constexpr uint64_t kTagBase = 0x5054584200000000ull;  // "PTXB"
 
 const char* KindName(int kind) {
   switch (kind) {
-    case 0: return "seed (cudaMalloc, handle given)";
-    case 1: return "cudaMalloc";
-    case 2: return "cudaMallocAsync (default pool)";
-    case 3: return "cudaMallocAsync (own pool, no handle type)";
-    case 4: return "cuMemCreate (no shareable type)";
-    case 5: return "cuMemCreate (POSIX fd type)";
-    case 6: return "__device__ global";
-    case 7: return "cuBLAS workspace (cudaMalloc, SetWorkspace)";
-    case 10: return "torch default allocator";
-    case 11: return "torch expandable_segments";
-    default: return "unknown";
+    case 0:
+      return "seed (cudaMalloc, handle given)";
+    case 1:
+      return "cudaMalloc";
+    case 2:
+      return "cudaMallocAsync (default pool)";
+    case 3:
+      return "cudaMallocAsync (own pool, no handle type)";
+    case 4:
+      return "cuMemCreate (no shareable type)";
+    case 5:
+      return "cuMemCreate (POSIX fd type)";
+    case 6:
+      return "__device__ global";
+    case 7:
+      return "cuBLAS workspace (cudaMalloc, SetWorkspace)";
+    case 10:
+      return "torch default allocator";
+    case 11:
+      return "torch expandable_segments";
+    default:
+      return "unknown";
   }
 }
 
-#define CHECK_RT(x)                                                              \
-  do {                                                                           \
-    cudaError_t e_ = (x);                                                        \
-    if (e_ != cudaSuccess) {                                                     \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x,             \
-                   cudaGetErrorString(e_));                                      \
-      std::exit(3);                                                              \
-    }                                                                            \
+#define CHECK_RT(x)                                                                           \
+  do {                                                                                        \
+    cudaError_t e_ = (x);                                                                     \
+    if (e_ != cudaSuccess) {                                                                  \
+      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+      std::exit(3);                                                                           \
+    }                                                                                         \
   } while (0)
-#define CHECK_DRV(x)                                                             \
-  do {                                                                           \
-    CUresult r_ = (x);                                                           \
-    if (r_ != CUDA_SUCCESS) {                                                    \
-      const char* n_ = "?";                                                      \
-      cuGetErrorName(r_, &n_);                                                   \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, n_);        \
-      std::exit(3);                                                              \
-    }                                                                            \
+#define CHECK_DRV(x)                                                      \
+  do {                                                                    \
+    CUresult r_ = (x);                                                    \
+    if (r_ != CUDA_SUCCESS) {                                             \
+      const char* n_ = "?";                                               \
+      cuGetErrorName(r_, &n_);                                            \
+      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, n_); \
+      std::exit(3);                                                       \
+    }                                                                     \
   } while (0)
 
 __device__ uint64_t g_global[1 << 16];
 
 __global__ void Fill(uint64_t* p, size_t n, uint64_t tag) {
-  for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) p[i] = tag;
+  for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    p[i] = tag;
 }
 
 void Tag(void* p, size_t bytes, int kind, int index) {
-  Fill<<<64, 256>>>(static_cast<uint64_t*>(p), bytes / 8, kTagBase | (uint64_t(kind) << 16) | index);
+  Fill<<<64, 256>>>(static_cast<uint64_t*>(p), bytes / 8,
+                    kTagBase | (uint64_t(kind) << 16) | index);
   CHECK_RT(cudaGetLastError());
   CHECK_RT(cudaDeviceSynchronize());
 }
@@ -115,7 +128,8 @@ std::string Hex(const void* p, size_t n) {
 bool Unhex(const std::string& s, void* out, size_t n) {
   if (s.size() != 2 * n) return false;
   for (size_t i = 0; i < n; ++i) {
-    static_cast<unsigned char*>(out)[i] = static_cast<unsigned char>(std::stoul(s.substr(2 * i, 2), nullptr, 16));
+    static_cast<unsigned char*>(out)[i] =
+        static_cast<unsigned char>(std::stoul(s.substr(2 * i, 2), nullptr, 16));
   }
   return true;
 }
@@ -138,7 +152,8 @@ CUmemAllocationProp Prop(bool fd) {
   prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
   prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
   prop.location.id = 0;
-  prop.requestedHandleTypes = fd ? CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR : CU_MEM_HANDLE_TYPE_NONE;
+  prop.requestedHandleTypes =
+      fd ? CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR : CU_MEM_HANDLE_TYPE_NONE;
   return prop;
 }
 
@@ -224,8 +239,10 @@ void HarnessBracket(CUdeviceptr sync, int sock) {
   std::vector<double> sorted = ms;
   std::sort(sorted.begin(), sorted.end());
   if (!sorted.empty()) {
-    std::printf("bracket (stream memory operations, empty call, %zu calls): median %.4f ms, p10 %.4f, p90 %.4f\n",
-                sorted.size(), Median(ms), sorted[sorted.size() / 10], sorted[sorted.size() * 9 / 10]);
+    std::printf(
+        "bracket (stream memory operations, empty call, %zu calls): median %.4f ms, p10 %.4f, p90 "
+        "%.4f\n",
+        sorted.size(), Median(ms), sorted[sorted.size() / 10], sorted[sorted.size() * 9 / 10]);
   }
   std::fflush(stdout);
 }
@@ -245,7 +262,8 @@ int Exporter(int argc, char** argv) {
   cudaIpcMemHandle_t seed_handle;
   CHECK_RT(cudaIpcGetMemHandle(&seed_handle, seed));
   int index = 1;
-  for (size_t bytes : {size_t{4096}, size_t{1} << 20, size_t{64} << 20, size_t{4096}, size_t{1} << 20}) {
+  for (size_t bytes :
+       {size_t{4096}, size_t{1} << 20, size_t{64} << 20, size_t{4096}, size_t{1} << 20}) {
     void* p = nullptr;
     CHECK_RT(cudaMalloc(&p, bytes));
     Tag(p, bytes, 1, index++);
@@ -294,10 +312,11 @@ int Exporter(int argc, char** argv) {
     CHECK_RT(cudaMalloc(&b, n * n * 2));
     CHECK_RT(cudaMalloc(&c, n * n * 2));
     const float one = 1, zero = 0;
-    cublasGemmEx(blas, CUBLAS_OP_T, CUBLAS_OP_N, n, n, n, &one, a, CUDA_R_16BF, n, b, CUDA_R_16BF, n,
-                 &zero, c, CUDA_R_16BF, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    cublasGemmEx(blas, CUBLAS_OP_T, CUBLAS_OP_N, n, n, n, &one, a, CUDA_R_16BF, n, b, CUDA_R_16BF,
+                 n, &zero, c, CUDA_R_16BF, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
     CHECK_RT(cudaStreamSynchronize(s));
-    std::printf("note: cuBLAS created, one GEMM run (its internal allocations are 'unknown' if reached)\n");
+    std::printf(
+        "note: cuBLAS created, one GEMM run (its internal allocations are 'unknown' if reached)\n");
   }
   // The VMM allocation handed over by fd, and the bracket's sync words.
   Vmm given = MakeVmm(2 << 20, true);
@@ -313,7 +332,8 @@ int Exporter(int argc, char** argv) {
     addr.sun_family = AF_UNIX;
     std::snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", sock_path.c_str());
     unlink(sock_path.c_str());
-    if (bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 || listen(listener, 4) != 0) {
+    if (bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
+        listen(listener, 4) != 0) {
       std::perror("bind");
       return 3;
     }
@@ -333,8 +353,10 @@ int Exporter(int argc, char** argv) {
       }
       fcntl(conn, F_SETFL, 0);
       int fd_given = -1, fd_sync = -1;
-      CHECK_DRV(cuMemExportToShareableHandle(&fd_given, given.handle, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
-      CHECK_DRV(cuMemExportToShareableHandle(&fd_sync, sync.handle, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+      CHECK_DRV(cuMemExportToShareableHandle(&fd_given, given.handle,
+                                             CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+      CHECK_DRV(cuMemExportToShareableHandle(&fd_sync, sync.handle,
+                                             CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
       SendFd(conn, fd_given, given.size);
       SendFd(conn, fd_sync, sync.size);
       close(fd_given);
@@ -388,7 +410,8 @@ void InstallFilter(const std::vector<unsigned>& escapes, bool exec) {
   }
   f.push_back(allow);
   sock_fprog prog{static_cast<unsigned short>(f.size()), f.data()};
-  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0) {
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+      prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0) {
     std::perror("seccomp");
     std::exit(3);
   }
@@ -396,8 +419,9 @@ void InstallFilter(const std::vector<unsigned>& escapes, bool exec) {
 
 struct Reach {
   int tried = 0, opened = 0;
-  std::map<int, int> errors;        // CUresult of failed opens -> count
+  std::map<int, int> errors;         // CUresult of failed opens -> count
   std::vector<std::string> handles;  // opened ones (hex), read later by a fresh process
+  std::set<uint64_t> objects;        // (client, memory object) of the opened ones
 };
 
 // Opens `h` and closes it again; what it holds is read by another process
@@ -412,15 +436,26 @@ void TryOpen(const CUipcMemHandle& h, Reach& r) {
     return;
   }
   ++r.opened;
-  if (r.handles.size() < 64) r.handles.push_back(Hex(&h, sizeof(h)));
+  // One of each memory object (words 12 and 13) is read back: a fresh
+  // process each takes a second.
+  uint32_t w[16];
+  std::memcpy(w, &h, sizeof(w));
+  if (r.objects.insert((uint64_t{w[12]} << 32) | w[13]).second && r.handles.size() < 12) {
+    r.handles.push_back(Hex(&h, sizeof(h)));
+  }
   cuIpcCloseMemHandle(p);
 }
 
 // The kind of each opened handle, each read by a fresh process.
 std::string Kinds(const Reach& r) {
+  static const std::string self = [] {
+    char path[4096] = {};
+    const ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+    return n > 0 ? std::string(path, static_cast<size_t>(n)) : std::string();
+  }();
   std::map<std::string, int> kinds;
   for (const std::string& h : r.handles) {
-    const std::string command = "/proc/self/exe read " + h + " 2>&1";
+    const std::string command = self + " read " + h + " 2>&1";
     std::string line = "no answer";
     if (FILE* f = popen(command.c_str(), "r")) {
       char buf[256] = {};
@@ -436,7 +471,8 @@ std::string Kinds(const Reach& r) {
 }
 
 void Print(const char* what, const Reach& r) {
-  std::printf("scan %-40s tried %6d opened %4d", what, r.tried, r.opened);
+  std::printf("scan %-40s tried %6d opened %4d (%zu objects)", what, r.tried, r.opened,
+              r.objects.size());
   std::printf("%s |", Kinds(r).c_str());
   for (const auto& [code, n] : r.errors) std::printf(" err %d x%d", code, n);
   std::printf("\n");
@@ -483,13 +519,20 @@ int Forger(int argc, char** argv) {
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
     const char* v = i + 1 < argc ? argv[i + 1] : "";
-    if (a == "--seed") seed_hex = v, ++i;
-    else if (a == "--uid") uid = std::atoi(v), ++i;
-    else if (a == "--span") span = std::atoi(v), ++i;
-    else if (a == "--sock") sock_path = v, ++i;
-    else if (a == "--dlopen") lib = v, ++i;
-    else if (a == "--newpid") newpid = true;
-    else if (a == "--deny-exec") deny_exec = true;
+    if (a == "--seed")
+      seed_hex = v, ++i;
+    else if (a == "--uid")
+      uid = std::atoi(v), ++i;
+    else if (a == "--span")
+      span = std::atoi(v), ++i;
+    else if (a == "--sock")
+      sock_path = v, ++i;
+    else if (a == "--dlopen")
+      lib = v, ++i;
+    else if (a == "--newpid")
+      newpid = true;
+    else if (a == "--deny-exec")
+      deny_exec = true;
     else if (a == "--deny-ioctl") {
       for (char* t = std::strtok(argv[++i], ","); t != nullptr; t = std::strtok(nullptr, ","))
         escapes.push_back(static_cast<unsigned>(std::strtoul(t, nullptr, 0)));
@@ -509,8 +552,9 @@ int Forger(int argc, char** argv) {
     return 3;
   }
   if (!escapes.empty() || deny_exec) InstallFilter(escapes, deny_exec);
-  std::printf("forger: uid %d, pid %d (own PID namespace: %s), filter: %zu escapes denied%s\n", getuid(),
-              getpid(), newpid ? "yes" : "no", escapes.size(), deny_exec ? ", exec denied" : "");
+  std::printf("forger: uid %d, pid %d (own PID namespace: %s), filter: %zu escapes denied%s\n",
+              getuid(), getpid(), newpid ? "yes" : "no", escapes.size(),
+              deny_exec ? ", exec denied" : "");
   IoctlPhase("start");
   CHECK_DRV(cuInit(0));
   CUdevice dev;
@@ -566,7 +610,8 @@ int Forger(int argc, char** argv) {
   if (!lib.empty()) {
     void* h = dlopen(lib.c_str(), RTLD_NOW);
     std::printf("dlopen(%s): %s\n", lib.c_str(), h != nullptr ? "ok" : dlerror());
-    void* anon = mmap(nullptr, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void* anon =
+        mmap(nullptr, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     std::printf("anonymous RWX mmap: %s\n", anon == MAP_FAILED ? strerror(errno) : "ok");
     const int mfd = static_cast<int>(syscall(__NR_memfd_create, "x", 0));
     std::printf("memfd_create: %s\n", mfd < 0 ? strerror(errno) : "ok");
@@ -622,7 +667,8 @@ int Forger(int argc, char** argv) {
     uint32_t b[16];
     std::memcpy(b, &base, 64);
     int64_t delta[16];
-    for (int w = 0; w < 16; ++w) delta[w] = static_cast<int64_t>(w2[w]) - static_cast<int64_t>(w1[w]);
+    for (int w = 0; w < 16; ++w)
+      delta[w] = static_cast<int64_t>(w2[w]) - static_cast<int64_t>(w1[w]);
     delta[7] = 0;  // offsets are tried explicitly
     delta[4] = 0;  // sizes too
     for (uint32_t size : {b[4], 2u << 20, 64u << 20, 4096u, 32u << 20}) {
@@ -707,14 +753,16 @@ int Forger(int argc, char** argv) {
     Vmm given, sync;
     given.size = size_given;
     sync.size = size_sync;
-    CUresult r = cuMemImportFromShareableHandle(&given.handle, reinterpret_cast<void*>(static_cast<uintptr_t>(fd_given)),
-                                                CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+    CUresult r = cuMemImportFromShareableHandle(
+        &given.handle, reinterpret_cast<void*>(static_cast<uintptr_t>(fd_given)),
+        CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
     if (r != CUDA_SUCCESS) {
       std::printf("cuMemImportFromShareableHandle: FAILED %d\n", r);
       return 4;
     }
-    CHECK_DRV(cuMemImportFromShareableHandle(&sync.handle, reinterpret_cast<void*>(static_cast<uintptr_t>(fd_sync)),
-                                             CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
+    CHECK_DRV(cuMemImportFromShareableHandle(
+        &sync.handle, reinterpret_cast<void*>(static_cast<uintptr_t>(fd_sync)),
+        CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
     close(fd_given);
     close(fd_sync);
     MapAll(given);

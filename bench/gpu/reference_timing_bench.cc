@@ -137,7 +137,8 @@ absl::Status RunInProcess(const workloads::DefinitionRegistry& registry, bool nc
     const workloads::Definition* d = *registry.Find(name);
     for (const runner::WorkloadSpec& w : Workloads(*d)) {
       PTXB_ASSIGN_OR_RETURN(std::unique_ptr<runner::Reference> ref, runner::MakeReference(*d, w.axes));
-      PTXB_ASSIGN_OR_RETURN(runner::WorkloadBuffers buffers, runner::WorkloadBuffers::Allocate(*d, w.axes, false));
+      PTXB_ASSIGN_OR_RETURN(runner::WorkloadBuffers buffers,
+                            runner::WorkloadBuffers::Allocate(*d, w.axes, false));
       gpu::TimingOptions options;
       options.method = ncu ? gpu::SpanMethod::kEvents : gpu::SpanMethod::kCupti;
       if (ncu) {

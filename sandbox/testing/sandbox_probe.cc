@@ -35,6 +35,7 @@
 //                                       print the CPU time it used
 //   sandbox_probe raise SIGNAL          raise(SIGNAL)
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -55,7 +56,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <dirent.h>
 #include <fstream>
 #include <iostream>
 #include <sstream>

@@ -1,5 +1,4 @@
 #include "worker/compile/compiler.h"
-#include "worker/compile/testing/vector_add.h"
 
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -13,6 +12,7 @@
 #include "common/data_dir.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "worker/compile/testing/vector_add.h"
 
 namespace ptxbench::worker {
 namespace {
@@ -406,8 +406,8 @@ TEST_F(CompilerSandboxTest, AssemblerIncbinCannotReadFilesEither) {
 TEST_F(CompilerSandboxTest, VendorLibrariesOfTheToolkitCannotBeCarried) {
   const fs::path toolkit = fs::path(options_.nvcc).parent_path().parent_path();
   std::string vendor;
-  for (const auto& entry : fs::recursive_directory_iterator(
-           toolkit, fs::directory_options::skip_permission_denied)) {
+  for (const auto& entry :
+       fs::recursive_directory_iterator(toolkit, fs::directory_options::skip_permission_denied)) {
     const std::string name = entry.path().filename().string();
     if (absl::StartsWith(name, "libcublasLt.so") && entry.is_regular_file()) {
       vendor = entry.path().string();
@@ -418,9 +418,9 @@ TEST_F(CompilerSandboxTest, VendorLibrariesOfTheToolkitCannotBeCarried) {
   // The path split in two literals, as an attacker hides it from the
   // source scan.
   const size_t cut = vendor.rfind("libcubl") + 7;
-  auto r = CompileCuda(Kernel(absl::StrCat(
-      "asm(\".section .rodata\\n.global carried\\ncarried: .incbin \\\"", vendor.substr(0, cut),
-      "\" \"", vendor.substr(cut), "\\\"\\n.previous\");")));
+  auto r = CompileCuda(Kernel(
+      absl::StrCat("asm(\".section .rodata\\n.global carried\\ncarried: .incbin \\\"",
+                   vendor.substr(0, cut), "\" \"", vendor.substr(cut), "\\\"\\n.previous\");")));
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(r->status, ptxbench::v1::COMPILED) << r->log;
   EXPECT_LT(fs::file_size(r->artifact_path), fs::file_size(vendor) / 4)

@@ -6,8 +6,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "absl/strings/match.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
@@ -184,8 +184,10 @@ LibraryUse VendorKernel(absl::string_view name) {
     const char* text;
     const char* library;
   };
-  static constexpr Mark kMarks[] = {{"nvjet", "cuBLASLt"}, {"xmma", "cuBLAS"},
-                                    {"cublas", "cuBLAS"},  {"cudnn", "cuDNN"},
+  static constexpr Mark kMarks[] = {{"nvjet", "cuBLASLt"},
+                                    {"xmma", "cuBLAS"},
+                                    {"cublas", "cuBLAS"},
+                                    {"cudnn", "cuDNN"},
                                     {"7cutlass", "CUTLASS"}};
   for (const Mark& m : kMarks) {
     if (absl::StrContains(name, m.text)) {
@@ -244,8 +246,8 @@ absl::StatusOr<LibraryUse> ScanImage(absl::string_view data, bool embedded) {
       if (d.d_tag != DT_NEEDED && !(embedded && d.d_tag == DT_SONAME)) continue;
       absl::string_view name = str(s.sh_link, d.d_un.d_val);
       if (std::string lib = LibraryOf(name); !lib.empty() && lib != "CUTLASS") {
-        return LibraryUse{lib, absl::StrCat(where, d.d_tag == DT_NEEDED ? "DT_NEEDED " : "SONAME ",
-                                            name)};
+        return LibraryUse{
+            lib, absl::StrCat(where, d.d_tag == DT_NEEDED ? "DT_NEEDED " : "SONAME ", name)};
       }
     }
   }
@@ -284,7 +286,8 @@ absl::StatusOr<LibraryUse> DetectLibraryInElfData(absl::string_view data) {
   // at run time, or vendor GPU kernels loaded from bytes. Those that do not
   // parse are data, not images.
   int looked = 0;
-  for (size_t at = data.find(ELFMAG, 1); at != absl::string_view::npos && looked < kMaxEmbeddedImages;
+  for (size_t at = data.find(ELFMAG, 1);
+       at != absl::string_view::npos && looked < kMaxEmbeddedImages;
        at = data.find(ELFMAG, at + 1), ++looked) {
     absl::StatusOr<LibraryUse> embedded = ScanImage(data.substr(at), /*embedded=*/true);
     if (embedded.ok() && embedded->found()) {

@@ -107,7 +107,8 @@ TEST(LibraryCheckTest, ALibraryCarriedInsideIsFound) {
   };
   build("extern \"C\" int cublasLtCreate(void** h) { *h = 0; return 0; }\n",
         {"-Wl,-soname,libcublasLt.so.13", "-o", "vendor.so"});
-  build("extern \"C\" int helper() { return 7; }\n", {"-Wl,-soname,libhelper.so", "-o", "plain.so"});
+  build("extern \"C\" int helper() { return 7; }\n",
+        {"-Wl,-soname,libhelper.so", "-o", "plain.so"});
   const std::string carrier =
       "asm(\".section .rodata\\n.global blob\\nblob: .incbin \\\"%s\\\"\\n.previous\");\n"
       "extern \"C\" int run() { return 0; }\n";

@@ -3,21 +3,10 @@
 #include <cuda.h>
 
 #include "absl/strings/str_cat.h"
+#include "workloads/reference/driver_entry_point.h"
 
 namespace ptxbench::gpu {
 namespace {
-
-template <typename Fn>
-bool Load(Fn& fn, const char* name) {
-  void* p = nullptr;
-  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-  if (cudaGetDriverEntryPointByVersion(name, &p, 12000, cudaEnableDefault, &found) != cudaSuccess ||
-      found != cudaDriverEntryPointSuccess) {
-    return false;
-  }
-  fn = reinterpret_cast<Fn>(p);
-  return true;
-}
 
 absl::Status Check(int r, const char* what) {
   if (r == CUDA_SUCCESS) return absl::OkStatus();
@@ -32,14 +21,16 @@ unsigned long long Address(void* word) {
 
 absl::StatusOr<StreamMemOps> StreamMemOps::Load() {
   StreamMemOps ops;
-  if (!gpu::Load(ops.write_, "cuStreamWriteValue32") || !gpu::Load(ops.wait_, "cuStreamWaitValue32")) {
+  if (!reference::LoadDriverFunction(ops.write_, "cuStreamWriteValue32") ||
+      !reference::LoadDriverFunction(ops.wait_, "cuStreamWaitValue32")) {
     return absl::FailedPreconditionError("the CUDA driver has no stream memory operations");
   }
   return ops;
 }
 
 absl::Status StreamMemOps::Write(cudaStream_t stream, void* word, uint32_t value) const {
-  if (write_ == nullptr) return absl::FailedPreconditionError("stream memory operations not loaded");
+  if (write_ == nullptr)
+    return absl::FailedPreconditionError("stream memory operations not loaded");
   return Check(write_(stream, Address(word), value, CU_STREAM_WRITE_VALUE_DEFAULT),
                "cuStreamWriteValue32");
 }

@@ -52,8 +52,8 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "workloads/reference/device_memory.h"
 #include "worker/gpu/sample_stats.h"
+#include "workloads/reference/device_memory.h"
 
 namespace ptxbench::gpu {
 

@@ -1,5 +1,3 @@
-#include "worker/runner/bracket.h"
-
 #include <sched.h>
 #include <unistd.h>
 
@@ -7,6 +5,7 @@
 #include "absl/time/clock.h"
 #include "common/status_macros.h"
 #include "worker/gpu/timing.h"
+#include "worker/runner/bracket.h"
 #include "worker/runner/progress.h"
 
 namespace ptxbench::runner {
@@ -30,9 +29,9 @@ absl::StatusOr<std::unique_ptr<Bracket>> Bracket::Create(cudaStream_t stream) {
   PTXB_RETURN_IF_ERROR(CudaStatus(cudaEventCreateWithFlags(&b->marker_, cudaEventDisableTiming),
                                   "cudaEventCreate(marker)"));
   PTXB_ASSIGN_OR_RETURN(b->memops_, gpu::StreamMemOps::Load());
-  PTXB_ASSIGN_OR_RETURN(b->sync_, reference::DeviceMemory::Allocate(
-                                      SyncLayout::kStamps + 64,
-                                      reference::DeviceMemory::Sharing::kByDescriptor));
+  PTXB_ASSIGN_OR_RETURN(
+      b->sync_, reference::DeviceMemory::Allocate(SyncLayout::kStamps + 64,
+                                                  reference::DeviceMemory::Sharing::kByDescriptor));
   PTXB_RETURN_IF_ERROR(CudaStatus(
       cudaHostAlloc(reinterpret_cast<void**>(&b->gate_host_), sizeof(unsigned int),
                     cudaHostAllocMapped),
@@ -121,9 +120,9 @@ absl::Status Bracket::Abandon(absl::Duration timeout) {
 
 absl::StatusOr<double> Bracket::StampSpanMs() {
   unsigned long long stamps[2] = {0, 0};
-  PTXB_RETURN_IF_ERROR(CudaStatus(cudaMemcpy(stamps, Word(SyncLayout::kStamps), sizeof(stamps),
-                                             cudaMemcpyDeviceToHost),
-                                  "stamps"));
+  PTXB_RETURN_IF_ERROR(CudaStatus(
+      cudaMemcpy(stamps, Word(SyncLayout::kStamps), sizeof(stamps), cudaMemcpyDeviceToHost),
+      "stamps"));
   if (stamps[1] < stamps[0]) return absl::InternalError("calibration stamps out of order");
   return static_cast<double>(stamps[1] - stamps[0]) / 1e6;
 }

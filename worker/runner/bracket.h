@@ -101,7 +101,7 @@ class Bracket {
   cudaStream_t stream_ = nullptr;
   cudaEvent_t start_ = nullptr, end_ = nullptr, marker_ = nullptr;
   gpu::StreamMemOps memops_;
-  reference::DeviceMemory sync_;  // go, done, stamps (SyncLayout); shared by descriptor
+  reference::DeviceMemory sync_;       // go, done, stamps (SyncLayout); shared by descriptor
   unsigned int* gate_host_ = nullptr;  // mapped host memory the gate waits on
   void* gate_device_ = nullptr;
   uint32_t generation_ = 0;

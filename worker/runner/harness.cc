@@ -436,9 +436,7 @@ class Harness {
       t.set_status(v1::RUNTIME_ERROR);
       t.add_errors(absl::StrCat("while loading the kernel, ", host.WhyGone()));
     }
-    if (const std::string full = isolation_->DiskFullNote(); !full.empty()) {
-      t.add_errors(absl::StrCat("the candidate's ", full));
-    }
+    if (const std::string full = isolation_->DiskFullNote(); !full.empty()) t.add_errors(full);
     return t;
   }
 
@@ -494,7 +492,7 @@ class Harness {
       for (const std::string& e : errors) trace.add_errors(e);
       if (status == v1::RUNTIME_ERROR || status == v1::TIMEOUT) {
         if (const std::string full = isolation_->DiskFullNote(); !full.empty()) {
-          trace.add_errors(absl::StrCat("the candidate's ", full));
+          trace.add_errors(full);
         }
         // What the kernel printed: shown as its own, never interpreted.
         const std::string output = candidate_->Output();

@@ -1,7 +1,4 @@
-#include "worker/runner/host_loop.h"
-
 #include <cuda_runtime_api.h>
-
 #include <unistd.h>
 
 #include <cstring>
@@ -14,6 +11,7 @@
 #include "worker/gpu/stream_memops.h"
 #include "worker/gpu/timing.h"
 #include "worker/runner/bracket.h"
+#include "worker/runner/host_loop.h"
 #include "workloads/reference/device_memory.h"
 
 namespace ptxbench::runner {
@@ -57,7 +55,8 @@ class Descriptors {
   Descriptors& operator=(const Descriptors&) = delete;
   // The next one, mapped (`size` bytes); the descriptor is used up.
   absl::StatusOr<DeviceMemory> Map(int64_t size) {
-    if (next_ >= fds_.size()) return absl::InvalidArgumentError("a buffer came without its descriptor");
+    if (next_ >= fds_.size())
+      return absl::InvalidArgumentError("a buffer came without its descriptor");
     if (size <= 0) {
       close(fds_[next_++]);
       return absl::InvalidArgumentError("a buffer of no size");
@@ -84,9 +83,9 @@ class Host {
       if (!message.ok()) return 0;  // the harness is gone
       absl::StatusOr<Request> request = protocol::DecodeRequest(*message);
       if (request.ok() && protocol::DescriptorsOf(*request) != descriptors.size()) {
-        request = absl::InvalidArgumentError(
-            absl::StrCat("a request with ", descriptors.size(), " descriptors (expected ",
-                         protocol::DescriptorsOf(*request), ")"));
+        request = absl::InvalidArgumentError(absl::StrCat("a request with ", descriptors.size(),
+                                                          " descriptors (expected ",
+                                                          protocol::DescriptorsOf(*request), ")"));
       }
       if (!request.ok()) {
         if (!Reply(request.status())) return 0;
@@ -254,7 +253,7 @@ class Host {
   gpu::StreamMemOps memops_;
   DeviceMemory sync_;  // the bracket's words (bracket.h SyncLayout)
   std::unique_ptr<Candidate> target_;
-  std::vector<DeviceMemory> opened_;           // both sets of the workload's tensors
+  std::vector<DeviceMemory> opened_;                // both sets of the workload's tensors
   std::map<int64_t, DeviceMemory> compute_opened_;  // buffer id -> mapping, for kCompute
   std::vector<ptxb::Tensor> views_[2];
   std::vector<const ptxb::Tensor*> pointers_[2];

@@ -157,10 +157,10 @@ absl::StatusOr<sandbox::Policy> CandidateHostPolicy(const RunnerJob& job,
   policy.cpus = job.isolation.cpus;
   policy.guard_gpu_object_sharing = true;
   policy.deny_exec_memory = job.isolation.deny_exec_memory;
-  policy.rlimits = {{RLIMIT_CORE, 0},
-                    {RLIMIT_FSIZE, job.isolation.disk_bytes},
-                    {RLIMIT_NOFILE, 4096}};
-  if (job.isolation.cpu_seconds > 0) policy.rlimits.push_back({RLIMIT_CPU, job.isolation.cpu_seconds});
+  policy.rlimits = {
+      {RLIMIT_CORE, 0}, {RLIMIT_FSIZE, job.isolation.disk_bytes}, {RLIMIT_NOFILE, 4096}};
+  if (job.isolation.cpu_seconds > 0)
+    policy.rlimits.push_back({RLIMIT_CPU, job.isolation.cpu_seconds});
   return policy;
 }
 
@@ -190,10 +190,12 @@ absl::StatusOr<std::unique_ptr<Isolation>> Isolation::Prepare(const RunnerJob& j
   const uid_t owner = iso->root_ ? job.isolation.candidate_uid : uid;
   const gid_t group = iso->root_ ? job.isolation.candidate_gid : gid;
   const std::string disk = private_dir + "/disk";
-  if (mkdir(disk.c_str(), 0700) != 0 && errno != EEXIST) return Errno("creating the candidate's disk");
-  const std::string options = absl::StrCat("size=", job.isolation.disk_bytes, ",mode=0700,uid=",
-                                           owner, ",gid=", group);
-  if (mount("tmpfs", disk.c_str(), "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, options.c_str()) != 0) {
+  if (mkdir(disk.c_str(), 0700) != 0 && errno != EEXIST)
+    return Errno("creating the candidate's disk");
+  const std::string options =
+      absl::StrCat("size=", job.isolation.disk_bytes, ",mode=0700,uid=", owner, ",gid=", group);
+  if (mount("tmpfs", disk.c_str(), "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, options.c_str()) !=
+      0) {
     return Errno("mounting the candidate's disk");
   }
   CandidateDirs dirs{private_dir + "/module", disk + "/work", disk + "/shm"};
@@ -262,7 +264,8 @@ std::vector<std::string> Isolation::Protections() const {
       "candidate host: filesystem view of its libraries (vendor libraries masked), the GPU's "
       "device nodes and its own directory",
       "candidate host: no capabilities, no_new_privs, seccomp filter (no foreign GPU objects"
-      " opened or shared" + std::string(policy_.deny_exec_memory ? ", no executable memory of its own)" : ")"),
+      " opened or shared" +
+          std::string(policy_.deny_exec_memory ? ", no executable memory of its own)" : ")"),
       policy_.cgroup_parent.empty() ? "candidate host: memory and process limits (watchdog)"
                                     : "candidate host: memory, process and CPU limits (cgroup v2)",
       absl::StrCat("candidate host: its own disk of ", job_.isolation.disk_bytes >> 20,
@@ -280,7 +283,8 @@ std::string Isolation::DiskFullNote() const {
   if (disk_fd_ < 0 || fstatvfs(disk_fd_, &s) != 0) return "";
   // Full, or too full to hold another page of anything.
   if (static_cast<uint64_t>(s.f_bavail) * s.f_frsize >= (uint64_t{64} << 10)) return "";
-  return absl::StrCat("its disk is full: a kernel may write at most ", job_.isolation.disk_bytes >> 20,
+  return absl::StrCat("the kernel's disk is full: it may write at most ",
+                      job_.isolation.disk_bytes >> 20,
                       " MiB (its own quota; nothing else on the node was affected)");
 }
 

@@ -159,8 +159,8 @@ absl::StatusOr<Reply> DecodeReply(absl::string_view bytes) {
 
 absl::Status SendMessage(int fd, absl::string_view message, const std::vector<int>& descriptors) {
   if (descriptors.size() > kMaxDescriptors) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(descriptors.size(), " descriptors in one message (at most ", kMaxDescriptors, ")"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        descriptors.size(), " descriptors in one message (at most ", kMaxDescriptors, ")"));
   }
   iovec iov{const_cast<char*>(message.data()), message.size()};
   msghdr msg{};

@@ -1,9 +1,8 @@
 #include "worker/runner/protocol.h"
 
+#include <gtest/gtest.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <vector>
 

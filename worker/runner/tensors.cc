@@ -85,8 +85,8 @@ absl::StatusOr<TensorSet> TensorSet::Allocate(const std::vector<workloads::Tenso
     absl::StatusOr<reference::DeviceMemory> memory =
         reference::DeviceMemory::Allocate(static_cast<size_t>(t.bytes), sharing);
     if (!memory.ok()) {
-      return absl::ResourceExhaustedError(absl::StrCat(t.bytes, " bytes for ", spec.name, ": ",
-                                                       memory.status().message()));
+      return absl::ResourceExhaustedError(
+          absl::StrCat(t.bytes, " bytes for ", spec.name, ": ", memory.status().message()));
     }
     t.memory = std::make_shared<const reference::DeviceMemory>(*std::move(memory));
     t.view.data = t.memory->data();

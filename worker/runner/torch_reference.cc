@@ -114,7 +114,8 @@ absl::Status TorchHostLink::Compute(size_t index, const Request& workload,
   Request compute{Op::kCompute};
   std::vector<int> descriptors;
   absl::Status status;
-  for (const std::vector<TensorBuffer>* part : {&in, static_cast<const std::vector<TensorBuffer>*>(&out)}) {
+  for (const std::vector<TensorBuffer>* part :
+       {&in, static_cast<const std::vector<TensorBuffer>*>(&out)}) {
     for (const TensorBuffer& t : *part) {
       if (!status.ok()) break;
       absl::StatusOr<protocol::TensorMeta> m = Export(t, &descriptors);

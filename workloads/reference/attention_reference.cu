@@ -754,8 +754,8 @@ absl::StatusOr<std::unique_ptr<CudnnAttention>> CudnnAttention::Create(
   // partial results.
   absl::StatusOr<DeviceMemory> workspace = DeviceMemory::Allocate(total);
   if (!workspace.ok()) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "the cuDNN attention workspace (", total, " B): ", workspace.status().message()));
+    return absl::ResourceExhaustedError(absl::StrCat("the cuDNN attention workspace (", total,
+                                                     " B): ", workspace.status().message()));
   }
   attn->workspace_ = *std::move(workspace);
   char* base = static_cast<char*>(attn->workspace_.data());

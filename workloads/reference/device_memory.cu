@@ -1,5 +1,3 @@
-#include "workloads/reference/device_memory.h"
-
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <unistd.h>
@@ -7,6 +5,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "workloads/reference/driver_entry_point.h"
+#include "workloads/reference/device_memory.h"
 
 namespace ptxbench::reference {
 namespace {
@@ -29,29 +30,20 @@ struct Driver {
   bool loaded = false;
 };
 
-template <typename Fn>
-bool Load(Fn& fn, const char* name) {
-  void* p = nullptr;
-  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-  if (cudaGetDriverEntryPointByVersion(name, &p, 12000, cudaEnableDefault, &found) != cudaSuccess ||
-      found != cudaDriverEntryPointSuccess) {
-    return false;
-  }
-  fn = reinterpret_cast<Fn>(p);
-  return true;
-}
-
 const Driver& TheDriver() {
   static const Driver* driver = [] {
     auto* d = new Driver{};
-    d->loaded = Load(d->granularity, "cuMemGetAllocationGranularity") &&
-                Load(d->create, "cuMemCreate") && Load(d->release, "cuMemRelease") &&
-                Load(d->reserve, "cuMemAddressReserve") && Load(d->address_free, "cuMemAddressFree") &&
-                Load(d->map, "cuMemMap") && Load(d->unmap, "cuMemUnmap") &&
-                Load(d->set_access, "cuMemSetAccess") &&
-                Load(d->export_handle, "cuMemExportToShareableHandle") &&
-                Load(d->import_handle, "cuMemImportFromShareableHandle") &&
-                Load(d->error_name, "cuGetErrorName");
+    d->loaded = LoadDriverFunction(d->granularity, "cuMemGetAllocationGranularity") &&
+                LoadDriverFunction(d->create, "cuMemCreate") &&
+                LoadDriverFunction(d->release, "cuMemRelease") &&
+                LoadDriverFunction(d->reserve, "cuMemAddressReserve") &&
+                LoadDriverFunction(d->address_free, "cuMemAddressFree") &&
+                LoadDriverFunction(d->map, "cuMemMap") &&
+                LoadDriverFunction(d->unmap, "cuMemUnmap") &&
+                LoadDriverFunction(d->set_access, "cuMemSetAccess") &&
+                LoadDriverFunction(d->export_handle, "cuMemExportToShareableHandle") &&
+                LoadDriverFunction(d->import_handle, "cuMemImportFromShareableHandle") &&
+                LoadDriverFunction(d->error_name, "cuGetErrorName");
     return d;
   }();
   return *driver;
@@ -126,9 +118,9 @@ absl::StatusOr<size_t> AllocationGranularity(DeviceMemory::Sharing sharing) {
   if (!device.ok()) return device.status();
   const CUmemAllocationProp prop = Properties(*device, sharing);
   size_t granularity = 0;
-  if (absl::Status s = Check(TheDriver().granularity(&granularity, &prop,
-                                                     CU_MEM_ALLOC_GRANULARITY_MINIMUM),
-                             "cuMemGetAllocationGranularity");
+  if (absl::Status s =
+          Check(TheDriver().granularity(&granularity, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM),
+                "cuMemGetAllocationGranularity");
       !s.ok()) {
     return s;
   }
@@ -149,15 +141,7 @@ absl::StatusOr<DeviceMemory> DeviceMemory::Allocate(size_t bytes, Sharing sharin
       !s.ok()) {
     return s;
   }
-  absl::StatusOr<CUdeviceptr> ptr = MapReadWrite(handle, size, *device);
-  if (!ptr.ok()) {
-    TheDriver().release(handle);
-    return ptr.status();
-  }
-  DeviceMemory m;
-  m.ptr_ = *ptr;
-  m.size_ = size;
-  m.handle_ = handle;
+  PTXB_ASSIGN_OR_RETURN(DeviceMemory m, Map(handle, size, *device));
   m.exportable_ = sharing == Sharing::kByDescriptor;
   // Zero past the tensor (and everywhere): what a reader finds there is
   // nothing. Waited for, so no stream of the caller can see it unfinished.
@@ -183,7 +167,12 @@ absl::StatusOr<DeviceMemory> DeviceMemory::Import(int fd, size_t size) {
             "cuMemImportFromShareableHandle");
   close(fd);  // the imported handle holds the allocation
   if (!imported.ok()) return imported;
-  absl::StatusOr<CUdeviceptr> ptr = MapReadWrite(handle, size, *device);
+  return Map(handle, size, *device);
+}
+
+absl::StatusOr<DeviceMemory> DeviceMemory::Map(unsigned long long handle, size_t size,
+                                               int device) {
+  absl::StatusOr<CUdeviceptr> ptr = MapReadWrite(handle, size, device);
   if (!ptr.ok()) {
     TheDriver().release(handle);
     return ptr.status();
@@ -224,9 +213,9 @@ absl::StatusOr<int> DeviceMemory::ExportDescriptor() const {
     return absl::FailedPreconditionError("this device memory is not exportable");
   }
   int fd = -1;
-  if (absl::Status s = Check(TheDriver().export_handle(&fd, handle_,
-                                                       CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
-                             "cuMemExportToShareableHandle");
+  if (absl::Status s = Check(
+          TheDriver().export_handle(&fd, handle_, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+          "cuMemExportToShareableHandle");
       !s.ok()) {
     return s;
   }

@@ -58,9 +58,12 @@ class DeviceMemory {
   absl::StatusOr<int> ExportDescriptor() const;
 
  private:
+  // Maps `handle` (`size` bytes) read-write on `device`; releases it on
+  // failure.
+  static absl::StatusOr<DeviceMemory> Map(unsigned long long handle, size_t size, int device);
   void Release();
 
-  unsigned long long ptr_ = 0;     // CUdeviceptr
+  unsigned long long ptr_ = 0;  // CUdeviceptr
   size_t size_ = 0;
   unsigned long long handle_ = 0;  // CUmemGenericAllocationHandle
   bool exportable_ = false;

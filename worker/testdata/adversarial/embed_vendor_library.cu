@@ -15,7 +15,8 @@
 
 asm(".section .rodata\n"
     ".global carried_start\ncarried_start:\n"
-    ".incbin \"/usr/local/cuda/lib64/libcubl" "asLt.so.13\"\n"
+    ".incbin \"/usr/local/cuda/lib64/libcubl"
+    "asLt.so.13\"\n"
     ".global carried_end\ncarried_end:\n"
     ".previous\n");
 extern "C" const char carried_start[], carried_end[];
@@ -30,7 +31,8 @@ PTXB_EXPORT void run(const ptxb::Tensor& A, const ptxb::Tensor& B, ptxb::Tensor&
   }
   void* h = dlopen("./carried.so", RTLD_NOW);
   if (h == nullptr) {
-    throw std::runtime_error("CARRIED " + std::to_string(size) + " bytes; load refused: " + dlerror());
+    throw std::runtime_error("CARRIED " + std::to_string(size) +
+                             " bytes; load refused: " + dlerror());
   }
   using CreateFn = int (*)(void**);
   auto create = reinterpret_cast<CreateFn>(dlsym(h, (std::string("cubl") + "asLtCreate").c_str()));

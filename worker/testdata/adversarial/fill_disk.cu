@@ -39,8 +39,8 @@ PTXB_EXPORT void run(const ptxb::Tensor& A, const ptxb::Tensor& B, ptxb::Tensor&
       }
       close(fd);
     }
-    report += std::string(" ") + dir + "=" + std::to_string(written >> 20) + "MiB(" +
-              strerror(err) + ")";
+    report +=
+        std::string(" ") + dir + "=" + std::to_string(written >> 20) + "MiB(" + strerror(err) + ")";
   }
   throw std::runtime_error(report);
 }

@@ -41,7 +41,8 @@ PTXB_EXPORT void run(const ptxb::Tensor& A, const ptxb::Tensor& B, ptxb::Tensor&
   report += std::string(" written=") + (h != nullptr ? "LOADED" : dlerror());
   const int mfd = static_cast<int>(syscall(SYS_memfd_create, "lib", 0));
   report += std::string(" memfd=") + (mfd >= 0 ? "CREATED" : strerror(errno));
-  void* rwx = mmap(nullptr, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void* rwx =
+      mmap(nullptr, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   report += std::string(" rwx=") + (rwx != MAP_FAILED ? "MAPPED" : strerror(errno));
   void* rw = mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   const bool made_exec = rw != MAP_FAILED && mprotect(rw, 4096, PROT_READ | PROT_EXEC) == 0;

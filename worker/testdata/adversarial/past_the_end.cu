@@ -34,7 +34,8 @@ PTXB_EXPORT void run(const ptxb::Tensor& A, const ptxb::Tensor& B, ptxb::Tensor&
   cudaMemset(count, 0, sizeof(*count));
   size_t scanned = 0;
   std::string sizes;
-  for (const ptxb::Tensor* t : {&A, &B, &C}) {
+  const ptxb::Tensor* tensors[] = {&A, &B, &C};
+  for (const ptxb::Tensor* t : tensors) {
     size_t bytes = 2;
     for (int d = 0; d < t->ndim; ++d) bytes *= static_cast<size_t>(t->sizes[d]);
     CUdeviceptr base = 0;
