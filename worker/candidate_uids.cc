@@ -17,22 +17,20 @@ CandidateUids::Lease::~Lease() {
   if (owner_ != nullptr) owner_->Release(uid_);
 }
 
+int CandidateUids::FreeIndex() const {
+  for (int i = 0; i < count_; ++i) {
+    if ((busy_ & (uint64_t{1} << i)) == 0) return i;
+  }
+  return -1;
+}
+
 CandidateUids::Lease CandidateUids::Acquire() {
   absl::MutexLock lock(&mu_);
-  const auto free = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    for (int i = 0; i < count_; ++i) {
-      if ((busy_ & (uint64_t{1} << i)) == 0) return true;
-    }
-    return false;
-  };
+  const auto free = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return FreeIndex() >= 0; };
   mu_.Await(absl::Condition(&free));
-  for (int i = 0; i < count_; ++i) {
-    if ((busy_ & (uint64_t{1} << i)) == 0) {
-      busy_ |= uint64_t{1} << i;
-      return Lease(this, first_ + static_cast<uint32_t>(i));
-    }
-  }
-  return Lease(this, first_);  // unreachable: Await returned with one free
+  const int i = FreeIndex();
+  busy_ |= uint64_t{1} << i;
+  return Lease(this, first_ + static_cast<uint32_t>(i));
 }
 
 void CandidateUids::Release(uint32_t uid) {

@@ -40,6 +40,8 @@ class CandidateUids {
 
  private:
   void Release(uint32_t uid);
+  // The first uid of the range not leased; -1 when all are.
+  int FreeIndex() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const uint32_t first_;
   const int count_;

@@ -156,7 +156,7 @@ absl::StatusOr<sandbox::Policy> CandidateHostPolicy(const RunnerJob& job,
   policy.cgroup_parent = job.isolation.cgroup_parent;
   policy.cpus = job.isolation.cpus;
   policy.guard_gpu_object_sharing = true;
-  policy.deny_exec_memory = job.isolation.deny_exec_memory;
+  policy.deny_exec_memory = true;
   policy.rlimits = {
       {RLIMIT_CORE, 0}, {RLIMIT_FSIZE, job.isolation.disk_bytes}, {RLIMIT_NOFILE, 4096}};
   if (job.isolation.cpu_seconds > 0)
@@ -264,8 +264,7 @@ std::vector<std::string> Isolation::Protections() const {
       "candidate host: filesystem view of its libraries (vendor libraries masked), the GPU's "
       "device nodes and its own directory",
       "candidate host: no capabilities, no_new_privs, seccomp filter (no foreign GPU objects"
-      " opened or shared" +
-          std::string(policy_.deny_exec_memory ? ", no executable memory of its own)" : ")"),
+      " opened or shared, no executable memory of its own)",
       policy_.cgroup_parent.empty() ? "candidate host: memory and process limits (watchdog)"
                                     : "candidate host: memory, process and CPU limits (cgroup v2)",
       absl::StrCat("candidate host: its own disk of ", job_.isolation.disk_bytes >> 20,

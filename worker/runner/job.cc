@@ -54,7 +54,6 @@ std::string SerializeJob(const RunnerJob& job) {
                 {"disk_bytes", job.isolation.disk_bytes},
                 {"cpus", job.isolation.cpus},
                 {"cpu_seconds", job.isolation.cpu_seconds},
-                {"deny_exec_memory", job.isolation.deny_exec_memory},
                 {"max_processes", job.isolation.max_processes},
                 {"cgroup_parent", job.isolation.cgroup_parent},
                 {"device_minor", job.isolation.device_minor},
@@ -108,7 +107,6 @@ absl::StatusOr<RunnerJob> ParseJob(absl::string_view text) {
     job.isolation.disk_bytes = iso.at("disk_bytes").get<uint64_t>();
     job.isolation.cpus = iso.at("cpus").get<double>();
     job.isolation.cpu_seconds = iso.at("cpu_seconds").get<uint64_t>();
-    job.isolation.deny_exec_memory = iso.at("deny_exec_memory").get<bool>();
     job.isolation.max_processes = iso.at("max_processes").get<int>();
     job.isolation.cgroup_parent = iso.at("cgroup_parent").get<std::string>();
     job.isolation.device_minor = iso.at("device_minor").get<int>();

@@ -81,8 +81,6 @@ struct IsolationSpec {
   // 0: none) and a total (RLIMIT_CPU, seconds; 0: none).
   double cpus = 2;
   uint64_t cpu_seconds = 0;
-  // Refuse executable memory it makes itself (sandbox/policy.h).
-  bool deny_exec_memory = true;
   std::string cgroup_parent;  // empty: the watchdog
   // The /dev/nvidia<minor> node of the GPU; -1: unknown (every GPU node is
   // bound, and CUDA_VISIBLE_DEVICES alone pins the GPU).

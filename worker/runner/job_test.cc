@@ -27,7 +27,6 @@ RunnerJob SampleJob() {
   job.isolation.disk_bytes = uint64_t{64} << 20;
   job.isolation.cpus = 1.5;
   job.isolation.cpu_seconds = 1200;
-  job.isolation.deny_exec_memory = false;
   job.isolation.cgroup_parent = "/sys/fs/cgroup/ptxbench";
   job.isolation.device_minor = 3;
   return job;
@@ -54,7 +53,6 @@ TEST(RunnerJob, RoundTrips) {
   EXPECT_EQ(back->isolation.disk_bytes, uint64_t{64} << 20);
   EXPECT_EQ(back->isolation.cpus, 1.5);
   EXPECT_EQ(back->isolation.cpu_seconds, 1200u);
-  EXPECT_FALSE(back->isolation.deny_exec_memory);
   EXPECT_EQ(back->isolation.cgroup_parent, "/sys/fs/cgroup/ptxbench");
   EXPECT_EQ(back->isolation.device_minor, 3);
   EXPECT_EQ(back->isolation.call_deadline_s, 60);

@@ -113,18 +113,17 @@ absl::Status TorchHostLink::Compute(size_t index, const Request& workload,
   }
   Request compute{Op::kCompute};
   std::vector<int> descriptors;
+  auto add = [&](const TensorBuffer& t) -> absl::Status {
+    PTXB_ASSIGN_OR_RETURN(protocol::TensorMeta m, Export(t, &descriptors));
+    compute.tensors.push_back(std::move(m));
+    return absl::OkStatus();
+  };
   absl::Status status;
-  for (const std::vector<TensorBuffer>* part :
-       {&in, static_cast<const std::vector<TensorBuffer>*>(&out)}) {
-    for (const TensorBuffer& t : *part) {
-      if (!status.ok()) break;
-      absl::StatusOr<protocol::TensorMeta> m = Export(t, &descriptors);
-      if (m.ok()) {
-        compute.tensors.push_back(*std::move(m));
-      } else {
-        status = m.status();
-      }
-    }
+  for (const TensorBuffer& t : in) {
+    if (status.ok()) status = add(t);
+  }
+  for (const TensorBuffer& t : out) {
+    if (status.ok()) status = add(t);
   }
   compute.num_inputs = static_cast<int>(in.size());
   if (status.ok()) status = Ask(compute, descriptors);

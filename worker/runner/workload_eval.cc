@@ -84,8 +84,6 @@ absl::StatusOr<WorkloadBuffers> WorkloadBuffers::Allocate(
   PTXB_ASSIGN_OR_RETURN(b.counters_,
                         reference::DeviceMemory::Allocate(sizeof(CompareCounters) * n_out +
                                                           sizeof(unsigned long long) * n_in));
-  b.compare_slots_ = static_cast<CompareCounters*>(b.counters_.data());
-  b.changed_slots_ = reinterpret_cast<unsigned long long*>(b.compare_slots_ + n_out);
   return b;
 }
 
@@ -148,13 +146,13 @@ absl::Status WorkloadBuffers::EnqueueChecks(int set, const reference::Tolerance&
   const std::vector<TensorBuffer>& expected = expected_.tensors();
   for (size_t o = 0; o < out.size(); ++o) {
     PTXB_RETURN_IF_ERROR(EnqueueCompare(out[o].data(), expected[o].data(), out[o].dtype(),
-                                        out[o].count, tol, compare_slots_ + o, stream));
+                                        out[o].count, tol, compare_slots() + o, stream));
   }
   const std::vector<TensorBuffer>& in = inputs_[set].tensors();
   const std::vector<TensorBuffer>& copy = pristine_.tensors();
   for (size_t i = 0; i < in.size(); ++i) {
     PTXB_RETURN_IF_ERROR(EnqueueCountChangedBytes(in[i].data(), copy[i].data(), in[i].bytes,
-                                                  changed_slots_ + i, stream));
+                                                  changed_slots() + i, stream));
   }
   return absl::OkStatus();
 }
@@ -165,11 +163,11 @@ absl::StatusOr<CallCheck> WorkloadBuffers::ReadChecks(int set, const reference::
   const std::vector<TensorBuffer>& in = inputs_[set].tensors();
   std::vector<CompareCounters> counters(out.size());
   std::vector<unsigned long long> changed(in.size());
-  PTXB_RETURN_IF_ERROR(CudaStatus(cudaMemcpy(counters.data(), compare_slots_,
+  PTXB_RETURN_IF_ERROR(CudaStatus(cudaMemcpy(counters.data(), compare_slots(),
                                              sizeof(CompareCounters) * out.size(),
                                              cudaMemcpyDeviceToHost),
                                   "reading the output checks"));
-  PTXB_RETURN_IF_ERROR(CudaStatus(cudaMemcpy(changed.data(), changed_slots_,
+  PTXB_RETURN_IF_ERROR(CudaStatus(cudaMemcpy(changed.data(), changed_slots(),
                                              sizeof(unsigned long long) * in.size(),
                                              cudaMemcpyDeviceToHost),
                                   "reading the input checks"));

@@ -98,8 +98,10 @@ class WorkloadBuffers {
   // The check counters: one CompareCounters per output, then one count of
   // changed bytes per input.
   reference::DeviceMemory counters_;
-  CompareCounters* compare_slots_ = nullptr;
-  unsigned long long* changed_slots_ = nullptr;
+  CompareCounters* compare_slots() const { return static_cast<CompareCounters*>(counters_.data()); }
+  unsigned long long* changed_slots() const {
+    return reinterpret_cast<unsigned long long*>(compare_slots() + outputs_[0].tensors().size());
+  }
 };
 
 }  // namespace ptxbench::runner
