@@ -4,7 +4,8 @@
 # $OUT/measure.txt.
 #  harness, cupti, ncu_times: the reference of every definition at every workload, three ways: the
 #     evaluation's method (harness bracket), CUPTI in one process (the method
-#     before the harness split), and ncu's gpu__time_duration.
+#     before the harness split), and ncu's gpu__time_duration
+#     (NCU_DEFINITIONS="a b" limits ncu_times to those definitions).
 #  cv: the harness's figure for cuBLAS at M=8192, 10 runs: CV across runs.
 #  cost: one evaluation of the simple GEMM over all five workloads: wall time,
 #     and where it goes (the harness's progress lines).
@@ -42,8 +43,8 @@ cupti() {
 }
 ncu_times() {
   echo "## 1c. ncu gpu__time_duration (sum of the reference's kernels per call)"
-  for def in gemm_n7168_k5120 mha_with_lse_d128 mha_with_lse_d128_causal mha_bwd_d128 \
-             mha_bwd_d128_causal; do
+  for def in ${NCU_DEFINITIONS:-gemm_n7168_k5120 mha_with_lse_d128 mha_with_lse_d128_causal \
+             mha_bwd_d128 mha_bwd_d128_causal}; do
     ncu --clock-control none --metrics gpu__time_duration.sum --csv \
       "$bench" --method ncu --definitions "$def" --ncu_calls 5 > "$out/ncu_$def.csv" 2>&1
     python3 - "$out/ncu_$def.csv" "$def" <<'PY'
