@@ -31,8 +31,9 @@
 #include "executor/command_line.h"
 #include "executor/connection_flags.h"
 #include "executor/executor_runner.h"
-#include "executor/signals.h"
-#include "executor/status_server.h"
+#include "daemon/status_server.h"
+#include "daemon/stop_signals.h"
+#include "executor/health.h"
 
 ABSL_FLAG(std::string, scheduler, "",
           "Scheduler address HOST:PORT (default: $PTXBENCH_SCHEDULER, else 127.0.0.1:50051)");
@@ -144,9 +145,9 @@ int RunRealGateway() {
   runner_options.slots = slots;
   ptxbench::executor::ExecutorRunner runner(std::move(runner_options), &handler);
 
-  std::unique_ptr<ptxbench::executor::StatusServer> status_server;
+  std::unique_ptr<ptxbench::daemon::StatusServer> status_server;
   if (const std::string listen = absl::GetFlag(FLAGS_status_listen); !listen.empty()) {
-    auto started = ptxbench::executor::StatusServer::Start(
+    auto started = ptxbench::daemon::StatusServer::Start(
         listen, {[&runner] { return ptxbench::executor::ExecutorHealth(runner); },
                  [&handler] { return handler.metrics().Prometheus(); }});
     if (!started.ok()) return UsageError(std::string(started.status().message()));
@@ -159,7 +160,7 @@ int RunRealGateway() {
                                  {"status", status_server ? status_server->address() : "off"},
                                  {"simulated", "false"}});
   // One "stats" line per model every --stats-interval-s.
-  ptxbench::executor::PeriodicLog stats(
+  ptxbench::daemon::PeriodicLog stats(
       absl::Seconds(absl::GetFlag(FLAGS_stats_interval_s)), [&handler] {
         for (const auto& [model, c] : handler.metrics().Snapshot()) {
           ptxbench::Log(ptxbench::LogLevel::kInfo, "stats",
@@ -175,7 +176,7 @@ int main(int argc, char** argv) {
   // No process of the same uid may read this one's memory or environment
   // (API keys, tokens): ptrace and /proc/<pid>/{mem,environ} are refused.
   prctl(PR_SET_DUMPABLE, 0);
-  ptxbench::executor::BlockStopSignals();
+  ptxbench::daemon::BlockStopSignals();
   ptxbench::executor::ParseCommandLineOrExit(argc, argv);
   ptxbench::InitLogging("gateway");
 

@@ -14,7 +14,7 @@
 #include "common/sd_notify.h"
 #include "executor/backoff.h"
 #include "executor/command_line.h"
-#include "executor/signals.h"
+#include "daemon/stop_signals.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 #include "grpcpp/support/channel_arguments.h"
@@ -25,7 +25,7 @@
 
 // Defined here, with RunUntilStopped, for both executor daemons.
 ABSL_FLAG(int, stop_grace_s, 600,
-          "After SIGTERM/SIGINT, seconds the held tasks have to finish and be reported before "
+          "After a stop signal (SIGTERM, SIGINT, SIGHUP, SIGQUIT), seconds the held tasks have to finish and be reported before "
           "they are handed back to the scheduler (--stop-grace-s; a second signal hands them "
           "back at once)");
 
@@ -590,7 +590,7 @@ int RunUntilStopped(ExecutorRunner& runner, const std::string& daemon) {
   });
   absl::Status status;
   {
-    StopSignalWatcher watcher([&](int count) {
+    daemon::StopSignalWatcher watcher([&](int count) {
       if (count > 1) {
         LogWarning("second signal; handing the held tasks back", {});
         runner.Stop();

@@ -169,7 +169,7 @@ class ExecutorRunner {
 };
 
 // The tail of every executor daemon's main(): runs `runner` until it is
-// drained or stopped by signals (BlockStopSignals must have run), logs a
+// drained or stopped by signals (daemon::BlockStopSignals must have run), logs a
 // failure, and returns the process exit code (0 or 1). The first SIGINT/
 // SIGTERM drains: no new lease, the tasks held finish and are reported
 // within --stop-grace-s; when that runs out, or at a second signal, the

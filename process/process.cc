@@ -104,17 +104,29 @@ std::string Describe(const ChildError& e, const SpawnOptions& options) {
 
 }  // namespace
 
+namespace {
+constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+}  // namespace
+
 bool IsStopSignal(int sig) {
-  return sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT;
+  for (int s : kStopSignals) {
+    if (s == sig) return true;
+  }
+  return false;
+}
+
+sigset_t StopSignalSet() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int s : kStopSignals) sigaddset(&set, s);
+  return set;
 }
 
 void IgnoreStopSignals() {
   struct sigaction ignore {};
   ignore.sa_handler = SIG_IGN;
   sigemptyset(&ignore.sa_mask);
-  for (int sig = 1; sig < NSIG; ++sig) {
-    if (IsStopSignal(sig)) sigaction(sig, &ignore, nullptr);
-  }
+  for (int sig : kStopSignals) sigaction(sig, &ignore, nullptr);
 }
 
 ExitStatus ExitStatus::FromWaitStatus(int wait_status) {

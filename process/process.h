@@ -19,6 +19,7 @@
 // of the parent may have held the allocator's lock at the fork), so all it
 // needs is prepared before the fork.
 
+#include <signal.h>
 #include <sys/types.h>
 
 #include <cstdint>
@@ -60,6 +61,8 @@ struct SpawnOptions {
 // SIGINT, SIGTERM, SIGHUP and SIGQUIT: what a terminal or a batch system
 // sends a whole process tree to stop it.
 bool IsStopSignal(int sig);
+// The same signals as a set (sigprocmask, sigtimedwait).
+sigset_t StopSignalSet();
 
 // Sets the stop signals (IsStopSignal) to be ignored; exec and fork keep
 // them so. Async-signal-safe (for a child between fork and exec). For the

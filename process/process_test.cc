@@ -150,6 +150,19 @@ TEST_F(ProcessTest, EnvironmentCwdAndLimits) {
   EXPECT_EQ(ReadAll(log()), "yes \n" + dir_.string() + "\n64\n");
 }
 
+// One list: the set the daemons wait on is the signals IsStopSignal names.
+TEST(StopSignals, TheSetIsWhatIsStopSignalNames) {
+  const sigset_t set = StopSignalSet();
+  int members = 0;
+  for (int sig = 1; sig < NSIG; ++sig) {
+    EXPECT_EQ(sigismember(&set, sig) == 1, IsStopSignal(sig)) << strsignal(sig);
+    members += IsStopSignal(sig);
+  }
+  EXPECT_EQ(members, 4);
+  EXPECT_TRUE(IsStopSignal(SIGHUP));
+  EXPECT_FALSE(IsStopSignal(SIGKILL));
+}
+
 // A child told to ignore the stop signals, and what it starts, outlive them
 // all (sent to the whole group, as a batch system sends them to a job step)
 // and end by themselves; SIGKILL still ends them.

@@ -17,7 +17,9 @@
 #include "common/log.h"
 #include "common/sd_notify.h"
 #include "dashboard/server.h"
-#include "executor/status_server.h"
+#include "daemon/status_server.h"
+#include "daemon/stop_signals.h"
+#include "process/process.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/server_builder.h"
 #include "scheduler/access.h"
@@ -55,7 +57,7 @@ ABSL_FLAG(std::string, metrics_listen, "",
           "serve /healthz and Prometheus /metrics on [HOST:]PORT (a bare port: 127.0.0.1; "
           "docs/OBSERVABILITY.md)");
 ABSL_FLAG(int, report_grace_s, 0,
-          "after SIGTERM, grant no lease but take the reports of what executors hold for up "
+          "after a stop signal (SIGTERM, SIGINT, SIGHUP, SIGQUIT), grant no lease but take the reports of what executors hold for up "
           "to this long (until none is held; a second signal ends it): executors stopped by "
           "the same signal then lose nothing (deploy/slurm/)");
 ABSL_FLAG(std::string, http_listen, "",
@@ -245,9 +247,9 @@ int Main() {
     std::ofstream((dir / "dashboard.addr").string()) << web->address() << "\n";
     LogInfo("dashboard", {{"url", web->url()}});
   }
-  std::unique_ptr<executor::StatusServer> metrics_server;
+  std::unique_ptr<daemon::StatusServer> metrics_server;
   if (const std::string m = absl::GetFlag(FLAGS_metrics_listen); !m.empty()) {
-    absl::StatusOr<std::unique_ptr<executor::StatusServer>> started = executor::StatusServer::Start(
+    absl::StatusOr<std::unique_ptr<daemon::StatusServer>> started = daemon::StatusServer::Start(
         m, {[&dispatcher]() { return dispatcher.Gauges().status(); },
             [&dispatcher, &reader, &db_path] { return MetricsPage(dispatcher, reader, db_path); }});
     if (!started.ok()) return Fail(std::string(started.status().message()));
@@ -274,11 +276,8 @@ int Main() {
                {{"address", address}});
   }
 
-  // SIGINT/SIGTERM: stop taking calls, let running ones finish, close.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
+  // A stop signal: stop taking calls, let running ones finish, close.
+  const sigset_t signals = process::StopSignalSet();
   // Until then, a structured health/metrics line every --stats-interval-s.
   int signal_number = -1;
   storage::WriteQueue::Stats last;
@@ -314,11 +313,7 @@ int main(int argc, char** argv) {
   // (API keys, tokens): ptrace and /proc/<pid>/{mem,environ} are refused.
   prctl(PR_SET_DUMPABLE, 0);
   // Block the stop signals in every thread; main waits for them with sigwait.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  ptxbench::daemon::BlockStopSignals();
   absl::SetProgramUsageMessage(
       "ptxbench-scheduler --listen HOST:PORT --data-dir DIR [--tls-cert F --tls-key F]\n"
       "Owns the experiment database and serves the client and executor APIs.");

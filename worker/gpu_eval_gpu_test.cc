@@ -131,7 +131,7 @@ TEST_F(GpuEvalTest, StopSignalsToTheWholeTreeDoNotEndAMeasurement) {
   request.add_architectures(gpu_.sm_arch);
   CompiledKernel compiled = evaluator.Compile(request);
   ASSERT_TRUE(compiled.built());
-  // As an executor does (executor/signals.h): its threads block them.
+  // As an executor does (daemon/stop_signals.h): its threads block them.
   sigset_t stop, before;
   sigemptyset(&stop);
   for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGQUIT}) sigaddset(&stop, sig);

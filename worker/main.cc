@@ -21,8 +21,9 @@
 #include "executor/command_line.h"
 #include "executor/connection_flags.h"
 #include "executor/executor_runner.h"
-#include "executor/signals.h"
-#include "executor/status_server.h"
+#include "daemon/status_server.h"
+#include "daemon/stop_signals.h"
+#include "executor/health.h"
 #include "common/data_dir.h"
 #include "worker/compile_only.h"
 #include "worker/gpu_worker.h"
@@ -179,16 +180,16 @@ absl::StatusOr<std::unique_ptr<ptxbench::workloads::DefinitionRegistry>> LoadDef
 int ServeUntilStopped(ptxbench::executor::ExecutorRunner& runner,
                       ptxbench::worker::WorkerMetrics& metrics,
                       std::function<absl::Status()> more) {
-  std::unique_ptr<ptxbench::executor::StatusServer> status_server;
+  std::unique_ptr<ptxbench::daemon::StatusServer> status_server;
   if (const std::string listen = absl::GetFlag(FLAGS_status_listen); !listen.empty()) {
-    auto started = ptxbench::executor::StatusServer::Start(
+    auto started = ptxbench::daemon::StatusServer::Start(
         listen, {[&runner, more] { return ptxbench::executor::ExecutorHealth(runner, more); },
                  [&metrics] { return metrics.Prometheus(); }});
     if (!started.ok()) return UsageError(std::string(started.status().message()));
     status_server = *std::move(started);
     ptxbench::LogInfo("status", {{"address", status_server->address()}});
   }
-  ptxbench::executor::PeriodicLog stats(absl::Seconds(absl::GetFlag(FLAGS_stats_interval_s)),
+  ptxbench::daemon::PeriodicLog stats(absl::Seconds(absl::GetFlag(FLAGS_stats_interval_s)),
                                         [&metrics] { metrics.LogStats(); });
   return ptxbench::executor::RunUntilStopped(runner, "worker");
 }
@@ -325,7 +326,7 @@ int RunRealWorker() {
 int main(int argc, char** argv) {
   // No process of the same uid may read this one's memory or environment.
   prctl(PR_SET_DUMPABLE, 0);
-  ptxbench::executor::BlockStopSignals();
+  ptxbench::daemon::BlockStopSignals();
   ptxbench::executor::ParseCommandLineOrExit(argc, argv);
   ptxbench::InitLogging("worker");
 

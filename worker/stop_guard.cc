@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/log.h"
-#include "executor/signals.h"
+#include "daemon/stop_signals.h"
 
 namespace ptxbench::worker {
 
@@ -32,7 +32,7 @@ StopSignalGuard::StopSignalGuard(executor::TaskHandler* inner,
                                  std::function<int()> signals_received)
     : inner_(inner),
       signals_received_(signals_received ? std::move(signals_received)
-                                         : std::function<int()>(executor::StopSignalsReceived)) {}
+                                         : std::function<int()>(daemon::StopSignalsReceived)) {}
 
 v1::CompleteRequest StopSignalGuard::Run(const v1::Task& task,
                                          const std::atomic<bool>& cancelled) {

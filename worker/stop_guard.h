@@ -23,7 +23,7 @@ namespace ptxbench::worker {
 class StopSignalGuard final : public executor::TaskHandler {
  public:
   // `inner` is not owned. `signals_received` counts the stop signals taken
-  // so far (executor::StopSignalsReceived by default).
+  // so far (daemon::StopSignalsReceived by default).
   explicit StopSignalGuard(executor::TaskHandler* inner,
                            std::function<int()> signals_received = nullptr);
   ptxbench::v1::CompleteRequest Run(const ptxbench::v1::Task& task,

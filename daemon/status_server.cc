@@ -1,4 +1,4 @@
-#include "executor/status_server.h"
+#include "daemon/status_server.h"
 
 #include <httplib.h>
 
@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "auth/server.h"
 
-namespace ptxbench::executor {
+namespace ptxbench::daemon {
 
 struct StatusServer::Impl {
   httplib::Server server;
@@ -51,14 +51,6 @@ absl::StatusOr<std::unique_ptr<StatusServer>> StatusServer::Start(const std::str
   return out;
 }
 
-absl::Status ExecutorHealth(const ExecutorRunner& runner,
-                            const std::function<absl::Status()>& more) {
-  if (runner.executor_id().empty()) {
-    return absl::UnavailableError("not registered with the scheduler");
-  }
-  return more ? more() : absl::OkStatus();
-}
-
 PeriodicLog::PeriodicLog(absl::Duration interval, std::function<void()> log) {
   if (interval <= absl::ZeroDuration()) return;
   thread_ = std::thread([this, interval, log = std::move(log)] {
@@ -76,4 +68,4 @@ StatusServer::~StatusServer() {
   if (impl_->thread.joinable()) impl_->thread.join();
 }
 
-}  // namespace ptxbench::executor
+}  // namespace ptxbench::daemon

@@ -1,4 +1,4 @@
-#include "executor/status_server.h"
+#include "daemon/status_server.h"
 
 #include <httplib.h>
 
@@ -6,10 +6,10 @@
 
 #include "gtest/gtest.h"
 
-namespace ptxbench::executor {
+namespace ptxbench::daemon {
 namespace {
 
-TEST(executor_status_server, HealthAndMetricsPages) {
+TEST(daemon_status_server, HealthAndMetricsPages) {
   std::atomic<bool> healthy{false};
   auto server = StatusServer::Start(
       "127.0.0.1:0", {[&healthy]() -> absl::Status {
@@ -33,10 +33,10 @@ TEST(executor_status_server, HealthAndMetricsPages) {
   EXPECT_EQ(metrics->body, "ptxbench_x_total{model=\"m\"} 3\n");
 }
 
-TEST(executor_status_server, BadAddressIsRefused) {
+TEST(daemon_status_server, BadAddressIsRefused) {
   EXPECT_EQ(StatusServer::Start("localhost", {}).status().code(),
             absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace
-}  // namespace ptxbench::executor
+}  // namespace ptxbench::daemon

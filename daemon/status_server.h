@@ -1,5 +1,5 @@
-#ifndef PTXBENCH_EXECUTOR_STATUS_SERVER_H_
-#define PTXBENCH_EXECUTOR_STATUS_SERVER_H_
+#ifndef PTXBENCH_DAEMON_STATUS_SERVER_H_
+#define PTXBENCH_DAEMON_STATUS_SERVER_H_
 
 // A daemon's health and metrics over plain HTTP, for load balancers,
 // orchestrators and Prometheus: GET /healthz answers 200 "ok" or 503 with
@@ -13,9 +13,8 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
-#include "executor/executor_runner.h"
 
-namespace ptxbench::executor {
+namespace ptxbench::daemon {
 
 class StatusServer {
  public:
@@ -40,11 +39,6 @@ class StatusServer {
   std::string address_;
 };
 
-// An executor's /healthz: kUnavailable until `runner` is registered with the
-// scheduler, then `more()` (when set).
-absl::Status ExecutorHealth(const ExecutorRunner& runner,
-                            const std::function<absl::Status()>& more = nullptr);
-
 // Calls `log` every `interval` on a thread of its own until destroyed (a
 // daemon's periodic "stats" line). A non-positive interval: never.
 class PeriodicLog {
@@ -57,6 +51,6 @@ class PeriodicLog {
   std::thread thread_;
 };
 
-}  // namespace ptxbench::executor
+}  // namespace ptxbench::daemon
 
-#endif  // PTXBENCH_EXECUTOR_STATUS_SERVER_H_
+#endif  // PTXBENCH_DAEMON_STATUS_SERVER_H_

@@ -1,17 +1,19 @@
-#ifndef PTXBENCH_EXECUTOR_SIGNALS_H_
-#define PTXBENCH_EXECUTOR_SIGNALS_H_
+#ifndef PTXBENCH_DAEMON_STOP_SIGNALS_H_
+#define PTXBENCH_DAEMON_STOP_SIGNALS_H_
 
-// SIGINT/SIGTERM handling for the executor daemons: the signals are blocked
-// in every thread and taken synchronously by one watcher thread, so stopping
-// runs ordinary code (locks, logging) instead of an async-signal handler.
+// How ptxbench's daemons (scheduler, worker, gateway) take the stop signals
+// (process::StopSignalSet: SIGINT, SIGTERM, SIGHUP, SIGQUIT): blocked in
+// every thread and taken synchronously, by one watcher thread or by the
+// main thread's own wait, so stopping runs ordinary code (locks, logging)
+// instead of an async-signal handler.
 
 #include <atomic>
 #include <functional>
 #include <thread>
 
-namespace ptxbench::executor {
+namespace ptxbench::daemon {
 
-// Blocks SIGINT and SIGTERM in the calling thread and every thread it starts
+// Blocks the stop signals in the calling thread and every thread it starts
 // afterwards. Call first in main(), before any thread (gRPC's too) exists.
 void BlockStopSignals();
 
@@ -19,7 +21,7 @@ void BlockStopSignals();
 // any thread.
 int StopSignalsReceived();
 
-// Watches for SIGINT/SIGTERM (blocked with BlockStopSignals) and calls
+// Watches for the stop signals (blocked with BlockStopSignals) and calls
 // `on_signal(n)` from its own thread for the n-th one (1: stop gently, 2:
 // stop now); a third ends the process at once (exit status 128 + signal),
 // for a stop that hangs.
@@ -35,6 +37,6 @@ class StopSignalWatcher {
   std::thread thread_;
 };
 
-}  // namespace ptxbench::executor
+}  // namespace ptxbench::daemon
 
-#endif  // PTXBENCH_EXECUTOR_SIGNALS_H_
+#endif  // PTXBENCH_DAEMON_STOP_SIGNALS_H_

@@ -1,4 +1,4 @@
-#include "executor/signals.h"
+#include "daemon/stop_signals.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -9,32 +9,25 @@
 #include <utility>
 
 #include "common/log.h"
+#include "process/process.h"
 
-namespace ptxbench::executor {
+namespace ptxbench::daemon {
 namespace {
 
 std::atomic<int> g_stop_signals{0};
-
-sigset_t StopSignals() {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  return set;
-}
 
 }  // namespace
 
 int StopSignalsReceived() { return g_stop_signals.load(); }
 
 void BlockStopSignals() {
-  sigset_t set = StopSignals();
+  sigset_t set = process::StopSignalSet();
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
 }
 
 StopSignalWatcher::StopSignalWatcher(std::function<void(int)> on_signal)
     : thread_([this, on_signal = std::move(on_signal)] {
-        sigset_t set = StopSignals();
+        sigset_t set = process::StopSignalSet();
         // A short timeout so the destructor can end the watch.
         const timespec timeout = {0, 100 * 1000 * 1000};
         int received = 0;
@@ -56,4 +49,4 @@ StopSignalWatcher::~StopSignalWatcher() {
   thread_.join();
 }
 
-}  // namespace ptxbench::executor
+}  // namespace ptxbench::daemon
