@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""The include rule of docs/ARCHITECTURE.md, checked: a folder of ptxbench may
+include only itself and the folders listed above it in that page's "Folders"
+table. The table is the rule, so the page and the check cannot drift apart.
+
+  scripts/check_includes.py [ROOT]     exit 0: every include follows the rule;
+                                       1: one line per include that does not.
+
+Tests (files named *_test.*, *_fixture.h, *_test_util.h) may also include
+`testing/`, the helpers only tests link. A folder missing from the table is
+itself a violation: every folder of code has a place in it.
+"""
+import os
+import re
+import sys
+
+SOURCE = (".h", ".cc", ".cu", ".inc")
+TEST_FILE = re.compile(r"(_test\.(cc|cu|h)|_fixture\.h|_test_util\.h)$")
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+# Generated code of protos/ is included by its package path.
+ALIASES = {"ptxbench": "protos"}
+NOT_CODE = {"build", "docs", "examples", "scripts", "cmake", "deploy", "prompts_data"}
+
+
+def folders_in_order(root):
+    """The first column of the Folders table, top to bottom."""
+    text = open(os.path.join(root, "docs", "ARCHITECTURE.md"), encoding="utf-8").read()
+    section = text.split("\n## Folders", 1)[1].split("\n## ", 1)[0]
+    order = []
+    for line in section.splitlines():
+        if not line.startswith("| `"):
+            continue
+        first = line.split("|")[1]
+        for name in re.findall(r"`([a-z_]+)/`", first):
+            if name not in order:
+                order.append(name)
+    return order
+
+
+def main():
+    root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
+                           os.path.join(os.path.dirname(__file__), ".."))
+    order = folders_in_order(root)
+    rank = {name: i for i, name in enumerate(order)}
+    problems = []
+    for top in sorted(os.listdir(root)):
+        path = os.path.join(root, top)
+        if top.startswith(".") or top in NOT_CODE or not os.path.isdir(path):
+            continue
+        files = [os.path.join(d, f) for d, _, fs in os.walk(path) for f in fs if f.endswith(SOURCE)]
+        if not files:
+            continue
+        if top not in rank:
+            problems.append(f"{top}/: a folder of code that docs/ARCHITECTURE.md's Folders table does not list")
+            continue
+        for file in sorted(files):
+            rel = os.path.relpath(file, root)
+            text = open(file, encoding="utf-8", errors="replace").read()
+            for included in INCLUDE.findall(text):
+                head = included.split("/", 1)[0]
+                head = ALIASES.get(head, head)
+                if "/" not in included or head not in rank or head == top:
+                    continue  # a sibling header, a library's, or the folder's own
+                if rank[head] < rank[top]:
+                    continue
+                if head == "testing" and TEST_FILE.search(file):
+                    continue
+                problems.append(f'{rel}: includes "{included}", but {head}/ is below {top}/ '
+                                f"in docs/ARCHITECTURE.md's Folders table")
+    for p in problems:
+        print(p)
+    if problems:
+        print(f"include rule: {len(problems)} violation(s)")
+        return 1
+    print(f"include rule: {len(order)} folders, every include points up the table")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,2 @@
+// Fixture: the allowed direction.
+#include "low/c.h"
