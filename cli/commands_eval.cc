@@ -16,7 +16,6 @@
 #include "cli/eval_envelope.h"
 #include "cli/format.h"
 #include "cli/progress.h"
-#include "common/data_dir.h"
 #include "common/file.h"
 #include "common/hash.h"
 #include "common/status_macros.h"
@@ -24,6 +23,7 @@
 #include "workloads/solution.h"
 #include "worker/compile_only.h"
 #include "worker/gpu/device_info.h"
+#include "worker/evaluation_stack.h"
 #include "worker/gpu_eval.h"
 #include "worker/torch_probe.h"
 #include "workloads/native_reference.h"
@@ -210,47 +210,41 @@ absl::Status RunEval(const Invocation& inv) {
     result = *std::move(remote);
     compile_only = request.mode() == v1::COMPILE_ONLY;
   } else {
-    worker::CompilerOptions options;
-    options.abi_include_dir = DataDir() + "/worker/kernel_abi";
-    options.cache_dir = inv.args.Get("cache-dir", "");
-    absl::StatusOr<std::string> version = worker::Compiler::ToolkitVersion(options.nvcc);
-    worker::GpuEvalOptions gpu_options;
-    // The same sandbox as a worker's (the limits of its defaults).
-    const sandbox::Protections protections =
-        worker::ConfigureSandbox(worker::SandboxSettings{}, &options, &gpu_options);
-    for (const std::string& w : protections.warnings) {
+    // The same stack and start-up checks as a worker's (with the limits of
+    // its defaults).
+    worker::EvaluationSettings settings;
+    settings.cache_dir = inv.args.Get("cache-dir", "");
+    settings.compile_only = compile_only;
+    absl::StatusOr<std::unique_ptr<worker::EvaluationStack>> stack =
+        worker::EvaluationStack::Create(settings);
+    if (!stack.ok()) {
+      return WithExitCode(absl::Status(stack.status().code(),
+                                       absl::StrCat("cannot evaluate here: ", stack.status().message())),
+                          2);
+    }
+    for (const std::string& w : (*stack)->protections().warnings) {
       inv.err() << "ptxbench eval: warning: " << w << "\n";
     }
-    worker::Compiler compiler(options);
     // A GPU and the runner: full evaluation; otherwise compile-only.
-    std::string why_compile_only = "--compile-only";
+    std::string why_compile_only = compile_only ? "--compile-only" : (*stack)->why_no_gpu();
     std::optional<gpu::GpuInfo> gpu;
-    gpu_options.runner_path = worker::FindRunner();
-    if (!compile_only) {
-      absl::StatusOr<gpu::GpuInventory> inventory = gpu::DiscoverGpus();
+    const std::vector<gpu::GpuInfo>& gpus = (*stack)->gpus();
+    if (!gpus.empty()) {
       const int index = inv.args.Has("gpu") ? std::atoi(inv.args.Get("gpu").c_str()) : 0;
-      if (!inventory.ok()) {
-        why_compile_only = std::string(inventory.status().message());
-      } else if (inventory->gpus.empty()) {
-        why_compile_only = absl::StrCat("no GPU (", inventory->why_none, ")");
-      } else if (index < 0 || index >= static_cast<int>(inventory->gpus.size())) {
-        return UsageError(absl::StrCat("--gpu ", index, ": this machine has ",
-                                       inventory->gpus.size(), " GPU(s)"));
-      } else if (gpu_options.runner_path.empty()) {
-        why_compile_only = "ptxbench-runner is not built (it needs nvcc at build time)";
-      } else {
-        gpu = inventory->gpus[index];
+      if (index < 0 || index >= static_cast<int>(gpus.size())) {
+        return UsageError(absl::StrCat("--gpu ", index, ": this machine has ", gpus.size(),
+                                       " GPU(s)"));
       }
+      gpu = gpus[index];
     }
     compile_only = !gpu.has_value();
     request.set_mode(compile_only ? v1::COMPILE_ONLY : v1::FULL);
     // Built for this GPU; compile-only, for the default (Hopper).
     if (gpu) request.add_architectures(gpu->sm_arch);
     if (!compile_only) {
-      PTXB_RETURN_IF_ERROR(UseTorchReferences(inv, **definitions->Find(definition), &gpu_options));
+      PTXB_RETURN_IF_ERROR(
+          UseTorchReferences(inv, **definitions->Find(definition), &(*stack)->gpu_options()));
     }
-    worker::GpuEvaluator evaluator(&compiler, definitions.get(), gpu_options, "local",
-                                   version.ok() ? *version : "");
     const std::string label =
         compile_only
             ? absl::StrCat("compile-only evaluation (", why_compile_only, ")...")
@@ -258,11 +252,11 @@ absl::Status RunEval(const Invocation& inv) {
                            "): build, correctness trials, timing against the reference...");
     WithElapsedProgress(inv.err(), inv.env.err_is_terminal, label, [&] {
       if (compile_only) {
-        result = worker::EvaluateCompileOnly(compiler, *definitions, request, "local",
-                                             version.ok() ? *version : "");
+        result = worker::EvaluateCompileOnly((*stack)->compiler(), *definitions, request, "local",
+                                             (*stack)->toolkit_version());
       } else {
         bool suspect = false;
-        result = evaluator.Evaluate(request, *gpu, &suspect);
+        result = (*stack)->Evaluator(definitions.get(), "local").Evaluate(request, *gpu, &suspect);
       }
     });
   }

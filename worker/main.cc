@@ -16,18 +16,19 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "common/data_dir.h"
 #include "common/gpu_arch.h"
 #include "common/log.h"
+#include "daemon/status_server.h"
+#include "daemon/stop_signals.h"
 #include "executor/command_line.h"
 #include "executor/connection_flags.h"
 #include "executor/executor_runner.h"
-#include "daemon/status_server.h"
-#include "daemon/stop_signals.h"
 #include "executor/health.h"
-#include "common/data_dir.h"
 #include "worker/compile_only.h"
-#include "worker/gpu_worker.h"
+#include "worker/evaluation_stack.h"
 #include "worker/gpu/device_info.h"
+#include "worker/gpu_worker.h"
 #include "worker/simulated_worker.h"
 #include "worker/stop_guard.h"
 #include "worker/torch_probe.h"
@@ -116,33 +117,6 @@ std::string DefaultCacheDir() {
   return base + "/ptxbench/builds";
 }
 
-// The GPUs this worker evaluates on; empty (with the reason logged) means
-// compile-only.
-std::vector<ptxbench::gpu::GpuInfo> UsableGpus(const std::string& runner) {
-  if (absl::GetFlag(FLAGS_compile_only)) {
-    ptxbench::LogInfo("--compile-only: offering compile-only evaluation", {});
-    return {};
-  }
-  absl::StatusOr<ptxbench::gpu::GpuInventory> inventory = ptxbench::gpu::DiscoverGpus();
-  if (!inventory.ok()) {
-    ptxbench::LogWarning("GPU discovery failed: offering compile-only evaluation",
-                         {{"error", inventory.status().ToString()}});
-    return {};
-  }
-  if (inventory->gpus.empty()) {
-    ptxbench::LogInfo("no GPU: offering compile-only evaluation", {{"why", inventory->why_none}});
-    return {};
-  }
-  if (runner.empty()) {
-    ptxbench::LogWarning(
-        "GPUs found but ptxbench-runner is missing (built only where nvcc exists; set "
-        "PTXBENCH_RUNNER): offering compile-only evaluation",
-        {{"gpus", std::to_string(inventory->gpus.size())}});
-    return {};
-  }
-  return inventory->gpus;
-}
-
 // The Python of this worker's PyTorch references (empty: none), probed once
 // and logged; a worker without one still evaluates every definition a native
 // reference computes.
@@ -211,18 +185,14 @@ int RunRealWorker() {
   auto definitions = LoadDefinitions();
   if (!definitions.ok()) return UsageError(std::string(definitions.status().message()));
 
-  ptxbench::worker::CompilerOptions compiler_options;
-  compiler_options.abi_include_dir = ptxbench::DataDir() + "/worker/kernel_abi";
-  compiler_options.cache_dir = absl::GetFlag(FLAGS_cache_dir);
-  if (compiler_options.cache_dir.empty()) compiler_options.cache_dir = DefaultCacheDir();
-  ptxbench::worker::GpuEvalOptions eval_options;
   if (absl::GetFlag(FLAGS_sandbox_memory_gib) <= 0 || absl::GetFlag(FLAGS_sandbox_max_processes) < 8) {
     return UsageError("--sandbox-memory-gib must be > 0 and --sandbox-max-processes >= 8");
   }
   if (absl::GetFlag(FLAGS_sandbox_disk_mib) < 1 || absl::GetFlag(FLAGS_sandbox_cpus) <= 0) {
     return UsageError("--sandbox-disk-mib must be >= 1 and --sandbox-cpus > 0");
   }
-  ptxbench::worker::SandboxSettings sandbox_settings;
+  ptxbench::worker::EvaluationSettings settings;
+  ptxbench::worker::SandboxSettings& sandbox_settings = settings.sandbox;
   sandbox_settings.uid = absl::GetFlag(FLAGS_sandbox_uid);
   sandbox_settings.memory_bytes =
       static_cast<uint64_t>(absl::GetFlag(FLAGS_sandbox_memory_gib) * 1073741824.0);
@@ -231,33 +201,28 @@ int RunRealWorker() {
   sandbox_settings.disk_bytes = static_cast<uint64_t>(absl::GetFlag(FLAGS_sandbox_disk_mib)) << 20;
   sandbox_settings.cpus = absl::GetFlag(FLAGS_sandbox_cpus);
   sandbox_settings.cgroup_root = absl::GetFlag(FLAGS_cgroup_root);
-  const ptxbench::sandbox::Protections protections =
-      ptxbench::worker::ConfigureSandbox(sandbox_settings, &compiler_options, &eval_options);
+  settings.cache_dir = absl::GetFlag(FLAGS_cache_dir);
+  if (settings.cache_dir.empty()) settings.cache_dir = DefaultCacheDir();
+  settings.compile_only = absl::GetFlag(FLAGS_compile_only);
+  settings.deadline = absl::Seconds(absl::GetFlag(FLAGS_eval_deadline_s));
+  settings.seed = absl::GetFlag(FLAGS_seed);
+  settings.timed_calls = absl::GetFlag(FLAGS_timed_calls);
+  settings.warmup_calls = absl::GetFlag(FLAGS_warmup_calls);
+  absl::StatusOr<std::unique_ptr<ptxbench::worker::EvaluationStack>> stack =
+      ptxbench::worker::EvaluationStack::Create(settings);
+  if (!stack.ok()) return UsageError(std::string(stack.status().message()));
+  const ptxbench::sandbox::Protections& protections = (*stack)->protections();
   for (const std::string& p : protections.active) ptxbench::LogInfo("protection", {{"active", p}});
   for (const std::string& w : protections.warnings) {
     ptxbench::LogWarning("protection missing", {{"warning", w}});
   }
-  absl::StatusOr<std::string> version =
-      ptxbench::worker::Compiler::ToolkitVersion(compiler_options.nvcc);
-  if (!version.ok()) {
-    std::fprintf(stderr, "ptxbench-worker: %s\n", std::string(version.status().message()).c_str());
-    return 1;
+  ptxbench::worker::Compiler& compiler = (*stack)->compiler();
+  const std::string& version = (*stack)->toolkit_version();
+  ptxbench::worker::GpuEvalOptions& eval_options = (*stack)->gpu_options();
+  const std::vector<ptxbench::gpu::GpuInfo>& gpus = (*stack)->gpus();
+  if (gpus.empty()) {
+    ptxbench::LogInfo("offering compile-only evaluation", {{"why", (*stack)->why_no_gpu()}});
   }
-  ptxbench::worker::Compiler compiler(compiler_options);
-
-  eval_options.runner_path = ptxbench::worker::FindRunner();
-  if (protections.sandbox_works) {
-    if (absl::Status readable = ptxbench::worker::CheckSandboxCanRead(
-            compiler_options, eval_options.runner_path, sandbox_settings.uid);
-        !readable.ok()) {
-      return UsageError(std::string(readable.message()));
-    }
-  }
-  eval_options.deadline = absl::Seconds(absl::GetFlag(FLAGS_eval_deadline_s));
-  eval_options.seed = absl::GetFlag(FLAGS_seed);
-  eval_options.timed_calls = absl::GetFlag(FLAGS_timed_calls);
-  eval_options.warmup_calls = absl::GetFlag(FLAGS_warmup_calls);
-  const std::vector<ptxbench::gpu::GpuInfo> gpus = UsableGpus(eval_options.runner_path);
   const std::string torch_reference = gpus.empty() ? "" : TorchReferences(&eval_options);
   // Every GPU of the node, each kept fed: while one kernel runs on a GPU,
   // the next one compiles on the node's cores.
@@ -269,18 +234,17 @@ int RunRealWorker() {
   for (const ptxbench::gpu::GpuInfo& g : gpus) metered_gpus.push_back({g.index, g.name});
   ptxbench::worker::WorkerMetrics metrics(metered_gpus, protections);
   eval_options.metrics = &metrics;
-  ptxbench::worker::GpuEvaluator evaluator(&compiler, definitions->get(), eval_options, name,
-                                           *version);
+  ptxbench::worker::GpuEvaluator& evaluator = (*stack)->Evaluator(definitions->get(), name);
   ptxbench::worker::GpuPool pool(gpus);
   ptxbench::executor::ExecutorRunner* running = nullptr;
   ptxbench::worker::GpuWorkerHandler gpu_handler(
-      &evaluator, &compiler, definitions->get(), &pool, &metrics, name, *version,
+      &evaluator, &compiler, definitions->get(), &pool, &metrics, name, version,
       [&running](const std::string& why) {
         ptxbench::LogError("stopping: no healthy GPU", {{"why", why}});
         if (running != nullptr) running->Stop();
       });
   ptxbench::worker::CompileOnlyHandler compile_handler(&compiler, definitions->get(), &metrics,
-                                                       name, *version);
+                                                       name, version);
 
   ptxbench::executor::ExecutorRunner::Options runner_options;
   runner_options.scheduler_address = scheduler;
@@ -309,8 +273,8 @@ int RunRealWorker() {
                                  {"mode", gpus.empty() ? "compile-only" : "gpu"},
                                  {"gpus", gpu_names},
                                  {"runner", eval_options.runner_path},
-                                 {"cache", compiler_options.cache_dir},
-                                 {"toolkit", *version}});
+                                 {"cache", (*stack)->compiler_options().cache_dir},
+                                 {"toolkit", version}});
   // A GPU worker whose every GPU failed its health check is unhealthy (it
   // also stops); a compile-only one needs none.
   return ServeUntilStopped(runner, metrics, [&pool, &gpus]() -> absl::Status {

@@ -1,0 +1,65 @@
+#include "worker/evaluation_stack.h"
+
+#include "absl/strings/str_cat.h"
+#include "common/data_dir.h"
+
+namespace ptxbench::worker {
+
+absl::StatusOr<std::unique_ptr<EvaluationStack>> EvaluationStack::Create(
+    const EvaluationSettings& settings) {
+  auto stack = std::unique_ptr<EvaluationStack>(new EvaluationStack);
+  stack->compiler_options_.abi_include_dir = DataDir() + "/worker/kernel_abi";
+  stack->compiler_options_.cache_dir = settings.cache_dir;
+  stack->protections_ =
+      ConfigureSandbox(settings.sandbox, &stack->compiler_options_, &stack->gpu_options_);
+  absl::StatusOr<std::string> version = Compiler::ToolkitVersion(stack->compiler_options_.nvcc);
+  if (!version.ok()) return version.status();
+  stack->toolkit_version_ = *std::move(version);
+  stack->compiler_ = std::make_unique<Compiler>(stack->compiler_options_);
+
+  GpuEvalOptions& o = stack->gpu_options_;
+  o.runner_path = FindRunner();
+  if (stack->protections_.sandbox_works) {
+    if (absl::Status readable =
+            CheckSandboxCanRead(stack->compiler_options_, o.runner_path, settings.sandbox.uid);
+        !readable.ok()) {
+      return readable;
+    }
+  }
+  o.deadline = settings.deadline;
+  o.seed = settings.seed;
+  o.warmup_calls = settings.warmup_calls;
+  o.timed_calls = settings.timed_calls;
+  stack->FindGpus(settings.compile_only);
+  return stack;
+}
+
+void EvaluationStack::FindGpus(bool compile_only) {
+  if (compile_only) {
+    why_no_gpu_ = "compile-only asked for";
+    return;
+  }
+  absl::StatusOr<gpu::GpuInventory> inventory = gpu::DiscoverGpus();
+  if (!inventory.ok()) {
+    why_no_gpu_ = absl::StrCat("GPU discovery failed: ", inventory.status().message());
+  } else if (inventory->gpus.empty()) {
+    why_no_gpu_ = absl::StrCat("no GPU (", inventory->why_none, ")");
+  } else if (gpu_options_.runner_path.empty()) {
+    why_no_gpu_ = absl::StrCat(inventory->gpus.size(),
+                               " GPU(s) but ptxbench-runner is not built (it needs nvcc at build "
+                               "time; or set PTXBENCH_RUNNER)");
+  } else {
+    gpus_ = inventory->gpus;
+  }
+}
+
+GpuEvaluator& EvaluationStack::Evaluator(const workloads::DefinitionRegistry* definitions,
+                                         const std::string& worker_id) {
+  if (evaluator_ == nullptr) {
+    evaluator_ = std::make_unique<GpuEvaluator>(compiler_.get(), definitions, gpu_options_,
+                                                worker_id, toolkit_version_);
+  }
+  return *evaluator_;
+}
+
+}  // namespace ptxbench::worker
