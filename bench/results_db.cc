@@ -25,7 +25,7 @@
 #include "report/facts.h"
 #include "scheduler/experiment_store.h"
 #include "scheduler/schema.h"
-#include "scheduler/spec.h"
+#include "scheduler/spec/spec.h"
 #include "scheduler/trajectory_store.h"
 #include "scheduler/turn_store.h"
 #include "storage/blob_store.h"

@@ -40,7 +40,7 @@
 #include "scheduler/fair_queue.h"
 #include "scheduler/metrics.h"
 #include "scheduler/schema.h"
-#include "scheduler/spec.h"
+#include "scheduler/spec/spec.h"
 #include "scheduler/task_store.h"
 #include "scheduler/token_store.h"
 #include "scheduler/trajectory_store.h"

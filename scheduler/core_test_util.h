@@ -13,7 +13,7 @@
 #include "gtest/gtest.h"
 #include "scheduler/core.h"
 #include "scheduler/schema.h"
-#include "scheduler/spec.h"
+#include "scheduler/spec/spec.h"
 
 namespace ptxbench::scheduler {
 

@@ -12,7 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "ptxbench/v1/common.pb.h"
-#include "scheduler/spec.h"
+#include "scheduler/spec/spec.h"
 #include "storage/database.h"
 
 namespace ptxbench::scheduler {

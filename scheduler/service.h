@@ -14,7 +14,7 @@
 #include "scheduler/access.h"
 #include "scheduler/dispatcher.h"
 #include "scheduler/reader.h"
-#include "scheduler/spec.h"
+#include "scheduler/spec/spec.h"
 #include "workloads/registry.h"
 
 namespace ptxbench::scheduler {

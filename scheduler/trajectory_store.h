@@ -14,7 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "ptxbench/v1/common.pb.h"
-#include "scheduler/spec.h"
+#include "scheduler/spec/spec.h"
 #include "scheduler/transitions.h"
 #include "storage/database.h"
 

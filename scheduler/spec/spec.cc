@@ -1,4 +1,4 @@
-#include "scheduler/spec.h"
+#include "scheduler/spec/spec.h"
 
 #include <algorithm>
 #include <cmath>
@@ -22,255 +22,21 @@
 #include "common/hash.h"
 #include "common/json_reader.h"
 #include "common/status_macros.h"
+#include "scheduler/spec/spec_reader.h"
 #include "workloads/native_reference.h"
 
 namespace ptxbench::scheduler {
 namespace {
 
-using Json = StrictJson;
+using spec_internal::IsExperimentName;
+using spec_internal::Json;
+using spec_internal::kExperimentName;
+using spec_internal::kMaxCount;
+using spec_internal::kMaxTurns;
+using spec_internal::Options;
+using spec_internal::SpecReader;
 // std::map-backed: dump() of a normalized spec has sorted keys (canonical).
 using Canonical = nlohmann::json;
-
-constexpr char kExperimentName[] = "a name of [A-Za-z0-9._-]{1,100}";
-
-constexpr int64_t kMaxTurns = 1000;
-constexpr int64_t kMaxCount = std::numeric_limits<int32_t>::max();
-
-bool IsExperimentName(absl::string_view name) {
-  if (name.empty() || name.size() > 100) return false;
-  for (char c : name) {
-    if (!absl::ascii_isalnum(c) && c != '.' && c != '_' && c != '-') return false;
-  }
-  return true;
-}
-
-bool IsModelName(absl::string_view name) {
-  if (name.empty() || name.size() > 128) return false;
-  for (char c : name) {
-    if (!absl::ascii_isalnum(c) && !absl::StrContains("._:/@+-", c)) return false;
-  }
-  return true;
-}
-
-// The settings both forms share, with their defaults.
-struct Options {
-  std::string context_policy = "full";
-  std::string language = "cuda";
-  std::string eval = "full";
-  int64_t priority = 1;
-  double max_cost_usd = 0;
-  std::vector<std::string> architectures = DefaultArchitectures();
-};
-
-// Reads and checks the fields of one spec document, reporting against `path`:
-// the checks of its own values (models, definitions, prompt tags, files) on
-// top of the typed reads every format shares.
-class SpecReader {
- public:
-  SpecReader(const SpecInput& input, const workloads::DefinitionRegistry& definitions,
-             const PromptRegistry& prompts)
-      : input_(input), json_(input.path), definitions_(definitions), prompts_(prompts) {}
-
-  const JsonReader& json() const { return json_; }
-  absl::Status Error(absl::string_view field, const Json& value, absl::string_view expected,
-                     absl::string_view why = "") const {
-    return json_.Error(field, value, expected, why);
-  }
-
-  absl::StatusOr<int64_t> Count(const Json& value, absl::string_view field,
-                                int64_t max) const {
-    return json_.Integer(value, field, 1, max);
-  }
-
-  absl::StatusOr<double> Speedup(const Json& value, absl::string_view field) const {
-    PTXB_ASSIGN_OR_RETURN(const double x, json_.Number(value, field));
-    if (!(x > 0) || !std::isfinite(x)) return Error(field, value, "a number greater than 0");
-    return x;
-  }
-
-  absl::StatusOr<std::string> String(const Json& value, absl::string_view field) const {
-    return json_.String(value, field, /*allow_empty=*/true);
-  }
-
-  absl::Status CheckModel(const Json& value, absl::string_view field) const {
-    PTXB_ASSIGN_OR_RETURN(std::string model, String(value, field));
-    if (!IsModelName(model)) {
-      return Error(field, value, "a model name of [A-Za-z0-9._:/@+-]{1,128}");
-    }
-    return absl::OkStatus();
-  }
-  absl::Status CheckDefinition(const Json& value, absl::string_view field) const {
-    PTXB_ASSIGN_OR_RETURN(std::string name, String(value, field));
-    auto found = definitions_.Find(name);
-    if (!found.ok()) return Error(field, value, "a known definition", found.status().message());
-    if (absl::Status s = workloads::CheckUsable(**found); !s.ok()) {
-      return Error(field, value, "a definition ptxbench can evaluate", s.message());
-    }
-    return absl::OkStatus();
-  }
-  absl::Status CheckPromptTag(const Json& value, absl::string_view field) const {
-    PTXB_ASSIGN_OR_RETURN(std::string tag, String(value, field));
-    if (input_.prompts.contains(tag)) {  // the submission brought it (submit --prompts)
-      if (prompts_.Check(tag).ok() && !prompts_.IsHubTag(tag)) {
-        return Error(field, value, "a tag that is not one of ptxbench's own",
-                     "a submission cannot bring another text for it");
-      }
-    } else if (absl::Status s = prompts_.Check(tag); !s.ok()) {
-      return Error(field, value, "a known prompt tag", s.message());
-    }
-    return absl::OkStatus();
-  }
-  // A known tag (CheckPromptTag) written for a kernel ptxbench evaluates on
-  // the GPUs the experiment targets.
-  absl::Status CheckPromptTarget(const Json& value, absl::string_view field,
-                                 const std::vector<std::string>& architectures) const {
-    if (absl::Status s = prompts_.CheckTarget(value.get<std::string>(), architectures); !s.ok()) {
-      return Error(field, value, "a tag for a kernel ptxbench evaluates on these GPUs",
-                   s.message());
-    }
-    return absl::OkStatus();
-  }
-
-  // A required, non-empty list of distinct strings, each passing `check`.
-  template <typename Check>
-  absl::StatusOr<std::vector<std::string>> DistinctList(const Json& object,
-                                                        absl::string_view key,
-                                                        Check check) const {
-    PTXB_ASSIGN_OR_RETURN(const Json* list, json_.Required(object, "", key));
-    if (!list->is_array() || list->empty()) {
-      return Error(key, *list, "a non-empty list of strings");
-    }
-    std::vector<std::string> out;
-    for (size_t i = 0; i < list->size(); ++i) {
-      const Json& item = (*list)[i];
-      const std::string field = JsonIndex(key, i);
-      PTXB_RETURN_IF_ERROR((this->*check)(item, field));
-      std::string value = item.get<std::string>();
-      if (auto it = std::find(out.begin(), out.end(), value); it != out.end()) {
-        return Error(field, item, "each entry once",
-                     absl::StrCat("it repeats ", JsonPath(JsonIndex(key, it - out.begin()))));
-      }
-      out.push_back(std::move(value));
-    }
-    return out;
-  }
-
-  // The name: the override from the command line, else the spec's own.
-  absl::StatusOr<std::string> Name(const Json* in_spec,
-                                   absl::string_view fallback) const {
-    if (!input_.name.empty()) {
-      if (!IsExperimentName(input_.name)) {
-        return Error("name", Json(input_.name), kExperimentName, "given on the command line");
-      }
-      return input_.name;
-    }
-    if (in_spec != nullptr) {
-      PTXB_ASSIGN_OR_RETURN(std::string name, String(*in_spec, "name"));
-      if (!IsExperimentName(name)) return Error("name", *in_spec, kExperimentName);
-      return name;
-    }
-    if (!fallback.empty() && IsExperimentName(fallback)) return std::string(fallback);
-    return json_.Missing("name", "a value (the key is required)");
-  }
-
-  absl::StatusOr<Options> ReadOptions(const Json& object) const {
-    Options o;
-    if (const Json* v = JsonReader::Member(object, "context_policy")) {
-      PTXB_ASSIGN_OR_RETURN(o.context_policy, json_.Enum(*v, "context_policy",
-                                                         {"full", "latest-pair", "single-user"}));
-    }
-    if (const Json* v = JsonReader::Member(object, "language")) {
-      PTXB_ASSIGN_OR_RETURN(o.language, json_.Enum(*v, "language", {"cuda", "ptx", "solution"}));
-    }
-    if (const Json* v = JsonReader::Member(object, "eval")) {
-      PTXB_ASSIGN_OR_RETURN(o.eval, json_.Enum(*v, "eval", {"full", "compile-only"}));
-    }
-    if (const Json* v = JsonReader::Member(object, "priority")) {
-      PTXB_ASSIGN_OR_RETURN(o.priority, Count(*v, "priority", kMaxCount));
-    }
-    if (const Json* v = JsonReader::Member(object, "max_cost_usd")) {
-      if (!v->is_number() || !(v->get<double>() >= 0) || !std::isfinite(v->get<double>())) {
-        return Error("max_cost_usd", *v, "a number of at least 0 (0 = no limit)");
-      }
-      o.max_cost_usd = v->get<double>();
-    }
-    if (const Json* v = JsonReader::Member(object, "architectures")) {
-      constexpr char kExpected[] = "a non-empty list of GPU families or architectures";
-      if (!v->is_array() || v->empty()) return Error("architectures", *v, kExpected);
-      std::vector<std::string> names;
-      for (const Json& name : *v) {
-        if (!name.is_string()) return Error("architectures", *v, kExpected);
-        names.push_back(name.get<std::string>());
-      }
-      absl::StatusOr<std::vector<std::string>> parsed = ParseArchitectures(names);
-      if (!parsed.ok()) return Error("architectures", *v, kExpected, parsed.status().message());
-      o.architectures = *std::move(parsed);
-    }
-    return o;
-  }
-
-  // The text of a file the spec names (a path field), as the client sent it.
-  absl::StatusOr<std::string> SentFile(const Json& value, absl::string_view field) const {
-    PTXB_ASSIGN_OR_RETURN(std::string path, String(value, field));
-    auto file = input_.files.find(path);
-    if (file == input_.files.end()) {
-      return Error(field, value, "a file sent with the spec",
-                   "ptxbench submit reads it, relative to the spec's folder");
-    }
-    return file->second;
-  }
-
-  // The workload a PTXBench test script (test_path) names: its
-  // WORKLOAD_UUID = "..." line, checked against its DEFINITION_NAME and the
-  // item's definition.
-  absl::StatusOr<std::string> TestScriptWorkload(const Json& value, absl::string_view field,
-                                                 const std::string& definition) const {
-    PTXB_ASSIGN_OR_RETURN(std::string script, SentFile(value, field));
-    const std::string expected = absl::StrCat("a test script of a workload of ", definition);
-    const std::optional<std::string> uuid = ScriptConstant(script, "WORKLOAD_UUID");
-    if (!uuid || uuid->empty()) {
-      return Error(field, value, expected,
-                   "the script names no workload (no WORKLOAD_UUID = \"...\" line)");
-    }
-    const std::optional<std::string> named = ScriptConstant(script, "DEFINITION_NAME");
-    if (named && *named != definition) {
-      return Error(field, value, expected,
-                   absl::StrCat("the script is for definition '", *named, "'"));
-    }
-    const workloads::Definition* d = *definitions_.Find(definition);
-    const bool known = std::any_of(d->workloads.begin(), d->workloads.end(),
-                                   [&](const workloads::Workload& w) { return w.uuid == *uuid; });
-    if (!known) {
-      return Error(field, value, expected,
-                   absl::StrCat("the script's workload ", *uuid, " is not one"));
-    }
-    return *uuid;
-  }
-
-  const SpecInput& input() const { return input_; }
-
- private:
-  // The string of a line `NAME = "value"` (or 'value') of a Python script.
-  static std::optional<std::string> ScriptConstant(absl::string_view script, absl::string_view name) {
-    for (absl::string_view line : absl::StrSplit(script, '\n')) {
-      line = absl::StripAsciiWhitespace(line);
-      if (!absl::ConsumePrefix(&line, name)) continue;
-      line = absl::StripLeadingAsciiWhitespace(line);
-      if (!absl::ConsumePrefix(&line, "=")) continue;
-      line = absl::StripAsciiWhitespace(line);
-      if (line.size() < 2 || (line.front() != '"' && line.front() != '\'')) continue;
-      const size_t end = line.find(line.front(), 1);
-      if (end == absl::string_view::npos) continue;
-      return std::string(line.substr(1, end - 1));
-    }
-    return std::nullopt;
-  }
-
-  const SpecInput& input_;
-  const JsonReader json_;
-  const workloads::DefinitionRegistry& definitions_;
-  const PromptRegistry& prompts_;
-};
 
 // Checks the trajectory count against the limit, naming how it came about.
 absl::Status CheckLimit(const SpecReader& r, absl::string_view field, const Json& value,

@@ -10,7 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "prompts/prompts.h"
 #include "prompts/testing/hub_dir_test.h"
-#include "scheduler/spec.h"
+#include "scheduler/spec/spec.h"
 #include "workloads/registry.h"
 
 namespace ptxbench::scheduler {

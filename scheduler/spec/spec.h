@@ -1,5 +1,5 @@
-#ifndef PTXBENCH_SCHEDULER_SPEC_H_
-#define PTXBENCH_SCHEDULER_SPEC_H_
+#ifndef PTXBENCH_SCHEDULER_SPEC_SPEC_H_
+#define PTXBENCH_SCHEDULER_SPEC_SPEC_H_
 
 // Experiment specs: parsing, validation and deterministic expansion into
 // trajectories. Two input forms:
@@ -125,4 +125,4 @@ std::string DeriveTrajectoryId(absl::string_view experiment_id,
 
 }  // namespace ptxbench::scheduler
 
-#endif  // PTXBENCH_SCHEDULER_SPEC_H_
+#endif  // PTXBENCH_SCHEDULER_SPEC_SPEC_H_

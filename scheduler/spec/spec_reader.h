@@ -1,0 +1,119 @@
+#ifndef PTXBENCH_SCHEDULER_SPEC_SPEC_READER_H_
+#define PTXBENCH_SCHEDULER_SPEC_SPEC_READER_H_
+
+// Private to scheduler/spec/: the strict reader of one spec document's
+// fields, for spec.cc's expansion of both forms. The typed reads every format
+// shares are common/json_reader.h's; these are the checks of a spec's own
+// values (names, models, definitions, prompt tags and their targets, the
+// files a list item names) and the settings both forms share.
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "common/gpu_arch.h"
+#include "common/json_reader.h"
+#include "common/status_macros.h"
+#include "scheduler/spec/spec.h"
+
+namespace ptxbench::scheduler::spec_internal {
+
+using Json = StrictJson;
+
+inline constexpr char kExperimentName[] = "a name of [A-Za-z0-9._-]{1,100}";
+inline constexpr int64_t kMaxTurns = 1000;
+inline constexpr int64_t kMaxCount = std::numeric_limits<int32_t>::max();
+
+bool IsExperimentName(absl::string_view name);
+
+// The settings both forms share, with their defaults.
+struct Options {
+  std::string context_policy = "full";
+  std::string language = "cuda";
+  std::string eval = "full";
+  int64_t priority = 1;
+  double max_cost_usd = 0;
+  std::vector<std::string> architectures = DefaultArchitectures();
+};
+
+// Reads and checks the fields of one spec document, reporting against its
+// path.
+class SpecReader {
+ public:
+  SpecReader(const SpecInput& input, const workloads::DefinitionRegistry& definitions,
+             const PromptRegistry& prompts)
+      : input_(input), json_(input.path), definitions_(definitions), prompts_(prompts) {}
+
+  const JsonReader& json() const { return json_; }
+  const SpecInput& input() const { return input_; }
+  absl::Status Error(absl::string_view field, const Json& value, absl::string_view expected,
+                     absl::string_view why = "") const {
+    return json_.Error(field, value, expected, why);
+  }
+
+  absl::StatusOr<int64_t> Count(const Json& value, absl::string_view field, int64_t max) const {
+    return json_.Integer(value, field, 1, max);
+  }
+  absl::StatusOr<double> Speedup(const Json& value, absl::string_view field) const;
+  absl::StatusOr<std::string> String(const Json& value, absl::string_view field) const {
+    return json_.String(value, field, /*allow_empty=*/true);
+  }
+
+  absl::Status CheckModel(const Json& value, absl::string_view field) const;
+  absl::Status CheckDefinition(const Json& value, absl::string_view field) const;
+  absl::Status CheckPromptTag(const Json& value, absl::string_view field) const;
+  // A known tag (CheckPromptTag) written for a kernel ptxbench evaluates on
+  // the GPUs the experiment targets.
+  absl::Status CheckPromptTarget(const Json& value, absl::string_view field,
+                                 const std::vector<std::string>& architectures) const;
+
+  // A required, non-empty list of distinct strings, each passing `check`.
+  template <typename Check>
+  absl::StatusOr<std::vector<std::string>> DistinctList(const Json& object, absl::string_view key,
+                                                        Check check) const {
+    PTXB_ASSIGN_OR_RETURN(const Json* list, json_.Required(object, "", key));
+    if (!list->is_array() || list->empty()) {
+      return Error(key, *list, "a non-empty list of strings");
+    }
+    std::vector<std::string> out;
+    for (size_t i = 0; i < list->size(); ++i) {
+      const Json& item = (*list)[i];
+      const std::string field = JsonIndex(key, i);
+      PTXB_RETURN_IF_ERROR((this->*check)(item, field));
+      std::string value = item.get<std::string>();
+      if (auto it = std::find(out.begin(), out.end(), value); it != out.end()) {
+        return Error(field, item, "each entry once",
+                     absl::StrCat("it repeats ", JsonPath(JsonIndex(key, it - out.begin()))));
+      }
+      out.push_back(std::move(value));
+    }
+    return out;
+  }
+
+  // The name: the override from the command line, else the spec's own, else
+  // `fallback`.
+  absl::StatusOr<std::string> Name(const Json* in_spec, absl::string_view fallback) const;
+  absl::StatusOr<Options> ReadOptions(const Json& object) const;
+  // The text of a file the spec names (a path field), as the client sent it.
+  absl::StatusOr<std::string> SentFile(const Json& value, absl::string_view field) const;
+  // The workload a PTXBench test script (test_path) names: its
+  // WORKLOAD_UUID = "..." line, checked against its DEFINITION_NAME and the
+  // item's definition.
+  absl::StatusOr<std::string> TestScriptWorkload(const Json& value, absl::string_view field,
+                                                 const std::string& definition) const;
+
+ private:
+  const SpecInput& input_;
+  const JsonReader json_;
+  const workloads::DefinitionRegistry& definitions_;
+  const PromptRegistry& prompts_;
+};
+
+}  // namespace ptxbench::scheduler::spec_internal
+
+#endif  // PTXBENCH_SCHEDULER_SPEC_SPEC_READER_H_
