@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <system_error>
 
 #include "absl/strings/ascii.h"
@@ -255,6 +256,209 @@ bool MentionsUndefinedRun(absl::string_view log) {
          absl::StrContains(log, "undefined reference to 'run(");
 }
 
+// The commands of one build: the tool's own (nvcc -shared, or ptxas) and,
+// for CUDA, one PTX pass per device source (for the census and the hash).
+struct BuildCommands {
+  std::vector<std::string> build;
+  std::vector<std::vector<std::string>> ptx_passes;
+};
+
+// A CUDA submission refused before any build: its form (the plan's
+// refusal), or a vendor library its source names.
+std::optional<CompileResult> RefuseBeforeBuild(const SubmissionPlan& plan) {
+  CompileResult r;
+  if (!plan.refusal.empty()) {
+    r.status = ptxbench::v1::COMPILE_ERROR;
+    r.log = absl::StrCat(plan.refusal, "\n");
+    return r;
+  }
+  std::string all_sources;
+  for (const workloads::SourceFile& f : plan.files) absl::StrAppend(&all_sources, f.content, "\n");
+  if (LibraryUse use = DetectLibraryInSource(all_sources); use.found()) {
+    r.status = ptxbench::v1::LIBRARY_FALLBACK;
+    r.library = use.library;
+    r.log = absl::StrCat("The kernel uses ", use.library, " (", use.evidence,
+                         ") instead of hand-written kernels; vendor libraries are not "
+                         "allowed.\n");
+    return r;
+  }
+  return std::nullopt;
+}
+
+BuildCommands CudaCommands(const CompilerOptions& o, const CompileRequest& request,
+                           const SubmissionPlan& plan) {
+  const std::string include =
+      absl::StrCat("-I", o.sandbox.enabled ? kSandboxAbiDir : o.abi_include_dir);
+  const std::string virtual_arch = absl::StrCat("compute_", request.target.substr(3));
+  BuildCommands c;
+  c.build = {o.nvcc,      "-shared",    "-O3", "-gencode",
+             absl::StrCat("arch=", virtual_arch, ",code=", request.target),
+             "-lineinfo", "--ptxas-options=-v", "-Xcompiler", "-fPIC,-fvisibility=hidden",
+             "-Xlinker",  "--no-undefined",     include};
+  // A solution's files include one another from the build folder's root.
+  if (request.language == "solution") c.build.push_back("-I.");
+  for (const std::string& f : plan.compiled) c.build.push_back(f);
+  // The driver API: Hopper kernels build TMA descriptors with
+  // cuTensorMapEncodeTiled. nvcc finds the stub libcuda.so; the candidate
+  // host resolves it to the node's driver.
+  for (const char* arg : {"trampoline.cpp", "-lcuda", "-o", "kernel.so"}) c.build.push_back(arg);
+  for (const std::string& cu : plan.device_sources) {
+    std::vector<std::string> pass = {o.nvcc, "-ptx", "-O3", "-arch=" + virtual_arch, "-lineinfo",
+                                     include};
+    if (request.language == "solution") pass.push_back("-I.");
+    const std::string out = plan.device_sources.size() == 1 ? "kernel.ptx" : cu + ".ptx";
+    for (const std::string& arg : {cu, std::string("-o"), out}) pass.push_back(arg);
+    c.ptx_passes.push_back(std::move(pass));
+  }
+  return c;
+}
+
+// Everything that determines the build, each part length-prefixed.
+std::string CacheKey(const CompileRequest& request, const BuildCommands& c,
+                     const std::string& version, const std::string& abi_headers,
+                     const std::string& trampoline) {
+  const std::string build_flags = absl::StrJoin(c.build, "\x1f");
+  std::string ptx_flags;
+  for (const auto& pass : c.ptx_passes) absl::StrAppend(&ptx_flags, absl::StrJoin(pass, "\x1f"), "\x1e");
+  std::string key_material;
+  for (const std::string* part : std::initializer_list<const std::string*>{
+           &request.source, &request.language, &build_flags, &ptx_flags, &version, &abi_headers,
+           &trampoline}) {
+    absl::StrAppend(&key_material, part->size(), ":", *part, ";");
+  }
+  return Sha256Hex(key_material);
+}
+
+// The submission's files in the build folder.
+absl::Status WriteSources(const std::string& dir, const CompileRequest& request,
+                          const SubmissionPlan& plan, bool cuda) {
+  if (!cuda) return WriteFile(dir + "/kernel.ptx", request.source);
+  for (const workloads::SourceFile& f : plan.files) {
+    std::error_code ec;
+    fs::create_directories((fs::path(dir) / f.path).parent_path(), ec);
+    PTXB_RETURN_IF_ERROR(WriteFile(dir + "/" + f.path, f.content));
+  }
+  return WriteFile(dir + "/trampoline.cpp", plan.trampoline);
+}
+
+// The build, then its PTX passes, under one deadline. The result's output
+// is the build's own (its link errors and resource counts); its limits are
+// any step's. Several device sources give one PTX text for the census.
+absl::StatusOr<StepResult> RunBuild(const CompilerOptions& o, const BuildCommands& c,
+                                    const SubmissionPlan& plan, const std::string& dir,
+                                    std::string* log) {
+  const absl::Time deadline = absl::Now() + o.deadline;
+  PTXB_ASSIGN_OR_RETURN(StepResult build, RunStep(o, c.build, dir, deadline, log));
+  for (const auto& pass : c.ptx_passes) {
+    if (!build.ok) break;
+    PTXB_ASSIGN_OR_RETURN(StepResult step, RunStep(o, pass, dir, deadline, log));
+    build.timed_out |= step.timed_out;
+    build.memory_exceeded |= step.memory_exceeded;
+    build.processes_exceeded |= step.processes_exceeded;
+    build.ok = step.ok;
+  }
+  if (build.ok && c.ptx_passes.size() > 1) {
+    std::string all;
+    for (const std::string& cu : plan.device_sources) {
+      PTXB_ASSIGN_OR_RETURN(std::string part, ReadFile(dir + "/" + cu + ".ptx"));
+      absl::StrAppend(&all, "// ptxbench: ", cu, "\n", part);
+    }
+    PTXB_RETURN_IF_ERROR(WriteFile(dir + "/kernel.ptx", all));
+  }
+  return build;
+}
+
+// The verdict of a build that did not succeed, and what the log should tell
+// the model.
+void JudgeFailedBuild(const CompilerOptions& o, const StepResult& build, const CompileRequest& request,
+                      const SubmissionPlan& plan, bool cuda, CompileResult* result) {
+  if (build.timed_out) {
+    // Cached like any verdict: the same source would burn the compile
+    // budget again (a submission that takes this long to build is the
+    // kernel's problem, whatever the node's load).
+    result->status = ptxbench::v1::TIMEOUT;
+    absl::StrAppend(&result->log, "Compilation killed: it exceeded the compile deadline of ",
+                    absl::FormatDuration(o.deadline), ".\n");
+    return;
+  }
+  result->status = ptxbench::v1::COMPILE_ERROR;
+  if (build.memory_exceeded || build.processes_exceeded) {
+    // Deterministic for a given source and limit, so cached like any error.
+    absl::StrAppend(&result->log,
+                    build.memory_exceeded
+                        ? absl::StrCat("the compiler exceeded its memory limit (",
+                                       FormatBytes(o.sandbox.memory_bytes), ")")
+                        : absl::StrCat("the compiler exceeded its process limit (",
+                                       o.sandbox.max_processes, " processes)"),
+                    "\n");
+  } else if (LibraryUse use = DetectLibraryInLinkLog(build.output); use.found()) {
+    result->status = ptxbench::v1::LIBRARY_FALLBACK;
+    result->library = use.library;
+    absl::StrAppend(&result->log, "The kernel uses ", use.library, " (", use.evidence,
+                    "); vendor libraries are not allowed.\n");
+  } else if (cuda && plan.abi == KernelAbi::kPtxbench && MentionsUndefinedRun(build.output)) {
+    absl::StrAppend(&result->log,
+                    "The entry point does not match the definition. Expected, at global "
+                    "namespace with C++ linkage:\n  ",
+                    PtxbenchSignature(*request.definition), "\n");
+  } else if (cuda && plan.abi == KernelAbi::kTvmFfi &&
+             absl::StrContains(build.output, absl::StrCat("__tvm_ffi_", plan.entry))) {
+    absl::StrAppend(&result->log, "The kernel exports no TVM-FFI function named '", plan.entry,
+                    "'. Expected, with the definition's inputs then outputs:\n  ",
+                    TvmFfiExpectation(*request.definition, plan.entry), "\n");
+  }
+}
+
+// A build that succeeded: its artifact, resources, PTX census, and a vendor
+// library found in the built object.
+absl::Status InspectBuilt(const CompilerOptions& o, const std::string& dir, const StepResult& build,
+                          bool cuda, CompileResult* result) {
+  result->status = ptxbench::v1::COMPILED;
+  result->artifact_path = dir + (cuda ? "/kernel.so" : "/kernel.cubin");
+  result->ptx_path = dir + "/kernel.ptx";
+  result->resources = ParsePtxasVerbose(build.output);
+  PTXB_ASSIGN_OR_RETURN(std::string ptx, ReadFile(result->ptx_path));
+  // -lineinfo writes the (randomly named) build directory into `.file`
+  // directives; without it the same source would give a different PTX, and
+  // PTX hash, on every build. The artifact keeps the source's bare name.
+  const std::string build_prefix = absl::StrCat(o.sandbox.enabled ? kSandboxBuildDir : dir, "/");
+  if (absl::StrContains(ptx, build_prefix)) {
+    ptx = absl::StrReplaceAll(ptx, {{build_prefix, ""}});
+    PTXB_RETURN_IF_ERROR(WriteFile(result->ptx_path, ptx));
+  }
+  result->ptx = CensusPtx(ptx);
+  if (!cuda) return absl::OkStatus();
+  PTXB_ASSIGN_OR_RETURN(LibraryUse use, DetectLibraryInElf(result->artifact_path));
+  if (use.found()) {
+    result->status = ptxbench::v1::LIBRARY_FALLBACK;
+    result->library = use.library;
+    absl::StrAppend(&result->log, "The kernel uses ", use.library, " (", use.evidence,
+                    "); vendor libraries are not allowed.\n");
+  }
+  return absl::OkStatus();
+}
+
+// Moves a finished build folder to its cache entry; another build of the
+// same key may have published first (then its entry is used), or a corrupt
+// entry may be in the way (then it is replaced).
+absl::StatusOr<CompileResult> Publish(const std::string& dir, const fs::path& final_dir,
+                                      const std::string& cache_key) {
+  std::error_code ec;
+  fs::rename(dir, final_dir, ec);
+  if (ec) {
+    if (!fs::exists(final_dir / kResultFile)) {
+      fs::remove_all(final_dir, ec);
+      fs::rename(dir, final_dir, ec);
+    }
+    if (ec || fs::exists(dir)) fs::remove_all(dir, ec);
+  }
+  absl::StatusOr<CompileResult> published = LoadCached(final_dir);
+  if (!published.ok()) return published.status();
+  published->cache_hit = false;
+  published->cache_key = cache_key;
+  return published;
+}
+
 }  // namespace
 
 Compiler::Compiler(CompilerOptions options) : options_(std::move(options)) {}
@@ -314,73 +518,22 @@ absl::StatusOr<CompileResult> Compiler::Compile(const CompileRequest& request) {
         absl::StrCat("no GPU architecture to compile for (target '", request.target, "')"));
   }
   SubmissionPlan plan;
+  BuildCommands commands;
+  std::string abi_headers;
   if (cuda) {
     PTXB_ASSIGN_OR_RETURN(plan, PlanSubmission(request.source, request.language, *request.definition));
-    if (!plan.refusal.empty()) {
-      CompileResult r;
-      r.status = ptxbench::v1::COMPILE_ERROR;
-      r.log = absl::StrCat(plan.refusal, "\n");
-      return r;
-    }
-    // Vendor libraries show in the source first; no build needed to say so.
-    std::string all_sources;
-    for (const workloads::SourceFile& f : plan.files) absl::StrAppend(&all_sources, f.content, "\n");
-    if (LibraryUse use = DetectLibraryInSource(all_sources); use.found()) {
-      CompileResult r;
-      r.status = ptxbench::v1::LIBRARY_FALLBACK;
-      r.library = use.library;
-      r.log = absl::StrCat("The kernel uses ", use.library, " (", use.evidence,
-                           ") instead of hand-written kernels; vendor libraries are not "
-                           "allowed.\n");
-      return r;
-    }
+    if (std::optional<CompileResult> refused = RefuseBeforeBuild(plan)) return *refused;
   }
-
-  const std::string& tool = cuda ? options_.nvcc : options_.ptxas;
-  PTXB_ASSIGN_OR_RETURN(std::string version, CachedVersion(tool));
-  std::string abi_headers;
-  std::vector<std::string> build_argv;
-  std::vector<std::vector<std::string>> ptx_steps;
+  PTXB_ASSIGN_OR_RETURN(std::string version, CachedVersion(cuda ? options_.nvcc : options_.ptxas));
   if (cuda) {
     PTXB_ASSIGN_OR_RETURN(abi_headers, CachedAbiHeaders());
-    const std::string include =
-        absl::StrCat("-I", options_.sandbox.enabled ? kSandboxAbiDir : options_.abi_include_dir);
-    const std::string virtual_arch = absl::StrCat("compute_", request.target.substr(3));
-    build_argv = {options_.nvcc,  "-shared",    "-O3", "-gencode",
-                  absl::StrCat("arch=", virtual_arch, ",code=", request.target),
-                  "-lineinfo",    "--ptxas-options=-v", "-Xcompiler", "-fPIC,-fvisibility=hidden",
-                  "-Xlinker",     "--no-undefined",     include};
-    // A solution's files include one another from the build folder's root.
-    if (request.language == "solution") build_argv.push_back("-I.");
-    for (const std::string& f : plan.compiled) build_argv.push_back(f);
-    // The driver API: Hopper kernels build TMA descriptors with
-    // cuTensorMapEncodeTiled. nvcc finds the stub libcuda.so; the candidate
-    // host resolves it to the node's driver.
-    for (const char* arg : {"trampoline.cpp", "-lcuda", "-o", "kernel.so"}) build_argv.push_back(arg);
-    for (const std::string& cu : plan.device_sources) {
-      std::vector<std::string> step = {options_.nvcc, "-ptx", "-O3", "-arch=" + virtual_arch, "-lineinfo",
-                                       include};
-      if (request.language == "solution") step.push_back("-I.");
-      const std::string out = plan.device_sources.size() == 1 ? "kernel.ptx" : cu + ".ptx";
-      for (const std::string& arg : {cu, std::string("-o"), out}) step.push_back(arg);
-      ptx_steps.push_back(std::move(step));
-    }
+    commands = CudaCommands(options_, request, plan);
   } else {
-    build_argv = {options_.ptxas, "-arch=" + request.target, "-v", "kernel.ptx", "-o", "kernel.cubin"};
-  }
-
-  // Everything that determines the build, each part length-prefixed.
-  const std::string build_flags = absl::StrJoin(build_argv, "\x1f");
-  std::string ptx_flags;
-  for (const auto& step : ptx_steps) absl::StrAppend(&ptx_flags, absl::StrJoin(step, "\x1f"), "\x1e");
-  std::string key_material;
-  for (const std::string* part : std::initializer_list<const std::string*>{
-           &request.source, &request.language, &build_flags, &ptx_flags, &version, &abi_headers,
-           &plan.trampoline}) {
-    absl::StrAppend(&key_material, part->size(), ":", *part, ";");
+    commands.build = {options_.ptxas, "-arch=" + request.target, "-v", "kernel.ptx", "-o",
+                      "kernel.cubin"};
   }
   CompileResult result;
-  result.cache_key = Sha256Hex(key_material);
+  result.cache_key = CacheKey(request, commands, version, abi_headers, plan.trampoline);
 
   const bool caching = !options_.cache_dir.empty();
   const fs::path final_dir = fs::path(options_.cache_dir) / result.cache_key;
@@ -392,130 +545,25 @@ absl::StatusOr<CompileResult> Compiler::Compile(const CompileRequest& request) {
     }
     // A corrupt entry is rebuilt below and replaced.
   }
-
   PTXB_ASSIGN_OR_RETURN(
       std::string dir,
       MakeTempDir(caching ? options_.cache_dir
                           : (fs::temp_directory_path() / "ptxbench-compile").string()));
-  if (cuda) {
-    for (const workloads::SourceFile& f : plan.files) {
-      std::error_code ec;
-      fs::create_directories((fs::path(dir) / f.path).parent_path(), ec);
-      PTXB_RETURN_IF_ERROR(WriteFile(dir + "/" + f.path, f.content));
-    }
-    PTXB_RETURN_IF_ERROR(WriteFile(dir + "/trampoline.cpp", plan.trampoline));
-  } else {
-    PTXB_RETURN_IF_ERROR(WriteFile(dir + "/kernel.ptx", request.source));
-  }
-
+  PTXB_RETURN_IF_ERROR(WriteSources(dir, request, plan, cuda));
   if (options_.sandbox.enabled && geteuid() == 0 &&
       !HandOver(dir, options_.sandbox.uid, options_.sandbox.gid)) {
     return absl::InternalError(absl::StrCat("cannot hand ", dir, " to the compiler's sandbox uid"));
   }
-  const absl::Time deadline = absl::Now() + options_.deadline;
-  PTXB_ASSIGN_OR_RETURN(StepResult build,
-                        RunStep(options_, build_argv, dir, deadline, &result.log));
-  std::string built_log = build.output;
-  bool ok = build.ok;
-  for (const auto& step : ptx_steps) {
-    if (!ok) break;
-    PTXB_ASSIGN_OR_RETURN(StepResult pass, RunStep(options_, step, dir, deadline, &result.log));
-    build.timed_out |= pass.timed_out;
-    build.memory_exceeded |= pass.memory_exceeded;
-    build.processes_exceeded |= pass.processes_exceeded;
-    ok = pass.ok;
-  }
-  // Several device sources: one PTX text for the census (and the hash).
-  if (ok && ptx_steps.size() > 1) {
-    std::string all;
-    for (const std::string& cu : plan.device_sources) {
-      PTXB_ASSIGN_OR_RETURN(std::string part, ReadFile(dir + "/" + cu + ".ptx"));
-      absl::StrAppend(&all, "// ptxbench: ", cu, "\n", part);
-    }
-    PTXB_RETURN_IF_ERROR(WriteFile(dir + "/kernel.ptx", all));
-  }
-
-  if (build.timed_out) {
-    // Cached like any verdict: the same source would burn the compile
-    // budget again (a submission that takes this long to build is the
-    // kernel's problem, whatever the node's load).
-    result.status = ptxbench::v1::TIMEOUT;
-    absl::StrAppend(&result.log, "Compilation killed: it exceeded the compile deadline of ",
-                    absl::FormatDuration(options_.deadline), ".\n");
-  } else if (build.memory_exceeded || build.processes_exceeded) {
-    // Deterministic for a given source and limit, so cached like any error.
-    result.status = ptxbench::v1::COMPILE_ERROR;
-    absl::StrAppend(&result.log,
-                    build.memory_exceeded
-                        ? absl::StrCat("the compiler exceeded its memory limit (",
-                                       FormatBytes(options_.sandbox.memory_bytes), ")")
-                        : absl::StrCat("the compiler exceeded its process limit (",
-                                       options_.sandbox.max_processes, " processes)"),
-                    "\n");
-  } else if (!ok) {
-    result.status = ptxbench::v1::COMPILE_ERROR;
-    if (LibraryUse use = DetectLibraryInLinkLog(built_log); use.found()) {
-      result.status = ptxbench::v1::LIBRARY_FALLBACK;
-      result.library = use.library;
-      absl::StrAppend(&result.log, "The kernel uses ", use.library, " (", use.evidence,
-                      "); vendor libraries are not allowed.\n");
-    } else if (cuda && plan.abi == KernelAbi::kPtxbench && MentionsUndefinedRun(built_log)) {
-      absl::StrAppend(&result.log,
-                      "The entry point does not match the definition. Expected, at global "
-                      "namespace with C++ linkage:\n  ",
-                      PtxbenchSignature(*request.definition), "\n");
-    } else if (cuda && plan.abi == KernelAbi::kTvmFfi &&
-               absl::StrContains(built_log, absl::StrCat("__tvm_ffi_", plan.entry))) {
-      absl::StrAppend(&result.log, "The kernel exports no TVM-FFI function named '", plan.entry,
-                      "'. Expected, with the definition's inputs then outputs:\n  ",
-                      TvmFfiExpectation(*request.definition, plan.entry), "\n");
-    }
+  PTXB_ASSIGN_OR_RETURN(StepResult build, RunBuild(options_, commands, plan, dir, &result.log));
+  if (build.ok) {
+    PTXB_RETURN_IF_ERROR(InspectBuilt(options_, dir, build, cuda, &result));
   } else {
-    result.status = ptxbench::v1::COMPILED;
-    result.artifact_path = dir + (cuda ? "/kernel.so" : "/kernel.cubin");
-    result.ptx_path = dir + "/kernel.ptx";
-    result.resources = ParsePtxasVerbose(built_log);
-    PTXB_ASSIGN_OR_RETURN(std::string ptx, ReadFile(result.ptx_path));
-    // -lineinfo writes the (randomly named) build directory into `.file`
-    // directives; without it the same source would give a different PTX, and
-    // PTX hash, on every build. The artifact keeps the source's bare name.
-    const std::string build_prefix =
-        absl::StrCat(options_.sandbox.enabled ? kSandboxBuildDir : dir, "/");
-    if (absl::StrContains(ptx, build_prefix)) {
-      ptx = absl::StrReplaceAll(ptx, {{build_prefix, ""}});
-      PTXB_RETURN_IF_ERROR(WriteFile(result.ptx_path, ptx));
-    }
-    result.ptx = CensusPtx(ptx);
-    if (cuda) {
-      PTXB_ASSIGN_OR_RETURN(LibraryUse use, DetectLibraryInElf(result.artifact_path));
-      if (use.found()) {
-        result.status = ptxbench::v1::LIBRARY_FALLBACK;
-        result.library = use.library;
-        absl::StrAppend(&result.log, "The kernel uses ", use.library, " (", use.evidence,
-                        "); vendor libraries are not allowed.\n");
-      }
-    }
+    JudgeFailedBuild(options_, build, request, plan, cuda, &result);
   }
-
   PTXB_RETURN_IF_ERROR(WriteFile(dir + "/" + kLogFile, result.log));
   PTXB_RETURN_IF_ERROR(WriteFile(dir + "/" + kResultFile, ResultToJson(result).dump(2)));
   if (!caching) return result;
-  std::error_code ec;
-  fs::rename(dir, final_dir, ec);
-  if (ec) {
-    // Another build of the same key published first (or a corrupt entry is
-    // in the way): replace a corrupt one, otherwise use the published one.
-    if (!fs::exists(final_dir / kResultFile)) {
-      fs::remove_all(final_dir, ec);
-      fs::rename(dir, final_dir, ec);
-    }
-    if (ec || fs::exists(dir)) fs::remove_all(dir, ec);
-  }
-  auto published = LoadCached(final_dir);
-  if (!published.ok()) return published.status();
-  published->cache_hit = false;
-  published->cache_key = result.cache_key;
-  return published;
+  return Publish(dir, final_dir, result.cache_key);
 }
 
 }  // namespace ptxbench::worker
