@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iostream>
 #include <thread>
+#include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
@@ -16,6 +17,7 @@
 #include "common/flags.h"
 #include "common/log.h"
 #include "common/sd_notify.h"
+#include "common/status_macros.h"
 #include "dashboard/server.h"
 #include "daemon/status_server.h"
 #include "daemon/stop_signals.h"
@@ -132,160 +134,152 @@ void DrainLeases(Dispatcher& dispatcher, int grace_s, const sigset_t& signals) {
   }
 }
 
-int Main() {
-  InitLogging("scheduler");
-  const std::filesystem::path dir = absl::GetFlag(FLAGS_data_dir);
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) return Fail(absl::StrCat("cannot create data dir ", dir.string(), ": ", ec.message()));
-  const std::string db_path = (dir / "ptxbench.db").string();
-
-  const std::string listen = absl::GetFlag(FLAGS_listen);
-  absl::StatusOr<auth::ServerTls> tls = auth::LoadServerTls(
-      {absl::GetFlag(FLAGS_tls_cert), absl::GetFlag(FLAGS_tls_key),
-       absl::GetFlag(FLAGS_tls_client_ca)});
-  if (!tls.ok()) return Fail(std::string(tls.status().message()));
+// Both listeners, before anything is created.
+absl::Status CheckListeners(const auth::ServerTls& tls) {
   const bool insecure = absl::GetFlag(FLAGS_insecure);
-  // Both listeners are checked before anything is created.
-  if (absl::Status s = auth::CheckListenAddress("the API", listen, tls->tls(), insecure);
-      !s.ok()) {
-    return Fail(std::string(s.message()));
-  }
+  PTXB_RETURN_IF_ERROR(
+      auth::CheckListenAddress("the API", absl::GetFlag(FLAGS_listen), tls.tls(), insecure));
   if (const std::string http = absl::GetFlag(FLAGS_http_listen); !http.empty()) {
-    if (absl::Status s = auth::CheckListenAddress("the dashboard", http, tls->tls(), insecure);
-        !s.ok()) {
-      return Fail(std::string(s.message()));
-    }
+    PTXB_RETURN_IF_ERROR(auth::CheckListenAddress("the dashboard", http, tls.tls(), insecure));
   }
+  return absl::OkStatus();
+}
 
-  absl::StatusOr<std::unique_ptr<storage::Database>> db = OpenSchedulerDatabase(db_path);
-  if (!db.ok()) return Fail(std::string(db.status().message()));
-  {
-    const absl::Time start = absl::Now();
-    if (absl::Status sound = storage::CheckIntegrity(**db); !sound.ok()) {
-      return Fail(std::string(sound.message()));
-    }
-    LogInfo("integrity check ok",
-            {{"ms", absl::StrCat(absl::ToInt64Milliseconds(absl::Now() - start))}});
-  }
-  // Tokens before anything serves: the admin token of the data directory,
-  // then every valid token into memory.
-  auth::Authenticator authenticator;
-  {
-    TokenStore tokens(db->get());
-    if (absl::Status s = EnsureAdminToken(tokens, dir.string(), absl::Now()); !s.ok()) {
-      return Fail(s.ToString());
-    }
-    if (absl::Status s = LoadTokens(tokens, authenticator); !s.ok()) return Fail(s.ToString());
-  }
-  const Access access(&authenticator);
-  absl::StatusOr<std::unique_ptr<storage::Database>> read_db = OpenReadOnly(db_path);
-  if (!read_db.ok()) return Fail(std::string(read_db.status().message()));
+// The database, opened and found sound.
+absl::StatusOr<std::unique_ptr<storage::Database>> OpenCheckedDatabase(const std::string& path) {
+  PTXB_ASSIGN_OR_RETURN(std::unique_ptr<storage::Database> db, OpenSchedulerDatabase(path));
+  const absl::Time start = absl::Now();
+  PTXB_RETURN_IF_ERROR(storage::CheckIntegrity(*db));
+  LogInfo("integrity check ok", {{"ms", absl::StrCat(absl::ToInt64Milliseconds(absl::Now() - start))}});
+  return db;
+}
 
-  auto definitions = workloads::DefinitionRegistry::Load(
-      {absl::GetFlag(FLAGS_dataset), absl::GetFlag(FLAGS_prefer_dataset)});
-  if (!definitions.ok()) return Fail(std::string(definitions.status().message()));
-  for (const std::string& p : (*definitions)->problems()) LogWarning("dataset file skipped", {{"problem", p}});
+// Tokens before anything serves: the admin token of the data directory,
+// then every valid token into memory.
+absl::Status LoadAuthentication(storage::Database* db, const std::string& dir,
+                                auth::Authenticator& authenticator) {
+  TokenStore tokens(db);
+  PTXB_RETURN_IF_ERROR(EnsureAdminToken(tokens, dir, absl::Now()));
+  return LoadTokens(tokens, authenticator);
+}
+
+// What specs name: the definitions (bundled and --dataset's) and prompts.
+struct Catalog {
+  std::unique_ptr<workloads::DefinitionRegistry> definitions;
+  std::unique_ptr<PromptRegistry> prompts;
+};
+absl::StatusOr<Catalog> LoadCatalog() {
+  Catalog c;
+  PTXB_ASSIGN_OR_RETURN(c.definitions,
+                        workloads::DefinitionRegistry::Load(
+                            {absl::GetFlag(FLAGS_dataset), absl::GetFlag(FLAGS_prefer_dataset)}));
+  for (const std::string& p : c.definitions->problems()) {
+    LogWarning("dataset file skipped", {{"problem", p}});
+  }
   std::string prompts_root = absl::GetFlag(FLAGS_prompts_root);
   if (prompts_root.empty()) prompts_root = PromptRegistry::BundledRoot();
-  auto prompts = PromptRegistry::Load(prompts_root, absl::GetFlag(FLAGS_prompts));
-  if (!prompts.ok()) return Fail(std::string(prompts.status().message()));
+  PTXB_ASSIGN_OR_RETURN(c.prompts, PromptRegistry::Load(prompts_root, absl::GetFlag(FLAGS_prompts)));
+  return c;
+}
 
+DispatcherOptions DispatcherOptionsFromFlags() {
   DispatcherOptions options;
   options.core.lease_ttl = absl::Milliseconds(absl::GetFlag(FLAGS_lease_ttl_ms));
   options.core.heartbeat_interval = absl::Milliseconds(absl::GetFlag(FLAGS_heartbeat_ms));
   options.core.backoff_base = absl::Milliseconds(absl::GetFlag(FLAGS_backoff_base_ms));
   options.core.default_model_inflight_cap = absl::GetFlag(FLAGS_model_inflight_cap);
-  Dispatcher dispatcher(*std::move(db), Clock::Real(), options);
-  if (absl::Status s = dispatcher.Start(); !s.ok()) return Fail(s.ToString());
-  Reader reader(*std::move(read_db));
-  storage::Checkpointer checkpointer(db_path, absl::Milliseconds(250));
-  if (absl::Status s = checkpointer.Start(); !s.ok()) return Fail(s.ToString());
+  return options;
+}
 
-  ExecutorServiceImpl executor_service(&dispatcher, &access);
-  ClientServiceDeps deps;
-  deps.dispatcher = &dispatcher;
-  deps.reader = &reader;
-  deps.access = &access;
-  deps.authenticator = &authenticator;
-  deps.definitions = definitions->get();
-  deps.prompts = prompts->get();
-  deps.limits.max_trajectories = absl::GetFlag(FLAGS_max_trajectories);
-  ClientServiceImpl client_service(deps);
-
+// The gRPC API (executor and client services) on --listen; *port is the
+// port bound.
+absl::StatusOr<std::unique_ptr<grpc::Server>> StartApi(const auth::ServerTls& tls,
+                                                       std::vector<grpc::Service*> services,
+                                                       int* port) {
   grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;
-  int port = 0;
-  builder.AddListeningPort(listen, auth::ServerCredentials(*tls), &port);
+  builder.AddListeningPort(absl::GetFlag(FLAGS_listen), auth::ServerCredentials(tls), port);
   builder.SetMaxReceiveMessageSize(64 << 20);
   builder.SetMaxSendMessageSize(64 << 20);
-  builder.RegisterService(&executor_service);
-  builder.RegisterService(&client_service);
+  for (grpc::Service* service : services) builder.RegisterService(service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  if (!server || port == 0) {
-    return Fail(absl::StrCat("cannot listen on ", absl::GetFlag(FLAGS_listen),
-                             " (address in use or invalid)"));
+  if (!server || *port == 0) {
+    return absl::UnavailableError(absl::StrCat("cannot listen on ", absl::GetFlag(FLAGS_listen),
+                                               " (address in use or invalid)"));
   }
-  // The live dashboard (docs/DASHBOARD.md), with the API's certificate: it
-  // calls the client service in-process with each signed-in user's token, so
-  // the same role checks apply. Its bound address goes to
-  // DATA_DIR/dashboard.addr (port 0 case) before scheduler.addr says the
-  // scheduler is up.
-  std::unique_ptr<dashboard::DashboardServer> web;
-  if (const std::string http = absl::GetFlag(FLAGS_http_listen); !http.empty()) {
-    dashboard::DashboardOptions web_options;
-    web_options.listen = http;
-    web_options.tls_cert_file = absl::GetFlag(FLAGS_tls_cert);
-    web_options.tls_key_file = absl::GetFlag(FLAGS_tls_key);
-    grpc::ChannelArguments channel;
-    channel.SetMaxReceiveMessageSize(64 << 20);
-    web_options.scheduler = server->InProcessChannel(channel);
-    absl::StatusOr<std::unique_ptr<dashboard::DashboardServer>> started =
-        dashboard::DashboardServer::Start(std::move(web_options));
-    if (!started.ok()) return Fail(started.status().ToString());
-    web = *std::move(started);
-    std::ofstream((dir / "dashboard.addr").string()) << web->address() << "\n";
-    LogInfo("dashboard", {{"url", web->url()}});
-  }
-  std::unique_ptr<daemon::StatusServer> metrics_server;
-  if (const std::string m = absl::GetFlag(FLAGS_metrics_listen); !m.empty()) {
-    absl::StatusOr<std::unique_ptr<daemon::StatusServer>> started = daemon::StatusServer::Start(
-        m, {[&dispatcher]() { return dispatcher.Gauges().status(); },
-            [&dispatcher, &reader, &db_path] { return MetricsPage(dispatcher, reader, db_path); }});
-    if (!started.ok()) return Fail(std::string(started.status().message()));
-    metrics_server = *std::move(started);
-    // Tests read the bound address from here (port 0 case).
-    std::ofstream((dir / "metrics.addr").string()) << metrics_server->address() << "\n";
-    LogInfo("metrics", {{"address", metrics_server->address()}});
-  }
-  std::string address = absl::StrCat(listen.substr(0, listen.rfind(':')), ":", port);
-  // Tests and `ptxbench up` read the bound address from here (port 0 case).
+  return server;
+}
+
+// The live dashboard (docs/DASHBOARD.md) of --http-listen (null when not
+// asked for), with the API's certificate: it calls the client service
+// in-process with each signed-in user's token, so the same role checks
+// apply. Its bound address goes to DATA_DIR/dashboard.addr (port 0 case)
+// before scheduler.addr says the scheduler is up.
+absl::StatusOr<std::unique_ptr<dashboard::DashboardServer>> StartDashboard(
+    grpc::Server& server, const std::filesystem::path& dir) {
+  const std::string http = absl::GetFlag(FLAGS_http_listen);
+  if (http.empty()) return nullptr;
+  dashboard::DashboardOptions web_options;
+  web_options.listen = http;
+  web_options.tls_cert_file = absl::GetFlag(FLAGS_tls_cert);
+  web_options.tls_key_file = absl::GetFlag(FLAGS_tls_key);
+  grpc::ChannelArguments channel;
+  channel.SetMaxReceiveMessageSize(64 << 20);
+  web_options.scheduler = server.InProcessChannel(channel);
+  PTXB_ASSIGN_OR_RETURN(std::unique_ptr<dashboard::DashboardServer> web,
+                        dashboard::DashboardServer::Start(std::move(web_options)));
+  std::ofstream((dir / "dashboard.addr").string()) << web->address() << "\n";
+  LogInfo("dashboard", {{"url", web->url()}});
+  return web;
+}
+
+// /healthz and /metrics on --metrics-listen (null when not asked for); the
+// bound address goes to DATA_DIR/metrics.addr (tests, port 0).
+absl::StatusOr<std::unique_ptr<daemon::StatusServer>> StartMetrics(
+    Dispatcher& dispatcher, Reader& reader, const std::string& db_path,
+    const std::filesystem::path& dir) {
+  const std::string listen = absl::GetFlag(FLAGS_metrics_listen);
+  if (listen.empty()) return nullptr;
+  PTXB_ASSIGN_OR_RETURN(
+      std::unique_ptr<daemon::StatusServer> server,
+      daemon::StatusServer::Start(
+          listen, {[&dispatcher]() { return dispatcher.Gauges().status(); },
+                   [&dispatcher, &reader, db_path] { return MetricsPage(dispatcher, reader, db_path); }}));
+  std::ofstream((dir / "metrics.addr").string()) << server->address() << "\n";
+  LogInfo("metrics", {{"address", server->address()}});
+  return server;
+}
+
+// Says the scheduler is up: DATA_DIR/scheduler.addr (tests and `ptxbench
+// up` read the bound address there), the log, and systemd (Type=notify).
+void AnnounceServing(const std::filesystem::path& dir, const std::string& address,
+                     const std::string& db_path, const auth::ServerTls& tls) {
   std::ofstream((dir / "scheduler.addr").string()) << address << "\n";
   LogInfo("listening", {{"address", address},
                         {"database", db_path},
-                        {"tls", !tls->tls() ? "off"
-                                : tls->client_ca_pem.empty() ? "on"
-                                                             : "on, client certificates required"}});
-  // Under systemd (Type=notify, deploy/systemd/): up means serving.
+                        {"tls", !tls.tls() ? "off"
+                                : tls.client_ca_pem.empty() ? "on"
+                                                            : "on, client certificates required"}});
   if (absl::Status s = SdNotify(absl::StrCat("READY=1\nSTATUS=serving on ", address)); !s.ok()) {
     LogWarning("cannot tell the service manager", {{"why", std::string(s.message())}});
   }
-  if (!tls->tls() && !auth::IsLoopbackAddress(address)) {
+  if (!tls.tls() && !auth::IsLoopbackAddress(address)) {
     LogWarning("serving plaintext beyond loopback (--insecure): tokens, prompts and results "
                "cross the network unencrypted",
                {{"address", address}});
   }
+}
 
-  // A stop signal: stop taking calls, let running ones finish, close.
-  const sigset_t signals = process::StopSignalSet();
-  // Until then, a structured health/metrics line every --stats-interval-s.
-  int signal_number = -1;
+// Until a stop signal (returned), a structured health line every
+// --stats-interval-s.
+int LogStatsUntilStopped(Dispatcher& dispatcher, const sigset_t& signals) {
   storage::WriteQueue::Stats last;
   const int interval_s = absl::GetFlag(FLAGS_stats_interval_s);
-  while (signal_number < 0) {
+  while (true) {
     timespec timeout{interval_s, 0};
-    signal_number = sigtimedwait(&signals, nullptr, &timeout);
-    if (signal_number >= 0) break;
+    if (int signal_number = sigtimedwait(&signals, nullptr, &timeout); signal_number >= 0) {
+      return signal_number;
+    }
     storage::WriteQueue::Stats now = dispatcher.GetStats();
     const int64_t commits = now.commits - last.commits, ops = now.ops - last.ops;
     LogInfo("stats", {{"ops_per_s", std::to_string(ops / interval_s)},
@@ -295,6 +289,56 @@ int Main() {
                       {"failed_ops", std::to_string(now.failed_ops - last.failed_ops)}});
     last = now;
   }
+}
+
+absl::Status Serve() {
+  const std::filesystem::path dir = absl::GetFlag(FLAGS_data_dir);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot create data dir ", dir.string(), ": ", ec.message()));
+  }
+  const std::string db_path = (dir / "ptxbench.db").string();
+  PTXB_ASSIGN_OR_RETURN(const auth::ServerTls tls,
+                        auth::LoadServerTls({absl::GetFlag(FLAGS_tls_cert), absl::GetFlag(FLAGS_tls_key),
+                                             absl::GetFlag(FLAGS_tls_client_ca)}));
+  PTXB_RETURN_IF_ERROR(CheckListeners(tls));
+  PTXB_ASSIGN_OR_RETURN(std::unique_ptr<storage::Database> db, OpenCheckedDatabase(db_path));
+  auth::Authenticator authenticator;
+  PTXB_RETURN_IF_ERROR(LoadAuthentication(db.get(), dir.string(), authenticator));
+  const Access access(&authenticator);
+  PTXB_ASSIGN_OR_RETURN(std::unique_ptr<storage::Database> read_db, OpenReadOnly(db_path));
+  PTXB_ASSIGN_OR_RETURN(Catalog catalog, LoadCatalog());
+
+  Dispatcher dispatcher(std::move(db), Clock::Real(), DispatcherOptionsFromFlags());
+  PTXB_RETURN_IF_ERROR(dispatcher.Start());
+  Reader reader(std::move(read_db));
+  storage::Checkpointer checkpointer(db_path, absl::Milliseconds(250));
+  PTXB_RETURN_IF_ERROR(checkpointer.Start());
+
+  ExecutorServiceImpl executor_service(&dispatcher, &access);
+  ClientServiceDeps deps;
+  deps.dispatcher = &dispatcher;
+  deps.reader = &reader;
+  deps.access = &access;
+  deps.authenticator = &authenticator;
+  deps.definitions = catalog.definitions.get();
+  deps.prompts = catalog.prompts.get();
+  deps.limits.max_trajectories = absl::GetFlag(FLAGS_max_trajectories);
+  ClientServiceImpl client_service(deps);
+  int port = 0;
+  PTXB_ASSIGN_OR_RETURN(std::unique_ptr<grpc::Server> server,
+                        StartApi(tls, {&executor_service, &client_service}, &port));
+  PTXB_ASSIGN_OR_RETURN(std::unique_ptr<dashboard::DashboardServer> web, StartDashboard(*server, dir));
+  PTXB_ASSIGN_OR_RETURN(std::unique_ptr<daemon::StatusServer> metrics,
+                        StartMetrics(dispatcher, reader, db_path, dir));
+  const std::string listen = absl::GetFlag(FLAGS_listen);
+  AnnounceServing(dir, absl::StrCat(listen.substr(0, listen.rfind(':')), ":", port), db_path, tls);
+
+  // A stop signal: stop taking calls, let running ones finish, close.
+  const sigset_t signals = process::StopSignalSet();
+  const int signal_number = LogStatsUntilStopped(dispatcher, signals);
   LogInfo("shutting down", {{"signal", std::to_string(signal_number)}});
   (void)SdNotify("STOPPING=1");
   DrainLeases(dispatcher, absl::GetFlag(FLAGS_report_grace_s), signals);
@@ -302,6 +346,12 @@ int Main() {
   dispatcher.Stop();
   checkpointer.Stop();
   LogInfo("stopped");
+  return absl::OkStatus();
+}
+
+int Main() {
+  InitLogging("scheduler");
+  if (absl::Status s = Serve(); !s.ok()) return Fail(std::string(s.message()));
   return 0;
 }
 

@@ -140,6 +140,120 @@ absl::StatusOr<ExpandedExperiment> ExpandMatrix(const SpecReader& r, const Json&
   return out;
 }
 
+// One item of a list spec, read and checked.
+struct ListItem {
+  std::string definition;
+  int64_t count = 0;
+  int64_t turns = 0;
+  double speedup = 1;
+  std::string tag;
+  std::vector<std::string> workloads;
+  std::string repair_kernel, repair_log, repair_sha256;
+};
+
+// A fix-it item's two files (both, or neither), into `parsed` and its
+// normalized form.
+absl::Status ReadRepair(const SpecReader& r, const Json& item, const std::string& at,
+                        ListItem& parsed, Canonical& normalized) {
+  const bool has_kernel = item.contains("error_kernel_path"), has_log = item.contains("error_log_path");
+  if (has_kernel != has_log) {
+    const char* present = has_kernel ? "error_kernel_path" : "error_log_path";
+    return r.Error(JsonField(at, present), item[present], "both error_kernel_path and error_log_path",
+                   "a fix-it item needs the kernel and its error log");
+  }
+  if (!has_kernel) return absl::OkStatus();
+  PTXB_ASSIGN_OR_RETURN(parsed.repair_kernel, r.SentFile(item["error_kernel_path"],
+                                                         JsonField(at, "error_kernel_path")));
+  PTXB_ASSIGN_OR_RETURN(parsed.repair_log,
+                        r.SentFile(item["error_log_path"], JsonField(at, "error_log_path")));
+  if (absl::StripAsciiWhitespace(parsed.repair_kernel).empty()) {
+    return r.Error(JsonField(at, "error_kernel_path"), item["error_kernel_path"], "a kernel to fix",
+                   "the file is empty");
+  }
+  normalized["error_kernel_path"] = item["error_kernel_path"];
+  normalized["error_log_path"] = item["error_log_path"];
+  // The contents, not only the paths, make the experiment.
+  parsed.repair_sha256 =
+      Sha256Hex(absl::StrCat(parsed.repair_kernel, std::string(1, '\0'), parsed.repair_log));
+  normalized["repair_sha256"] = parsed.repair_sha256;
+  return absl::OkStatus();
+}
+
+// Item `at` of a list spec, and its normalized form.
+absl::StatusOr<ListItem> ReadListItem(const SpecReader& r, const Json& item, const std::string& at,
+                                      Canonical& normalized) {
+  if (!item.is_object()) return r.Error(at, item, "an object");
+  PTXB_RETURN_IF_ERROR(r.json().CheckKeys(item, at,
+                                          {"num_trajectories", "num_turns", "target_speedup",
+                                           "prompt_tag", "definition", "test_path",
+                                           "error_kernel_path", "error_log_path"},
+                                          /*allow_comments=*/true));
+  ListItem parsed;
+  PTXB_ASSIGN_OR_RETURN(const Json* count, r.json().Required(item, at, "num_trajectories"));
+  PTXB_ASSIGN_OR_RETURN(parsed.count, r.Count(*count, JsonField(at, "num_trajectories"), kMaxCount));
+  PTXB_ASSIGN_OR_RETURN(const Json* turns, r.json().Required(item, at, "num_turns"));
+  PTXB_ASSIGN_OR_RETURN(parsed.turns, r.Count(*turns, JsonField(at, "num_turns"), kMaxTurns));
+  PTXB_ASSIGN_OR_RETURN(const Json* speedup, r.json().Required(item, at, "target_speedup"));
+  PTXB_ASSIGN_OR_RETURN(parsed.speedup, r.Speedup(*speedup, JsonField(at, "target_speedup")));
+  PTXB_ASSIGN_OR_RETURN(const Json* tag, r.json().Required(item, at, "prompt_tag"));
+  PTXB_RETURN_IF_ERROR(r.CheckPromptTag(*tag, JsonField(at, "prompt_tag")));
+  // A list spec names no architectures: it targets the default.
+  PTXB_RETURN_IF_ERROR(r.CheckPromptTarget(*tag, JsonField(at, "prompt_tag"), DefaultArchitectures()));
+  parsed.tag = tag->get<std::string>();
+  const std::string definition_field = JsonField(at, "definition");
+  const std::string& fallback = r.input().default_definition;
+  if (auto it = item.find("definition"); it != item.end()) {
+    PTXB_RETURN_IF_ERROR(r.CheckDefinition(*it, definition_field));
+    parsed.definition = it->get<std::string>();
+  } else if (!fallback.empty()) {
+    PTXB_RETURN_IF_ERROR(r.CheckDefinition(Json(fallback), definition_field));
+    parsed.definition = fallback;
+  } else {
+    return r.json().Missing(definition_field,
+                            "a definition, in the item or on the command line (--definition)");
+  }
+  normalized = {{"definition", parsed.definition},
+                {"num_trajectories", parsed.count},
+                {"num_turns", parsed.turns},
+                {"target_speedup", parsed.speedup},
+                {"prompt_tag", parsed.tag}};
+  if (auto it = item.find("test_path"); it != item.end()) {
+    // PTXBench times the one workload its test script names: so do we, or
+    // the speedups would not compare.
+    PTXB_ASSIGN_OR_RETURN(std::string uuid, r.TestScriptWorkload(*it, JsonField(at, "test_path"),
+                                                                 parsed.definition));
+    parsed.workloads = {uuid};
+    normalized["test_path"] = it->get<std::string>();
+    normalized["workloads"] = parsed.workloads;
+  }
+  PTXB_RETURN_IF_ERROR(ReadRepair(r, item, at, parsed, normalized));
+  return parsed;
+}
+
+// The list's trajectories: consecutive sample indices in file order.
+void AddListTrajectories(const std::vector<ListItem>& items, const std::string& model,
+                         ExpandedExperiment& out) {
+  int32_t next_index = 0;
+  for (const ListItem& item : items) {
+    for (int64_t k = 0; k < item.count; ++k) {
+      TrajectorySpec t;
+      t.sample_index = next_index++;
+      t.trajectory_id = DeriveTrajectoryId(out.experiment_id, model, item.definition, item.tag,
+                                           t.sample_index);
+      t.model = model;
+      t.definition = item.definition;
+      t.prompt_tag = item.tag;
+      t.num_turns = static_cast<int32_t>(item.turns);
+      t.target_speedup = item.speedup;
+      t.workloads = item.workloads;
+      t.repair_kernel = item.repair_kernel;
+      t.repair_log = item.repair_log;
+      t.repair_sha256 = item.repair_sha256;
+      out.trajectories.push_back(std::move(t));
+    }
+  }
+}
+
 absl::StatusOr<ExpandedExperiment> ExpandList(const SpecReader& r, const Json& doc,
                                               const SpecLimits& limits) {
   const SpecInput& input = r.input();
@@ -159,95 +273,17 @@ absl::StatusOr<ExpandedExperiment> ExpandList(const SpecReader& r, const Json& d
   }
   PTXB_RETURN_IF_ERROR(r.CheckModel(Json(input.default_model), "model"));
 
-  struct Item {
-    std::string definition;
-    int64_t count;
-    int64_t turns;
-    double speedup;
-    std::string tag;
-    std::vector<std::string> workloads;
-    std::string repair_kernel, repair_log, repair_sha256;
-  };
-  std::vector<Item> items;
+  std::vector<ListItem> items;
   Canonical normalized_items = Canonical::array();
   int64_t total = 0;
   for (size_t i = 0; i < doc.size(); ++i) {
-    const Json& item = doc[i];
     const std::string at = JsonIndex("", i);
-    if (!item.is_object()) return r.Error(at, item, "an object");
-    PTXB_RETURN_IF_ERROR(
-        r.json().CheckKeys(item, at,
-                           {"num_trajectories", "num_turns", "target_speedup", "prompt_tag",
-                            "definition", "test_path", "error_kernel_path", "error_log_path"},
-                           /*allow_comments=*/true));
-    Item parsed;
-    PTXB_ASSIGN_OR_RETURN(const Json* count, r.json().Required(item, at, "num_trajectories"));
-    PTXB_ASSIGN_OR_RETURN(parsed.count,
-                          r.Count(*count, JsonField(at, "num_trajectories"), kMaxCount));
-    PTXB_ASSIGN_OR_RETURN(const Json* turns, r.json().Required(item, at, "num_turns"));
-    PTXB_ASSIGN_OR_RETURN(parsed.turns, r.Count(*turns, JsonField(at, "num_turns"), kMaxTurns));
-    PTXB_ASSIGN_OR_RETURN(const Json* speedup, r.json().Required(item, at, "target_speedup"));
-    PTXB_ASSIGN_OR_RETURN(parsed.speedup, r.Speedup(*speedup, JsonField(at, "target_speedup")));
-    PTXB_ASSIGN_OR_RETURN(const Json* tag, r.json().Required(item, at, "prompt_tag"));
-    PTXB_RETURN_IF_ERROR(r.CheckPromptTag(*tag, JsonField(at, "prompt_tag")));
-    // A list spec names no architectures: it targets the default.
-    PTXB_RETURN_IF_ERROR(
-        r.CheckPromptTarget(*tag, JsonField(at, "prompt_tag"), DefaultArchitectures()));
-    parsed.tag = tag->get<std::string>();
-    const std::string definition_field = JsonField(at, "definition");
-    if (auto it = item.find("definition"); it != item.end()) {
-      PTXB_RETURN_IF_ERROR(r.CheckDefinition(*it, definition_field));
-      parsed.definition = it->get<std::string>();
-    } else if (!input.default_definition.empty()) {
-      PTXB_RETURN_IF_ERROR(
-          r.CheckDefinition(Json(input.default_definition), definition_field));
-      parsed.definition = input.default_definition;
-    } else {
-      return r.json().Missing(definition_field,
-                              "a definition, in the item or on the command line (--definition)");
-    }
-    Canonical normalized_item = {{"definition", parsed.definition},
-                                 {"num_trajectories", parsed.count},
-                                 {"num_turns", parsed.turns},
-                                 {"target_speedup", parsed.speedup},
-                                 {"prompt_tag", parsed.tag}};
-    if (auto it = item.find("test_path"); it != item.end()) {
-      // PTXBench times the one workload its test script names: so do we,
-      // or the speedups would not compare.
-      PTXB_ASSIGN_OR_RETURN(std::string uuid, r.TestScriptWorkload(*it, JsonField(at, "test_path"),
-                                                                   parsed.definition));
-      parsed.workloads = {uuid};
-      normalized_item["test_path"] = it->get<std::string>();
-      normalized_item["workloads"] = parsed.workloads;
-    }
-    // A fix-it item: both files, or neither.
-    const bool has_kernel = item.contains("error_kernel_path"), has_log = item.contains("error_log_path");
-    if (has_kernel != has_log) {
-      const char* present = has_kernel ? "error_kernel_path" : "error_log_path";
-      return r.Error(JsonField(at, present), item[present],
-                     "both error_kernel_path and error_log_path",
-                     "a fix-it item needs the kernel and its error log");
-    }
-    if (has_kernel) {
-      PTXB_ASSIGN_OR_RETURN(parsed.repair_kernel, r.SentFile(item["error_kernel_path"],
-                                                             JsonField(at, "error_kernel_path")));
-      PTXB_ASSIGN_OR_RETURN(parsed.repair_log,
-                            r.SentFile(item["error_log_path"], JsonField(at, "error_log_path")));
-      if (absl::StripAsciiWhitespace(parsed.repair_kernel).empty()) {
-        return r.Error(JsonField(at, "error_kernel_path"), item["error_kernel_path"],
-                       "a kernel to fix", "the file is empty");
-      }
-      normalized_item["error_kernel_path"] = item["error_kernel_path"];
-      normalized_item["error_log_path"] = item["error_log_path"];
-      // The contents, not only the paths, make the experiment.
-      parsed.repair_sha256 =
-          Sha256Hex(absl::StrCat(parsed.repair_kernel, std::string(1, '\0'), parsed.repair_log));
-      normalized_item["repair_sha256"] = parsed.repair_sha256;
-    }
+    Canonical normalized_item;
+    PTXB_ASSIGN_OR_RETURN(ListItem parsed, ReadListItem(r, doc[i], at, normalized_item));
     normalized_items.push_back(std::move(normalized_item));
     total += parsed.count;  // at most 2^31 items of at most 2^31 each: no overflow
     PTXB_RETURN_IF_ERROR(
-        CheckLimit(r, JsonField(at, "num_trajectories"), *count, total,
+        CheckLimit(r, JsonField(at, "num_trajectories"), doc[i]["num_trajectories"], total,
                    absl::StrCat("num_trajectories summed over items [0] to [", i, "]"), limits));
     items.push_back(std::move(parsed));
   }
@@ -259,33 +295,13 @@ absl::StatusOr<ExpandedExperiment> ExpandList(const SpecReader& r, const Json& d
   normalized["items"] = std::move(normalized_items);
   Options options;
   if (!input.eval.empty()) {
-    PTXB_ASSIGN_OR_RETURN(options.eval,
-                          r.json().Enum(Json(input.eval), "eval", {"full", "compile-only"}));
+    PTXB_ASSIGN_OR_RETURN(options.eval, r.json().Enum(Json(input.eval), "eval", {"full", "compile-only"}));
   }
   FillOptions(options, normalized, out);
   out.normalized_json = normalized.dump();
-
   out.experiment_id = DeriveExperimentId(out.name);
   out.trajectories.reserve(static_cast<size_t>(total));
-  int32_t next_index = 0;
-  for (const Item& item : items) {
-    for (int64_t k = 0; k < item.count; ++k) {
-      TrajectorySpec t;
-      t.sample_index = next_index++;
-      t.trajectory_id = DeriveTrajectoryId(out.experiment_id, input.default_model,
-                                           item.definition, item.tag, t.sample_index);
-      t.model = input.default_model;
-      t.definition = item.definition;
-      t.prompt_tag = item.tag;
-      t.num_turns = static_cast<int32_t>(item.turns);
-      t.target_speedup = item.speedup;
-      t.workloads = item.workloads;
-      t.repair_kernel = item.repair_kernel;
-      t.repair_log = item.repair_log;
-      t.repair_sha256 = item.repair_sha256;
-      out.trajectories.push_back(std::move(t));
-    }
-  }
+  AddListTrajectories(items, input.default_model, out);
   return out;
 }
 
