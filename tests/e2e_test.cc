@@ -318,7 +318,11 @@ TEST(EndToEndTest, EvaluationsWaitForAWorkerOfTheirArchitecture) {
   nlohmann::json status;
   for (int i = 0; i < 100; ++i) {
     status = c.Status(exp);
-    if (status.is_object() && !status["waiting_for_architectures"].empty()) break;
+    // All three answered and queued: the gateway answers them one by one.
+    if (status.is_object() && !status["waiting_for_architectures"].empty() &&
+        status["tasks"]["eval_queued"] == 3) {
+      break;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   ASSERT_TRUE(status.is_object());
