@@ -34,6 +34,7 @@
 #include "daemon/status_server.h"
 #include "daemon/stop_signals.h"
 #include "executor/health.h"
+#include "executor/run_until_stopped.h"
 
 ABSL_FLAG(std::string, scheduler, "",
           "Scheduler address HOST:PORT (default: $PTXBENCH_SCHEDULER, else 127.0.0.1:50051)");

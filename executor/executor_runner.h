@@ -168,14 +168,6 @@ class ExecutorRunner {
   std::map<grpc::ClientContext*, bool> calls_ ABSL_GUARDED_BY(mu_);
 };
 
-// The tail of every executor daemon's main(): runs `runner` until it is
-// drained or stopped by signals (daemon::BlockStopSignals must have run), logs a
-// failure, and returns the process exit code (0 or 1). The first SIGINT/
-// SIGTERM drains: no new lease, the tasks held finish and are reported
-// within --stop-grace-s; when that runs out, or at a second signal, the
-// runner stops and hands the rest back to the scheduler (Stop()).
-int RunUntilStopped(ExecutorRunner& runner, const std::string& daemon);
-
 }  // namespace ptxbench::executor
 
 #endif  // PTXBENCH_EXECUTOR_EXECUTOR_RUNNER_H_

@@ -25,6 +25,7 @@
 #include "executor/connection_flags.h"
 #include "executor/executor_runner.h"
 #include "executor/health.h"
+#include "executor/run_until_stopped.h"
 #include "worker/compile_only.h"
 #include "worker/evaluation_stack.h"
 #include "worker/gpu/device_info.h"
