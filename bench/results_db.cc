@@ -23,11 +23,11 @@
 #include "common/hash.h"
 #include "common/status_macros.h"
 #include "report/facts.h"
-#include "scheduler/experiment_store.h"
-#include "scheduler/schema.h"
+#include "scheduler/store/experiment_store.h"
+#include "scheduler/store/schema.h"
 #include "scheduler/spec/spec.h"
-#include "scheduler/trajectory_store.h"
-#include "scheduler/turn_store.h"
+#include "scheduler/store/trajectory_store.h"
+#include "scheduler/store/turn_store.h"
 #include "storage/blob_store.h"
 
 ABSL_FLAG(std::string, out, "", "database file to create (must not exist)");

@@ -16,7 +16,7 @@
 namespace ptxbench::exports {
 
 // A correct kernel: the evaluation PASSED, every workload was checked and
-// passed (the scheduler's own test for "correct", scheduler/feedback.cc).
+// passed (the scheduler's own test for "correct", scheduler/feedback/feedback.cc).
 bool IsCorrect(const ptxbench::v1::EvalResult& eval);
 bool IsCorrect(const ptxbench::v1::Turn& turn);
 

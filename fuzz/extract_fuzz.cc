@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string>
 
-#include "scheduler/extract.h"
+#include "scheduler/feedback/extract.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string answer(reinterpret_cast<const char*>(data), size);

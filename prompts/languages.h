@@ -2,7 +2,7 @@
 #define PTXBENCH_PROMPTS_LANGUAGES_H_
 
 // The kernel languages a prompt asks for, and how an answer fences its code:
-// what the prompts say and what code extraction (scheduler/extract.h) looks
+// what the prompts say and what code extraction (scheduler/feedback/extract.h) looks
 // for must agree, so both read them here.
 
 #include <string>

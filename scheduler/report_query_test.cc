@@ -1,7 +1,7 @@
 // Reports and streamed trajectories read back through a Snapshot from a
 // scheduler database whose experiments were driven to known outcomes; every
 // expected figure is worked out by hand in the comments.
-#include "scheduler/report_query.h"
+#include "scheduler/read/report_query.h"
 
 #include <unistd.h>
 
@@ -12,8 +12,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
-#include "scheduler/core_test_util.h"
-#include "scheduler/snapshot.h"
+#include "scheduler/state/core_test_util.h"
+#include "scheduler/read/snapshot.h"
 
 namespace ptxbench::scheduler {
 namespace {

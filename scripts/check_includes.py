@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """The include rule of docs/ARCHITECTURE.md, checked: a folder of ptxbench may
 include only itself and the folders listed above it in that page's "Folders"
-table. The table is the rule, so the page and the check cannot drift apart.
+table; inside a folder with a "Rooms of `folder/`" table, a room (subfolder)
+may include only itself and the rooms above it there (the folder's own top
+level, such as a main.cc, may include any room). The tables are the rule, so
+the page and the check cannot drift apart.
 
   scripts/check_includes.py [ROOT]     exit 0: every include follows the rule;
                                        1: one line per include that does not.
@@ -22,10 +25,8 @@ ALIASES = {"ptxbench": "protos"}
 NOT_CODE = {"build", "docs", "examples", "scripts", "cmake", "deploy", "prompts_data"}
 
 
-def folders_in_order(root):
-    """The first column of the Folders table, top to bottom."""
-    text = open(os.path.join(root, "docs", "ARCHITECTURE.md"), encoding="utf-8").read()
-    section = text.split("\n## Folders", 1)[1].split("\n## ", 1)[0]
+def table_order(section):
+    """The folder names of a table's first column, top to bottom."""
     order = []
     for line in section.splitlines():
         if not line.startswith("| `"):
@@ -37,10 +38,44 @@ def folders_in_order(root):
     return order
 
 
+def architecture(root):
+    """The Folders table's order, and each "Rooms of `X/`" table's."""
+    text = open(os.path.join(root, "docs", "ARCHITECTURE.md"), encoding="utf-8").read()
+    folders = table_order(text.split("\n## Folders", 1)[1].split("\n## ", 1)[0])
+    rooms = {}
+    for m in re.finditer(r"\n## Rooms of `([a-z_]+)/`", text):
+        rooms[m.group(1)] = table_order(text[m.end():].split("\n## ", 1)[0])
+    return folders, rooms
+
+
+def room_problems(root, top, order, files):
+    """The include rule among the rooms of folder `top`."""
+    rank = {name: i for i, name in enumerate(order)}
+    problems = []
+    for file in files:
+        rel = os.path.relpath(file, root)
+        parts = rel.split(os.sep)
+        if len(parts) < 3:
+            continue  # the folder's own top level may include any room
+        room = parts[1]
+        if room not in rank:
+            problems.append(f"{top}/{room}/: a room docs/ARCHITECTURE.md's Rooms of `{top}/` does not list")
+            continue
+        text = open(file, encoding="utf-8", errors="replace").read()
+        for included in INCLUDE.findall(text):
+            bits = included.split("/")
+            if len(bits) < 3 or bits[0] != top or bits[1] == room or bits[1] not in rank:
+                continue
+            if rank[bits[1]] > rank[room]:
+                problems.append(f'{rel}: includes "{included}", but {top}/{bits[1]}/ is below '
+                                f"{top}/{room}/ in docs/ARCHITECTURE.md's Rooms of `{top}/`")
+    return sorted(set(problems))
+
+
 def main():
     root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
                            os.path.join(os.path.dirname(__file__), ".."))
-    order = folders_in_order(root)
+    order, rooms = architecture(root)
     rank = {name: i for i, name in enumerate(order)}
     problems = []
     for top in sorted(os.listdir(root)):
@@ -53,6 +88,8 @@ def main():
         if top not in rank:
             problems.append(f"{top}/: a folder of code that docs/ARCHITECTURE.md's Folders table does not list")
             continue
+        if top in rooms:
+            problems += room_problems(root, top, rooms[top], sorted(files))
         for file in sorted(files):
             rel = os.path.relpath(file, root)
             text = open(file, encoding="utf-8", errors="replace").read()
@@ -72,7 +109,8 @@ def main():
     if problems:
         print(f"include rule: {len(problems)} violation(s)")
         return 1
-    print(f"include rule: {len(order)} folders, every include points up the table")
+    print(f"include rule: {len(order)} folders and the rooms of {len(rooms)}, every include "
+          "points up its table")
     return 0
 
 

@@ -19,7 +19,7 @@
 #include "gtest/gtest.h"
 #include "ptxbench/v1/common.pb.h"
 #include "ptxbench/v1/executor.grpc.pb.h"
-#include "scheduler/schema.h"
+#include "scheduler/store/schema.h"
 #include "storage/maintenance.h"
 #include "tests/cluster.h"
 #include "testing/notify_socket.h"

@@ -17,7 +17,7 @@
 #include "agent_gateway/testing/fake_model_server.h"
 #include "common/file.h"
 #include "gtest/gtest.h"
-#include "scheduler/schema.h"
+#include "scheduler/store/schema.h"
 #include "tests/cluster.h"
 #include "tests/gateway_test_util.h"
 

@@ -11,7 +11,7 @@
 #include "agent_gateway/testing/fake_model_server.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
-#include "scheduler/schema.h"
+#include "scheduler/store/schema.h"
 #include "tests/cluster.h"
 #include "tests/gateway_test_util.h"
 

@@ -6,8 +6,8 @@
 Each command exits 0 when its check holds and 1, saying why, when it does
 not; the test polls some of them (cut-leases, moved, refused-in-log) until
 they hold. The database is opened read-only: the scheduler keeps writing.
-Table and column names are those of scheduler/schema.cc; state numbers are
-scheduler/schema.h's TaskState and ptxbench.v1.TrajectoryState.
+Table and column names are those of scheduler/store/schema.cc; state numbers are
+scheduler/store/schema.h's TaskState and ptxbench.v1.TrajectoryState.
 """
 import json
 import re

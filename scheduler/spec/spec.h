@@ -1,6 +1,11 @@
 #ifndef PTXBENCH_SCHEDULER_SPEC_SPEC_H_
 #define PTXBENCH_SCHEDULER_SPEC_SPEC_H_
 
+// Room scheduler/spec/ (ptxbench::spec): the experiment spec format, its one
+// owner. Owns the strict reading and expansion (this header), the field
+// checks (spec_reader.h) and what a client gathers from a spec
+// (references.h). May include: nothing of the scheduler's other rooms.
+//
 // Experiment specs: parsing, validation and deterministic expansion into
 // trajectories. Two input forms:
 //  - matrix (a JSON object): name, models[], definitions[], prompt_tags[],

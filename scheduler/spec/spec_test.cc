@@ -691,7 +691,7 @@ TEST_F(SpecListTest, AFixItItemCarriesItsKernelAndLog) {
   EXPECT_EQ(e->trajectories[0].repair_kernel, "__global__ void k() {}");
   EXPECT_EQ(e->trajectories[1].repair_log, "illegal address");
   EXPECT_TRUE(e->trajectories[2].repair_kernel.empty());
-  // Part of what makes its task prompt its own (scheduler/core.h, TaskPromptKey).
+  // Part of what makes its task prompt its own (scheduler/state/core.h, TaskPromptKey).
   EXPECT_NE(e->trajectories[0].repair_sha256, e->trajectories[2].repair_sha256);
   // Other contents at the same paths: another experiment.
   input.files["broken/k.log"] = "out of bounds";

@@ -1,0 +1,343 @@
+#include "scheduler/api/service.h"
+
+#include <algorithm>
+#include <set>
+
+#include "absl/strings/match.h"
+#include "absl/time/clock.h"
+#include "common/grpc_status.h"
+#include "common/hash.h"
+#include "common/status_macros.h"
+#include "nlohmann/json.hpp"
+#include "scheduler/feedback/extract.h"
+#include "scheduler/state/finish.h"
+
+namespace ptxbench::scheduler {
+
+namespace v1 = ::ptxbench::v1;
+
+// One-off evaluations go ahead of experiments of the default priority 1.
+constexpr int kOneOffEvalPriority = 10;
+
+namespace {
+
+// A Lease whose caller may go away while it is parked: OnCancel tells the
+// dispatcher to drop the waiter instead of granting it a task nobody reads.
+class LeaseReactor final : public grpc::ServerUnaryReactor {
+ public:
+  LeaseReactor() : cancelled_(std::make_shared<std::atomic<bool>>(false)) {}
+  std::shared_ptr<std::atomic<bool>> cancelled() const { return cancelled_; }
+  void OnCancel() override { cancelled_->store(true); }
+  void OnDone() override { delete this; }
+
+ private:
+  std::shared_ptr<std::atomic<bool>> cancelled_;
+};
+
+}  // namespace
+
+grpc::ServerUnaryReactor* ExecutorServiceImpl::Register(grpc::CallbackServerContext* ctx,
+                                                        const v1::RegisterRequest* request,
+                                                        v1::RegisterResponse* response) {
+  absl::StatusOr<auth::Principal> who = access_->Check(ctx, "Register");
+  if (!who.ok()) return Refuse(ctx, who.status());
+  if (absl::Status kind = Access::CheckExecutorKind(*who, request->kind()); !kind.ok()) {
+    return Refuse(ctx, kind);
+  }
+  return Dispatch<v1::RegisterResponse, v1::RegisterResponse>(
+      ctx, dispatcher_, response,
+      [request, owner = who->name](Core& core) { return core.Register(*request, owner); },
+      [](v1::RegisterResponse& r, v1::RegisterResponse* out) { *out = std::move(r); });
+}
+
+grpc::ServerUnaryReactor* ExecutorServiceImpl::Lease(grpc::CallbackServerContext* ctx,
+                                                     const v1::LeaseRequest* request,
+                                                     v1::LeaseResponse* response) {
+  absl::StatusOr<auth::Principal> who = access_->Check(ctx, "Lease");
+  if (!who.ok()) return Refuse(ctx, who.status());
+  auto* reactor = new LeaseReactor();
+  dispatcher_->Lease(*request, who->name, reactor->cancelled(),
+                     [reactor, response](absl::StatusOr<v1::LeaseResponse> result) {
+                       if (result.ok()) *response = std::move(*result);
+                       reactor->Finish(ToGrpcStatus(result.status()));
+                     });
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* ExecutorServiceImpl::Heartbeat(grpc::CallbackServerContext* ctx,
+                                                         const v1::HeartbeatRequest* request,
+                                                         v1::HeartbeatResponse* response) {
+  absl::StatusOr<auth::Principal> who = access_->Check(ctx, "Heartbeat");
+  if (!who.ok()) return Refuse(ctx, who.status());
+  return Dispatch<v1::HeartbeatResponse, v1::HeartbeatResponse>(
+      ctx, dispatcher_, response,
+      [request, owner = who->name](Core& core) -> absl::StatusOr<v1::HeartbeatResponse> {
+        PTXB_RETURN_IF_ERROR(core.CheckOwner(request->executor_id(), owner));
+        return core.Heartbeat(*request);
+      },
+      [](v1::HeartbeatResponse& r, v1::HeartbeatResponse* out) { *out = std::move(r); });
+}
+
+grpc::ServerUnaryReactor* ExecutorServiceImpl::Complete(grpc::CallbackServerContext* ctx,
+                                                        const v1::CompleteRequest* request,
+                                                        v1::CompleteResponse* response) {
+  absl::StatusOr<auth::Principal> who = access_->Check(ctx, "Complete");
+  if (!who.ok()) return Refuse(ctx, who.status());
+  return Dispatch<bool, v1::CompleteResponse>(
+      ctx, dispatcher_, response,
+      [request, owner = who->name](Core& core) -> absl::StatusOr<bool> {
+        PTXB_RETURN_IF_ERROR(core.CheckOwner(request->executor_id(), owner));
+        absl::Status status = core.Complete(*request);
+        if (!status.ok()) return status;
+        return true;
+      },
+      [](bool&, v1::CompleteResponse*) {});
+}
+
+grpc::ServerUnaryReactor* ExecutorServiceImpl::Leave(grpc::CallbackServerContext* ctx,
+                                                     const v1::LeaveRequest* request,
+                                                     v1::LeaveResponse* response) {
+  absl::StatusOr<auth::Principal> who = access_->Check(ctx, "Leave");
+  if (!who.ok()) return Refuse(ctx, who.status());
+  return Dispatch<int, v1::LeaveResponse>(
+      ctx, dispatcher_, response,
+      [request, owner = who->name](Core& core) -> absl::StatusOr<int> {
+        PTXB_RETURN_IF_ERROR(core.CheckOwner(request->executor_id(), owner));
+        return core.Leave(request->executor_id());
+      },
+      [](int& released, v1::LeaveResponse* out) { out->set_released(released); });
+}
+
+grpc::ServerUnaryReactor* ClientServiceImpl::SubmitExperiment(
+    grpc::CallbackServerContext* ctx, const v1::SubmitExperimentRequest* request,
+    v1::SubmitExperimentResponse* response) {
+  if (absl::Status denied = Deny(ctx, "SubmitExperiment"); !denied.ok()) return Refuse(ctx, denied);
+  SpecInput input{request->spec_json(),
+                  request->spec_path().empty() ? "<spec>" : request->spec_path(),
+                  request->name(), request->definition(), request->model(), request->eval(),
+                  {request->files().begin(), request->files().end()},
+                  {request->prompts().begin(), request->prompts().end()}};
+  absl::StatusOr<ExpandedExperiment> expanded =
+      ExpandSpec(input, *deps_.definitions, *deps_.prompts, deps_.limits);
+  if (!expanded.ok() || request->dry_run()) {
+    return Answer<ExpandedExperiment, v1::SubmitExperimentResponse>(
+        ctx, std::move(expanded), response,
+        [](ExpandedExperiment& x, v1::SubmitExperimentResponse* out) {
+          out->set_experiment_id(x.experiment_id);
+          out->set_trajectories(static_cast<int64_t>(x.trajectories.size()));
+        });
+  }
+  absl::StatusOr<std::shared_ptr<RenderedPrompts>> rendered = RenderPrompts(*expanded);
+  if (!rendered.ok()) {
+    return Answer<bool, v1::SubmitExperimentResponse>(ctx, rendered.status(), response,
+                                                      [](bool&, auto*) {});
+  }
+  std::shared_ptr<RenderedPrompts> prompts = *std::move(rendered);
+  auto experiment = std::make_shared<ExpandedExperiment>(*std::move(expanded));
+  return Dispatch<SubmitOutcome, v1::SubmitExperimentResponse>(
+      ctx, deps_.dispatcher, response,
+      [experiment, prompts](Core& core) { return core.Submit(*experiment, *prompts); },
+      [](SubmitOutcome& o, v1::SubmitExperimentResponse* out) {
+        out->set_experiment_id(o.experiment_id);
+        out->set_created(o.created);
+        out->set_trajectories(o.trajectories);
+      });
+}
+
+absl::StatusOr<std::shared_ptr<RenderedPrompts>> ClientServiceImpl::RenderPrompts(
+    const ExpandedExperiment& x) const {
+  auto prompts = std::make_shared<RenderedPrompts>();
+  std::set<std::string> tags;
+  for (const TrajectorySpec& t : x.trajectories) {
+    if (tags.insert(t.prompt_tag).second) {
+      auto brought = x.submitted_prompts.find(t.prompt_tag);
+      PTXB_ASSIGN_OR_RETURN(prompts->system_by_tag[t.prompt_tag],
+                            brought != x.submitted_prompts.end()
+                                ? deps_.prompts->WithAbi(brought->second, x.language,
+                                                         x.architectures)
+                                : deps_.prompts->RenderSystemPrompt(t.prompt_tag, x.language,
+                                                                    x.architectures));
+    }
+    std::string key = TaskPromptKey(t);
+    if (!prompts->task_by_key.count(key)) {
+      workloads::Definition definition = **deps_.definitions->Find(t.definition);
+      // The model is shown the workloads it is evaluated on.
+      if (!t.workloads.empty()) {
+        std::erase_if(definition.workloads, [&](const workloads::Workload& w) {
+          return std::find(t.workloads.begin(), t.workloads.end(), w.uuid) == t.workloads.end();
+        });
+      }
+      prompts->task_by_key[key] =
+          PromptRegistry::RenderTaskPrompt(definition, x.language, t.target_speedup, t.num_turns,
+                                           x.architectures);
+      if (!t.repair_kernel.empty()) {
+        prompts->task_by_key[key] +=
+            PromptRegistry::RenderRepairPrompt(t.repair_kernel, t.repair_log, x.language);
+      }
+    }
+  }
+  return prompts;
+}
+
+grpc::ServerUnaryReactor* ClientServiceImpl::SubmitEval(grpc::CallbackServerContext* ctx,
+                                                        const v1::SubmitEvalRequest* request,
+                                                        v1::SubmitEvalResponse* response) {
+  if (absl::Status denied = Deny(ctx, "SubmitEval"); !denied.ok()) return Refuse(ctx, denied);
+  const v1::EvalRequest& e = request->eval();
+  auto refuse = [&](absl::Status status) {
+    return Answer<bool, v1::SubmitEvalResponse>(ctx, std::move(status), response,
+                                                [](bool&, auto*) {});
+  };
+  if (!e.workload_uuids().empty()) {
+    return refuse(absl::InvalidArgumentError(
+        "choosing workloads is not supported through the scheduler yet: evaluate locally "
+        "(ptxbench eval --local) or without --workload"));
+  }
+  const std::vector<std::string> tags = deps_.prompts->Tags();
+  if (tags.empty()) return refuse(absl::FailedPreconditionError("the scheduler has no prompt tags"));
+  // A unique name per submission: evaluating the same file again measures again.
+  const std::string sha = Sha256Hex(e.kernel_source());
+  const std::string name =
+      absl::StrCat("eval-", sha.substr(0, 12), "-", absl::ToUnixMillis(absl::Now()));
+  const nlohmann::json spec = {
+      {"name", name},
+      {"models", {"file"}},
+      {"definitions", {e.definition()}},
+      {"prompt_tags", {tags.front()}},  // recorded, never sent: no model is asked
+      {"samples", 1},
+      {"num_turns", 1},
+      {"target_speedup", e.target_speedup() > 0 ? e.target_speedup() : 1.0},
+      {"language", e.language().empty() ? "cuda" : e.language()},
+      {"eval", e.mode() == v1::COMPILE_ONLY ? "compile-only" : "full"},
+      // Ahead of large experiments in the fair queue: someone is waiting.
+      {"priority", kOneOffEvalPriority}};
+  SpecInput input;
+  input.text = spec.dump();
+  input.path = "<eval>";
+  absl::StatusOr<ExpandedExperiment> expanded =
+      ExpandSpec(input, *deps_.definitions, *deps_.prompts, deps_.limits);
+  if (!expanded.ok()) return refuse(expanded.status());
+  absl::StatusOr<std::shared_ptr<RenderedPrompts>> prompts = RenderPrompts(*expanded);
+  if (!prompts.ok()) return refuse(prompts.status());
+  const std::string fence(AnswerFence(expanded->language));
+  const std::string answer =
+      absl::StrCat("```", fence, "\n", e.kernel_source(),
+                   absl::EndsWith(e.kernel_source(), "\n") ? "" : "\n", "```\n");
+  auto experiment = std::make_shared<ExpandedExperiment>(*std::move(expanded));
+  return Dispatch<std::string, v1::SubmitEvalResponse>(
+      ctx, deps_.dispatcher, response,
+      [experiment, prompts = *std::move(prompts), answer](Core& core) {
+        return core.SubmitEval(*experiment, *prompts, answer);
+      },
+      [experiment](std::string& trajectory, v1::SubmitEvalResponse* out) {
+        out->set_experiment_id(experiment->experiment_id);
+        out->set_trajectory_id(trajectory);
+      });
+}
+
+grpc::ServerUnaryReactor* ClientServiceImpl::GetExperiment(
+    grpc::CallbackServerContext* ctx, const v1::GetExperimentRequest* request,
+    v1::GetExperimentResponse* response) {
+  if (absl::Status denied = Deny(ctx, "GetExperiment"); !denied.ok()) return Refuse(ctx, denied);
+  return Answer<v1::GetExperimentResponse, v1::GetExperimentResponse>(
+      ctx, deps_.reader->GetExperiment(request->experiment_id()), response,
+      [](v1::GetExperimentResponse& r, v1::GetExperimentResponse* out) { *out = std::move(r); });
+}
+
+grpc::ServerUnaryReactor* ClientServiceImpl::ListExperiments(
+    grpc::CallbackServerContext* ctx, const v1::ListExperimentsRequest*,
+    v1::ListExperimentsResponse* response) {
+  if (absl::Status denied = Deny(ctx, "ListExperiments"); !denied.ok()) return Refuse(ctx, denied);
+  return Answer<v1::ListExperimentsResponse, v1::ListExperimentsResponse>(
+      ctx, deps_.reader->ListExperiments(), response,
+      [](v1::ListExperimentsResponse& r, v1::ListExperimentsResponse* out) { *out = std::move(r); });
+}
+
+grpc::ServerUnaryReactor* ClientServiceImpl::ListTrajectories(
+    grpc::CallbackServerContext* ctx, const v1::ListTrajectoriesRequest* request,
+    v1::ListTrajectoriesResponse* response) {
+  if (absl::Status denied = Deny(ctx, "ListTrajectories"); !denied.ok()) return Refuse(ctx, denied);
+  return Answer<v1::ListTrajectoriesResponse, v1::ListTrajectoriesResponse>(
+      ctx, deps_.reader->ListTrajectories(*request), response,
+      [](v1::ListTrajectoriesResponse& r, v1::ListTrajectoriesResponse* out) {
+        *out = std::move(r);
+      });
+}
+
+grpc::ServerUnaryReactor* ClientServiceImpl::GetTrajectory(
+    grpc::CallbackServerContext* ctx, const v1::GetTrajectoryRequest* request,
+    v1::GetTrajectoryResponse* response) {
+  if (absl::Status denied = Deny(ctx, "GetTrajectory"); !denied.ok()) return Refuse(ctx, denied);
+  return Answer<v1::Trajectory, v1::GetTrajectoryResponse>(
+      ctx, deps_.reader->GetTrajectory(request->trajectory_id()), response,
+      [](v1::Trajectory& t, v1::GetTrajectoryResponse* out) {
+        *out->mutable_trajectory() = std::move(t);
+      });
+}
+
+grpc::ServerUnaryReactor* ClientServiceImpl::Cancel(grpc::CallbackServerContext* ctx,
+                                                    const v1::CancelRequest* request,
+                                                    v1::CancelResponse* response) {
+  if (absl::Status denied = Deny(ctx, "Cancel"); !denied.ok()) return Refuse(ctx, denied);
+  v1::CancelRequest req = *request;
+  return Dispatch<int64_t, v1::CancelResponse>(
+      ctx, deps_.dispatcher, response,
+      [req](Core& core) -> absl::StatusOr<int64_t> {
+        if (req.has_experiment_id()) return core.CancelExperiment(req.experiment_id());
+        if (req.has_trajectory_id()) return core.CancelTrajectory(req.trajectory_id());
+        return absl::InvalidArgumentError("cancel needs an experiment or a trajectory id");
+      },
+      [](int64_t& n, v1::CancelResponse* out) { out->set_cancelled(n); });
+}
+
+grpc::ServerUnaryReactor* ClientServiceImpl::Retry(grpc::CallbackServerContext* ctx,
+                                                   const v1::RetryRequest* request,
+                                                   v1::RetryResponse* response) {
+  if (absl::Status denied = Deny(ctx, "Retry"); !denied.ok()) return Refuse(ctx, denied);
+  v1::RetryRequest req = *request;
+  return Dispatch<int64_t, v1::RetryResponse>(
+      ctx, deps_.dispatcher, response,
+      [req](Core& core) { return core.Retry(req.experiment_id(), req.scope()); },
+      [](int64_t& n, v1::RetryResponse* out) { out->set_retried(n); });
+}
+
+grpc::ServerUnaryReactor* ClientServiceImpl::Extend(grpc::CallbackServerContext* ctx,
+                                                    const v1::ExtendRequest* request,
+                                                    v1::ExtendResponse* response) {
+  if (absl::Status denied = Deny(ctx, "Extend"); !denied.ok()) return Refuse(ctx, denied);
+  v1::ExtendRequest req = *request;
+  return Dispatch<int64_t, v1::ExtendResponse>(
+      ctx, deps_.dispatcher, response,
+      [req](Core& core) { return core.Extend(req.experiment_id(), req.num_turns()); },
+      [](int64_t& n, v1::ExtendResponse* out) { out->set_resumed(n); });
+}
+
+grpc::ServerUnaryReactor* ClientServiceImpl::ListExecutors(
+    grpc::CallbackServerContext* ctx, const v1::ListExecutorsRequest*,
+    v1::ListExecutorsResponse* response) {
+  if (absl::Status denied = Deny(ctx, "ListExecutors"); !denied.ok()) return Refuse(ctx, denied);
+  using List = std::vector<v1::ExecutorInfo>;
+  return Dispatch<List, v1::ListExecutorsResponse>(
+      ctx, deps_.dispatcher, response,
+      [](Core& core) -> absl::StatusOr<List> { return core.ListExecutors(); },
+      [](List& list, v1::ListExecutorsResponse* out) {
+        for (auto& e : list) *out->add_executors() = std::move(e);
+      });
+}
+
+grpc::ServerUnaryReactor* ClientServiceImpl::Drain(grpc::CallbackServerContext* ctx,
+                                                   const v1::DrainRequest* request,
+                                                   v1::DrainResponse* response) {
+  if (absl::Status denied = Deny(ctx, "Drain"); !denied.ok()) return Refuse(ctx, denied);
+  std::string id = request->executor_id();
+  return Dispatch<bool, v1::DrainResponse>(
+      ctx, deps_.dispatcher, response,
+      [id](Core& core) -> absl::StatusOr<bool> {
+        absl::Status status = core.Drain(id);
+        if (!status.ok()) return status;
+        return true;
+      },
+      [](bool&, v1::DrainResponse*) {});
+}
+
+}  // namespace ptxbench::scheduler

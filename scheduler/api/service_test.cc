@@ -1,0 +1,242 @@
+// gRPC tests: the real services on an in-process server at 127.0.0.1:0.
+#include "scheduler/api/service.h"
+
+#include <filesystem>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "scheduler/api/service_fixture.h"
+
+namespace ptxbench::scheduler {
+namespace {
+
+namespace v1 = ::ptxbench::v1;
+
+constexpr char kSpec[] = R"({
+  "name": "svc-test", "models": ["m1"], "definitions": ["gemm_n7168_k5120"],
+  "prompt_tags": ["ptxb-no-hint"], "samples": 2, "num_turns": 2, "target_speedup": 1.5
+})";
+
+class ServiceTest : public ServiceFixture {
+ protected:
+  std::string Register(v1::ExecutorKind kind) {
+    grpc::ClientContext ctx;
+    v1::RegisterRequest req;
+    req.set_kind(kind);
+    req.set_name("test");
+    req.mutable_capabilities()->set_serves_any_model(true);
+    auto* gpu = req.mutable_capabilities()->add_gpus();
+    gpu->set_sm_arch("sm_90");
+    gpu->set_healthy(true);
+    v1::RegisterResponse resp;
+    EXPECT_TRUE(executor_->Register(&ctx, req, &resp).ok());
+    return resp.executor_id();
+  }
+
+  grpc::Status Submit(const std::string& spec, v1::SubmitExperimentResponse* resp) {
+    grpc::ClientContext ctx;
+    v1::SubmitExperimentRequest req;
+    req.set_spec_json(spec);
+    req.set_spec_path("spec.json");
+    return client_->SubmitExperiment(&ctx, req, resp);
+  }
+
+  v1::LeaseResponse Lease(const std::string& id, int64_t wait_ms) {
+    grpc::ClientContext ctx;
+    v1::LeaseRequest req;
+    req.set_executor_id(id);
+    req.set_wait_ms(wait_ms);
+    v1::LeaseResponse resp;
+    EXPECT_TRUE(executor_->Lease(&ctx, req, &resp).ok());
+    return resp;
+  }
+};
+
+TEST_F(ServiceTest, SubmitValidatesAndIsIdempotent) {
+  v1::SubmitExperimentResponse resp;
+  grpc::Status bad = Submit(R"({"name": "x", "models": []})", &resp);
+  EXPECT_EQ(bad.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(bad.error_message().find("spec.json"), std::string::npos) << bad.error_message();
+
+  ASSERT_TRUE(Submit(kSpec, &resp).ok());
+  EXPECT_TRUE(resp.created());
+  EXPECT_EQ(resp.trajectories(), 2);
+  v1::SubmitExperimentResponse again;
+  ASSERT_TRUE(Submit(kSpec, &again).ok());
+  EXPECT_FALSE(again.created());
+  EXPECT_EQ(again.experiment_id(), resp.experiment_id());
+}
+
+TEST_F(ServiceTest, LongPollLeaseWakesWhenWorkArrives) {
+  std::string gw = Register(v1::GATEWAY);
+  auto start = std::chrono::steady_clock::now();
+  v1::LeaseResponse empty = Lease(gw, 200);
+  EXPECT_FALSE(empty.has_task());
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(150));
+
+  v1::LeaseResponse got;
+  std::thread poller([&] { got = Lease(gw, 10'000); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  v1::SubmitExperimentResponse resp;
+  ASSERT_TRUE(Submit(kSpec, &resp).ok());
+  poller.join();
+  ASSERT_TRUE(got.has_task());
+  EXPECT_EQ(got.task().kind(), v1::LLM);
+  EXPECT_EQ(got.task().experiment_id(), resp.experiment_id());
+}
+
+TEST_F(ServiceTest, StaleCompletionIsRejectedOverTheWire) {
+  std::string gw = Register(v1::GATEWAY);
+  v1::SubmitExperimentResponse resp;
+  ASSERT_TRUE(Submit(kSpec, &resp).ok());
+  v1::Task task = Lease(gw, 1000).task();
+  grpc::ClientContext ctx;
+  v1::CompleteRequest req;
+  req.set_executor_id(gw);
+  req.mutable_lease()->set_task_id(task.lease().task_id());
+  req.mutable_lease()->set_lease_id("ls_forged");
+  req.mutable_llm()->set_text("```cpp\n__global__ void k(){}\n```");
+  v1::CompleteResponse out;
+  EXPECT_EQ(executor_->Complete(&ctx, req, &out).error_code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
+
+  grpc::ClientContext ok_ctx;
+  *req.mutable_lease() = task.lease();
+  EXPECT_TRUE(executor_->Complete(&ok_ctx, req, &out).ok());
+}
+
+TEST_F(ServiceTest, UnknownExecutorIsToldToRegisterAndDrainIsObeyed) {
+  v1::LeaseResponse unknown = Lease("gw_nobody", 0);
+  EXPECT_TRUE(unknown.reregister());
+  std::string gw = Register(v1::GATEWAY);
+  grpc::ClientContext ctx;
+  v1::DrainRequest drain;
+  drain.set_executor_id(gw);
+  v1::DrainResponse drained;
+  ASSERT_TRUE(client_->Drain(&ctx, drain, &drained).ok());
+  v1::SubmitExperimentResponse resp;
+  ASSERT_TRUE(Submit(kSpec, &resp).ok());
+  v1::LeaseResponse none = Lease(gw, 1000);
+  EXPECT_TRUE(none.drain());
+  EXPECT_FALSE(none.has_task());
+}
+
+TEST_F(ServiceTest, StatusAndWatchReportProgress) {
+  v1::SubmitExperimentResponse resp;
+  ASSERT_TRUE(Submit(kSpec, &resp).ok());
+  grpc::ClientContext ctx;
+  v1::GetExperimentRequest get;
+  get.set_experiment_id(resp.experiment_id());
+  v1::GetExperimentResponse exp;
+  ASSERT_TRUE(client_->GetExperiment(&ctx, get, &exp).ok());
+  EXPECT_EQ(exp.progress().total(), 2);
+  EXPECT_EQ(exp.progress().tasks_queued(), 2);
+  EXPECT_EQ(exp.progress().by_state().at("AWAITING_MODEL"), 2);
+
+  // Cancel it, then a watch sees it finished.
+  grpc::ClientContext cctx;
+  v1::CancelRequest cancel;
+  cancel.set_experiment_id(resp.experiment_id());
+  v1::CancelResponse cancelled;
+  ASSERT_TRUE(client_->Cancel(&cctx, cancel, &cancelled).ok());
+  EXPECT_EQ(cancelled.cancelled(), 2);
+
+  grpc::ClientContext wctx;
+  v1::WatchExperimentRequest watch;
+  watch.set_experiment_id(resp.experiment_id());
+  watch.set_interval_ms(100);
+  auto reader = client_->WatchExperiment(&wctx, watch);
+  v1::WatchExperimentResponse update;
+  bool finished = false;
+  while (reader->Read(&update)) finished = update.finished();
+  EXPECT_TRUE(reader->Finish().ok());
+  EXPECT_TRUE(finished);
+  EXPECT_EQ(update.progress().by_state().at("CANCELLED"), 2);
+
+  grpc::ClientContext bad;
+  get.set_experiment_id("exp_missing");
+  EXPECT_EQ(client_->GetExperiment(&bad, get, &exp).error_code(), grpc::StatusCode::NOT_FOUND);
+}
+
+// A trajectory of 10 turns of 440 kB answers (4.4 MB) is more than one
+// message may carry by gRPC's default 4 MiB limit, which this test's client
+// keeps: GetTrajectory cannot return it, the ReadTrajectories stream can.
+TEST_F(ServiceTest, ALongTrajectoryStreamsUnderTheDefaultMessageLimit) {
+  v1::SubmitExperimentResponse resp;
+  ASSERT_TRUE(Submit(R"({"name": "long", "models": ["m1"], "definitions": ["gemm_n7168_k5120"],
+      "prompt_tags": ["ptxb-no-hint"], "samples": 1, "num_turns": 10, "target_speedup": 1.5})",
+                     &resp)
+                  .ok());
+  const std::string gw = Register(v1::GATEWAY);
+  for (int turn = 0; turn < 10; ++turn) {
+    v1::LeaseResponse lease = Lease(gw, 5000);
+    ASSERT_TRUE(lease.has_task()) << "turn " << turn;
+    grpc::ClientContext ctx;
+    v1::CompleteRequest req;
+    req.set_executor_id(gw);
+    *req.mutable_lease() = lease.task().lease();
+    // No code block: the turn ends without an evaluation.
+    req.mutable_llm()->set_text(absl::StrCat("turn ", turn, ": ", std::string(440'000, 'x')));
+    req.mutable_llm()->set_finish_reason("stop");
+    v1::CompleteResponse out;
+    ASSERT_TRUE(executor_->Complete(&ctx, req, &out).ok());
+  }
+  v1::ListTrajectoriesRequest list;
+  list.set_experiment_id("long");
+  grpc::ClientContext list_ctx;
+  v1::ListTrajectoriesResponse listed;
+  ASSERT_TRUE(client_->ListTrajectories(&list_ctx, list, &listed).ok());
+  ASSERT_EQ(listed.trajectories_size(), 1);
+  const std::string id = listed.trajectories(0).trajectory_id();
+
+  grpc::ClientContext get_ctx;
+  v1::GetTrajectoryRequest get;
+  get.set_trajectory_id(id);
+  v1::GetTrajectoryResponse whole;
+  EXPECT_EQ(client_->GetTrajectory(&get_ctx, get, &whole).error_code(),
+            grpc::StatusCode::RESOURCE_EXHAUSTED);
+
+  grpc::ClientContext read_ctx;
+  v1::ReadTrajectoriesRequest read;
+  read.set_trajectory_id(id);
+  auto reader = client_->ReadTrajectories(&read_ctx, read);
+  v1::ReadTrajectoriesResponse part;
+  int messages = 0, turns = 0;
+  while (reader->Read(&part)) {
+    ++messages;
+    for (const v1::Trajectory& t : part.trajectories()) {
+      EXPECT_EQ(t.summary().trajectory_id(), id);
+      EXPECT_EQ(t.continued(), turns > 0);
+      for (const v1::Turn& turn : t.turns()) {
+        EXPECT_EQ(turn.index(), turns);
+        EXPECT_EQ(turn.response().text().size(), 440'000 + absl::StrCat("turn ", turns, ": ").size());
+        ++turns;
+      }
+    }
+  }
+  ASSERT_TRUE(reader->Finish().ok());
+  EXPECT_EQ(turns, 10);
+  EXPECT_GE(messages, 3) << "at most about 2 MiB per message";
+
+  // Its report and the definitions it used come over the same service.
+  grpc::ClientContext report_ctx;
+  v1::ReportRequest report_request;
+  report_request.add_experiment_ids("long");
+  report_request.add_groupings()->add_by("model");
+  v1::ReportResponse report;
+  ASSERT_TRUE(client_->GetReport(&report_ctx, report_request, &report).ok());
+  EXPECT_EQ(report.experiments(0).total().model_calls(), 10);
+  EXPECT_EQ(report.experiments(0).total().outcomes_by_turn(9).classes().at("no_kernel"), 1);
+  grpc::ClientContext definitions_ctx;
+  v1::GetDefinitionsRequest definitions_request;
+  definitions_request.set_experiment_id("long");
+  v1::GetDefinitionsResponse definitions;
+  ASSERT_TRUE(client_->GetDefinitions(&definitions_ctx, definitions_request, &definitions).ok());
+  ASSERT_EQ(definitions.definitions_size(), 1);
+  EXPECT_EQ(definitions.definitions(0).name(), "gemm_n7168_k5120");
+  EXPECT_FALSE(definitions.definitions(0).workload_lines().empty());
+}
+
+}  // namespace
+}  // namespace ptxbench::scheduler

@@ -1,0 +1,217 @@
+#include "scheduler/feedback/feedback.h"
+
+#include <cmath>
+#include <map>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "scheduler/feedback/extract.h"
+
+namespace ptxbench::scheduler {
+namespace {
+
+using ::ptxbench::v1::EvalResult;
+using ::ptxbench::v1::EvalStatus;
+using ::ptxbench::v1::WorkloadTrace;
+
+constexpr absl::string_view kSimulatedBanner = "[SIMULATED RESULT — not a real measurement]";
+constexpr absl::string_view kFixSuffix = "Please fix the issues and provide an updated kernel.";
+constexpr absl::string_view kCompileOnlySuffix =
+    "Compile-only evaluation: correctness and speed were not measured.";
+
+std::string StatusName(EvalStatus status) { return ptxbench::v1::EvalStatus_Name(status); }
+
+// "[K=5120, M=8192, N=7168]": std::map order, since the definition's axis
+// order is not part of the result. Falls back to the uuid.
+std::string AxesLabel(const WorkloadTrace& trace, int index) {
+  if (trace.axes().empty()) {
+    if (!trace.workload_uuid().empty()) return absl::StrCat("[", trace.workload_uuid(), "]");
+    return absl::StrCat("[workload ", index, "]");
+  }
+  std::map<std::string, int64_t> sorted(trace.axes().begin(), trace.axes().end());
+  return absl::StrCat("[",
+                      absl::StrJoin(sorted, ", ",
+                                    [](std::string* out, const auto& kv) {
+                                      absl::StrAppend(out, kv.first, "=", kv.second);
+                                    }),
+                      "]");
+}
+
+std::string ErrorValue(double v, bool defined) {
+  if (!defined || !std::isfinite(v)) return "NaN/Inf";
+  return absl::StrFormat("%.3e", v);
+}
+
+// Appends `text` with every line indented by `indent`; skips blank text.
+void AppendIndented(std::string* out, absl::string_view text, absl::string_view indent) {
+  text = absl::StripTrailingAsciiWhitespace(text);
+  if (text.empty()) return;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    absl::StrAppend(out, indent, absl::StripSuffix(line, "\r"), "\n");
+  }
+}
+
+void AppendTrace(std::string* out, const WorkloadTrace& trace, int index) {
+  std::string label = AxesLabel(trace, index);
+  if (trace.status() == ptxbench::v1::PASSED) {
+    absl::StrAppend(
+        out, absl::StrFormat("%s PASSED — speedup: %.3fx (kernel: %.4fms, ref: %.4fms)\n", label,
+                             trace.speedup(), trace.latency_ms(), trace.reference_latency_ms()));
+    return;
+  }
+  // The errors are measured only when outputs were compared numerically;
+  // for a crash, a timeout or a shape mismatch they are undefined.
+  bool measured = trace.status() == ptxbench::v1::INCORRECT_NUMERICAL;
+  absl::StrAppend(out, label, " ", StatusName(trace.status()), "\n");
+  absl::StrAppend(out, "  max_abs_error=", ErrorValue(trace.max_abs_error(), measured),
+                  ", max_rel_error=", ErrorValue(trace.max_rel_error(), measured), "\n");
+  AppendIndented(out, trace.log(), "  ");
+  for (const std::string& error : trace.errors()) AppendIndented(out, error, "  ");
+}
+
+// One line per kernel, in ptxas terms.
+void AppendResources(std::string* out, const EvalResult& result) {
+  if (result.resources().empty()) return;
+  absl::StrAppend(out, "\nResources (ptxas):\n");
+  for (const auto& r : result.resources()) {
+    absl::StrAppend(out, absl::StrFormat("  %s: %d registers, %d bytes smem, %d bytes stack, "
+                                         "%d bytes spill stores, %d bytes spill loads\n",
+                                         r.kernel_name().empty() ? "kernel" : r.kernel_name(),
+                                         r.registers(), r.shared_mem_bytes(), r.stack_frame_bytes(),
+                                         r.spill_store_bytes(), r.spill_load_bytes()));
+  }
+}
+
+bool CensusHas(const EvalResult& result, absl::string_view family_prefix) {
+  for (const auto& [family, count] : result.ptx().instruction_counts()) {
+    if (count > 0 && absl::StartsWith(family, family_prefix)) return true;
+  }
+  return false;
+}
+
+bool AllTracesPassed(const EvalResult& result) {
+  if (result.traces().empty()) return false;
+  for (const auto& t : result.traces()) {
+    if (t.status() != ptxbench::v1::PASSED) return false;
+  }
+  return true;
+}
+
+bool AllPassed(const EvalResult& result) {
+  return result.status() == ptxbench::v1::PASSED && result.all_passed() && AllTracesPassed(result);
+}
+
+// Hopper: a correct kernel without wgmma or bulk copies leaves most of the
+// machine idle. Only said when the census was taken, and only of a kernel
+// built for Hopper (results before compile_target was recorded all were):
+// wgmma does not exist on other GPUs.
+void AppendInstructionWarning(std::string* out, const EvalResult& result) {
+  if (!AllPassed(result) || result.ptx().sha256().empty()) return;
+  if (!result.compile_target().empty() && result.compile_target() != "sm_90a") return;
+  if (CensusHas(result, "wgmma.") || CensusHas(result, "cp.async.bulk.")) return;
+  absl::StrAppend(out,
+                  "\nInstruction warning: the PTX contains no Hopper tensor-core "
+                  "(wgmma.) or bulk-copy (cp.async.bulk.) instructions. On sm_90a "
+                  "these are needed to approach the hardware's peak.\n");
+}
+
+void AppendSection(std::string* out, absl::string_view title, absl::string_view text) {
+  if (absl::StripAsciiWhitespace(text).empty()) return;
+  absl::StrAppend(out, "\n", title, "\n", absl::StripTrailingAsciiWhitespace(text), "\n");
+}
+
+// The body for a failure that produced no per-workload results.
+void AppendFailureBeforeResults(std::string* out, const EvalResult& result) {
+  switch (result.status()) {
+    case ptxbench::v1::COMPILE_ERROR:
+      absl::StrAppend(out, "Evaluation FAILED: COMPILE_ERROR — the kernel did not compile.\n");
+      AppendSection(out, "Compiler output:", result.compile_log());
+      return;
+    case ptxbench::v1::RUNTIME_ERROR:
+      absl::StrAppend(out,
+                      "Evaluation FAILED: RUNTIME_ERROR — the kernel crashed before "
+                      "producing results.\n");
+      break;
+    case ptxbench::v1::TIMEOUT:
+      absl::StrAppend(out,
+                      "Evaluation FAILED: TIMEOUT — the evaluation exceeded its time "
+                      "limit before producing results.\n");
+      break;
+    default:
+      absl::StrAppend(out, "Evaluation FAILED: ", StatusName(result.status()),
+                      " — no workload results were produced.\n");
+      break;
+  }
+  AppendSection(out, "Run output:", result.error());
+  AppendSection(out, "Compiler output:", result.compile_log());
+  AppendResources(out, result);
+}
+
+}  // namespace
+
+std::string RenderNoCodeFeedback(absl::string_view language) {
+  const absl::string_view tag = AnswerFence(language);
+  return absl::StrCat("No ```", tag,
+                      " code block could be extracted from your answer. Please provide "
+                      "the complete kernel in a single ```",
+                      tag, " block.");
+}
+
+bool TargetMet(const ptxbench::v1::EvalResult& result, double target_speedup) {
+  return AllPassed(result) && result.min_speedup() >= target_speedup;
+}
+
+std::string RenderEvalFeedback(const ptxbench::v1::EvalResult& result, double target_speedup) {
+  std::string out;
+  if (result.simulated()) absl::StrAppend(&out, kSimulatedBanner, "\n");
+
+  absl::string_view suffix = kFixSuffix;
+  if (result.status() == ptxbench::v1::COMPILED) {
+    absl::StrAppend(&out,
+                    "Compilation succeeded: the kernel was built but not run on a GPU "
+                    "(compile-only evaluation), so its correctness and speed are "
+                    "unknown.\n");
+    AppendResources(&out, result);
+    suffix = kCompileOnlySuffix;
+  } else if (result.status() == ptxbench::v1::LIBRARY_FALLBACK) {
+    absl::StrAppend(&out,
+                    "Evaluation FAILED: LIBRARY_FALLBACK — your kernel calls a vendor "
+                    "library (cuBLAS/cuDNN/CUTLASS) instead of a hand-written kernel. "
+                    "This is not allowed: write the kernel yourself.\n");
+    AppendSection(&out, "Details:", result.error());
+    int index = 0;
+    for (const auto& trace : result.traces()) AppendTrace(&out, trace, index++);
+  } else if (result.status() == ptxbench::v1::COMPILE_ERROR || result.traces().empty()) {
+    AppendFailureBeforeResults(&out, result);
+  } else {
+    bool any_passed = false;
+    for (const auto& t : result.traces()) any_passed |= t.status() == ptxbench::v1::PASSED;
+    absl::StrAppend(&out, any_passed ? "Evaluation results:\n" : "Evaluation FAILED:\n");
+    int index = 0;
+    for (const auto& trace : result.traces()) AppendTrace(&out, trace, index++);
+    AppendResources(&out, result);
+    AppendInstructionWarning(&out, result);
+    if (TargetMet(result, target_speedup)) {
+      absl::StrAppend(&out, "\n",
+                      absl::StrFormat("Target speedup %.3fx achieved! Min speedup: %.3fx.",
+                                      target_speedup, result.min_speedup()));
+      return out;
+    }
+    if (AllPassed(result)) {
+      absl::StrAppend(&out, "\n",
+                      absl::StrFormat("Kernel is correct. Min speedup: %.3fx (target: "
+                                      "%.3fx). Keep optimizing.",
+                                      result.min_speedup(), target_speedup));
+      return out;
+    }
+  }
+  absl::StrAppend(&out, "\n", suffix);
+  return out;
+}
+
+}  // namespace ptxbench::scheduler

@@ -1,0 +1,351 @@
+// Core: client operations (submit, cancel, retry, extend) and executor
+// registration. Transitions are applied in core_transit.cc, leasing is in
+// core_lease.cc, completions in core_complete.cc.
+#include "scheduler/state/core.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "absl/random/random.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "common/log.h"
+#include "common/status_macros.h"
+#include "storage/blob_store.h"
+#include "storage/event_log.h"
+
+namespace ptxbench::scheduler {
+
+namespace v1 = ::ptxbench::v1;
+
+std::string TaskPromptKey(const TrajectorySpec& t) {
+  return absl::StrFormat("%s|%.6g|%d|%s|%s", t.definition, t.target_speedup, t.num_turns,
+                         EncodeWorkloads(t.workloads), t.repair_sha256);
+}
+
+Core::Core(storage::Database* db, Clock* clock, CoreOptions options)
+    : clock_(clock),
+      db_(db),
+      options_(std::move(options)),
+      tasks_(db),
+      trajectories_(db),
+      experiment_rows_(db),
+      turns_(db),
+      tokens_(db),
+      executors_(db, ExecutorRegistry::Options{
+                         options_.lease_ttl, options_.heartbeat_interval,
+                         // An idle executor is seen only when its long poll
+                         // comes back: three heartbeats more than that.
+                         options_.max_lease_wait + 3 * options_.heartbeat_interval}) {
+  absl::BitGen gen;
+  lease_salt_ = absl::Uniform<uint64_t>(gen);
+}
+
+Core::~Core() = default;
+
+void Core::BindToWriterThread(const storage::WriteQueue* queue) { writer_ = queue; }
+
+void Core::AssertOnWriterThread() const {
+  if (writer_ == nullptr || writer_->OnWriterThread()) return;
+  // Core is not thread-safe: a call from another thread races the writer.
+  LogError("scheduler Core called off the writer thread; aborting", {});
+  std::abort();
+}
+
+int64_t Core::ReadyCount() const {
+  AssertOnWriterThread();
+  return llm_ready_.size() + eval_ready_.size();
+}
+
+int64_t Core::ReadyGeneration() const {
+  AssertOnWriterThread();
+  return ready_generation_;
+}
+
+absl::Status Core::AddEvent(const std::string& experiment, const std::string& trajectory,
+                            int turn, const std::string& kind, const std::string& detail) {
+  storage::EventRecord e;
+  e.unix_ms = absl::ToUnixMillis(clock_->Now());
+  e.experiment = experiment;
+  e.trajectory = trajectory;
+  e.turn = turn;
+  e.kind = kind;
+  e.detail = detail;
+  return storage::AppendEvent(*db_, e);
+}
+
+absl::Status Core::CheckPyTorchReferences(const ExpandedExperiment& x) const {
+  if (x.pytorch_references.empty()) return absl::OkStatus();
+  // A full evaluation goes to a worker with a healthy GPU of its
+  // architectures (PopFor). A real one runs PyTorch references when it
+  // registered a Python with torch; a simulated one computes no reference,
+  // so it takes any definition.
+  const absl::Time now = clock_->Now();
+  for (const auto& [id, e] : executors_.all()) {
+    const v1::Capabilities& caps = e.info.capabilities();
+    if (e.info.kind() == v1::WORKER && HasHealthyGpuOf(caps, x.architectures) &&
+        executors_.Status(e, now) == "active" &&
+        (caps.simulated() || !caps.torch_reference().empty())) {
+      return absl::OkStatus();
+    }
+  }
+  const auto& [definition, why] = *x.pytorch_references.begin();
+  return absl::FailedPreconditionError(absl::StrCat(
+      "definition ", definition, " has no native reference (", why,
+      ") and no registered GPU worker can run its PyTorch reference: start a worker with "
+      "--torch-python PATH (a Python with torch and CUDA)"));
+}
+
+absl::StatusOr<int64_t> Core::ExperimentRowid(const std::string& experiment_id) const {
+  for (const auto& [rowid, info] : experiments_) {
+    if (info.id == experiment_id) return rowid;
+  }
+  return absl::NotFoundError(absl::StrCat("unknown experiment '", experiment_id, "'"));
+}
+
+absl::StatusOr<SubmitOutcome> Core::Submit(const ExpandedExperiment& x,
+                                           const RenderedPrompts& prompts) {
+  AssertOnWriterThread();
+  const int64_t now_ms = absl::ToUnixMillis(clock_->Now());
+  PTXB_ASSIGN_OR_RETURN(std::optional<ExistingExperiment> existing,
+                        experiment_rows_.FindByName(x.name));
+  if (existing) {
+    if (existing->spec_hash != x.spec_hash) {
+      return absl::AlreadyExistsError(absl::StrCat(
+          "experiment '", x.name, "' already exists with a different spec; ",
+          "submit under another name (--name) or cancel the old one"));
+    }
+    return SubmitOutcome{existing->id, false, existing->trajectories};
+  }
+  // Refused before anything is written, and before any model is called.
+  PTXB_RETURN_IF_ERROR(CheckPyTorchReferences(x));
+  // Every prompt must be rendered before anything is written.
+  std::map<std::string, std::string> system_hash, task_hash;
+  int max_turns = 0;
+  for (const TrajectorySpec& t : x.trajectories) {
+    max_turns = std::max(max_turns, t.num_turns);
+    if (!system_hash.count(t.prompt_tag)) {
+      auto it = prompts.system_by_tag.find(t.prompt_tag);
+      if (it == prompts.system_by_tag.end()) {
+        return absl::InternalError(absl::StrCat("no rendered system prompt for ", t.prompt_tag));
+      }
+      system_hash[t.prompt_tag] = "";
+    }
+    std::string key = TaskPromptKey(t);
+    if (!task_hash.count(key)) {
+      if (!prompts.task_by_key.count(key)) {
+        return absl::InternalError(absl::StrCat("no rendered task prompt for ", key));
+      }
+      task_hash[key] = "";
+    }
+  }
+  for (auto& [tag, hash] : system_hash) {
+    PTXB_ASSIGN_OR_RETURN(hash, storage::PutBlob(*db_, prompts.system_by_tag.at(tag)));
+  }
+  for (auto& [key, hash] : task_hash) {
+    PTXB_ASSIGN_OR_RETURN(hash, storage::PutBlob(*db_, prompts.task_by_key.at(key)));
+  }
+
+  PTXB_ASSIGN_OR_RETURN(const int64_t exp_rowid,
+                        experiment_rows_.Insert(x, max_turns, now_ms));
+  std::vector<std::pair<int64_t, const std::string*>> queued;
+  queued.reserve(x.trajectories.size());
+  for (const TrajectorySpec& t : x.trajectories) {
+    PTXB_ASSIGN_OR_RETURN(const int64_t trajectory,
+                          trajectories_.Insert(t, exp_rowid, system_hash[t.prompt_tag],
+                                               task_hash[TaskPromptKey(t)], now_ms));
+    PTXB_ASSIGN_OR_RETURN(const int64_t task, tasks_.Insert(exp_rowid, trajectory, /*turn=*/0,
+                                                            StepKind::kLlm, now_ms));
+    queued.emplace_back(task, &t.model);
+  }
+  PTXB_RETURN_IF_ERROR(AddEvent(
+      x.experiment_id, "", -1, "experiment.submitted",
+      absl::StrCat(x.trajectories.size(), " trajectories, priority ", x.priority)));
+
+  // Memory changes only after every write succeeded.
+  ExperimentRow info;
+  info.rowid = exp_rowid;
+  info.id = x.experiment_id;
+  info.language = x.language;
+  info.context_policy = x.context_policy;
+  info.eval_mode = x.eval_mode;
+  info.priority = x.priority;
+  info.max_cost_usd = x.max_cost_usd;
+  info.architectures = x.architectures;
+  experiments_[exp_rowid] = info;
+  llm_ready_.SetWeight(exp_rowid, x.priority);
+  eval_ready_.SetWeight(exp_rowid, x.priority);
+  for (const auto& [task, model] : queued) {
+    PushReady(task, ReadyRef{exp_rowid, StepKind::kLlm, *model});
+  }
+  return SubmitOutcome{x.experiment_id, true, static_cast<int64_t>(x.trajectories.size())};
+}
+
+absl::StatusOr<std::string> Core::SubmitEval(const ExpandedExperiment& x,
+                                             const RenderedPrompts& prompts,
+                                             const std::string& answer) {
+  AssertOnWriterThread();
+  if (x.trajectories.size() != 1 || x.trajectories[0].num_turns != 1) {
+    return absl::InvalidArgumentError("a one-off evaluation is one trajectory of one turn");
+  }
+  PTXB_ASSIGN_OR_RETURN(SubmitOutcome outcome, Submit(x, prompts));
+  if (!outcome.created) {
+    return absl::AlreadyExistsError(absl::StrCat("evaluation ", x.name, " already exists"));
+  }
+  const std::string& id = x.trajectories[0].trajectory_id;
+  PTXB_ASSIGN_OR_RETURN(TrajectoryRow trajectory, trajectories_.ReadById(id));
+  PTXB_ASSIGN_OR_RETURN(const int64_t task_rowid, tasks_.FirstOf(trajectory.rowid));
+  PTXB_ASSIGN_OR_RETURN(TaskRow task, tasks_.Read(task_rowid));
+  // The model step is answered here, by the file; its queue entry is skipped
+  // when popped (the task is no longer queued).
+  v1::LlmResponse response;
+  response.set_text(answer);
+  response.set_provider("file");
+  response.set_finish_reason("stop");
+  PTXB_RETURN_IF_ERROR(CompleteLlm(task, TaskEvent::kAnswerByFile, trajectory, response));
+  return id;
+}
+
+absl::StatusOr<int64_t> Core::CancelTrajectory(const std::string& trajectory_id) {
+  AssertOnWriterThread();
+  PTXB_ASSIGN_OR_RETURN(TrajectoryRow t, trajectories_.ReadById(trajectory_id));
+  if (IsTerminal(t.state)) return 0;
+  PTXB_RETURN_IF_ERROR(Transit(t, TrajectoryEvent::kCancel, "cancelled by user"));
+  return 1;
+}
+
+absl::StatusOr<int64_t> Core::CancelExperiment(const std::string& experiment_id) {
+  AssertOnWriterThread();
+  PTXB_ASSIGN_OR_RETURN(int64_t exp, ExperimentRowid(experiment_id));
+  int64_t cancelled = 0;
+  for (v1::TrajectoryState live : {v1::AWAITING_MODEL, v1::AWAITING_EVAL}) {
+    PTXB_ASSIGN_OR_RETURN(std::vector<int64_t> rowids, trajectories_.InState(exp, live));
+    for (int64_t rowid : rowids) {
+      PTXB_ASSIGN_OR_RETURN(TrajectoryRow t, trajectories_.Read(rowid));
+      PTXB_RETURN_IF_ERROR(Transit(t, TrajectoryEvent::kCancel, "cancelled by user"));
+      ++cancelled;
+    }
+  }
+  PTXB_RETURN_IF_ERROR(AddEvent(experiment_id, "", -1, "experiment.cancelled",
+                                absl::StrCat(cancelled, " trajectories cancelled")));
+  // Their queue entries would be skipped when popped; dropping them now
+  // keeps the queues short.
+  llm_ready_.RemoveExperiment(exp);
+  eval_ready_.RemoveExperiment(exp);
+  return cancelled;
+}
+
+absl::StatusOr<int64_t> Core::Retry(const std::string& experiment_id, v1::RetryScope scope) {
+  AssertOnWriterThread();
+  PTXB_ASSIGN_OR_RETURN(int64_t exp, ExperimentRowid(experiment_id));
+  std::optional<v1::FailureClass> only;  // nullopt: every failure class
+  switch (scope) {
+    case v1::RETRY_INFRA: only = v1::INFRA; break;
+    case v1::RETRY_API: only = v1::MODEL_API; break;
+    case v1::RETRY_ALL_FAILED: break;
+    default: return absl::InvalidArgumentError("retry needs a scope: infra, api or all");
+  }
+  PTXB_ASSIGN_OR_RETURN(std::vector<int64_t> failed, trajectories_.InState(exp, v1::FAILED));
+  int64_t retried = 0;
+  for (int64_t rowid : failed) {
+    PTXB_ASSIGN_OR_RETURN(TrajectoryRow t, trajectories_.Read(rowid));
+    if (only && t.failure_class != *only) continue;
+    PTXB_ASSIGN_OR_RETURN(std::optional<int64_t> last, tasks_.LastEndedOf(rowid));
+    if (!last) continue;  // nothing to resume from
+    PTXB_ASSIGN_OR_RETURN(TaskRow task, tasks_.Read(*last));
+    PTXB_RETURN_IF_ERROR(Transit(t,
+                                 task.kind == StepKind::kLlm ? TrajectoryEvent::kRetryLlm
+                                                             : TrajectoryEvent::kRetryEval,
+                                 v1::RetryScope_Name(scope)));
+    ++retried;
+  }
+  return retried;
+}
+
+absl::StatusOr<int64_t> Core::Extend(const std::string& experiment_id, int num_turns) {
+  AssertOnWriterThread();
+  PTXB_ASSIGN_OR_RETURN(int64_t exp, ExperimentRowid(experiment_id));
+  PTXB_ASSIGN_OR_RETURN(const int current, experiment_rows_.NumTurns(exp));
+  if (num_turns <= current || num_turns > 1000) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--turns ", num_turns, ": must be above the current limit of ", current,
+        " and at most 1000"));
+  }
+  PTXB_RETURN_IF_ERROR(experiment_rows_.SetNumTurns(exp, num_turns));
+  PTXB_RETURN_IF_ERROR(trajectories_.RaiseNumTurns(exp, num_turns));
+  PTXB_ASSIGN_OR_RETURN(std::vector<int64_t> resumable,
+                        trajectories_.InState(exp, v1::LIMITS_EXCEEDED));
+  for (int64_t rowid : resumable) {
+    PTXB_ASSIGN_OR_RETURN(TrajectoryRow t, trajectories_.Read(rowid));
+    PTXB_RETURN_IF_ERROR(
+        Transit(t, TrajectoryEvent::kExtend, absl::StrCat("num_turns=", num_turns)));
+  }
+  return static_cast<int64_t>(resumable.size());
+}
+
+absl::StatusOr<v1::RegisterResponse> Core::Register(const v1::RegisterRequest& request,
+                                                     const std::string& owner) {
+  AssertOnWriterThread();
+  return executors_.Register(request, owner, clock_->Now());
+}
+
+TokenStore& Core::tokens() {
+  AssertOnWriterThread();
+  return tokens_;
+}
+
+absl::StatusOr<v1::TokenInfo> Core::RevokeToken(const std::string& name, int64_t now_ms) {
+  AssertOnWriterThread();
+  PTXB_ASSIGN_OR_RETURN(v1::TokenInfo info, tokens_.Revoke(name, now_ms));
+  executors_.OwnerRevoked(name);
+  return info;
+}
+
+absl::Status Core::CheckOwner(const std::string& executor_id, const std::string& owner) const {
+  AssertOnWriterThread();
+  return executors_.CheckOwner(executor_id, owner);
+}
+
+absl::Status Core::Drain(const std::string& executor_id) {
+  AssertOnWriterThread();
+  return executors_.Drain(executor_id);
+}
+
+bool Core::IsDraining(const std::string& executor_id) const {
+  AssertOnWriterThread();
+  return executors_.IsDraining(executor_id);
+}
+
+bool Core::IsKnownExecutor(const std::string& executor_id) const {
+  AssertOnWriterThread();
+  return executors_.IsKnown(executor_id);
+}
+
+absl::StatusOr<std::vector<v1::ExecutorInfo>> Core::ListExecutors() {
+  AssertOnWriterThread();
+  std::vector<v1::ExecutorInfo> list = executors_.List(clock_->Now());
+  for (v1::ExecutorInfo& info : list) {
+    const Executor* executor = executors_.Find(info.executor_id());
+    for (int64_t rowid : executor->tasks) {
+      auto lease = leases_.find(rowid);
+      if (lease == leases_.end()) continue;  // never: both change in ReleaseLease
+      // The lease in memory knows the executor and deadline; which
+      // trajectory and turn it serves is in the task's and trajectory's rows.
+      PTXB_ASSIGN_OR_RETURN(TaskRow task, tasks_.Read(rowid));
+      PTXB_ASSIGN_OR_RETURN(TrajectoryRow trajectory, trajectories_.Read(task.trajectory));
+      v1::HeldTask* held = info.add_held();
+      held->set_task_id(FormatTaskId(rowid));
+      held->set_kind(task.kind == StepKind::kLlm ? v1::LLM : v1::EVAL);
+      held->set_experiment_id(trajectory.experiment_id);
+      held->set_trajectory_id(trajectory.id);
+      held->set_turn(task.turn);
+      held->set_attempt(task.attempt);
+      held->set_model(trajectory.model);
+      held->set_definition(trajectory.definition);
+      held->set_lease_deadline_unix_ms(absl::ToUnixMillis(lease->second.deadline));
+    }
+  }
+  return list;
+}
+
+}  // namespace ptxbench::scheduler

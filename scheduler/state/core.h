@@ -1,0 +1,289 @@
+#ifndef PTXBENCH_SCHEDULER_STATE_CORE_H_
+#define PTXBENCH_SCHEDULER_STATE_CORE_H_
+
+// Room scheduler/state/: the live state machine, the only writer. Owns Core
+// (this header: transitions applied, leases, budgets), the writer thread in
+// front of it (dispatcher.h), executors (executor_registry.h), fairness
+// between experiments (fair_queue.h), the scheduler's metrics (metrics.h).
+// May include: spec/, store/, feedback/.
+//
+// The trajectory state machine and task leasing (docs/ARCHITECTURE.md, "The
+// state machine" and "Leasing and recovery").
+//
+// Core owns the in-memory indexes of live work (ready queues, backoff heap,
+// current leases, executors) and changes the database to match every
+// transition. The database stays the source of truth: Load() rebuilds the
+// indexes from it after a restart.
+//
+// Every state change goes through the transition tables of
+// scheduler/store/transitions.h (Core::Transit, Core::TransitTask); every SQL
+// statement through the row stores (TaskStore, TrajectoryStore, ...).
+//
+// Threading: not thread-safe. Every method runs on the scheduler's single
+// writer thread inside the batch transaction (see Dispatcher), or directly in
+// tests; once bound (BindToWriterThread) each method checks it. A method
+// that returns an error has changed nothing, in memory or in the database
+// (it validates before it mutates; an SQL failure after that is fatal to the
+// process, see storage::WriteQueue).
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <queue>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "common/clock.h"
+#include "ptxbench/v1/client.pb.h"
+#include "ptxbench/v1/executor.pb.h"
+#include "scheduler/state/executor_registry.h"
+#include "scheduler/store/experiment_store.h"
+#include "scheduler/state/fair_queue.h"
+#include "scheduler/state/metrics.h"
+#include "scheduler/store/schema.h"
+#include "scheduler/spec/spec.h"
+#include "scheduler/store/task_store.h"
+#include "scheduler/store/token_store.h"
+#include "scheduler/store/trajectory_store.h"
+#include "scheduler/store/transitions.h"
+#include "scheduler/store/turn_store.h"
+#include "storage/database.h"
+#include "storage/write_queue.h"
+
+namespace ptxbench::scheduler {
+
+struct CoreOptions {
+  // A lease not extended by a heartbeat within this time expires.
+  absl::Duration lease_ttl = absl::Seconds(30);
+  absl::Duration heartbeat_interval = absl::Seconds(5);
+  // The longest a lease long-poll is held (the dispatcher's cap). An idle
+  // executor is seen only when its poll comes back, so it is shown "lost"
+  // only after three heartbeat intervals more than that.
+  absl::Duration max_lease_wait = absl::Seconds(30);
+  // Per-attempt run-time limits, heartbeats or not.
+  absl::Duration max_llm_attempt = absl::Minutes(30);
+  absl::Duration max_eval_attempt = absl::Minutes(30);
+  // Backoff before a retried task may be leased again: base * 2^(n-1),
+  // capped (n = the task's failures of that kind so far).
+  absl::Duration backoff_base = absl::Seconds(1);
+  absl::Duration backoff_max = absl::Minutes(2);
+  // A task whose executor died (lease expired) this many times is POISONED.
+  int max_executor_deaths = 3;
+  int max_infra_failures = 5;
+  int max_api_failures = 8;
+  // Global cap on LLM calls in flight per model, across gateways.
+  int default_model_inflight_cap = 512;
+  std::map<std::string, int> model_inflight_caps;
+};
+
+// The rendered prompts a submission needs, computed off the writer thread.
+struct RenderedPrompts {
+  std::map<std::string, std::string> system_by_tag;
+  // Key: TaskPromptKey(trajectory).
+  std::map<std::string, std::string> task_by_key;
+};
+// Trajectories with the same task prompt share one: the definition, target,
+// turns, workloads and the kernel to repair.
+std::string TaskPromptKey(const TrajectorySpec& t);
+
+struct SubmitOutcome {
+  std::string experiment_id;
+  bool created = false;
+  int64_t trajectories = 0;
+};
+
+class Core {
+ public:
+  Core(storage::Database* db, Clock* clock, CoreOptions options);
+  ~Core();
+
+  // From now on every method checks that it runs on `queue`'s writer thread
+  // and aborts the process when not. The Dispatcher binds its queue after
+  // Load; a Core never bound (tests) checks nothing.
+  void BindToWriterThread(const storage::WriteQueue* queue);
+
+  // Rebuilds the in-memory indexes from the database. Leases held at the
+  // time of a restart get a fresh lease_ttl from now: their executors could
+  // not heartbeat while the scheduler was down.
+  absl::Status Load();
+
+  // --- client operations ---
+  absl::StatusOr<SubmitOutcome> Submit(const ExpandedExperiment& experiment,
+                                       const RenderedPrompts& prompts);
+  // A one-off evaluation (`ptxbench eval` through a scheduler): `experiment`
+  // holds one trajectory of one turn, whose answer is `answer` — the kernel
+  // file in a code block, recorded as that turn's answer (provider "file")
+  // so the turn goes straight to evaluation. Leasing, retries and recovery
+  // are those of any experiment. Returns the trajectory id.
+  absl::StatusOr<std::string> SubmitEval(const ExpandedExperiment& experiment,
+                                         const RenderedPrompts& prompts,
+                                         const std::string& answer);
+  // Cancels every live trajectory of the experiment; returns how many.
+  absl::StatusOr<int64_t> CancelExperiment(const std::string& experiment_id);
+  // 1 when the trajectory was live and is now CANCELLED, else 0.
+  absl::StatusOr<int64_t> CancelTrajectory(const std::string& trajectory_id);
+  // Resumes FAILED trajectories of `scope` from their failed step.
+  absl::StatusOr<int64_t> Retry(const std::string& experiment_id,
+                                ptxbench::v1::RetryScope scope);
+  // Raises the turn limit; LIMITS_EXCEEDED trajectories ask the model again.
+  absl::StatusOr<int64_t> Extend(const std::string& experiment_id, int num_turns);
+  absl::Status Drain(const std::string& executor_id);
+  // Every executor with the tasks it holds now.
+  absl::StatusOr<std::vector<ptxbench::v1::ExecutorInfo>> ListExecutors();
+
+  // --- executor operations ---
+  // `owner`: the name of the caller's token (ExecutorRegistry::Register).
+  absl::StatusOr<ptxbench::v1::RegisterResponse> Register(
+      const ptxbench::v1::RegisterRequest& request, const std::string& owner = "");
+  // PERMISSION_DENIED unless the token named `owner` registered the
+  // executor (or it is unknown). The service checks this before every lease,
+  // heartbeat and report.
+  absl::Status CheckOwner(const std::string& executor_id, const std::string& owner) const;
+  // A task the executor can run now, or nullopt. NOT_FOUND for an unknown
+  // executor (it must register again).
+  absl::StatusOr<std::optional<ptxbench::v1::Task>> TryLease(const std::string& executor_id);
+  // From now on TryLease grants nothing, to anyone: the scheduler is
+  // stopping and only takes the reports of what is held (main.cc's report
+  // grace). Reports, heartbeats and goodbyes go on as before.
+  void StopLeasing() { leasing_stopped_ = true; }
+  bool IsDraining(const std::string& executor_id) const;
+  bool IsKnownExecutor(const std::string& executor_id) const;
+  ptxbench::v1::HeartbeatResponse Heartbeat(const ptxbench::v1::HeartbeatRequest& request);
+  // FAILED_PRECONDITION when the lease is not current; PERMISSION_DENIED
+  // when another executor holds it; OK (and no change) for a duplicate of an
+  // accepted report.
+  absl::Status Complete(const ptxbench::v1::CompleteRequest& request);
+  // The executor stops for good (ExecutorService.Leave): it takes nothing
+  // new, and every lease it still holds goes back to the queue at once, as
+  // no failure. Returns how many; 0 for an unknown executor.
+  absl::StatusOr<int> Leave(const std::string& executor_id);
+
+  // --- tokens: the service creates and lists them through this ---
+  TokenStore& tokens();
+  // Revokes a token (TokenStore::Revoke); the executors registered under it
+  // get no task from now on, not even a long poll parked before.
+  absl::StatusOr<ptxbench::v1::TokenInfo> RevokeToken(const std::string& name, int64_t now_ms);
+
+  // Expires leases, releases tasks whose backoff ended. Cheap when idle.
+  absl::Status Tick();
+
+  // Ready tasks (not counting those in backoff).
+  int64_t ReadyCount() const;
+  // Live work now, for /metrics (core_metrics.cc).
+  SchedulerGauges Gauges() const;
+  // Safe to read from any thread (atomics).
+  const SchedulerCounters& counters() const { return counters_; }
+  // Grows whenever a task becomes ready, so waiters are re-tried only then.
+  int64_t ReadyGeneration() const;
+
+ private:
+  using Executor = ExecutorRegistry::Executor;
+  struct Lease {
+    std::string lease_id;
+    std::string executor;
+    int64_t experiment = 0;
+    StepKind kind = StepKind::kLlm;
+    std::string route_key;
+    absl::Time deadline;
+    absl::Time attempt_limit;
+  };
+  struct ReadyRef {
+    int64_t experiment = 0;
+    StepKind kind = StepKind::kLlm;
+    std::string route_key;
+  };
+  struct Timer {
+    absl::Time at;
+    int64_t task;
+    bool operator>(const Timer& o) const { return at > o.at; }
+  };
+  using TimerHeap = std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>>;
+
+  Clock* clock_;
+  storage::Database* db_;
+  CoreOptions options_;
+  const storage::WriteQueue* writer_ = nullptr;  // see BindToWriterThread
+  TaskStore tasks_;
+  TrajectoryStore trajectories_;
+  ExperimentStore experiment_rows_;
+  TurnStore turns_;
+  TokenStore tokens_;
+  ExecutorRegistry executors_;
+  std::map<int64_t, ExperimentRow> experiments_;
+  FairQueue llm_ready_;
+  FairQueue eval_ready_;
+  TimerHeap delayed_;         // queued tasks in backoff, by not_before
+  TimerHeap lease_deadlines_; // lazy: checked against leases_ when popped
+  std::unordered_map<int64_t, Lease> leases_;
+  bool leasing_stopped_ = false;
+  std::map<std::string, int> model_inflight_;
+  // Where a task in backoff goes when its time comes; erased on cancel.
+  std::unordered_map<int64_t, ReadyRef> delayed_refs_;
+  // System and task prompts are shared by many trajectories: kept decoded.
+  std::unordered_map<std::string, std::string> prompt_cache_;
+  SchedulerCounters counters_;
+  uint64_t lease_counter_ = 0;
+  int64_t ready_generation_ = 0;
+  uint64_t lease_salt_ = 0;
+
+  // core.cc
+  // Aborts when bound to a writer thread and called from another one.
+  void AssertOnWriterThread() const;
+  // OK when every definition of `x` that only its PyTorch code computes can
+  // be evaluated by an active executor; else why not.
+  absl::Status CheckPyTorchReferences(const ExpandedExperiment& x) const;
+  absl::Status AddEvent(const std::string& experiment, const std::string& trajectory,
+                        int turn, const std::string& kind, const std::string& detail);
+  absl::StatusOr<int64_t> ExperimentRowid(const std::string& experiment_id) const;
+  // core_transit.cc: the only callers of the row stores' Transit.
+  // Moves `task` (of a trajectory of `model`) by `event` and keeps memory in
+  // step: leaving LEASED drops the lease, leaving QUEUED its backoff timer;
+  // back-off queues it again at `not_before`, resume at once.
+  absl::Status TransitTask(TaskRow& task, const std::string& model, TaskEvent event,
+                           absl::Time not_before = absl::InfinitePast());
+  // Moves `trajectory` by `event` and applies the table row's effect. `why`
+  // is the reason of a terminal state and the detail of the event log entry.
+  absl::Status Transit(TrajectoryRow& trajectory, TrajectoryEvent event, const std::string& why,
+                       ptxbench::v1::FailureClass failure_class =
+                           ptxbench::v1::FAILURE_CLASS_UNSPECIFIED);
+  absl::Status ApplyEffect(const TrajectoryRow& trajectory, TrajectoryEffect effect);
+  // Inserts a queued task and makes it leasable.
+  absl::Status EnqueueStep(const TrajectoryRow& trajectory, int turn, StepKind kind);
+  // core_lease.cc
+  // Whether it can take full evaluations (a healthy GPU).
+  static bool HasHealthyGpuOf(const ptxbench::v1::Capabilities& caps,
+                              const std::vector<std::string>& architectures);
+  std::string RouteKey(int64_t experiment, StepKind kind, const std::string& model) const;
+  void PushReady(int64_t task, const ReadyRef& ref);
+  void PushDelayed(int64_t task, const ReadyRef& ref, absl::Time not_before);
+  // Drops a lease from memory (executor, model in-flight count). No SQL.
+  void ReleaseLease(int64_t task);
+  std::optional<FairQueue::Popped> PopFor(const Executor& executor);
+  absl::StatusOr<ptxbench::v1::Task> GrantLease(TaskRow& task, Executor& executor);
+  absl::Status BuildPayload(const TaskRow& task, const TrajectoryRow& trajectory,
+                            ptxbench::v1::Task* out);
+  absl::StatusOr<std::string> CachedBlob(const std::string& hash);
+  absl::Status ExpireLease(int64_t task, const std::string& why);
+  absl::Duration Backoff(int failures) const;
+  // core_complete.cc
+  // `event`: kComplete for a leased task, kAnswerByFile for SubmitEval's.
+  absl::Status CompleteLlm(TaskRow& task, TaskEvent event, TrajectoryRow& trajectory,
+                           const ptxbench::v1::LlmResponse& response);
+  absl::Status CompleteEval(TaskRow& task, TrajectoryRow& trajectory,
+                            const ptxbench::v1::EvalResult& result);
+  absl::Status HandleFailure(TaskRow& task, TrajectoryRow& trajectory,
+                             const ptxbench::v1::TaskFailure& failure);
+  // After turn `turn` is done: ends the trajectory or queues the next turn.
+  absl::Status AdvanceOrEnd(TrajectoryRow& trajectory, int turn, bool target_met);
+  // Ends `trajectory` because its experiment's max_cost_usd was reached.
+  absl::Status EndForBudget(TrajectoryRow& trajectory);
+};
+
+}  // namespace ptxbench::scheduler
+
+#endif  // PTXBENCH_SCHEDULER_STATE_CORE_H_

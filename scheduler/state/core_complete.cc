@@ -1,0 +1,210 @@
+// Core: completions and the trajectory transitions they cause
+// (docs/ARCHITECTURE.md, "The state machine").
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "common/hash.h"
+#include "common/status_macros.h"
+#include "report/facts.h"
+#include "scheduler/state/core.h"
+#include "scheduler/feedback/extract.h"
+#include "scheduler/feedback/feedback.h"
+#include "storage/blob_store.h"
+
+namespace ptxbench::scheduler {
+
+namespace v1 = ::ptxbench::v1;
+
+absl::Status Core::Complete(const v1::CompleteRequest& request) {
+  AssertOnWriterThread();
+  PTXB_ASSIGN_OR_RETURN(int64_t rowid, ParseTaskId(request.lease().task_id()));
+  auto lease = leases_.find(rowid);
+  if (lease == leases_.end() || lease->second.lease_id != request.lease().lease_id()) {
+    absl::StatusOr<TaskRow> row = tasks_.Read(rowid);
+    if (row.ok() && row->state == TaskState::kDone &&
+        row->lease_id == request.lease().lease_id() && row->executor == request.executor_id()) {
+      return absl::OkStatus();  // a retried report that was already accepted
+    }
+    return absl::FailedPreconditionError(absl::StrCat(
+        "stale lease: ", request.lease().lease_id(), " of task ", request.lease().task_id(),
+        " is not current (expired, reassigned or cancelled); the report was dropped"));
+  }
+  if (lease->second.executor != request.executor_id()) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("lease ", request.lease().lease_id(), " of task ", request.lease().task_id(),
+                     " is held by another executor; the report was dropped"));
+  }
+  PTXB_ASSIGN_OR_RETURN(TaskRow task, tasks_.Read(rowid));
+  PTXB_ASSIGN_OR_RETURN(TrajectoryRow trajectory, trajectories_.Read(task.trajectory));
+  switch (request.outcome_case()) {
+    case v1::CompleteRequest::kFailure:
+      if (request.failure().failure_class() == v1::FAILURE_CLASS_UNSPECIFIED) {
+        return absl::InvalidArgumentError("a failure report needs a failure_class");
+      }
+      return HandleFailure(task, trajectory, request.failure());
+    case v1::CompleteRequest::kLlm:
+      if (task.kind != StepKind::kLlm) {
+        return absl::InvalidArgumentError("an LLM response reported for an eval task");
+      }
+      return CompleteLlm(task, TaskEvent::kComplete, trajectory, request.llm());
+    case v1::CompleteRequest::kEval:
+      if (task.kind != StepKind::kEval) {
+        return absl::InvalidArgumentError("an eval result reported for an LLM task");
+      }
+      if (request.eval().status() == v1::INFRA_ERROR ||
+          request.eval().status() == v1::EVAL_STATUS_UNSPECIFIED) {
+        v1::TaskFailure failure;
+        failure.set_failure_class(v1::INFRA);
+        failure.set_message(request.eval().error().empty()
+                                ? std::string("eval result without a status")
+                                : request.eval().error());
+        return HandleFailure(task, trajectory, failure);
+      }
+      return CompleteEval(task, trajectory, request.eval());
+    default:
+      return absl::InvalidArgumentError("a completion needs an llm, eval or failure outcome");
+  }
+}
+
+absl::Status Core::CompleteLlm(TaskRow& task, TaskEvent event, TrajectoryRow& trajectory,
+                               const v1::LlmResponse& response) {
+  const ExperimentRow& exp = experiments_.at(task.experiment);
+  const int64_t now_ms = absl::ToUnixMillis(clock_->Now());
+  PTXB_ASSIGN_OR_RETURN(std::string answer_blob, storage::PutBlob(*db_, response.text()));
+  std::string reasoning_blob;
+  if (!response.reasoning().empty()) {
+    PTXB_ASSIGN_OR_RETURN(reasoning_blob, storage::PutBlob(*db_, response.reasoning()));
+  }
+  v1::LlmResponse meta = response;  // texts live in blobs
+  meta.clear_text();
+  meta.clear_reasoning();
+  std::optional<std::string> kernel = ExtractKernel(response.text(), exp.language);
+  std::string kernel_blob, kernel_sha, feedback_blob;
+  if (kernel) {
+    PTXB_ASSIGN_OR_RETURN(kernel_blob, storage::PutBlob(*db_, *kernel));
+    kernel_sha = Sha256Hex(*kernel);
+  } else {
+    PTXB_ASSIGN_OR_RETURN(feedback_blob,
+                          storage::PutBlob(*db_, RenderNoCodeFeedback(exp.language)));
+  }
+  AnswerRow turn;
+  turn.trajectory = trajectory.rowid;
+  turn.turn = task.turn;
+  turn.answer_blob = answer_blob;
+  turn.reasoning_blob = reasoning_blob;
+  turn.llm_meta = meta.SerializeAsString();
+  turn.kernel_blob = kernel_blob;
+  turn.kernel_sha256 = kernel_sha;
+  turn.feedback_blob = feedback_blob;
+  turn.started_ms = task.created_ms;
+  turn.finished_ms = now_ms;
+  PTXB_RETURN_IF_ERROR(turns_.InsertAnswer(turn));
+  PTXB_RETURN_IF_ERROR(TransitTask(task, trajectory.model, event));
+  if (response.cost_usd() > 0) {
+    trajectory.cost_usd += response.cost_usd();
+    PTXB_RETURN_IF_ERROR(experiment_rows_.AddCost(task.experiment, response.cost_usd()));
+    experiments_.at(task.experiment).cost_usd += response.cost_usd();
+  }
+  if (response.simulated()) trajectory.simulated = true;
+  PTXB_RETURN_IF_ERROR(AddEvent(
+      trajectory.experiment_id, trajectory.id, task.turn, "turn.answered",
+      absl::StrCat(response.provider(), " finish=", response.finish_reason(), " tokens=",
+                   response.usage().input_tokens(), "/", response.usage().output_tokens(),
+                   kernel ? "" : " no code block")));
+  if (!kernel) return AdvanceOrEnd(trajectory, task.turn, /*target_met=*/false);
+  return Transit(trajectory, TrajectoryEvent::kAnswered, "");
+}
+
+absl::Status Core::CompleteEval(TaskRow& task, TrajectoryRow& trajectory,
+                                const v1::EvalResult& result) {
+  const int64_t now_ms = absl::ToUnixMillis(clock_->Now());
+  PTXB_ASSIGN_OR_RETURN(std::string eval_blob,
+                        storage::PutBlob(*db_, result.SerializeAsString()));
+  PTXB_ASSIGN_OR_RETURN(
+      std::string feedback_blob,
+      storage::PutBlob(*db_, RenderEvalFeedback(result, trajectory.target_speedup)));
+  const bool correct = result.status() == v1::PASSED && result.all_passed();
+  EvalRow row;
+  row.eval_blob = std::move(eval_blob);
+  row.status = result.status();
+  if (correct) {
+    row.min_speedup = result.min_speedup();
+    row.kernel_speedup = report::KernelSpeedup(result);
+    row.roofline = report::RooflineFraction(result);
+  }
+  row.eval_ms = result.wall_time_ms();
+  row.feedback_blob = std::move(feedback_blob);
+  row.finished_ms = now_ms;
+  PTXB_RETURN_IF_ERROR(turns_.RecordEval(trajectory.rowid, task.turn, row));
+  PTXB_RETURN_IF_ERROR(TransitTask(task, trajectory.model, TaskEvent::kComplete));
+  if (correct) {
+    trajectory.correct = true;
+    trajectory.best_speedup = std::max(trajectory.best_speedup, result.min_speedup());
+  }
+  if (result.simulated()) trajectory.simulated = true;
+  PTXB_RETURN_IF_ERROR(AddEvent(
+      trajectory.experiment_id, trajectory.id, task.turn, "turn.evaluated",
+      absl::StrFormat("%s min_speedup=%.3f%s", v1::EvalStatus_Name(result.status()),
+                      result.min_speedup(), result.simulated() ? " (simulated)" : "")));
+  return AdvanceOrEnd(trajectory, task.turn, TargetMet(result, trajectory.target_speedup));
+}
+
+absl::Status Core::HandleFailure(TaskRow& next, TrajectoryRow& trajectory,
+                                 const v1::TaskFailure& failure) {
+  next.last_error = failure.message();
+  int failures = 0, limit = 0;
+  switch (failure.failure_class()) {
+    case v1::INFRA:
+      failures = ++next.infra_failures;
+      limit = options_.max_infra_failures;
+      break;
+    case v1::MODEL_API:
+      failures = ++next.api_failures;
+      limit = options_.max_api_failures;
+      break;
+    default:  // TERMINAL
+      break;
+  }
+  const char* kind = next.kind == StepKind::kLlm ? "LLM" : "eval";
+  if (failure.failure_class() == v1::TERMINAL || failures >= limit) {
+    PTXB_RETURN_IF_ERROR(TransitTask(next, trajectory.model, TaskEvent::kFail));
+    std::string reason =
+        failure.failure_class() == v1::TERMINAL
+            ? failure.message()
+            : absl::StrCat(kind, " step failed ", failures, " times; last: ", failure.message());
+    return Transit(trajectory, TrajectoryEvent::kFail, reason, failure.failure_class());
+  }
+  absl::Duration wait = Backoff(failures);
+  wait = std::max(wait, absl::Milliseconds(failure.retry_after_ms()));
+  const absl::Time not_before = clock_->Now() + wait;
+  PTXB_RETURN_IF_ERROR(TransitTask(next, trajectory.model, TaskEvent::kBackOff, not_before));
+  return AddEvent(
+      trajectory.experiment_id, trajectory.id, next.turn, "task.retry",
+      absl::StrCat(v1::FailureClass_Name(failure.failure_class()), " failure ", failures, "/",
+                   limit, ", retry in ", absl::FormatDuration(wait), ": ", failure.message()));
+}
+
+absl::Status Core::AdvanceOrEnd(TrajectoryRow& trajectory, int turn, bool target_met) {
+  trajectory.turns_completed = turn + 1;
+  if (target_met) {
+    return Transit(trajectory, TrajectoryEvent::kTargetMet,
+                   absl::StrFormat("target %.3fx met at turn %d", trajectory.target_speedup,
+                                   turn));
+  }
+  if (trajectory.turns_completed >= trajectory.num_turns) {
+    return Transit(trajectory, TrajectoryEvent::kTurnLimit,
+                   absl::StrCat("turn limit of ", trajectory.num_turns, " reached"));
+  }
+  if (experiments_.at(trajectory.experiment).OverBudget()) return EndForBudget(trajectory);
+  return Transit(trajectory, TrajectoryEvent::kNextTurn, "");
+}
+
+absl::Status Core::EndForBudget(TrajectoryRow& trajectory) {
+  const ExperimentRow& exp = experiments_.at(trajectory.experiment);
+  return Transit(trajectory, TrajectoryEvent::kOverBudget,
+                 absl::StrFormat("experiment budget of $%.2f reached ($%.4f spent)",
+                                 exp.max_cost_usd, exp.cost_usd));
+}
+
+}  // namespace ptxbench::scheduler

@@ -1,0 +1,363 @@
+// Core: leasing, heartbeats, expiry, backoff and recovery (docs/ARCHITECTURE.md,
+// "Leasing and recovery").
+#include <algorithm>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "common/gpu_arch.h"
+#include "common/status_macros.h"
+#include "scheduler/state/core.h"
+#include "storage/blob_store.h"
+
+namespace ptxbench::scheduler {
+
+namespace v1 = ::ptxbench::v1;
+
+namespace {
+// Evaluation route keys: compile-only ones go to any worker; full ones are
+// kFullPrefix + the experiment's architectures ("full:sm_100,sm_90") and go to
+// a worker with a healthy GPU of one of them.
+constexpr char kEvalFullPrefix[] = "full:";
+constexpr char kEvalCompileOnly[] = "compile-only";
+constexpr size_t kPromptCacheEntries = 256;
+}  // namespace
+
+bool Core::HasHealthyGpuOf(const v1::Capabilities& caps,
+                           const std::vector<std::string>& architectures) {
+  return std::any_of(caps.gpus().begin(), caps.gpus().end(), [&](const v1::Gpu& g) {
+    return g.healthy() && TargetsArchitecture(architectures, g.sm_arch());
+  });
+}
+
+std::string Core::RouteKey(int64_t experiment, StepKind kind, const std::string& model) const {
+  if (kind == StepKind::kLlm) return model;
+  auto it = experiments_.find(experiment);
+  if (it == experiments_.end()) return kEvalCompileOnly;  // not reached: tasks have experiments
+  if (it->second.eval_mode == v1::COMPILE_ONLY) return kEvalCompileOnly;
+  return absl::StrCat(kEvalFullPrefix, EncodeArchitectures(it->second.architectures));
+}
+
+void Core::PushReady(int64_t task, const ReadyRef& ref) {
+  ++ready_generation_;
+  (ref.kind == StepKind::kLlm ? llm_ready_ : eval_ready_)
+      .Push(ref.experiment, ref.route_key, task);
+}
+
+void Core::PushDelayed(int64_t task, const ReadyRef& ref, absl::Time not_before) {
+  delayed_refs_[task] = ref;
+  delayed_.push(Timer{not_before, task});
+}
+
+absl::Duration Core::Backoff(int failures) const {
+  absl::Duration d = options_.backoff_base;
+  for (int i = 1; i < failures && d < options_.backoff_max; ++i) d *= 2;
+  return std::min(d, options_.backoff_max);
+}
+
+void Core::ReleaseLease(int64_t task) {
+  auto it = leases_.find(task);
+  if (it == leases_.end()) return;
+  if (it->second.kind == StepKind::kLlm) {
+    auto m = model_inflight_.find(it->second.route_key);
+    if (m != model_inflight_.end() && --m->second <= 0) model_inflight_.erase(m);
+  }
+  if (Executor* e = executors_.Find(it->second.executor)) e->tasks.erase(task);
+  leases_.erase(it);
+}
+
+std::optional<FairQueue::Popped> Core::PopFor(const Executor& executor) {
+  const v1::Capabilities& caps = executor.info.capabilities();
+  if (executor.info.kind() == v1::GATEWAY) {
+    return llm_ready_.Pop([&](const std::string& model) {
+      if (!caps.serves_any_model() &&
+          std::find(caps.models().begin(), caps.models().end(), model) == caps.models().end()) {
+        return false;
+      }
+      auto cap = options_.model_inflight_caps.find(model);
+      int limit = cap != options_.model_inflight_caps.end() ? cap->second
+                                                            : options_.default_model_inflight_cap;
+      auto inflight = model_inflight_.find(model);
+      return inflight == model_inflight_.end() || inflight->second < limit;
+    });
+  }
+  return eval_ready_.Pop([&](const std::string& key) {
+    if (key == kEvalCompileOnly) return true;
+    absl::string_view targets = key;
+    if (!absl::ConsumePrefix(&targets, kEvalFullPrefix)) return false;
+    for (absl::string_view arch : absl::StrSplit(targets, ',')) {
+      for (const v1::Gpu& g : caps.gpus()) {
+        if (g.healthy() && g.sm_arch() == arch) return true;
+      }
+    }
+    return false;
+  });
+}
+
+absl::StatusOr<std::optional<v1::Task>> Core::TryLease(const std::string& executor_id) {
+  AssertOnWriterThread();
+  Executor* found = executors_.Find(executor_id);
+  if (found == nullptr) {
+    return absl::NotFoundError(absl::StrCat("unknown executor '", executor_id, "'"));
+  }
+  Executor& executor = *found;
+  executor.info.set_last_seen_unix_ms(absl::ToUnixMillis(clock_->Now()));
+  if (leasing_stopped_ || executor.info.draining() || executor.owner_revoked) return std::nullopt;
+  while (true) {
+    std::optional<FairQueue::Popped> popped = PopFor(executor);
+    if (!popped) return std::nullopt;
+    // Entries of cancelled tasks are left in the queues and skipped here.
+    PTXB_ASSIGN_OR_RETURN(TaskRow task, tasks_.Read(popped->task));
+    if (task.state != TaskState::kQueued || leases_.count(task.rowid)) continue;
+    if (task.kind == StepKind::kLlm && experiments_.at(task.experiment).OverBudget()) {
+      // Queued before the budget ran out: it never starts (the transition
+      // cancels it).
+      PTXB_ASSIGN_OR_RETURN(TrajectoryRow trajectory, trajectories_.Read(task.trajectory));
+      PTXB_RETURN_IF_ERROR(EndForBudget(trajectory));
+      continue;
+    }
+    PTXB_ASSIGN_OR_RETURN(v1::Task granted, GrantLease(task, executor));
+    counters_.leases_granted.fetch_add(1, std::memory_order_relaxed);
+    return granted;
+  }
+}
+
+absl::StatusOr<v1::Task> Core::GrantLease(TaskRow& task, Executor& executor) {
+  PTXB_ASSIGN_OR_RETURN(TrajectoryRow trajectory, trajectories_.Read(task.trajectory));
+  const absl::Time now = clock_->Now();
+  Lease lease;
+  lease.lease_id = absl::StrFormat("ls_%016x", lease_salt_ ^ (++lease_counter_ * 0x9e3779b97f4a7c15ULL));
+  lease.executor = executor.info.executor_id();
+  lease.experiment = task.experiment;
+  lease.kind = task.kind;
+  lease.route_key = RouteKey(task.experiment, task.kind, trajectory.model);
+  lease.attempt_limit = now + (task.kind == StepKind::kLlm ? options_.max_llm_attempt
+                                                           : options_.max_eval_attempt);
+  lease.deadline = std::min(now + options_.lease_ttl, lease.attempt_limit);
+
+  v1::Task out;
+  out.mutable_lease()->set_task_id(FormatTaskId(task.rowid));
+  out.mutable_lease()->set_lease_id(lease.lease_id);
+  out.set_kind(task.kind == StepKind::kLlm ? v1::LLM : v1::EVAL);
+  out.set_trajectory_id(trajectory.id);
+  out.set_experiment_id(trajectory.experiment_id);
+  out.set_turn(task.turn);
+  out.set_attempt(task.attempt + 1);
+  out.set_lease_deadline_unix_ms(absl::ToUnixMillis(lease.deadline));
+  PTXB_RETURN_IF_ERROR(BuildPayload(task, trajectory, &out));
+
+  PTXB_RETURN_IF_ERROR(tasks_.Lease(task, lease.lease_id, absl::ToUnixMillis(lease.deadline),
+                                    lease.executor));
+  PTXB_RETURN_IF_ERROR(AddEvent(trajectory.experiment_id, trajectory.id, task.turn,
+                                "task.leased",
+                                absl::StrCat(task.kind == StepKind::kLlm ? "llm" : "eval",
+                                             " attempt ", task.attempt, " to ",
+                                             lease.executor)));
+  if (task.kind == StepKind::kLlm) ++model_inflight_[lease.route_key];
+  executor.tasks.insert(task.rowid);
+  lease_deadlines_.push(Timer{lease.deadline, task.rowid});
+  leases_[task.rowid] = std::move(lease);
+  return out;
+}
+
+absl::StatusOr<std::string> Core::CachedBlob(const std::string& hash) {
+  auto it = prompt_cache_.find(hash);
+  if (it != prompt_cache_.end()) return it->second;
+  PTXB_ASSIGN_OR_RETURN(std::string text, storage::GetBlob(*db_, hash));
+  if (prompt_cache_.size() >= kPromptCacheEntries) prompt_cache_.clear();
+  prompt_cache_.emplace(hash, text);
+  return text;
+}
+
+absl::Status Core::BuildPayload(const TaskRow& task, const TrajectoryRow& trajectory,
+                                v1::Task* out) {
+  const ExperimentRow& exp = experiments_.at(task.experiment);
+  if (task.kind == StepKind::kEval) {
+    PTXB_ASSIGN_OR_RETURN(auto kernel, turns_.Kernel(trajectory.rowid, task.turn));
+    const auto& [blob, sha] = kernel;
+    v1::EvalRequest* eval = out->mutable_eval();
+    PTXB_ASSIGN_OR_RETURN(*eval->mutable_kernel_source(), storage::GetBlob(*db_, blob));
+    eval->set_kernel_sha256(sha);
+    eval->set_definition(trajectory.definition);
+    eval->set_language(exp.language);
+    eval->set_mode(exp.eval_mode);
+    eval->set_target_speedup(trajectory.target_speedup);
+    for (const std::string& a : exp.architectures) eval->add_architectures(a);
+    for (const std::string& w : trajectory.workloads) eval->add_workload_uuids(w);
+    return absl::OkStatus();
+  }
+  v1::LlmRequest* llm = out->mutable_llm();
+  llm->set_model(trajectory.model);
+  PTXB_ASSIGN_OR_RETURN(std::string system, CachedBlob(trajectory.system_blob));
+  PTXB_ASSIGN_OR_RETURN(std::string task_prompt, CachedBlob(trajectory.task_blob));
+  // Context policies (docs/FORMATS.md, "Experiment specs"): "full" sends every earlier
+  // answer and feedback; "latest-pair" only the last ones; "single-user"
+  // merges the system prompt into the first user message for models without
+  // a system role, then sends the full history.
+  std::vector<std::pair<std::string, std::string>> history;  // answer, feedback
+  if (task.turn > 0) {
+    int first = exp.context_policy == "latest-pair" ? task.turn - 1 : 0;
+    PTXB_ASSIGN_OR_RETURN(auto hashes, turns_.History(trajectory.rowid, first, task.turn));
+    for (const auto& [a, f] : hashes) {
+      PTXB_ASSIGN_OR_RETURN(std::string answer, storage::GetBlob(*db_, a));
+      PTXB_ASSIGN_OR_RETURN(std::string feedback, storage::GetBlob(*db_, f));
+      history.emplace_back(std::move(answer), std::move(feedback));
+    }
+  }
+  auto add = [&](const char* role, std::string content) {
+    v1::ChatMessage* m = llm->add_messages();
+    m->set_role(role);
+    m->set_content(std::move(content));
+  };
+  if (exp.context_policy == "single-user") {
+    add("user", absl::StrCat(system, "\n\n", task_prompt));
+  } else {
+    add("system", system);
+    add("user", task_prompt);
+  }
+  for (auto& [answer, feedback] : history) {
+    add("assistant", std::move(answer));
+    add("user", std::move(feedback));
+  }
+  int64_t chars = 0;
+  for (const v1::ChatMessage& m : llm->messages()) chars += m.content().size();
+  llm->set_estimated_input_tokens(chars / 4);  // ~4 characters per token
+  return absl::OkStatus();
+}
+
+v1::HeartbeatResponse Core::Heartbeat(const v1::HeartbeatRequest& request) {
+  AssertOnWriterThread();
+  v1::HeartbeatResponse response;
+  Executor* e = executors_.Find(request.executor_id());
+  if (e == nullptr) {
+    response.set_reregister(true);
+    *response.mutable_revoked() = request.leases();
+    return response;
+  }
+  const absl::Time now = clock_->Now();
+  e->info.set_last_seen_unix_ms(absl::ToUnixMillis(now));
+  response.set_drain(e->info.draining());
+  absl::Time deadline = now + options_.lease_ttl;
+  for (const v1::LeaseRef& ref : request.leases()) {
+    absl::StatusOr<int64_t> task = ParseTaskId(ref.task_id());
+    auto it = task.ok() ? leases_.find(*task) : leases_.end();
+    // Only the holder extends a lease: another executor naming it learns
+    // nothing but that it is not its own.
+    if (it == leases_.end() || it->second.lease_id != ref.lease_id() ||
+        it->second.executor != request.executor_id()) {
+      *response.add_revoked() = ref;
+      continue;
+    }
+    it->second.deadline = std::min(deadline, it->second.attempt_limit);
+    lease_deadlines_.push(Timer{it->second.deadline, *task});
+  }
+  response.set_lease_deadline_unix_ms(absl::ToUnixMillis(deadline));
+  return response;
+}
+
+absl::Status Core::ExpireLease(int64_t task_rowid, const std::string& why) {
+  PTXB_ASSIGN_OR_RETURN(TaskRow task, tasks_.Read(task_rowid));
+  PTXB_ASSIGN_OR_RETURN(TrajectoryRow trajectory, trajectories_.Read(task.trajectory));
+  const std::string executor = leases_.at(task_rowid).executor;
+  counters_.leases_expired.fetch_add(1, std::memory_order_relaxed);
+  ++task.deaths;
+  task.last_error = absl::StrCat(why, " (executor ", executor, ")");
+  if (task.deaths >= options_.max_executor_deaths) {
+    PTXB_RETURN_IF_ERROR(TransitTask(task, trajectory.model, TaskEvent::kPoison));
+    PTXB_RETURN_IF_ERROR(AddEvent(trajectory.experiment_id, trajectory.id, task.turn,
+                                  "task.poisoned", task.last_error));
+    return Transit(trajectory, TrajectoryEvent::kFail,
+                   absl::StrCat("poisoned: the executors holding this ",
+                                task.kind == StepKind::kLlm ? "LLM" : "eval", " step died ",
+                                task.deaths, " times; last: ", task.last_error),
+                   v1::INFRA);
+  }
+  const absl::Time not_before = clock_->Now() + Backoff(task.deaths);
+  PTXB_RETURN_IF_ERROR(TransitTask(task, trajectory.model, TaskEvent::kBackOff, not_before));
+  return AddEvent(trajectory.experiment_id, trajectory.id, task.turn, "task.expired",
+                  task.last_error);
+}
+
+absl::StatusOr<int> Core::Leave(const std::string& executor_id) {
+  AssertOnWriterThread();
+  Executor* executor = executors_.Find(executor_id);
+  if (executor == nullptr) return 0;
+  executor->info.set_last_seen_unix_ms(absl::ToUnixMillis(clock_->Now()));
+  PTXB_RETURN_IF_ERROR(executors_.MarkStopped(executor_id));
+  // Copied: each transition erases its task from executor->tasks.
+  const std::set<int64_t> held = executor->tasks;
+  for (int64_t rowid : held) {
+    PTXB_ASSIGN_OR_RETURN(TaskRow task, tasks_.Read(rowid));
+    PTXB_ASSIGN_OR_RETURN(TrajectoryRow trajectory, trajectories_.Read(task.trajectory));
+    // No death and no back-off: the executor left cleanly; the work was lost
+    // on the way (its answer to a cancelled poll) or never accepted.
+    PTXB_RETURN_IF_ERROR(TransitTask(task, trajectory.model, TaskEvent::kBackOff, clock_->Now()));
+    PTXB_RETURN_IF_ERROR(AddEvent(trajectory.experiment_id, trajectory.id, task.turn,
+                                  "task.released",
+                                  absl::StrCat("executor ", executor_id, " left holding it")));
+  }
+  return static_cast<int>(held.size());
+}
+
+absl::Status Core::Tick() {
+  AssertOnWriterThread();
+  const absl::Time now = clock_->Now();
+  while (!lease_deadlines_.empty() && lease_deadlines_.top().at <= now) {
+    const int64_t task = lease_deadlines_.top().task;
+    lease_deadlines_.pop();
+    auto it = leases_.find(task);
+    if (it == leases_.end() || it->second.deadline > now) continue;  // done or extended
+    PTXB_RETURN_IF_ERROR(ExpireLease(
+        task, it->second.deadline >= it->second.attempt_limit ? "attempt ran past its time limit"
+                                                              : "lease expired without heartbeat"));
+  }
+  while (!delayed_.empty() && delayed_.top().at <= now) {
+    const int64_t task = delayed_.top().task;
+    delayed_.pop();
+    auto it = delayed_refs_.find(task);
+    if (it == delayed_refs_.end()) continue;  // cancelled meanwhile
+    PushReady(task, it->second);
+    delayed_refs_.erase(it);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Core::Load() {
+  AssertOnWriterThread();
+  const absl::Time now = clock_->Now();
+  PTXB_RETURN_IF_ERROR(experiment_rows_.ForEach([&](const ExperimentRow& e) {
+    experiments_[e.rowid] = e;
+    llm_ready_.SetWeight(e.rowid, e.priority);
+    eval_ready_.SetWeight(e.rowid, e.priority);
+  }));
+  PTXB_RETURN_IF_ERROR(executors_.Load(now));
+  return tasks_.ForEachLive([&](const LiveTask& t) {
+    ReadyRef ref{t.experiment, t.kind, RouteKey(t.experiment, t.kind, t.model)};
+    if (t.state == TaskState::kQueued) {
+      absl::Time not_before = absl::FromUnixMillis(t.not_before_ms);
+      if (not_before > now) {
+        PushDelayed(t.rowid, ref, not_before);
+      } else {
+        PushReady(t.rowid, ref);
+      }
+      return;
+    }
+    Lease lease;
+    lease.lease_id = t.lease_id;
+    lease.executor = t.executor;
+    lease.experiment = ref.experiment;
+    lease.kind = ref.kind;
+    lease.route_key = ref.route_key;
+    lease.attempt_limit = now + (ref.kind == StepKind::kLlm ? options_.max_llm_attempt
+                                                            : options_.max_eval_attempt);
+    lease.deadline = std::max(absl::FromUnixMillis(t.lease_deadline_ms), now + options_.lease_ttl);
+    if (ref.kind == StepKind::kLlm) ++model_inflight_[ref.route_key];
+    executors_.Holder(lease.executor).tasks.insert(t.rowid);
+    lease_deadlines_.push(Timer{lease.deadline, t.rowid});
+    leases_[t.rowid] = std::move(lease);
+  });
+}
+
+}  // namespace ptxbench::scheduler

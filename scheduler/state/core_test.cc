@@ -1,0 +1,408 @@
+// State-machine tests: submission, the turn loop, leases and fencing.
+#include "scheduler/state/core.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "scheduler/state/core_test_util.h"
+
+namespace ptxbench::scheduler {
+namespace {
+
+namespace v1 = ::ptxbench::v1;
+
+using CoreTest = CoreFixture;
+
+TEST_F(CoreTest, SubmitCreatesTrajectoriesAndIsIdempotent) {
+  ExpandedExperiment x = MakeExperiment("exp-a", 5, 3);
+  auto first = core_->Submit(x, PromptsFor(x));
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_TRUE(first->created);
+  EXPECT_EQ(first->trajectories, 5);
+  EXPECT_EQ(Count("SELECT count(*) FROM trajectories"), 5);
+  EXPECT_EQ(TasksIn(TaskState::kQueued), 5);
+  // The system prompt is stored once, not once per trajectory.
+  EXPECT_EQ(Count("SELECT count(DISTINCT system_blob) FROM trajectories"), 1);
+
+  auto again = core_->Submit(x, PromptsFor(x));
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(again->created);
+  EXPECT_EQ(again->experiment_id, first->experiment_id);
+  EXPECT_EQ(Count("SELECT count(*) FROM trajectories"), 5);
+
+  ExpandedExperiment changed = MakeExperiment("exp-a", 6, 3);
+  auto clash = core_->Submit(changed, PromptsFor(changed));
+  EXPECT_EQ(clash.status().code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(Count("SELECT count(*) FROM trajectories"), 5);
+}
+
+// A trajectory held to some workloads (a PTXBench test_path) asks its
+// evaluations for exactly those; one without asks for all (none named).
+TEST_F(CoreTest, EvalTasksCarryTheTrajectorysWorkloads) {
+  ExpandedExperiment x = MakeExperiment("exp-w", 2, 1);
+  x.trajectories[0].workloads = {"w-8192"};
+  Submit(x);
+  std::string gw = RegisterGateway(), wk = RegisterWorker();
+  std::vector<std::vector<std::string>> asked;
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_TRUE(CompleteLlm(MustLease(gw)).ok());
+    v1::Task eval = MustLease(wk);
+    asked.emplace_back(eval.eval().workload_uuids().begin(), eval.eval().workload_uuids().end());
+  }
+  std::sort(asked.begin(), asked.end());
+  EXPECT_EQ(asked, (std::vector<std::vector<std::string>>{{}, {"w-8192"}}));
+  EXPECT_EQ(Count("SELECT count(*) FROM trajectories WHERE workloads = 'w-8192'"), 1);
+}
+
+// Evaluations go only to GPUs of the architectures their experiment
+// targets, and name them; compile-only ones go to any worker.
+TEST_F(CoreTest, EvaluationsGoToGpusOfTheExperimentsArchitectures) {
+  ExpandedExperiment blackwell = MakeExperiment("exp-b200", 1, 1);
+  blackwell.architectures = {"sm_100", "sm_103"};
+  Submit(blackwell);
+  std::string gw = RegisterGateway(), hopper = RegisterWorker("h200", "sm_90"),
+              b200 = RegisterWorker("b200", "sm_100");
+  ASSERT_TRUE(CompleteLlm(MustLease(gw)).ok());
+  EXPECT_TRUE(NothingFor(hopper)) << "a Hopper GPU got a Blackwell experiment's evaluation";
+  v1::Task eval = MustLease(b200);
+  EXPECT_THAT(eval.eval().architectures(), ::testing::ElementsAre("sm_100", "sm_103"));
+
+  ExpandedExperiment default_hopper = MakeExperiment("exp-h200", 1, 1);
+  Submit(default_hopper);
+  ASSERT_TRUE(CompleteLlm(MustLease(gw)).ok());
+  EXPECT_TRUE(NothingFor(b200));
+  EXPECT_THAT(MustLease(hopper).eval().architectures(), ::testing::ElementsAre("sm_90"));
+
+  // Kept across a restart (the column), so routing stays the same.
+  ExpandedExperiment again = MakeExperiment("exp-b200-2", 1, 1);
+  again.architectures = {"sm_100"};
+  Submit(again);
+  Restart();
+  hopper = RegisterWorker("h200", "sm_90");
+  b200 = RegisterWorker("b200", "sm_100");
+  gw = RegisterGateway();
+  ASSERT_TRUE(CompleteLlm(MustLease(gw)).ok());
+  EXPECT_TRUE(NothingFor(hopper));
+  EXPECT_THAT(MustLease(b200).eval().architectures(), ::testing::ElementsAre("sm_100"));
+  EXPECT_EQ(Count("SELECT count(*) FROM experiments WHERE architectures = 'sm_100,sm_103'"), 1);
+}
+
+TEST_F(CoreTest, TurnLoopReachesTargetAndSubmits) {
+  Submit(MakeExperiment("exp", 1, 5, 1, "model-a", /*target=*/1.5));
+  std::string gw = RegisterGateway(), wk = RegisterWorker();
+  EXPECT_TRUE(NothingFor(wk));  // only an LLM step is ready
+
+  v1::Task llm = MustLease(gw);
+  EXPECT_EQ(llm.kind(), v1::LLM);
+  EXPECT_EQ(llm.turn(), 0);
+  ASSERT_EQ(llm.llm().messages_size(), 2);
+  EXPECT_EQ(llm.llm().messages(0).role(), "system");
+  ASSERT_TRUE(CompleteLlm(llm).ok());
+
+  v1::Task eval = MustLease(wk);
+  EXPECT_EQ(eval.kind(), v1::EVAL);
+  EXPECT_NE(eval.eval().kernel_source().find("PTXB_EXPORT"), std::string::npos);
+  EXPECT_EQ(eval.eval().definition(), "gemm_n7168_k5120");
+  ASSERT_TRUE(CompleteEval(eval, v1::PASSED, 1.1).ok());  // correct, below target
+
+  v1::Task llm2 = MustLease(gw);
+  EXPECT_EQ(llm2.turn(), 1);
+  // Full context: system, task, answer 0, feedback 0.
+  ASSERT_EQ(llm2.llm().messages_size(), 4);
+  EXPECT_EQ(llm2.llm().messages(2).role(), "assistant");
+  EXPECT_NE(llm2.llm().messages(3).content().find("Keep optimizing"), std::string::npos);
+  ASSERT_TRUE(CompleteLlm(llm2).ok());
+  ASSERT_TRUE(CompleteEval(MustLease(wk), v1::PASSED, 2.0).ok());
+
+  EXPECT_EQ(TrajectoriesIn(v1::SUBMITTED), 1);
+  EXPECT_EQ(Count("SELECT turns_completed FROM trajectories"), 2);
+  EXPECT_EQ(Count("SELECT count(*) FROM turns WHERE state = 'done'"), 2);
+  EXPECT_EQ(Count("SELECT correct FROM trajectories"), 1);
+  EXPECT_TRUE(NothingFor(gw));
+}
+
+TEST_F(CoreTest, OneOffEvalGoesStraightToAWorkerAndEndsAfterItsOnlyTurn) {
+  ExpandedExperiment x = MakeExperiment("eval-abc", 1, 1, 10, "file", 1.0);
+  std::string gw = RegisterGateway(), wk = RegisterWorker();
+  auto trajectory = core_->SubmitEval(x, PromptsFor(x), kKernelAnswer);
+  ASSERT_TRUE(trajectory.ok()) << trajectory.status();
+  EXPECT_EQ(*trajectory, x.trajectories[0].trajectory_id);
+  EXPECT_TRUE(NothingFor(gw)) << "no model is asked";
+  EXPECT_EQ(TrajectoriesIn(v1::AWAITING_EVAL), 1);
+
+  v1::Task eval = MustLease(wk);
+  EXPECT_EQ(eval.kind(), v1::EVAL);
+  EXPECT_NE(eval.eval().kernel_source().find("PTXB_EXPORT"), std::string::npos);
+  ASSERT_TRUE(CompleteEval(eval, v1::PASSED, 1.2).ok());
+  EXPECT_EQ(TrajectoriesIn(v1::SUBMITTED), 1);
+  EXPECT_EQ(Count("SELECT count(*) FROM turns WHERE eval_status = 1"), 1);
+  EXPECT_TRUE(NothingFor(gw));
+  EXPECT_TRUE(NothingFor(wk));
+
+  // A second evaluation under the same name is refused, and more than one
+  // turn is not a one-off evaluation.
+  EXPECT_EQ(core_->SubmitEval(x, PromptsFor(x), kKernelAnswer).status().code(),
+            absl::StatusCode::kAlreadyExists);
+  ExpandedExperiment two = MakeExperiment("eval-two", 1, 2);
+  EXPECT_FALSE(core_->SubmitEval(two, PromptsFor(two), kKernelAnswer).ok());
+}
+
+TEST_F(CoreTest, BudgetReachedStopsNewModelStepsButLetsEvaluationsFinish) {
+  ExpandedExperiment x = MakeExperiment("budget", 3, 5);
+  x.max_cost_usd = 0.5;  // two answers at $0.25 each
+  Submit(x);
+  std::string gw = RegisterGateway(), wk = RegisterWorker();
+  v1::Task a = MustLease(gw), b = MustLease(gw);
+  ASSERT_TRUE(CompleteLlm(a).ok());
+  ASSERT_TRUE(CompleteLlm(b).ok());
+  // The third trajectory's model step was queued before the budget ran out:
+  // it never starts, and the trajectory ends saying why.
+  EXPECT_TRUE(NothingFor(gw));
+  // The two answers already paid for are still evaluated; then those
+  // trajectories end instead of asking the model again.
+  ASSERT_TRUE(CompleteEval(MustLease(wk), v1::PASSED, 1.0).ok());
+  ASSERT_TRUE(CompleteEval(MustLease(wk), v1::PASSED, 1.0).ok());
+  EXPECT_TRUE(NothingFor(gw));
+  EXPECT_EQ(TrajectoriesIn(v1::LIMITS_EXCEEDED), 3);
+  EXPECT_EQ(Count("SELECT count(*) FROM trajectories WHERE reason LIKE 'experiment budget of $0.50 reached%'"), 3);
+}
+
+TEST_F(CoreTest, SpentBudgetSurvivesARestart) {
+  ExpandedExperiment x = MakeExperiment("budget-restart", 2, 5);
+  x.max_cost_usd = 0.25;  // one answer
+  Submit(x);
+  std::string gw = RegisterGateway();
+  ASSERT_TRUE(CompleteLlm(MustLease(gw)).ok());
+  Restart();  // the spent $0.25 must be read back from the database
+  EXPECT_TRUE(NothingFor(RegisterGateway("gw2")));
+  EXPECT_EQ(Count("SELECT count(*) FROM trajectories WHERE reason LIKE 'experiment budget%'"), 1);
+}
+
+TEST_F(CoreTest, TurnLimitEndsAsLimitsExceededAndNoCodeCountsATurn) {
+  Submit(MakeExperiment("exp", 1, 2));
+  std::string gw = RegisterGateway(), wk = RegisterWorker();
+  ASSERT_TRUE(CompleteLlm(MustLease(gw), "I would rather not write code.").ok());
+  EXPECT_TRUE(NothingFor(wk));  // no kernel, nothing to evaluate
+  v1::Task second = MustLease(gw);
+  EXPECT_EQ(second.turn(), 1);
+  EXPECT_NE(second.llm().messages(3).content().find("```"), std::string::npos)
+      << "the no-code feedback asks for a fenced block";
+  ASSERT_TRUE(CompleteLlm(second).ok());
+  ASSERT_TRUE(CompleteEval(MustLease(wk), v1::INCORRECT_NUMERICAL, 0).ok());
+  EXPECT_EQ(TrajectoriesIn(v1::LIMITS_EXCEEDED), 1);
+  EXPECT_EQ(Count("SELECT count(*) FROM turns"), 2);
+  EXPECT_TRUE(NothingFor(gw));
+}
+
+TEST_F(CoreTest, ExpiredLeaseIsReleasedAfterBackoffAndStaleCompletionRejected) {
+  Submit(MakeExperiment("exp", 1, 3));
+  std::string gw1 = RegisterGateway("one"), gw2 = RegisterGateway("two");
+  v1::Task first = MustLease(gw1);
+  EXPECT_EQ(first.attempt(), 1);
+
+  clock_.Advance(absl::Seconds(29));
+  ASSERT_TRUE(core_->Tick().ok());
+  EXPECT_TRUE(NothingFor(gw2)) << "lease still current";
+  clock_.Advance(absl::Seconds(2));
+  ASSERT_TRUE(core_->Tick().ok());
+  EXPECT_TRUE(NothingFor(gw2)) << "expired, but in backoff for 1 s";
+  clock_.Advance(absl::Seconds(1));
+  ASSERT_TRUE(core_->Tick().ok());
+  v1::Task second = MustLease(gw2);
+  EXPECT_EQ(second.lease().task_id(), first.lease().task_id());
+  EXPECT_NE(second.lease().lease_id(), first.lease().lease_id());
+  EXPECT_EQ(second.attempt(), 2);
+
+  absl::Status stale = CompleteLlm(first);
+  EXPECT_EQ(stale.code(), absl::StatusCode::kFailedPrecondition) << stale;
+  EXPECT_EQ(Count("SELECT count(*) FROM turns"), 0) << "a stale report changes nothing";
+
+  ASSERT_TRUE(CompleteLlm(second).ok());
+  EXPECT_TRUE(CompleteLlm(second).ok()) << "a duplicate of an accepted report is accepted";
+  EXPECT_EQ(Count("SELECT count(*) FROM turns"), 1) << "and recorded once";
+  EXPECT_EQ(TasksOfKind(StepKind::kLlm), 1);
+}
+
+TEST_F(CoreTest, HeartbeatsKeepALeaseAliveAndReportRevokedOnes) {
+  Submit(MakeExperiment("exp", 1, 3));
+  std::string gw = RegisterGateway();
+  v1::Task task = MustLease(gw);
+  for (int i = 0; i < 10; ++i) {
+    clock_.Advance(absl::Seconds(20));
+    v1::HeartbeatRequest hb;
+    hb.set_executor_id(gw);
+    *hb.add_leases() = task.lease();
+    v1::HeartbeatResponse r = core_->Heartbeat(hb);
+    EXPECT_EQ(r.revoked_size(), 0);
+    ASSERT_TRUE(core_->Tick().ok());
+  }
+  ASSERT_TRUE(CompleteLlm(task).ok()) << "200 s later, still current";
+
+  v1::HeartbeatRequest hb;
+  hb.set_executor_id(gw);
+  *hb.add_leases() = task.lease();  // done now: no longer current
+  EXPECT_EQ(core_->Heartbeat(hb).revoked_size(), 1);
+  hb.set_executor_id("gw_unknown");
+  EXPECT_TRUE(core_->Heartbeat(hb).reregister());
+}
+
+TEST_F(CoreTest, AttemptTimeLimitExpiresEvenWithHeartbeats) {
+  options_.max_llm_attempt = absl::Seconds(60);
+  Restart();
+  Submit(MakeExperiment("exp", 1, 3));
+  std::string gw = RegisterGateway();
+  v1::Task task = MustLease(gw);
+  for (int i = 0; i < 4; ++i) {
+    clock_.Advance(absl::Seconds(20));
+    v1::HeartbeatRequest hb;
+    hb.set_executor_id(gw);
+    *hb.add_leases() = task.lease();
+    core_->Heartbeat(hb);
+    ASSERT_TRUE(core_->Tick().ok());
+  }
+  EXPECT_EQ(CompleteLlm(task).code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(Count("SELECT deaths FROM tasks"), 1);
+}
+
+TEST_F(CoreTest, ModelInflightCapHoldsAcrossGateways) {
+  options_.model_inflight_caps["model-a"] = 2;
+  Restart();
+  Submit(MakeExperiment("exp", 5, 3));
+  std::string gw1 = RegisterGateway("one"), gw2 = RegisterGateway("two");
+  v1::Task a = MustLease(gw1);
+  MustLease(gw2);
+  EXPECT_TRUE(NothingFor(gw1));
+  EXPECT_TRUE(NothingFor(gw2));
+  ASSERT_TRUE(CompleteLlm(a).ok());
+  MustLease(gw2);
+}
+
+TEST_F(CoreTest, GatewayOnlyGetsModelsItServes) {
+  Submit(MakeExperiment("exp", 2, 3, 1, "model-b"));
+  v1::RegisterRequest r;
+  r.set_kind(v1::GATEWAY);
+  r.mutable_capabilities()->set_serves_any_model(false);
+  r.mutable_capabilities()->add_models("model-a");
+  std::string only_a = core_->Register(r)->executor_id();
+  EXPECT_TRUE(NothingFor(only_a));
+  r.mutable_capabilities()->add_models("model-b");
+  r.set_executor_id(only_a);
+  ASSERT_TRUE(core_->Register(r).ok());
+  EXPECT_EQ(MustLease(only_a).llm().model(), "model-b");
+}
+
+TEST_F(CoreTest, FairnessBetweenTwoExperimentsByPriority) {
+  std::string low = Submit(MakeExperiment("low", 200, 1, /*priority=*/1));
+  std::string high = Submit(MakeExperiment("high", 200, 1, /*priority=*/3));
+  std::string gw = RegisterGateway();
+  std::map<std::string, int> served;
+  for (int i = 0; i < 100; ++i) ++served[MustLease(gw).experiment_id()];
+  EXPECT_EQ(served[high], 75);
+  EXPECT_EQ(served[low], 25);
+  // A small experiment submitted now is served right away.
+  std::string small = Submit(MakeExperiment("small", 2, 1, 1));
+  std::map<std::string, int> next;
+  for (int i = 0; i < 10; ++i) ++next[MustLease(gw).experiment_id()];
+  EXPECT_EQ(next[small], 2);
+}
+
+TEST_F(CoreTest, RecoveryKeepsLeasesFencedAndQueuesIntact) {
+  Submit(MakeExperiment("exp", 3, 3));
+  std::string gw = RegisterGateway();
+  v1::Task held = MustLease(gw);
+  clock_.Advance(absl::Seconds(25));
+  Restart();  // the scheduler died and came back 25 s into the lease
+  clock_.Advance(absl::Seconds(25));
+  ASSERT_TRUE(core_->Tick().ok());
+  // The lease got a fresh TTL at restart, so the answer is not lost (and
+  // nobody asks the model again).
+  ASSERT_TRUE(CompleteLlm(held).ok());
+  EXPECT_EQ(MustLease(gw).attempt(), 1);
+  EXPECT_EQ(MustLease(gw).attempt(), 1);
+  EXPECT_TRUE(NothingFor(gw));
+  EXPECT_EQ(TasksOfKind(StepKind::kLlm), 3);
+}
+
+// A definition only its PyTorch reference computes: refused at submit,
+// before anything is written, until an active GPU worker can run it.
+class PyTorchReferenceTest : public CoreFixture {
+ protected:
+  static ExpandedExperiment RmsNormExperiment(const std::string& name = "rms") {
+    ExpandedExperiment x = MakeExperiment(name, 2, 1);
+    for (TrajectorySpec& t : x.trajectories) t.definition = "rmsnorm_h4096";
+    x.pytorch_references["rmsnorm_h4096"] =
+        "definition rmsnorm_h4096 (op_type rmsnorm): this build has no native reference for it";
+    return x;
+  }
+  std::string RegisterGpuWorker(const std::string& torch, bool simulated = false,
+                                bool healthy = true) {
+    v1::RegisterRequest r;
+    r.set_kind(v1::WORKER);
+    r.set_name("gpu");
+    v1::Gpu* gpu = r.mutable_capabilities()->add_gpus();
+    gpu->set_healthy(healthy);
+    gpu->set_sm_arch("sm_90");
+    r.mutable_capabilities()->set_torch_reference(torch);
+    r.mutable_capabilities()->set_simulated(simulated);
+    return core_->Register(r)->executor_id();
+  }
+  void ExpectRefused() {
+    const ExpandedExperiment x = RmsNormExperiment();
+    auto outcome = core_->Submit(x, PromptsFor(x));
+    EXPECT_EQ(outcome.status().code(), absl::StatusCode::kFailedPrecondition);
+    EXPECT_EQ(std::string(outcome.status().message()),
+              "definition rmsnorm_h4096 has no native reference (definition rmsnorm_h4096 "
+              "(op_type rmsnorm): this build has no native reference for it) and no registered "
+              "GPU worker can run its PyTorch reference: start a worker with --torch-python PATH "
+              "(a Python with torch and CUDA)");
+    for (const char* table : {"experiments", "trajectories", "tasks", "blobs", "events"}) {
+      EXPECT_EQ(Count(absl::StrCat("SELECT count(*) FROM ", table)), 0) << table;
+    }
+  }
+  static constexpr char kTorch[] = "torch 2.11.0+cu130 at /opt/torch/.venv/bin/python3";
+};
+
+TEST_F(PyTorchReferenceTest, RefusedWithNoWorkerThatRunsPyTorch) {
+  ExpectRefused();
+  RegisterGateway();
+  RegisterWorker();  // a GPU worker without torch
+  v1::RegisterRequest compile_only;
+  compile_only.set_kind(v1::WORKER);
+  compile_only.mutable_capabilities()->set_torch_reference(kTorch);  // but no GPU
+  ASSERT_TRUE(core_->Register(compile_only).ok());
+  RegisterGpuWorker(kTorch, /*simulated=*/false, /*healthy=*/false);
+  ExpectRefused();
+}
+
+TEST_F(PyTorchReferenceTest, ADrainingOrLostWorkerDoesNotCount) {
+  const std::string worker = RegisterGpuWorker(kTorch);
+  ASSERT_TRUE(core_->Drain(worker).ok());
+  ExpectRefused();
+  RegisterGpuWorker(kTorch);
+  clock_.Advance(absl::Minutes(5));  // no heartbeat since: lost
+  ExpectRefused();
+}
+
+TEST_F(PyTorchReferenceTest, AcceptedOnceAWorkerRunsPyTorchReferences) {
+  RegisterGpuWorker(kTorch);
+  const ExpandedExperiment x = RmsNormExperiment();
+  auto outcome = core_->Submit(x, PromptsFor(x));
+  ASSERT_TRUE(outcome.ok()) << outcome.status();
+  EXPECT_EQ(outcome->trajectories, 2);
+}
+
+TEST_F(PyTorchReferenceTest, ASimulatedGpuWorkerTakesAnyDefinition) {
+  RegisterGpuWorker("", /*simulated=*/true);
+  const ExpandedExperiment x = RmsNormExperiment();
+  EXPECT_TRUE(core_->Submit(x, PromptsFor(x)).ok());
+}
+
+TEST_F(PyTorchReferenceTest, NativeDefinitionsNeedNoPyTorch) {
+  ExpandedExperiment x = MakeExperiment("native", 2, 1);
+  EXPECT_TRUE(core_->Submit(x, PromptsFor(x)).ok());
+}
+
+}  // namespace
+}  // namespace ptxbench::scheduler

@@ -1,0 +1,205 @@
+#include "scheduler/state/dispatcher.h"
+
+#include <cstdlib>
+
+#include "common/log.h"
+#include "common/status_macros.h"
+
+namespace ptxbench::scheduler {
+
+namespace v1 = ::ptxbench::v1;
+
+Dispatcher::Dispatcher(std::unique_ptr<storage::Database> db, Clock* clock,
+                       DispatcherOptions options)
+    : clock_(clock),
+      options_(options),
+      db_(db.get()),
+      queue_(std::move(db), storage::WriteQueue::Options{options.max_batch, options.tick}),
+      core_(db_, clock, options.core) {}
+
+Dispatcher::~Dispatcher() { Stop(); }
+
+void Dispatcher::FatalIfBroken(const absl::Status& status) {
+  // Core validates before it mutates: the codes below are the caller's
+  // mistakes and changed nothing. Anything else came from the database after
+  // memory was changed; memory is now ahead of disk, so the only safe move is
+  // to stop and let a restart recover from the database.
+  switch (status.code()) {
+    case absl::StatusCode::kOk:
+    case absl::StatusCode::kInvalidArgument:
+    case absl::StatusCode::kNotFound:
+    case absl::StatusCode::kAlreadyExists:
+    case absl::StatusCode::kFailedPrecondition:
+    case absl::StatusCode::kOutOfRange:
+    // An executor acting as another, or on another's lease: refused before
+    // anything changed (Core::CheckOwner, Core::Complete).
+    case absl::StatusCode::kPermissionDenied:
+      return;
+    default:
+      LogError("state transition failed after changing memory; stopping to recover",
+               {{"error", status.ToString()}});
+      std::abort();
+  }
+}
+
+absl::Status Dispatcher::Start() {
+  // Load runs before the writer thread exists, on this thread, in one
+  // read transaction of the write connection.
+  PTXB_RETURN_IF_ERROR(db_->Execute("BEGIN"));
+  absl::Status loaded = core_.Load();
+  PTXB_RETURN_IF_ERROR(db_->Execute(loaded.ok() ? "COMMIT" : "ROLLBACK"));
+  PTXB_RETURN_IF_ERROR(loaded);
+  // From here on the Core runs only on the writer thread, and checks it.
+  core_.BindToWriterThread(&queue_);
+  queue_.SetHook([this](storage::Database&) { OnBatch(); });
+  queue_.Start();
+  return absl::OkStatus();
+}
+
+void Dispatcher::Stop() {
+  queue_.Post(
+      [this](storage::Database&) {
+        for (Waiter& w : waiters_) w.done(v1::LeaseResponse());
+        waiters_.clear();
+        return absl::OkStatus();
+      },
+      nullptr);
+  queue_.Stop();
+}
+
+absl::Status Dispatcher::StopLeasing() {
+  return queue_.RunSync([this](storage::Database&) {
+    core_.StopLeasing();
+    return absl::OkStatus();
+  });
+}
+
+absl::StatusOr<SchedulerGauges> Dispatcher::Gauges() {
+  SchedulerGauges gauges;
+  PTXB_RETURN_IF_ERROR(queue_.RunSync([this, &gauges](storage::Database&) {
+    gauges = core_.Gauges();
+    return absl::OkStatus();
+  }));
+  return gauges;
+}
+
+void Dispatcher::Lease(const v1::LeaseRequest& request, const std::string& owner,
+                       std::shared_ptr<std::atomic<bool>> cancelled,
+                       Callback<v1::LeaseResponse> done) {
+  // Read here, not on the writer thread: the wait in the write queue counts.
+  const absl::Time asked = clock_->Now();
+  auto reply = std::make_shared<std::optional<absl::StatusOr<v1::LeaseResponse>>>();
+  auto parked = std::make_shared<bool>(false);
+  queue_.Post(
+      [this, request, owner, cancelled, done, reply, parked,
+       asked](storage::Database&) -> absl::Status {
+        v1::LeaseResponse response;
+        if (absl::Status mine = core_.CheckOwner(request.executor_id(), owner); !mine.ok()) {
+          *reply = mine;
+          return absl::OkStatus();
+        }
+        if (!core_.IsKnownExecutor(request.executor_id())) {
+          response.set_reregister(true);
+          *reply = response;
+          return absl::OkStatus();
+        }
+        if (core_.IsDraining(request.executor_id())) {
+          response.set_drain(true);
+          *reply = response;
+          return absl::OkStatus();
+        }
+        absl::StatusOr<std::optional<v1::Task>> task = core_.TryLease(request.executor_id());
+        FatalIfBroken(task.status());
+        if (!task.ok()) {
+          *reply = task.status();
+          return task.status();
+        }
+        if (task->has_value()) {
+          *response.mutable_task() = std::move(**task);
+          *reply = response;
+          return absl::OkStatus();
+        }
+        absl::Duration wait =
+            std::min(absl::Milliseconds(request.wait_ms()), options_.core.max_lease_wait);
+        if (wait <= absl::ZeroDuration()) {
+          *reply = response;
+          return absl::OkStatus();
+        }
+        waiters_.push_back(
+            Waiter{request.executor_id(), asked, clock_->Now() + wait, cancelled, done});
+        *parked = true;
+        return absl::OkStatus();
+      },
+      [this, reply, parked, done, asked](absl::Status) {
+        if (*parked) return;
+        if ((*reply)->ok() && (**reply)->has_task()) GrantedAfter(asked);
+        done(std::move(**reply));
+      });
+}
+
+void Dispatcher::GrantedAfter(absl::Time asked) {
+  lease_wait_seconds_.ObserveDuration(clock_->Now() - asked);
+}
+
+void Dispatcher::OnBatch() {
+  FatalIfBroken(core_.Tick());
+  if (waiters_.empty() || serve_posted_) return;
+  const absl::Time now = clock_->Now();
+  bool due = core_.ReadyGeneration() != served_generation_;
+  for (const Waiter& w : waiters_) {
+    if (due) break;
+    due = w.deadline <= now || w.cancelled->load();
+  }
+  if (!due) return;
+  // Grants write to the database, so replies must wait for a commit: serve
+  // the waiters in an op of their own, whose Done runs after its batch.
+  serve_posted_ = true;
+  auto replies = std::make_shared<std::vector<std::function<void()>>>();
+  queue_.Post(
+      [this, replies](storage::Database&) {
+        serve_posted_ = false;
+        absl::Status status = ServeWaiters(replies.get());
+        FatalIfBroken(status);
+        return status;
+      },
+      [replies](absl::Status) {
+        for (auto& reply : *replies) reply();
+      });
+}
+
+absl::Status Dispatcher::ServeWaiters(std::vector<std::function<void()>>* replies) {
+  const absl::Time now = clock_->Now();
+  served_generation_ = core_.ReadyGeneration();
+  std::deque<Waiter> still_waiting;
+  while (!waiters_.empty()) {
+    Waiter w = std::move(waiters_.front());
+    waiters_.pop_front();
+    if (w.cancelled->load()) {
+      replies->push_back([done = std::move(w.done)] {
+        done(absl::CancelledError("the caller went away"));
+      });
+      continue;
+    }
+    v1::LeaseResponse response;
+    if (core_.IsDraining(w.executor_id) || !core_.IsKnownExecutor(w.executor_id)) {
+      response.set_drain(core_.IsDraining(w.executor_id));
+      response.set_reregister(!core_.IsKnownExecutor(w.executor_id));
+    } else if (core_.ReadyCount() > 0) {
+      PTXB_ASSIGN_OR_RETURN(std::optional<v1::Task> task, core_.TryLease(w.executor_id));
+      if (task) *response.mutable_task() = std::move(*task);
+    }
+    if (response.has_task() || response.drain() || response.reregister() || w.deadline <= now) {
+      replies->push_back([this, done = std::move(w.done), response = std::move(response),
+                          asked = w.asked]() mutable {
+        if (response.has_task()) GrantedAfter(asked);
+        done(std::move(response));
+      });
+      continue;
+    }
+    still_waiting.push_back(std::move(w));
+  }
+  waiters_ = std::move(still_waiting);
+  return absl::OkStatus();
+}
+
+}  // namespace ptxbench::scheduler

@@ -1,0 +1,113 @@
+#ifndef PTXBENCH_SCHEDULER_STATE_DISPATCHER_H_
+#define PTXBENCH_SCHEDULER_STATE_DISPATCHER_H_
+
+// The thread-safe front of the scheduler's state: every operation is posted to
+// the single writer thread (storage::WriteQueue), runs there on the Core
+// inside a batch transaction, and its callback fires only after that batch
+// committed. So a lease is never handed out, and a completion never
+// acknowledged, before it is durable: a scheduler killed at any moment
+// recovers from the database with no work lost and none done twice.
+//
+// Long-poll leases: a Lease that finds no task parks a waiter until a task it
+// can run appears, its wait ends, or its caller goes away.
+//
+// Callbacks run on the writer thread: they must be quick (finish an RPC).
+
+#include <atomic>
+#include <deque>
+#include <functional>
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "common/clock.h"
+#include "scheduler/state/core.h"
+#include "storage/write_queue.h"
+
+namespace ptxbench::scheduler {
+
+struct DispatcherOptions {
+  CoreOptions core;
+  int max_batch = 512;
+  // How often timers (lease expiry, backoff) are checked when idle.
+  absl::Duration tick = absl::Milliseconds(50);
+};
+
+class Dispatcher {
+ public:
+  template <typename T>
+  using Callback = std::function<void(absl::StatusOr<T>)>;
+
+  Dispatcher(std::unique_ptr<storage::Database> db, Clock* clock, DispatcherOptions options);
+  ~Dispatcher();
+
+  // Rebuilds the Core from the database, then starts the writer thread.
+  absl::Status Start();
+  // Finishes parked leases (empty), drains queued ops, stops the thread.
+  void Stop();
+
+  // Runs `fn` on the writer thread; `done` gets its result after commit.
+  template <typename T>
+  void Run(std::function<absl::StatusOr<T>(Core&)> fn, Callback<T> done);
+
+  // Lease with long-poll. `cancelled` is set by the RPC layer when the
+  // caller went away; a parked waiter is then dropped.
+  // `owner` is the caller's token name (Core::CheckOwner).
+  void Lease(const ptxbench::v1::LeaseRequest& request, const std::string& owner,
+             std::shared_ptr<std::atomic<bool>> cancelled,
+             Callback<ptxbench::v1::LeaseResponse> done);
+
+  storage::WriteQueue::Stats GetStats() const { return queue_.GetStats(); }
+
+  // Core::StopLeasing on the writer thread; from any thread, waits for it.
+  absl::Status StopLeasing();
+  // For /metrics (scheduler/state/metrics.h), from any thread. Gauges runs one op
+  // on the writer thread and waits for it: kFailedPrecondition once stopped.
+  absl::StatusOr<SchedulerGauges> Gauges();
+  const SchedulerCounters& counters() const { return core_.counters(); }
+  // From a Lease call's arrival to the reply with a task, after its commit.
+  const prometheus::Histogram& lease_wait_seconds() const { return lease_wait_seconds_; }
+  const prometheus::Histogram& commit_seconds() const { return queue_.commit_seconds(); }
+
+ private:
+  struct Waiter {
+    std::string executor_id;
+    absl::Time asked;  // when the Lease call arrived
+    absl::Time deadline;
+    std::shared_ptr<std::atomic<bool>> cancelled;
+    Callback<ptxbench::v1::LeaseResponse> done;
+  };
+  // Writer thread: tick timers, then hand ready tasks to parked waiters.
+  void OnBatch();
+  absl::Status ServeWaiters(std::vector<std::function<void()>>* replies);
+  static void FatalIfBroken(const absl::Status& status);
+  // A task granted to a call that arrived at `asked` is being sent.
+  void GrantedAfter(absl::Time asked);
+
+  Clock* clock_;
+  DispatcherOptions options_;
+  storage::Database* db_;  // owned by queue_
+  storage::WriteQueue queue_;
+  Core core_;
+  prometheus::Histogram lease_wait_seconds_{prometheus::DurationBuckets(1e-3, 50)};
+  // Writer-thread state.
+  std::deque<Waiter> waiters_;
+  int64_t served_generation_ = -1;
+  bool serve_posted_ = false;
+};
+
+template <typename T>
+void Dispatcher::Run(std::function<absl::StatusOr<T>(Core&)> fn, Callback<T> done) {
+  auto result = std::make_shared<absl::StatusOr<T>>(absl::UnknownError("not run"));
+  queue_.Post(
+      [this, fn = std::move(fn), result](storage::Database&) -> absl::Status {
+        *result = fn(core_);
+        FatalIfBroken(result->status());
+        return result->status();
+      },
+      [result, done = std::move(done)](absl::Status) { done(std::move(*result)); });
+}
+
+}  // namespace ptxbench::scheduler
+
+#endif  // PTXBENCH_SCHEDULER_STATE_DISPATCHER_H_

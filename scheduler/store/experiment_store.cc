@@ -1,0 +1,98 @@
+#include "scheduler/store/experiment_store.h"
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "scheduler/store/schema.h"
+
+namespace ptxbench::scheduler {
+
+namespace v1 = ::ptxbench::v1;
+
+absl::StatusOr<std::optional<ExistingExperiment>> ExperimentStore::FindByName(
+    const std::string& name) {
+  PTXB_ASSIGN_OR_RETURN(
+      storage::Statement * s,
+      db_->Cached("SELECT e.id, e.spec_hash, (SELECT count(*) FROM trajectories j "
+                  "WHERE j.experiment = e.rowid) FROM experiments e WHERE e.name = ?"));
+  s->BindText(1, name);
+  PTXB_ASSIGN_OR_RETURN(bool exists, s->Step());
+  if (!exists) return std::nullopt;
+  ExistingExperiment found{s->ColumnText(0), s->ColumnText(1), s->ColumnInt64(2)};
+  s->Reset();
+  return found;
+}
+
+absl::StatusOr<int64_t> ExperimentStore::Insert(const ExpandedExperiment& x, int num_turns,
+                                                int64_t now_ms) {
+  PTXB_ASSIGN_OR_RETURN(
+      storage::Statement * s,
+      db_->Cached("INSERT INTO experiments(id, name, spec_hash, spec_json, priority, "
+                  "eval_mode, language, context_policy, max_cost_usd, num_turns, "
+                  "created_ms, architectures) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)"));
+  s->BindText(1, x.experiment_id)
+      .BindText(2, x.name)
+      .BindText(3, x.spec_hash)
+      .BindText(4, x.normalized_json)
+      .BindInt64(5, x.priority)
+      .BindInt64(6, x.eval_mode)
+      .BindText(7, x.language)
+      .BindText(8, x.context_policy)
+      .BindDouble(9, x.max_cost_usd)
+      .BindInt64(10, num_turns)
+      .BindInt64(11, now_ms)
+      .BindText(12, EncodeArchitectures(x.architectures));
+  PTXB_RETURN_IF_ERROR(s->Run());
+  return db_->LastInsertRowId();
+}
+
+absl::Status ExperimentStore::ForEach(const std::function<void(const ExperimentRow&)>& fn) {
+  PTXB_ASSIGN_OR_RETURN(
+      storage::Statement * s,
+      db_->Cached("SELECT rowid, id, language, context_policy, eval_mode, priority, "
+                  "max_cost_usd, cost_usd, architectures FROM experiments"));
+  while (true) {
+    PTXB_ASSIGN_OR_RETURN(bool row, s->Step());
+    if (!row) break;
+    ExperimentRow e;
+    e.rowid = s->ColumnInt64(0);
+    e.id = s->ColumnText(1);
+    e.language = s->ColumnText(2);
+    e.context_policy = s->ColumnText(3);
+    e.eval_mode = static_cast<v1::EvalMode>(s->ColumnInt64(4));
+    e.priority = static_cast<int>(s->ColumnInt64(5));
+    e.max_cost_usd = s->ColumnDouble(6);
+    e.cost_usd = s->ColumnDouble(7);
+    e.architectures = DecodeArchitectures(s->ColumnText(8));
+    fn(e);
+  }
+  s->Reset();
+  return absl::OkStatus();
+}
+
+absl::StatusOr<int> ExperimentStore::NumTurns(int64_t rowid) {
+  PTXB_ASSIGN_OR_RETURN(storage::Statement * s,
+                        db_->Cached("SELECT num_turns FROM experiments WHERE rowid = ?"));
+  s->BindInt64(1, rowid);
+  PTXB_ASSIGN_OR_RETURN(bool found, s->Step());
+  if (!found) return absl::NotFoundError(absl::StrCat("no experiment #", rowid));
+  const int num_turns = static_cast<int>(s->ColumnInt64(0));
+  s->Reset();
+  return num_turns;
+}
+
+absl::Status ExperimentStore::SetNumTurns(int64_t rowid, int num_turns) {
+  PTXB_ASSIGN_OR_RETURN(storage::Statement * s,
+                        db_->Cached("UPDATE experiments SET num_turns = ? WHERE rowid = ?"));
+  s->BindInt64(1, num_turns).BindInt64(2, rowid);
+  return s->Run();
+}
+
+absl::Status ExperimentStore::AddCost(int64_t rowid, double cost_usd) {
+  PTXB_ASSIGN_OR_RETURN(
+      storage::Statement * s,
+      db_->Cached("UPDATE experiments SET cost_usd = cost_usd + ? WHERE rowid = ?"));
+  s->BindDouble(1, cost_usd).BindInt64(2, rowid);
+  return s->Run();
+}
+
+}  // namespace ptxbench::scheduler

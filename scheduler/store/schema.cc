@@ -1,0 +1,233 @@
+#include "scheduler/store/schema.h"
+
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "common/status_macros.h"
+#include "storage/blob_store.h"
+#include "storage/event_log.h"
+#include "storage/migrations.h"
+
+namespace ptxbench::scheduler {
+namespace {
+
+// Version 1. Large texts live in blobs (sha256 keys); rows reference them.
+// Times are Unix milliseconds. Enum columns hold the proto enum values.
+constexpr char kSchemaV1[] = R"sql(
+CREATE TABLE experiments(
+  rowid INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  name TEXT NOT NULL UNIQUE,
+  spec_hash TEXT NOT NULL,
+  spec_json TEXT NOT NULL,
+  priority INTEGER NOT NULL,
+  eval_mode INTEGER NOT NULL,
+  language TEXT NOT NULL,
+  context_policy TEXT NOT NULL,
+  max_cost_usd REAL NOT NULL,
+  num_turns INTEGER NOT NULL,
+  created_ms INTEGER NOT NULL,
+  cost_usd REAL NOT NULL DEFAULT 0
+);
+CREATE TABLE trajectories(
+  rowid INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  experiment INTEGER NOT NULL REFERENCES experiments(rowid),
+  model TEXT NOT NULL,
+  definition TEXT NOT NULL,
+  prompt_tag TEXT NOT NULL,
+  sample INTEGER NOT NULL,
+  num_turns INTEGER NOT NULL,
+  target_speedup REAL NOT NULL,
+  state INTEGER NOT NULL,
+  failure_class INTEGER NOT NULL DEFAULT 0,
+  reason TEXT NOT NULL DEFAULT '',
+  turns_completed INTEGER NOT NULL DEFAULT 0,
+  best_speedup REAL NOT NULL DEFAULT 0,
+  correct INTEGER NOT NULL DEFAULT 0,
+  cost_usd REAL NOT NULL DEFAULT 0,
+  simulated INTEGER NOT NULL DEFAULT 0,
+  system_blob TEXT NOT NULL,
+  task_blob TEXT NOT NULL,
+  updated_ms INTEGER NOT NULL
+);
+CREATE INDEX trajectories_by_experiment_state ON trajectories(experiment, state);
+CREATE TABLE turns(
+  trajectory INTEGER NOT NULL REFERENCES trajectories(rowid),
+  turn INTEGER NOT NULL,
+  state TEXT NOT NULL,
+  answer_blob TEXT NOT NULL,
+  reasoning_blob TEXT,
+  llm_meta BLOB NOT NULL,
+  kernel_blob TEXT,
+  kernel_sha256 TEXT,
+  eval_blob TEXT,
+  eval_status INTEGER,
+  speedup REAL,
+  feedback_blob TEXT,
+  started_ms INTEGER NOT NULL,
+  finished_ms INTEGER,
+  PRIMARY KEY(trajectory, turn)
+) WITHOUT ROWID;
+CREATE TABLE tasks(
+  rowid INTEGER PRIMARY KEY,
+  experiment INTEGER NOT NULL REFERENCES experiments(rowid),
+  trajectory INTEGER NOT NULL REFERENCES trajectories(rowid),
+  turn INTEGER NOT NULL,
+  kind INTEGER NOT NULL,
+  state INTEGER NOT NULL,
+  attempt INTEGER NOT NULL DEFAULT 0,
+  deaths INTEGER NOT NULL DEFAULT 0,
+  infra_failures INTEGER NOT NULL DEFAULT 0,
+  api_failures INTEGER NOT NULL DEFAULT 0,
+  not_before_ms INTEGER NOT NULL DEFAULT 0,
+  lease_id TEXT NOT NULL DEFAULT '',
+  lease_deadline_ms INTEGER NOT NULL DEFAULT 0,
+  executor TEXT NOT NULL DEFAULT '',
+  created_ms INTEGER NOT NULL,
+  last_error TEXT NOT NULL DEFAULT '',
+  UNIQUE(trajectory, turn, kind)
+);
+CREATE INDEX tasks_by_experiment_state ON tasks(experiment, state);
+)sql";
+
+// The live-task index. Its text, built from the enum by LiveTaskCondition,
+// is byte for byte what version 1 always created (schema_test checks it).
+std::string LiveTaskIndexSql() {
+  return absl::StrCat("CREATE INDEX tasks_live ON tasks(state) WHERE ",
+                      LiveTaskCondition("state"), ";\n");
+}
+
+constexpr char kSchemaV1Executors[] = R"sql(CREATE TABLE executors(
+  id TEXT PRIMARY KEY,
+  kind INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  capabilities BLOB NOT NULL,
+  registered_ms INTEGER NOT NULL,
+  draining INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
+)sql";
+
+// The writer connection's working set (trajectories, tasks and their indexes
+// for a large experiment) should stay in memory: with SQLite's default 2 MiB
+// cache, throughput was a third lower (scheduler_bench). Checkpoints are the
+// job of a storage::Checkpointer on its own thread; the writer's own
+// auto-checkpoint is only a backstop, far out, in case that one falls behind.
+constexpr char kWriterTuning[] =
+    "PRAGMA cache_size = -131072;"        // 128 MiB
+    "PRAGMA wal_autocheckpoint = 65536;"  // pages (256 MiB of WAL)
+    "PRAGMA temp_store = MEMORY;";
+
+// Version 2: the workloads a trajectory is evaluated on (EncodeWorkloads).
+constexpr char kSchemaV2[] =
+    "ALTER TABLE trajectories ADD COLUMN workloads TEXT NOT NULL DEFAULT '';";
+
+// Version 3: what a report reads of an evaluation, so that a report over a
+// million turns is a scan of columns rather than a decode of every result
+// blob (report/facts.h). NULL on turns evaluated before version 3; the
+// report reader decodes those turns' blobs instead.
+constexpr char kSchemaV3[] =
+    "ALTER TABLE turns ADD COLUMN kernel_speedup REAL;"
+    "ALTER TABLE turns ADD COLUMN roofline REAL;"
+    "ALTER TABLE turns ADD COLUMN eval_ms INTEGER;";
+
+// Version 4: tokens (stored as SHA-256 hashes only; auth/token.h) and the
+// token each executor registered under, which alone may use its leases.
+// Executors registered before version 4 have owner '' and are claimed by the
+// first token that registers them again.
+constexpr char kSchemaV4[] = R"sql(
+CREATE TABLE tokens(
+  name TEXT PRIMARY KEY,
+  role INTEGER NOT NULL,
+  hash TEXT NOT NULL UNIQUE,
+  created_ms INTEGER NOT NULL,
+  revoked_ms INTEGER NOT NULL DEFAULT 0,
+  created_by TEXT NOT NULL DEFAULT ''
+) WITHOUT ROWID;
+ALTER TABLE executors ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+)sql";
+
+// Version 5: the GPU architectures an experiment's evaluations run on
+// (EncodeArchitectures); experiments before it were all compiled for Hopper.
+constexpr char kSchemaV5[] =
+    "ALTER TABLE experiments ADD COLUMN architectures TEXT NOT NULL DEFAULT 'sm_90';";
+
+std::vector<storage::Migration> Migrations() {
+  static const std::string* v1 = new std::string(
+      absl::StrCat(kSchemaV1, LiveTaskIndexSql(), kSchemaV1Executors, storage::kBlobTableSql,
+                   ";\n", storage::kEventTableSql, ";\n"));
+  return {{1, v1->c_str()}, {2, kSchemaV2}, {3, kSchemaV3}, {4, kSchemaV4}, {5, kSchemaV5}};
+}
+
+}  // namespace
+
+std::string SqlValue(TaskState state) { return absl::StrCat(static_cast<int>(state)); }
+std::string SqlValue(StepKind kind) { return absl::StrCat(static_cast<int>(kind)); }
+std::string SqlValue(ptxbench::v1::TrajectoryState state) {
+  return absl::StrCat(static_cast<int>(state));
+}
+
+std::string TaskStateCondition(absl::string_view column,
+                               std::initializer_list<TaskState> states) {
+  return absl::StrCat(column, " IN (",
+                      absl::StrJoin(states, ", ",
+                                    [](std::string* out, TaskState s) {
+                                      absl::StrAppend(out, SqlValue(s));
+                                    }),
+                      ")");
+}
+
+std::string LiveTaskCondition(absl::string_view column) {
+  return TaskStateCondition(column, {TaskState::kQueued, TaskState::kLeased});
+}
+
+absl::StatusOr<std::vector<int64_t>> ReadInt64Column(storage::Statement* s) {
+  std::vector<int64_t> out;
+  while (true) {
+    PTXB_ASSIGN_OR_RETURN(bool row, s->Step());
+    if (!row) break;
+    out.push_back(s->ColumnInt64(0));
+  }
+  s->Reset();
+  return out;
+}
+
+std::string EncodeWorkloads(const std::vector<std::string>& workloads) {
+  return absl::StrJoin(workloads, "\n");
+}
+
+std::string EncodeArchitectures(const std::vector<std::string>& architectures) {
+  return absl::StrJoin(architectures, ",");
+}
+
+std::vector<std::string> DecodeArchitectures(const std::string& column) {
+  return absl::StrSplit(column, ',', absl::SkipEmpty());
+}
+
+std::vector<std::string> DecodeWorkloads(const std::string& column) {
+  if (column.empty()) return {};
+  return absl::StrSplit(column, '\n');
+}
+
+absl::StatusOr<std::unique_ptr<storage::Database>> OpenSchedulerDatabase(
+    const std::string& path) {
+  // Every commit is on disk when its RPC answers, power loss included: the
+  // write queue batches commits, so the extra fsync per batch costs little
+  // (docs/DECISIONS.md, "Durable by default").
+  storage::Database::Options options;
+  options.synchronous_full = true;
+  PTXB_ASSIGN_OR_RETURN(auto db, storage::OpenAndMigrate(path, options, kApplicationId,
+                                                         "ptxbench", Migrations()));
+  PTXB_RETURN_IF_ERROR(db->Execute(kWriterTuning));
+  return db;
+}
+
+absl::StatusOr<std::unique_ptr<storage::Database>> OpenReadOnly(const std::string& path) {
+  storage::Database::Options options;
+  options.read_only = true;
+  return storage::Database::Open(path, options);
+}
+
+}  // namespace ptxbench::scheduler

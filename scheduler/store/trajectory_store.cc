@@ -1,0 +1,136 @@
+#include "scheduler/store/trajectory_store.h"
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "scheduler/store/schema.h"
+
+namespace ptxbench::scheduler {
+
+namespace v1 = ::ptxbench::v1;
+
+namespace {
+
+constexpr char kTrajectoryColumns[] =
+    "j.rowid, j.id, j.experiment, e.id, j.model, j.definition, j.prompt_tag, "
+    "j.num_turns, j.target_speedup, j.state, j.failure_class, j.reason, "
+    "j.turns_completed, j.best_speedup, j.correct, j.simulated, j.cost_usd, "
+    "j.system_blob, j.task_blob, j.workloads FROM trajectories j JOIN experiments e ON "
+    "e.rowid = j.experiment ";
+
+absl::StatusOr<TrajectoryRow> ReadOne(storage::Statement* s, const std::string& what) {
+  PTXB_ASSIGN_OR_RETURN(bool row, s->Step());
+  if (!row) return absl::NotFoundError(absl::StrCat("unknown trajectory ", what));
+  TrajectoryRow t;
+  t.rowid = s->ColumnInt64(0);
+  t.id = s->ColumnText(1);
+  t.experiment = s->ColumnInt64(2);
+  t.experiment_id = s->ColumnText(3);
+  t.model = s->ColumnText(4);
+  t.definition = s->ColumnText(5);
+  t.prompt_tag = s->ColumnText(6);
+  t.num_turns = static_cast<int>(s->ColumnInt64(7));
+  t.target_speedup = s->ColumnDouble(8);
+  t.state = static_cast<v1::TrajectoryState>(s->ColumnInt64(9));
+  t.failure_class = static_cast<v1::FailureClass>(s->ColumnInt64(10));
+  t.reason = s->ColumnText(11);
+  t.turns_completed = static_cast<int>(s->ColumnInt64(12));
+  t.best_speedup = s->ColumnDouble(13);
+  t.correct = s->ColumnInt64(14) != 0;
+  t.simulated = s->ColumnInt64(15) != 0;
+  t.cost_usd = s->ColumnDouble(16);
+  t.system_blob = s->ColumnText(17);
+  t.task_blob = s->ColumnText(18);
+  t.workloads = DecodeWorkloads(s->ColumnText(19));
+  s->Reset();
+  return t;
+}
+
+}  // namespace
+
+absl::StatusOr<TrajectoryRow> TrajectoryStore::Read(int64_t rowid) {
+  // Built once: every lease and report reads its trajectory.
+  static const std::string* const kSql =
+      new std::string(absl::StrCat("SELECT ", kTrajectoryColumns, "WHERE j.rowid = ?"));
+  PTXB_ASSIGN_OR_RETURN(storage::Statement * s, db_->Cached(*kSql));
+  s->BindInt64(1, rowid);
+  return ReadOne(s, absl::StrCat("#", rowid));
+}
+
+absl::StatusOr<TrajectoryRow> TrajectoryStore::ReadById(const std::string& id) {
+  static const std::string* const kSql =
+      new std::string(absl::StrCat("SELECT ", kTrajectoryColumns, "WHERE j.id = ?"));
+  PTXB_ASSIGN_OR_RETURN(storage::Statement * s, db_->Cached(*kSql));
+  s->BindText(1, id);
+  return ReadOne(s, id);
+}
+
+absl::StatusOr<int64_t> TrajectoryStore::Insert(const TrajectorySpec& t, int64_t experiment,
+                                                const std::string& system_blob,
+                                                const std::string& task_blob, int64_t now_ms) {
+  PTXB_ASSIGN_OR_RETURN(
+      storage::Statement * s,
+      db_->Cached("INSERT INTO trajectories(id, experiment, model, definition, "
+                  "prompt_tag, sample, num_turns, target_speedup, state, system_blob, "
+                  "task_blob, updated_ms, workloads) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)"));
+  s->BindText(1, t.trajectory_id)
+      .BindInt64(2, experiment)
+      .BindText(3, t.model)
+      .BindText(4, t.definition)
+      .BindText(5, t.prompt_tag)
+      .BindInt64(6, t.sample_index)
+      .BindInt64(7, t.num_turns)
+      .BindDouble(8, t.target_speedup)
+      .BindInt64(9, v1::AWAITING_MODEL)
+      .BindText(10, system_blob)
+      .BindText(11, task_blob)
+      .BindInt64(12, now_ms)
+      .BindText(13, EncodeWorkloads(t.workloads));
+  PTXB_RETURN_IF_ERROR(s->Run());
+  return db_->LastInsertRowId();
+}
+
+absl::StatusOr<const TrajectoryTransition*> TrajectoryStore::Transit(TrajectoryRow& t,
+                                                                     TrajectoryEvent event,
+                                                                     int64_t now_ms) {
+  PTXB_ASSIGN_OR_RETURN(const TrajectoryTransition* transition,
+                        FindTrajectoryTransition(t.state, event));
+  PTXB_ASSIGN_OR_RETURN(
+      storage::Statement * s,
+      db_->Cached("UPDATE trajectories SET state = ?, failure_class = ?, reason = ?, "
+                  "turns_completed = ?, best_speedup = ?, correct = ?, simulated = ?, "
+                  "cost_usd = ?, num_turns = ?, updated_ms = ? WHERE rowid = ?"));
+  s->BindInt64(1, transition->to)
+      .BindInt64(2, t.failure_class)
+      .BindText(3, t.reason)
+      .BindInt64(4, t.turns_completed)
+      .BindDouble(5, t.best_speedup)
+      .BindBool(6, t.correct)
+      .BindBool(7, t.simulated)
+      .BindDouble(8, t.cost_usd)
+      .BindInt64(9, t.num_turns)
+      .BindInt64(10, now_ms)
+      .BindInt64(11, t.rowid);
+  PTXB_RETURN_IF_ERROR(s->Run());
+  t.state = transition->to;
+  return transition;
+}
+
+absl::StatusOr<std::vector<int64_t>> TrajectoryStore::InState(int64_t experiment,
+                                                              v1::TrajectoryState state) {
+  PTXB_ASSIGN_OR_RETURN(
+      storage::Statement * s,
+      db_->Cached("SELECT rowid FROM trajectories WHERE experiment = ? AND state = ? "
+                  "ORDER BY rowid"));
+  s->BindInt64(1, experiment).BindInt64(2, state);
+  return ReadInt64Column(s);
+}
+
+absl::Status TrajectoryStore::RaiseNumTurns(int64_t experiment, int num_turns) {
+  PTXB_ASSIGN_OR_RETURN(
+      storage::Statement * s,
+      db_->Cached("UPDATE trajectories SET num_turns = ? WHERE experiment = ? AND num_turns < ?"));
+  s->BindInt64(1, num_turns).BindInt64(2, experiment).BindInt64(3, num_turns);
+  return s->Run();
+}
+
+}  // namespace ptxbench::scheduler

@@ -1,0 +1,75 @@
+#ifndef PTXBENCH_SCHEDULER_STORE_TRAJECTORY_STORE_H_
+#define PTXBENCH_SCHEDULER_STORE_TRAJECTORY_STORE_H_
+
+// The trajectories table: every SQL statement on it that Core runs. A
+// trajectory's row is written only by Transit, which takes its next state
+// from the trajectory table of scheduler/store/transitions.h. Internal to the
+// scheduler.
+//
+// Threading: as Core (the writer thread, or one test thread).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ptxbench/v1/common.pb.h"
+#include "scheduler/spec/spec.h"
+#include "scheduler/store/transitions.h"
+#include "storage/database.h"
+
+namespace ptxbench::scheduler {
+
+struct TrajectoryRow {
+  int64_t rowid = 0;
+  std::string id;
+  int64_t experiment = 0;
+  std::string experiment_id;
+  std::string model;
+  std::string definition;
+  std::string prompt_tag;
+  int num_turns = 0;
+  double target_speedup = 1;
+  // Read-only for callers: Transit changes it, by the table.
+  ptxbench::v1::TrajectoryState state = ptxbench::v1::AWAITING_MODEL;
+  ptxbench::v1::FailureClass failure_class = ptxbench::v1::FAILURE_CLASS_UNSPECIFIED;
+  std::string reason;
+  int turns_completed = 0;
+  double best_speedup = 0;
+  bool correct = false;
+  bool simulated = false;
+  double cost_usd = 0;
+  std::string system_blob;
+  std::string task_blob;
+  std::vector<std::string> workloads;  // empty: all of the definition's
+};
+
+class TrajectoryStore {
+ public:
+  explicit TrajectoryStore(storage::Database* db) : db_(db) {}
+
+  // NOT_FOUND for an unknown trajectory.
+  absl::StatusOr<TrajectoryRow> Read(int64_t rowid);
+  absl::StatusOr<TrajectoryRow> ReadById(const std::string& id);
+  // Inserts `t` of experiment `experiment` as AWAITING_MODEL; returns its rowid.
+  absl::StatusOr<int64_t> Insert(const TrajectorySpec& t, int64_t experiment,
+                                 const std::string& system_blob, const std::string& task_blob,
+                                 int64_t now_ms);
+  // Moves `row` by `event` (INTERNAL when the table refuses it) and writes
+  // its mutable columns (state, counters, reason, cost, num_turns). Returns
+  // the table row, whose effect the caller applies.
+  absl::StatusOr<const TrajectoryTransition*> Transit(TrajectoryRow& row, TrajectoryEvent event,
+                                                      int64_t now_ms);
+  // The rowids of an experiment's trajectories in `state`.
+  absl::StatusOr<std::vector<int64_t>> InState(int64_t experiment,
+                                               ptxbench::v1::TrajectoryState state);
+  // Raises num_turns of an experiment's trajectories to at least `num_turns`.
+  absl::Status RaiseNumTurns(int64_t experiment, int num_turns);
+
+ private:
+  storage::Database* db_;
+};
+
+}  // namespace ptxbench::scheduler
+
+#endif  // PTXBENCH_SCHEDULER_STORE_TRAJECTORY_STORE_H_

@@ -1,0 +1,69 @@
+#ifndef PTXBENCH_SCHEDULER_STORE_TURN_STORE_H_
+#define PTXBENCH_SCHEDULER_STORE_TURN_STORE_H_
+
+// The turns table, as Core writes it: one row per model answer, completed by
+// its evaluation. Texts live in blobs; rows hold their hashes. Internal to
+// the scheduler.
+//
+// Threading: as Core (the writer thread, or one test thread).
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ptxbench/v1/common.pb.h"
+#include "storage/database.h"
+
+namespace ptxbench::scheduler {
+
+// A model's answer to one turn, by blob hash.
+struct AnswerRow {
+  int64_t trajectory = 0;
+  int turn = 0;
+  std::string answer_blob;
+  std::string reasoning_blob;  // "" when the model gave none
+  std::string llm_meta;        // a serialized LlmResponse without its texts
+  // With a kernel the turn waits for its evaluation; without, it is done and
+  // its feedback says so.
+  std::string kernel_blob, kernel_sha256;
+  std::string feedback_blob;
+  int64_t started_ms = 0;
+  int64_t finished_ms = 0;
+};
+
+// An evaluation's result, by blob hash, and the numbers reports read.
+struct EvalRow {
+  std::string eval_blob;
+  ptxbench::v1::EvalStatus status = ptxbench::v1::EVAL_STATUS_UNSPECIFIED;
+  // Correct kernels only (0 otherwise): the minimum speedup over the
+  // workloads (the target's measure) and the geometric mean (the reports').
+  double min_speedup = 0;
+  double kernel_speedup = 0;
+  double roofline = 0;
+  int64_t eval_ms = 0;
+  std::string feedback_blob;
+  int64_t finished_ms = 0;
+};
+
+class TurnStore {
+ public:
+  explicit TurnStore(storage::Database* db) : db_(db) {}
+
+  absl::Status InsertAnswer(const AnswerRow& row);
+  // Completes a turn with its evaluation.
+  absl::Status RecordEval(int64_t trajectory, int turn, const EvalRow& row);
+  // The kernel of a turn: {blob hash, sha256}. INTERNAL when the turn has none.
+  absl::StatusOr<std::pair<std::string, std::string>> Kernel(int64_t trajectory, int turn);
+  // {answer, feedback} blob hashes of turns [first, end), in order.
+  absl::StatusOr<std::vector<std::pair<std::string, std::string>>> History(int64_t trajectory,
+                                                                           int first, int end);
+
+ private:
+  storage::Database* db_;
+};
+
+}  // namespace ptxbench::scheduler
+
+#endif  // PTXBENCH_SCHEDULER_STORE_TURN_STORE_H_

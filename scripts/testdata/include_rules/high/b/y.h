@@ -1,0 +1,2 @@
+// Fixture: the allowed direction between rooms.
+#include "high/a/z.h"
