@@ -46,7 +46,7 @@
 #include "ptxbench/v1/client.grpc.pb.h"
 #include "ptxbench/v1/executor.grpc.pb.h"
 #include "process/run.h"
-#include "testing/process.h"
+#include "testing/child_process.h"
 #include "testing/tls.h"
 #include "testing/unused_port.h"
 

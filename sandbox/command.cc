@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "process/output_collector.h"
-#include "sandbox/process.h"
+#include "sandbox/sandboxed_process.h"
 
 namespace ptxbench::sandbox {
 namespace {

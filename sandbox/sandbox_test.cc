@@ -27,10 +27,10 @@
 #include "sandbox/command.h"
 #include "sandbox/file_walk.h"
 #include "sandbox/limiter.h"
-#include "sandbox/process.h"
+#include "sandbox/sandboxed_process.h"
 #include "sandbox/protections.h"
 #include "sandbox/view.h"
-#include "testing/process.h"
+#include "testing/child_process.h"
 
 namespace ptxbench::sandbox {
 namespace {

@@ -14,7 +14,7 @@
 #include "absl/time/clock.h"
 #include "common/file.h"
 #include "common/status_macros.h"
-#include "testing/process.h"
+#include "testing/child_process.h"
 
 namespace ptxbench::testing {
 namespace {

@@ -2,7 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/data_dir.h"
-#include "testing/process.h"
+#include "testing/child_process.h"
 
 namespace ptxbench::testing {
 

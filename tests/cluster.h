@@ -11,7 +11,7 @@
 #include "nlohmann/json.hpp"
 #include "process/process.h"
 #include "storage/database.h"
-#include "testing/process.h"
+#include "testing/child_process.h"
 
 namespace ptxbench::testing {
 

@@ -18,7 +18,7 @@
 #include "testing/require_gpu.h"
 #include "worker/gpu_eval.h"
 #include "worker/runner/job.h"
-#include "worker/sandbox.h"
+#include "worker/harness_process.h"
 #include "worker/torch_probe.h"
 #include "workloads/registry.h"
 
@@ -171,13 +171,13 @@ TEST(ReferenceAgreementTest, NativeReferencesAgreeWithThePyTorchOnes) {
     job.timed_calls = 5;
     job.isolation.candidate_host = FindCandidateHost(runner);
     job.torch = TorchHostBeside(runner, TorchPython());
-    SandboxOptions sandbox;
-    sandbox.argv = {runner, "--job", "{dir}/job.json", "--out", "{dir}/results.jsonl"};
-    sandbox.files = {{"job.json", runner::SerializeJob(job)}};
-    sandbox.collect = {"results.jsonl"};
-    sandbox.deadline = absl::Minutes(8);
-    sandbox.gpu_index = 0;
-    absl::StatusOr<SandboxOutcome> out = RunSandboxed(sandbox);
+    HarnessProcessOptions harness;
+    harness.argv = {runner, "--job", "{dir}/job.json", "--out", "{dir}/results.jsonl"};
+    harness.files = {{"job.json", runner::SerializeJob(job)}};
+    harness.collect = {"results.jsonl"};
+    harness.deadline = absl::Minutes(8);
+    harness.gpu_index = 0;
+    absl::StatusOr<HarnessProcessOutcome> out = RunHarnessProcess(harness);
     ASSERT_TRUE(out.ok()) << out.status();
     ASSERT_EQ(out->status, v1::EVAL_STATUS_UNSPECIFIED) << out->diagnostic;
     const runner::RunnerOutput result = runner::ParseRunnerOutput(out->collected["results.jsonl"]);

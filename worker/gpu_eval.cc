@@ -20,7 +20,7 @@
 #include "common/hash.h"
 #include "sandbox/limiter.h"
 #include "worker/runner/job.h"
-#include "worker/sandbox.h"
+#include "worker/harness_process.h"
 #include "worker/worker_metrics.h"
 #include "workloads/launch_spec.h"
 
@@ -310,15 +310,15 @@ v1::EvalResult GpuEvaluator::Run(const v1::EvalRequest& request, CompiledKernel 
   EvaluationCgroup cgroup(options_.cgroup_root);
   job.isolation.cgroup_parent = cgroup.dir();
 
-  SandboxOptions sandbox;
-  sandbox.argv = {options_.runner_path, "--job", "{dir}/job.json", "--out", "{dir}/results.jsonl"};
-  sandbox.files = {{"job.json", runner::SerializeJob(job)}};
-  sandbox.collect = {"results.jsonl"};
-  sandbox.deadline = options_.deadline;
-  sandbox.gpu_index = gpu.index;
-  sandbox.temp_root = options_.temp_root;
+  HarnessProcessOptions harness;
+  harness.argv = {options_.runner_path, "--job", "{dir}/job.json", "--out", "{dir}/results.jsonl"};
+  harness.files = {{"job.json", runner::SerializeJob(job)}};
+  harness.collect = {"results.jsonl"};
+  harness.deadline = options_.deadline;
+  harness.gpu_index = gpu.index;
+  harness.temp_root = options_.temp_root;
   const absl::Time runner_start = absl::Now();
-  absl::StatusOr<SandboxOutcome> outcome = RunSandboxed(sandbox);
+  absl::StatusOr<HarnessProcessOutcome> outcome = RunHarnessProcess(harness);
   if (options_.metrics != nullptr) options_.metrics->GpuTimedWork(gpu.index, absl::Now() - runner_start);
   if (!outcome.ok()) return infra(absl::StrCat("starting the runner: ", outcome.status().message()));
 
@@ -372,12 +372,12 @@ v1::EvalResult GpuEvaluator::Run(const v1::EvalRequest& request, CompiledKernel 
 
 absl::Status GpuEvaluator::CheckHealth(int gpu_index) {
   if (options_.runner_path.empty()) return absl::FailedPreconditionError("ptxbench-runner not found");
-  SandboxOptions sandbox;
-  sandbox.argv = {options_.runner_path, "--health"};
-  sandbox.deadline = options_.health_deadline;
-  sandbox.gpu_index = gpu_index;
-  sandbox.temp_root = options_.temp_root;
-  absl::StatusOr<SandboxOutcome> outcome = RunSandboxed(sandbox);
+  HarnessProcessOptions harness;
+  harness.argv = {options_.runner_path, "--health"};
+  harness.deadline = options_.health_deadline;
+  harness.gpu_index = gpu_index;
+  harness.temp_root = options_.temp_root;
+  absl::StatusOr<HarnessProcessOutcome> outcome = RunHarnessProcess(harness);
   if (!outcome.ok()) return outcome.status();
   if (outcome->status == v1::EVAL_STATUS_UNSPECIFIED) return absl::OkStatus();
   return absl::UnavailableError(absl::StrCat("GPU ", gpu_index, ": ", outcome->diagnostic));

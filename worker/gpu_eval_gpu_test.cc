@@ -18,7 +18,7 @@
 #include "common/file.h"
 #include "common/data_dir.h"
 #include "common/hash.h"
-#include "testing/process.h"
+#include "testing/child_process.h"
 #include "testing/require_gpu.h"
 #include "worker/gpu_eval.h"
 #include "workloads/registry.h"

@@ -31,7 +31,7 @@
 #include "worker/gpu_eval.h"
 #include "worker/runner/job.h"
 #include "worker/runner/workload_eval.h"
-#include "worker/sandbox.h"
+#include "worker/harness_process.h"
 #include "workloads/registry.h"
 
 ABSL_FLAG(std::string, method, "harness", "harness | cupti | ncu");
@@ -88,13 +88,13 @@ int RunHarness(const workloads::DefinitionRegistry& registry) {
     std::map<std::string, std::vector<double>> runs;
     for (int r = 0; r < absl::GetFlag(FLAGS_repeats); ++r) {
       job.seed = StableHash64(absl::StrCat(name, "/", r)) | 1;
-      worker::SandboxOptions sandbox;
-      sandbox.argv = {runner, "--job", "{dir}/job.json", "--out", "{dir}/results.jsonl"};
-      sandbox.files = {{"job.json", runner::SerializeJob(job)}};
-      sandbox.collect = {"results.jsonl"};
-      sandbox.deadline = absl::Minutes(10);
-      sandbox.gpu_index = 0;
-      absl::StatusOr<worker::SandboxOutcome> out = worker::RunSandboxed(sandbox);
+      worker::HarnessProcessOptions harness;
+      harness.argv = {runner, "--job", "{dir}/job.json", "--out", "{dir}/results.jsonl"};
+      harness.files = {{"job.json", runner::SerializeJob(job)}};
+      harness.collect = {"results.jsonl"};
+      harness.deadline = absl::Minutes(10);
+      harness.gpu_index = 0;
+      absl::StatusOr<worker::HarnessProcessOutcome> out = worker::RunHarnessProcess(harness);
       if (!out.ok() || out->status != v1::EVAL_STATUS_UNSPECIFIED) {
         std::fprintf(stderr, "%s: the runner failed: %s\n", name.c_str(),
                      out.ok() ? out->diagnostic.c_str() : out.status().ToString().c_str());

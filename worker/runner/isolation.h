@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "sandbox/process.h"
+#include "sandbox/sandboxed_process.h"
 #include "worker/runner/job.h"
 
 namespace ptxbench::runner {

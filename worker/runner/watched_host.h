@@ -13,7 +13,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "sandbox/process.h"
+#include "sandbox/sandboxed_process.h"
 
 namespace ptxbench::runner {
 

@@ -1,5 +1,5 @@
-#ifndef PTXBENCH_SANDBOX_PROCESS_H_
-#define PTXBENCH_SANDBOX_PROCESS_H_
+#ifndef PTXBENCH_SANDBOX_SANDBOXED_PROCESS_H_
+#define PTXBENCH_SANDBOX_SANDBOXED_PROCESS_H_
 
 // A process running under a sandbox Policy (policy.h).
 //
@@ -82,4 +82,4 @@ class SandboxedProcess {
 
 }  // namespace ptxbench::sandbox
 
-#endif  // PTXBENCH_SANDBOX_PROCESS_H_
+#endif  // PTXBENCH_SANDBOX_SANDBOXED_PROCESS_H_

@@ -1,5 +1,5 @@
-#ifndef PTXBENCH_TESTING_PROCESS_H_
-#define PTXBENCH_TESTING_PROCESS_H_
+#ifndef PTXBENCH_TESTING_CHILD_PROCESS_H_
+#define PTXBENCH_TESTING_CHILD_PROCESS_H_
 
 // Child processes for cross-process tests and benchmarks, on top of
 // process::Process: a binary started with its output in a log file, a
@@ -39,4 +39,4 @@ std::string Tail(const std::string& path, int n = 30);
 
 }  // namespace ptxbench::testing
 
-#endif  // PTXBENCH_TESTING_PROCESS_H_
+#endif  // PTXBENCH_TESTING_CHILD_PROCESS_H_

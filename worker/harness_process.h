@@ -1,5 +1,5 @@
-#ifndef PTXBENCH_WORKER_SANDBOX_H_
-#define PTXBENCH_WORKER_SANDBOX_H_
+#ifndef PTXBENCH_WORKER_HARNESS_PROCESS_H_
+#define PTXBENCH_WORKER_HARNESS_PROCESS_H_
 
 // Runs the harness of an evaluation (ptxbench-runner, which starts the real
 // sandbox of the candidate itself: sandbox/, docs/SECURITY.md) as a child
@@ -28,7 +28,7 @@
 
 namespace ptxbench::worker {
 
-struct SandboxOptions {
+struct HarnessProcessOptions {
   // The program and its arguments; "{dir}" in an argument is replaced by the
   // private directory's path.
   std::vector<std::string> argv;
@@ -45,7 +45,7 @@ struct SandboxOptions {
   uint64_t max_open_files = 1024;
 };
 
-struct SandboxOutcome {
+struct HarnessProcessOutcome {
   process::RunResult process;
   // EVAL_STATUS_UNSPECIFIED after a clean exit; else TIMEOUT or RUNTIME_ERROR.
   ptxbench::v1::EvalStatus status = ptxbench::v1::EVAL_STATUS_UNSPECIFIED;
@@ -55,8 +55,8 @@ struct SandboxOutcome {
 };
 
 // Errors only for infrastructure problems (no temp dir, fork failed).
-absl::StatusOr<SandboxOutcome> RunSandboxed(const SandboxOptions& options);
+absl::StatusOr<HarnessProcessOutcome> RunHarnessProcess(const HarnessProcessOptions& options);
 
 }  // namespace ptxbench::worker
 
-#endif  // PTXBENCH_WORKER_SANDBOX_H_
+#endif  // PTXBENCH_WORKER_HARNESS_PROCESS_H_

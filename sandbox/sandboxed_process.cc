@@ -1,4 +1,4 @@
-#include "sandbox/process.h"
+#include "sandbox/sandboxed_process.h"
 
 #include <errno.h>
 #include <fcntl.h>

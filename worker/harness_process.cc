@@ -1,4 +1,4 @@
-#include "worker/sandbox.h"
+#include "worker/harness_process.h"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -23,7 +23,7 @@ std::string Tail(const std::string& text, size_t max_bytes = 4000) {
   return text.size() <= max_bytes ? text : "…" + text.substr(text.size() - max_bytes);
 }
 
-std::vector<std::string> Environment(const SandboxOptions& options, const std::string& dir) {
+std::vector<std::string> Environment(const HarnessProcessOptions& options, const std::string& dir) {
   std::vector<std::string> env;
   for (const std::string& name : options.pass_env) {
     if (const char* value = std::getenv(name.c_str())) env.push_back(name + "=" + value);
@@ -37,14 +37,14 @@ std::vector<std::string> Environment(const SandboxOptions& options, const std::s
 
 }  // namespace
 
-absl::StatusOr<SandboxOutcome> RunSandboxed(const SandboxOptions& options) {
+absl::StatusOr<HarnessProcessOutcome> RunHarnessProcess(const HarnessProcessOptions& options) {
   std::string pattern = options.temp_root + "/ptxb-run-XXXXXX";
   if (mkdtemp(pattern.data()) == nullptr) {
     return absl::InternalError(
         absl::StrCat("cannot create a private directory under ", options.temp_root, ": ",
                      strerror(errno)));
   }
-  SandboxOutcome outcome;
+  HarnessProcessOutcome outcome;
   outcome.private_dir = pattern;
   chmod(pattern.c_str(), 0700);
   // Removed on every path out.

@@ -1,4 +1,4 @@
-#include "worker/sandbox.h"
+#include "worker/harness_process.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -14,8 +14,8 @@ namespace {
 
 namespace v1 = ::ptxbench::v1;
 
-SandboxOptions Shell(const std::string& script) {
-  SandboxOptions o;
+HarnessProcessOptions Shell(const std::string& script) {
+  HarnessProcessOptions o;
   o.argv = {"/bin/sh", "-c", script};
   o.deadline = absl::Seconds(10);
   o.temp_root = ::testing::TempDir();
@@ -23,10 +23,10 @@ SandboxOptions Shell(const std::string& script) {
 }
 
 TEST(SandboxTest, CleanExitHandsBackTheFilesItWrote) {
-  SandboxOptions o = Shell("cat request.txt > result.txt; echo done >> result.txt");
+  HarnessProcessOptions o = Shell("cat request.txt > result.txt; echo done >> result.txt");
   o.files = {{"request.txt", "hello\n"}};
   o.collect = {"result.txt"};
-  auto out = RunSandboxed(o);
+  auto out = RunHarnessProcess(o);
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(out->status, v1::EVAL_STATUS_UNSPECIFIED) << out->diagnostic;
   EXPECT_EQ(out->collected["result.txt"], "hello\ndone\n");
@@ -34,9 +34,9 @@ TEST(SandboxTest, CleanExitHandsBackTheFilesItWrote) {
 }
 
 TEST(SandboxTest, FilesWrittenBeforeACrashAreStillCollected) {
-  SandboxOptions o = Shell("echo first >> results.txt; kill -SEGV $$");
+  HarnessProcessOptions o = Shell("echo first >> results.txt; kill -SEGV $$");
   o.collect = {"results.txt", "never.txt"};
-  auto out = RunSandboxed(o);
+  auto out = RunHarnessProcess(o);
   ASSERT_TRUE(out.ok());
   EXPECT_EQ(out->status, v1::RUNTIME_ERROR);
   EXPECT_EQ(out->collected["results.txt"], "first\n");
@@ -44,7 +44,7 @@ TEST(SandboxTest, FilesWrittenBeforeACrashAreStillCollected) {
 }
 
 TEST(SandboxTest, SegfaultIsARuntimeErrorWithTheSignal) {
-  auto out = RunSandboxed(Shell("echo about to crash >&2; kill -SEGV $$"));
+  auto out = RunHarnessProcess(Shell("echo about to crash >&2; kill -SEGV $$"));
   ASSERT_TRUE(out.ok());
   EXPECT_EQ(out->status, v1::RUNTIME_ERROR);
   EXPECT_TRUE(absl::StrContains(out->diagnostic, "signal 11")) << out->diagnostic;
@@ -52,7 +52,7 @@ TEST(SandboxTest, SegfaultIsARuntimeErrorWithTheSignal) {
 }
 
 TEST(SandboxTest, NonZeroExitIsARuntimeError) {
-  auto out = RunSandboxed(Shell("echo 'an illegal memory access was encountered' >&2; exit 3"));
+  auto out = RunHarnessProcess(Shell("echo 'an illegal memory access was encountered' >&2; exit 3"));
   ASSERT_TRUE(out.ok());
   EXPECT_EQ(out->status, v1::RUNTIME_ERROR);
   EXPECT_TRUE(absl::StrContains(out->diagnostic, "exited with code 3"));
@@ -60,10 +60,10 @@ TEST(SandboxTest, NonZeroExitIsARuntimeError) {
 }
 
 TEST(SandboxTest, HangIsKilledAtTheDeadlineWithItsChildren) {
-  SandboxOptions o = Shell("sleep 30 & sleep 30; wait");
+  HarnessProcessOptions o = Shell("sleep 30 & sleep 30; wait");
   o.deadline = absl::Milliseconds(300);
   absl::Time start = absl::Now();
-  auto out = RunSandboxed(o);
+  auto out = RunHarnessProcess(o);
   ASSERT_TRUE(out.ok());
   EXPECT_EQ(out->status, v1::TIMEOUT);
   EXPECT_LT(absl::Now() - start, absl::Seconds(5));
@@ -78,10 +78,10 @@ TEST(SandboxTest, HangIsKilledAtTheDeadlineWithItsChildren) {
 
 TEST(SandboxTest, EnvironmentIsScrubbedAndPinnedToOneGpu) {
   setenv("PTXBENCH_SECRET_TOKEN", "do-not-leak", 1);
-  SandboxOptions o = Shell("env > env.txt");
+  HarnessProcessOptions o = Shell("env > env.txt");
   o.collect = {"env.txt"};
   o.gpu_index = 1;
-  auto out = RunSandboxed(o);
+  auto out = RunHarnessProcess(o);
   ASSERT_TRUE(out.ok());
   const std::string env = out->collected["env.txt"];
   EXPECT_FALSE(absl::StrContains(env, "PTXBENCH_SECRET_TOKEN")) << env;
@@ -94,11 +94,11 @@ TEST(SandboxTest, NoInheritedDescriptorsAndLimitsApplied) {
   // A descriptor the worker holds without close-on-exec (like a gRPC socket).
   int leaked = open("/dev/null", O_RDONLY);
   ASSERT_GE(leaked, 3);
-  SandboxOptions o = Shell(
+  HarnessProcessOptions o = Shell(
       "ls /proc/$$/fd > fds.txt; ulimit -n > nofile.txt; ulimit -c > core.txt");
   o.collect = {"fds.txt", "nofile.txt", "core.txt"};
   o.max_open_files = 64;
-  auto out = RunSandboxed(o);
+  auto out = RunHarnessProcess(o);
   close(leaked);
   ASSERT_TRUE(out.ok());
   EXPECT_EQ(out->collected["fds.txt"].find(std::to_string(leaked) + "\n"), std::string::npos)
