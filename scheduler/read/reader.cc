@@ -6,7 +6,7 @@
 #include "scheduler/read/api_reads.h"
 #include "scheduler/store/transitions.h"
 #include "storage/blob_store.h"
-#include "storage/event_log.h"
+#include "scheduler/store/event_log.h"
 
 namespace ptxbench::scheduler {
 
@@ -170,10 +170,10 @@ absl::StatusOr<v1::Trajectory> Reader::GetTrajectory(const std::string& id) {
 absl::StatusOr<std::vector<v1::Event>> Reader::Events(const std::string& experiment_id,
                                                       int64_t after_id, int limit) {
   absl::MutexLock lock(&mu_);
-  PTXB_ASSIGN_OR_RETURN(std::vector<storage::EventRecord> records,
-                        storage::ReadEvents(*db_, experiment_id, after_id, limit));
+  PTXB_ASSIGN_OR_RETURN(std::vector<EventRecord> records,
+                        ReadEvents(*db_, experiment_id, after_id, limit));
   std::vector<v1::Event> out;
-  for (const storage::EventRecord& r : records) {
+  for (const EventRecord& r : records) {
     v1::Event e;
     e.set_event_id(r.id);
     e.set_unix_ms(r.unix_ms);
@@ -189,7 +189,7 @@ absl::StatusOr<std::vector<v1::Event>> Reader::Events(const std::string& experim
 
 absl::StatusOr<int64_t> Reader::LastEventId(const std::string& experiment_id) {
   absl::MutexLock lock(&mu_);
-  return storage::LastEventId(*db_, experiment_id);
+  return ::ptxbench::scheduler::LastEventId(*db_, experiment_id);
 }
 
 }  // namespace ptxbench::scheduler

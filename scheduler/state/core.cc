@@ -12,7 +12,7 @@
 #include "common/log.h"
 #include "common/status_macros.h"
 #include "storage/blob_store.h"
-#include "storage/event_log.h"
+#include "scheduler/store/event_log.h"
 
 namespace ptxbench::scheduler {
 
@@ -64,14 +64,14 @@ int64_t Core::ReadyGeneration() const {
 
 absl::Status Core::AddEvent(const std::string& experiment, const std::string& trajectory,
                             int turn, const std::string& kind, const std::string& detail) {
-  storage::EventRecord e;
+  EventRecord e;
   e.unix_ms = absl::ToUnixMillis(clock_->Now());
   e.experiment = experiment;
   e.trajectory = trajectory;
   e.turn = turn;
   e.kind = kind;
   e.detail = detail;
-  return storage::AppendEvent(*db_, e);
+  return AppendEvent(*db_, e);
 }
 
 absl::Status Core::CheckPyTorchReferences(const ExpandedExperiment& x) const {

@@ -7,7 +7,7 @@
 #include "absl/strings/str_split.h"
 #include "common/status_macros.h"
 #include "storage/blob_store.h"
-#include "storage/event_log.h"
+#include "scheduler/store/event_log.h"
 #include "storage/migrations.h"
 
 namespace ptxbench::scheduler {
@@ -157,7 +157,7 @@ constexpr char kSchemaV5[] =
 std::vector<storage::Migration> Migrations() {
   static const std::string* v1 = new std::string(
       absl::StrCat(kSchemaV1, LiveTaskIndexSql(), kSchemaV1Executors, storage::kBlobTableSql,
-                   ";\n", storage::kEventTableSql, ";\n"));
+                   ";\n", kEventTableSql, ";\n"));
   return {{1, v1->c_str()}, {2, kSchemaV2}, {3, kSchemaV3}, {4, kSchemaV4}, {5, kSchemaV5}};
 }
 

@@ -1,4 +1,4 @@
-#include "storage/event_log.h"
+#include "scheduler/store/event_log.h"
 
 #include <string>
 #include <vector>
@@ -7,8 +7,12 @@
 #include "storage/migrations.h"
 #include "storage/test_util.h"
 
-namespace ptxbench::storage {
+namespace ptxbench::scheduler {
 namespace {
+
+using storage::Database;
+using storage::Migration;
+using storage::OpenAndMigrate;
 
 const std::vector<Migration> kSchema = {{1, kEventTableSql}};
 
@@ -75,7 +79,7 @@ TEST(EventLogTest, PagesWithAfterIdAndLimit) {
 }
 
 TEST(EventLogTest, LastEventIdFollowsAnotherConnection) {
-  testing::TempDbPath temp;
+  storage::testing::TempDbPath temp;
   auto writer = OpenEvents(temp.path());
   auto reader = OpenEvents(temp.path());
   EXPECT_EQ(LastEventId(*reader, "exp").value_or(-1), 0);
@@ -94,4 +98,4 @@ TEST(EventLogTest, RejectsInvalidInput) {
 }
 
 }  // namespace
-}  // namespace ptxbench::storage
+}  // namespace ptxbench::scheduler

@@ -1,5 +1,5 @@
-#ifndef PTXBENCH_STORAGE_EVENT_LOG_H_
-#define PTXBENCH_STORAGE_EVENT_LOG_H_
+#ifndef PTXBENCH_SCHEDULER_STORE_EVENT_LOG_H_
+#define PTXBENCH_SCHEDULER_STORE_EVENT_LOG_H_
 
 // The append-only event table: one row per state transition. It feeds
 // `status --watch` (readers poll with the last id they saw), audits and
@@ -19,7 +19,7 @@
 #include "absl/strings/string_view.h"
 #include "storage/database.h"
 
-namespace ptxbench::storage {
+namespace ptxbench::scheduler {
 
 // CREATE TABLE events(...) plus an index on (experiment, id).
 extern const char kEventTableSql[];
@@ -36,17 +36,17 @@ struct EventRecord {
 
 // Appends `event` (its `id` is ignored; the new id is db.LastInsertRowId()).
 // kInvalidArgument if experiment or kind is empty.
-absl::Status AppendEvent(Database& db, const EventRecord& event);
+absl::Status AppendEvent(storage::Database& db, const EventRecord& event);
 
 // Up to `limit` (> 0, else kInvalidArgument) events of `experiment` with
 // id > after_id, in ascending id order. Pass the last id seen to follow on.
-absl::StatusOr<std::vector<EventRecord>> ReadEvents(Database& db,
+absl::StatusOr<std::vector<EventRecord>> ReadEvents(storage::Database& db,
                                                     absl::string_view experiment,
                                                     int64_t after_id, int limit);
 
 // The highest event id of `experiment`, 0 if it has none.
-absl::StatusOr<int64_t> LastEventId(Database& db, absl::string_view experiment);
+absl::StatusOr<int64_t> LastEventId(storage::Database& db, absl::string_view experiment);
 
-}  // namespace ptxbench::storage
+}  // namespace ptxbench::scheduler
 
-#endif  // PTXBENCH_STORAGE_EVENT_LOG_H_
+#endif  // PTXBENCH_SCHEDULER_STORE_EVENT_LOG_H_

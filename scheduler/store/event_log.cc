@@ -1,9 +1,11 @@
-#include "storage/event_log.h"
+#include "scheduler/store/event_log.h"
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 
-namespace ptxbench::storage {
+namespace ptxbench::scheduler {
+
+using storage::Statement;
 
 const char kEventTableSql[] =
     "CREATE TABLE events(id INTEGER PRIMARY KEY, unix_ms INTEGER NOT NULL, "
@@ -12,7 +14,7 @@ const char kEventTableSql[] =
     "detail TEXT NOT NULL DEFAULT '');\n"
     "CREATE INDEX events_by_experiment ON events(experiment, id);";
 
-absl::Status AppendEvent(Database& db, const EventRecord& event) {
+absl::Status AppendEvent(storage::Database& db, const EventRecord& event) {
   if (event.experiment.empty() || event.kind.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "event needs an experiment and a kind (experiment '", event.experiment,
@@ -31,7 +33,7 @@ absl::Status AppendEvent(Database& db, const EventRecord& event) {
   return insert->Run();
 }
 
-absl::StatusOr<std::vector<EventRecord>> ReadEvents(Database& db,
+absl::StatusOr<std::vector<EventRecord>> ReadEvents(storage::Database& db,
                                                     absl::string_view experiment,
                                                     int64_t after_id, int limit) {
   if (limit <= 0) {
@@ -58,7 +60,7 @@ absl::StatusOr<std::vector<EventRecord>> ReadEvents(Database& db,
   return events;
 }
 
-absl::StatusOr<int64_t> LastEventId(Database& db, absl::string_view experiment) {
+absl::StatusOr<int64_t> LastEventId(storage::Database& db, absl::string_view experiment) {
   PTXB_ASSIGN_OR_RETURN(Statement * select,
                         db.Cached("SELECT max(id) FROM events WHERE experiment = ?1"));
   select->BindText(1, experiment);
@@ -68,4 +70,4 @@ absl::StatusOr<int64_t> LastEventId(Database& db, absl::string_view experiment) 
   return id;
 }
 
-}  // namespace ptxbench::storage
+}  // namespace ptxbench::scheduler
