@@ -4,7 +4,7 @@
 // Room scheduler/store/: the database's rows and their rules. Owns the
 // schema and its migrations (this header), the transition tables every state
 // change goes through (transitions.h) and the row stores (experiment, task,
-// trajectory, turn, token). May include: spec/.
+// trajectory, turn, token) and the event log. May include: spec/.
 //
 // The scheduler's database: tables, their migrations, and the enums stored in
 // them. The scheduler is the only writer; readers (status, show) open it
