@@ -17,7 +17,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/strings/str_cat.h"
-#include "exports/export.h"
+#include "results/exports/export.h"
 
 ABSL_FLAG(int, trajectories, 100000, "trajectories to export");
 ABSL_FLAG(int, turns, 10, "turns per trajectory");

@@ -22,7 +22,7 @@
 #include "absl/time/clock.h"
 #include "common/hash.h"
 #include "common/status_macros.h"
-#include "report/facts.h"
+#include "results/report/facts.h"
 #include "scheduler/store/experiment_store.h"
 #include "scheduler/store/schema.h"
 #include "scheduler/spec/spec.h"

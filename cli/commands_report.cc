@@ -15,10 +15,10 @@
 #include "cli/commands.h"
 #include "common/file.h"
 #include "common/status_macros.h"
-#include "exports/export.h"
+#include "results/exports/export.h"
 #include "google/protobuf/util/json_util.h"
-#include "report/html.h"
-#include "report/text.h"
+#include "results/report/html.h"
+#include "results/report/text.h"
 
 namespace ptxbench::cli {
 namespace {

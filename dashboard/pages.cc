@@ -2,7 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "auth/token.h"
-#include "report/svg.h"
+#include "results/report/svg.h"
 
 namespace ptxbench::dashboard {
 namespace {

@@ -8,7 +8,7 @@
 #include "dashboard/routes.h"
 #include "dashboard/web_security.h"
 #include "google/protobuf/util/json_util.h"
-#include "report/html.h"
+#include "results/report/html.h"
 
 namespace ptxbench::dashboard {
 

@@ -21,8 +21,8 @@
 #include "httplib.h"
 #include "nlohmann/json.hpp"
 #include "ptxbench/v1/client.grpc.pb.h"
-#include "report/html.h"
-#include "report/testing/sample_report.h"
+#include "results/report/html.h"
+#include "results/report/testing/sample_report.h"
 #include "testing/tls.h"
 
 namespace ptxbench::dashboard {

@@ -20,7 +20,7 @@
 #include "absl/time/time.h"
 #include "nlohmann/json.hpp"
 #include "process/process.h"
-#include "report/testing/chromium.h"
+#include "results/report/testing/chromium.h"
 
 namespace ptxbench::testing {
 

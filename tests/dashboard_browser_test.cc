@@ -34,7 +34,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ptxbench/v1/client.grpc.pb.h"
-#include "report/testing/chromium.h"
+#include "results/report/testing/chromium.h"
 #include "dashboard/scheduler_calls.h"
 #include "testing/cdp.h"
 #include "testing/tls.h"

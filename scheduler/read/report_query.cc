@@ -5,7 +5,7 @@
 
 #include "absl/time/clock.h"
 #include "common/status_macros.h"
-#include "report/metrics.h"
+#include "results/report/metrics.h"
 
 namespace ptxbench::scheduler {
 

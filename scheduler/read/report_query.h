@@ -1,7 +1,7 @@
 #ifndef PTXBENCH_SCHEDULER_READ_REPORT_QUERY_H_
 #define PTXBENCH_SCHEDULER_READ_REPORT_QUERY_H_
 
-// GetReport: the metrics of experiments (report/metrics.h) from the facts
+// GetReport: the metrics of experiments (results/report/metrics.h) from the facts
 // of their trajectories, all read from one Snapshot.
 
 #include <functional>

@@ -16,7 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "ptxbench/v1/client.pb.h"
-#include "report/facts.h"
+#include "results/report/facts.h"
 #include "scheduler/read/api_reads.h"
 #include "storage/database.h"
 

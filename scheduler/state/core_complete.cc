@@ -6,7 +6,7 @@
 #include "absl/strings/str_format.h"
 #include "common/hash.h"
 #include "common/status_macros.h"
-#include "report/facts.h"
+#include "results/report/facts.h"
 #include "scheduler/state/core.h"
 #include "scheduler/feedback/extract.h"
 #include "scheduler/feedback/feedback.h"

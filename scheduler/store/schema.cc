@@ -126,7 +126,7 @@ constexpr char kSchemaV2[] =
 
 // Version 3: what a report reads of an evaluation, so that a report over a
 // million turns is a scan of columns rather than a decode of every result
-// blob (report/facts.h). NULL on turns evaluated before version 3; the
+// blob (results/report/facts.h). NULL on turns evaluated before version 3; the
 // report reader decodes those turns' blobs instead.
 constexpr char kSchemaV3[] =
     "ALTER TABLE turns ADD COLUMN kernel_speedup REAL;"

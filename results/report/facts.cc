@@ -1,0 +1,29 @@
+#include "results/report/facts.h"
+
+#include <cmath>
+
+namespace ptxbench::report {
+
+double KernelSpeedup(const ptxbench::v1::EvalResult& result) {
+  if (result.traces().empty()) return 0;
+  double log_sum = 0;
+  for (const auto& trace : result.traces()) {
+    if (!(trace.speedup() > 0) || !std::isfinite(trace.speedup())) return 0;
+    log_sum += std::log(trace.speedup());
+  }
+  return std::exp(log_sum / result.traces_size());
+}
+
+double RooflineFraction(const ptxbench::v1::EvalResult& result) {
+  double sum = 0;
+  int n = 0;
+  for (const auto& trace : result.traces()) {
+    if (trace.roofline_fraction() > 0 && std::isfinite(trace.roofline_fraction())) {
+      sum += trace.roofline_fraction();
+      ++n;
+    }
+  }
+  return n == 0 ? 0 : sum / n;
+}
+
+}  // namespace ptxbench::report

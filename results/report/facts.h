@@ -1,0 +1,73 @@
+#ifndef PTXBENCH_RESULTS_REPORT_FACTS_H_
+#define PTXBENCH_RESULTS_REPORT_FACTS_H_
+
+// What a report needs to know about one trajectory and its turns: a few
+// numbers per turn, read from the database's columns (never from the large
+// texts), so that a report over a million turns stays a scan. The scheduler
+// fills these (scheduler/report_reader.cc); results/report/metrics.h turns them into
+// a ptxbench.v1.GroupReport.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ptxbench/v1/common.pb.h"
+
+namespace ptxbench::report {
+
+struct TurnFacts {
+  int turn = 0;  // 0-based
+  // The model's answer is in (the LLM step completed).
+  bool answered = false;
+  // A kernel was extracted from the answer.
+  bool has_kernel = false;
+  // An evaluation result is in; `status` is its status.
+  bool evaluated = false;
+  ptxbench::v1::EvalStatus status = ptxbench::v1::EVAL_STATUS_UNSPECIFIED;
+  // PASSED only: the kernel's speedup, the geometric mean over its workloads
+  // of reference time / kernel time (KernelSpeedup). 0 otherwise.
+  double speedup = 0;
+  // PASSED only: the mean roofline fraction over the workloads that have one
+  // (RooflineFraction); 0 when unknown.
+  double roofline = 0;
+  // Wall time of the evaluation, milliseconds (evaluated only).
+  int64_t eval_ms = 0;
+  // The model call (answered only).
+  ptxbench::v1::Usage usage;
+  double cost_usd = 0;
+  int64_t model_latency_ms = 0;
+  // The answer or the evaluation came from a simulated executor.
+  bool simulated = false;
+  // The answer came from a scripted model (provider "scripted").
+  bool scripted = false;
+};
+
+struct TrajectoryFacts {
+  std::string experiment_id;
+  std::string trajectory_id;
+  std::string model;
+  std::string tag;  // prompt variant (prompt_tag)
+  std::string definition;
+  // The definition's tags; a trajectory counts once in each.
+  std::vector<std::string> categories;
+  int sample = 0;
+  ptxbench::v1::TrajectoryState state = ptxbench::v1::TRAJECTORY_STATE_UNSPECIFIED;
+  int num_turns = 0;  // the turn limit
+  // Set by the trajectory row (a simulated executor touched it).
+  bool simulated = false;
+  // The turns that exist, in order (turn i at index i).
+  std::vector<TurnFacts> turns;
+};
+
+// The speedup of a kernel: the geometric mean over the traces of
+// reference_latency_ms / latency_ms (each trace's `speedup`). 0 when a trace
+// has no positive speedup (not timed) or there is none.
+double KernelSpeedup(const ptxbench::v1::EvalResult& result);
+
+// The mean of the traces' roofline_fraction over those that have one (> 0);
+// 0 when none has.
+double RooflineFraction(const ptxbench::v1::EvalResult& result);
+
+}  // namespace ptxbench::report
+
+#endif  // PTXBENCH_RESULTS_REPORT_FACTS_H_

@@ -1,0 +1,186 @@
+#include "results/report/text.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "results/report/metrics.h"
+#include "results/report/testing/trajectories.h"
+#include "testing/csv.h"
+
+namespace ptxbench::report {
+namespace {
+
+using fixtures::Evaluated;
+using fixtures::FourTrajectories;
+using fixtures::Passed;
+using fixtures::Trajectory;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+v1::ExperimentReport Experiment(const std::string& id, const std::string& name,
+                                const std::vector<TrajectoryFacts>& trajectories,
+                                std::vector<std::vector<std::string>> groupings) {
+  v1::ExperimentReport experiment = fixtures::Build(trajectories, std::move(groupings));
+  experiment.set_experiment_id(id);
+  experiment.set_name(name);
+  experiment.set_eval_mode(v1::FULL);
+  return experiment;
+}
+
+v1::ReportResponse Response(std::vector<v1::ExperimentReport> experiments) {
+  v1::ReportResponse response;
+  for (auto& experiment : experiments) *response.add_experiments() = std::move(experiment);
+  response.set_metrics_version(kMetricsVersion);
+  for (double p : FastPThresholds()) response.add_fast_p_thresholds(p);
+  return response;
+}
+
+// The four trajectories of results/report/testing/trajectories.h, where C and D
+// are simulated and A and D have a scripted turn.
+v1::ReportResponse FourResponse() {
+  return Response({Experiment("exp_1", "run1", FourTrajectories(),
+                              {{"model"}, {"tag"}, {"model", "tag"}, {"turn"}})});
+}
+
+// A second run of the same matrix: D is correct at its second turn (1.5x).
+v1::ReportResponse TwoRuns() {
+  std::vector<TrajectoryFacts> better = FourTrajectories();
+  better[3].turns[1] = Passed(900, 80, 1.5);
+  better[3].state = v1::SUBMITTED;
+  return Response({Experiment("exp_1", "run1", FourTrajectories(), {{"model"}}),
+                   Experiment("exp_2", "run2", better, {{"model"}})});
+}
+
+TEST(ReportTableTest, LabelsSimulatedAndScriptedResults) {
+  const std::string table = ReportTable(FourResponse());
+  EXPECT_THAT(table, HasSubstr("== experiment run1 (exp_1), eval mode full\n"));
+  EXPECT_THAT(table, HasSubstr("SIMULATED: 2 of 4 trajectories have simulated results"));
+  EXPECT_THAT(table, HasSubstr("SCRIPTED answers: 2 of 9 model answers"));
+  // m2's row carries both labels, m1's (one scripted turn) one.
+  EXPECT_THAT(table, ::testing::ContainsRegex("\nm2 .* SIM\\+SCRIPTED\n"));
+  EXPECT_THAT(table, ::testing::ContainsRegex("\nm1 .* SCRIPTED\n"));
+  EXPECT_THAT(table, HasSubstr("metrics: ptxbench.metrics.v1 (docs/REPORTS.md)\n"));
+
+  const std::string clean = ReportTable(Response(
+      {Experiment("exp_3", "clean", {Trajectory("m", "t", {}, v1::SUBMITTED, {Passed(1, 1, 2.0)})},
+                  {{"model"}})}));
+  EXPECT_THAT(clean, Not(HasSubstr("SIMULATED")));
+  EXPECT_THAT(clean, Not(HasSubstr("SCRIPTED")));
+}
+
+TEST(ReportTableTest, ShowsTheTotalAndEveryGrouping) {
+  const std::string table = ReportTable(FourResponse());
+  EXPECT_THAT(table, HasSubstr("total: 4 trajectories, 3 finished; AWAITING_EVAL 1, "
+                               "SUBMITTED 1, LIMITS_EXCEEDED 2\n"));
+  EXPECT_THAT(table, HasSubstr("  pass@turn  1: 25.0%  2: 50.0%  3: 50.0%\n"));
+  EXPECT_THAT(table, HasSubstr(">1: 1 (25.0%)  >1.5: 1 (25.0%)  >2: 0 (0.0%)\n"));
+  EXPECT_THAT(table, HasSubstr("  histogram  [1, 1.41): 1  [2, 2.83): 1\n"));
+  EXPECT_THAT(table, HasSubstr("\nby model\n"));
+  EXPECT_THAT(table, HasSubstr("\nby model and tag\n"));
+  EXPECT_THAT(table, HasSubstr("\nby turn\n"));
+  // Outcomes by turn, 1-based; the classes no turn has (incorrect,
+  // infra_error, ...) are left out.
+  EXPECT_THAT(table, HasSubstr("\noutcomes by turn\nturn  passed  compile_error"));
+  EXPECT_THAT(table, Not(HasSubstr("infra_error")));
+  EXPECT_THAT(table, Not(HasSubstr("incorrect")));
+  // About 120 columns: the widest line here (two key columns and both
+  // labels) has 121.
+  for (absl::string_view line : absl::StrSplit(table, '\n')) {
+    EXPECT_LE(line.size(), 121u) << line;
+  }
+}
+
+TEST(ReportTableTest, WrapsLongLinesAndSaysCompileOnly) {
+  TrajectoryFacts trajectory =
+      Trajectory("m", "t", {}, v1::LIMITS_EXCEEDED, {Evaluated(1, v1::COMPILED, 1)});
+  trajectory.num_turns = 40;
+  v1::ReportResponse response = Response({Experiment("exp_4", "", {trajectory}, {})});
+  response.mutable_experiments(0)->set_eval_mode(v1::COMPILE_ONLY);
+  const std::string table = ReportTable(response);
+  // No name: the id stands for it.
+  EXPECT_THAT(table, HasSubstr("== experiment exp_4 (exp_4), eval mode compile-only\n"
+                               "compile-only: kernels were built, never run"));
+  // pass@turn for 40 turns wraps under its first cell.
+  EXPECT_THAT(table, HasSubstr("  pass@turn  1: 0.0%  2: 0.0%"));
+  EXPECT_THAT(table, ::testing::ContainsRegex("\n             [0-9]+: 0.0%  "));
+  EXPECT_THAT(table, HasSubstr("40: 0.0%\n"));
+  EXPECT_THAT(table, HasSubstr("\noutcomes by turn\nturn  compiled\n   1         1\n"));
+  for (absl::string_view line : absl::StrSplit(table, '\n')) {
+    EXPECT_LE(line.size(), 120u) << line;
+  }
+}
+
+TEST(ReportTableTest, ComparesWithTheFirstExperiment) {
+  const std::string table = ReportTable(TwoRuns());
+  EXPECT_THAT(table, HasSubstr("== comparison: differences from run1\n"));
+  // Total: correct 50% -> 75% (+25 pp); geomean sqrt(2) -> (2 * 1 * 1.5)^(1/3)
+  // = 1.442, x1.02; $/correct 0.045 -> 0.09 / 3 = 0.03, x0.67.
+  EXPECT_THAT(table, ::testing::ContainsRegex("\nrun2 +4 +75.0% +\\+25.0 pp .*×1.02 .*×0.67\n"));
+  // By model: m1 is the same in both runs; m2 went from 0% to 50%.
+  EXPECT_THAT(table, ::testing::ContainsRegex("\nm1 +run1 .*\n +run2 +2 +100.0% +\\+0.0 pp"));
+  EXPECT_THAT(table, ::testing::ContainsRegex("\nm2 +run1 .*\n +run2 +2 +50.0% +\\+50.0 pp"));
+  EXPECT_THAT(ReportTable(FourResponse()), Not(HasSubstr("comparison")));
+}
+
+// RFC 4180 rows with LF row ends, as REPORTS.md says.
+std::vector<std::vector<std::string>> ParseCsv(const std::string& text) {
+  return ptxbench::testing::CsvRows(text, ptxbench::testing::CsvLineEnd::kLf);
+}
+
+// The cell of `column` in `row`, by the header's names.
+std::string Cell(const std::vector<std::vector<std::string>>& rows, size_t row,
+                 const std::string& column) {
+  const auto& header = rows[0];
+  const auto it = std::find(header.begin(), header.end(), column);
+  EXPECT_NE(it, header.end()) << column;
+  return it == header.end() ? "" : rows[row][it - header.begin()];
+}
+
+TEST(ReportCsvTest, OneRowPerGroupWithTheSameColumns) {
+  const auto rows = ParseCsv(ReportCsv(FourResponse()));
+  // Header, total, 2 models, 2 tags, 4 model+tag, 3 turns.
+  ASSERT_EQ(rows.size(), 1u + 1 + 2 + 2 + 4 + 3);
+  for (const auto& row : rows) EXPECT_EQ(row.size(), rows[0].size());
+  EXPECT_EQ(rows[0][0], "experiment_id");
+  EXPECT_EQ(Cell(rows, 1, "grouping"), "total");
+  EXPECT_EQ(Cell(rows, 1, "correct"), "2");
+  EXPECT_EQ(Cell(rows, 1, "correct_rate"), "0.5");
+  EXPECT_EQ(Cell(rows, 1, "rescue_rate"), "0.3333333333");
+  EXPECT_EQ(Cell(rows, 1, "cost_usd"), "0.09");
+  EXPECT_EQ(Cell(rows, 1, "state_limits_exceeded"), "2");
+  EXPECT_EQ(Cell(rows, 1, "pass_at_3"), "0.5");
+  EXPECT_EQ(Cell(rows, 1, "fast_1"), "0.25");
+  EXPECT_EQ(Cell(rows, 1, "fast_1.5"), "0.25");
+  EXPECT_EQ(Cell(rows, 1, "outcome_passed"), "3");
+  EXPECT_EQ(Cell(rows, 1, "outcome_pending"), "1");
+  EXPECT_EQ(Cell(rows, 1, "simulated_trajectories"), "2");
+  EXPECT_EQ(Cell(rows, 1, "model"), "");
+  // The model+tag rows name both; turn 1 has no pass_at_2 or pass_at_3.
+  EXPECT_EQ(Cell(rows, 6, "grouping"), "model+tag");
+  EXPECT_EQ(Cell(rows, 6, "model"), "m1");
+  EXPECT_EQ(Cell(rows, 6, "tag"), "t1");
+  EXPECT_EQ(Cell(rows, 10, "grouping"), "turn");
+  EXPECT_EQ(Cell(rows, 10, "turn"), "1");
+  EXPECT_EQ(Cell(rows, 10, "pass_at_1"), "0.25");
+  EXPECT_EQ(Cell(rows, 10, "pass_at_2"), "");
+}
+
+TEST(ReportCsvTest, QuotesFieldsThatNeedIt) {
+  std::vector<TrajectoryFacts> trajectories = FourTrajectories();
+  trajectories[0].model = "org/model, \"large\"\nv2";
+  const std::string csv =
+      ReportCsv(Response({Experiment("exp_1", "a,b", trajectories, {{"model"}})}));
+  EXPECT_THAT(csv, HasSubstr("\"a,b\""));
+  EXPECT_THAT(csv, HasSubstr("\"org/model, \"\"large\"\"\nv2\""));
+  const auto rows = ParseCsv(csv);
+  ASSERT_EQ(rows.size(), 5u);  // header, total, models m1, m2, org/...
+  for (const auto& row : rows) EXPECT_EQ(row.size(), rows[0].size());
+  EXPECT_EQ(Cell(rows, 1, "experiment"), "a,b");
+  EXPECT_EQ(Cell(rows, 4, "model"), "org/model, \"large\"\nv2");
+}
+
+}  // namespace
+}  // namespace ptxbench::report
