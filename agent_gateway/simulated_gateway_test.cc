@@ -1,5 +1,5 @@
-#include "common/file.h"
 #include "agent_gateway/simulated_gateway.h"
+#include "common/file.h"
 
 #include <unistd.h>
 

@@ -11,8 +11,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
-#include "cli/commands.h"
 #include "cli/client.h"
+#include "cli/commands.h"
 #include "cli/eval_envelope.h"
 #include "cli/format.h"
 #include "cli/progress.h"
@@ -20,14 +20,14 @@
 #include "common/hash.h"
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
-#include "workloads/solution.h"
 #include "worker/compile_only.h"
-#include "worker/gpu/device_info.h"
 #include "worker/evaluation_stack.h"
+#include "worker/gpu/device_info.h"
 #include "worker/gpu_eval.h"
 #include "worker/torch_probe.h"
 #include "workloads/native_reference.h"
 #include "workloads/registry.h"
+#include "workloads/solution.h"
 
 namespace ptxbench::cli {
 namespace {

@@ -15,8 +15,8 @@
 #include "cli/commands.h"
 #include "common/file.h"
 #include "common/status_macros.h"
-#include "results/exports/export.h"
 #include "google/protobuf/util/json_util.h"
+#include "results/exports/export.h"
 #include "results/report/html.h"
 #include "results/report/text.h"
 

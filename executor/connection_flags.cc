@@ -6,9 +6,9 @@
 
 #include "absl/flags/flag.h"
 #include "auth/token.h"
+#include "auth/token.h"
 #include "common/log.h"
 #include "executor/command_line.h"
-#include "auth/token.h"
 
 ABSL_FLAG(std::string, token_file, "",
           "file holding this executor's token (role worker or gateway); else $PTXBENCH_TOKEN");

@@ -27,8 +27,8 @@
 #include "sandbox/command.h"
 #include "sandbox/file_walk.h"
 #include "sandbox/limiter.h"
-#include "sandbox/sandboxed_process.h"
 #include "sandbox/protections.h"
+#include "sandbox/sandboxed_process.h"
 #include "sandbox/view.h"
 #include "testing/child_process.h"
 

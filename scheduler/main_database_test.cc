@@ -9,11 +9,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "scheduler/read/report_query.h"
+#include "scheduler/read/snapshot.h"
 #include "scheduler/state/core.h"
 #include "scheduler/state/core_test_util.h"
-#include "scheduler/read/report_query.h"
 #include "scheduler/store/schema.h"
-#include "scheduler/read/snapshot.h"
 #include "scheduler/store/transitions.h"
 
 namespace ptxbench::scheduler {

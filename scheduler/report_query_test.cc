@@ -12,8 +12,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
-#include "scheduler/state/core_test_util.h"
 #include "scheduler/read/snapshot.h"
+#include "scheduler/state/core_test_util.h"
 
 namespace ptxbench::scheduler {
 namespace {

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
 #include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
 #include "common/log.h"
 
 namespace ptxbench::storage {

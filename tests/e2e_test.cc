@@ -14,15 +14,15 @@
 #include "absl/strings/str_split.h"
 #include "auth/channel.h"
 #include "auth/token.h"
-#include "grpcpp/create_channel.h"
 #include "gmock/gmock.h"
+#include "grpcpp/create_channel.h"
 #include "gtest/gtest.h"
 #include "ptxbench/v1/common.pb.h"
 #include "ptxbench/v1/executor.grpc.pb.h"
 #include "scheduler/store/schema.h"
 #include "storage/maintenance.h"
-#include "tests/cluster.h"
 #include "testing/notify_socket.h"
+#include "tests/cluster.h"
 
 namespace ptxbench::testing {
 namespace {

@@ -5,9 +5,9 @@
 #include <fstream>
 #include <thread>
 
-#include "common/file.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
+#include "common/file.h"
 #include "gtest/gtest.h"
 #include "testing/unused_port.h"
 #include "tests/cluster.h"

@@ -8,8 +8,8 @@
 #include <chrono>
 #include <memory>
 
-#include "agent_gateway/testing/fake_model_server.h"
 #include "absl/strings/str_cat.h"
+#include "agent_gateway/testing/fake_model_server.h"
 #include "gtest/gtest.h"
 #include "scheduler/store/schema.h"
 #include "tests/cluster.h"

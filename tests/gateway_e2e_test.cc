@@ -13,9 +13,9 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
-#include "common/file.h"
 #include "agent_gateway/testing/fake_model_server.h"
 #include "common/data_dir.h"
+#include "common/file.h"
 #include "gtest/gtest.h"
 #include "tests/cluster.h"
 

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "agent_gateway/testing/fake_model_server.h"
 #include "absl/strings/str_cat.h"
+#include "agent_gateway/testing/fake_model_server.h"
 #include "gtest/gtest.h"
 #include "scheduler/store/schema.h"
 #include "testing/unused_port.h"

@@ -5,11 +5,11 @@
 // `ptxbench show`. Skips where there is no GPU.
 #include <filesystem>
 
-#include "common/file.h"
 #include "common/data_dir.h"
+#include "common/file.h"
 #include "gtest/gtest.h"
-#include "tests/cluster.h"
 #include "testing/require_gpu.h"
+#include "tests/cluster.h"
 
 namespace ptxbench::testing {
 namespace {

@@ -12,9 +12,9 @@
 #include "common/file.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/cluster.h"
 #include "testing/tls.h"
 #include "testing/unused_port.h"
+#include "tests/cluster.h"
 
 namespace ptxbench::testing {
 namespace {

@@ -17,8 +17,8 @@
 #include "common/hash.h"
 #include "testing/require_gpu.h"
 #include "worker/gpu_eval.h"
-#include "worker/runner/job.h"
 #include "worker/harness_process.h"
+#include "worker/runner/job.h"
 #include "worker/torch_probe.h"
 #include "workloads/registry.h"
 

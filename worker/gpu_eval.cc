@@ -19,8 +19,8 @@
 #include "common/file.h"
 #include "common/hash.h"
 #include "sandbox/limiter.h"
-#include "worker/runner/job.h"
 #include "worker/harness_process.h"
+#include "worker/runner/job.h"
 #include "worker/worker_metrics.h"
 #include "workloads/launch_spec.h"
 

@@ -15,8 +15,8 @@
 #include <gtest/gtest.h>
 
 #include "absl/time/clock.h"
-#include "common/file.h"
 #include "common/data_dir.h"
+#include "common/file.h"
 #include "common/hash.h"
 #include "testing/child_process.h"
 #include "testing/require_gpu.h"

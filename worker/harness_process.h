@@ -23,8 +23,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "ptxbench/v1/common.pb.h"
 #include "process/run.h"
+#include "ptxbench/v1/common.pb.h"
 
 namespace ptxbench::worker {
 

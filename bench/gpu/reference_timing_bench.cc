@@ -29,9 +29,9 @@
 #include "worker/gpu/sample_stats.h"
 #include "worker/gpu/timing.h"
 #include "worker/gpu_eval.h"
+#include "worker/harness_process.h"
 #include "worker/runner/job.h"
 #include "worker/runner/workload_eval.h"
-#include "worker/harness_process.h"
 #include "workloads/registry.h"
 
 ABSL_FLAG(std::string, method, "harness", "harness | cupti | ncu");

@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "process/run.h"
 #include "results/exports/export.h"
 #include "results/exports/testing/scratch.h"
 #include "results/exports/testing/trajectories.h"
-#include "process/run.h"
 
 namespace ptxbench::exports {
 namespace {

@@ -11,8 +11,8 @@
 
 #include "absl/strings/string_view.h"
 #include "common/json_reader.h"
-#include "results/exports/definitions.h"
 #include "ptxbench/v1/client.pb.h"
+#include "results/exports/definitions.h"
 
 namespace ptxbench::exports {
 

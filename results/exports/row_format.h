@@ -22,9 +22,9 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
-#include "results/exports/file_sink.h"
 #include "google/protobuf/map.h"
 #include "google/protobuf/repeated_ptr_field.h"
+#include "results/exports/file_sink.h"
 
 namespace ptxbench::exports {
 

@@ -17,10 +17,10 @@
 #include "common/log.h"
 #include "common/status_macros.h"
 #include "google/protobuf/arena.h"
-#include "scheduler/state/finish.h"
-#include "scheduler/read/report_query.h"
 #include "scheduler/api/service.h"
 #include "scheduler/api/stream_reactor.h"
+#include "scheduler/read/report_query.h"
+#include "scheduler/state/finish.h"
 #include "workloads/workload_record.h"
 
 namespace ptxbench::scheduler {

@@ -13,13 +13,13 @@
 
 #include <memory>
 
+#include "prompts/prompts.h"
 #include "ptxbench/v1/client.grpc.pb.h"
 #include "ptxbench/v1/executor.grpc.pb.h"
-#include "prompts/prompts.h"
 #include "scheduler/api/access.h"
-#include "scheduler/state/dispatcher.h"
 #include "scheduler/read/reader.h"
 #include "scheduler/spec/spec.h"
+#include "scheduler/state/dispatcher.h"
 #include "workloads/registry.h"
 
 namespace ptxbench::scheduler {

@@ -19,9 +19,9 @@
 #include "grpcpp/server_builder.h"
 #include "gtest/gtest.h"
 #include "scheduler/api/access.h"
-#include "scheduler/store/schema.h"
 #include "scheduler/api/service.h"
 #include "scheduler/api/tokens.h"
+#include "scheduler/store/schema.h"
 
 namespace ptxbench::scheduler {
 

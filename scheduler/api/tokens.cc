@@ -10,8 +10,8 @@
 #include "auth/token.h"
 #include "common/log.h"
 #include "common/status_macros.h"
-#include "scheduler/state/finish.h"
 #include "scheduler/api/service.h"
+#include "scheduler/state/finish.h"
 
 namespace ptxbench::scheduler {
 

@@ -5,9 +5,9 @@
 // per-watcher work.
 #include "absl/time/time.h"
 #include "common/grpc_status.h"
-#include "scheduler/state/finish.h"
 #include "scheduler/api/service.h"
 #include "scheduler/api/stream_reactor.h"
+#include "scheduler/state/finish.h"
 
 namespace ptxbench::scheduler {
 

@@ -2,11 +2,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
-#include "scheduler/store/schema.h"
 #include "scheduler/read/api_reads.h"
+#include "scheduler/store/event_log.h"
+#include "scheduler/store/schema.h"
 #include "scheduler/store/transitions.h"
 #include "storage/blob_store.h"
-#include "scheduler/store/event_log.h"
 
 namespace ptxbench::scheduler {
 

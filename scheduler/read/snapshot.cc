@@ -3,8 +3,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "google/protobuf/io/coded_stream.h"
 #include "common/status_macros.h"
+#include "google/protobuf/io/coded_stream.h"
 #include "scheduler/store/schema.h"
 #include "storage/blob_store.h"
 

@@ -11,8 +11,8 @@
 #include "absl/strings/str_format.h"
 #include "common/log.h"
 #include "common/status_macros.h"
-#include "storage/blob_store.h"
 #include "scheduler/store/event_log.h"
+#include "storage/blob_store.h"
 
 namespace ptxbench::scheduler {
 
@@ -32,6 +32,7 @@ Core::Core(storage::Database* db, Clock* clock, CoreOptions options)
       experiment_rows_(db),
       turns_(db),
       tokens_(db),
+      payloads_(db, &turns_),
       executors_(db, ExecutorRegistry::Options{
                          options_.lease_ttl, options_.heartbeat_interval,
                          // An idle executor is seen only when its long poll

@@ -41,12 +41,13 @@
 #include "common/clock.h"
 #include "ptxbench/v1/client.pb.h"
 #include "ptxbench/v1/executor.pb.h"
+#include "scheduler/spec/spec.h"
 #include "scheduler/state/executor_registry.h"
-#include "scheduler/store/experiment_store.h"
 #include "scheduler/state/fair_queue.h"
 #include "scheduler/state/metrics.h"
+#include "scheduler/state/payloads.h"
+#include "scheduler/store/experiment_store.h"
 #include "scheduler/store/schema.h"
-#include "scheduler/spec/spec.h"
 #include "scheduler/store/task_store.h"
 #include "scheduler/store/token_store.h"
 #include "scheduler/store/trajectory_store.h"
@@ -213,6 +214,7 @@ class Core {
   ExperimentStore experiment_rows_;
   TurnStore turns_;
   TokenStore tokens_;
+  TaskPayloads payloads_;  // what a lease carries
   ExecutorRegistry executors_;
   std::map<int64_t, ExperimentRow> experiments_;
   FairQueue llm_ready_;
@@ -224,8 +226,6 @@ class Core {
   std::map<std::string, int> model_inflight_;
   // Where a task in backoff goes when its time comes; erased on cancel.
   std::unordered_map<int64_t, ReadyRef> delayed_refs_;
-  // System and task prompts are shared by many trajectories: kept decoded.
-  std::unordered_map<std::string, std::string> prompt_cache_;
   SchedulerCounters counters_;
   uint64_t lease_counter_ = 0;
   int64_t ready_generation_ = 0;
@@ -265,9 +265,6 @@ class Core {
   void ReleaseLease(int64_t task);
   std::optional<FairQueue::Popped> PopFor(const Executor& executor);
   absl::StatusOr<ptxbench::v1::Task> GrantLease(TaskRow& task, Executor& executor);
-  absl::Status BuildPayload(const TaskRow& task, const TrajectoryRow& trajectory,
-                            ptxbench::v1::Task* out);
-  absl::StatusOr<std::string> CachedBlob(const std::string& hash);
   absl::Status ExpireLease(int64_t task, const std::string& why);
   absl::Duration Backoff(int failures) const;
   // core_complete.cc

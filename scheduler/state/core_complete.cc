@@ -7,9 +7,9 @@
 #include "common/hash.h"
 #include "common/status_macros.h"
 #include "results/report/facts.h"
-#include "scheduler/state/core.h"
 #include "scheduler/feedback/extract.h"
 #include "scheduler/feedback/feedback.h"
+#include "scheduler/state/core.h"
 #include "storage/blob_store.h"
 
 namespace ptxbench::scheduler {

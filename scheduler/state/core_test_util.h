@@ -11,9 +11,9 @@
 #include "absl/strings/str_cat.h"
 #include "common/clock.h"
 #include "gtest/gtest.h"
+#include "scheduler/spec/spec.h"
 #include "scheduler/state/core.h"
 #include "scheduler/store/schema.h"
-#include "scheduler/spec/spec.h"
 
 namespace ptxbench::scheduler {
 

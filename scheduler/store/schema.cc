@@ -6,8 +6,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "common/status_macros.h"
-#include "storage/blob_store.h"
 #include "scheduler/store/event_log.h"
+#include "storage/blob_store.h"
 #include "storage/migrations.h"
 
 namespace ptxbench::scheduler {

@@ -1,5 +1,5 @@
-#include "worker/compile/trampoline.h"
 #include "worker/compile/testing/vector_add.h"
+#include "worker/compile/trampoline.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

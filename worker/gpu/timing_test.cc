@@ -11,8 +11,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
-#include "worker/gpu/cupti_span.h"
 #include "testing/require_gpu.h"
+#include "worker/gpu/cupti_span.h"
 
 namespace ptxbench::gpu {
 namespace {

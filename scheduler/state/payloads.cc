@@ -1,0 +1,85 @@
+#include "scheduler/state/payloads.h"
+
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "storage/blob_store.h"
+
+namespace ptxbench::scheduler {
+namespace {
+
+namespace v1 = ::ptxbench::v1;
+
+constexpr size_t kPromptCacheEntries = 256;
+
+}  // namespace
+
+TaskPayloads::TaskPayloads(storage::Database* db, TurnStore* turns) : db_(db), turns_(turns) {}
+
+absl::StatusOr<std::string> TaskPayloads::CachedBlob(const std::string& hash) {
+  auto it = prompt_cache_.find(hash);
+  if (it != prompt_cache_.end()) return it->second;
+  PTXB_ASSIGN_OR_RETURN(std::string text, storage::GetBlob(*db_, hash));
+  if (prompt_cache_.size() >= kPromptCacheEntries) prompt_cache_.clear();
+  prompt_cache_.emplace(hash, text);
+  return text;
+}
+
+absl::Status TaskPayloads::Build(const TaskRow& task, const TrajectoryRow& trajectory,
+                                 const ExperimentRow& exp, v1::Task* out) {
+  if (task.kind == StepKind::kEval) {
+    PTXB_ASSIGN_OR_RETURN(auto kernel, turns_->Kernel(trajectory.rowid, task.turn));
+    const auto& [blob, sha] = kernel;
+    v1::EvalRequest* eval = out->mutable_eval();
+    PTXB_ASSIGN_OR_RETURN(*eval->mutable_kernel_source(), storage::GetBlob(*db_, blob));
+    eval->set_kernel_sha256(sha);
+    eval->set_definition(trajectory.definition);
+    eval->set_language(exp.language);
+    eval->set_mode(exp.eval_mode);
+    eval->set_target_speedup(trajectory.target_speedup);
+    for (const std::string& a : exp.architectures) eval->add_architectures(a);
+    for (const std::string& w : trajectory.workloads) eval->add_workload_uuids(w);
+    return absl::OkStatus();
+  }
+  v1::LlmRequest* llm = out->mutable_llm();
+  llm->set_model(trajectory.model);
+  PTXB_ASSIGN_OR_RETURN(std::string system, CachedBlob(trajectory.system_blob));
+  PTXB_ASSIGN_OR_RETURN(std::string task_prompt, CachedBlob(trajectory.task_blob));
+  // Context policies (docs/FORMATS.md, "Experiment specs"): "full" sends every earlier
+  // answer and feedback; "latest-pair" only the last ones; "single-user"
+  // merges the system prompt into the first user message for models without
+  // a system role, then sends the full history.
+  std::vector<std::pair<std::string, std::string>> history;  // answer, feedback
+  if (task.turn > 0) {
+    int first = exp.context_policy == "latest-pair" ? task.turn - 1 : 0;
+    PTXB_ASSIGN_OR_RETURN(auto hashes, turns_->History(trajectory.rowid, first, task.turn));
+    for (const auto& [a, f] : hashes) {
+      PTXB_ASSIGN_OR_RETURN(std::string answer, storage::GetBlob(*db_, a));
+      PTXB_ASSIGN_OR_RETURN(std::string feedback, storage::GetBlob(*db_, f));
+      history.emplace_back(std::move(answer), std::move(feedback));
+    }
+  }
+  auto add = [&](const char* role, std::string content) {
+    v1::ChatMessage* m = llm->add_messages();
+    m->set_role(role);
+    m->set_content(std::move(content));
+  };
+  if (exp.context_policy == "single-user") {
+    add("user", absl::StrCat(system, "\n\n", task_prompt));
+  } else {
+    add("system", system);
+    add("user", task_prompt);
+  }
+  for (auto& [answer, feedback] : history) {
+    add("assistant", std::move(answer));
+    add("user", std::move(feedback));
+  }
+  int64_t chars = 0;
+  for (const v1::ChatMessage& m : llm->messages()) chars += m.content().size();
+  llm->set_estimated_input_tokens(chars / 4);  // ~4 characters per token
+  return absl::OkStatus();
+}
+
+}  // namespace ptxbench::scheduler
