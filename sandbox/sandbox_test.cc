@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "common/file.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
@@ -108,18 +109,33 @@ TEST_F(SandboxTest, TheKeeperUidCanStillEndTheSandbox) {
   CommandResult r = Probe({"ids"}, policy);
   ASSERT_TRUE(r.ok()) << r.output << r.outcome.setup_error;
   EXPECT_TRUE(absl::StrContains(r.output, "self Uid:\t61001\t61001\t61001\t61001")) << r.output;
-  EXPECT_TRUE(absl::StrContains(r.output, "1 Uid:\t61002\t61001\t61001\t61001")) << r.output;
-  // And the keeper's signal reaches it.
   SandboxedProcess::Spec spec;
   spec.policy = policy;
-  spec.argv = {PTXB_SANDBOX_PROBE, "spin"};
+  spec.argv = {PTXB_SANDBOX_PROBE, "spin", "30"};  // still running when killed
   absl::StatusOr<std::unique_ptr<SandboxedProcess>> p = SandboxedProcess::Start(spec);
   ASSERT_TRUE(p.ok()) << p.status();
   const pid_t init = (*p)->init_pid();
+  // The init takes the keeper as its real uid once it has forked the payload
+  // (a moment after Start returns), acting as the sandbox uid.
+  std::string init_uids;
+  for (int i = 0; i < 2000 && !absl::StrContains(init_uids, "Uid:\t61002\t61001\t61001\t61001");
+       ++i) {
+    init_uids = ReadFile(absl::StrCat("/proc/", init, "/status")).value_or("");
+    absl::SleepFor(absl::Milliseconds(1));
+  }
+  EXPECT_TRUE(absl::StrContains(init_uids, "Uid:\t61002\t61001\t61001\t61001")) << init_uids;
+  // And the keeper's signal reaches it.
   const pid_t keeper = fork();
   if (keeper == 0) {
     if (setresgid(61002, 61002, 61002) != 0 || setresuid(61002, 61002, 61002) != 0) _exit(2);
-    _exit(kill(init, SIGKILL) == 0 ? 0 : 1);
+    // As SandboxedProcess::KillInit: the init takes the keeper uid a moment
+    // after Start returns (once it has forked the payload).
+    for (int i = 0; i < 2000; ++i) {
+      if (kill(init, SIGKILL) == 0) _exit(0);
+      if (errno != EPERM) break;
+      usleep(1000);
+    }
+    _exit(1);
   }
   int status = 0;
   ASSERT_EQ(waitpid(keeper, &status, 0), keeper);

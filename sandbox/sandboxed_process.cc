@@ -242,7 +242,7 @@ absl::StatusOr<std::unique_ptr<SandboxedProcess>> SandboxedProcess::Start(const 
 
 SandboxedProcess::~SandboxedProcess() {
   if (init_pid_ > 0 && !ended_) {
-    kill(init_pid_, SIGKILL);
+    KillInit();
     int status = 0;
     while (waitpid(init_pid_, &status, 0) < 0 && errno == EINTR) {
     }
@@ -264,7 +264,14 @@ absl::Status SandboxedProcess::Release() {
 void SandboxedProcess::Kill(KillReason why) {
   if (ended_ || init_pid_ <= 0) return;
   if (why == KillReason::kDeadline) outcome_.timed_out = true;
-  kill(init_pid_, SIGKILL);
+  KillInit();
+}
+
+void SandboxedProcess::KillInit() {
+  const absl::Time give_up = absl::Now() + absl::Seconds(2);
+  while (kill(init_pid_, SIGKILL) != 0 && errno == EPERM && absl::Now() < give_up) {
+    absl::SleepFor(absl::Milliseconds(1));
+  }
 }
 
 void SandboxedProcess::ReadStatus() {
@@ -297,7 +304,7 @@ void SandboxedProcess::ReadStatus() {
 
 bool SandboxedProcess::Poll() {
   if (ended_) return true;
-  if (limiter_->Exceeded(init_pid_, &outcome_)) kill(init_pid_, SIGKILL);
+  if (limiter_->Exceeded(init_pid_, &outcome_)) KillInit();
   int status = 0;
   const pid_t r = waitpid(init_pid_, &status, WNOHANG);
   if (r != init_pid_) {

@@ -68,6 +68,11 @@ class SandboxedProcess {
 
  private:
   SandboxedProcess() = default;
+  // SIGKILL to the init. The init takes the keeper uid as its real uid only
+  // once it has forked the payload, a moment after Start returns; until then
+  // a caller that dropped to the keeper uid is refused (EPERM), so it tries
+  // again for up to 2 s rather than leave the sandbox running.
+  void KillInit();
   void Reap(int wait_status);
   void ReadStatus();
 

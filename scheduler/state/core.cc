@@ -37,10 +37,7 @@ Core::Core(storage::Database* db, Clock* clock, CoreOptions options)
                          options_.lease_ttl, options_.heartbeat_interval,
                          // An idle executor is seen only when its long poll
                          // comes back: three heartbeats more than that.
-                         options_.max_lease_wait + 3 * options_.heartbeat_interval}) {
-  absl::BitGen gen;
-  lease_salt_ = absl::Uniform<uint64_t>(gen);
-}
+                         options_.max_lease_wait + 3 * options_.heartbeat_interval}) {}
 
 Core::~Core() = default;
 
@@ -328,8 +325,8 @@ absl::StatusOr<std::vector<v1::ExecutorInfo>> Core::ListExecutors() {
   for (v1::ExecutorInfo& info : list) {
     const Executor* executor = executors_.Find(info.executor_id());
     for (int64_t rowid : executor->tasks) {
-      auto lease = leases_.find(rowid);
-      if (lease == leases_.end()) continue;  // never: both change in ReleaseLease
+      const Lease* lease = leases_.Find(rowid);
+      if (lease == nullptr) continue;  // never: both change in ReleaseLease
       // The lease in memory knows the executor and deadline; which
       // trajectory and turn it serves is in the task's and trajectory's rows.
       PTXB_ASSIGN_OR_RETURN(TaskRow task, tasks_.Read(rowid));
@@ -343,7 +340,7 @@ absl::StatusOr<std::vector<v1::ExecutorInfo>> Core::ListExecutors() {
       held->set_attempt(task.attempt);
       held->set_model(trajectory.model);
       held->set_definition(trajectory.definition);
-      held->set_lease_deadline_unix_ms(absl::ToUnixMillis(lease->second.deadline));
+      held->set_lease_deadline_unix_ms(absl::ToUnixMillis(lease->deadline));
     }
   }
   return list;

@@ -44,6 +44,7 @@
 #include "scheduler/spec/spec.h"
 #include "scheduler/state/executor_registry.h"
 #include "scheduler/state/fair_queue.h"
+#include "scheduler/state/lease_table.h"
 #include "scheduler/state/metrics.h"
 #include "scheduler/state/payloads.h"
 #include "scheduler/store/experiment_store.h"
@@ -184,15 +185,7 @@ class Core {
 
  private:
   using Executor = ExecutorRegistry::Executor;
-  struct Lease {
-    std::string lease_id;
-    std::string executor;
-    int64_t experiment = 0;
-    StepKind kind = StepKind::kLlm;
-    std::string route_key;
-    absl::Time deadline;
-    absl::Time attempt_limit;
-  };
+  using Lease = LeaseTable::Lease;
   struct ReadyRef {
     int64_t experiment = 0;
     StepKind kind = StepKind::kLlm;
@@ -220,16 +213,12 @@ class Core {
   FairQueue llm_ready_;
   FairQueue eval_ready_;
   TimerHeap delayed_;         // queued tasks in backoff, by not_before
-  TimerHeap lease_deadlines_; // lazy: checked against leases_ when popped
-  std::unordered_map<int64_t, Lease> leases_;
+  LeaseTable leases_;
   bool leasing_stopped_ = false;
-  std::map<std::string, int> model_inflight_;
   // Where a task in backoff goes when its time comes; erased on cancel.
   std::unordered_map<int64_t, ReadyRef> delayed_refs_;
   SchedulerCounters counters_;
-  uint64_t lease_counter_ = 0;
   int64_t ready_generation_ = 0;
-  uint64_t lease_salt_ = 0;
 
   // core.cc
   // Aborts when bound to a writer thread and called from another one.

@@ -19,8 +19,8 @@ namespace v1 = ::ptxbench::v1;
 absl::Status Core::Complete(const v1::CompleteRequest& request) {
   AssertOnWriterThread();
   PTXB_ASSIGN_OR_RETURN(int64_t rowid, ParseTaskId(request.lease().task_id()));
-  auto lease = leases_.find(rowid);
-  if (lease == leases_.end() || lease->second.lease_id != request.lease().lease_id()) {
+  const Lease* lease = leases_.Find(rowid);
+  if (lease == nullptr || lease->lease_id != request.lease().lease_id()) {
     absl::StatusOr<TaskRow> row = tasks_.Read(rowid);
     if (row.ok() && row->state == TaskState::kDone &&
         row->lease_id == request.lease().lease_id() && row->executor == request.executor_id()) {
@@ -30,7 +30,7 @@ absl::Status Core::Complete(const v1::CompleteRequest& request) {
         "stale lease: ", request.lease().lease_id(), " of task ", request.lease().task_id(),
         " is not current (expired, reassigned or cancelled); the report was dropped"));
   }
-  if (lease->second.executor != request.executor_id()) {
+  if (lease->executor != request.executor_id()) {
     return absl::PermissionDeniedError(
         absl::StrCat("lease ", request.lease().lease_id(), " of task ", request.lease().task_id(),
                      " is held by another executor; the report was dropped"));

@@ -57,14 +57,9 @@ absl::Duration Core::Backoff(int failures) const {
 }
 
 void Core::ReleaseLease(int64_t task) {
-  auto it = leases_.find(task);
-  if (it == leases_.end()) return;
-  if (it->second.kind == StepKind::kLlm) {
-    auto m = model_inflight_.find(it->second.route_key);
-    if (m != model_inflight_.end() && --m->second <= 0) model_inflight_.erase(m);
-  }
-  if (Executor* e = executors_.Find(it->second.executor)) e->tasks.erase(task);
-  leases_.erase(it);
+  std::optional<Lease> lease = leases_.Remove(task);
+  if (!lease) return;
+  if (Executor* e = executors_.Find(lease->executor)) e->tasks.erase(task);
 }
 
 std::optional<FairQueue::Popped> Core::PopFor(const Executor& executor) {
@@ -78,8 +73,7 @@ std::optional<FairQueue::Popped> Core::PopFor(const Executor& executor) {
       auto cap = options_.model_inflight_caps.find(model);
       int limit = cap != options_.model_inflight_caps.end() ? cap->second
                                                             : options_.default_model_inflight_cap;
-      auto inflight = model_inflight_.find(model);
-      return inflight == model_inflight_.end() || inflight->second < limit;
+      return leases_.InFlight(model) < limit;
     });
   }
   return eval_ready_.Pop([&](const std::string& key) {
@@ -109,7 +103,7 @@ absl::StatusOr<std::optional<v1::Task>> Core::TryLease(const std::string& execut
     if (!popped) return std::nullopt;
     // Entries of cancelled tasks are left in the queues and skipped here.
     PTXB_ASSIGN_OR_RETURN(TaskRow task, tasks_.Read(popped->task));
-    if (task.state != TaskState::kQueued || leases_.count(task.rowid)) continue;
+    if (task.state != TaskState::kQueued || leases_.Holds(task.rowid)) continue;
     if (task.kind == StepKind::kLlm && experiments_.at(task.experiment).OverBudget()) {
       // Queued before the budget ran out: it never starts (the transition
       // cancels it).
@@ -127,7 +121,7 @@ absl::StatusOr<v1::Task> Core::GrantLease(TaskRow& task, Executor& executor) {
   PTXB_ASSIGN_OR_RETURN(TrajectoryRow trajectory, trajectories_.Read(task.trajectory));
   const absl::Time now = clock_->Now();
   Lease lease;
-  lease.lease_id = absl::StrFormat("ls_%016x", lease_salt_ ^ (++lease_counter_ * 0x9e3779b97f4a7c15ULL));
+  lease.lease_id = leases_.NewLeaseId();
   lease.executor = executor.info.executor_id();
   lease.experiment = task.experiment;
   lease.kind = task.kind;
@@ -154,10 +148,8 @@ absl::StatusOr<v1::Task> Core::GrantLease(TaskRow& task, Executor& executor) {
                                 absl::StrCat(task.kind == StepKind::kLlm ? "llm" : "eval",
                                              " attempt ", task.attempt, " to ",
                                              lease.executor)));
-  if (task.kind == StepKind::kLlm) ++model_inflight_[lease.route_key];
   executor.tasks.insert(task.rowid);
-  lease_deadlines_.push(Timer{lease.deadline, task.rowid});
-  leases_[task.rowid] = std::move(lease);
+  leases_.Add(task.rowid, std::move(lease));
   return out;
 }
 
@@ -176,16 +168,15 @@ v1::HeartbeatResponse Core::Heartbeat(const v1::HeartbeatRequest& request) {
   absl::Time deadline = now + options_.lease_ttl;
   for (const v1::LeaseRef& ref : request.leases()) {
     absl::StatusOr<int64_t> task = ParseTaskId(ref.task_id());
-    auto it = task.ok() ? leases_.find(*task) : leases_.end();
+    const Lease* lease = task.ok() ? leases_.Find(*task) : nullptr;
     // Only the holder extends a lease: another executor naming it learns
     // nothing but that it is not its own.
-    if (it == leases_.end() || it->second.lease_id != ref.lease_id() ||
-        it->second.executor != request.executor_id()) {
+    if (lease == nullptr || lease->lease_id != ref.lease_id() ||
+        lease->executor != request.executor_id()) {
       *response.add_revoked() = ref;
       continue;
     }
-    it->second.deadline = std::min(deadline, it->second.attempt_limit);
-    lease_deadlines_.push(Timer{it->second.deadline, *task});
+    leases_.Extend(*task, deadline);
   }
   response.set_lease_deadline_unix_ms(absl::ToUnixMillis(deadline));
   return response;
@@ -194,7 +185,7 @@ v1::HeartbeatResponse Core::Heartbeat(const v1::HeartbeatRequest& request) {
 absl::Status Core::ExpireLease(int64_t task_rowid, const std::string& why) {
   PTXB_ASSIGN_OR_RETURN(TaskRow task, tasks_.Read(task_rowid));
   PTXB_ASSIGN_OR_RETURN(TrajectoryRow trajectory, trajectories_.Read(task.trajectory));
-  const std::string executor = leases_.at(task_rowid).executor;
+  const std::string executor = leases_.Find(task_rowid)->executor;
   counters_.leases_expired.fetch_add(1, std::memory_order_relaxed);
   ++task.deaths;
   task.last_error = absl::StrCat(why, " (executor ", executor, ")");
@@ -238,14 +229,10 @@ absl::StatusOr<int> Core::Leave(const std::string& executor_id) {
 absl::Status Core::Tick() {
   AssertOnWriterThread();
   const absl::Time now = clock_->Now();
-  while (!lease_deadlines_.empty() && lease_deadlines_.top().at <= now) {
-    const int64_t task = lease_deadlines_.top().task;
-    lease_deadlines_.pop();
-    auto it = leases_.find(task);
-    if (it == leases_.end() || it->second.deadline > now) continue;  // done or extended
-    PTXB_RETURN_IF_ERROR(ExpireLease(
-        task, it->second.deadline >= it->second.attempt_limit ? "attempt ran past its time limit"
-                                                              : "lease expired without heartbeat"));
+  while (std::optional<LeaseTable::Due> due = leases_.PopDue(now)) {
+    PTXB_RETURN_IF_ERROR(ExpireLease(due->task, due->past_attempt_limit
+                                                    ? "attempt ran past its time limit"
+                                                    : "lease expired without heartbeat"));
   }
   while (!delayed_.empty() && delayed_.top().at <= now) {
     const int64_t task = delayed_.top().task;
@@ -287,10 +274,8 @@ absl::Status Core::Load() {
     lease.attempt_limit = now + (ref.kind == StepKind::kLlm ? options_.max_llm_attempt
                                                             : options_.max_eval_attempt);
     lease.deadline = std::max(absl::FromUnixMillis(t.lease_deadline_ms), now + options_.lease_ttl);
-    if (ref.kind == StepKind::kLlm) ++model_inflight_[ref.route_key];
     executors_.Holder(lease.executor).tasks.insert(t.rowid);
-    lease_deadlines_.push(Timer{lease.deadline, t.rowid});
-    leases_[t.rowid] = std::move(lease);
+    leases_.Add(t.rowid, std::move(lease));
   });
 }
 

@@ -13,7 +13,7 @@ SchedulerGauges Core::Gauges() const {
   // delayed_refs_ holds exactly the queued tasks in backoff (an entry of
   // delayed_ may be stale: cancelled tasks leave theirs behind).
   g.backoff = static_cast<int64_t>(delayed_refs_.size());
-  for (const auto& [task, lease] : leases_) {
+  for (const auto& [task, lease] : leases_.all()) {
     g.leased[lease.kind == StepKind::kLlm ? "llm" : "eval"] += 1;
   }
   const absl::Time now = clock_->Now();
