@@ -1,11 +1,8 @@
 #include "executor/executor_runner.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <optional>
 #include <thread>
 
-#include "absl/flags/flag.h"
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "auth/channel.h"
@@ -13,7 +10,6 @@
 #include "common/log.h"
 #include "common/sd_notify.h"
 #include "executor/backoff.h"
-#include "executor/command_line.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 #include "grpcpp/support/channel_arguments.h"

@@ -5,7 +5,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <thread>
 #include <vector>
 
 #include "absl/flags/flag.h"

@@ -8,6 +8,7 @@ namespace ptxbench::worker {
 absl::StatusOr<std::unique_ptr<EvaluationStack>> EvaluationStack::Create(
     const EvaluationSettings& settings) {
   auto stack = std::unique_ptr<EvaluationStack>(new EvaluationStack);
+  stack->gpu_options_ = settings.gpu;
   stack->compiler_options_.abi_include_dir = DataDir() + "/worker/kernel_abi";
   stack->compiler_options_.cache_dir = settings.cache_dir;
   stack->protections_ =
@@ -26,10 +27,6 @@ absl::StatusOr<std::unique_ptr<EvaluationStack>> EvaluationStack::Create(
       return readable;
     }
   }
-  o.deadline = settings.deadline;
-  o.seed = settings.seed;
-  o.warmup_calls = settings.warmup_calls;
-  o.timed_calls = settings.timed_calls;
   stack->FindGpus(settings.compile_only);
   return stack;
 }

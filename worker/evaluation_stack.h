@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "absl/time/time.h"
 #include "sandbox/protections.h"
 #include "worker/compile/compiler.h"
 #include "worker/gpu/device_info.h"
@@ -28,11 +27,9 @@ struct EvaluationSettings {
   SandboxSettings sandbox;
   std::string cache_dir;      // the build cache; empty: none
   bool compile_only = false;  // offer no GPU, even where there is one
-  // GpuEvalOptions' fields of the same names.
-  absl::Duration deadline = absl::Minutes(10);
-  uint64_t seed = 0;
-  int warmup_calls = 10;
-  int timed_calls = 50;
+  // The GPU evaluation's own settings (deadline, seed, calls); Create fills
+  // in its sandbox and runner.
+  GpuEvalOptions gpu;
 };
 
 class EvaluationStack {

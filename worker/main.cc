@@ -16,7 +16,6 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "common/data_dir.h"
 #include "common/gpu_arch.h"
 #include "common/log.h"
 #include "daemon/status_server.h"
@@ -205,10 +204,10 @@ int RunRealWorker() {
   settings.cache_dir = absl::GetFlag(FLAGS_cache_dir);
   if (settings.cache_dir.empty()) settings.cache_dir = DefaultCacheDir();
   settings.compile_only = absl::GetFlag(FLAGS_compile_only);
-  settings.deadline = absl::Seconds(absl::GetFlag(FLAGS_eval_deadline_s));
-  settings.seed = absl::GetFlag(FLAGS_seed);
-  settings.timed_calls = absl::GetFlag(FLAGS_timed_calls);
-  settings.warmup_calls = absl::GetFlag(FLAGS_warmup_calls);
+  settings.gpu.deadline = absl::Seconds(absl::GetFlag(FLAGS_eval_deadline_s));
+  settings.gpu.seed = absl::GetFlag(FLAGS_seed);
+  settings.gpu.timed_calls = absl::GetFlag(FLAGS_timed_calls);
+  settings.gpu.warmup_calls = absl::GetFlag(FLAGS_warmup_calls);
   absl::StatusOr<std::unique_ptr<ptxbench::worker::EvaluationStack>> stack =
       ptxbench::worker::EvaluationStack::Create(settings);
   if (!stack.ok()) return UsageError(std::string(stack.status().message()));

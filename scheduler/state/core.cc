@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/log.h"
