@@ -54,7 +54,7 @@ std::vector<runner::WorkloadSpec> Workloads(const workloads::Definition& d) {
   std::vector<runner::WorkloadSpec> out;
   for (const workloads::Workload& w : d.workloads) {
     if (!absl::GetFlag(FLAGS_workload).empty() && w.uuid != absl::GetFlag(FLAGS_workload)) continue;
-    out.push_back({w.uuid, *d.AxisValues(w)});
+    out.push_back({w.uuid, *d.AxisValues(w), {}});
   }
   return out;
 }

@@ -182,10 +182,16 @@ class AccessTest : public ServiceFixture {
   // what it changes and a refused one visibly does not.
   std::unique_ptr<google::protobuf::Message> RequestFor(const std::string& rpc,
                                                         const std::string& caller) {
-    static int unique = 0;
-    ++unique;
-    const std::string own_executor =
-        executors_.count(caller) ? executors_[caller] : executors_["worker"];
+    ++unique_;
+    if (auto r = ClientRequestFor(rpc, caller)) return r;
+    if (auto r = ExecutorRequestFor(rpc, caller)) return r;
+    return ExperimentRequestFor(rpc);
+  }
+
+  // The client RPCs that need more than an experiment id; null for others.
+  std::unique_ptr<google::protobuf::Message> ClientRequestFor(const std::string& rpc,
+                                                              const std::string& caller) {
+    const int unique = unique_;
     if (rpc == "ClientService.SubmitExperiment") {
       return std::make_unique<v1::SubmitExperimentRequest>(
           SubmitRequest(absl::StrCat("by-", caller, "-", unique)));
@@ -223,6 +229,14 @@ class AccessTest : public ServiceFixture {
       r->set_trajectory_id(trajectory_);
       return r;
     }
+    return nullptr;
+  }
+
+  // The executor RPCs, as the caller's own executor; null for others.
+  std::unique_ptr<google::protobuf::Message> ExecutorRequestFor(const std::string& rpc,
+                                                                const std::string& caller) {
+    const std::string own_executor =
+        executors_.count(caller) ? executors_[caller] : executors_["worker"];
     if (rpc == "ExecutorService.Register") {
       auto r = std::make_unique<v1::RegisterRequest>();
       r->set_kind(KindFor(caller));
@@ -252,7 +266,11 @@ class AccessTest : public ServiceFixture {
       r->set_executor_id(own_executor);
       return r;
     }
-    // The rest take an experiment id (or nothing, which ignores it).
+    return nullptr;
+  }
+
+  // The rest take an experiment id (or nothing, which ignores it).
+  std::unique_ptr<google::protobuf::Message> ExperimentRequestFor(const std::string& rpc) {
     const auto* method = google::protobuf::DescriptorPool::generated_pool()
                              ->FindServiceByName("ptxbench.v1.ClientService")
                              ->FindMethodByName(
@@ -297,6 +315,7 @@ class AccessTest : public ServiceFixture {
   std::map<std::string, std::string> tokens_;     // caller -> token
   std::map<std::string, std::string> executors_;  // role -> its executor id
   std::string experiment_, trajectory_;
+  int unique_ = 0;  // makes each request's names its own
 };
 
 TEST_F(AccessTest, EveryRpcIsInBothTables) {

@@ -17,6 +17,7 @@
 #include "absl/time/time.h"
 #include "worker/gpu/timing.h"
 #include "worker/runner/bracket.h"
+#include "worker/runner/call_outcome.h"
 #include "worker/runner/protocol.h"
 
 namespace ptxbench::runner {
@@ -42,21 +43,6 @@ class HostChannel {
  private:
   const int fd_;
   std::function<std::string()> gone_;
-};
-
-// How a call ended, from the harness's side.
-enum class CallEnd {
-  kOk,
-  kRefused,  // the host said no (run() failed, or a CUDA error in the call's work)
-  kGone,     // the host vanished or broke the protocol
-  kTimeout,  // no reply, or its work unfinished, within the call deadline
-  kInfra,    // the harness's own CUDA failure
-};
-struct CallResult {
-  CallEnd end = CallEnd::kOk;
-  std::string message;
-  double bracket_ms = 0;
-  bool gate_forced = false;  // the gate was opened before the host enqueued
 };
 
 // OK for kOk, else kInternal with the message (for trusted hosts' calls).

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "worker/runner/workload_trace.h"
 #include "workloads/registry.h"
 
 namespace ptxbench::runner {
@@ -49,6 +50,25 @@ TEST(Roofline, FractionOfTheBoundingCeiling) {
   EXPECT_EQ(RooflineFraction(cost, PeaksFor("Tesla T4"), 1.0), 0.0);
   EXPECT_EQ(RooflineFraction(cost, h200, 0.0), 0.0);
   EXPECT_TRUE(PeaksFor("NVIDIA H100 80GB HBM3").has_value());
+}
+
+TEST(Roofline, AFigureFasterThanThePeaksIsRefused) {
+  const workloads::Definition& gemm = Bundled("gemm_n7168_k5120");
+  const WorkloadSpec w{"u", {{"M", 8192}, {"N", 7168}, {"K", 5120}}, {}};
+  ptxbench::v1::WorkloadTrace trace;
+  std::string log;
+  // 601 GFLOP: ~0.61 ms at the H200's 989 TFLOP/s.
+  EXPECT_EQ(SetFigures(gemm, w, "NVIDIA H200", 1.0, 0.75, &trace, &log), std::nullopt);
+  EXPECT_DOUBLE_EQ(trace.latency_ms(), 1.0);
+  EXPECT_DOUBLE_EQ(trace.reference_latency_ms(), 0.75);
+  EXPECT_DOUBLE_EQ(trace.speedup(), 0.75);
+  EXPECT_NEAR(trace.roofline_fraction(), 2.0 * 8192 * 7168 * 5120 / 989e12 / 1e-3, 0.01);
+  EXPECT_NE(log.find("TFLOP/s; reference"), std::string::npos);
+  std::optional<std::string> forged = SetFigures(gemm, w, "NVIDIA H200", 0.3, 0.75, &trace, &log);
+  ASSERT_TRUE(forged.has_value());
+  EXPECT_NE(forged->find("faster than the GPU's peaks allow"), std::string::npos);
+  // An unknown GPU has no roofline: nothing to refuse.
+  EXPECT_EQ(SetFigures(gemm, w, "Tesla T4", 0.3, 0.75, &trace, &log), std::nullopt);
 }
 
 }  // namespace

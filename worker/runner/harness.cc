@@ -7,12 +7,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
-#include <thread>
 #include <cuda_runtime_api.h>
-#include <functional>
 #include <iostream>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,17 +16,14 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
-#include "common/hash.h"
 #include "common/status_macros.h"
-#include "worker/gpu/sample_stats.h"
 #include "worker/gpu/timing.h"
 #include "worker/runner/call_timer.h"
-#include "worker/runner/cost.h"
 #include "worker/runner/fixed_inputs.h"
 #include "worker/runner/host_loop.h"
 #include "worker/runner/isolation.h"
+#include "worker/runner/prepared_workload.h"
 #include "worker/runner/progress.h"
 #include "worker/runner/protocol.h"
 #include "worker/runner/reference_host.h"
@@ -38,7 +31,7 @@
 #include "worker/runner/torch_reference.h"
 #include "worker/runner/watched_host.h"
 #include "worker/runner/workload_eval.h"
-#include "workloads/native_reference.h"
+#include "worker/runner/workload_trace.h"
 
 namespace ptxbench::runner {
 namespace {
@@ -52,11 +45,6 @@ using protocol::Request;
 // Setup, load and workload requests (not calls).
 constexpr absl::Duration kRequestTimeout = absl::Seconds(60);
 
-uint64_t CallSeed(uint64_t root, const std::string& uuid, absl::string_view phase, int trial,
-                  int call) {
-  return StableHash64(absl::StrCat(root, "/", uuid, "/", phase, "/", trial, "/", call));
-}
-
 class Harness {
  public:
   Harness(const RunnerJob& job, std::string dir, std::ostream& out)
@@ -64,76 +52,14 @@ class Harness {
         torch_link_(absl::Seconds(job.isolation.call_deadline_s)) {}
 
   int Run() {
-    absl::StatusOr<workloads::Definition> def = workloads::ParseDefinition(job_.definition_json, "job");
-    if (!def.ok()) return FailAll(v1::INFRA_ERROR, std::string(def.status().message()), kRunnerBadJob);
-    def_ = *std::move(def);
-    trials_ = job_.trials > 0 ? job_.trials : std::max(def_.trials, 1);
-    tol_ = {def_.tolerance.atol, def_.tolerance.rtol, def_.tolerance.required_matched_ratio};
-    call_deadline_ = absl::Seconds(job_.isolation.call_deadline_s);
-    absl::StatusOr<bool> torch = UsePyTorch();
-    if (!torch.ok()) return FailAll(v1::INFRA_ERROR, std::string(torch.status().message()), kRunnerOk);
-    use_torch_ = *torch;
-
+    if (std::optional<int> ended = ReadJob()) return *ended;
     // 1. The boundary, while the runner still has the worker's privileges
     // (which also read the inputs a dataset fixes).
     LoadFixedInputs();
     absl::StatusOr<std::unique_ptr<Isolation>> iso = Isolation::Prepare(job_, dir_);
     if (!iso.ok()) return FailAll(v1::INFRA_ERROR, Infra("isolation", iso.status()), kRunnerOk);
     isolation_ = iso->get();
-    int cpair[2], opipe[2], rpair[2];
-    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, cpair) != 0 ||
-        pipe2(opipe, O_CLOEXEC) != 0 ||
-        socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, rpair) != 0) {
-      return FailAll(v1::INFRA_ERROR, "cannot create the hosts' channels", kRunnerOk);
-    }
-    absl::StatusOr<std::unique_ptr<sandbox::SandboxedProcess>> sandboxed =
-        (*iso)->SpawnCandidateHost(cpair[1], opipe[1]);
-    close(cpair[1]);
-    close(opipe[1]);
-    if (!sandboxed.ok()) {
-      return FailAll(v1::INFRA_ERROR, Infra("the candidate host's sandbox", sandboxed.status()),
-                     kRunnerOk);
-    }
-    const std::string artifact = (*iso)->candidate_artifact();
-    absl::StatusOr<pid_t> reference_pid =
-        use_torch_ ? StartTorchHost(**iso, job_.torch, rpair[1], {rpair[0], cpair[0], opipe[0]})
-                   : (*iso)->ForkReferenceHost([&]() {
-                       close(rpair[0]);
-                       close(cpair[0]);
-                       close(opipe[0]);
-                       const workloads::Definition& d = def_;
-                       return RunHostLoop(
-                           rpair[1],
-                           [&d](const Request&) -> absl::StatusOr<std::unique_ptr<Candidate>> {
-                             return MakeReferenceTarget(d);
-                           });
-                     });
-    close(rpair[1]);
-    if (!reference_pid.ok()) {
-      close(rpair[0]);
-      return FailAll(v1::INFRA_ERROR, Infra("the reference host", reference_pid.status()), kRunnerOk);
-    }
-    reference_pid_ = *reference_pid;
-    reference_ = std::make_unique<HostChannel>(rpair[0], [pid = reference_pid_]() {
-      int status = 0;
-      if (waitpid(pid, &status, WNOHANG) == pid) {
-        return absl::StrCat("the reference host ended (status ", status, ")");
-      }
-      return std::string("the reference host stopped answering");
-    });
-    if (absl::Status s = (*iso)->DropPrivileges(); !s.ok()) {
-      EndReferenceHost();
-      return FailAll(v1::INFRA_ERROR, Infra("dropping privileges", s), kRunnerOk);
-    }
-    for (const std::string& p : (*iso)->Protections()) std::cerr << "ptxbench-runner: " << p << "\n";
-    candidate_ = std::make_shared<WatchedHost>(*std::move(sandboxed), opipe[0]);
-    // Every wait of the harness is bounded by the call deadline; if it is held
-    // up anyway (a CUDA call of the harness that the candidate's broken
-    // context blocks), the candidate host goes, which releases it.
-    StartStuckReporter(call_deadline_ + absl::Seconds(10),
-                       [host = std::weak_ptr<WatchedHost>(candidate_)] {
-                         if (auto h = host.lock()) h->Kill(sandbox::SandboxedProcess::KillReason::kDeadline);
-                       });
+    if (std::optional<int> ended = StartHosts(**iso)) return *ended;
     Progress("isolation ready");
 
     // 2. The GPU, and every buffer before any host runs (a host that hogs
@@ -159,10 +85,118 @@ class Harness {
     Progress("reference timed; starting the candidate host");
 
     // 4. The candidate.
+    return EvaluateCandidate();
+  }
+
+  bool results_lost() const { return results_lost_; }
+
+  // Ends the hosts, and removes the candidate's sandbox (its cgroup).
+  void EndHosts() {
+    candidate_.reset();
+    EndReferenceHost();
+  }
+
+ private:
+  static std::string Infra(absl::string_view what, const absl::Status& s) {
+    return absl::StrCat(what, ": ", s.message());
+  }
+
+  // One result line, checked: a line that cannot be written (the worker's
+  // disk is full) makes the run end with kRunnerResultsLost, so the worker
+  // says so instead of blaming the kernel for what it cannot read.
+  void Emit(const std::string& line) {
+    out_ << line << std::flush;
+    if (!out_.good()) results_lost_ = true;
+  }
+
+  int FailAll(v1::EvalStatus status, const std::string& error, int code) {
+    for (const WorkloadSpec& w : job_.workloads) Emit(TraceLine(FailedTrace(w, status, error)));
+    return code;
+  }
+
+  // The definition, the trial count, the tolerance, the reference choice.
+  std::optional<int> ReadJob() {
+    absl::StatusOr<workloads::Definition> def = workloads::ParseDefinition(job_.definition_json, "job");
+    if (!def.ok()) return FailAll(v1::INFRA_ERROR, std::string(def.status().message()), kRunnerBadJob);
+    def_ = *std::move(def);
+    trials_ = job_.trials > 0 ? job_.trials : std::max(def_.trials, 1);
+    tol_ = {def_.tolerance.atol, def_.tolerance.rtol, def_.tolerance.required_matched_ratio};
+    call_deadline_ = absl::Seconds(job_.isolation.call_deadline_s);
+    absl::StatusOr<bool> torch = UsesPyTorch(job_, def_);
+    if (!torch.ok()) return FailAll(v1::INFRA_ERROR, std::string(torch.status().message()), kRunnerOk);
+    use_torch_ = *torch;
+    return std::nullopt;
+  }
+
+  // The candidate host started suspended in its sandbox, the reference host
+  // forked (or the PyTorch one started), then the harness's privileges
+  // dropped. The candidate host's channel stays in candidate_fd_.
+  std::optional<int> StartHosts(Isolation& iso) {
+    int cpair[2], opipe[2], rpair[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, cpair) != 0 ||
+        pipe2(opipe, O_CLOEXEC) != 0 ||
+        socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, rpair) != 0) {
+      return FailAll(v1::INFRA_ERROR, "cannot create the hosts' channels", kRunnerOk);
+    }
+    absl::StatusOr<std::unique_ptr<sandbox::SandboxedProcess>> sandboxed =
+        iso.SpawnCandidateHost(cpair[1], opipe[1]);
+    close(cpair[1]);
+    close(opipe[1]);
+    if (!sandboxed.ok()) {
+      return FailAll(v1::INFRA_ERROR, Infra("the candidate host's sandbox", sandboxed.status()),
+                     kRunnerOk);
+    }
+    candidate_fd_ = cpair[0];
+    artifact_ = iso.candidate_artifact();
+    absl::StatusOr<pid_t> reference_pid =
+        use_torch_ ? StartTorchHost(iso, job_.torch, rpair[1], {rpair[0], cpair[0], opipe[0]})
+                   : iso.ForkReferenceHost([&]() {
+                       close(rpair[0]);
+                       close(cpair[0]);
+                       close(opipe[0]);
+                       const workloads::Definition& d = def_;
+                       return RunHostLoop(
+                           rpair[1],
+                           [&d](const Request&) -> absl::StatusOr<std::unique_ptr<Candidate>> {
+                             return MakeReferenceTarget(d);
+                           });
+                     });
+    close(rpair[1]);
+    if (!reference_pid.ok()) {
+      close(rpair[0]);
+      return FailAll(v1::INFRA_ERROR, Infra("the reference host", reference_pid.status()), kRunnerOk);
+    }
+    reference_pid_ = *reference_pid;
+    reference_ = std::make_unique<HostChannel>(rpair[0], [pid = reference_pid_]() {
+      int status = 0;
+      if (waitpid(pid, &status, WNOHANG) == pid) {
+        return absl::StrCat("the reference host ended (status ", status, ")");
+      }
+      return std::string("the reference host stopped answering");
+    });
+    if (absl::Status s = iso.DropPrivileges(); !s.ok()) {
+      EndReferenceHost();
+      return FailAll(v1::INFRA_ERROR, Infra("dropping privileges", s), kRunnerOk);
+    }
+    for (const std::string& p : iso.Protections()) std::cerr << "ptxbench-runner: " << p << "\n";
+    candidate_ = std::make_shared<WatchedHost>(*std::move(sandboxed), opipe[0]);
+    // Every wait of the harness is bounded by the call deadline; if it is held
+    // up anyway (a CUDA call of the harness that the candidate's broken
+    // context blocks), the candidate host goes, which releases it.
+    StartStuckReporter(call_deadline_ + absl::Seconds(10),
+                       [host = std::weak_ptr<WatchedHost>(candidate_)] {
+                         if (auto h = host.lock()) h->Kill(sandbox::SandboxedProcess::KillReason::kDeadline);
+                       });
+    return std::nullopt;
+  }
+
+  // The candidate host released, calibrated (its own code still), the
+  // submission loaded, then every workload in turn.
+  int EvaluateCandidate() {
     if (absl::Status s = candidate_->Release(); !s.ok()) {
       return FailAll(v1::INFRA_ERROR, Infra("starting the candidate host", s), kRunnerOk);
     }
-    HostChannel cand(cpair[0], [this]() {
+    HostChannel cand(candidate_fd_, [this]() {
       candidate_->WaitForEnd(absl::Seconds(2));
       return candidate_->Describe();
     });
@@ -177,7 +211,7 @@ class Harness {
     Progress("candidate host calibrated; loading the kernel");
     Request load{Op::kLoad};
     load.language = job_.language;
-    load.artifact = artifact;
+    load.artifact = artifact_;
     load.launch_spec = job_.launch_spec;
     for (const workloads::Axis& a : def_.axes) load.axis_order.push_back(a.name);
     if (std::optional<v1::WorkloadTrace> failed = LoadCandidate(cand, load)) {
@@ -188,15 +222,22 @@ class Harness {
       }
       return candidate_->ended() ? kRunnerCandidateFailed : kRunnerOk;
     }
+    EvaluateWorkloads(cand);
+    (void)cand.Send(Request{Op::kQuit});
+    candidate_->WaitForEnd(absl::Seconds(2));
+    Progress("done");
+    return candidate_failed_ ? kRunnerCandidateFailed : kRunnerOk;
+  }
+
+  // Each workload's trace; after one that stopped the host, the rest say so.
+  void EvaluateWorkloads(HostChannel& cand) {
     std::string stopped_at;
     for (size_t i = 0; i < job_.workloads.size(); ++i) {
       const WorkloadSpec& w = job_.workloads[i];
       if (!stopped_at.empty()) {
-        v1::WorkloadTrace t;
-        SetIdentity(t, w);
-        t.set_status(v1::RUNTIME_ERROR);
-        t.add_errors(absl::StrCat("not run: the evaluation stopped at workload ", stopped_at));
-        Emit(TraceLine(t));
+        Emit(TraceLine(FailedTrace(
+            w, v1::RUNTIME_ERROR,
+            absl::StrCat("not run: the evaluation stopped at workload ", stopped_at))));
         continue;
       }
       Emit(StartedLine(w.uuid));
@@ -205,73 +246,6 @@ class Harness {
       Emit(TraceLine(Evaluate(i, cand, &stop)));
       if (stop) stopped_at = w.uuid;
     }
-    (void)cand.Send(Request{Op::kQuit});
-    candidate_->WaitForEnd(absl::Seconds(2));
-    Progress("done");
-    return candidate_failed_ ? kRunnerCandidateFailed : kRunnerOk;
-  }
-
-  bool results_lost() const { return results_lost_; }
-
-  // Ends the hosts, and removes the candidate's sandbox (its cgroup).
-  void EndHosts() {
-    candidate_.reset();
-    EndReferenceHost();
-  }
-
- private:
-  struct Workload {
-    std::unique_ptr<Reference> reference;  // the harness's own: inputs and expected outputs
-    std::unique_ptr<Reference> native;     // compare_references: the native one beside it
-    std::optional<WorkloadBuffers> buffers;
-    std::string error;  // why it cannot be evaluated (infrastructure)
-    double reference_ms = 0;
-    std::string reference_log;
-  };
-
-
-  static std::string Infra(absl::string_view what, const absl::Status& s) {
-    return absl::StrCat(what, ": ", s.message());
-  }
-
-  static void SetIdentity(v1::WorkloadTrace& t, const WorkloadSpec& w) {
-    t.set_workload_uuid(w.uuid);
-    t.mutable_axes()->clear();
-    for (const auto& [k, v] : w.axes) (*t.mutable_axes())[k] = v;
-  }
-
-  // One result line, checked: a line that cannot be written (the worker's
-  // disk is full) makes the run end with kRunnerResultsLost, so the worker
-  // says so instead of blaming the kernel for what it cannot read.
-  void Emit(const std::string& line) {
-    out_ << line << std::flush;
-    if (!out_.good()) results_lost_ = true;
-  }
-
-  int FailAll(v1::EvalStatus status, const std::string& error, int code) {
-    for (const WorkloadSpec& w : job_.workloads) {
-      v1::WorkloadTrace t;
-      SetIdentity(t, w);
-      t.set_status(status);
-      t.add_errors(error);
-      Emit(TraceLine(t));
-    }
-    return code;
-  }
-
-  // Which reference the job gets (job.h ReferenceChoice); an error names
-  // why the definition has none.
-  absl::StatusOr<bool> UsePyTorch() const {
-    if (job_.reference == ReferenceChoice::kPyTorch || job_.compare_references) {
-      if (def_.reference.empty()) {
-        return absl::FailedPreconditionError(
-            absl::StrCat("definition ", def_.name, " has no PyTorch reference"));
-      }
-      return true;
-    }
-    if (job_.reference == ReferenceChoice::kNative) return false;
-    PTXB_ASSIGN_OR_RETURN(const workloads::ReferenceKind kind, workloads::ChooseReference(def_));
-    return kind == workloads::ReferenceKind::kPyTorch;
   }
 
   // The values the workloads fix, read now with the worker's privileges.
@@ -299,64 +273,9 @@ class Harness {
   }
 
   void PrepareWorkloads() {
-    workloads_.resize(job_.workloads.size());
     for (size_t i = 0; i < job_.workloads.size(); ++i) {
-      Workload& w = workloads_[i];
-      if (!fixed_[i].ok()) {
-        w.error = Infra("the workload's inputs", fixed_[i].status());
-        continue;
-      }
-      if (!use_torch_ || job_.compare_references) {
-        absl::StatusOr<std::unique_ptr<Reference>> ref = MakeReference(def_, job_.workloads[i].axes);
-        if (!ref.ok()) {
-          w.error = std::string(ref.status().message());
-          continue;
-        }
-        (use_torch_ ? w.native : w.reference) = *std::move(ref);
-      }
-      if (use_torch_) {
-        w.reference = std::make_unique<TorchReference>(&torch_link_, i, WorkloadRequest(i, {}));
-      }
-      absl::StatusOr<WorkloadBuffers> b =
-          WorkloadBuffers::Allocate(def_, job_.workloads[i].axes, use_torch_);
-      if (!b.ok()) {
-        w.error = std::string(b.status().message());
-        continue;
-      }
-      w.buffers.emplace(*std::move(b));
-      for (const FixedValue& f : *fixed_[i]) {
-        if (absl::Status s = w.buffers->Fix(f.index, f.bytes); !s.ok()) {
-          w.error = Infra("the workload's inputs", s);
-          break;
-        }
-      }
-      fixed_[i]->clear();  // on the GPU now
+      workloads_.push_back(PrepareWorkload(job_, def_, i, use_torch_, &torch_link_, fixed_[i]));
     }
-  }
-
-  Request WorkloadRequest(size_t i, const std::vector<protocol::TensorMeta>& tensors) const {
-    Request r{Op::kWorkload};
-    r.axes = job_.workloads[i].axes;
-    r.tensors = tensors;
-    r.num_inputs = static_cast<int>(def_.inputs.size());
-    for (const FixedInput& f : job_.workloads[i].fixed) {
-      if (f.path.empty()) r.scalars[f.name] = f.scalar_json;
-    }
-    return r;
-  }
-
-  // Workload `i` to `host` with its shared buffers (their descriptors
-  // attached); kInternal when the harness cannot export them, else the
-  // channel's answer.
-  absl::StatusOr<Reply> SendWorkload(HostChannel& host, size_t i, absl::Duration timeout) {
-    absl::StatusOr<WorkloadBuffers::Exported> shared = workloads_[i].buffers->Export();
-    if (!shared.ok()) {
-      return absl::InternalError(absl::StrCat("sharing the buffers: ", shared.status().message()));
-    }
-    absl::StatusOr<Reply> reply =
-        host.Ask(WorkloadRequest(i, shared->tensors), timeout, shared->descriptors);
-    for (int fd : shared->descriptors) close(fd);
-    return reply;
   }
 
   void TimeReferences(HostChannel& host) {
@@ -371,7 +290,7 @@ class Harness {
       }
     }
     for (size_t i = 0; i < workloads_.size(); ++i) {
-      Workload& w = workloads_[i];
+      PreparedWorkload& w = workloads_[i];
       if (!w.error.empty()) continue;
       if (!calibration.ok()) {
         w.error = Infra("the reference host", calibration.status());
@@ -388,9 +307,9 @@ class Harness {
   }
 
   absl::StatusOr<double> TimeReference(HostChannel& host, size_t i, const Calibration& cal) {
-    Workload& w = workloads_[i];
+    PreparedWorkload& w = workloads_[i];
     const WorkloadSpec& spec = job_.workloads[i];
-    absl::StatusOr<Reply> reply = SendWorkload(host, i, kRequestTimeout);
+    absl::StatusOr<Reply> reply = SendWorkload(host, def_, spec, *w.buffers, kRequestTimeout);
     if (!reply.ok()) return reply.status();
     if (!reply->ok) return absl::InternalError(reply->text);
     torch_link_.Selected(i);
@@ -440,57 +359,27 @@ class Harness {
     return t;
   }
 
-  // A call of the candidate that did not end well: the trace's status.
-  v1::EvalStatus Blame(const CallResult& r, std::string* error, bool* stop) {
-    switch (r.end) {
-      case CallEnd::kOk:
-        return v1::PASSED;
-      case CallEnd::kRefused:
-        *error = absl::StrCat("run() failed: ", r.message);
-        *stop = timer_->stream_stuck();
-        candidate_failed_ |= timer_->stream_stuck();  // a CUDA error in the call's work
-        return v1::RUNTIME_ERROR;
-      case CallEnd::kGone:
-        *error = r.message;
-        *stop = true;
-        candidate_failed_ = true;
-        return v1::RUNTIME_ERROR;
-      case CallEnd::kTimeout:
-        At("killing the candidate host");
-        candidate_->Kill(sandbox::SandboxedProcess::KillReason::kDeadline);
-        *error = r.message;
-        *stop = true;
-        candidate_failed_ = true;
-        return v1::TIMEOUT;
-      case CallEnd::kInfra:
-        *error = r.message;
-        *stop = true;
-        return v1::INFRA_ERROR;
-    }
-    return v1::INFRA_ERROR;
-  }
+  // A failed step of a workload's evaluation: its status and errors.
+  using Failure = std::pair<v1::EvalStatus, std::vector<std::string>>;
 
+  // One workload on the candidate host: its buffers sent, `trials` checked
+  // calls on fresh inputs, then `trials` timing runs with every call checked.
   v1::WorkloadTrace Evaluate(size_t i, HostChannel& host, bool* stop) {
     const WorkloadSpec& spec = job_.workloads[i];
-    Workload& w = workloads_[i];
+    PreparedWorkload& w = workloads_[i];
     v1::WorkloadTrace trace;
     SetIdentity(trace, spec);
-    std::string log = absl::StrFormat(
-        "gpu %s; inputs from seed %d (secret during the evaluation; per call: "
-        "StableHash64(\"seed/uuid/phase/trial/call\")); %d trials, %d warm-up + %d timed calls; "
-        "timed by the harness (bracket minus calibrated overhead)\n",
-        gpu_name_, job_.seed, trials_, job_.warmup_calls, job_.timed_calls);
-    log += w.reference_log;
-    log += candidate_calibration_.log;
+    std::string log = MethodLine(gpu_name_, job_, trials_) + w.reference_log +
+                      candidate_calibration_.log;
     if (w.reference != nullptr) trace.set_reference(w.reference->Name());
     if (!def_.inputs.empty() && spec.fixed.size() == def_.inputs.size()) {
       log += "note: the dataset fixes every input of this workload, so every call gets the same "
              "inputs: outputs kept from an earlier call cannot be told from computed ones\n";
     }
-    auto finish = [&](v1::EvalStatus status, const std::vector<std::string>& errors) {
-      trace.set_status(status);
-      for (const std::string& e : errors) trace.add_errors(e);
-      if (status == v1::RUNTIME_ERROR || status == v1::TIMEOUT) {
+    auto finish = [&](const Failure& f) {
+      trace.set_status(f.first);
+      for (const std::string& e : f.second) trace.add_errors(e);
+      if (f.first == v1::RUNTIME_ERROR || f.first == v1::TIMEOUT) {
         if (const std::string full = isolation_->DiskFullNote(); !full.empty()) {
           trace.add_errors(full);
         }
@@ -501,210 +390,150 @@ class Harness {
       trace.set_log(log);
       return trace;
     };
-    if (!w.error.empty()) return finish(v1::INFRA_ERROR, {w.error});
-    At("workload request");
-    absl::StatusOr<Reply> reply = SendWorkload(host, i, call_deadline_);
-    if (!reply.ok() && absl::IsInternal(reply.status())) {
-      return finish(v1::INFRA_ERROR, {std::string(reply.status().message())});
-    }
-    if (!reply.ok()) {
-      *stop = true;
-      return finish(absl::IsDeadlineExceeded(reply.status()) ? v1::TIMEOUT : v1::RUNTIME_ERROR,
-                    {host.WhyGone()});
-    }
-    if (!reply->ok) return finish(v1::RUNTIME_ERROR, {reply->text});
-
-    const double overhead = candidate_calibration_.overhead_ms;
-    const double tolerance = candidate_calibration_.tolerance_ms;
-    const absl::Time workload_start = absl::Now();
-    double bracketed_ms = 0;  // the GPU time inside brackets, for "where the time goes"
-    int forced = 0;
-    // One checked call on set `set`; nullopt when it went well.
-    auto checked_call = [&](int set, uint64_t seed, CallCheck* check,
-                            double* bracket) -> std::optional<std::pair<v1::EvalStatus, std::vector<std::string>>> {
-      At("prepare");
-      absl::Status s = w.buffers->Prepare(*w.reference, seed, /*expected=*/true, stream_);
-      if (s.ok()) s = gpu::L2Flusher::ResetPersisting();
-      if (!s.ok()) {
-        *stop = true;
-        return std::make_pair(v1::INFRA_ERROR, std::vector<std::string>{Infra("preparing inputs", s)});
-      }
-      Request r{Op::kCall};
-      r.set = set;
-      CallResult c = timer_->Call(
-          host, r, [&](cudaStream_t st) { return w.buffers->Stage(set, st); },
-          [&](cudaStream_t st) { return w.buffers->EnqueueChecks(set, tol_, st); });
-      forced += c.gate_forced;
-      std::string error;
-      if (const v1::EvalStatus bad = Blame(c, &error, stop); bad != v1::PASSED) {
-        return std::make_pair(bad, std::vector<std::string>{error});
-      }
-      At("read checks");
-      absl::StatusOr<CallCheck> read = w.buffers->ReadChecks(set, tol_);
-      if (!read.ok()) {
-        *stop = true;
-        return std::make_pair(v1::INFRA_ERROR, std::vector<std::string>{Infra("checks", read.status())});
-      }
-      *check = *read;
-      *bracket = c.bracket_ms;
-      if (!check->passed) return std::make_pair(v1::INCORRECT_NUMERICAL, check->errors);
-      return std::nullopt;
-    };
-    auto note_check = [&](const CallCheck& check, bool first) {
-      trace.set_max_abs_error(std::max(trace.max_abs_error(), check.max_abs_error));
-      trace.set_max_rel_error(std::max(trace.max_rel_error(), check.max_rel_error));
-      trace.set_matched_ratio(first ? check.matched_ratio
-                                    : std::min(trace.matched_ratio(), check.matched_ratio));
-    };
-
-    // Correctness: one call per trial on fresh inputs.
-    for (int t = 0; t < trials_; ++t) {
-      CallCheck check;
-      double bracket = 0;
-      auto bad = checked_call(0, CallSeed(job_.seed, spec.uuid, "check", t, 0), &check, &bracket);
-      note_check(check, t == 0);
-      if (bad) {
-        absl::StrAppend(&log, "correctness trial ", t, ": ", v1::EvalStatus_Name(bad->first), "\n");
-        return finish(bad->first, bad->second);
-      }
-    }
-    absl::StrAppend(&log, "correctness: ", trials_, " trials passed\n");
-
-    // Timing, with every call's outputs checked.
-    std::vector<double> medians;
-    for (int t = 0; t < trials_; ++t) {
-      std::vector<double> samples;
-      for (int call = 0; call < job_.warmup_calls + job_.timed_calls; ++call) {
-        const int set = call % WorkloadBuffers::kSets;
-        CallCheck check;
-        double bracket = 0;
-        auto bad = checked_call(set, CallSeed(job_.seed, spec.uuid, "time", t, call), &check, &bracket);
-        if (bad) {
-          std::vector<std::string> errors = bad->second;
-          if (bad->first == v1::INCORRECT_NUMERICAL) {
-            errors.insert(errors.begin(),
-                          absl::StrCat("the outputs of timed call ", call, " (trial ", t,
-                                       ", fresh inputs) are wrong although the correctness calls "
-                                       "passed: results must be computed by every call, and be "
-                                       "complete when the call's work is"));
-          }
-          absl::StrAppend(&log, "timing trial ", t, ": ", v1::EvalStatus_Name(bad->first), "\n");
-          return finish(bad->first, errors);
-        }
-        bracketed_ms += bracket;
-        const double latency = bracket - overhead;
-        if (latency < -tolerance) {
-          // Shorter than a call that does nothing: the synchronization was
-          // tampered with.
-          return finish(v1::RUNTIME_ERROR,
-                        {absl::StrFormat("integrity check failed at timed call %d (trial %d): the "
-                                         "harness's bracket (%.4f ms) is shorter than the "
-                                         "calibrated cost of a call (%.4f ms, tolerance %.4f ms)",
-                                         call, t, bracket, overhead, tolerance)});
-        }
-        if (call >= job_.warmup_calls) samples.push_back(std::max(latency, 1e-6));
-      }
-      const gpu::SampleStats s = gpu::Summarize(samples);
-      medians.push_back(s.median);
-      absl::StrAppendFormat(&log,
-                            "candidate trial %d: median %.4f ms (min %.4f, max %.4f, cv %.2f%%); "
-                            "all %d calls' outputs checked\n",
-                            t, s.median, s.min, s.max, 100 * s.cv,
-                            job_.warmup_calls + job_.timed_calls);
-    }
-    if (forced > 0) {
-      absl::StrAppend(&log, forced, " calls synchronized inside run() (or loaded code): the gate "
-                            "was opened for them, so their host time is in their measurement\n");
+    if (!w.error.empty()) return finish({v1::INFRA_ERROR, {w.error}});
+    if (std::optional<Failure> f = SendCandidateWorkload(host, i, stop)) return finish(*f);
+    WorkloadCalls calls{spec, w, host, stop};
+    if (std::optional<Failure> f = CheckCorrectness(calls, &trace, &log)) return finish(*f);
+    const absl::Time start = absl::Now();
+    TimingTally tally(candidate_calibration_.overhead_ms, candidate_calibration_.tolerance_ms,
+                      job_.warmup_calls);
+    if (std::optional<Failure> f = TimeCalls(calls, tally, &log)) return finish(*f);
+    if (calls.forced > 0) {
+      absl::StrAppend(&log, calls.forced, " calls synchronized inside run() (or loaded code): the "
+                      "gate was opened for them, so their host time is in their measurement\n");
     }
     absl::StrAppendFormat(&log,
                           "wall: this workload %.2f s (timed brackets %.2f s); the harness so far "
                           "%.2f s\n",
-                          absl::ToDoubleSeconds(absl::Now() - workload_start), bracketed_ms / 1000,
+                          absl::ToDoubleSeconds(absl::Now() - start), tally.bracketed_ms() / 1000,
                           SecondsSinceStart());
-    const double latency = gpu::Summarize(medians).mean;
-    trace.set_latency_ms(latency);
-    trace.set_reference_latency_ms(w.reference_ms);
-    trace.set_speedup(latency > 0 ? w.reference_ms / latency : 0);
-    absl::StatusOr<WorkloadCost> cost = CostOf(def_, spec.axes);
-    if (cost.ok()) {
-      const double roofline = RooflineFraction(*cost, PeaksFor(gpu_name_), latency);
-      trace.set_roofline_fraction(roofline);
-      if (roofline > 1.1) {
-        return finish(v1::RUNTIME_ERROR,
-                      {absl::StrFormat("integrity check failed: %.4f ms is %.0f%% of the roofline "
-                                       "time, faster than the GPU's peaks allow",
-                                       latency, 100 * roofline)});
-      }
-      if (cost->flops > 0 && latency > 0) {
-        absl::StrAppendFormat(&log, "%.1f TFLOP/s; reference %.1f TFLOP/s\n",
-                              cost->flops / (latency * 1e9), cost->flops / (w.reference_ms * 1e9));
-      }
+    if (std::optional<std::string> forged = SetFigures(def_, spec, gpu_name_, tally.latency_ms(),
+                                                       w.reference_ms, &trace, &log)) {
+      return finish({v1::RUNTIME_ERROR, {*forged}});
     }
-    return finish(v1::PASSED, {});
+    return finish({v1::PASSED, {}});
   }
 
-  // compare_references jobs: the PyTorch reference's outputs (in buffer set
-  // 0, checked as a candidate's are) against the native one's, on fresh
-  // inputs per trial; its time as the reference time.
+  // Workload `i`'s buffers to the candidate host; a failure is the host's
+  // (a refusal, a hang, an exit) but for the harness's own export.
+  std::optional<Failure> SendCandidateWorkload(HostChannel& host, size_t i, bool* stop) {
+    At("workload request");
+    absl::StatusOr<Reply> reply = SendWorkload(host, def_, job_.workloads[i], *workloads_[i].buffers, call_deadline_);
+    if (!reply.ok() && absl::IsInternal(reply.status())) {
+      return Failure{v1::INFRA_ERROR, {std::string(reply.status().message())}};
+    }
+    if (!reply.ok()) {
+      *stop = true;
+      return Failure{absl::IsDeadlineExceeded(reply.status()) ? v1::TIMEOUT : v1::RUNTIME_ERROR,
+                     {host.WhyGone()}};
+    }
+    if (!reply->ok) return Failure{v1::RUNTIME_ERROR, {reply->text}};
+    return std::nullopt;
+  }
+
+  // The calls of one workload on the candidate host.
+  struct WorkloadCalls {
+    const WorkloadSpec& spec;
+    PreparedWorkload& w;
+    HostChannel& host;
+    bool* stop;
+    int forced = 0;  // calls whose gate was opened before they enqueued
+  };
+
+  // One checked call on buffer set `set`: nullopt when it went well, with
+  // its checks in `check` and its bracket in `bracket`.
+  std::optional<Failure> CheckedCall(WorkloadCalls& calls, int set, uint64_t seed,
+                                     CallCheck* check, double* bracket) {
+    PreparedWorkload& w = calls.w;
+    At("prepare");
+    absl::Status s = w.buffers->Prepare(*w.reference, seed, /*expected=*/true, stream_);
+    if (s.ok()) s = gpu::L2Flusher::ResetPersisting();
+    if (!s.ok()) {
+      *calls.stop = true;
+      return Failure{v1::INFRA_ERROR, {Infra("preparing inputs", s)}};
+    }
+    Request r{Op::kCall};
+    r.set = set;
+    CallResult c = timer_->Call(
+        calls.host, r, [&](cudaStream_t st) { return w.buffers->Stage(set, st); },
+        [&](cudaStream_t st) { return w.buffers->EnqueueChecks(set, tol_, st); });
+    calls.forced += c.gate_forced;
+    const CallVerdict verdict = JudgeCall(c, timer_->stream_stuck());
+    *calls.stop |= verdict.stop;
+    candidate_failed_ |= verdict.candidate_failed;
+    if (verdict.kill) {
+      At("killing the candidate host");
+      candidate_->Kill(sandbox::SandboxedProcess::KillReason::kDeadline);
+    }
+    if (verdict.status != v1::PASSED) return Failure{verdict.status, {verdict.error}};
+    At("read checks");
+    absl::StatusOr<CallCheck> read = w.buffers->ReadChecks(set, tol_);
+    if (!read.ok()) {
+      *calls.stop = true;
+      return Failure{v1::INFRA_ERROR, {Infra("checks", read.status())}};
+    }
+    *check = *read;
+    *bracket = c.bracket_ms;
+    if (!check->passed) return Failure{v1::INCORRECT_NUMERICAL, check->errors};
+    return std::nullopt;
+  }
+
+  // Correctness: one call per trial on fresh inputs.
+  std::optional<Failure> CheckCorrectness(WorkloadCalls& calls, v1::WorkloadTrace* trace,
+                                          std::string* log) {
+    for (int t = 0; t < trials_; ++t) {
+      CallCheck check;
+      double bracket = 0;
+      std::optional<Failure> bad =
+          CheckedCall(calls, 0, CallSeed(job_.seed, calls.spec.uuid, "check", t, 0), &check, &bracket);
+      NoteCheck(check, t == 0, trace);
+      if (bad) {
+        absl::StrAppend(log, "correctness trial ", t, ": ", v1::EvalStatus_Name(bad->first), "\n");
+        return bad;
+      }
+    }
+    absl::StrAppend(log, "correctness: ", trials_, " trials passed\n");
+    return std::nullopt;
+  }
+
+  // Timing: `trials` runs of warm-up + timed calls, alternating buffer sets,
+  // every call on fresh inputs and checked.
+  std::optional<Failure> TimeCalls(WorkloadCalls& calls, TimingTally& tally, std::string* log) {
+    const int per_trial = job_.warmup_calls + job_.timed_calls;
+    for (int t = 0; t < trials_; ++t) {
+      for (int call = 0; call < per_trial; ++call) {
+        CallCheck check;
+        double bracket = 0;
+        std::optional<Failure> bad =
+            CheckedCall(calls, call % WorkloadBuffers::kSets,
+                        CallSeed(job_.seed, calls.spec.uuid, "time", t, call), &check, &bracket);
+        if (bad) {
+          if (bad->first == v1::INCORRECT_NUMERICAL) {
+            bad->second.insert(bad->second.begin(), WrongTimedCallError(t, call));
+          }
+          absl::StrAppend(log, "timing trial ", t, ": ", v1::EvalStatus_Name(bad->first), "\n");
+          return bad;
+        }
+        if (std::optional<std::string> tampered = tally.Add(t, call, bracket)) {
+          return Failure{v1::RUNTIME_ERROR, {*tampered}};
+        }
+      }
+      tally.EndTrial(t, per_trial, log);
+    }
+    return std::nullopt;
+  }
+
+  // The jobs that measure the references only (prepared_workload.h).
   int CompareReferences() {
     for (size_t i = 0; i < job_.workloads.size(); ++i) {
-      Workload& w = workloads_[i];
-      v1::WorkloadTrace t;
-      SetIdentity(t, job_.workloads[i]);
-      t.set_reference_latency_ms(w.reference_ms);
-      t.set_status(v1::PASSED);
-      std::string log = w.reference_log;
-      for (int trial = 0; w.error.empty() && trial < trials_; ++trial) {
-        absl::StatusOr<CallCheck> check = CompareOnce(w, CallSeed(job_.seed, job_.workloads[i].uuid, "compare", trial, 0));
-        if (!check.ok()) {
-          w.error = Infra("comparing the references", check.status());
-          break;
-        }
-        t.set_max_abs_error(std::max(t.max_abs_error(), check->max_abs_error));
-        t.set_max_rel_error(std::max(t.max_rel_error(), check->max_rel_error));
-        t.set_matched_ratio(trial == 0 ? check->matched_ratio : std::min(t.matched_ratio(), check->matched_ratio));
-        absl::StrAppendFormat(&log, "trial %d: max abs %g, max rel %g, matched %.6f\n", trial,
-                              check->max_abs_error, check->max_rel_error, check->matched_ratio);
-        if (!check->passed) {
-          t.set_status(v1::INCORRECT_NUMERICAL);
-          for (const std::string& e : check->errors) t.add_errors(e);
-          break;
-        }
-      }
-      if (!w.error.empty()) {
-        t.set_status(v1::INFRA_ERROR);
-        t.add_errors(w.error);
-      }
-      t.set_reference(absl::StrCat("PyTorch, checked against ", w.native ? w.native->Name() : "none"));
-      t.set_log(log);
-      Emit(TraceLine(t));
+      Emit(TraceLine(CompareReferencesTrace(job_.workloads[i], workloads_[i], job_.seed, trials_,
+                                            tol_, stream_)));
     }
     return kRunnerOk;
   }
-
-  // One trial of CompareReferences: fresh inputs, the native outputs as the
-  // expected ones, the PyTorch outputs into set 0, checked.
-  absl::StatusOr<CallCheck> CompareOnce(Workload& w, uint64_t seed) {
-    PTXB_RETURN_IF_ERROR(w.buffers->Prepare(*w.native, seed, /*expected=*/true, stream_));
-    PTXB_RETURN_IF_ERROR(w.buffers->Stage(0, stream_));
-    PTXB_RETURN_IF_ERROR(w.reference->Run(w.buffers->inputs(0), w.buffers->outputs(0), stream_));
-    PTXB_RETURN_IF_ERROR(w.buffers->EnqueueChecks(0, tol_, stream_));
-    PTXB_RETURN_IF_ERROR(CudaStatus(cudaStreamSynchronize(stream_), "the checks"));
-    return w.buffers->ReadChecks(0, tol_);
-  }
-
-  // reference_only jobs: the reference's figures as the traces.
   int WriteReferenceFigures() {
     for (size_t i = 0; i < job_.workloads.size(); ++i) {
-      v1::WorkloadTrace t;
-      SetIdentity(t, job_.workloads[i]);
-      const Workload& w = workloads_[i];
-      t.set_status(w.error.empty() ? v1::PASSED : v1::INFRA_ERROR);
-      if (!w.error.empty()) t.add_errors(w.error);
-      t.set_reference_latency_ms(w.reference_ms);
-      if (w.reference != nullptr) t.set_reference(w.reference->Name());
-      t.set_log(w.reference_log);
-      Emit(TraceLine(t));
+      Emit(TraceLine(ReferenceFiguresTrace(job_.workloads[i], workloads_[i])));
     }
     return kRunnerOk;
   }
@@ -729,7 +558,7 @@ class Harness {
   std::string gpu_name_;
   cudaStream_t stream_ = nullptr;
   std::unique_ptr<CallTimer> timer_;
-  std::vector<Workload> workloads_;
+  std::vector<PreparedWorkload> workloads_;
   bool use_torch_ = false;
   // Per workload: the values it fixes, until they are on the GPU, or why
   // they cannot be made.
@@ -739,6 +568,8 @@ class Harness {
   TorchHostLink torch_link_;
   std::shared_ptr<WatchedHost> candidate_;
   const Isolation* isolation_ = nullptr;  // lives as long as Run()
+  int candidate_fd_ = -1;                 // the candidate host's channel
+  std::string artifact_;                  // the submission as the candidate host sees it
   Calibration candidate_calibration_;
   bool candidate_failed_ = false;
   bool results_lost_ = false;

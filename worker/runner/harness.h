@@ -19,6 +19,11 @@
 // Latency = mean over trials of the per-trial median of (bracket - the
 // host's calibrated overhead); speedup = reference latency / latency.
 //
+// Its pieces: prepared_workload.h (a workload's reference and buffers),
+// call_timer.h (one bracketed call in a host), workload_trace.h (what a call
+// that ended badly means, the samples, the integrity checks and the figures:
+// plain C++, tested without a GPU).
+//
 // Whatever the candidate host does or however it ends, it can only fail its
 // own evaluation: a reply it refuses, a crash, an exit, a closed channel, a
 // limit or a hang are RUNTIME_ERROR or TIMEOUT with what happened;

@@ -7,6 +7,7 @@
 #include "absl/strings/str_split.h"
 #include "google/protobuf/util/json_util.h"
 #include "nlohmann/json.hpp"
+#include "workloads/native_reference.h"
 
 namespace ptxbench::runner {
 
@@ -131,6 +132,20 @@ absl::StatusOr<RunnerJob> ParseJob(absl::string_view text) {
     return absl::InvalidArgumentError("job: trials/warmup_calls must be >= 0, timed_calls >= 1");
   }
   return job;
+}
+
+absl::StatusOr<bool> UsesPyTorch(const RunnerJob& job, const workloads::Definition& definition) {
+  if (job.reference == ReferenceChoice::kPyTorch || job.compare_references) {
+    if (definition.reference.empty()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("definition ", definition.name, " has no PyTorch reference"));
+    }
+    return true;
+  }
+  if (job.reference == ReferenceChoice::kNative) return false;
+  absl::StatusOr<workloads::ReferenceKind> kind = workloads::ChooseReference(definition);
+  if (!kind.ok()) return kind.status();
+  return *kind == workloads::ReferenceKind::kPyTorch;
 }
 
 std::string StartedLine(absl::string_view uuid) {

@@ -19,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "ptxbench/v1/common.pb.h"
+#include "workloads/definition.h"
 
 namespace ptxbench::runner {
 
@@ -120,6 +121,11 @@ struct RunnerJob {
 std::string SerializeJob(const RunnerJob& job);
 // kInvalidArgument naming the problem for a malformed job.
 absl::StatusOr<RunnerJob> ParseJob(absl::string_view json);
+
+// Whether `job` is measured against `definition`'s PyTorch reference (else
+// the native library): its choice, or the definition's own where it leaves
+// it open. An error names why the definition has no reference of that kind.
+absl::StatusOr<bool> UsesPyTorch(const RunnerJob& job, const workloads::Definition& definition);
 
 // The two kinds of result line (with the trailing newline).
 std::string StartedLine(absl::string_view uuid);

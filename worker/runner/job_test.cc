@@ -109,5 +109,24 @@ TEST(RunnerOutput, NothingUnfinishedAfterTheLastTrace) {
   EXPECT_TRUE(ParseRunnerOutput("").traces.empty());
 }
 
+TEST(UsesPyTorch, TheJobsChoiceOrTheDefinitionsReference) {
+  workloads::Definition d;
+  d.name = "no_torch";
+  RunnerJob job;
+  job.reference = ReferenceChoice::kNative;
+  EXPECT_EQ(UsesPyTorch(job, d).value_or(true), false);
+  // Asked for PyTorch (or a comparison with it) without a PyTorch reference:
+  // an error naming the definition, not a silent native run.
+  job.reference = ReferenceChoice::kPyTorch;
+  absl::StatusOr<bool> torch = UsesPyTorch(job, d);
+  ASSERT_FALSE(torch.ok());
+  EXPECT_NE(torch.status().message().find("no_torch has no PyTorch reference"), std::string::npos);
+  job.reference = ReferenceChoice::kNative;
+  job.compare_references = true;
+  EXPECT_FALSE(UsesPyTorch(job, d).ok());
+  d.reference = "def run(a): return a";
+  EXPECT_EQ(UsesPyTorch(job, d).value_or(false), true);
+}
+
 }  // namespace
 }  // namespace ptxbench::runner

@@ -27,6 +27,7 @@
 
 #include "absl/status/statusor.h"
 #include "ptxbench/kernel_abi.h"
+#include "worker/runner/call_outcome.h"
 #include "worker/runner/checks.h"
 #include "worker/runner/protocol.h"
 #include "worker/runner/references.h"
@@ -36,15 +37,6 @@
 #include "workloads/reference/device_memory.h"
 
 namespace ptxbench::runner {
-
-// What the checks of one call found.
-struct CallCheck {
-  bool passed = true;
-  std::vector<std::string> errors;  // one line per problem, for the model
-  double max_abs_error = 0;         // over all outputs
-  double max_rel_error = 0;
-  double matched_ratio = 1;  // the lowest over the outputs
-};
 
 class WorkloadBuffers {
  public:
