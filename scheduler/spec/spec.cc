@@ -34,6 +34,7 @@ using spec_internal::kExperimentName;
 using spec_internal::kMaxCount;
 using spec_internal::kMaxTurns;
 using spec_internal::Options;
+using spec_internal::ReadAgentSettings;
 using spec_internal::SpecReader;
 // std::map-backed: dump() of a normalized spec has sorted keys (canonical).
 using Canonical = nlohmann::json;
@@ -65,16 +66,72 @@ void FillOptions(const Options& o, Canonical& normalized, ExpandedExperiment& ou
   out.max_cost_usd = o.max_cost_usd;
 }
 
+// The matrix's mode: nullopt for the multiturn loop, else the agent object.
+// Each mode refuses the other's fields, naming what to use instead.
+absl::StatusOr<std::optional<AgentSettings>> ReadMode(const SpecReader& r, const Json& doc) {
+  std::string mode = "multiturn";
+  if (const Json* v = JsonReader::Member(doc, "mode")) {
+    PTXB_ASSIGN_OR_RETURN(mode, r.json().Enum(*v, "mode", {"multiturn", "agent"}));
+  }
+  const Json* agent = JsonReader::Member(doc, "agent");
+  if (mode == "multiturn") {
+    if (agent != nullptr) {
+      return r.Error("agent", *agent, "no agent object", "it applies only with \"mode\": \"agent\"");
+    }
+    return std::nullopt;
+  }
+  if (const Json* v = JsonReader::Member(doc, "num_turns")) {
+    return r.Error("num_turns", *v, "no num_turns in agent mode",
+                   "a session's evaluations are limited by agent.max_evaluations");
+  }
+  if (const Json* v = JsonReader::Member(doc, "context_policy")) {
+    return r.Error("context_policy", *v, "no context_policy in agent mode",
+                   "the agent CLI keeps its own context");
+  }
+  if (agent == nullptr) {
+    return r.json().Missing("agent", "an object naming the CLI and its budgets (mode is agent)");
+  }
+  PTXB_ASSIGN_OR_RETURN(AgentSettings settings, ReadAgentSettings(r, *agent));
+  return settings;
+}
+
+// Every (model, definition, tag, sample) of a matrix, in that order.
+void AddMatrixTrajectories(const std::vector<std::string>& models,
+                           const std::vector<std::string>& definitions,
+                           const std::vector<std::string>& tags, int64_t samples, int64_t turns,
+                           double speedup, ExpandedExperiment& out) {
+  for (const std::string& model : models) {
+    for (const std::string& definition : definitions) {
+      for (const std::string& tag : tags) {
+        for (int64_t i = 0; i < samples; ++i) {
+          TrajectorySpec t;
+          t.sample_index = static_cast<int32_t>(i);
+          t.trajectory_id = DeriveTrajectoryId(out.experiment_id, model, definition, tag,
+                                               t.sample_index);
+          t.model = model;
+          t.definition = definition;
+          t.prompt_tag = tag;
+          t.num_turns = static_cast<int32_t>(turns);
+          t.target_speedup = speedup;
+          out.trajectories.push_back(std::move(t));
+        }
+      }
+    }
+  }
+}
+
 absl::StatusOr<ExpandedExperiment> ExpandMatrix(const SpecReader& r, const Json& doc,
                                                 const SpecLimits& limits) {
   PTXB_RETURN_IF_ERROR(r.json().CheckKeys(
       doc, "",
       {"name", "models", "definitions", "prompt_tags", "samples", "num_turns", "target_speedup",
-       "context_policy", "language", "priority", "eval", "max_cost_usd", "architectures"},
+       "context_policy", "language", "priority", "eval", "max_cost_usd", "architectures", "mode",
+       "agent"},
       /*allow_comments=*/false));
   ExpandedExperiment out;
   auto name_it = doc.find("name");
   PTXB_ASSIGN_OR_RETURN(out.name, r.Name(name_it == doc.end() ? nullptr : &*name_it, ""));
+  PTXB_ASSIGN_OR_RETURN(out.agent, ReadMode(r, doc));
   PTXB_ASSIGN_OR_RETURN(std::vector<std::string> models,
                         r.DistinctList(doc, "models", &SpecReader::CheckModel));
   PTXB_ASSIGN_OR_RETURN(std::vector<std::string> definitions,
@@ -83,8 +140,12 @@ absl::StatusOr<ExpandedExperiment> ExpandMatrix(const SpecReader& r, const Json&
                         r.DistinctList(doc, "prompt_tags", &SpecReader::CheckPromptTag));
   PTXB_ASSIGN_OR_RETURN(const Json* samples_json, r.json().Required(doc, "", "samples"));
   PTXB_ASSIGN_OR_RETURN(int64_t samples, r.Count(*samples_json, "samples", kMaxCount));
-  PTXB_ASSIGN_OR_RETURN(const Json* turns_json, r.json().Required(doc, "", "num_turns"));
-  PTXB_ASSIGN_OR_RETURN(int64_t turns, r.Count(*turns_json, "num_turns", kMaxTurns));
+  // An agent session's turns are its evaluations, up to max_evaluations.
+  int64_t turns = out.agent ? out.agent->max_evaluations : 0;
+  if (!out.agent) {
+    PTXB_ASSIGN_OR_RETURN(const Json* turns_json, r.json().Required(doc, "", "num_turns"));
+    PTXB_ASSIGN_OR_RETURN(turns, r.Count(*turns_json, "num_turns", kMaxTurns));
+  }
   PTXB_ASSIGN_OR_RETURN(const Json* speedup_json, r.json().Required(doc, "", "target_speedup"));
   PTXB_ASSIGN_OR_RETURN(double speedup, r.Speedup(*speedup_json, "target_speedup"));
   PTXB_ASSIGN_OR_RETURN(Options options, r.ReadOptions(doc));
@@ -112,31 +173,21 @@ absl::StatusOr<ExpandedExperiment> ExpandMatrix(const SpecReader& r, const Json&
   normalized["definitions"] = definitions;
   normalized["prompt_tags"] = tags;
   normalized["samples"] = samples;
-  normalized["num_turns"] = turns;
   normalized["target_speedup"] = speedup;
   FillOptions(options, normalized, out);
+  if (out.agent) {
+    // Multiturn specs keep the keys (and hashes) they had before agent mode.
+    normalized["mode"] = "agent";
+    normalized["agent"] = AgentSettingsJson(*out.agent);
+    normalized.erase("context_policy");
+  } else {
+    normalized["num_turns"] = turns;
+  }
   out.normalized_json = normalized.dump();
 
   out.experiment_id = DeriveExperimentId(out.name);
   out.trajectories.reserve(static_cast<size_t>(total));
-  for (const std::string& model : models) {
-    for (const std::string& definition : definitions) {
-      for (const std::string& tag : tags) {
-        for (int64_t i = 0; i < samples; ++i) {
-          TrajectorySpec t;
-          t.sample_index = static_cast<int32_t>(i);
-          t.trajectory_id = DeriveTrajectoryId(out.experiment_id, model, definition, tag,
-                                               t.sample_index);
-          t.model = model;
-          t.definition = definition;
-          t.prompt_tag = tag;
-          t.num_turns = static_cast<int32_t>(turns);
-          t.target_speedup = speedup;
-          out.trajectories.push_back(std::move(t));
-        }
-      }
-    }
-  }
+  AddMatrixTrajectories(models, definitions, tags, samples, turns, speedup, out);
   return out;
 }
 
@@ -186,8 +237,15 @@ absl::StatusOr<ListItem> ReadListItem(const SpecReader& r, const Json& item, con
   PTXB_RETURN_IF_ERROR(r.json().CheckKeys(item, at,
                                           {"num_trajectories", "num_turns", "target_speedup",
                                            "prompt_tag", "definition", "test_path",
-                                           "error_kernel_path", "error_log_path"},
+                                           "error_kernel_path", "error_log_path",
+                                           "kernel_policy"},
                                           /*allow_comments=*/true));
+  // PTXBench's prepared multiturn example names "kernel_policy": "default".
+  // ptxbench has that one policy (every kernel is checked and timed in full),
+  // so the value is accepted and any other refused, never half read.
+  if (const Json* v = JsonReader::Member(item, "kernel_policy")) {
+    PTXB_RETURN_IF_ERROR(r.json().Enum(*v, JsonField(at, "kernel_policy"), {"default"}).status());
+  }
   ListItem parsed;
   PTXB_ASSIGN_OR_RETURN(const Json* count, r.json().Required(item, at, "num_trajectories"));
   PTXB_ASSIGN_OR_RETURN(parsed.count, r.Count(*count, JsonField(at, "num_trajectories"), kMaxCount));

@@ -12,7 +12,10 @@
 //    samples, num_turns, target_speedup; optional context_policy
 //    (full|latest-pair|single-user), language (cuda|ptx), priority (>= 1),
 //    eval (full|compile-only), max_cost_usd. A definition or model given on
-//    the command line replaces the definitions[] or models[] list.
+//    the command line replaces the definitions[] or models[] list. With
+//    "mode": "agent" each trajectory is one coding-agent session instead of
+//    a turn loop: an "agent" object (agent_settings.h) replaces num_turns
+//    and context_policy, which are then refused.
 //  - PTXBench list (a JSON array): [{num_trajectories, num_turns,
 //    target_speedup, prompt_tag, [definition], [test_path]}]; keys starting
 //    with '_' are ignored; definition and model come from the command line.
@@ -33,6 +36,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +44,7 @@
 #include "absl/strings/string_view.h"
 #include "common/gpu_arch.h"
 #include "prompts/prompts.h"
+#include "scheduler/spec/agent_settings.h"
 #include "ptxbench/v1/common.pb.h"
 #include "workloads/registry.h"
 
@@ -98,6 +103,9 @@ struct ExpandedExperiment {
   std::string language = "cuda";
   std::string context_policy = "full";
   double max_cost_usd = 0;    // 0 = no limit
+  // Agent mode ("mode": "agent"): the CLI and budgets of every session;
+  // nullopt for the multiturn loop.
+  std::optional<AgentSettings> agent;
   // The GPU architectures its evaluations run on (common/gpu_arch.h).
   std::vector<std::string> architectures = DefaultArchitectures();
   std::vector<TrajectorySpec> trajectories;  // deterministic order

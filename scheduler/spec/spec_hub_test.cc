@@ -165,5 +165,33 @@ TEST_F(SpecHubTest, TagsMustBeForTheArchitecturesTheExperimentTargets) {
   EXPECT_TRUE(expand(R"(["b200-bf16", "hopper-no-hint"])", R"(, "architectures": ["hopper", "blackwell"])").ok());
 }
 
+// PTXBench's prepared multiturn example, unchanged: its "kernel_policy" is
+// the one policy ptxbench has, and any other value is refused by name.
+TEST_F(SpecHubTest, PTXBenchsPreparedExampleRunsWithItsKernelPolicy) {
+  Write("hub/hub.json", R"({"hopper-no-hint": ["d/k.md"]})");
+  Write("hub/d/k.md", "x");
+  auto definitions = workloads::DefinitionRegistry::Load({});
+  ASSERT_TRUE(definitions.ok()) << definitions.status();
+  auto with_hub = Load("hub");
+  ASSERT_TRUE(with_hub.ok()) << with_hub.status();
+  SpecInput input;
+  input.text = R"([{"num_trajectories": 1, "num_turns": 3, "target_speedup": 1.2,
+                    "prompt_tag": "hopper-no-hint", "kernel_policy": "default"}])";
+  input.path = "example.json";
+  input.default_definition = "gemm_n7168_k5120";
+  input.default_model = "gpt-5";
+  auto e = ExpandSpec(input, **definitions, **with_hub, {});
+  ASSERT_TRUE(e.ok()) << e.status();
+  ASSERT_EQ(e->trajectories.size(), 1u);
+  EXPECT_EQ(e->trajectories[0].num_turns, 3);
+
+  input.text = R"([{"num_trajectories": 1, "num_turns": 3, "target_speedup": 1.2,
+                    "prompt_tag": "hopper-no-hint", "kernel_policy": "library-fallback"}])";
+  auto refused = ExpandSpec(input, **definitions, **with_hub, {});
+  EXPECT_EQ(std::string(refused.status().message()),
+            "example.json: $[0].kernel_policy: expected one of \"default\", found "
+            "\"library-fallback\"");
+}
+
 }  // namespace
 }  // namespace ptxbench::scheduler

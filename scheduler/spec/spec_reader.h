@@ -19,6 +19,7 @@
 #include "common/gpu_arch.h"
 #include "common/json_reader.h"
 #include "common/status_macros.h"
+#include "scheduler/spec/agent_settings.h"
 #include "scheduler/spec/spec.h"
 
 namespace ptxbench::scheduler::spec_internal {
@@ -113,6 +114,9 @@ class SpecReader {
   const workloads::DefinitionRegistry& definitions_;
   const PromptRegistry& prompts_;
 };
+
+// The "agent" object of an agent-mode spec (agent_settings.cc).
+absl::StatusOr<AgentSettings> ReadAgentSettings(const SpecReader& r, const Json& agent);
 
 }  // namespace ptxbench::scheduler::spec_internal
 

@@ -93,6 +93,27 @@ absl::Status Core::CheckPyTorchReferences(const ExpandedExperiment& x) const {
       "--torch-python PATH (a Python with torch and CUDA)"));
 }
 
+absl::Status Core::CheckAgentClis(const ExpandedExperiment& x) const {
+  if (!x.agent) return absl::OkStatus();
+  const absl::Time now = clock_->Now();
+  for (const auto& [id, e] : executors_.all()) {
+    const v1::Capabilities& caps = e.info.capabilities();
+    if (e.info.kind() != v1::GATEWAY || caps.agent_slots() <= 0 ||
+        executors_.Status(e, now) != "active") {
+      continue;
+    }
+    for (const v1::AgentCliInstall& cli : caps.agent_clis()) {
+      if (cli.name() == x.agent->cli && cli.version() == x.agent->cli_version) {
+        return absl::OkStatus();
+      }
+    }
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      "experiment '", x.name, "' is in agent mode with ", x.agent->cli, " ",
+      x.agent->cli_version, ", and no registered gateway runs sessions of that CLI; nothing "
+      "was created"));
+}
+
 absl::StatusOr<int64_t> Core::ExperimentRowid(const std::string& experiment_id) const {
   for (const auto& [rowid, info] : experiments_) {
     if (info.id == experiment_id) return rowid;
@@ -116,6 +137,14 @@ absl::StatusOr<SubmitOutcome> Core::Submit(const ExpandedExperiment& x,
   }
   // Refused before anything is written, and before any model is called.
   PTXB_RETURN_IF_ERROR(CheckPyTorchReferences(x));
+  PTXB_RETURN_IF_ERROR(CheckAgentClis(x));
+  if (x.agent) {
+    // Sessions (AGENT tasks, docs/AGENTS.md) are the next step of agent
+    // mode: until they exist an agent experiment must not run as a turn loop.
+    return absl::UnimplementedError(absl::StrCat(
+        "experiment '", x.name, "': agent-mode experiments are read and checked, but this "
+        "scheduler does not run agent sessions yet; nothing was created"));
+  }
   // Every prompt must be rendered before anything is written.
   std::map<std::string, std::string> system_hash, task_hash;
   int max_turns = 0;

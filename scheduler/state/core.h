@@ -226,6 +226,9 @@ class Core {
   // OK when every definition of `x` that only its PyTorch code computes can
   // be evaluated by an active executor; else why not.
   absl::Status CheckPyTorchReferences(const ExpandedExperiment& x) const;
+  // Agent mode: an active gateway runs sessions of the experiment's CLI at
+  // its pinned version; else refused before anything is written.
+  absl::Status CheckAgentClis(const ExpandedExperiment& x) const;
   absl::Status AddEvent(const std::string& experiment, const std::string& trajectory,
                         int turn, const std::string& kind, const std::string& detail);
   absl::StatusOr<int64_t> ExperimentRowid(const std::string& experiment_id) const;

@@ -404,5 +404,61 @@ TEST_F(PyTorchReferenceTest, NativeDefinitionsNeedNoPyTorch) {
   EXPECT_TRUE(core_->Submit(x, PromptsFor(x)).ok());
 }
 
+// Agent mode: refused at submit, before anything is written, unless an
+// active gateway runs the experiment's CLI at its pinned version.
+class AgentCliTest : public CoreFixture {
+ protected:
+  static ExpandedExperiment AgentExperiment() {
+    ExpandedExperiment x = MakeExperiment("agents", 2, 1);
+    x.agent = AgentSettings{};
+    x.agent->cli = "codex";
+    x.agent->cli_version = "0.171.0";
+    x.agent->token_budget = 1000;
+    return x;
+  }
+  std::string RegisterAgentGateway(int slots, const std::string& cli, const std::string& version) {
+    v1::RegisterRequest r;
+    r.set_kind(v1::GATEWAY);
+    r.set_name("agents");
+    r.mutable_capabilities()->set_serves_any_model(true);
+    r.mutable_capabilities()->set_agent_slots(slots);
+    v1::AgentCliInstall* install = r.mutable_capabilities()->add_agent_clis();
+    install->set_name(cli);
+    install->set_version(version);
+    return core_->Register(r)->executor_id();
+  }
+  absl::Status Submit() {
+    const ExpandedExperiment x = AgentExperiment();
+    absl::Status s = core_->Submit(x, PromptsFor(x)).status();
+    for (const char* table : {"experiments", "trajectories", "tasks", "blobs", "events"}) {
+      EXPECT_EQ(Count(absl::StrCat("SELECT count(*) FROM ", table)), 0) << table;
+    }
+    return s;
+  }
+};
+
+TEST_F(AgentCliTest, RefusedUntilAGatewayRunsTheCliAtItsPinnedVersion) {
+  const std::string none =
+      "experiment 'agents' is in agent mode with codex 0.171.0, and no registered gateway runs "
+      "sessions of that CLI; nothing was created";
+  absl::Status s = Submit();
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(std::string(s.message()), none);
+  RegisterGateway();                                 // no agent slots
+  RegisterAgentGateway(0, "codex", "0.171.0");       // the CLI, but no slots
+  RegisterAgentGateway(2, "codex", "0.149.1");       // another version
+  RegisterAgentGateway(2, "claude-code", "2.1.332");  // another CLI
+  const std::string draining = RegisterAgentGateway(2, "codex", "0.171.0");
+  ASSERT_TRUE(core_->Drain(draining).ok());
+  EXPECT_EQ(std::string(Submit().message()), none);
+}
+
+TEST_F(AgentCliTest, WithItsGatewayItIsStillNotRunAsATurnLoop) {
+  RegisterAgentGateway(2, "codex", "0.171.0");
+  absl::Status s = Submit();
+  EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(std::string(s.message()), ::testing::HasSubstr("does not run agent sessions yet"));
+}
+
 }  // namespace
 }  // namespace ptxbench::scheduler

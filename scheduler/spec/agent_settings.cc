@@ -1,0 +1,180 @@
+// The "agent" object of an agent-mode spec (agent_settings.h), read strictly.
+
+#include "scheduler/spec/agent_settings.h"
+
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/time.h"
+#include "agents/clis.h"
+#include "common/status_macros.h"
+#include "scheduler/spec/spec_reader.h"
+
+namespace ptxbench::scheduler {
+
+nlohmann::json AgentSettingsJson(const AgentSettings& a) {
+  return nlohmann::json{{"cli", a.cli},
+                        {"cli_version", a.cli_version},
+                        {"effort", a.effort},
+                        {"eval_interface", a.eval_interface},
+                        {"shell", a.shell},
+                        {"task_view", a.task_view},
+                        {"token_budget", a.token_budget},
+                        {"max_cost_usd", a.max_cost_usd},
+                        {"max_evaluations", a.max_evaluations},
+                        {"max_model_calls", a.max_model_calls},
+                        {"wall_time_s", a.wall_time_s},
+                        {"stall_timeout_s", a.stall_timeout_s},
+                        {"eval_wait_timeout_s", a.eval_wait_timeout_s},
+                        {"stop_at_target", a.stop_at_target},
+                        {"show_budget", a.show_budget},
+                        {"final_evaluation", a.final_evaluation},
+                        {"toolchain", a.toolchain},
+                        {"max_sessions", a.max_sessions}};
+}
+
+namespace spec_internal {
+namespace {
+
+std::string At(absl::string_view key) { return absl::StrCat("agent.", key); }
+
+// A duration written as Go and absl do ("24h", "10m", "90s", "1h30m"), in
+// [min, max], as whole seconds.
+absl::StatusOr<int64_t> Duration(const SpecReader& r, const Json& value, absl::string_view key,
+                                 absl::Duration min, absl::Duration max) {
+  const std::string expected = absl::StrCat("a duration such as \"90s\", \"10m\" or \"24h\", from ",
+                                            absl::FormatDuration(min), " to ",
+                                            absl::FormatDuration(max));
+  absl::Duration d;
+  if (!value.is_string() || !absl::ParseDuration(value.get<std::string>(), &d) || d < min ||
+      d > max) {
+    return r.Error(At(key), value, expected);
+  }
+  return absl::ToInt64Seconds(d);
+}
+
+absl::StatusOr<bool> Flag(const SpecReader& r, const Json& value, absl::string_view key) {
+  if (!value.is_boolean()) return r.Error(At(key), value, "true or false");
+  return value.get<bool>();
+}
+
+absl::StatusOr<const agents::AgentCli*> ReadCli(const SpecReader& r, const Json& agent,
+                                                AgentSettings& out) {
+  PTXB_ASSIGN_OR_RETURN(const Json* cli, r.json().Required(agent, "agent", "cli"));
+  const agents::AgentCli* found =
+      cli->is_string() ? agents::FindAgentCli(cli->get<std::string>()) : nullptr;
+  if (found == nullptr) {
+    const bool agy = cli->is_string() && cli->get<std::string>() == "agy";
+    return r.Error(At("cli"), *cli, absl::StrCat("one of ", agents::AgentCliNames()),
+                   agy ? "Antigravity (agy) cannot be installed here; gemini-cli runs Gemini "
+                         "models"
+                       : "");
+  }
+  out.cli = found->name;
+  PTXB_ASSIGN_OR_RETURN(const Json* version, r.json().Required(agent, "agent", "cli_version"));
+  if (!version->is_string() || version->get<std::string>() != found->version) {
+    return r.Error(At("cli_version"), *version,
+                   absl::StrCat("the version ptxbench pins for ", found->name, ", \"",
+                                found->version, "\""),
+                   "each CLI runs at one pinned version, installed by scripts/setup.sh");
+  }
+  out.cli_version = found->version;
+  return found;
+}
+
+absl::Status ReadTools(const SpecReader& r, const Json& agent, const agents::AgentCli& cli,
+                       AgentSettings& out) {
+  if (const Json* v = JsonReader::Member(agent, "effort")) {
+    if (cli.efforts.empty()) {
+      return r.Error(At("effort"), *v, "no effort",
+                     absl::StrCat(cli.name, " has no reasoning-effort setting"));
+    }
+    PTXB_ASSIGN_OR_RETURN(out.effort, r.json().Enum(*v, At("effort"), cli.efforts));
+  }
+  if (const Json* v = JsonReader::Member(agent, "eval_interface")) {
+    PTXB_ASSIGN_OR_RETURN(out.eval_interface,
+                          r.json().Enum(*v, At("eval_interface"), {"mcp", "command", "both"}));
+  }
+  if (const Json* v = JsonReader::Member(agent, "shell")) {
+    PTXB_ASSIGN_OR_RETURN(out.shell, Flag(r, *v, "shell"));
+    if (!out.shell && !cli.can_drop_shell) {
+      return r.Error(At("shell"), *v, "true",
+                     absl::StrCat(cli.name, " cannot run without its shell tool"));
+    }
+  }
+  if (const Json* v = JsonReader::Member(agent, "task_view")) {
+    PTXB_ASSIGN_OR_RETURN(out.task_view, r.json().Enum(*v, At("task_view"), {"full", "multiturn"}));
+  }
+  if (const Json* v = JsonReader::Member(agent, "final_evaluation")) {
+    PTXB_ASSIGN_OR_RETURN(out.final_evaluation,
+                          r.json().Enum(*v, At("final_evaluation"), {"none", "if-changed"}));
+  }
+  if (const Json* v = JsonReader::Member(agent, "toolchain")) {
+    PTXB_ASSIGN_OR_RETURN(out.toolchain, r.json().Enum(*v, At("toolchain"), {"none", "cuda"}));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadBudgets(const SpecReader& r, const Json& agent, AgentSettings& out) {
+  PTXB_ASSIGN_OR_RETURN(const Json* tokens, r.json().Required(agent, "agent", "token_budget"));
+  PTXB_ASSIGN_OR_RETURN(out.token_budget,
+                        r.json().Integer(*tokens, At("token_budget"), 1, int64_t{1} << 40));
+  if (const Json* v = JsonReader::Member(agent, "max_cost_usd")) {
+    if (!v->is_number() || !(v->get<double>() >= 0) || !std::isfinite(v->get<double>())) {
+      return r.Error(At("max_cost_usd"), *v, "a number of at least 0 (0 = no limit)");
+    }
+    out.max_cost_usd = v->get<double>();
+  }
+  if (const Json* v = JsonReader::Member(agent, "max_evaluations")) {
+    PTXB_ASSIGN_OR_RETURN(out.max_evaluations,
+                          r.json().Integer(*v, At("max_evaluations"), 0, kMaxTurns));
+  }
+  if (const Json* v = JsonReader::Member(agent, "max_model_calls")) {
+    PTXB_ASSIGN_OR_RETURN(out.max_model_calls,
+                          r.json().Integer(*v, At("max_model_calls"), 0, 10'000'000));
+  }
+  if (const Json* v = JsonReader::Member(agent, "max_sessions")) {
+    PTXB_ASSIGN_OR_RETURN(out.max_sessions, r.json().Integer(*v, At("max_sessions"), 1, 100));
+  }
+  if (const Json* v = JsonReader::Member(agent, "wall_time")) {
+    PTXB_ASSIGN_OR_RETURN(out.wall_time_s,
+                          Duration(r, *v, "wall_time", absl::Minutes(1), absl::Hours(24 * 30)));
+  }
+  if (const Json* v = JsonReader::Member(agent, "stall_timeout")) {
+    PTXB_ASSIGN_OR_RETURN(out.stall_timeout_s, Duration(r, *v, "stall_timeout", absl::Seconds(10),
+                                                        absl::Seconds(out.wall_time_s)));
+  }
+  if (const Json* v = JsonReader::Member(agent, "eval_wait_timeout")) {
+    PTXB_ASSIGN_OR_RETURN(out.eval_wait_timeout_s, Duration(r, *v, "eval_wait_timeout",
+                                                            absl::Minutes(1), absl::Hours(24)));
+  }
+  if (const Json* v = JsonReader::Member(agent, "stop_at_target")) {
+    PTXB_ASSIGN_OR_RETURN(out.stop_at_target, Flag(r, *v, "stop_at_target"));
+  }
+  if (const Json* v = JsonReader::Member(agent, "show_budget")) {
+    PTXB_ASSIGN_OR_RETURN(out.show_budget, Flag(r, *v, "show_budget"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<AgentSettings> ReadAgentSettings(const SpecReader& r, const Json& agent) {
+  if (!agent.is_object()) return r.Error("agent", agent, "an object");
+  PTXB_RETURN_IF_ERROR(r.json().CheckKeys(
+      agent, "agent",
+      {"cli", "cli_version", "effort", "eval_interface", "shell", "task_view", "token_budget",
+       "max_cost_usd", "max_evaluations", "max_model_calls", "wall_time", "stall_timeout",
+       "eval_wait_timeout", "stop_at_target", "show_budget", "final_evaluation", "toolchain",
+       "max_sessions"},
+      /*allow_comments=*/false));
+  AgentSettings out;
+  PTXB_ASSIGN_OR_RETURN(const agents::AgentCli* cli, ReadCli(r, agent, out));
+  PTXB_RETURN_IF_ERROR(ReadTools(r, agent, *cli, out));
+  PTXB_RETURN_IF_ERROR(ReadBudgets(r, agent, out));
+  return out;
+}
+
+}  // namespace spec_internal
+}  // namespace ptxbench::scheduler

@@ -1,0 +1,44 @@
+#ifndef PTXBENCH_SCHEDULER_SPEC_AGENT_SETTINGS_H_
+#define PTXBENCH_SCHEDULER_SPEC_AGENT_SETTINGS_H_
+
+// The "agent" object of a spec in agent mode ("mode": "agent"; docs/AGENTS.md,
+// docs/FORMATS.md "Agent mode"): which coding-agent CLI runs each
+// trajectory's session, and the budgets that end it. Read by the strict spec
+// reader (spec.h); its canonical JSON is part of the spec's hash.
+
+#include <cstdint>
+#include <string>
+
+#include "nlohmann/json.hpp"
+
+namespace ptxbench::scheduler {
+
+struct AgentSettings {
+  std::string cli;          // agents/clis.h name
+  std::string cli_version;  // its pinned version
+  std::string effort;       // "" = the CLI's default; only for CLIs that take one
+  std::string eval_interface = "mcp";  // mcp | command | both
+  bool shell = true;                   // false: file tools only
+  std::string task_view = "full";      // full | multiturn
+  // Budgets; 0 = none, but the token budget, which is required.
+  int64_t token_budget = 0;
+  double max_cost_usd = 0;
+  int64_t max_evaluations = 0;
+  int64_t max_model_calls = 0;
+  // Seconds. Time blocked in an evaluation counts towards none of them.
+  int64_t wall_time_s = 24 * 3600;
+  int64_t stall_timeout_s = 600;
+  int64_t eval_wait_timeout_s = 900;
+  bool stop_at_target = false;
+  bool show_budget = true;  // a budget line after each evaluation's feedback
+  std::string final_evaluation = "none";  // none | if-changed
+  std::string toolchain = "none";         // none | cuda (read-only, no GPU)
+  int64_t max_sessions = 3;  // sessions lost to infrastructure before FAILED
+};
+
+// Canonical JSON: every field, defaults filled in.
+nlohmann::json AgentSettingsJson(const AgentSettings& a);
+
+}  // namespace ptxbench::scheduler
+
+#endif  // PTXBENCH_SCHEDULER_SPEC_AGENT_SETTINGS_H_
