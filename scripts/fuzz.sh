@@ -10,7 +10,8 @@ dir=${PTXB_FUZZ_BUILD_DIR:-build-fuzz}
 CC=clang CXX=clang++ cmake -S fuzz -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$dir" -j "$(nproc)"
 status=0
-for target in launch_spec extract library_check runner_reply safetensors solution trace; do
+for target in launch_spec extract library_check runner_reply safetensors solution trace \
+    eval_wire; do
   work="$dir/corpus-$target"
   mkdir -p "$work"
   echo "fuzz: $target for ${seconds}s"

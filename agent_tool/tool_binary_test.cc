@@ -1,0 +1,154 @@
+// ptxbench-agent-tool as the agent runs it, against a stand-in for the
+// gateway's end of the session socket.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "agent_tool/eval_wire.h"
+#include "common/hash.h"
+#include "nlohmann/json.hpp"
+
+namespace ptxbench::agent_tool {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string ReadAll(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class ToolBinaryTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::path(::testing::TempDir()) /
+           absl::StrCat("tool_", getpid(), "_",
+                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    std::ofstream(dir_ / "kernel.cu") << "__global__ void k() {}";
+    std::ofstream(dir_ / "workload.json") << R"({"definition": "gemm_n7168_k5120"})";
+    socket_ = (dir_ / "eval.sock").string();
+    std::ofstream(dir_ / "tool.json")
+        << nlohmann::json{{"socket", socket_},
+                          {"kernel", (dir_ / "kernel.cu").string()},
+                          {"workload", (dir_ / "workload.json").string()},
+                          {"eval_wait_s", 60}}
+               .dump();
+  }
+  void TearDown() override {
+    stop_ = true;
+    if (listener_ >= 0) shutdown(listener_, SHUT_RDWR);
+    if (server_.joinable()) server_.join();
+    if (listener_ >= 0) close(listener_);
+    std::filesystem::remove_all(dir_);
+  }
+
+  // Answers every request with `exit_code` and a text that echoes it.
+  void StartGateway(int exit_code) {
+    listener_ = socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::memcpy(addr.sun_path, socket_.data(), socket_.size());
+    ASSERT_EQ(bind(listener_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+    ASSERT_EQ(listen(listener_, 4), 0);
+    server_ = std::thread([this, exit_code] {
+      while (!stop_) {
+        const int fd = accept(listener_, nullptr, nullptr);
+        if (fd < 0) return;
+        absl::StatusOr<std::string> frame = ReadFrame(fd, kMaxFrame, absl::Seconds(5));
+        absl::StatusOr<EvalRequest> r =
+            frame.ok() ? ParseRequest(*frame) : absl::StatusOr<EvalRequest>(frame.status());
+        if (r.ok()) {
+          requests_.push_back(*r);
+          (void)WriteFrame(fd, EncodeReply({exit_code, absl::StrCat("answer ", exit_code, " for ",
+                                                                   r->source)}));
+        }
+        close(fd);
+      }
+    });
+  }
+
+  // Runs the tool under `name` with `args`, stdin from `input`; its exit
+  // code, stdout and stderr.
+  struct Run {
+    int code;
+    std::string out, err;
+  };
+  Run Tool(const std::string& name, const std::string& args, const std::string& input = "") {
+    const std::filesystem::path bin = dir_ / name;
+    std::filesystem::create_symlink(PTXB_AGENT_TOOL_BIN, bin);
+    std::ofstream(dir_ / "in") << input;
+    const std::string cmd = absl::StrCat("PTXBENCH_AGENT_TOOL_CONFIG=", (dir_ / "tool.json").string(),
+                                         " ", bin.string(), " ", args, " < ", (dir_ / "in").string(),
+                                         " > ", (dir_ / "out").string(), " 2> ",
+                                         (dir_ / "err").string());
+    const int status = std::system(cmd.c_str());
+    std::filesystem::remove(bin);
+    return {WEXITSTATUS(status), ReadAll(dir_ / "out"), ReadAll(dir_ / "err")};
+  }
+
+  std::filesystem::path dir_;
+  std::string socket_;
+  int listener_ = -1;
+  std::thread server_;
+  std::atomic<bool> stop_{false};
+  std::vector<EvalRequest> requests_;
+};
+
+TEST_F(ToolBinaryTest, PtxbenchEvalExitsAsTheEvaluationEnded) {
+  StartGateway(1);
+  const std::string args =
+      absl::StrCat((dir_ / "kernel.cu").string(), " ", (dir_ / "workload.json").string());
+  Run failed = Tool("ptxbench-eval", args);
+  EXPECT_EQ(failed.code, 1);
+  EXPECT_EQ(failed.out, "answer 1 for __global__ void k() {}\n");
+  ASSERT_EQ(requests_.size(), 1u);
+  EXPECT_EQ(requests_[0].workload_sha256, Sha256Hex(R"({"definition": "gemm_n7168_k5120"})"));
+  EXPECT_EQ(requests_[0].action_id.size(), 32u);
+}
+
+TEST_F(ToolBinaryTest, InfrastructureIsExitTwoOnStderr) {
+  const std::string args =
+      absl::StrCat("eval ", (dir_ / "kernel.cu").string(), " ", (dir_ / "workload.json").string());
+  Run nobody = Tool("ptxbench-agent-tool", args);  // no gateway listening
+  EXPECT_EQ(nobody.code, 2);
+  EXPECT_THAT(nobody.err, HasSubstr("PTXBENCH_INFRA_ERROR: cannot connect to"));
+  Run usage = Tool("ptxbench-eval", "only-one-argument");
+  EXPECT_EQ(usage.code, 2);
+  EXPECT_THAT(usage.err, HasSubstr("usage: ptxbench-eval KERNEL WORKLOAD"));
+}
+
+TEST_F(ToolBinaryTest, TheMcpServerEvaluatesThroughTheSocket) {
+  StartGateway(0);
+  Run mcp = Tool("ptxbench-agent-tool", "mcp",
+                 R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}})"
+                 "\n"
+                 R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"evaluate_kernel","arguments":{}}})"
+                 "\n");
+  EXPECT_EQ(mcp.code, 0) << mcp.err;
+  std::istringstream lines(mcp.out);
+  std::string line;
+  std::vector<nlohmann::json> answers;
+  while (std::getline(lines, line)) answers.push_back(nlohmann::json::parse(line));
+  ASSERT_EQ(answers.size(), 2u);
+  EXPECT_EQ(answers[1]["result"]["content"][0]["text"], "answer 0 for __global__ void k() {}");
+  EXPECT_EQ(answers[1]["result"]["isError"], false);
+}
+
+}  // namespace
+}  // namespace ptxbench::agent_tool
