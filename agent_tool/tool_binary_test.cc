@@ -3,21 +3,17 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <atomic>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "agent_tool/eval_wire.h"
 #include "common/hash.h"
+#include "testing/eval_socket_stub.h"
 #include "nlohmann/json.hpp"
 
 namespace ptxbench::agent_tool {
@@ -50,38 +46,7 @@ class ToolBinaryTest : public ::testing::Test {
                           {"eval_wait_s", 60}}
                .dump();
   }
-  void TearDown() override {
-    stop_ = true;
-    if (listener_ >= 0) shutdown(listener_, SHUT_RDWR);
-    if (server_.joinable()) server_.join();
-    if (listener_ >= 0) close(listener_);
-    std::filesystem::remove_all(dir_);
-  }
-
-  // Answers every request with `exit_code` and a text that echoes it.
-  void StartGateway(int exit_code) {
-    listener_ = socket(AF_UNIX, SOCK_STREAM, 0);
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    std::memcpy(addr.sun_path, socket_.data(), socket_.size());
-    ASSERT_EQ(bind(listener_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
-    ASSERT_EQ(listen(listener_, 4), 0);
-    server_ = std::thread([this, exit_code] {
-      while (!stop_) {
-        const int fd = accept(listener_, nullptr, nullptr);
-        if (fd < 0) return;
-        absl::StatusOr<std::string> frame = ReadFrame(fd, kMaxFrame, absl::Seconds(5));
-        absl::StatusOr<EvalRequest> r =
-            frame.ok() ? ParseRequest(*frame) : absl::StatusOr<EvalRequest>(frame.status());
-        if (r.ok()) {
-          requests_.push_back(*r);
-          (void)WriteFrame(fd, EncodeReply({exit_code, absl::StrCat("answer ", exit_code, " for ",
-                                                                   r->source)}));
-        }
-        close(fd);
-      }
-    });
-  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
 
   // Runs the tool under `name` with `args`, stdin from `input`; its exit
   // code, stdout and stderr.
@@ -104,22 +69,20 @@ class ToolBinaryTest : public ::testing::Test {
 
   std::filesystem::path dir_;
   std::string socket_;
-  int listener_ = -1;
-  std::thread server_;
-  std::atomic<bool> stop_{false};
-  std::vector<EvalRequest> requests_;
 };
 
 TEST_F(ToolBinaryTest, PtxbenchEvalExitsAsTheEvaluationEnded) {
-  StartGateway(1);
+  testing::EvalSocketStub gateway(socket_, {1, "Evaluation FAILED:\nfeedback"});
   const std::string args =
       absl::StrCat((dir_ / "kernel.cu").string(), " ", (dir_ / "workload.json").string());
   Run failed = Tool("ptxbench-eval", args);
   EXPECT_EQ(failed.code, 1);
-  EXPECT_EQ(failed.out, "answer 1 for __global__ void k() {}\n");
-  ASSERT_EQ(requests_.size(), 1u);
-  EXPECT_EQ(requests_[0].workload_sha256, Sha256Hex(R"({"definition": "gemm_n7168_k5120"})"));
-  EXPECT_EQ(requests_[0].action_id.size(), 32u);
+  EXPECT_EQ(failed.out, "Evaluation FAILED:\nfeedback\n");
+  const std::vector<EvalRequest> requests = gateway.requests();
+  ASSERT_EQ(requests.size(), 1u);
+  EXPECT_EQ(requests[0].source, "__global__ void k() {}");
+  EXPECT_EQ(requests[0].workload_sha256, Sha256Hex(R"({"definition": "gemm_n7168_k5120"})"));
+  EXPECT_EQ(requests[0].action_id.size(), 32u);
 }
 
 TEST_F(ToolBinaryTest, InfrastructureIsExitTwoOnStderr) {
@@ -134,7 +97,7 @@ TEST_F(ToolBinaryTest, InfrastructureIsExitTwoOnStderr) {
 }
 
 TEST_F(ToolBinaryTest, TheMcpServerEvaluatesThroughTheSocket) {
-  StartGateway(0);
+  testing::EvalSocketStub gateway(socket_, {0, "Evaluation results:\npassed"});
   Run mcp = Tool("ptxbench-agent-tool", "mcp",
                  R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}})"
                  "\n"
@@ -146,7 +109,8 @@ TEST_F(ToolBinaryTest, TheMcpServerEvaluatesThroughTheSocket) {
   std::vector<nlohmann::json> answers;
   while (std::getline(lines, line)) answers.push_back(nlohmann::json::parse(line));
   ASSERT_EQ(answers.size(), 2u);
-  EXPECT_EQ(answers[1]["result"]["content"][0]["text"], "answer 0 for __global__ void k() {}");
+  EXPECT_EQ(answers[1]["result"]["content"][0]["text"], "Evaluation results:\npassed");
+  EXPECT_EQ(gateway.requests().size(), 1u);
   EXPECT_EQ(answers[1]["result"]["isError"], false);
 }
 

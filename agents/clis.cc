@@ -10,11 +10,13 @@ const std::vector<AgentCli>& PinnedAgentClis() {
   // way, never by range.
   static const auto* clis = new std::vector<AgentCli>{
       {"codex", "0.171.0", "@openai/codex", Wire::kOpenAIResponses, /*can_drop_shell=*/false,
-       {"minimal", "low", "medium", "high", "xhigh"}},
+       {"minimal", "low", "medium", "high", "xhigh"},
+       "@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex", /*needs_node=*/false},
       {"claude-code", "2.1.332", "@anthropic-ai/claude-code", Wire::kAnthropicMessages,
-       /*can_drop_shell=*/true, {}},
+       /*can_drop_shell=*/true, {}, "@anthropic-ai/claude-code-linux-x64/claude",
+       /*needs_node=*/false},
       {"gemini-cli", "0.61.0", "@google/gemini-cli", Wire::kGeminiGenerate,
-       /*can_drop_shell=*/true, {}},
+       /*can_drop_shell=*/true, {}, "@google/gemini-cli/bundle/gemini.js", /*needs_node=*/true},
   };
   return *clis;
 }

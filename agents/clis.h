@@ -33,6 +33,11 @@ struct AgentCli {
   bool can_drop_shell;
   // The reasoning-effort values it takes; empty: it has no such setting.
   std::vector<std::string> efforts;
+  // What runs, under the node_modules folder npm installs (x86-64 Linux):
+  // Codex and Claude Code are native programs; Gemini CLI is a script for
+  // Node >= 20.
+  std::string executable;
+  bool needs_node;
 };
 
 // Every CLI ptxbench runs, in a fixed order.

@@ -22,7 +22,8 @@ TEST_FILE = re.compile(r"(_test\.(cc|cu|h)|_fixture\.h|_test_util\.h)$")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 # Generated code of protos/ is included by its package path.
 ALIASES = {"ptxbench": "protos"}
-NOT_CODE = {"build", "docs", "examples", "scripts", "cmake", "deploy", "prompts_data"}
+NOT_CODE = {"build", "docs", "examples", "scripts", "cmake", "deploy", "prompts_data",
+            "third_party"}  # third_party: what npm installs, not ptxbench's code
 
 
 def table_order(section):

@@ -28,6 +28,27 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+# The pinned agent CLIs of agent mode (docs/AGENTS.md) from npm's registry into
+# a project-local prefix, exactly as package-lock.json records them (versions
+# and integrity hashes). --ignore-scripts: no package's install script runs;
+# ptxbench runs each CLI's program directly (agents/clis.h). Without them the
+# agent CLI tests skip, saying so.
+clis=third_party/agent-clis
+if ! cmp -s "$clis/package-lock.json" "$clis/node_modules/.ptxb-installed-lock" 2>/dev/null; then
+  if ! command -v npm >/dev/null; then
+    sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo=sudo
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends npm
+  fi
+  echo "ptxbench setup: installing the pinned agent CLIs (npm ci, about 900 MB)"
+  if (cd "$clis" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error); then
+    cp "$clis/package-lock.json" "$clis/node_modules/.ptxb-installed-lock"
+  else
+    echo "ptxbench setup: WARNING: npm ci failed; the agent CLI tests will skip" >&2
+  fi
+fi
+
 build_dir=${PTXB_BUILD_DIR:-build}
 echo "ptxbench setup: building into $build_dir (this takes a few minutes the first time)"
 # clang builds ptxbench: its thread-safety analysis checks every lock
