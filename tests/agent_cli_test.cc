@@ -1,8 +1,9 @@
 // Real agent CLIs, offline, driving ptxbench's evaluate tool: each pinned
 // CLI runs a scripted session (write a kernel, evaluate it through the MCP
-// tool, read the feedback, finish) against a scripted model on loopback and
-// a stand-in for the gateway's evaluate socket. Skipped, saying so, where
-// scripts/setup.sh has not installed the CLIs (third_party/agent-clis).
+// tool, read the feedback, finish) against a scripted model on loopback, in
+// the model API that CLI speaks, and a stand-in for the gateway's evaluate
+// socket. Each skips, saying so, where scripts/setup.sh has not installed
+// its CLI (third_party/agent-clis).
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -17,7 +18,7 @@
 #include "agents/clis.h"
 #include "common/hash.h"
 #include "testing/eval_socket_stub.h"
-#include "testing/scripted_anthropic.h"
+#include "testing/scripted_model.h"
 
 namespace ptxbench {
 namespace {
@@ -25,10 +26,12 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using Json = nlohmann::json;
+using Step = testing::ScriptedModel::Step;
 
 constexpr char kKernel[] = "__global__ void scripted_kernel() {}\n";
 constexpr char kFeedback[] = "Evaluation FAILED:\nscripted feedback for the agent";
 constexpr char kWorkload[] = R"({"definition": "gemm_n7168_k5120"})";
+constexpr char kPrompt[] = "'Write the kernel, then evaluate it.'";
 
 std::string ReadAll(const fs::path& path) {
   std::ifstream in(path);
@@ -37,82 +40,160 @@ std::string ReadAll(const fs::path& path) {
   return s.str();
 }
 
-class AgentCliTest : public ::testing::Test {
+// The major version of the node on PATH; 0 when there is none.
+int NodeMajor() {
+  FILE* p = popen("node --version 2>/dev/null", "r");
+  if (p == nullptr) return 0;
+  int major = 0;
+  if (fscanf(p, "v%d", &major) != 1) major = 0;
+  pclose(p);
+  return major;
+}
+
+// How one CLI is set up for a session: its environment and command (its
+// files are written as it is made).
+struct Session {
+  std::string env;   // the whole environment, "K=V ..."
+  std::string argv;  // the command, run in the workspace
+  std::string end_event;  // in its event stream once the session ended
+};
+
+class AgentCliTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
+    cli_ = agents::FindAgentCli(GetParam());
+    ASSERT_NE(cli_, nullptr);
+    program_ = fs::path(PTXB_AGENT_CLIS_DIR) / cli_->executable;
+    if (!fs::exists(program_)) {
+      GTEST_SKIP() << cli_->name << " is not installed under " << PTXB_AGENT_CLIS_DIR
+                   << " (scripts/setup.sh installs the pinned CLIs with npm ci)";
+    }
+    if (cli_->needs_node && NodeMajor() < 20) {
+      GTEST_SKIP() << cli_->name << " needs Node 20 or newer; this machine's node is "
+                   << (NodeMajor() > 0 ? absl::StrCat("version ", NodeMajor()) : "missing");
+    }
     // Short: the evaluate socket's path must fit a sockaddr_un.
-    dir_ = fs::temp_directory_path() / absl::StrCat("ptxb-agent-", getpid());
+    dir_ = fs::temp_directory_path() / absl::StrCat("ptxb-agent-", getpid(), "-", cli_->name);
     fs::remove_all(dir_);
     for (const char* sub : {"workspace", "home", "opt"}) fs::create_directories(dir_ / sub);
     std::ofstream(dir_ / "opt/workload.json") << kWorkload;
     std::ofstream(dir_ / "opt/tool.json")
         << Json{{"socket", (dir_ / "eval.sock").string()},
-                {"kernel", (dir_ / "workspace/kernel.cu").string()},
+                {"kernel", Kernel()},
                 {"workload", (dir_ / "opt/workload.json").string()}}
                .dump();
   }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  // The CLI's program, or empty when it is not installed.
-  static std::string Installed(const std::string& name) {
-    const agents::AgentCli* cli = agents::FindAgentCli(name);
-    const fs::path path = fs::path(PTXB_AGENT_CLIS_DIR) / cli->executable;
-    return fs::exists(path) ? path.string() : "";
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
   }
 
-  // Runs `argv` in the workspace with exactly `env`; its exit code. The
-  // events it prints go to events.jsonl.
-  int RunCli(const std::string& env, const std::string& argv) {
+  std::string Kernel() const { return (dir_ / "workspace/kernel.cu").string(); }
+  std::string Home() const { return (dir_ / "home").string(); }
+  // The MCP server entry every CLI's configuration names.
+  Json McpServer() const {
+    return {{"command", PTXB_AGENT_TOOL_BIN},
+            {"args", {"mcp"}},
+            {"env", {{"PTXBENCH_AGENT_TOOL_CONFIG", (dir_ / "opt/tool.json").string()}}}};
+  }
+
+  Session ClaudeCode(int port) {
+    Json server = McpServer();
+    server["type"] = "stdio";
+    server["timeout"] = 960000;
+    std::ofstream(dir_ / "mcp.json") << Json{{"mcpServers", {{"ptxbench", server}}}}.dump();
+    return {absl::StrCat("PATH=/usr/bin:/bin HOME=", Home(),
+                         " ANTHROPIC_BASE_URL=http://127.0.0.1:", port,
+                         " ANTHROPIC_API_KEY=session-token"
+                         " CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1"
+                         " MCP_TOOL_TIMEOUT=960000"),
+            absl::StrCat(program_.string(), " -p ", kPrompt,
+                         " --output-format stream-json --verbose --model claude-sonnet-4-5"
+                         " --mcp-config ", (dir_ / "mcp.json").string(),
+                         " --strict-mcp-config --allowedTools"
+                         " 'Read,Write,Edit,Bash,mcp__ptxbench__evaluate_kernel,"
+                         "mcp__ptxbench__budget_status' --permission-mode dontAsk"),
+            "\"type\":\"result\""};
+  }
+
+  Session Codex(int port) {
+    fs::create_directories(dir_ / "home/.codex");
+    std::ofstream(dir_ / "home/.codex/config.toml") << absl::StrCat(
+        "model = \"gpt-5.6-sol\"\nmodel_provider = \"ptxb\"\napproval_policy = \"never\"\n"
+        "sandbox_mode = \"danger-full-access\"\nweb_search = \"disabled\"\n"
+        "check_for_update_on_startup = false\n\n[model_providers.ptxb]\nname = \"ptxb\"\n"
+        "base_url = \"http://127.0.0.1:", port, "/v1\"\nenv_key = \"PTXB_AGENT_KEY\"\n"
+        "wire_api = \"responses\"\n\n[mcp_servers.ptxbench]\ncommand = \"", PTXB_AGENT_TOOL_BIN,
+        "\"\nargs = [\"mcp\"]\nenv = { PTXBENCH_AGENT_TOOL_CONFIG = \"",
+        (dir_ / "opt/tool.json").string(), "\" }\nrequired = true\nstartup_timeout_sec = 10\n"
+        "tool_timeout_sec = 960\ndefault_tools_approval_mode = \"approve\"\n");
+    return {absl::StrCat("PATH=/usr/bin:/bin HOME=", Home(), " CODEX_HOME=", Home(),
+                         "/.codex PTXB_AGENT_KEY=session-token"),
+            absl::StrCat(program_.string(), " exec --json --skip-git-repo-check -C ",
+                         (dir_ / "workspace").string(), " ", kPrompt),
+            "\"type\":\"turn.completed\""};
+  }
+
+  Session GeminiCli(int port) {
+    fs::create_directories(dir_ / "home/.gemini");
+    Json server = McpServer();
+    server["trust"] = true;
+    server["timeout"] = 960000;
+    std::ofstream(dir_ / "home/.gemini/settings.json")
+        << Json{{"mcpServers", {{"ptxbench", server}}},
+                {"security", {{"auth", {{"selectedType", "gemini-api-key"}}}}},
+                {"telemetry", {{"enabled", false}}},
+                {"privacy", {{"usageStatisticsEnabled", false}}},
+                {"tools", {{"exclude", {"google_web_search", "web_fetch"}}}}}
+               .dump();
+    return {absl::StrCat("PATH=/usr/local/bin:/usr/bin:/bin HOME=", Home(),
+                         " GEMINI_API_KEY=session-token GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:",
+                         port),
+            absl::StrCat("node ", program_.string(), " -p ", kPrompt,
+                         " -m gemini-2.5-pro --output-format stream-json --yolo --skip-trust"),
+            "\"type\":\"result\""};
+  }
+
+  // The model's script: write the kernel with the CLI's own file or shell
+  // tool, then call the evaluate tool under the CLI's name for MCP tools.
+  std::vector<Step> Steps() const {
+    if (cli_->name == "codex") {
+      return {{"exec_command",
+               {{"cmd", "printf '__global__ void scripted_kernel() {}\\n' > kernel.cu"}}},
+              {"evaluate_kernel", Json::object(), "", "mcp__ptxbench"}};
+    }
+    const bool gemini = cli_->name == "gemini-cli";
+    return {{gemini ? "write_file" : "Write", {{"file_path", Kernel()}, {"content", kKernel}}},
+            {gemini ? "mcp_ptxbench_evaluate_kernel" : "mcp__ptxbench__evaluate_kernel"}};
+  }
+
+  // Runs `session` in the workspace with exactly its environment; the
+  // exit code. Its events go to events.jsonl.
+  int Run(const Session& session) {
     const std::string cmd = absl::StrCat(
-        "cd ", (dir_ / "workspace").string(), " && env -i ", env, " timeout 120 ", argv,
-        " < /dev/null > ", (dir_ / "events.jsonl").string(), " 2> ",
+        "cd ", (dir_ / "workspace").string(), " && env -i ", session.env, " timeout 120 ",
+        session.argv, " < /dev/null > ", (dir_ / "events.jsonl").string(), " 2> ",
         (dir_ / "stderr.txt").string());
     const int status = std::system(cmd.c_str());
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   }
 
+  const agents::AgentCli* cli_ = nullptr;
+  fs::path program_;
   fs::path dir_;
 };
 
-TEST_F(AgentCliTest, ClaudeCodeWritesEvaluatesAndReadsTheFeedback) {
-  const std::string claude = Installed("claude-code");
-  if (claude.empty()) {
-    GTEST_SKIP() << "Claude Code is not installed under " << PTXB_AGENT_CLIS_DIR
-                 << " (scripts/setup.sh installs the pinned CLIs with npm ci)";
-  }
+TEST_P(AgentCliTest, WritesEvaluatesAndReadsTheFeedback) {
   testing::EvalSocketStub gateway((dir_ / "eval.sock").string(), {1, kFeedback});
   ASSERT_TRUE(gateway.listening());
-  testing::ScriptedAnthropic model({
-      {"Write", {{"file_path", (dir_ / "workspace/kernel.cu").string()}, {"content", kKernel}}, ""},
-      {"mcp__ptxbench__evaluate_kernel", Json::object(), ""},
-  });
+  testing::ScriptedModel model(cli_->wire, Steps());
   ASSERT_GT(model.port(), 0);
-  std::ofstream(dir_ / "mcp.json")
-      << Json{{"mcpServers",
-               {{"ptxbench",
-                 {{"type", "stdio"},
-                  {"command", PTXB_AGENT_TOOL_BIN},
-                  {"args", {"mcp"}},
-                  {"env", {{"PTXBENCH_AGENT_TOOL_CONFIG", (dir_ / "opt/tool.json").string()}}},
-                  {"timeout", 960000}}}}}}
-             .dump();
-  const std::string env = absl::StrCat(
-      "PATH=/usr/bin:/bin HOME=", (dir_ / "home").string(),
-      " ANTHROPIC_BASE_URL=http://127.0.0.1:", model.port(),
-      " ANTHROPIC_API_KEY=session-token CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"
-      " DISABLE_AUTOUPDATER=1 MCP_TOOL_TIMEOUT=960000");
-  const int code = RunCli(
-      env, absl::StrCat(claude,
-                        " -p 'Write the kernel, then evaluate it.' --output-format stream-json"
-                        " --verbose --model claude-sonnet-4-5 --mcp-config ",
-                        (dir_ / "mcp.json").string(),
-                        " --strict-mcp-config --allowedTools"
-                        " 'Read,Write,Edit,Bash,mcp__ptxbench__evaluate_kernel,"
-                        "mcp__ptxbench__budget_status' --permission-mode dontAsk"));
-  ASSERT_EQ(code, 0) << ReadAll(dir_ / "stderr.txt");
+  const Session session = cli_->name == "codex"      ? Codex(model.port())
+                          : cli_->name == "gemini-cli" ? GeminiCli(model.port())
+                                                       : ClaudeCode(model.port());
+  ASSERT_EQ(Run(session), 0) << ReadAll(dir_ / "stderr.txt");
 
   // The kernel the model wrote is the one evaluated, bound to the workload.
-  EXPECT_EQ(ReadAll(dir_ / "workspace/kernel.cu"), kKernel);
+  EXPECT_EQ(ReadAll(Kernel()), kKernel);
   const std::vector<agent_tool::EvalRequest> evaluations = gateway.requests();
   ASSERT_EQ(evaluations.size(), 1u);
   EXPECT_EQ(evaluations[0].source, kKernel);
@@ -120,12 +201,20 @@ TEST_F(AgentCliTest, ClaudeCodeWritesEvaluatesAndReadsTheFeedback) {
   // The feedback reached the model as the tool's result.
   const std::vector<Json> requests = model.requests();
   ASSERT_GE(requests.size(), 3u);
-  const std::vector<Json> results = testing::ToolResults(requests.back());
+  const std::vector<Json> results = model.ToolResults(requests.back());
   ASSERT_EQ(results.size(), 2u);
   EXPECT_THAT(results[1].dump(), HasSubstr("scripted feedback for the agent"));
-  // The session ended on its own, with its result event.
-  EXPECT_THAT(ReadAll(dir_ / "events.jsonl"), HasSubstr("\"type\":\"result\""));
+  // The session ended on its own.
+  EXPECT_THAT(ReadAll(dir_ / "events.jsonl"), HasSubstr(session.end_event));
 }
+
+INSTANTIATE_TEST_SUITE_P(PinnedClis, AgentCliTest,
+                         ::testing::Values("claude-code", "codex", "gemini-cli"),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string name = info.param;
+                           name.erase(std::remove(name.begin(), name.end(), '-'), name.end());
+                           return name;
+                         });
 
 }  // namespace
 }  // namespace ptxbench
