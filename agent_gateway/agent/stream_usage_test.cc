@@ -1,0 +1,92 @@
+#include "agent_gateway/agent/stream_usage.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "agent_gateway/model_registry.h"
+
+namespace ptxbench::agent_gateway {
+namespace {
+
+// Feeds `stream` one byte at a time, then in one piece: both must agree.
+StreamUsage Read(agents::Wire wire, const std::string& stream) {
+  StreamUsage bytewise(wire), whole(wire);
+  for (char c : stream) bytewise.Feed(absl::string_view(&c, 1));
+  whole.Feed(stream);
+  EXPECT_EQ(bytewise.usage().SerializeAsString(), whole.usage().SerializeAsString());
+  EXPECT_EQ(bytewise.finished(), whole.finished());
+  return whole;
+}
+
+TEST(StreamUsage, ResponsesCompletedCarriesTheUsage) {
+  const std::string stream =
+      "event: response.created\ndata: {\"type\":\"response.created\",\"response\":{}}\n\n"
+      "event: response.output_item.done\r\ndata: {\"type\":\"response.output_item.done\"}\r\n\r\n"
+      "event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"usage\":"
+      "{\"input_tokens\":1200,\"input_tokens_details\":{\"cached_tokens\":1000},"
+      "\"output_tokens\":300,\"output_tokens_details\":{\"reasoning_tokens\":250},"
+      "\"total_tokens\":1500}}}\n\n";
+  StreamUsage u = Read(agents::Wire::kOpenAIResponses, stream);
+  EXPECT_TRUE(u.finished());
+  EXPECT_EQ(u.usage().input_tokens(), 1200);
+  EXPECT_EQ(u.usage().cached_tokens(), 1000);
+  EXPECT_EQ(u.usage().output_tokens(), 300);
+  EXPECT_EQ(u.usage().reasoning_tokens(), 250);
+  EXPECT_EQ(u.total(), 1500);
+  // Priced by the registry's rule: cached input and reasoning at their rates.
+  ModelPrice price{2.0, 10.0, 20.0, 0.5};
+  EXPECT_DOUBLE_EQ(CostUsd(price, u.usage()),
+                   (200 * 2.0 + 1000 * 0.5 + 50 * 10.0 + 250 * 20.0) / 1e6);
+}
+
+TEST(StreamUsage, AnthropicStartAndLastDelta) {
+  const std::string stream =
+      "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":"
+      "{\"input_tokens\":50,\"cache_read_input_tokens\":900,\"cache_creation_input_tokens\":100,"
+      "\"output_tokens\":1}}}\n\n"
+      "event: content_block_delta\ndata: {\"type\":\"content_block_delta\"}\n\n"
+      "event: message_delta\ndata: {\"type\":\"message_delta\",\"usage\":{\"output_tokens\":40}}\n\n"
+      "event: message_delta\ndata: {\"type\":\"message_delta\",\"usage\":{\"output_tokens\":75}}\n\n";
+  StreamUsage u = Read(agents::Wire::kAnthropicMessages, stream);
+  EXPECT_FALSE(u.finished());  // no message_stop yet
+  EXPECT_EQ(u.usage().input_tokens(), 1050);
+  EXPECT_EQ(u.usage().cached_tokens(), 900);
+  EXPECT_EQ(u.usage().output_tokens(), 75);
+  u.Feed("event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n");
+  EXPECT_TRUE(u.finished());
+  EXPECT_EQ(u.total(), 1125);
+}
+
+TEST(StreamUsage, GeminiLastUsageMetadataWithThoughts) {
+  const std::string stream =
+      "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"a\"}]}}],"
+      "\"usageMetadata\":{\"promptTokenCount\":400,\"candidatesTokenCount\":2}}\n\n"
+      "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"b\"}]},\"finishReason\":\"STOP\"}],"
+      "\"usageMetadata\":{\"promptTokenCount\":400,\"cachedContentTokenCount\":300,"
+      "\"candidatesTokenCount\":30,\"thoughtsTokenCount\":70,\"totalTokenCount\":500}}\n\n";
+  StreamUsage u = Read(agents::Wire::kGeminiGenerate, stream);
+  EXPECT_TRUE(u.finished());
+  EXPECT_EQ(u.usage().input_tokens(), 400);
+  EXPECT_EQ(u.usage().cached_tokens(), 300);
+  EXPECT_EQ(u.usage().output_tokens(), 100);
+  EXPECT_EQ(u.usage().reasoning_tokens(), 70);
+  EXPECT_EQ(u.total(), 500);
+}
+
+TEST(StreamUsage, GarbageAndAHugeEventCountNothing) {
+  StreamUsage u(agents::Wire::kOpenAIResponses);
+  u.Feed("data: {not json\n\n: a comment\n\ndata: [1,2]\n\n");
+  u.Feed("data: " + std::string(StreamUsage::kMaxEvent + 10, 'x'));
+  u.Feed("\n\n");
+  EXPECT_FALSE(u.finished());
+  EXPECT_EQ(u.total(), 0);
+  // The stream goes on after the skipped event.
+  u.Feed("data: {\"type\":\"response.completed\",\"response\":{\"usage\":{\"input_tokens\":3,"
+         "\"output_tokens\":4}}}\n\n");
+  EXPECT_TRUE(u.finished());
+  EXPECT_EQ(u.total(), 7);
+}
+
+}  // namespace
+}  // namespace ptxbench::agent_gateway
