@@ -8,12 +8,15 @@
 #include <linux/capability.h>
 #include <linux/seccomp.h>
 #include <linux/securebits.h>
+#include <net/if.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
@@ -288,6 +291,19 @@ bool CpuLimitKilled(const ChildPlan& plan, int status, const rusage& usage) {
   return used_us >= limit_s * 1000000;
 }
 
+// lo of the sandbox's own network namespace (Policy::loopback), while the
+// init still has its capabilities there.
+void BringUpLoopback(const ChildPlan& plan) {
+  const int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) Fail(plan, "socket for lo");
+  ifreq ifr{};
+  memcpy(ifr.ifr_name, "lo", 3);
+  if (ioctl(fd, SIOCGIFFLAGS, &ifr) != 0) Fail(plan, "reading lo's flags");
+  ifr.ifr_flags = static_cast<short>(ifr.ifr_flags | IFF_UP);
+  if (ioctl(fd, SIOCSIFFLAGS, &ifr) != 0) Fail(plan, "bringing up lo");
+  close(fd);
+}
+
 }  // namespace
 
 void InitMain(const ChildPlan& plan) {
@@ -305,6 +321,7 @@ void InitMain(const ChildPlan& plan) {
   umask(022);
   SetupView(plan);
   sethostname("sandbox", 7);
+  if (plan.loopback) BringUpLoopback(plan);
   // The view is built: ready before the payload exists, so that a failure of
   // the payload's own setup (chdir, seccomp, exec) always comes after it and
   // is the run's setup_error, never a failed Start (they share one pipe).

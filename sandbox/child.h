@@ -60,6 +60,7 @@ struct ChildPlan {
   gid_t gid = 65534;
   uid_t keeper_uid = 65534;  // the init's real uid (policy.h)
   bool suspended = false;
+  bool loopback = false;  // bring up the network namespace's lo
   std::vector<sock_filter> filter;  // empty: no seccomp
   // Pipe ends (the child closes the parent's).
   int sync_read = -1, sync_write = -1;

@@ -4,8 +4,8 @@
 // What a sandboxed process may see and use (docs/SECURITY.md has the threat
 // model). Every process that compiles or runs submitted code gets one:
 //  - its own PID, network, mount, IPC and UTS namespaces: it sees no other
-//    process, has no network (not even loopback), and everything it starts
-//    dies with it;
+//    process, has no network (not even loopback, unless `loopback`), and
+//    everything it starts dies with it;
 //  - a filesystem view built from `mounts` on an empty tmpfs root, so any
 //    path not listed does not exist; only kReadWrite and kTmpfs mounts are
 //    writable, and nothing on them can be executed or mapped executable;
@@ -63,6 +63,13 @@ struct Policy {
   // payload runs with every id `uid`. kSameUid: `uid`.
   static constexpr uid_t kSameUid = static_cast<uid_t>(-1);
   uid_t keeper_uid = kSameUid;
+
+  // Agent sessions (docs/AGENTS.md): the network namespace's own loopback
+  // is up, and sockets of AF_INET, AF_INET6 and AF_NETLINK may be made (a
+  // CLI talks to its model through a relay on 127.0.0.1; Node lists
+  // interfaces over netlink). The namespace has no other interface, so
+  // nothing outside the sandbox is reachable over IP.
+  bool loopback = false;
 
   bool seccomp = true;
   // Seccomp rules for processes that run submitted GPU code (the candidate

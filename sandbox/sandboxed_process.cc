@@ -125,6 +125,7 @@ absl::Status BuildPlan(const SandboxedProcess::Spec& spec, bool user_namespace, 
   plan->rlimits = policy.rlimits;
   plan->user_namespace = user_namespace;
   plan->uid = policy.uid;
+  plan->loopback = policy.loopback;
   plan->gid = policy.gid;
   plan->keeper_uid =
       policy.keeper_uid == Policy::kSameUid || user_namespace ? policy.uid : policy.keeper_uid;

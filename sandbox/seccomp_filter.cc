@@ -106,8 +106,22 @@ absl::StatusOr<std::vector<sock_filter>> CompileSeccompFilter(const Policy& poli
     PTXB_RETURN_IF_ERROR(Refuse(ctx, "clone", EPERM, {Masked(0, flag, flag)}));
   }
   PTXB_RETURN_IF_ERROR(Refuse(ctx, "clone3", ENOSYS));
-  const scmp_arg_cmp not_unix{.arg = 0, .op = SCMP_CMP_NE, .datum_a = AF_UNIX, .datum_b = 0};
-  PTXB_RETURN_IF_ERROR(Refuse(ctx, "socket", EPERM, {not_unix}));
+  if (policy.loopback) {
+    // Every family but AF_UNIX, AF_INET, AF_INET6 and AF_NETLINK.
+    for (int family = 0; family < AF_MAX; ++family) {
+      if (family == AF_UNIX || family == AF_INET || family == AF_INET6 || family == AF_NETLINK) {
+        continue;
+      }
+      const scmp_arg_cmp is{.arg = 0, .op = SCMP_CMP_EQ, .datum_a = static_cast<uint64_t>(family),
+                            .datum_b = 0};
+      PTXB_RETURN_IF_ERROR(Refuse(ctx, "socket", EPERM, {is}));
+    }
+    const scmp_arg_cmp above{.arg = 0, .op = SCMP_CMP_GE, .datum_a = AF_MAX, .datum_b = 0};
+    PTXB_RETURN_IF_ERROR(Refuse(ctx, "socket", EPERM, {above}));
+  } else {
+    const scmp_arg_cmp not_unix{.arg = 0, .op = SCMP_CMP_NE, .datum_a = AF_UNIX, .datum_b = 0};
+    PTXB_RETURN_IF_ERROR(Refuse(ctx, "socket", EPERM, {not_unix}));
+  }
   if (policy.guard_gpu_object_sharing) PTXB_RETURN_IF_ERROR(AddGpuObjectSharingRules(ctx));
   if (policy.deny_exec_memory) PTXB_RETURN_IF_ERROR(AddExecMemoryRules(ctx));
   // libseccomp writes the program to a descriptor; read it back.

@@ -11,7 +11,8 @@
 //    umount2, pivot_root, chroot, unshare, setns, clone with any CLONE_NEW*
 //    flag (clone3, whose flags a filter cannot read, answers ENOSYS so libc
 //    falls back to clone);
-//  - new network sockets: socket() of any family but AF_UNIX;
+//  - new network sockets: socket() of any family but AF_UNIX (and AF_INET,
+//    AF_INET6, AF_NETLINK with Policy::loopback, whose namespace has only lo);
 //  - kernel interfaces with a history of escapes or that bypass this filter:
 //    bpf, perf_event_open, userfaultfd, io_uring, keyrings, module and kexec
 //    loading, open_by_handle_at, and the host-wide knobs

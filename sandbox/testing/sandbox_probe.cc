@@ -39,6 +39,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <sched.h>
 #include <signal.h>
@@ -79,6 +80,33 @@ int Connect(int port) {
   if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) return Refused("connect");
   std::printf("connected\n");
   return 0;
+}
+
+// The network interfaces the process sees, one line.
+int Links() {
+  struct if_nameindex* names = if_nameindex();
+  if (names == nullptr) return Refused("if_nameindex");
+  std::string line = "links:";
+  for (struct if_nameindex* n = names; n->if_index != 0; ++n) line += std::string(" ") + n->if_name;
+  if_freenameindex(names);
+  std::printf("%s\n", line.c_str());
+  return 0;
+}
+
+// A listener on 127.0.0.1 and a connection to it: the loopback works.
+int Loopback() {
+  const int listener = socket(AF_INET, SOCK_STREAM, 0);
+  if (listener < 0) return Refused("socket");
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(addr);
+  if (bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
+      listen(listener, 1) != 0 ||
+      getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    return Refused("listen");
+  }
+  return Connect(ntohs(addr.sin_port));
 }
 
 int Environ(const std::string& needle) {
@@ -215,6 +243,8 @@ int main(int argc, char** argv) {
   const std::string arg = argc > 2 ? argv[2] : "";
   const std::string arg2 = argc > 3 ? argv[3] : "";
   if (action == "connect") return Connect(atoi(arg.c_str()));
+  if (action == "links") return Links();
+  if (action == "loopback") return Loopback();
   if (action == "read") {
     std::ifstream in(arg);
     std::string line;
