@@ -1,5 +1,8 @@
 // ptxbench-agent-tool: the evaluate tool inside an agent's sandbox.
 //   ptxbench-agent-tool mcp                  the MCP stdio server (mcp_server.h)
+//   ptxbench-agent-tool relay PORT SOCKET    the loopback relay (relay.h): listens
+//                                            on 127.0.0.1:PORT, then goes to the
+//                                            background (its pid on stdout)
 //   ptxbench-agent-tool eval KERNEL WORKLOAD  the command; installed as
 //   ptxbench-eval KERNEL WORKLOAD             (PTXBench's usage) too
 // Both reach the gateway over the session's unix socket (eval_wire.h). The
@@ -25,6 +28,7 @@
 #include "absl/strings/str_cat.h"
 #include "agent_tool/eval_wire.h"
 #include "agent_tool/mcp_server.h"
+#include "agent_tool/relay.h"
 #include "common/hash.h"
 #include "common/json_reader.h"
 #include "common/status_macros.h"
@@ -122,14 +126,32 @@ int RunEval(const Settings& s, const std::string& kernel, const std::string& wor
   return reply->exit_code;
 }
 
+// Listens first, then forks: once the command returns, the port accepts.
+int StartRelay(const char* port, const char* socket_path) {
+  absl::StatusOr<int> listener = ListenLoopback(std::atoi(port));
+  if (!listener.ok()) {
+    std::cerr << "ptxbench-agent-tool relay: " << listener.status().message() << "\n";
+    return 2;
+  }
+  const pid_t pid = fork();
+  if (pid < 0) return 2;
+  if (pid == 0) {
+    setsid();
+    RunRelay(*listener, socket_path);
+  }
+  std::cout << pid << "\n";
+  return 0;
+}
+
 int Main(int argc, char** argv) {
   const std::string self = argv[0];
+  if (argc == 4 && std::string(argv[1]) == "relay") return StartRelay(argv[2], argv[3]);
   const bool as_eval = absl::EndsWith(self, "ptxbench-eval");
   const int first = as_eval ? 1 : 2;
   const std::string mode = as_eval ? "eval" : (argc > 1 ? argv[1] : "");
   if (mode != "mcp" && !(mode == "eval" && argc == first + 2)) {
     std::cerr << "usage: ptxbench-eval KERNEL WORKLOAD\n"
-                 "       ptxbench-agent-tool mcp | eval KERNEL WORKLOAD\n";
+                 "       ptxbench-agent-tool mcp | eval KERNEL WORKLOAD | relay PORT SOCKET\n";
     return 2;
   }
   absl::StatusOr<Settings> s = ReadSettings();

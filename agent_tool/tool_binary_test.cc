@@ -3,10 +3,16 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
+#include <thread>
 #include <fstream>
 #include <sstream>
 
@@ -14,6 +20,7 @@
 #include "agent_tool/eval_wire.h"
 #include "common/hash.h"
 #include "testing/eval_socket_stub.h"
+#include "testing/unused_port.h"
 #include "nlohmann/json.hpp"
 
 namespace ptxbench::agent_tool {
@@ -112,6 +119,54 @@ TEST_F(ToolBinaryTest, TheMcpServerEvaluatesThroughTheSocket) {
   EXPECT_EQ(answers[1]["result"]["content"][0]["text"], "Evaluation results:\npassed");
   EXPECT_EQ(gateway.requests().size(), 1u);
   EXPECT_EQ(answers[1]["result"]["isError"], false);
+}
+
+// The relay joins 127.0.0.1:PORT to a unix socket, bytes both ways, and a
+// response still in flight when the client stops writing arrives.
+TEST_F(ToolBinaryTest, TheRelayJoinsLoopbackToTheSocket) {
+  // An echo server on the unix socket, that answers after the client's EOF.
+  const int server = socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::memcpy(addr.sun_path, socket_.data(), socket_.size());
+  ASSERT_EQ(bind(server, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  ASSERT_EQ(listen(server, 4), 0);
+  std::thread echo([server] {
+    const int fd = accept(server, nullptr, nullptr);
+    std::string got;
+    char buffer[4096];
+    ssize_t n;
+    while ((n = read(fd, buffer, sizeof(buffer))) > 0) got.append(buffer, static_cast<size_t>(n));
+    const std::string answer = "echo:" + got;
+    (void)!write(fd, answer.data(), answer.size());
+    close(fd);
+  });
+  const int port = ::ptxbench::testing::UnusedPort();
+  Run started = Tool("ptxbench-agent-tool", absl::StrCat("relay ", port, " ", socket_));
+  ASSERT_EQ(started.code, 0) << started.err;
+  const pid_t relay = std::atoi(started.out.c_str());
+  ASSERT_GT(relay, 0);
+
+  const int client = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_port = htons(static_cast<uint16_t>(port));
+  to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(connect(client, reinterpret_cast<sockaddr*>(&to), sizeof(to)), 0);
+  const std::string request(100000, 'r');  // more than one read's worth
+  ASSERT_EQ(write(client, request.data(), request.size()), static_cast<ssize_t>(request.size()));
+  shutdown(client, SHUT_WR);
+  std::string reply;
+  char buffer[4096];
+  ssize_t n;
+  while ((n = read(client, buffer, sizeof(buffer))) > 0) reply.append(buffer, static_cast<size_t>(n));
+  close(client);
+  echo.join();
+  close(server);
+  kill(relay, SIGKILL);
+  // Compared without printing 100 kB on a failure.
+  EXPECT_EQ(reply.size(), request.size() + 5);
+  EXPECT_TRUE(reply == "echo:" + request);
 }
 
 }  // namespace
