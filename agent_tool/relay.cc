@@ -43,14 +43,18 @@ bool Pump(int from, int to) {
   return true;
 }
 
-// Both ways until either side ends; a side that ends has its write half of
-// the other shut, so a response still in flight arrives.
 void Join(int client, const std::string& socket_path) {
   const int upstream = ConnectUnix(socket_path);
   if (upstream < 0) {
     close(client);
     return;
   }
+  Splice(client, upstream);
+}
+
+}  // namespace
+
+void Splice(int client, int upstream) {
   const int ends[2] = {client, upstream};
   pollfd fds[2] = {{client, POLLIN, 0}, {upstream, POLLIN, 0}};
   bool open[2] = {true, true};
@@ -71,8 +75,6 @@ void Join(int client, const std::string& socket_path) {
   close(client);
   close(upstream);
 }
-
-}  // namespace
 
 absl::StatusOr<int> ListenLoopback(int port) {
   const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);

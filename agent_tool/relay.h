@@ -14,6 +14,11 @@
 
 namespace ptxbench::agent_tool {
 
+// Joins two connected sockets, bytes both ways, until both ends finished; a
+// side that ends has the other's write half shut, so a response still in
+// flight arrives. Closes both.
+void Splice(int a, int b);
+
 // Listens on 127.0.0.1:`port`; returns the listening descriptor, or why not.
 absl::StatusOr<int> ListenLoopback(int port);
 // Serves `listener` for good: each accepted connection is joined to

@@ -7,16 +7,25 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "agent_tool/relay.h"
 #include "agents/clis.h"
 #include "common/hash.h"
+#include "sandbox/command.h"
+#include "sandbox/view.h"
 #include "testing/eval_socket_stub.h"
 #include "testing/scripted_model.h"
 
@@ -155,7 +164,17 @@ class AgentCliTest : public ::testing::TestWithParam<std::string> {
 
   // The model's script: write the kernel with the CLI's own file or shell
   // tool, then call the evaluate tool under the CLI's name for MCP tools.
-  std::vector<Step> Steps() const {
+  std::vector<Step> Steps(const std::string& probe = "") const {
+    std::vector<Step> steps;
+    if (!probe.empty()) {
+      const bool codex = cli_->name == "codex", gemini = cli_->name == "gemini-cli";
+      steps.push_back({codex ? "exec_command" : gemini ? "run_shell_command" : "Bash",
+                       {{codex ? "cmd" : "command", probe}}});
+    }
+    for (Step& s : WriteAndEvaluate()) steps.push_back(std::move(s));
+    return steps;
+  }
+  std::vector<Step> WriteAndEvaluate() const {
     if (cli_->name == "codex") {
       return {{"exec_command",
                {{"cmd", "printf '__global__ void scripted_kernel() {}\\n' > kernel.cu"}}},
@@ -206,6 +225,141 @@ TEST_P(AgentCliTest, WritesEvaluatesAndReadsTheFeedback) {
   EXPECT_THAT(results[1].dump(), HasSubstr("scripted feedback for the agent"));
   // The session ended on its own.
   EXPECT_THAT(ReadAll(dir_ / "events.jsonl"), HasSubstr(session.end_event));
+}
+
+// A loopback listener on the host, that counts the connections it gets.
+class Canary {
+ public:
+  Canary() {
+    fd_ = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof(addr);
+    bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+    listen(fd_, 8);
+    getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+  }
+  ~Canary() { close(fd_); }
+  int port() const { return port_; }
+  bool Contacted() const { return accept(fd_, nullptr, nullptr) >= 0; }
+
+ private:
+  int fd_ = -1;
+  int port_ = 0;
+};
+
+// The gateway's side of the model socket, as the proxy will be: a unix
+// socket whose connections are spliced to the scripted model's port.
+class ModelSocket {
+ public:
+  ModelSocket(const std::string& path, int model_port) : model_port_(model_port) {
+    fd_ = socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::memcpy(addr.sun_path, path.data(), path.size());
+    bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+    listen(fd_, 16);
+    thread_ = std::thread([this] { Serve(); });
+  }
+  ~ModelSocket() {
+    shutdown(fd_, SHUT_RDWR);
+    thread_.join();
+    close(fd_);
+  }
+
+ private:
+  void Serve() {
+    for (;;) {
+      const int client = accept(fd_, nullptr, nullptr);
+      if (client < 0) return;
+      const int model = socket(AF_INET, SOCK_STREAM, 0);
+      sockaddr_in addr{};
+      addr.sin_family = AF_INET;
+      addr.sin_port = htons(static_cast<uint16_t>(model_port_));
+      addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+      if (connect(model, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+        close(client);
+        close(model);
+        continue;
+      }
+      std::thread(agent_tool::Splice, client, model).detach();
+    }
+  }
+  const int model_port_;
+  int fd_ = -1;
+  std::thread thread_;
+};
+
+// The same session inside a sandbox whose network is its own loopback
+// (sandbox/policy.h Policy::loopback): the CLI reaches its model only
+// through the relay and a unix socket, and nothing else on the host.
+TEST_P(AgentCliTest, InItsSandboxOnlyTheModelSocketIsReachable) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root (the session's own uid)";
+  setenv("PTXB_HOST_SECRET", "sk-host-canary-0123", 1);
+  testing::EvalSocketStub gateway((dir_ / "eval.sock").string(), {1, kFeedback});
+  ASSERT_TRUE(gateway.listening());
+  Canary canary;
+  const std::string probe = absl::StrCat(
+      "cat /proc/self/environ | tr '\\0' '\\n'; cat /proc/net/dev | cut -d: -f1;"
+      " python3 -c \"import socket; socket.create_connection(('127.0.0.1', ", canary.port(),
+      "), 2)\" 2>&1 | tail -1");
+  testing::ScriptedModel model(cli_->wire, Steps(probe));
+  ASSERT_GT(model.port(), 0);
+  ModelSocket model_socket((dir_ / "model.sock").string(), model.port());
+  const Session session = cli_->name == "codex"      ? Codex(model.port())
+                          : cli_->name == "gemini-cli" ? GeminiCli(model.port())
+                                                       : ClaudeCode(model.port());
+  // The session's uid owns its directories and may connect to its sockets.
+  for (const auto& entry : fs::recursive_directory_iterator(dir_)) {
+    (void)!chown(entry.path().c_str(), 65534, 65534);
+  }
+  (void)!chown(dir_.c_str(), 65534, 65534);
+
+  sandbox::ViewBuilder view;
+  for (const char* path : {"/usr", "/bin", "/lib", "/lib64", "/etc"}) {
+    view.AddHostPath(path, sandbox::Mount::Kind::kReadOnly);
+  }
+  view.AddHostPath("/dev/urandom", sandbox::Mount::Kind::kDevice);
+  view.AddHostPath(PTXB_AGENT_CLIS_DIR, sandbox::Mount::Kind::kReadOnly);
+  view.AddHostPath(fs::path(PTXB_AGENT_TOOL_BIN).parent_path().string(),
+                   sandbox::Mount::Kind::kReadOnly);
+  // The session's /tmp is its own; its directory (under the host's /tmp) on it.
+  view.Add({sandbox::Mount::Kind::kTmpfs, "", "/tmp"});
+  view.AddHostPath(dir_.string(), sandbox::Mount::Kind::kReadWrite);
+  sandbox::CommandOptions o;
+  o.policy.mounts = view.mounts();
+  o.policy.loopback = true;
+  o.policy.cwd = (dir_ / "workspace").string();
+  o.policy.env = absl::StrSplit(session.env, ' ');
+  o.argv = {"/bin/sh", "-c",
+            absl::StrCat(PTXB_AGENT_TOOL_BIN, " relay ", model.port(), " ",
+                         (dir_ / "model.sock").string(), " > /dev/null && exec ", session.argv,
+                         " < /dev/null")};
+  o.deadline = absl::Seconds(120);
+  absl::StatusOr<sandbox::CommandResult> r = sandbox::RunCommand(o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_TRUE(r->ok()) << r->outcome.setup_error << "\n" << r->output.substr(0, 4000);
+
+  // The session ran: its kernel evaluated, its feedback back to the model.
+  const std::vector<agent_tool::EvalRequest> evaluations = gateway.requests();
+  ASSERT_EQ(evaluations.size(), 1u);
+  EXPECT_EQ(evaluations[0].source, kKernel);
+  const std::vector<Json> requests = model.requests();
+  ASSERT_GE(requests.size(), 4u);
+  const std::vector<Json> results = model.ToolResults(requests.back());
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_THAT(results[2].dump(), HasSubstr("scripted feedback for the agent"));
+  // What the agent's shell saw: only lo, only its own environment, and no
+  // way to the host's loopback.
+  const std::string seen = results[0].dump();
+  EXPECT_THAT(seen, HasSubstr("Connection refused"));
+  EXPECT_THAT(seen, ::testing::Not(HasSubstr("sk-host-canary")));
+  EXPECT_THAT(seen, ::testing::Not(HasSubstr("eth")));
+  EXPECT_THAT(seen, HasSubstr("lo"));
+  EXPECT_FALSE(canary.Contacted());
+  unsetenv("PTXB_HOST_SECRET");
 }
 
 INSTANTIATE_TEST_SUITE_P(PinnedClis, AgentCliTest,
