@@ -16,6 +16,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "agent_tool/eval_wire.h"
 #include "common/hash.h"
@@ -146,6 +147,7 @@ TEST_F(ToolBinaryTest, TheRelayJoinsLoopbackToTheSocket) {
   ASSERT_EQ(started.code, 0) << started.err;
   const pid_t relay = std::atoi(started.out.c_str());
   ASSERT_GT(relay, 0);
+  absl::Cleanup end_relay = [relay] { kill(relay, SIGKILL); };
 
   const int client = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in to{};
@@ -163,7 +165,6 @@ TEST_F(ToolBinaryTest, TheRelayJoinsLoopbackToTheSocket) {
   close(client);
   echo.join();
   close(server);
-  kill(relay, SIGKILL);
   // Compared without printing 100 kB on a failure.
   EXPECT_EQ(reply.size(), request.size() + 5);
   EXPECT_TRUE(reply == "echo:" + request);

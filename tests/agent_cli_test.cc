@@ -19,6 +19,7 @@
 #include <thread>
 #include <sstream>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "agent_tool/relay.h"
@@ -298,6 +299,7 @@ class ModelSocket {
 TEST_P(AgentCliTest, InItsSandboxOnlyTheModelSocketIsReachable) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root (the session's own uid)";
   setenv("PTXB_HOST_SECRET", "sk-host-canary-0123", 1);
+  absl::Cleanup unset = [] { unsetenv("PTXB_HOST_SECRET"); };
   testing::EvalSocketStub gateway((dir_ / "eval.sock").string(), {1, kFeedback});
   ASSERT_TRUE(gateway.listening());
   Canary canary;
@@ -359,7 +361,6 @@ TEST_P(AgentCliTest, InItsSandboxOnlyTheModelSocketIsReachable) {
   EXPECT_THAT(seen, ::testing::Not(HasSubstr("eth")));
   EXPECT_THAT(seen, HasSubstr("lo"));
   EXPECT_FALSE(canary.Contacted());
-  unsetenv("PTXB_HOST_SECRET");
 }
 
 INSTANTIATE_TEST_SUITE_P(PinnedClis, AgentCliTest,

@@ -43,7 +43,8 @@ class EvalEndpoint {
     int64_t max_evaluations = 0;  // 0: no limit
     bool show_budget = false;     // the budget line after each evaluation's feedback
   };
-  // Evaluates `source` as turn `turn` (1-based); blocks until the feedback.
+  // Evaluates `source` as turn `turn` (1-based); blocks until the feedback,
+  // and must return once the session ends (the destructor waits for it).
   using Evaluate = std::function<agent_tool::EvalReply(int turn, const std::string& source)>;
   // The session's budget in one line ("Budget: 4 of 20 evaluations, ...").
   using BudgetLine = std::function<std::string()>;
