@@ -320,6 +320,9 @@ TEST_P(AgentCliTest, InItsSandboxOnlyTheModelSocketIsReachable) {
   (void)!chown(dir_.c_str(), 65534, 65534);
 
   sandbox::ViewBuilder view;
+  // The session's /tmp is its own; what the view binds under the host's /tmp
+  // (this test's directory; a checkout under /tmp) goes on top of it.
+  view.Add({sandbox::Mount::Kind::kTmpfs, "", "/tmp"});
   for (const char* path : {"/usr", "/bin", "/lib", "/lib64", "/etc"}) {
     view.AddHostPath(path, sandbox::Mount::Kind::kReadOnly);
   }
@@ -327,8 +330,6 @@ TEST_P(AgentCliTest, InItsSandboxOnlyTheModelSocketIsReachable) {
   view.AddHostPath(PTXB_AGENT_CLIS_DIR, sandbox::Mount::Kind::kReadOnly);
   view.AddHostPath(fs::path(PTXB_AGENT_TOOL_BIN).parent_path().string(),
                    sandbox::Mount::Kind::kReadOnly);
-  // The session's /tmp is its own; its directory (under the host's /tmp) on it.
-  view.Add({sandbox::Mount::Kind::kTmpfs, "", "/tmp"});
   view.AddHostPath(dir_.string(), sandbox::Mount::Kind::kReadWrite);
   sandbox::CommandOptions o;
   o.policy.mounts = view.mounts();
