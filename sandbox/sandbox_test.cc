@@ -32,6 +32,7 @@
 #include "sandbox/sandboxed_process.h"
 #include "sandbox/view.h"
 #include "testing/child_process.h"
+#include "testing/loopback_canary.h"
 
 namespace ptxbench::sandbox {
 namespace {
@@ -171,41 +172,27 @@ TEST_F(SandboxTest, CannotReadAnotherProcesssEnvironment) {
 }
 
 TEST_F(SandboxTest, CannotOpenANetworkSocket) {
-  const int listener = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
-  ASSERT_EQ(listen(listener, 8), 0);
-  socklen_t len = sizeof(addr);
-  getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len);
-  CommandResult r = Probe({"connect", std::to_string(ntohs(addr.sin_port))});
+  testing::LoopbackCanary listener;
+  ASSERT_GT(listener.port(), 0);
+  CommandResult r = Probe({"connect", std::to_string(listener.port())});
   EXPECT_TRUE(absl::StrContains(r.output, "refused: socket: Operation not permitted")) << r.output;
-  EXPECT_LT(accept(listener, nullptr, nullptr), 0) << "the listener saw a connection";
-  close(listener);
+  EXPECT_FALSE(listener.Contacted()) << "the listener saw a connection";
 }
 
 // An agent's sandbox (Policy::loopback): its own lo works, and it is all
 // there is: the host's loopback listener is not reachable, and no other
 // interface exists.
 TEST_F(SandboxTest, WithLoopbackOnlyItsOwnLoopbackExists) {
-  const int listener = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
-  ASSERT_EQ(listen(listener, 8), 0);
-  socklen_t len = sizeof(addr);
-  getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len);
+  testing::LoopbackCanary listener;
+  ASSERT_GT(listener.port(), 0);
   Policy policy = ProbePolicy();
   policy.loopback = true;
   CommandResult own = Probe({"loopback"}, policy);
   EXPECT_TRUE(absl::StrContains(own.output, "connected")) << own.output << own.outcome.setup_error;
-  CommandResult host = Probe({"connect", std::to_string(ntohs(addr.sin_port))}, policy);
+  CommandResult host = Probe({"connect", std::to_string(listener.port())}, policy);
   EXPECT_TRUE(absl::StrContains(host.output, "refused: connect: Connection refused"))
       << host.output;
-  EXPECT_LT(accept(listener, nullptr, nullptr), 0) << "the host's listener saw a connection";
-  close(listener);
+  EXPECT_FALSE(listener.Contacted()) << "the host's listener saw a connection";
   CommandResult links = Probe({"links"}, policy);
   EXPECT_TRUE(absl::StrContains(links.output, "links: lo\n")) << links.output;
   // The rest of the filter holds: no packet sockets, no namespaces.

@@ -28,6 +28,7 @@
 #include "sandbox/command.h"
 #include "sandbox/view.h"
 #include "testing/eval_socket_stub.h"
+#include "testing/loopback_canary.h"
 #include "testing/scripted_model.h"
 
 namespace ptxbench {
@@ -228,29 +229,6 @@ TEST_P(AgentCliTest, WritesEvaluatesAndReadsTheFeedback) {
   EXPECT_THAT(ReadAll(dir_ / "events.jsonl"), HasSubstr(session.end_event));
 }
 
-// A loopback listener on the host, that counts the connections it gets.
-class Canary {
- public:
-  Canary() {
-    fd_ = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof(addr);
-    bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-    listen(fd_, 8);
-    getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
-    port_ = ntohs(addr.sin_port);
-  }
-  ~Canary() { close(fd_); }
-  int port() const { return port_; }
-  bool Contacted() const { return accept(fd_, nullptr, nullptr) >= 0; }
-
- private:
-  int fd_ = -1;
-  int port_ = 0;
-};
-
 // The gateway's side of the model socket, as the proxy will be: a unix
 // socket whose connections are spliced to the scripted model's port.
 class ModelSocket {
@@ -302,7 +280,7 @@ TEST_P(AgentCliTest, InItsSandboxOnlyTheModelSocketIsReachable) {
   absl::Cleanup unset = [] { unsetenv("PTXB_HOST_SECRET"); };
   testing::EvalSocketStub gateway((dir_ / "eval.sock").string(), {1, kFeedback});
   ASSERT_TRUE(gateway.listening());
-  Canary canary;
+  testing::LoopbackCanary canary;
   const std::string probe = absl::StrCat(
       "cat /proc/self/environ | tr '\\0' '\\n'; cat /proc/net/dev | cut -d: -f1;"
       " python3 -c \"import socket; socket.create_connection(('127.0.0.1', ", canary.port(),
