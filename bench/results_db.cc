@@ -134,7 +134,7 @@ absl::Status Run() {
     t.trajectory_id =
         scheduler::DeriveTrajectoryId(x.experiment_id, t.model, t.definition, t.prompt_tag, i);
     PTXB_ASSIGN_OR_RETURN(int64_t rowid,
-                          trajectory_rows.Insert(t, experiment, system, task, now));
+                          trajectory_rows.Insert(t, experiment, system, task, v1::AWAITING_MODEL, now));
     bool correct = false;
     double best = 0;
     for (int turn = 0; turn < turns; ++turn) {

@@ -372,7 +372,7 @@ function showTrajectory(main) {
   poll('/api/trajectories/' + enc(id), (data) => {
     const t = data.trajectory, s = t.summary;
     setStatus('');
-    live = s.state === 'AWAITING_MODEL' || s.state === 'AWAITING_EVAL';
+    live = s.state === 'AWAITING_MODEL' || s.state === 'AWAITING_EVAL' || s.state === 'AWAITING_AGENT';
     render(body,
       h('p', {class: 'meta'}, 'Experiment ', link('/experiments/' + enc(s.experiment_id),
         s.experiment_id), ' · ', [s.model, s.definition, s.prompt_tag,

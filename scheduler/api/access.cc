@@ -45,6 +45,7 @@ const std::vector<RpcAccess>& AccessTable() {
       {"ExecutorService", "Lease", kExecutor},
       {"ExecutorService", "Heartbeat", kExecutor},
       {"ExecutorService", "Complete", kExecutor},
+      {"ExecutorService", "AgentEval", kExecutor},
       {"ExecutorService", "Leave", kExecutor},
   };
   return *table;

@@ -53,6 +53,7 @@ const std::map<std::string, std::set<std::string>>& Expected() {
       {"ExecutorService.Heartbeat", {"admin", "worker", "gateway"}},
       {"ExecutorService.Complete", {"admin", "worker", "gateway"}},
       {"ExecutorService.Leave", {"admin", "worker", "gateway"}},
+      {"ExecutorService.AgentEval", {"admin", "worker", "gateway"}},
   };
   return *expected;
 }
@@ -259,6 +260,15 @@ class AccessTest : public ServiceFixture {
       r->mutable_lease()->set_task_id("tk_1");
       r->mutable_lease()->set_lease_id("ls_not_current");
       r->mutable_llm()->set_text("hello");
+      return r;
+    }
+    if (rpc == "ExecutorService.AgentEval") {  // a lease that is not current: refused
+      auto r = std::make_unique<v1::AgentEvalRequest>();
+      r->set_executor_id(own_executor);
+      r->mutable_lease()->set_task_id("tk_1");
+      r->mutable_lease()->set_lease_id("ls_not_current");
+      r->set_action_id("a1");
+      r->set_kernel_source("__global__ void k() {}");
       return r;
     }
     if (rpc == "ExecutorService.Leave") {  // the last RPC: no later call leases

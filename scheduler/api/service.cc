@@ -21,11 +21,12 @@ constexpr int kOneOffEvalPriority = 10;
 
 namespace {
 
-// A Lease whose caller may go away while it is parked: OnCancel tells the
-// dispatcher to drop the waiter instead of granting it a task nobody reads.
-class LeaseReactor final : public grpc::ServerUnaryReactor {
+// A long poll (Lease, AgentEval) whose caller may go away while it is
+// parked: OnCancel tells the dispatcher to drop the waiter instead of
+// granting it a task, or an answer, nobody reads.
+class LongPollReactor final : public grpc::ServerUnaryReactor {
  public:
-  LeaseReactor() : cancelled_(std::make_shared<std::atomic<bool>>(false)) {}
+  LongPollReactor() : cancelled_(std::make_shared<std::atomic<bool>>(false)) {}
   std::shared_ptr<std::atomic<bool>> cancelled() const { return cancelled_; }
   void OnCancel() override { cancelled_->store(true); }
   void OnDone() override { delete this; }
@@ -55,12 +56,26 @@ grpc::ServerUnaryReactor* ExecutorServiceImpl::Lease(grpc::CallbackServerContext
                                                      v1::LeaseResponse* response) {
   absl::StatusOr<auth::Principal> who = access_->Check(ctx, "Lease");
   if (!who.ok()) return Refuse(ctx, who.status());
-  auto* reactor = new LeaseReactor();
+  auto* reactor = new LongPollReactor();
   dispatcher_->Lease(*request, who->name, reactor->cancelled(),
                      [reactor, response](absl::StatusOr<v1::LeaseResponse> result) {
                        if (result.ok()) *response = std::move(*result);
                        reactor->Finish(ToGrpcStatus(result.status()));
                      });
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* ExecutorServiceImpl::AgentEval(grpc::CallbackServerContext* ctx,
+                                                         const v1::AgentEvalRequest* request,
+                                                         v1::AgentEvalResponse* response) {
+  absl::StatusOr<auth::Principal> who = access_->Check(ctx, "AgentEval");
+  if (!who.ok()) return Refuse(ctx, who.status());
+  auto* reactor = new LongPollReactor();
+  dispatcher_->AgentEval(*request, who->name, reactor->cancelled(),
+                         [reactor, response](absl::StatusOr<v1::AgentEvalResponse> result) {
+                           if (result.ok()) *response = std::move(*result);
+                           reactor->Finish(ToGrpcStatus(result.status()));
+                         });
   return reactor;
 }
 

@@ -36,6 +36,9 @@ class ExecutorServiceImpl final : public ptxbench::v1::ExecutorService::Callback
   grpc::ServerUnaryReactor* Lease(grpc::CallbackServerContext* ctx,
                                   const ptxbench::v1::LeaseRequest* request,
                                   ptxbench::v1::LeaseResponse* response) override;
+  grpc::ServerUnaryReactor* AgentEval(grpc::CallbackServerContext* ctx,
+                                      const ptxbench::v1::AgentEvalRequest* request,
+                                      ptxbench::v1::AgentEvalResponse* response) override;
   grpc::ServerUnaryReactor* Heartbeat(grpc::CallbackServerContext* ctx,
                                       const ptxbench::v1::HeartbeatRequest* request,
                                       ptxbench::v1::HeartbeatResponse* response) override;

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "agents/clis.h"
 #include "gtest/gtest.h"
 #include "scheduler/api/service_fixture.h"
 
@@ -84,6 +85,76 @@ TEST_F(ServiceTest, LongPollLeaseWakesWhenWorkArrives) {
   ASSERT_TRUE(got.has_task());
   EXPECT_EQ(got.task().kind(), v1::LLM);
   EXPECT_EQ(got.task().experiment_id(), resp.experiment_id());
+}
+
+// Agent mode over the wire: a session's evaluate call waits in a long poll
+// that wakes when its evaluation ends, not at the end of the wait.
+TEST_F(ServiceTest, AnAgentEvalLongPollWakesWhenTheEvaluationEnds) {
+  const std::string worker = Register(v1::WORKER);
+  grpc::ClientContext reg_ctx;
+  v1::RegisterRequest reg;
+  reg.set_kind(v1::GATEWAY);
+  reg.set_name("agents");
+  reg.mutable_capabilities()->set_agent_slots(1);
+  v1::AgentCliInstall* cli = reg.mutable_capabilities()->add_agent_clis();
+  cli->set_name("codex");
+  cli->set_version(agents::FindAgentCli("codex")->version);
+  v1::RegisterResponse registered;
+  ASSERT_TRUE(executor_->Register(&reg_ctx, reg, &registered).ok());
+  const std::string gateway = registered.executor_id();
+  v1::SubmitExperimentResponse submitted;
+  grpc::Status status = Submit(absl::StrCat(R"({
+    "name": "svc-agent", "models": ["m1"], "definitions": ["gemm_n7168_k5120"],
+    "prompt_tags": ["ptxb-no-hint"], "samples": 1, "target_speedup": 1.5, "mode": "agent",
+    "agent": {"cli": "codex", "cli_version": ")", cli->version(), R"(", "token_budget": 1000}
+  })"), &submitted);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+
+  v1::LeaseResponse session;
+  {
+    grpc::ClientContext ctx;
+    v1::LeaseRequest req;
+    req.set_executor_id(gateway);
+    req.add_kinds(v1::AGENT);
+    ASSERT_TRUE(executor_->Lease(&ctx, req, &session).ok());
+  }
+  ASSERT_EQ(session.task().kind(), v1::AGENT);
+  auto agent_eval = [&](int64_t wait_ms, v1::AgentEvalResponse* out) {
+    grpc::ClientContext ctx;
+    v1::AgentEvalRequest req;
+    req.set_executor_id(gateway);
+    *req.mutable_lease() = session.task().lease();
+    req.set_action_id("a1");
+    req.set_kernel_source("__global__ void k() {}");
+    req.set_wait_ms(wait_ms);
+    return executor_->AgentEval(&ctx, req, out);
+  };
+  v1::AgentEvalResponse first;
+  ASSERT_TRUE(agent_eval(0, &first).ok());
+  EXPECT_FALSE(first.done());
+
+  v1::AgentEvalResponse waited;
+  grpc::Status waited_status;
+  const auto start = std::chrono::steady_clock::now();
+  std::thread poller([&] { waited_status = agent_eval(20'000, &waited); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  v1::Task eval = Lease(worker, 1000).task();
+  ASSERT_EQ(eval.kind(), v1::EVAL);
+  grpc::ClientContext ctx;
+  v1::CompleteRequest done;
+  done.set_executor_id(worker);
+  *done.mutable_lease() = eval.lease();
+  done.mutable_eval()->set_status(v1::COMPILE_ERROR);
+  done.mutable_eval()->set_compile_log("error: expected ';'");
+  v1::CompleteResponse out;
+  ASSERT_TRUE(executor_->Complete(&ctx, done, &out).ok());
+  poller.join();
+  ASSERT_TRUE(waited_status.ok()) << waited_status.error_message();
+  EXPECT_TRUE(waited.done());
+  EXPECT_EQ(waited.result().status(), v1::COMPILE_ERROR);
+  EXPECT_NE(waited.feedback().find("expected ';'"), std::string::npos) << waited.feedback();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10))
+      << "woken by the evaluation, not by the end of its wait";
 }
 
 TEST_F(ServiceTest, StaleCompletionIsRejectedOverTheWire) {

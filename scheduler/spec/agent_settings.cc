@@ -34,6 +34,33 @@ nlohmann::json AgentSettingsJson(const AgentSettings& a) {
                         {"max_sessions", a.max_sessions}};
 }
 
+absl::StatusOr<AgentSettings> AgentSettingsFromJson(const nlohmann::json& j) {
+  AgentSettings a;
+  try {
+    a.cli = j.at("cli").get<std::string>();
+    a.cli_version = j.at("cli_version").get<std::string>();
+    a.effort = j.at("effort").get<std::string>();
+    a.eval_interface = j.at("eval_interface").get<std::string>();
+    a.shell = j.at("shell").get<bool>();
+    a.task_view = j.at("task_view").get<std::string>();
+    a.token_budget = j.at("token_budget").get<int64_t>();
+    a.max_cost_usd = j.at("max_cost_usd").get<double>();
+    a.max_evaluations = j.at("max_evaluations").get<int64_t>();
+    a.max_model_calls = j.at("max_model_calls").get<int64_t>();
+    a.wall_time_s = j.at("wall_time_s").get<int64_t>();
+    a.stall_timeout_s = j.at("stall_timeout_s").get<int64_t>();
+    a.eval_wait_timeout_s = j.at("eval_wait_timeout_s").get<int64_t>();
+    a.stop_at_target = j.at("stop_at_target").get<bool>();
+    a.show_budget = j.at("show_budget").get<bool>();
+    a.final_evaluation = j.at("final_evaluation").get<std::string>();
+    a.toolchain = j.at("toolchain").get<std::string>();
+    a.max_sessions = j.at("max_sessions").get<int64_t>();
+  } catch (const nlohmann::json::exception& e) {
+    return absl::InternalError(absl::StrCat("stored agent settings are unreadable: ", e.what()));
+  }
+  return a;
+}
+
 namespace spec_internal {
 namespace {
 

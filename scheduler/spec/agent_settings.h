@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 
+#include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
 
 namespace ptxbench::scheduler {
@@ -38,6 +39,9 @@ struct AgentSettings {
 
 // Canonical JSON: every field, defaults filled in.
 nlohmann::json AgentSettingsJson(const AgentSettings& a);
+// Reads back what AgentSettingsJson wrote (the experiments table keeps it);
+// INTERNAL when a field is missing or of another type.
+absl::StatusOr<AgentSettings> AgentSettingsFromJson(const nlohmann::json& j);
 
 }  // namespace ptxbench::scheduler
 

@@ -51,7 +51,12 @@ void Core::AssertOnWriterThread() const {
 
 int64_t Core::ReadyCount() const {
   AssertOnWriterThread();
-  return llm_ready_.size() + eval_ready_.size();
+  return llm_ready_.size() + eval_ready_.size() + agent_ready_.size();
+}
+
+int64_t Core::AgentEvalGeneration() const {
+  AssertOnWriterThread();
+  return agent_eval_generation_;
 }
 
 int64_t Core::ReadyGeneration() const {
@@ -138,13 +143,6 @@ absl::StatusOr<SubmitOutcome> Core::Submit(const ExpandedExperiment& x,
   // Refused before anything is written, and before any model is called.
   PTXB_RETURN_IF_ERROR(CheckPyTorchReferences(x));
   PTXB_RETURN_IF_ERROR(CheckAgentClis(x));
-  if (x.agent) {
-    // Sessions (AGENT tasks, docs/AGENTS.md) are the next step of agent
-    // mode: until they exist an agent experiment must not run as a turn loop.
-    return absl::UnimplementedError(absl::StrCat(
-        "experiment '", x.name, "': agent-mode experiments are read and checked, but this "
-        "scheduler does not run agent sessions yet; nothing was created"));
-  }
   // Every prompt must be rendered before anything is written.
   std::map<std::string, std::string> system_hash, task_hash;
   int max_turns = 0;
@@ -174,14 +172,17 @@ absl::StatusOr<SubmitOutcome> Core::Submit(const ExpandedExperiment& x,
 
   PTXB_ASSIGN_OR_RETURN(const int64_t exp_rowid,
                         experiment_rows_.Insert(x, max_turns, now_ms));
+  // Agent mode: each trajectory starts as one session (docs/AGENTS.md).
+  const StepKind first_step = x.agent ? StepKind::kAgent : StepKind::kLlm;
+  const v1::TrajectoryState first_state = x.agent ? v1::AWAITING_AGENT : v1::AWAITING_MODEL;
   std::vector<std::pair<int64_t, const std::string*>> queued;
   queued.reserve(x.trajectories.size());
   for (const TrajectorySpec& t : x.trajectories) {
     PTXB_ASSIGN_OR_RETURN(const int64_t trajectory,
                           trajectories_.Insert(t, exp_rowid, system_hash[t.prompt_tag],
-                                               task_hash[TaskPromptKey(t)], now_ms));
+                                               task_hash[TaskPromptKey(t)], first_state, now_ms));
     PTXB_ASSIGN_OR_RETURN(const int64_t task, tasks_.Insert(exp_rowid, trajectory, /*turn=*/0,
-                                                            StepKind::kLlm, now_ms));
+                                                            first_step, now_ms));
     queued.emplace_back(task, &t.model);
   }
   PTXB_RETURN_IF_ERROR(AddEvent(
@@ -198,11 +199,13 @@ absl::StatusOr<SubmitOutcome> Core::Submit(const ExpandedExperiment& x,
   info.priority = x.priority;
   info.max_cost_usd = x.max_cost_usd;
   info.architectures = x.architectures;
+  info.agent = x.agent;
   experiments_[exp_rowid] = info;
   llm_ready_.SetWeight(exp_rowid, x.priority);
   eval_ready_.SetWeight(exp_rowid, x.priority);
+  agent_ready_.SetWeight(exp_rowid, x.priority);
   for (const auto& [task, model] : queued) {
-    PushReady(task, ReadyRef{exp_rowid, StepKind::kLlm, *model});
+    PushReady(task, ReadyRef{exp_rowid, first_step, RouteKey(exp_rowid, first_step, *model)});
   }
   return SubmitOutcome{x.experiment_id, true, static_cast<int64_t>(x.trajectories.size())};
 }
@@ -211,7 +214,7 @@ absl::StatusOr<std::string> Core::SubmitEval(const ExpandedExperiment& x,
                                              const RenderedPrompts& prompts,
                                              const std::string& answer) {
   AssertOnWriterThread();
-  if (x.trajectories.size() != 1 || x.trajectories[0].num_turns != 1) {
+  if (x.trajectories.size() != 1 || x.trajectories[0].num_turns != 1 || x.agent) {
     return absl::InvalidArgumentError("a one-off evaluation is one trajectory of one turn");
   }
   PTXB_ASSIGN_OR_RETURN(SubmitOutcome outcome, Submit(x, prompts));
@@ -244,7 +247,7 @@ absl::StatusOr<int64_t> Core::CancelExperiment(const std::string& experiment_id)
   AssertOnWriterThread();
   PTXB_ASSIGN_OR_RETURN(int64_t exp, ExperimentRowid(experiment_id));
   int64_t cancelled = 0;
-  for (v1::TrajectoryState live : {v1::AWAITING_MODEL, v1::AWAITING_EVAL}) {
+  for (v1::TrajectoryState live : {v1::AWAITING_MODEL, v1::AWAITING_EVAL, v1::AWAITING_AGENT}) {
     PTXB_ASSIGN_OR_RETURN(std::vector<int64_t> rowids, trajectories_.InState(exp, live));
     for (int64_t rowid : rowids) {
       PTXB_ASSIGN_OR_RETURN(TrajectoryRow t, trajectories_.Read(rowid));
@@ -258,6 +261,7 @@ absl::StatusOr<int64_t> Core::CancelExperiment(const std::string& experiment_id)
   // keeps the queues short.
   llm_ready_.RemoveExperiment(exp);
   eval_ready_.RemoveExperiment(exp);
+  agent_ready_.RemoveExperiment(exp);
   return cancelled;
 }
 
@@ -279,10 +283,16 @@ absl::StatusOr<int64_t> Core::Retry(const std::string& experiment_id, v1::RetryS
     PTXB_ASSIGN_OR_RETURN(std::optional<int64_t> last, tasks_.LastEndedOf(rowid));
     if (!last) continue;  // nothing to resume from
     PTXB_ASSIGN_OR_RETURN(TaskRow task, tasks_.Read(*last));
-    PTXB_RETURN_IF_ERROR(Transit(t,
-                                 task.kind == StepKind::kLlm ? TrajectoryEvent::kRetryLlm
-                                                             : TrajectoryEvent::kRetryEval,
-                                 v1::RetryScope_Name(scope)));
+    TrajectoryEvent event = task.kind == StepKind::kLlm ? TrajectoryEvent::kRetryLlm
+                                                        : TrajectoryEvent::kRetryEval;
+    if (experiments_.at(exp).agent) {
+      // A new session would mix with the evaluations of the one that ended:
+      // only a trajectory whose sessions evaluated nothing is run again.
+      PTXB_ASSIGN_OR_RETURN(const int turns, turns_.Count(rowid));
+      if (turns > 0 || task.kind != StepKind::kAgent) continue;
+      event = TrajectoryEvent::kRetryAgent;
+    }
+    PTXB_RETURN_IF_ERROR(Transit(t, event, v1::RetryScope_Name(scope)));
     ++retried;
   }
   return retried;
@@ -291,6 +301,12 @@ absl::StatusOr<int64_t> Core::Retry(const std::string& experiment_id, v1::RetryS
 absl::StatusOr<int64_t> Core::Extend(const std::string& experiment_id, int num_turns) {
   AssertOnWriterThread();
   PTXB_ASSIGN_OR_RETURN(int64_t exp, ExperimentRowid(experiment_id));
+  if (experiments_.at(exp).agent) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "experiment ", experiment_id, " is in agent mode: its sessions are limited by "
+        "agent.max_evaluations and its budgets, not by turns; extend applies to the multiturn "
+        "loop"));
+  }
   PTXB_ASSIGN_OR_RETURN(const int current, experiment_rows_.NumTurns(exp));
   if (num_turns <= current || num_turns > 1000) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -361,7 +377,7 @@ absl::StatusOr<std::vector<v1::ExecutorInfo>> Core::ListExecutors() {
       PTXB_ASSIGN_OR_RETURN(TrajectoryRow trajectory, trajectories_.Read(task.trajectory));
       v1::HeldTask* held = info.add_held();
       held->set_task_id(FormatTaskId(rowid));
-      held->set_kind(task.kind == StepKind::kLlm ? v1::LLM : v1::EVAL);
+      held->set_kind(static_cast<v1::TaskKind>(task.kind));
       held->set_experiment_id(trajectory.experiment_id);
       held->set_trajectory_id(trajectory.id);
       held->set_turn(task.turn);

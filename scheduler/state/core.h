@@ -70,6 +70,10 @@ struct CoreOptions {
   // Per-attempt run-time limits, heartbeats or not.
   absl::Duration max_llm_attempt = absl::Minutes(30);
   absl::Duration max_eval_attempt = absl::Minutes(30);
+  // Agent sessions: their wall time (agent.wall_time) plus this. The gateway
+  // ends a session at its wall time, not counting the time it waited for
+  // evaluations; this bounds a lease that outlives that.
+  absl::Duration agent_attempt_slack = absl::Hours(24);
   // Backoff before a retried task may be leased again: base * 2^(n-1),
   // capped (n = the task's failures of that kind so far).
   absl::Duration backoff_base = absl::Seconds(1);
@@ -146,9 +150,10 @@ class Core {
   // executor (or it is unknown). The service checks this before every lease,
   // heartbeat and report.
   absl::Status CheckOwner(const std::string& executor_id, const std::string& owner) const;
-  // A task the executor can run now, or nullopt. NOT_FOUND for an unknown
-  // executor (it must register again).
-  absl::StatusOr<std::optional<ptxbench::v1::Task>> TryLease(const std::string& executor_id);
+  // A task the executor can run now, of one of `kinds` (empty: any), or
+  // nullopt. NOT_FOUND for an unknown executor (it must register again).
+  absl::StatusOr<std::optional<ptxbench::v1::Task>> TryLease(
+      const std::string& executor_id, const std::set<StepKind>& kinds = {});
   // From now on TryLease grants nothing, to anyone: the scheduler is
   // stopping and only takes the reports of what is held (main.cc's report
   // grace). Reports, heartbeats and goodbyes go on as before.
@@ -160,6 +165,15 @@ class Core {
   // when another executor holds it; OK (and no change) for a duplicate of an
   // accepted report.
   absl::Status Complete(const ptxbench::v1::CompleteRequest& request);
+  // Agent mode (core_agent.cc): the session of a current AGENT lease asks
+  // for an evaluation (the first call of an action id makes a turn and
+  // queues it) or for its result (a repeat). done is set once evaluated.
+  absl::StatusOr<ptxbench::v1::AgentEvalResponse> AgentEval(
+      const ptxbench::v1::AgentEvalRequest& request);
+  // Grows whenever an evaluation of an agent session ends, so the sessions
+  // waiting for one are re-asked only then.
+  int64_t AgentEvalGeneration() const;
+
   // The executor stops for good (ExecutorService.Leave): it takes nothing
   // new, and every lease it still holds goes back to the queue at once, as
   // no failure. Returns how many; 0 for an unknown executor.
@@ -212,6 +226,8 @@ class Core {
   std::map<int64_t, ExperimentRow> experiments_;
   FairQueue llm_ready_;
   FairQueue eval_ready_;
+  FairQueue agent_ready_;  // by "cli@version"
+  int64_t agent_eval_generation_ = 0;
   TimerHeap delayed_;         // queued tasks in backoff, by not_before
   LeaseTable leases_;
   bool leasing_stopped_ = false;
@@ -255,7 +271,12 @@ class Core {
   void PushDelayed(int64_t task, const ReadyRef& ref, absl::Time not_before);
   // Drops a lease from memory (executor, model in-flight count). No SQL.
   void ReleaseLease(int64_t task);
-  std::optional<FairQueue::Popped> PopFor(const Executor& executor);
+  std::optional<FairQueue::Popped> PopFor(const Executor& executor,
+                                          const std::set<StepKind>& kinds);
+  // Agent sessions it holds now.
+  int AgentLeasesOf(const Executor& executor) const;
+  // When a lease of `task` granted at `now` ends, heartbeats or not.
+  absl::Time AttemptLimit(const TaskRow& task, absl::Time now) const;
   absl::StatusOr<ptxbench::v1::Task> GrantLease(TaskRow& task, Executor& executor);
   absl::Status ExpireLease(int64_t task, const std::string& why);
   absl::Duration Backoff(int failures) const;
@@ -271,6 +292,24 @@ class Core {
   absl::Status AdvanceOrEnd(TrajectoryRow& trajectory, int turn, bool target_met);
   // Ends `trajectory` because its experiment's max_cost_usd was reached.
   absl::Status EndForBudget(TrajectoryRow& trajectory);
+  // core_agent.cc
+  // A session's end as its gateway reported it.
+  absl::Status CompleteAgent(TaskRow& task, TrajectoryRow& trajectory,
+                             const ptxbench::v1::AgentOutcome& outcome);
+  // An evaluation of an agent session ended: recorded, the session goes on.
+  absl::Status AgentTurnEvaluated(TrajectoryRow& trajectory, int turn);
+  // A session that did not run its course (`why`, of `failure_class`): run
+  // again when it evaluated nothing and agent.max_sessions allows, else the
+  // trajectory ends with that class. Its task moves by `end_event` (kFail,
+  // kPoison) when it is not run again.
+  absl::Status EndOrRerunSession(TaskRow& task, TrajectoryRow& trajectory,
+                                 ptxbench::v1::FailureClass failure_class,
+                                 const std::string& why, TaskEvent end_event);
+  absl::StatusOr<int> StartAgentTurn(TrajectoryRow& trajectory,
+                                     const ptxbench::v1::AgentEvalRequest& request);
+  absl::StatusOr<ptxbench::v1::AgentEvalResponse> AgentTurnResult(int64_t trajectory, int turn);
+  // Adds a session's model spending to its trajectory and experiment.
+  absl::Status AddAgentCost(TrajectoryRow& trajectory, double cost_usd);
 };
 
 }  // namespace ptxbench::scheduler

@@ -45,12 +45,12 @@ absl::Status Core::Complete(const v1::CompleteRequest& request) {
       return HandleFailure(task, trajectory, request.failure());
     case v1::CompleteRequest::kLlm:
       if (task.kind != StepKind::kLlm) {
-        return absl::InvalidArgumentError("an LLM response reported for an eval task");
+        return absl::InvalidArgumentError("an LLM response reported for another kind of task");
       }
       return CompleteLlm(task, TaskEvent::kComplete, trajectory, request.llm());
     case v1::CompleteRequest::kEval:
       if (task.kind != StepKind::kEval) {
-        return absl::InvalidArgumentError("an eval result reported for an LLM task");
+        return absl::InvalidArgumentError("an eval result reported for another kind of task");
       }
       if (request.eval().status() == v1::INFRA_ERROR ||
           request.eval().status() == v1::EVAL_STATUS_UNSPECIFIED) {
@@ -62,8 +62,17 @@ absl::Status Core::Complete(const v1::CompleteRequest& request) {
         return HandleFailure(task, trajectory, failure);
       }
       return CompleteEval(task, trajectory, request.eval());
+    case v1::CompleteRequest::kAgent:
+      if (task.kind != StepKind::kAgent) {
+        return absl::InvalidArgumentError("an agent outcome reported for another kind of task");
+      }
+      if (request.agent().end() == v1::AGENT_END_UNSPECIFIED) {
+        return absl::InvalidArgumentError("an agent outcome needs an end");
+      }
+      return CompleteAgent(task, trajectory, request.agent());
     default:
-      return absl::InvalidArgumentError("a completion needs an llm, eval or failure outcome");
+      return absl::InvalidArgumentError(
+          "a completion needs an llm, eval, agent or failure outcome");
   }
 }
 
@@ -147,6 +156,7 @@ absl::Status Core::CompleteEval(TaskRow& task, TrajectoryRow& trajectory,
       trajectory.experiment_id, trajectory.id, task.turn, "turn.evaluated",
       absl::StrFormat("%s min_speedup=%.3f%s", v1::EvalStatus_Name(result.status()),
                       result.min_speedup(), result.simulated() ? " (simulated)" : "")));
+  if (trajectory.state == v1::AWAITING_AGENT) return AgentTurnEvaluated(trajectory, task.turn);
   return AdvanceOrEnd(trajectory, task.turn, TargetMet(result, trajectory.target_speedup));
 }
 
@@ -165,6 +175,10 @@ absl::Status Core::HandleFailure(TaskRow& next, TrajectoryRow& trajectory,
       break;
     default:  // TERMINAL
       break;
+  }
+  if (next.kind == StepKind::kAgent) {
+    return EndOrRerunSession(next, trajectory, failure.failure_class(), failure.message(),
+                             TaskEvent::kFail);
   }
   const char* kind = next.kind == StepKind::kLlm ? "LLM" : "eval";
   if (failure.failure_class() == v1::TERMINAL || failures >= limit) {

@@ -34,14 +34,21 @@ std::string Core::RouteKey(int64_t experiment, StepKind kind, const std::string&
   if (kind == StepKind::kLlm) return model;
   auto it = experiments_.find(experiment);
   if (it == experiments_.end()) return kEvalCompileOnly;  // not reached: tasks have experiments
+  if (kind == StepKind::kAgent) {
+    // Agent tasks exist only in agent-mode experiments.
+    const AgentSettings& a = *it->second.agent;
+    return absl::StrCat(a.cli, "@", a.cli_version);
+  }
   if (it->second.eval_mode == v1::COMPILE_ONLY) return kEvalCompileOnly;
   return absl::StrCat(kEvalFullPrefix, EncodeArchitectures(it->second.architectures));
 }
 
 void Core::PushReady(int64_t task, const ReadyRef& ref) {
   ++ready_generation_;
-  (ref.kind == StepKind::kLlm ? llm_ready_ : eval_ready_)
-      .Push(ref.experiment, ref.route_key, task);
+  FairQueue& queue = ref.kind == StepKind::kLlm    ? llm_ready_
+                     : ref.kind == StepKind::kEval ? eval_ready_
+                                                   : agent_ready_;
+  queue.Push(ref.experiment, ref.route_key, task);
 }
 
 void Core::PushDelayed(int64_t task, const ReadyRef& ref, absl::Time not_before) {
@@ -61,9 +68,49 @@ void Core::ReleaseLease(int64_t task) {
   if (Executor* e = executors_.Find(lease->executor)) e->tasks.erase(task);
 }
 
-std::optional<FairQueue::Popped> Core::PopFor(const Executor& executor) {
+int Core::AgentLeasesOf(const Executor& executor) const {
+  int n = 0;
+  for (int64_t task : executor.tasks) {
+    const Lease* lease = leases_.Find(task);
+    n += lease != nullptr && lease->kind == StepKind::kAgent;
+  }
+  return n;
+}
+
+absl::Time Core::AttemptLimit(const TaskRow& task, absl::Time now) const {
+  switch (task.kind) {
+    case StepKind::kLlm: return now + options_.max_llm_attempt;
+    case StepKind::kEval: return now + options_.max_eval_attempt;
+    case StepKind::kAgent: {
+      // The gateway ends a session at its wall time, not counting the time
+      // it waits for evaluations, which the scheduler cannot see; this is
+      // only the backstop against a gateway that heartbeats a session it no
+      // longer runs.
+      const ExperimentRow& exp = experiments_.at(task.experiment);
+      return now + absl::Seconds(exp.agent->wall_time_s) + options_.agent_attempt_slack;
+    }
+  }
+  return now;
+}
+
+std::optional<FairQueue::Popped> Core::PopFor(const Executor& executor,
+                                              const std::set<StepKind>& kinds) {
   const v1::Capabilities& caps = executor.info.capabilities();
+  auto wants = [&](StepKind k) { return kinds.empty() || kinds.count(k) > 0; };
   if (executor.info.kind() == v1::GATEWAY) {
+    // A gateway says how many sessions it runs; it asks for one only when
+    // it has room, and this holds it to its word.
+    if (wants(StepKind::kAgent) && AgentLeasesOf(executor) < caps.agent_slots()) {
+      std::optional<FairQueue::Popped> session =
+          agent_ready_.Pop([&](const std::string& cli_at_version) {
+            for (const v1::AgentCliInstall& cli : caps.agent_clis()) {
+              if (absl::StrCat(cli.name(), "@", cli.version()) == cli_at_version) return true;
+            }
+            return false;
+          });
+      if (session) return session;
+    }
+    if (!wants(StepKind::kLlm)) return std::nullopt;
     return llm_ready_.Pop([&](const std::string& model) {
       if (!caps.serves_any_model() &&
           std::find(caps.models().begin(), caps.models().end(), model) == caps.models().end()) {
@@ -75,6 +122,7 @@ std::optional<FairQueue::Popped> Core::PopFor(const Executor& executor) {
       return leases_.InFlight(model) < limit;
     });
   }
+  if (!wants(StepKind::kEval)) return std::nullopt;
   return eval_ready_.Pop([&](const std::string& key) {
     if (key == kEvalCompileOnly) return true;
     absl::string_view targets = key;
@@ -88,7 +136,8 @@ std::optional<FairQueue::Popped> Core::PopFor(const Executor& executor) {
   });
 }
 
-absl::StatusOr<std::optional<v1::Task>> Core::TryLease(const std::string& executor_id) {
+absl::StatusOr<std::optional<v1::Task>> Core::TryLease(const std::string& executor_id,
+                                                       const std::set<StepKind>& kinds) {
   AssertOnWriterThread();
   Executor* found = executors_.Find(executor_id);
   if (found == nullptr) {
@@ -98,12 +147,12 @@ absl::StatusOr<std::optional<v1::Task>> Core::TryLease(const std::string& execut
   executor.info.set_last_seen_unix_ms(absl::ToUnixMillis(clock_->Now()));
   if (leasing_stopped_ || executor.info.draining() || executor.owner_revoked) return std::nullopt;
   while (true) {
-    std::optional<FairQueue::Popped> popped = PopFor(executor);
+    std::optional<FairQueue::Popped> popped = PopFor(executor, kinds);
     if (!popped) return std::nullopt;
     // Entries of cancelled tasks are left in the queues and skipped here.
     PTXB_ASSIGN_OR_RETURN(TaskRow task, tasks_.Read(popped->task));
     if (task.state != TaskState::kQueued || leases_.Holds(task.rowid)) continue;
-    if (task.kind == StepKind::kLlm && experiments_.at(task.experiment).OverBudget()) {
+    if (task.kind != StepKind::kEval && experiments_.at(task.experiment).OverBudget()) {
       // Queued before the budget ran out: it never starts (the transition
       // cancels it).
       PTXB_ASSIGN_OR_RETURN(TrajectoryRow trajectory, trajectories_.Read(task.trajectory));
@@ -125,14 +174,13 @@ absl::StatusOr<v1::Task> Core::GrantLease(TaskRow& task, Executor& executor) {
   lease.experiment = task.experiment;
   lease.kind = task.kind;
   lease.route_key = RouteKey(task.experiment, task.kind, trajectory.model);
-  lease.attempt_limit = now + (task.kind == StepKind::kLlm ? options_.max_llm_attempt
-                                                           : options_.max_eval_attempt);
+  lease.attempt_limit = AttemptLimit(task, now);
   lease.deadline = std::min(now + options_.lease_ttl, lease.attempt_limit);
 
   v1::Task out;
   out.mutable_lease()->set_task_id(FormatTaskId(task.rowid));
   out.mutable_lease()->set_lease_id(lease.lease_id);
-  out.set_kind(task.kind == StepKind::kLlm ? v1::LLM : v1::EVAL);
+  out.set_kind(static_cast<v1::TaskKind>(task.kind));
   out.set_trajectory_id(trajectory.id);
   out.set_experiment_id(trajectory.experiment_id);
   out.set_turn(task.turn);
@@ -144,9 +192,8 @@ absl::StatusOr<v1::Task> Core::GrantLease(TaskRow& task, Executor& executor) {
                                     lease.executor));
   PTXB_RETURN_IF_ERROR(AddEvent(trajectory.experiment_id, trajectory.id, task.turn,
                                 "task.leased",
-                                absl::StrCat(task.kind == StepKind::kLlm ? "llm" : "eval",
-                                             " attempt ", task.attempt, " to ",
-                                             lease.executor)));
+                                absl::StrCat(StepKindName(task.kind), " attempt ",
+                                             task.attempt, " to ", lease.executor)));
   executor.tasks.insert(task.rowid);
   leases_.Add(task.rowid, std::move(lease));
   return out;
@@ -188,6 +235,11 @@ absl::Status Core::ExpireLease(int64_t task_rowid, const std::string& why) {
   counters_.leases_expired.fetch_add(1, std::memory_order_relaxed);
   ++task.deaths;
   task.last_error = absl::StrCat(why, " (executor ", executor, ")");
+  if (task.kind == StepKind::kAgent) {
+    return EndOrRerunSession(task, trajectory, v1::INFRA,
+                             absl::StrCat("the gateway running it: ", task.last_error),
+                             TaskEvent::kPoison);
+  }
   if (task.deaths >= options_.max_executor_deaths) {
     PTXB_RETURN_IF_ERROR(TransitTask(task, trajectory.model, TaskEvent::kPoison));
     PTXB_RETURN_IF_ERROR(AddEvent(trajectory.experiment_id, trajectory.id, task.turn,
@@ -215,6 +267,18 @@ absl::StatusOr<int> Core::Leave(const std::string& executor_id) {
   for (int64_t rowid : held) {
     PTXB_ASSIGN_OR_RETURN(TaskRow task, tasks_.Read(rowid));
     PTXB_ASSIGN_OR_RETURN(TrajectoryRow trajectory, trajectories_.Read(task.trajectory));
+    if (task.kind == StepKind::kAgent) {
+      // A session that evaluated something cannot be run again from where
+      // it stood; one that evaluated nothing is run again like any task.
+      PTXB_ASSIGN_OR_RETURN(const int turns, turns_.Count(trajectory.rowid));
+      if (turns > 0) {
+        PTXB_RETURN_IF_ERROR(EndOrRerunSession(
+            task, trajectory, v1::INFRA,
+            absl::StrCat("gateway ", executor_id, " left while running the session"),
+            TaskEvent::kFail));
+        continue;
+      }
+    }
     // No death and no back-off: the executor left cleanly; the work was lost
     // on the way (its answer to a cancelled poll) or never accepted.
     PTXB_RETURN_IF_ERROR(TransitTask(task, trajectory.model, TaskEvent::kBackOff, clock_->Now()));
@@ -251,6 +315,7 @@ absl::Status Core::Load() {
     experiments_[e.rowid] = e;
     llm_ready_.SetWeight(e.rowid, e.priority);
     eval_ready_.SetWeight(e.rowid, e.priority);
+    agent_ready_.SetWeight(e.rowid, e.priority);
   }));
   PTXB_RETURN_IF_ERROR(executors_.Load(now));
   return tasks_.ForEachLive([&](const LiveTask& t) {
@@ -270,8 +335,10 @@ absl::Status Core::Load() {
     lease.experiment = ref.experiment;
     lease.kind = ref.kind;
     lease.route_key = ref.route_key;
-    lease.attempt_limit = now + (ref.kind == StepKind::kLlm ? options_.max_llm_attempt
-                                                            : options_.max_eval_attempt);
+    TaskRow attempt_of;
+    attempt_of.kind = t.kind;
+    attempt_of.experiment = t.experiment;
+    lease.attempt_limit = AttemptLimit(attempt_of, now);
     lease.deadline = std::max(absl::FromUnixMillis(t.lease_deadline_ms), now + options_.lease_ttl);
     executors_.Holder(lease.executor).tasks.insert(t.rowid);
     leases_.Add(t.rowid, std::move(lease));

@@ -10,11 +10,12 @@ SchedulerGauges Core::Gauges() const {
   SchedulerGauges g;
   for (const auto& [key, n] : llm_ready_.SizeByKey()) g.ready[{"llm", key}] = n;
   for (const auto& [key, n] : eval_ready_.SizeByKey()) g.ready[{"eval", key}] = n;
+  for (const auto& [key, n] : agent_ready_.SizeByKey()) g.ready[{"agent", key}] = n;
   // delayed_refs_ holds exactly the queued tasks in backoff (an entry of
   // delayed_ may be stale: cancelled tasks leave theirs behind).
   g.backoff = static_cast<int64_t>(delayed_refs_.size());
   for (const auto& [task, lease] : leases_.all()) {
-    g.leased[lease.kind == StepKind::kLlm ? "llm" : "eval"] += 1;
+    g.leased[StepKindName(lease.kind)] += 1;
   }
   const absl::Time now = clock_->Now();
   for (const auto& [id, e] : executors_.all()) {

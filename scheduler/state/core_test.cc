@@ -453,11 +453,13 @@ TEST_F(AgentCliTest, RefusedUntilAGatewayRunsTheCliAtItsPinnedVersion) {
   EXPECT_EQ(std::string(Submit().message()), none);
 }
 
-TEST_F(AgentCliTest, WithItsGatewayItIsStillNotRunAsATurnLoop) {
+TEST_F(AgentCliTest, WithItsGatewayEachTrajectoryIsQueuedAsOneSession) {
   RegisterAgentGateway(2, "codex", "0.171.0");
-  absl::Status s = Submit();
-  EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
-  EXPECT_THAT(std::string(s.message()), ::testing::HasSubstr("does not run agent sessions yet"));
+  const ExpandedExperiment x = AgentExperiment();
+  ASSERT_TRUE(core_->Submit(x, PromptsFor(x)).ok());
+  EXPECT_EQ(TrajectoriesIn(v1::AWAITING_AGENT), 2);
+  EXPECT_EQ(TasksOfKind(StepKind::kAgent), 2);
+  EXPECT_EQ(TasksOfKind(StepKind::kLlm), 0) << "never run as a turn loop";
 }
 
 }  // namespace

@@ -2,12 +2,22 @@
 
 #include <cstdlib>
 
+#include "absl/strings/str_cat.h"
 #include "common/log.h"
 #include "common/status_macros.h"
 
 namespace ptxbench::scheduler {
 
 namespace v1 = ::ptxbench::v1;
+
+namespace {
+// The kinds a Lease asks for (checked to be known): empty is any.
+std::set<StepKind> KindsOf(const v1::LeaseRequest& request) {
+  std::set<StepKind> kinds;
+  for (int kind : request.kinds()) kinds.insert(static_cast<StepKind>(kind));
+  return kinds;
+}
+}  // namespace
 
 Dispatcher::Dispatcher(std::unique_ptr<storage::Database> db, Clock* clock,
                        DispatcherOptions options)
@@ -61,6 +71,10 @@ void Dispatcher::Stop() {
       [this](storage::Database&) {
         for (Waiter& w : waiters_) w.done(v1::LeaseResponse());
         waiters_.clear();
+        for (AgentWaiter& w : agent_waiters_) {
+          w.done(absl::UnavailableError("the scheduler is stopping; ask again"));
+        }
+        agent_waiters_.clear();
         return absl::OkStatus();
       },
       nullptr);
@@ -108,7 +122,15 @@ void Dispatcher::Lease(const v1::LeaseRequest& request, const std::string& owner
           *reply = response;
           return absl::OkStatus();
         }
-        absl::StatusOr<std::optional<v1::Task>> task = core_.TryLease(request.executor_id());
+        for (int kind : request.kinds()) {
+          if (kind < v1::LLM || kind > v1::AGENT) {
+            *reply = absl::InvalidArgumentError(absl::StrCat("unknown task kind ", kind));
+            return absl::OkStatus();
+          }
+        }
+        const std::set<StepKind> kinds = KindsOf(request);
+        absl::StatusOr<std::optional<v1::Task>> task =
+            core_.TryLease(request.executor_id(), kinds);
         FatalIfBroken(task.status());
         if (!task.ok()) {
           *reply = task.status();
@@ -125,8 +147,8 @@ void Dispatcher::Lease(const v1::LeaseRequest& request, const std::string& owner
           *reply = response;
           return absl::OkStatus();
         }
-        waiters_.push_back(
-            Waiter{request.executor_id(), asked, clock_->Now() + wait, cancelled, done});
+        waiters_.push_back(Waiter{request.executor_id(), kinds, asked, clock_->Now() + wait,
+                                  cancelled, done});
         *parked = true;
         return absl::OkStatus();
       },
@@ -141,30 +163,105 @@ void Dispatcher::GrantedAfter(absl::Time asked) {
   lease_wait_seconds_.ObserveDuration(clock_->Now() - asked);
 }
 
-void Dispatcher::OnBatch() {
-  FatalIfBroken(core_.Tick());
-  if (waiters_.empty() || serve_posted_) return;
-  const absl::Time now = clock_->Now();
-  bool due = core_.ReadyGeneration() != served_generation_;
-  for (const Waiter& w : waiters_) {
-    if (due) break;
-    due = w.deadline <= now || w.cancelled->load();
-  }
-  if (!due) return;
-  // Grants write to the database, so replies must wait for a commit: serve
-  // the waiters in an op of their own, whose Done runs after its batch.
-  serve_posted_ = true;
+void Dispatcher::AgentEval(const v1::AgentEvalRequest& request, const std::string& owner,
+                           std::shared_ptr<std::atomic<bool>> cancelled,
+                           Callback<v1::AgentEvalResponse> done) {
+  auto reply = std::make_shared<std::optional<absl::StatusOr<v1::AgentEvalResponse>>>();
+  auto parked = std::make_shared<bool>(false);
+  queue_.Post(
+      [this, request, owner, cancelled, done, reply, parked](storage::Database&) -> absl::Status {
+        if (absl::Status mine = core_.CheckOwner(request.executor_id(), owner); !mine.ok()) {
+          *reply = mine;
+          return absl::OkStatus();
+        }
+        absl::StatusOr<v1::AgentEvalResponse> result = core_.AgentEval(request);
+        FatalIfBroken(result.status());
+        const absl::Duration wait =
+            std::min(absl::Milliseconds(request.wait_ms()), options_.core.max_lease_wait);
+        if (!result.ok() || result->done() || wait <= absl::ZeroDuration()) {
+          *reply = result;
+          return result.status();
+        }
+        agent_waiters_.push_back(AgentWaiter{request, clock_->Now() + wait, cancelled, done});
+        *parked = true;
+        return absl::OkStatus();
+      },
+      [reply, parked, done](absl::Status) {
+        if (*parked) return;
+        done(std::move(**reply));
+      });
+}
+
+void Dispatcher::PostServe(
+    bool* posted, std::function<absl::Status(std::vector<std::function<void()>>*)> serve) {
+  *posted = true;
   auto replies = std::make_shared<std::vector<std::function<void()>>>();
   queue_.Post(
-      [this, replies](storage::Database&) {
-        serve_posted_ = false;
-        absl::Status status = ServeWaiters(replies.get());
+      [posted, serve = std::move(serve), replies](storage::Database&) {
+        *posted = false;
+        absl::Status status = serve(replies.get());
         FatalIfBroken(status);
         return status;
       },
       [replies](absl::Status) {
         for (auto& reply : *replies) reply();
       });
+}
+
+void Dispatcher::OnBatch() {
+  FatalIfBroken(core_.Tick());
+  const absl::Time now = clock_->Now();
+  // Grants write to the database, and an ended evaluation was written in
+  // this batch, so replies must wait for a commit: each kind of waiter is
+  // served in an op of its own, whose replies go out after its batch.
+  if (!waiters_.empty() && !serve_posted_) {
+    bool due = core_.ReadyGeneration() != served_generation_;
+    for (const Waiter& w : waiters_) {
+      if (due) break;
+      due = w.deadline <= now || w.cancelled->load();
+    }
+    if (due) PostServe(&serve_posted_, [this](auto* replies) { return ServeWaiters(replies); });
+  }
+  if (!agent_waiters_.empty() && !agent_serve_posted_) {
+    bool due = core_.AgentEvalGeneration() != served_agent_generation_;
+    for (const AgentWaiter& w : agent_waiters_) {
+      if (due) break;
+      due = w.deadline <= now || w.cancelled->load();
+    }
+    if (due) {
+      PostServe(&agent_serve_posted_,
+                [this](auto* replies) { return ServeAgentWaiters(replies); });
+    }
+  }
+}
+
+absl::Status Dispatcher::ServeAgentWaiters(std::vector<std::function<void()>>* replies) {
+  const absl::Time now = clock_->Now();
+  served_agent_generation_ = core_.AgentEvalGeneration();
+  std::deque<AgentWaiter> still_waiting;
+  while (!agent_waiters_.empty()) {
+    AgentWaiter w = std::move(agent_waiters_.front());
+    agent_waiters_.pop_front();
+    if (w.cancelled->load()) {
+      replies->push_back([done = std::move(w.done)] {
+        done(absl::CancelledError("the caller went away"));
+      });
+      continue;
+    }
+    // A repeat of the request that made the turn: it reads, it writes
+    // nothing (and refuses once the lease is gone).
+    absl::StatusOr<v1::AgentEvalResponse> result = core_.AgentEval(w.request);
+    FatalIfBroken(result.status());
+    if (!result.ok() || result->done() || w.deadline <= now) {
+      replies->push_back([done = std::move(w.done), result = std::move(result)]() mutable {
+        done(std::move(result));
+      });
+      continue;
+    }
+    still_waiting.push_back(std::move(w));
+  }
+  agent_waiters_ = std::move(still_waiting);
+  return absl::OkStatus();
 }
 
 absl::Status Dispatcher::ServeWaiters(std::vector<std::function<void()>>* replies) {
@@ -185,7 +282,7 @@ absl::Status Dispatcher::ServeWaiters(std::vector<std::function<void()>>* replie
       response.set_drain(core_.IsDraining(w.executor_id));
       response.set_reregister(!core_.IsKnownExecutor(w.executor_id));
     } else if (core_.ReadyCount() > 0) {
-      PTXB_ASSIGN_OR_RETURN(std::optional<v1::Task> task, core_.TryLease(w.executor_id));
+      PTXB_ASSIGN_OR_RETURN(std::optional<v1::Task> task, core_.TryLease(w.executor_id, w.kinds));
       if (task) *response.mutable_task() = std::move(*task);
     }
     if (response.has_task() || response.drain() || response.reregister() || w.deadline <= now) {

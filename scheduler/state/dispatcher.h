@@ -17,6 +17,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <set>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -57,6 +58,13 @@ class Dispatcher {
              std::shared_ptr<std::atomic<bool>> cancelled,
              Callback<ptxbench::v1::LeaseResponse> done);
 
+  // Core::AgentEval with long-poll: when the evaluation has not ended, waits
+  // up to request.wait_ms (capped by max_lease_wait) for it, then answers
+  // with what there is (done or not). `cancelled` and `owner` as for Lease.
+  void AgentEval(const ptxbench::v1::AgentEvalRequest& request, const std::string& owner,
+                 std::shared_ptr<std::atomic<bool>> cancelled,
+                 Callback<ptxbench::v1::AgentEvalResponse> done);
+
   storage::WriteQueue::Stats GetStats() const { return queue_.GetStats(); }
 
   // Core::StopLeasing on the writer thread; from any thread, waits for it.
@@ -72,14 +80,27 @@ class Dispatcher {
  private:
   struct Waiter {
     std::string executor_id;
+    std::set<StepKind> kinds;  // empty: any
     absl::Time asked;  // when the Lease call arrived
     absl::Time deadline;
     std::shared_ptr<std::atomic<bool>> cancelled;
     Callback<ptxbench::v1::LeaseResponse> done;
   };
-  // Writer thread: tick timers, then hand ready tasks to parked waiters.
+  struct AgentWaiter {
+    ptxbench::v1::AgentEvalRequest request;
+    absl::Time deadline;
+    std::shared_ptr<std::atomic<bool>> cancelled;
+    Callback<ptxbench::v1::AgentEvalResponse> done;
+  };
+  // Writer thread: tick timers, then hand ready tasks to parked waiters and
+  // ended evaluations to the sessions waiting for them.
   void OnBatch();
+  // Posts `serve` as an op of its own, whose replies go out after its
+  // batch committed; `posted` is set until it runs.
+  void PostServe(bool* posted,
+                 std::function<absl::Status(std::vector<std::function<void()>>*)> serve);
   absl::Status ServeWaiters(std::vector<std::function<void()>>* replies);
+  absl::Status ServeAgentWaiters(std::vector<std::function<void()>>* replies);
   static void FatalIfBroken(const absl::Status& status);
   // A task granted to a call that arrived at `asked` is being sent.
   void GrantedAfter(absl::Time asked);
@@ -94,6 +115,9 @@ class Dispatcher {
   std::deque<Waiter> waiters_;
   int64_t served_generation_ = -1;
   bool serve_posted_ = false;
+  std::deque<AgentWaiter> agent_waiters_;
+  int64_t served_agent_generation_ = -1;
+  bool agent_serve_posted_ = false;
 };
 
 template <typename T>

@@ -28,7 +28,7 @@ void Transitions(const SchedulerCounters& c, prometheus::Page& page) {
 void LiveWork(const SchedulerGauges& g, prometheus::Page& page) {
   page.Family("ptxbench_scheduler_queue_depth", Type::kGauge,
               "Tasks ready to lease, by kind and route (the model of an LLM task, the "
-              "evaluation class of an eval task)");
+              "evaluation class of an eval task, cli@version of an agent session)");
   for (const auto& [key, n] : g.ready) {
     page.Sample({{"kind", key.first}, {"route", key.second}}, static_cast<double>(n));
   }
@@ -36,7 +36,7 @@ void LiveWork(const SchedulerGauges& g, prometheus::Page& page) {
               "Queued tasks waiting out a retry backoff");
   page.Sample({}, static_cast<double>(g.backoff));
   page.Family("ptxbench_scheduler_leased_tasks", Type::kGauge, "Tasks leased now, by kind");
-  for (const char* kind : {"llm", "eval"}) {
+  for (const char* kind : {"llm", "eval", "agent"}) {
     auto it = g.leased.find(kind);
     page.Sample({{"kind", kind}}, it == g.leased.end() ? 0 : static_cast<double>(it->second));
   }

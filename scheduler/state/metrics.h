@@ -20,7 +20,7 @@
 namespace ptxbench::scheduler {
 
 inline constexpr int kTaskEventCount = static_cast<int>(TaskEvent::kResume) + 1;
-inline constexpr int kTrajectoryEventCount = static_cast<int>(TrajectoryEvent::kExtend) + 1;
+inline constexpr int kTrajectoryEventCount = static_cast<int>(TrajectoryEvent::kRetryAgent) + 1;
 
 // Written by the writer thread only; read from any thread.
 struct SchedulerCounters {

@@ -27,6 +27,40 @@ absl::StatusOr<std::string> TaskPayloads::CachedBlob(const std::string& hash) {
   return text;
 }
 
+absl::Status TaskPayloads::BuildAgent(const TaskRow& task, const TrajectoryRow& trajectory,
+                                      const ExperimentRow& exp, v1::AgentSession* out) {
+  const AgentSettings& a = *exp.agent;  // agent tasks exist only in agent mode
+  v1::AgentSettings* settings = out->mutable_settings();
+  settings->set_cli(a.cli);
+  settings->set_cli_version(a.cli_version);
+  settings->set_effort(a.effort);
+  settings->set_eval_interface(a.eval_interface);
+  settings->set_shell(a.shell);
+  settings->set_task_view(a.task_view);
+  settings->set_token_budget(a.token_budget);
+  settings->set_max_cost_usd(a.max_cost_usd);
+  settings->set_max_evaluations(a.max_evaluations);
+  settings->set_max_model_calls(a.max_model_calls);
+  settings->set_wall_time_s(a.wall_time_s);
+  settings->set_stall_timeout_s(a.stall_timeout_s);
+  settings->set_eval_wait_timeout_s(a.eval_wait_timeout_s);
+  settings->set_stop_at_target(a.stop_at_target);
+  settings->set_show_budget(a.show_budget);
+  settings->set_final_evaluation(a.final_evaluation);
+  settings->set_toolchain(a.toolchain);
+  out->set_model(trajectory.model);
+  out->set_definition(trajectory.definition);
+  out->set_language(exp.language);
+  out->set_target_speedup(trajectory.target_speedup);
+  for (const std::string& w : trajectory.workloads) out->add_workload_uuids(w);
+  PTXB_ASSIGN_OR_RETURN(*out->mutable_system_prompt(), CachedBlob(trajectory.system_blob));
+  PTXB_ASSIGN_OR_RETURN(*out->mutable_task_prompt(), CachedBlob(trajectory.task_blob));
+  // Each lease is a session; a session is run again only after one lost
+  // before it evaluated anything.
+  out->set_session(task.attempt + 1);
+  return absl::OkStatus();
+}
+
 absl::Status TaskPayloads::Build(const TaskRow& task, const TrajectoryRow& trajectory,
                                  const ExperimentRow& exp, v1::Task* out) {
   if (task.kind == StepKind::kEval) {
@@ -43,6 +77,7 @@ absl::Status TaskPayloads::Build(const TaskRow& task, const TrajectoryRow& traje
     for (const std::string& w : trajectory.workloads) eval->add_workload_uuids(w);
     return absl::OkStatus();
   }
+  if (task.kind == StepKind::kAgent) return BuildAgent(task, trajectory, exp, out->mutable_agent());
   v1::LlmRequest* llm = out->mutable_llm();
   llm->set_model(trajectory.model);
   PTXB_ASSIGN_OR_RETURN(std::string system, CachedBlob(trajectory.system_blob));

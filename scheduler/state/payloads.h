@@ -2,8 +2,9 @@
 #define PTXBENCH_SCHEDULER_STATE_PAYLOADS_H_
 
 // What an executor receives with a lease: for an evaluation step the
-// kernel and what to evaluate it on, for an LLM step the chat messages the
-// experiment's context policy sends (docs/FORMATS.md, "Experiment specs"),
+// kernel and what to evaluate it on, for an agent session its settings and
+// prompts, for an LLM step the chat messages the experiment's context
+// policy sends (docs/FORMATS.md, "Experiment specs"),
 // built from the rows and blobs of the database. System and task prompts
 // are shared by many trajectories: kept decoded, in a bounded cache.
 // Thread-compatible: Core's writer thread.
@@ -33,6 +34,8 @@ class TaskPayloads {
 
  private:
   absl::StatusOr<std::string> CachedBlob(const std::string& hash);
+  absl::Status BuildAgent(const TaskRow& task, const TrajectoryRow& trajectory,
+                          const ExperimentRow& experiment, ptxbench::v1::AgentSession* out);
 
   storage::Database* db_;
   TurnStore* turns_;

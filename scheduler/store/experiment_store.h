@@ -29,6 +29,8 @@ struct ExperimentRow {
   double cost_usd = 0;      // spent so far (model calls)
   // The GPU architectures its evaluations run on, e.g. {"sm_90"}.
   std::vector<std::string> architectures;
+  // Agent mode: the settings of its sessions; nullopt for the multiturn loop.
+  std::optional<AgentSettings> agent;
   // Reached the budget: no new LLM step starts (calls in flight finish).
   bool OverBudget() const { return max_cost_usd > 0 && cost_usd >= max_cost_usd; }
 };

@@ -154,14 +154,33 @@ ALTER TABLE executors ADD COLUMN owner TEXT NOT NULL DEFAULT '';
 constexpr char kSchemaV5[] =
     "ALTER TABLE experiments ADD COLUMN architectures TEXT NOT NULL DEFAULT 'sm_90';";
 
+// Version 6: agent mode (docs/AGENTS.md). An experiment's agent settings
+// (canonical JSON, AgentSettingsJson; '' for the multiturn loop), the action
+// id of the evaluate call that made an agent turn (NULL for model answers),
+// and how a trajectory's session ended (a serialized AgentOutcome).
+constexpr char kSchemaV6[] =
+    "ALTER TABLE experiments ADD COLUMN agent_json TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE turns ADD COLUMN action_id TEXT;"
+    "ALTER TABLE trajectories ADD COLUMN agent_outcome BLOB;";
+
 std::vector<storage::Migration> Migrations() {
   static const std::string* v1 = new std::string(
       absl::StrCat(kSchemaV1, LiveTaskIndexSql(), kSchemaV1Executors, storage::kBlobTableSql,
                    ";\n", kEventTableSql, ";\n"));
-  return {{1, v1->c_str()}, {2, kSchemaV2}, {3, kSchemaV3}, {4, kSchemaV4}, {5, kSchemaV5}};
+  return {{1, v1->c_str()}, {2, kSchemaV2}, {3, kSchemaV3}, {4, kSchemaV4}, {5, kSchemaV5},
+          {6, kSchemaV6}};
 }
 
 }  // namespace
+
+const char* StepKindName(StepKind kind) {
+  switch (kind) {
+    case StepKind::kLlm: return "llm";
+    case StepKind::kEval: return "eval";
+    case StepKind::kAgent: return "agent";
+  }
+  return "?";
+}
 
 std::string SqlValue(TaskState state) { return absl::StrCat(static_cast<int>(state)); }
 std::string SqlValue(StepKind kind) { return absl::StrCat(static_cast<int>(kind)); }

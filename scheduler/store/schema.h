@@ -35,8 +35,11 @@ enum class TaskState : int {
   kCancelled = 5,
 };
 
-// Task kinds as stored in tasks.kind (= ptxbench.v1.TaskKind).
-enum class StepKind : int { kLlm = 1, kEval = 2 };
+// Task kinds as stored in tasks.kind (= ptxbench.v1.TaskKind). An agent
+// task is one coding-agent session; its evaluations are eval tasks.
+enum class StepKind : int { kLlm = 1, kEval = 2, kAgent = 3 };
+// "llm", "eval", "agent": for logs, events and metric labels.
+const char* StepKindName(StepKind kind);
 
 // A stored enum value as SQL text, for queries that spell states as literals:
 // SQLite uses the partial index tasks_live only for a WHERE clause that

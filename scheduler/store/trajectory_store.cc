@@ -66,7 +66,8 @@ absl::StatusOr<TrajectoryRow> TrajectoryStore::ReadById(const std::string& id) {
 
 absl::StatusOr<int64_t> TrajectoryStore::Insert(const TrajectorySpec& t, int64_t experiment,
                                                 const std::string& system_blob,
-                                                const std::string& task_blob, int64_t now_ms) {
+                                                const std::string& task_blob,
+                                                v1::TrajectoryState state, int64_t now_ms) {
   PTXB_ASSIGN_OR_RETURN(
       storage::Statement * s,
       db_->Cached("INSERT INTO trajectories(id, experiment, model, definition, "
@@ -80,7 +81,7 @@ absl::StatusOr<int64_t> TrajectoryStore::Insert(const TrajectorySpec& t, int64_t
       .BindInt64(6, t.sample_index)
       .BindInt64(7, t.num_turns)
       .BindDouble(8, t.target_speedup)
-      .BindInt64(9, v1::AWAITING_MODEL)
+      .BindInt64(9, state)
       .BindText(10, system_blob)
       .BindText(11, task_blob)
       .BindInt64(12, now_ms)
@@ -123,6 +124,13 @@ absl::StatusOr<std::vector<int64_t>> TrajectoryStore::InState(int64_t experiment
                   "ORDER BY rowid"));
   s->BindInt64(1, experiment).BindInt64(2, state);
   return ReadInt64Column(s);
+}
+
+absl::Status TrajectoryStore::SetAgentOutcome(int64_t rowid, const std::string& outcome) {
+  PTXB_ASSIGN_OR_RETURN(storage::Statement * s,
+                        db_->Cached("UPDATE trajectories SET agent_outcome = ? WHERE rowid = ?"));
+  s->BindBlob(1, outcome).BindInt64(2, rowid);
+  return s->Run();
 }
 
 absl::Status TrajectoryStore::RaiseNumTurns(int64_t experiment, int num_turns) {

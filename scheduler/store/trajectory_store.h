@@ -51,10 +51,13 @@ class TrajectoryStore {
   // NOT_FOUND for an unknown trajectory.
   absl::StatusOr<TrajectoryRow> Read(int64_t rowid);
   absl::StatusOr<TrajectoryRow> ReadById(const std::string& id);
-  // Inserts `t` of experiment `experiment` as AWAITING_MODEL; returns its rowid.
+  // Inserts `t` of experiment `experiment` in `state` (AWAITING_MODEL, or
+  // AWAITING_AGENT in agent mode); returns its rowid.
   absl::StatusOr<int64_t> Insert(const TrajectorySpec& t, int64_t experiment,
                                  const std::string& system_blob, const std::string& task_blob,
-                                 int64_t now_ms);
+                                 ptxbench::v1::TrajectoryState state, int64_t now_ms);
+  // Agent mode: how its session ended (a serialized AgentOutcome).
+  absl::Status SetAgentOutcome(int64_t rowid, const std::string& outcome);
   // Moves `row` by `event` (INTERNAL when the table refuses it) and writes
   // its mutable columns (state, counters, reason, cost, num_turns). Returns
   // the table row, whose effect the caller applies.

@@ -42,6 +42,16 @@ constexpr TrajectoryTransition kTrajectoryTable[] = {
     {v1::FAILED, J::kRetryLlm, v1::AWAITING_MODEL, F::kResumeTask, "trajectory.retried"},
     {v1::FAILED, J::kRetryEval, v1::AWAITING_EVAL, F::kResumeTask, "trajectory.retried"},
     {v1::LIMITS_EXCEEDED, J::kExtend, v1::AWAITING_MODEL, F::kQueueLlm, "trajectory.extended"},
+    // Agent mode. Its evaluations may be live when the session ends: they
+    // are cancelled with it.
+    {v1::AWAITING_AGENT, J::kAgentEval, v1::AWAITING_AGENT, F::kQueueEval, ""},
+    {v1::AWAITING_AGENT, J::kAgentEvaluated, v1::AWAITING_AGENT, F::kNone, ""},
+    {v1::AWAITING_AGENT, J::kTargetMet, v1::SUBMITTED, F::kCancelTasks, "trajectory.submitted"},
+    {v1::AWAITING_AGENT, J::kAgentEnded, v1::LIMITS_EXCEEDED, F::kCancelTasks, "trajectory.limits_exceeded"},
+    {v1::AWAITING_AGENT, J::kOverBudget, v1::LIMITS_EXCEEDED, F::kCancelTasks, "trajectory.limits_exceeded"},
+    {v1::AWAITING_AGENT, J::kFail, v1::FAILED, F::kCancelTasks, "trajectory.failed"},
+    {v1::AWAITING_AGENT, J::kCancel, v1::CANCELLED, F::kCancelTasks, "trajectory.cancelled"},
+    {v1::FAILED, J::kRetryAgent, v1::AWAITING_AGENT, F::kResumeTask, "trajectory.retried"},
 };
 
 }  // namespace
@@ -68,7 +78,8 @@ absl::StatusOr<const TrajectoryTransition*> FindTrajectoryTransition(v1::Traject
 }
 
 bool IsTerminal(v1::TrajectoryState state) {
-  return state != v1::AWAITING_MODEL && state != v1::AWAITING_EVAL;
+  return state != v1::AWAITING_MODEL && state != v1::AWAITING_EVAL &&
+         state != v1::AWAITING_AGENT;
 }
 
 const char* TaskStateName(TaskState state) {
@@ -109,6 +120,10 @@ const char* TrajectoryEventName(TrajectoryEvent event) {
     case J::kRetryLlm: return "retry-llm";
     case J::kRetryEval: return "retry-eval";
     case J::kExtend: return "extend";
+    case J::kAgentEval: return "agent-eval";
+    case J::kAgentEvaluated: return "agent-evaluated";
+    case J::kAgentEnded: return "agent-ended";
+    case J::kRetryAgent: return "retry-agent";
   }
   return "?";
 }

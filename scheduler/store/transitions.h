@@ -43,6 +43,12 @@ enum class TrajectoryEvent {
   kRetryLlm,    // `ptxbench retry` of a failed model step
   kRetryEval,   // `ptxbench retry` of a failed evaluation step
   kExtend,      // `ptxbench extend` raised num_turns above turns_completed
+  // Agent mode (docs/AGENTS.md): the session stays AWAITING_AGENT while it
+  // evaluates; its end decides the final state.
+  kAgentEval,       // the session asked for an evaluation: queue it
+  kAgentEvaluated,  // an evaluation of the session ended (recorded, no move)
+  kAgentEnded,      // the session ended without meeting the target
+  kRetryAgent,      // `ptxbench retry` of a session lost before any evaluation
 };
 
 // What a trajectory transition does besides changing the state. Core applies

@@ -26,13 +26,16 @@ constexpr TaskEvent kTaskEvents[] = {
     TaskEvent::kLease, TaskEvent::kAnswerByFile, TaskEvent::kComplete, TaskEvent::kBackOff,
     TaskEvent::kFail,  TaskEvent::kPoison,       TaskEvent::kCancel,   TaskEvent::kResume};
 constexpr v1::TrajectoryState kTrajectoryStates[] = {
-    v1::AWAITING_MODEL, v1::AWAITING_EVAL, v1::SUBMITTED,
-    v1::LIMITS_EXCEEDED, v1::FAILED, v1::CANCELLED};
+    v1::AWAITING_MODEL, v1::AWAITING_EVAL, v1::SUBMITTED,  v1::LIMITS_EXCEEDED,
+    v1::FAILED,         v1::CANCELLED,     v1::AWAITING_AGENT};
 constexpr TrajectoryEvent kTrajectoryEvents[] = {
     TrajectoryEvent::kAnswered,  TrajectoryEvent::kNextTurn,   TrajectoryEvent::kTargetMet,
     TrajectoryEvent::kTurnLimit, TrajectoryEvent::kOverBudget, TrajectoryEvent::kFail,
     TrajectoryEvent::kCancel,    TrajectoryEvent::kRetryLlm,   TrajectoryEvent::kRetryEval,
-    TrajectoryEvent::kExtend};
+    TrajectoryEvent::kExtend,    TrajectoryEvent::kAgentEval,  TrajectoryEvent::kAgentEvaluated,
+    TrajectoryEvent::kAgentEnded, TrajectoryEvent::kRetryAgent};
+// Where a trajectory starts: the multiturn loop, or an agent session.
+constexpr v1::TrajectoryState kStartStates[] = {v1::AWAITING_MODEL, v1::AWAITING_AGENT};
 
 // The shortest path of table rows from `start` to `goal` (breadth first).
 template <typename State, typename Row>
@@ -60,6 +63,20 @@ std::unique_ptr<storage::Database> OpenOrDie() {
   return *std::move(db);
 }
 
+// A fresh trajectory in the start state from which `goal` is reached by the
+// fewest rows, and those rows.
+struct Start {
+  v1::TrajectoryState state;
+  std::vector<const TrajectoryTransition*> path;
+};
+std::optional<Start> StartFor(v1::TrajectoryState goal) {
+  for (v1::TrajectoryState start : kStartStates) {
+    auto path = PathTo<v1::TrajectoryState, TrajectoryTransition>(TrajectoryTable(), start, goal);
+    if (path) return Start{start, *path};
+  }
+  return std::nullopt;
+}
+
 // The stores over a database with one experiment (rowid 1).
 class TableWalk : public ::testing::Test {
  protected:
@@ -71,13 +88,13 @@ class TableWalk : public ::testing::Test {
                     .ok());
   }
 
-  // A fresh trajectory (AWAITING_MODEL).
-  TrajectoryRow NewTrajectory() {
+  // A fresh trajectory in `start`.
+  TrajectoryRow NewTrajectory(v1::TrajectoryState start = v1::AWAITING_MODEL) {
     TrajectorySpec t;
     t.trajectory_id = absl::StrCat("tr_", ++count_);
     t.model = "m";
     t.num_turns = 3;
-    auto rowid = trajectories_.Insert(t, /*experiment=*/1, "s", "t", 0);
+    auto rowid = trajectories_.Insert(t, /*experiment=*/1, "s", "t", start, 0);
     EXPECT_TRUE(rowid.ok()) << rowid.status();
     auto row = trajectories_.Read(*rowid);
     EXPECT_TRUE(row.ok()) << row.status();
@@ -127,11 +144,10 @@ TEST_F(TableWalk, EveryTrajectoryRowMovesTheStoredState) {
     SCOPED_TRACE(absl::StrCat(v1::TrajectoryState_Name(row.from), " --",
                               TrajectoryEventName(row.event), "--> ",
                               v1::TrajectoryState_Name(row.to)));
-    TrajectoryRow t = NewTrajectory();
-    auto path = PathTo<v1::TrajectoryState, TrajectoryTransition>(TrajectoryTable(),
-                                                                  v1::AWAITING_MODEL, row.from);
-    ASSERT_TRUE(path.has_value()) << "state unreachable from AWAITING_MODEL";
-    for (const TrajectoryTransition* step : *path) {
+    std::optional<Start> start = StartFor(row.from);
+    ASSERT_TRUE(start.has_value()) << "state unreachable from a start state";
+    TrajectoryRow t = NewTrajectory(start->state);
+    for (const TrajectoryTransition* step : start->path) {
       ASSERT_TRUE(trajectories_.Transit(t, step->event, 0).ok());
     }
     auto applied = trajectories_.Transit(t, row.event, 0);
@@ -180,11 +196,10 @@ TEST_F(TableWalk, PairsNotInTheTrajectoryTableAreRefusedAndChangeNothing) {
         listed |= row.from == from && row.event == event;
       }
       if (listed) continue;
-      TrajectoryRow t = NewTrajectory();
-      auto path = PathTo<v1::TrajectoryState, TrajectoryTransition>(TrajectoryTable(),
-                                                                    v1::AWAITING_MODEL, from);
-      ASSERT_TRUE(path.has_value());
-      for (const TrajectoryTransition* step : *path) {
+      std::optional<Start> start = StartFor(from);
+      ASSERT_TRUE(start.has_value());
+      TrajectoryRow t = NewTrajectory(start->state);
+      for (const TrajectoryTransition* step : start->path) {
         ASSERT_TRUE(trajectories_.Transit(t, step->event, 0).ok());
       }
       EXPECT_EQ(trajectories_.Transit(t, event, 0).status().code(), absl::StatusCode::kInternal)
@@ -211,9 +226,19 @@ TEST(TransitionTables, TerminalStatesAreLeftOnlyByRetryAndExtend) {
   for (const TrajectoryTransition& row : TrajectoryTable()) {
     if (!IsTerminal(row.from)) continue;
     EXPECT_TRUE((row.from == v1::FAILED && (row.event == TrajectoryEvent::kRetryLlm ||
-                                            row.event == TrajectoryEvent::kRetryEval)) ||
+                                            row.event == TrajectoryEvent::kRetryEval ||
+                                            row.event == TrajectoryEvent::kRetryAgent)) ||
                 (row.from == v1::LIMITS_EXCEEDED && row.event == TrajectoryEvent::kExtend))
         << v1::TrajectoryState_Name(row.from) << " on " << TrajectoryEventName(row.event);
+  }
+}
+
+// An agent session ends only by the rows that cancel its evaluations still
+// running: none outlives the trajectory.
+TEST(TransitionTables, LeavingAnAgentSessionCancelsItsTasks) {
+  for (const TrajectoryTransition& row : TrajectoryTable()) {
+    if (row.from != v1::AWAITING_AGENT || !IsTerminal(row.to)) continue;
+    EXPECT_EQ(row.effect, TrajectoryEffect::kCancelTasks) << TrajectoryEventName(row.event);
   }
 }
 

@@ -10,7 +10,7 @@ absl::Status TurnStore::InsertAnswer(const AnswerRow& r) {
       storage::Statement * s,
       db_->Cached("INSERT INTO turns(trajectory, turn, state, answer_blob, reasoning_blob, "
                   "llm_meta, kernel_blob, kernel_sha256, feedback_blob, started_ms, "
-                  "finished_ms) VALUES(?,?,?,?,?,?,?,?,?,?,?)"));
+                  "finished_ms, action_id) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)"));
   const bool has_kernel = !r.kernel_blob.empty();
   s->BindInt64(1, r.trajectory).BindInt64(2, r.turn).BindText(3, has_kernel ? "eval" : "done");
   s->BindText(4, r.answer_blob);
@@ -22,6 +22,7 @@ absl::Status TurnStore::InsertAnswer(const AnswerRow& r) {
     s->BindNull(7).BindNull(8).BindText(9, r.feedback_blob).BindInt64(11, r.finished_ms);
   }
   s->BindInt64(10, r.started_ms);
+  if (r.action_id.empty()) s->BindNull(12); else s->BindText(12, r.action_id);
   return s->Run();
 }
 
@@ -56,6 +57,44 @@ absl::StatusOr<std::pair<std::string, std::string>> TurnStore::Kernel(int64_t tr
                                             " turn ", turn));
   }
   std::pair<std::string, std::string> out{s->ColumnText(0), s->ColumnText(1)};
+  s->Reset();
+  return out;
+}
+
+absl::StatusOr<std::optional<int>> TurnStore::FindAction(int64_t trajectory,
+                                                         const std::string& action_id) {
+  PTXB_ASSIGN_OR_RETURN(
+      storage::Statement * s,
+      db_->Cached("SELECT turn FROM turns WHERE trajectory = ? AND action_id = ?"));
+  s->BindInt64(1, trajectory).BindText(2, action_id);
+  PTXB_ASSIGN_OR_RETURN(bool row, s->Step());
+  std::optional<int> turn;
+  if (row) turn = static_cast<int>(s->ColumnInt64(0));
+  s->Reset();
+  return turn;
+}
+
+absl::StatusOr<int> TurnStore::Count(int64_t trajectory) {
+  PTXB_ASSIGN_OR_RETURN(storage::Statement * s,
+                        db_->Cached("SELECT count(*) FROM turns WHERE trajectory = ?"));
+  s->BindInt64(1, trajectory);
+  PTXB_RETURN_IF_ERROR(s->Step().status());
+  const int n = static_cast<int>(s->ColumnInt64(0));
+  s->Reset();
+  return n;
+}
+
+absl::StatusOr<TurnEval> TurnStore::Eval(int64_t trajectory, int turn) {
+  PTXB_ASSIGN_OR_RETURN(
+      storage::Statement * s,
+      db_->Cached("SELECT ifnull(eval_blob, ''), ifnull(feedback_blob, '') FROM turns "
+                  "WHERE trajectory = ? AND turn = ?"));
+  s->BindInt64(1, trajectory).BindInt64(2, turn);
+  PTXB_ASSIGN_OR_RETURN(bool row, s->Step());
+  if (!row) {
+    return absl::InternalError(absl::StrCat("no turn ", turn, " in trajectory #", trajectory));
+  }
+  TurnEval out{s->ColumnText(0), s->ColumnText(1)};
   s->Reset();
   return out;
 }

@@ -8,6 +8,7 @@
 // Threading: as Core (the writer thread, or one test thread).
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -31,6 +32,15 @@ struct AnswerRow {
   std::string feedback_blob;
   int64_t started_ms = 0;
   int64_t finished_ms = 0;
+  // Agent mode: the evaluate call that made the turn; "" for model answers.
+  std::string action_id;
+};
+
+// A turn's evaluation as an agent session waits for it: unset hashes while
+// it runs.
+struct TurnEval {
+  std::string eval_blob;
+  std::string feedback_blob;
 };
 
 // An evaluation's result, by blob hash, and the numbers reports read.
@@ -56,6 +66,13 @@ class TurnStore {
   absl::Status RecordEval(int64_t trajectory, int turn, const EvalRow& row);
   // The kernel of a turn: {blob hash, sha256}. INTERNAL when the turn has none.
   absl::StatusOr<std::pair<std::string, std::string>> Kernel(int64_t trajectory, int turn);
+  // Agent mode: the turn an evaluate call made, by its action id.
+  absl::StatusOr<std::optional<int>> FindAction(int64_t trajectory, const std::string& action_id);
+  // How many turns the trajectory has (evaluated or not).
+  absl::StatusOr<int> Count(int64_t trajectory);
+  // The evaluation of a turn, by blob hash (empty while it runs). INTERNAL
+  // for a turn that does not exist.
+  absl::StatusOr<TurnEval> Eval(int64_t trajectory, int turn);
   // {answer, feedback} blob hashes of turns [first, end), in order.
   absl::StatusOr<std::vector<std::pair<std::string, std::string>>> History(int64_t trajectory,
                                                                            int first, int end);

@@ -1,0 +1,275 @@
+// Agent sessions in the state machine (core_agent.cc): one AGENT task per
+// trajectory, each evaluate call a turn evaluated by ordinary eval tasks,
+// ends by the session's outcome, losses re-run only when nothing was
+// evaluated, cancel and restart.
+#include <set>
+
+#include "agents/clis.h"
+#include "scheduler/state/core.h"
+#include "scheduler/state/core_test_util.h"
+
+namespace ptxbench::scheduler {
+namespace {
+
+namespace v1 = ::ptxbench::v1;
+
+constexpr char kKernel[] = "__global__ void k() {}\n";
+
+class CoreAgentTest : public CoreFixture {
+ protected:
+  // An agent experiment of `n` codex sessions; target 1.5.
+  ExpandedExperiment AgentExperiment(const std::string& name, int n, int64_t max_evaluations = 0) {
+    ExpandedExperiment x = MakeExperiment(name, n, static_cast<int>(max_evaluations));
+    AgentSettings a;
+    a.cli = "codex";
+    a.cli_version = agents::FindAgentCli("codex")->version;
+    a.token_budget = 100000;
+    a.max_evaluations = max_evaluations;
+    x.agent = a;
+    return x;
+  }
+
+  // A gateway that runs `slots` sessions of the pinned codex, and no model
+  // calls of its own.
+  std::string RegisterAgentGateway(int slots = 2, const std::string& name = "agw") {
+    v1::RegisterRequest r;
+    r.set_kind(v1::GATEWAY);
+    r.set_name(name);
+    r.mutable_capabilities()->set_agent_slots(slots);
+    v1::AgentCliInstall* cli = r.mutable_capabilities()->add_agent_clis();
+    cli->set_name("codex");
+    cli->set_version(agents::FindAgentCli("codex")->version);
+    return core_->Register(r)->executor_id();
+  }
+
+  std::optional<v1::Task> LeaseOf(const std::string& executor, std::set<StepKind> kinds) {
+    auto task = core_->TryLease(executor, kinds);
+    EXPECT_TRUE(task.ok()) << task.status();
+    if (!task.ok() || !task->has_value()) return std::nullopt;
+    holders_[(*task)->lease().task_id()] = executor;
+    return **task;
+  }
+
+  v1::AgentEvalRequest EvalRequest(const v1::Task& session, const std::string& action,
+                                   double cost_usd = 0) {
+    v1::AgentEvalRequest r;
+    r.set_executor_id(holders_[session.lease().task_id()]);
+    *r.mutable_lease() = session.lease();
+    r.set_action_id(action);
+    r.set_kernel_source(kKernel);
+    r.mutable_usage_since_last_eval()->set_cost_usd(cost_usd);
+    r.mutable_usage_since_last_eval()->set_model_calls(3);
+    r.mutable_usage_since_last_eval()->mutable_usage()->set_input_tokens(1000);
+    return r;
+  }
+
+  absl::Status End(const v1::Task& session, v1::AgentEnd end, double cost_usd = 0) {
+    v1::CompleteRequest c = ReportOn(session);
+    c.mutable_agent()->set_end(end);
+    c.mutable_agent()->set_reason("synthetic end");
+    c.mutable_agent()->mutable_usage_since_last_eval()->set_cost_usd(cost_usd);
+    return core_->Complete(c);
+  }
+
+  // Evaluates the session's pending turn on `worker` with `status`, `speedup`.
+  void EvaluatePending(const std::string& worker, v1::EvalStatus status, double speedup) {
+    std::optional<v1::Task> eval = LeaseOf(worker, {});
+    ASSERT_TRUE(eval.has_value()) << "no evaluation queued";
+    ASSERT_EQ(eval->kind(), v1::EVAL);
+    EXPECT_EQ(eval->eval().kernel_source(), kKernel) << "the kernel the session sent";
+    ASSERT_TRUE(CompleteEval(*eval, status, speedup).ok());
+  }
+
+  // A gateway and a worker, one session of an agent experiment, leased.
+  v1::Task StartSession(int64_t max_evaluations = 0) {
+    agw_ = RegisterAgentGateway();
+    worker_ = RegisterWorker();
+    Submit(AgentExperiment("agent", 1, max_evaluations));
+    std::optional<v1::Task> session = LeaseOf(agw_, {StepKind::kAgent});
+    EXPECT_TRUE(session.has_value());
+    return session.value_or(v1::Task());
+  }
+
+  std::string agw_, worker_;
+
+  std::string Reason() {
+    auto s = db_->Prepare("SELECT reason FROM trajectories");
+    EXPECT_TRUE(s.ok() && *s->Step());
+    return s->ColumnText(0);
+  }
+};
+
+#define ADVANCE(d)                   \
+  do {                               \
+    clock_.Advance(d);               \
+    ASSERT_TRUE(core_->Tick().ok()); \
+  } while (0)
+
+TEST_F(CoreAgentTest, EachEvaluateCallIsATurnOfTheOneSession) {
+  const std::string agw = RegisterAgentGateway();
+  const std::string llm_gw = RegisterGateway("llm-only");
+  const std::string wk = RegisterWorker();
+  Submit(AgentExperiment("agent", 1));
+  EXPECT_EQ(TrajectoriesIn(v1::AWAITING_AGENT), 1);
+  EXPECT_EQ(TasksOfKind(StepKind::kAgent), 1);
+  EXPECT_TRUE(NothingFor(llm_gw)) << "a gateway without agent slots runs no session";
+  EXPECT_FALSE(LeaseOf(agw, {StepKind::kLlm}).has_value()) << "asked for model calls only";
+
+  std::optional<v1::Task> session = LeaseOf(agw, {StepKind::kAgent});
+  ASSERT_TRUE(session.has_value());
+  EXPECT_EQ(session->kind(), v1::AGENT);
+  EXPECT_EQ(session->agent().settings().cli(), "codex");
+  EXPECT_EQ(session->agent().settings().token_budget(), 100000);
+  EXPECT_EQ(session->agent().session(), 1);
+  EXPECT_EQ(session->agent().system_prompt(), "SYSTEM PROMPT for ptxb-no-hint");
+  EXPECT_EQ(session->agent().task_prompt(), "TASK: write gemm_n7168_k5120");
+
+  auto first = core_->AgentEval(EvalRequest(*session, "a1", 0.10));
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(first->turn(), 0);
+  EXPECT_FALSE(first->done());
+  EvaluatePending(wk, v1::PASSED, 2.0);
+  auto result = core_->AgentEval(EvalRequest(*session, "a1", 0.10));
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_TRUE(result->done());
+  EXPECT_EQ(result->result().status(), v1::PASSED);
+  EXPECT_NE(result->feedback().find("2.0"), std::string::npos) << result->feedback();
+  EXPECT_EQ(TrajectoriesIn(v1::AWAITING_AGENT), 1) << "the session goes on";
+
+  auto second = core_->AgentEval(EvalRequest(*session, "a2", 0.05));
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_EQ(second->turn(), 1);
+  EvaluatePending(wk, v1::INCORRECT_NUMERICAL, 0);
+
+  ASSERT_TRUE(End(*session, v1::AGENT_FINISHED, 0.01).ok());
+  EXPECT_EQ(TrajectoriesIn(v1::SUBMITTED), 1) << "turn 0 met the 1.5x target";
+  EXPECT_EQ(Count("SELECT turns_completed FROM trajectories"), 2);
+  EXPECT_EQ(Count("SELECT count(*) FROM turns WHERE action_id IS NOT NULL"), 2);
+  EXPECT_EQ(Count("SELECT count(*) FROM trajectories WHERE agent_outcome IS NOT NULL"), 1);
+  EXPECT_EQ(Count("SELECT round(cost_usd * 100) FROM trajectories"), 16)
+      << "each call's cost once: 0.10 + 0.05 + 0.01";
+  EXPECT_NE(Reason().find("AGENT_FINISHED"), std::string::npos) << Reason();
+}
+
+TEST_F(CoreAgentTest, ASessionThatMissedTheTargetEndsLimitsExceeded) {
+  const std::optional<v1::Task> session = StartSession();
+  ASSERT_TRUE(core_->AgentEval(EvalRequest(*session, "a1")).ok());
+  EvaluatePending(worker_, v1::PASSED, 1.2);
+  ASSERT_TRUE(End(*session, v1::AGENT_TOKEN_BUDGET).ok());
+  EXPECT_EQ(TrajectoriesIn(v1::LIMITS_EXCEEDED), 1);
+  EXPECT_NE(Reason().find("AGENT_TOKEN_BUDGET"), std::string::npos) << Reason();
+  EXPECT_EQ(core_->Extend(DeriveExperimentId("agent"), 5).status().code(),
+            absl::StatusCode::kInvalidArgument)
+      << "turns do not limit a session";
+}
+
+TEST_F(CoreAgentTest, OneEvaluationInFlightAndARepeatedActionJoinsIt) {
+  const std::optional<v1::Task> session = StartSession(/*max_evaluations=*/1);
+  ASSERT_TRUE(core_->AgentEval(EvalRequest(*session, "a1", 0.5)).ok());
+  auto again = core_->AgentEval(EvalRequest(*session, "a1", 0.5));
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->turn(), 0);
+  EXPECT_EQ(core_->AgentEval(EvalRequest(*session, "a2")).status().code(),
+            absl::StatusCode::kFailedPrecondition)
+      << "a second evaluation while the first runs";
+  EXPECT_EQ(TasksOfKind(StepKind::kEval), 1);
+  EXPECT_EQ(Count("SELECT round(cost_usd * 10) FROM trajectories"), 5) << "the repeat's usage "
+                                                                          "is not counted again";
+  EvaluatePending(worker_, v1::COMPILE_ERROR, 0);
+  EXPECT_EQ(core_->AgentEval(EvalRequest(*session, "a3")).status().code(),
+            absl::StatusCode::kFailedPrecondition)
+      << "max_evaluations is 1";
+  EXPECT_EQ(TasksOfKind(StepKind::kEval), 1);
+
+  v1::AgentEvalRequest empty = EvalRequest(*session, "a4");
+  empty.clear_kernel_source();
+  EXPECT_EQ(core_->AgentEval(empty).status().code(), absl::StatusCode::kInvalidArgument);
+  v1::AgentEvalRequest other = EvalRequest(*session, "a5");
+  other.set_executor_id(RegisterWorker("intruder"));
+  EXPECT_EQ(core_->AgentEval(other).status().code(), absl::StatusCode::kPermissionDenied);
+}
+
+TEST_F(CoreAgentTest, SlotsAndInstalledClisDecideWhoRunsASession) {
+  const std::string one_slot = RegisterAgentGateway(/*slots=*/1, "one");
+  v1::RegisterRequest r;
+  r.set_kind(v1::GATEWAY);
+  r.set_name("claude-only");
+  r.mutable_capabilities()->set_agent_slots(4);
+  v1::AgentCliInstall* cli = r.mutable_capabilities()->add_agent_clis();
+  cli->set_name("claude-code");
+  cli->set_version(agents::FindAgentCli("claude-code")->version);
+  const std::string claude_only = core_->Register(r)->executor_id();
+  Submit(AgentExperiment("agent", 2));
+  EXPECT_FALSE(LeaseOf(claude_only, {StepKind::kAgent}).has_value()) << "another CLI";
+  EXPECT_TRUE(LeaseOf(one_slot, {StepKind::kAgent}).has_value());
+  EXPECT_FALSE(LeaseOf(one_slot, {StepKind::kAgent}).has_value()) << "its one slot is taken";
+  EXPECT_EQ(TasksIn(TaskState::kQueued), 1) << "the other session waits, holding nothing";
+}
+
+TEST_F(CoreAgentTest, ASessionLostBeforeAnyEvaluationRunsAgainUpToMaxSessions) {
+  const std::string agw = RegisterAgentGateway();
+  Submit(AgentExperiment("agent", 1));
+  for (int session = 1; session <= 3; ++session) {
+    std::optional<v1::Task> s = LeaseOf(agw, {StepKind::kAgent});
+    ASSERT_TRUE(s.has_value()) << "session " << session;
+    EXPECT_EQ(s->agent().session(), session);
+    ADVANCE(options_.lease_ttl + absl::Seconds(1));  // the gateway died
+    ADVANCE(absl::Minutes(2));                       // past any backoff
+  }
+  EXPECT_EQ(TrajectoriesIn(v1::FAILED), 1) << "max_sessions is 3";
+  EXPECT_EQ(Count("SELECT failure_class FROM trajectories"), v1::INFRA);
+  EXPECT_NE(Reason().find("3 sessions lost"), std::string::npos) << Reason();
+  EXPECT_EQ(*core_->Retry(DeriveExperimentId("agent"), v1::RETRY_INFRA), 1)
+      << "nothing was evaluated, so a new session mixes with nothing";
+  EXPECT_EQ(TrajectoriesIn(v1::AWAITING_AGENT), 1);
+}
+
+TEST_F(CoreAgentTest, ASessionLostAfterAnEvaluationEndsKeepingIt) {
+  const std::optional<v1::Task> session = StartSession();
+  ASSERT_TRUE(core_->AgentEval(EvalRequest(*session, "a1")).ok());
+  EvaluatePending(worker_, v1::PASSED, 1.1);
+  ADVANCE(options_.lease_ttl + absl::Seconds(1));
+  EXPECT_EQ(TrajectoriesIn(v1::FAILED), 1);
+  EXPECT_EQ(Count("SELECT failure_class FROM trajectories"), v1::INFRA);
+  EXPECT_NE(Reason().find("which are kept"), std::string::npos) << Reason();
+  EXPECT_EQ(Count("SELECT count(*) FROM turns WHERE eval_blob IS NOT NULL"), 1);
+  EXPECT_EQ(*core_->Retry(DeriveExperimentId("agent"), v1::RETRY_ALL_FAILED), 0)
+      << "a new session would mix with the evaluated one";
+  EXPECT_FALSE(LeaseOf(agw_, {}).has_value());
+}
+
+TEST_F(CoreAgentTest, ACliThatCrashedEndsTheTrajectoryWithItsClass) {
+  const std::optional<v1::Task> session = StartSession();
+  ASSERT_TRUE(Fail(*session, v1::TERMINAL).ok());
+  EXPECT_EQ(TrajectoriesIn(v1::FAILED), 1);
+  EXPECT_EQ(Count("SELECT failure_class FROM trajectories"), v1::TERMINAL);
+}
+
+TEST_F(CoreAgentTest, CancelRevokesTheSessionAndItsEvaluation) {
+  const std::optional<v1::Task> session = StartSession();
+  ASSERT_TRUE(core_->AgentEval(EvalRequest(*session, "a1")).ok());
+  EXPECT_EQ(*core_->CancelExperiment(DeriveExperimentId("agent")), 1);
+  EXPECT_EQ(TrajectoriesIn(v1::CANCELLED), 1);
+  EXPECT_EQ(TasksIn(TaskState::kCancelled), 2) << "the session and its queued evaluation";
+  v1::HeartbeatRequest hb;
+  hb.set_executor_id(agw_);
+  *hb.add_leases() = session->lease();
+  EXPECT_EQ(core_->Heartbeat(hb).revoked_size(), 1) << "the gateway stops the session";
+  EXPECT_EQ(core_->AgentEval(EvalRequest(*session, "a1")).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_F(CoreAgentTest, ARestartKeepsTheSessionAndItsSettings) {
+  const std::optional<v1::Task> session = StartSession();
+  ASSERT_TRUE(core_->AgentEval(EvalRequest(*session, "a1")).ok());
+  Restart();
+  EvaluatePending(worker_, v1::PASSED, 3.0);
+  auto result = core_->AgentEval(EvalRequest(*session, "a1"));
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_TRUE(result->done());
+  ASSERT_TRUE(End(*session, v1::AGENT_TARGET_MET).ok());
+  EXPECT_EQ(TrajectoriesIn(v1::SUBMITTED), 1);
+}
+
+}  // namespace
+}  // namespace ptxbench::scheduler
