@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 
 namespace ptxbench::testing {
@@ -32,6 +33,12 @@ ScriptedModel::ScriptedModel(agents::Wire wire, std::vector<Step> steps)
     {
       std::lock_guard<std::mutex> lock(mu_);
       requests_.push_back(body);
+      std::string headers;
+      for (const auto& [name, value] : req.headers) {
+        absl::StrAppend(&headers, absl::AsciiStrToLower(name), ": ", value, "\n");
+      }
+      headers_.push_back(std::move(headers));
+      paths_.push_back(req.path);
     }
     res.set_content(Answer(body), "text/event-stream");
   });
@@ -47,6 +54,16 @@ ScriptedModel::~ScriptedModel() {
 std::vector<Json> ScriptedModel::requests() const {
   std::lock_guard<std::mutex> lock(mu_);
   return requests_;
+}
+
+std::vector<std::string> ScriptedModel::headers() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return headers_;
+}
+
+std::vector<std::string> ScriptedModel::paths() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return paths_;
 }
 
 std::vector<Json> ScriptedModel::ToolResults(const Json& request) const {

@@ -43,6 +43,9 @@ class ScriptedModel {
   int port() const { return port_; }
   // The request bodies received, in order.
   std::vector<nlohmann::json> requests() const;
+  // Their headers ("name: value", names lower-cased) and paths, in the same order.
+  std::vector<std::string> headers() const;
+  std::vector<std::string> paths() const;
   // The tool results in a request of this wire, in order.
   std::vector<nlohmann::json> ToolResults(const nlohmann::json& request) const;
 
@@ -64,6 +67,8 @@ class ScriptedModel {
   std::thread thread_;
   mutable std::mutex mu_;
   std::vector<nlohmann::json> requests_;  // guarded by mu_
+  std::vector<std::string> headers_;      // guarded by mu_
+  std::vector<std::string> paths_;        // guarded by mu_
 };
 
 }  // namespace ptxbench::testing

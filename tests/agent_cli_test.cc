@@ -7,9 +7,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,8 +20,9 @@
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "agent_tool/relay.h"
+#include "agent_gateway/agent/model_proxy.h"
 #include "agents/clis.h"
+#include "agents/launch.h"
 #include "common/hash.h"
 #include "sandbox/command.h"
 #include "sandbox/view.h"
@@ -42,7 +41,7 @@ using Step = testing::ScriptedModel::Step;
 constexpr char kKernel[] = "__global__ void scripted_kernel() {}\n";
 constexpr char kFeedback[] = "Evaluation FAILED:\nscripted feedback for the agent";
 constexpr char kWorkload[] = R"({"definition": "gemm_n7168_k5120"})";
-constexpr char kPrompt[] = "'Write the kernel, then evaluate it.'";
+constexpr char kPrompt[] = "Write the kernel, then evaluate it.";
 
 std::string ReadAll(const fs::path& path) {
   std::ifstream in(path);
@@ -61,13 +60,12 @@ int NodeMajor() {
   return major;
 }
 
-// How one CLI is set up for a session: its environment and command (its
-// files are written as it is made).
-struct Session {
-  std::string env;   // the whole environment, "K=V ..."
-  std::string argv;  // the command, run in the workspace
-  std::string end_event;  // in its event stream once the session ended
-};
+// A word for sh, single-quoted.
+std::string Quoted(const std::string& word) {
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
 
 class AgentCliTest : public ::testing::TestWithParam<std::string> {
  protected:
@@ -107,61 +105,23 @@ class AgentCliTest : public ::testing::TestWithParam<std::string> {
             {"env", {{"PTXBENCH_AGENT_TOOL_CONFIG", (dir_ / "opt/tool.json").string()}}}};
   }
 
-  Session ClaudeCode(int port) {
-    Json server = McpServer();
-    server["type"] = "stdio";
-    server["timeout"] = 960000;
-    std::ofstream(dir_ / "mcp.json") << Json{{"mcpServers", {{"ptxbench", server}}}}.dump();
-    return {absl::StrCat("PATH=/usr/bin:/bin HOME=", Home(),
-                         " ANTHROPIC_BASE_URL=http://127.0.0.1:", port,
-                         " ANTHROPIC_API_KEY=session-token"
-                         " CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1"
-                         " MCP_TOOL_TIMEOUT=960000"),
-            absl::StrCat(program_.string(), " -p ", kPrompt,
-                         " --output-format stream-json --verbose --model claude-sonnet-4-5"
-                         " --mcp-config ", (dir_ / "mcp.json").string(),
-                         " --strict-mcp-config --allowedTools"
-                         " 'Read,Write,Edit,Bash,mcp__ptxbench__evaluate_kernel,"
-                         "mcp__ptxbench__budget_status' --permission-mode dontAsk"),
-            "\"type\":\"result\""};
-  }
-
-  Session Codex(int port) {
-    fs::create_directories(dir_ / "home/.codex");
-    std::ofstream(dir_ / "home/.codex/config.toml") << absl::StrCat(
-        "model = \"gpt-5.6-sol\"\nmodel_provider = \"ptxb\"\napproval_policy = \"never\"\n"
-        "sandbox_mode = \"danger-full-access\"\nweb_search = \"disabled\"\n"
-        "check_for_update_on_startup = false\n\n[model_providers.ptxb]\nname = \"ptxb\"\n"
-        "base_url = \"http://127.0.0.1:", port, "/v1\"\nenv_key = \"PTXB_AGENT_KEY\"\n"
-        "wire_api = \"responses\"\n\n[mcp_servers.ptxbench]\ncommand = \"", PTXB_AGENT_TOOL_BIN,
-        "\"\nargs = [\"mcp\"]\nenv = { PTXBENCH_AGENT_TOOL_CONFIG = \"",
-        (dir_ / "opt/tool.json").string(), "\" }\nrequired = true\nstartup_timeout_sec = 10\n"
-        "tool_timeout_sec = 960\ndefault_tools_approval_mode = \"approve\"\n");
-    return {absl::StrCat("PATH=/usr/bin:/bin HOME=", Home(), " CODEX_HOME=", Home(),
-                         "/.codex PTXB_AGENT_KEY=session-token"),
-            absl::StrCat(program_.string(), " exec --json --skip-git-repo-check -C ",
-                         (dir_ / "workspace").string(), " ", kPrompt),
-            "\"type\":\"turn.completed\""};
-  }
-
-  Session GeminiCli(int port) {
-    fs::create_directories(dir_ / "home/.gemini");
-    Json server = McpServer();
-    server["trust"] = true;
-    server["timeout"] = 960000;
-    std::ofstream(dir_ / "home/.gemini/settings.json")
-        << Json{{"mcpServers", {{"ptxbench", server}}},
-                {"security", {{"auth", {{"selectedType", "gemini-api-key"}}}}},
-                {"telemetry", {{"enabled", false}}},
-                {"privacy", {{"usageStatisticsEnabled", false}}},
-                {"tools", {{"exclude", {"google_web_search", "web_fetch"}}}}}
-               .dump();
-    return {absl::StrCat("PATH=/usr/local/bin:/usr/bin:/bin HOME=", Home(),
-                         " GEMINI_API_KEY=session-token GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:",
-                         port),
-            absl::StrCat("node ", program_.string(), " -p ", kPrompt,
-                         " -m gemini-2.5-pro --output-format stream-json --yolo --skip-trust"),
-            "\"type\":\"result\""};
+  // The CLI set up as a session runs it (agents/launch.h).
+  agents::Launch LaunchFor(int port) {
+    agents::LaunchOptions o;
+    o.cli = cli_;
+    o.program = program_.string();
+    o.tool_binary = PTXB_AGENT_TOOL_BIN;
+    o.workspace = (dir_ / "workspace").string();
+    o.home = Home();
+    o.tool_config = (dir_ / "opt/tool.json").string();
+    o.model_port = port;
+    o.model = cli_->name == "codex"        ? "gpt-5.6-sol"
+              : cli_->name == "gemini-cli" ? "gemini-2.5-pro"
+                                           : "claude-sonnet-4-5";
+    o.prompt = kPrompt;
+    absl::StatusOr<agents::Launch> launch = agents::PrepareLaunch(o);
+    EXPECT_TRUE(launch.ok()) << launch.status();
+    return launch.ok() ? *launch : agents::Launch();
   }
 
   // The model's script: write the kernel with the CLI's own file or shell
@@ -189,11 +149,13 @@ class AgentCliTest : public ::testing::TestWithParam<std::string> {
 
   // Runs `session` in the workspace with exactly its environment; the
   // exit code. Its events go to events.jsonl.
-  int Run(const Session& session) {
-    const std::string cmd = absl::StrCat(
-        "cd ", (dir_ / "workspace").string(), " && env -i ", session.env, " timeout 120 ",
-        session.argv, " < /dev/null > ", (dir_ / "events.jsonl").string(), " 2> ",
-        (dir_ / "stderr.txt").string());
+  int Run(const agents::Launch& session) {
+    std::string cmd = absl::StrCat("cd ", (dir_ / "workspace").string(), " && env -i");
+    for (const std::string& e : session.env) absl::StrAppend(&cmd, " ", Quoted(e));
+    absl::StrAppend(&cmd, " timeout 120");
+    for (const std::string& a : session.argv) absl::StrAppend(&cmd, " ", Quoted(a));
+    absl::StrAppend(&cmd, " < /dev/null > ", (dir_ / "events.jsonl").string(), " 2> ",
+                    (dir_ / "stderr.txt").string());
     const int status = std::system(cmd.c_str());
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   }
@@ -208,9 +170,7 @@ TEST_P(AgentCliTest, WritesEvaluatesAndReadsTheFeedback) {
   ASSERT_TRUE(gateway.listening());
   testing::ScriptedModel model(cli_->wire, Steps());
   ASSERT_GT(model.port(), 0);
-  const Session session = cli_->name == "codex"      ? Codex(model.port())
-                          : cli_->name == "gemini-cli" ? GeminiCli(model.port())
-                                                       : ClaudeCode(model.port());
+  const agents::Launch session = LaunchFor(model.port());
   ASSERT_EQ(Run(session), 0) << ReadAll(dir_ / "stderr.txt");
 
   // The kernel the model wrote is the one evaluated, bound to the workload.
@@ -229,51 +189,10 @@ TEST_P(AgentCliTest, WritesEvaluatesAndReadsTheFeedback) {
   EXPECT_THAT(ReadAll(dir_ / "events.jsonl"), HasSubstr(session.end_event));
 }
 
-// The gateway's side of the model socket, as the proxy will be: a unix
-// socket whose connections are spliced to the scripted model's port.
-class ModelSocket {
- public:
-  ModelSocket(const std::string& path, int model_port) : model_port_(model_port) {
-    fd_ = socket(AF_UNIX, SOCK_STREAM, 0);
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    std::memcpy(addr.sun_path, path.data(), path.size());
-    bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-    listen(fd_, 16);
-    thread_ = std::thread([this] { Serve(); });
-  }
-  ~ModelSocket() {
-    shutdown(fd_, SHUT_RDWR);
-    thread_.join();
-    close(fd_);
-  }
-
- private:
-  void Serve() {
-    for (;;) {
-      const int client = accept(fd_, nullptr, nullptr);
-      if (client < 0) return;
-      const int model = socket(AF_INET, SOCK_STREAM, 0);
-      sockaddr_in addr{};
-      addr.sin_family = AF_INET;
-      addr.sin_port = htons(static_cast<uint16_t>(model_port_));
-      addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-      if (connect(model, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
-        close(client);
-        close(model);
-        continue;
-      }
-      std::thread(agent_tool::Splice, client, model).detach();
-    }
-  }
-  const int model_port_;
-  int fd_ = -1;
-  std::thread thread_;
-};
-
 // The same session inside a sandbox whose network is its own loopback
 // (sandbox/policy.h Policy::loopback): the CLI reaches its model only
-// through the relay and a unix socket, and nothing else on the host.
+// through the relay and the gateway's model proxy on a unix socket, and
+// nothing else on the host. The proxy holds the real key and pins the model.
 TEST_P(AgentCliTest, InItsSandboxOnlyTheModelSocketIsReachable) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root (the session's own uid)";
   setenv("PTXB_HOST_SECRET", "sk-host-canary-0123", 1);
@@ -287,10 +206,18 @@ TEST_P(AgentCliTest, InItsSandboxOnlyTheModelSocketIsReachable) {
       "), 2)\" 2>&1 | tail -1");
   testing::ScriptedModel model(cli_->wire, Steps(probe));
   ASSERT_GT(model.port(), 0);
-  ModelSocket model_socket((dir_ / "model.sock").string(), model.port());
-  const Session session = cli_->name == "codex"      ? Codex(model.port())
-                          : cli_->name == "gemini-cli" ? GeminiCli(model.port())
-                                                       : ClaudeCode(model.port());
+  agent_gateway::ModelProxy::Upstream upstream;
+  upstream.wire = cli_->wire;
+  upstream.base_url = absl::StrCat("http://127.0.0.1:", model.port(),
+                                   cli_->wire == agents::Wire::kGeminiGenerate ? "/v1beta"
+                                   : cli_->wire == agents::Wire::kOpenAIResponses ? "/v1"
+                                                                                  : "");
+  upstream.key_headers = {"x-upstream-key: sk-real-key-0123"};
+  upstream.model_id = "pinned-model";
+  upstream.price.input_per_mtok = 1.0;
+  agent_gateway::ModelProxy proxy(upstream, {/*tokens=*/1'000'000});
+  ASSERT_TRUE(proxy.Listen((dir_ / "model.sock").string()));
+  const agents::Launch session = LaunchFor(model.port());
   // The session's uid owns its directories and may connect to its sockets.
   for (const auto& entry : fs::recursive_directory_iterator(dir_)) {
     (void)!chown(entry.path().c_str(), 65534, 65534);
@@ -313,11 +240,13 @@ TEST_P(AgentCliTest, InItsSandboxOnlyTheModelSocketIsReachable) {
   o.policy.mounts = view.mounts();
   o.policy.loopback = true;
   o.policy.cwd = (dir_ / "workspace").string();
-  o.policy.env = absl::StrSplit(session.env, ' ');
+  o.policy.env = session.env;
   o.argv = {"/bin/sh", "-c",
             absl::StrCat(PTXB_AGENT_TOOL_BIN, " relay ", model.port(), " ",
-                         (dir_ / "model.sock").string(), " > /dev/null && exec ", session.argv,
-                         " < /dev/null")};
+                         (dir_ / "model.sock").string(),
+                         " > /dev/null && exec \"$@\" < /dev/null"),
+            "session"};
+  o.argv.insert(o.argv.end(), session.argv.begin(), session.argv.end());
   o.deadline = absl::Seconds(120);
   absl::StatusOr<sandbox::CommandResult> r = sandbox::RunCommand(o);
   ASSERT_TRUE(r.ok()) << r.status();
@@ -340,6 +269,28 @@ TEST_P(AgentCliTest, InItsSandboxOnlyTheModelSocketIsReachable) {
   EXPECT_THAT(seen, ::testing::Not(HasSubstr("eth")));
   EXPECT_THAT(seen, HasSubstr("lo"));
   EXPECT_FALSE(canary.Contacted());
+  // Every model call went through the proxy: the real key added upstream,
+  // the session's placeholder never forwarded, the model pinned, and the
+  // tokens counted from the provider's own usage.
+  for (const std::string& headers : model.headers()) {
+    EXPECT_THAT(headers, HasSubstr("x-upstream-key: sk-real-key-0123"));
+    EXPECT_THAT(headers, ::testing::Not(HasSubstr(agents::kSessionKey)));
+  }
+  for (const Json& request : requests) {
+    if (request.contains("model")) EXPECT_EQ(request["model"], "pinned-model");
+  }
+  for (const std::string& path : model.paths()) {
+    if (cli_->wire == agents::Wire::kGeminiGenerate) EXPECT_THAT(path, HasSubstr("pinned-model"));
+  }
+  const ptxbench::v1::AgentUsage totals = proxy.totals();
+  EXPECT_EQ(totals.model_calls(), static_cast<int>(requests.size()));
+  EXPECT_EQ(totals.usage().input_tokens(),
+            totals.model_calls() * testing::ScriptedModel::kInputTokens);
+  EXPECT_EQ(totals.usage().output_tokens(),
+            totals.model_calls() * testing::ScriptedModel::kOutputTokens);
+  for (const agent_gateway::ModelProxy::Call& call : proxy.calls()) {
+    EXPECT_EQ(call.refused, "") << call.target;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(PinnedClis, AgentCliTest,

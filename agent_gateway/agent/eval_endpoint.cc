@@ -1,12 +1,5 @@
 #include "agent_gateway/agent/eval_endpoint.h"
 
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
-#include <unistd.h>
-
-#include <cstring>
-
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 
@@ -22,21 +15,12 @@ EvalReply Refused(const std::string& why) { return {2, absl::StrCat("refused: ",
 }  // namespace
 
 EvalEndpoint::EvalEndpoint(Settings settings, Evaluate evaluate, BudgetLine budget)
-    : settings_(std::move(settings)), evaluate_(std::move(evaluate)), budget_(std::move(budget)) {}
+    : settings_(std::move(settings)),
+      evaluate_(std::move(evaluate)),
+      budget_(std::move(budget)),
+      server_(kMaxConnections, [this](int fd) { Answer(fd); }) {}
 
-EvalEndpoint::~EvalEndpoint() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stopping_ = true;
-  }
-  if (listener_ >= 0) shutdown(listener_, SHUT_RDWR);
-  if (server_.joinable()) server_.join();
-  // Connections hold no reference once counted out; wait for them.
-  std::unique_lock<std::mutex> lock(mu_);
-  done_.wait(lock, [this] { return connections_ == 0; });
-  if (listener_ >= 0) close(listener_);
-  if (!path_.empty()) unlink(path_.c_str());
-}
+EvalEndpoint::~EvalEndpoint() { server_.Stop(); }
 
 int EvalEndpoint::evaluations() const {
   std::lock_guard<std::mutex> lock(mu_);
@@ -97,40 +81,7 @@ EvalReply EvalEndpoint::Evaluated(const EvalRequest& request) {
   return reply;
 }
 
-bool EvalEndpoint::Listen(const std::string& path) {
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  if (path.size() >= sizeof(addr.sun_path)) return false;
-  std::memcpy(addr.sun_path, path.data(), path.size());
-  unlink(path.c_str());
-  listener_ = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (listener_ < 0) return false;
-  // 0600 from the start: no moment in which another uid could connect.
-  const mode_t old = umask(0177);
-  const bool bound = bind(listener_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
-  umask(old);
-  if (!bound || listen(listener_, kMaxConnections) != 0) return false;
-  path_ = path;
-  server_ = std::thread([this] { Serve(); });
-  return true;
-}
-
-void EvalEndpoint::Serve() {
-  for (;;) {
-    const int fd = accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
-    if (fd < 0) {
-      if (errno == EINTR || errno == ECONNABORTED) continue;
-      return;  // shut down
-    }
-    std::lock_guard<std::mutex> lock(mu_);
-    if (stopping_ || connections_ >= kMaxConnections) {
-      close(fd);  // a flood of connections gets nothing but closed sockets
-      continue;
-    }
-    ++connections_;
-    std::thread([this, fd] { Answer(fd); }).detach();
-  }
-}
+bool EvalEndpoint::Listen(const std::string& path) { return server_.Listen(path); }
 
 void EvalEndpoint::Answer(int fd) {
   absl::StatusOr<std::string> frame =
@@ -142,10 +93,6 @@ void EvalEndpoint::Answer(int fd) {
                      : Refused(absl::StrCat("malformed request: ", request.status().message()));
     (void)agent_tool::WriteFrame(fd, agent_tool::EncodeReply(reply));
   }
-  close(fd);
-  std::lock_guard<std::mutex> lock(mu_);
-  --connections_;
-  done_.notify_all();
 }
 
 }  // namespace ptxbench::agent_gateway

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "absl/time/time.h"
+#include "agent_gateway/agent/unix_server.h"
 #include "agent_tool/eval_wire.h"
 
 namespace ptxbench::agent_gateway {
@@ -69,7 +70,6 @@ class EvalEndpoint {
 
  private:
   agent_tool::EvalReply Evaluated(const agent_tool::EvalRequest& request);
-  void Serve();
   void Answer(int fd);
 
   const Settings settings_;
@@ -85,12 +85,9 @@ class EvalEndpoint {
   // By action id: the reply, once its evaluation ended.
   std::map<std::string, agent_tool::EvalReply> replies_;
   std::map<std::string, bool> running_;  // action ids being evaluated
-
-  int listener_ = -1;
-  std::string path_;
-  std::thread server_;
-  int connections_ = 0;  // guarded by mu_
-  bool stopping_ = false;
+  // Last: destroyed (stopped) first, while the members its connections use
+  // are still alive.
+  UnixSocketServer server_;
 };
 
 }  // namespace ptxbench::agent_gateway

@@ -98,6 +98,7 @@ PolicyEdits ApplyRequestPolicy(agents::Wire wire, const RequestLimits& limits, J
   if (wire == agents::Wire::kAnthropicMessages && body.erase("mcp_servers") > 0) {
     edits.push_back("removed mcp_servers");
   }
+  if (limits.max_output_tokens <= 0) return edits;  // a token counter: no answer to cap
   switch (wire) {
     case agents::Wire::kOpenAIResponses:
       Cap(body, "max_output_tokens", limits.max_output_tokens, edits);

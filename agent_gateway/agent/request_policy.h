@@ -28,7 +28,9 @@ namespace ptxbench::agent_gateway {
 
 struct RequestLimits {
   std::string model;            // the experiment's model id upstream
-  int64_t max_output_tokens;    // the tokens left in the budget (> 0)
+  // The tokens left in the budget (> 0); 0 for a token-counting request,
+  // which has no answer to cap.
+  int64_t max_output_tokens;
 };
 
 // One change, in words: "model gpt-4o-mini -> gpt-5.6-sol", "removed tool

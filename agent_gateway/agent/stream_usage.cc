@@ -49,6 +49,23 @@ void StreamUsage::Feed(absl::string_view bytes) {
   }
 }
 
+void StreamUsage::Answer(absl::string_view body) {
+  Json j = Json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return;
+  switch (wire_) {
+    case agents::Wire::kOpenAIResponses:  // the response object
+      Data(Json{{"type", "response.completed"}, {"response", std::move(j)}}.dump());
+      return;
+    case agents::Wire::kAnthropicMessages:  // the message, with its final usage
+      Data(Json{{"type", "message_start"}, {"message", std::move(j)}}.dump());
+      finished_ = true;
+      return;
+    case agents::Wire::kGeminiGenerate:  // one chunk with the whole answer
+      Data(j.dump());
+      return;
+  }
+}
+
 void StreamUsage::Event(absl::string_view event) {
   std::string data;
   for (absl::string_view line : absl::StrSplit(event, '\n')) {

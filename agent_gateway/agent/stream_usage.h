@@ -33,6 +33,9 @@ class StreamUsage {
   explicit StreamUsage(agents::Wire wire) : wire_(wire) {}
 
   void Feed(absl::string_view bytes);
+  // A plain (not streamed) answer: its JSON body, whose usage is that of
+  // the stream's final event.
+  void Answer(absl::string_view body);
   // What the events so far reported.
   const ptxbench::v1::Usage& usage() const { return usage_; }
   // The answer's final event arrived (its usage is complete).

@@ -88,5 +88,28 @@ TEST(StreamUsage, GarbageAndAHugeEventCountNothing) {
   EXPECT_EQ(u.total(), 7);
 }
 
+// A plain answer (a request without "stream") carries the final usage in
+// its body.
+TEST(StreamUsage, PlainAnswersOfEachApi) {
+  StreamUsage responses(agents::Wire::kOpenAIResponses);
+  responses.Answer(R"({"object":"response","usage":{"input_tokens":10,"output_tokens":5,)"
+                   R"("output_tokens_details":{"reasoning_tokens":2}}})");
+  EXPECT_EQ(responses.total(), 15);
+  EXPECT_EQ(responses.usage().reasoning_tokens(), 2);
+  StreamUsage anthropic(agents::Wire::kAnthropicMessages);
+  anthropic.Answer(R"({"type":"message","usage":{"input_tokens":7,)"
+                   R"("cache_read_input_tokens":3,"output_tokens":9}})");
+  EXPECT_TRUE(anthropic.finished());
+  EXPECT_EQ(anthropic.usage().input_tokens(), 10);
+  EXPECT_EQ(anthropic.usage().output_tokens(), 9);
+  StreamUsage gemini(agents::Wire::kGeminiGenerate);
+  gemini.Answer(R"({"candidates":[{"finishReason":"STOP"}],"usageMetadata":)"
+                R"({"promptTokenCount":4,"candidatesTokenCount":6}})");
+  EXPECT_EQ(gemini.total(), 10);
+  StreamUsage garbage(agents::Wire::kGeminiGenerate);
+  garbage.Answer("not json");
+  EXPECT_EQ(garbage.total(), 0);
+}
+
 }  // namespace
 }  // namespace ptxbench::agent_gateway
