@@ -4,7 +4,8 @@
 // or that need none (self-hosted, scripted), with up to --slots calls in
 // flight on one HTTP event loop; health and metrics on --status-listen and
 // in a stats log line. --simulate answers with generated kernels (or
-// --answers-dir files) for tests and benchmarks.
+// --answers-dir files) for tests and benchmarks. --agent-slots N runs
+// coding-agent sessions instead (agent_mode.h).
 
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -23,6 +24,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/synchronization/notification.h"
+#include "agent_gateway/agent_mode.h"
 #include "agent_gateway/model_registry.h"
 #include "agent_gateway/provider_gateway.h"
 #include "agent_gateway/simulated_gateway.h"
@@ -65,6 +67,20 @@ ABSL_FLAG(double, crash_rate, 0.0,
 ABSL_FLAG(std::string, answers_dir, "",
           "Answer from this folder of files (<definition>/turn<N>.cu|.ptx|.md or answer.*) "
           "instead of generated kernels (--answers-dir)");
+ABSL_FLAG(int, agent_slots, 0,
+          "Run coding-agent sessions instead of model calls: this many at once "
+          "(--agent-slots; docs/AGENTS.md)");
+ABSL_FLAG(std::string, agent_clis, "",
+          "Where the pinned agent CLIs are installed (npm's node_modules; default: the source "
+          "tree's third_party/agent-clis/node_modules) (--agent-clis)");
+ABSL_FLAG(std::string, agent_tool, "",
+          "The ptxbench-agent-tool binary sessions run (default: beside this binary, or in the "
+          "build tree) (--agent-tool)");
+ABSL_FLAG(std::string, agent_dir, "",
+          "Where each session's directory is made (default /tmp/ptxbench-sessions) (--agent-dir)");
+ABSL_FLAG(std::string, agent_cgroup, "",
+          "A cgroup v2 directory for the sessions' memory and process limits (--agent-cgroup); "
+          "without it a watchdog enforces them");
 ABSL_FLAG(std::string, request_log, "",
           "Append '<trajectory_id> <turn>' to this file before every simulated model call "
           "(--request-log)");
@@ -181,6 +197,20 @@ int main(int argc, char** argv) {
   ptxbench::executor::ParseCommandLineOrExit(argc, argv);
   ptxbench::InitLogging("gateway");
 
+  if (absl::GetFlag(FLAGS_agent_slots) != 0) {
+    ptxbench::agent_gateway::AgentGatewayConfig config;
+    config.scheduler = SchedulerAddress();
+    config.security = ptxbench::executor::ConnectionSecurityOrExit("ptxbench-gateway");
+    config.name = absl::GetFlag(FLAGS_name);
+    config.slots = absl::GetFlag(FLAGS_agent_slots);
+    config.clis_dir = absl::GetFlag(FLAGS_agent_clis);
+    config.tool_binary = absl::GetFlag(FLAGS_agent_tool);
+    config.sessions_dir = absl::GetFlag(FLAGS_agent_dir);
+    config.model_files = NonEmpty(absl::GetFlag(FLAGS_models));
+    config.status_listen = absl::GetFlag(FLAGS_status_listen);
+    config.cgroup_parent = absl::GetFlag(FLAGS_agent_cgroup);
+    return ptxbench::agent_gateway::RunAgentGateway(config);
+  }
   if (!absl::GetFlag(FLAGS_simulate)) return RunRealGateway();
   // A simulated gateway holds a thread per slot: its default stays small.
   const int slots = absl::GetFlag(FLAGS_slots) != 0 ? absl::GetFlag(FLAGS_slots) : 16;

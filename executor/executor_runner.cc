@@ -297,6 +297,7 @@ void ExecutorRunner::LeaseLoop(int slot) {
     }
     absl::Duration wait = options_.lease_wait * absl::Uniform(gen, 0.75, 1.0);
     request.set_wait_ms(absl::ToInt64Milliseconds(wait));
+    for (ptxbench::v1::TaskKind kind : options_.lease_kinds) request.add_kinds(kind);
     ptxbench::v1::LeaseResponse response;
     grpc::Status status;
     {

@@ -68,6 +68,8 @@ class ExecutorRunner {
     // throughput needs several in flight, not one per task.
     int lease_threads = 0;
     int report_threads = 0;
+    // The kinds of task it asks for (LeaseRequest.kinds); empty: any it runs.
+    std::vector<ptxbench::v1::TaskKind> lease_kinds;
   };
 
   // `handler` is not owned and must outlive Run().

@@ -28,6 +28,7 @@
 #include "sandbox/view.h"
 #include "testing/eval_socket_stub.h"
 #include "testing/loopback_canary.h"
+#include "testing/pinned_clis.h"
 #include "testing/scripted_model.h"
 
 namespace ptxbench {
@@ -295,11 +296,7 @@ TEST_P(AgentCliTest, InItsSandboxOnlyTheModelSocketIsReachable) {
 
 INSTANTIATE_TEST_SUITE_P(PinnedClis, AgentCliTest,
                          ::testing::Values("claude-code", "codex", "gemini-cli"),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           std::string name = info.param;
-                           name.erase(std::remove(name.begin(), name.end(), '-'), name.end());
-                           return name;
-                         });
+                         testing::CliTestName);
 
 }  // namespace
 }  // namespace ptxbench

@@ -1,0 +1,60 @@
+#ifndef PTXBENCH_AGENT_GATEWAY_AGENT_SESSION_SETUP_H_
+#define PTXBENCH_AGENT_GATEWAY_AGENT_SESSION_SETUP_H_
+
+// Internal to session.cc: the session's directory, files and sandbox view,
+// and what the proxy needs of the model (session.h has the layout).
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "agent_gateway/agent/model_proxy.h"
+#include "agent_gateway/agent/session.h"
+#include "agents/clis.h"
+#include "agents/launch.h"
+#include "sandbox/policy.h"
+
+namespace ptxbench::agent_gateway::session_internal {
+
+// The relay's port on the session's own loopback.
+inline constexpr int kRelayPort = 43123;
+
+struct SessionFiles {
+  std::string dir;
+  std::string workspace, home, opt;
+  std::string kernel;         // the kernel file the evaluate tool sends
+  std::string workload;       // opt/workload.json: the binding
+  std::string workload_sha256;
+  std::string tool_config;    // opt/tool.json
+  std::string eval_socket, model_socket;
+  std::string etc;            // the minimal /etc
+};
+
+// Makes the directory of `task`'s session and writes its files. INTERNAL
+// when the machine refuses (disk, permissions).
+absl::StatusOr<SessionFiles> MakeSessionFiles(const SessionOptions& options,
+                                              const ptxbench::v1::Task& task);
+
+// Hands the session's own parts (workspace, home, the sockets) to its uid.
+absl::Status HandOver(const SessionOptions& options, const SessionFiles& files);
+
+// The proxy's upstream for the session's model: TERMINAL-worthy errors
+// (INVALID_ARGUMENT: not in the registry, spoken by another API; NOT_FOUND:
+// its key's variable is unset) name the model and what to do.
+absl::StatusOr<ModelProxy::Upstream> UpstreamFor(const ModelRegistry& registry,
+                                                 const agents::AgentCli& cli,
+                                                 const std::string& model);
+
+// How the CLI is started in the session (agents/launch.h).
+absl::StatusOr<agents::Launch> LaunchFor(const SessionOptions& options,
+                                         const agents::AgentCli& cli,
+                                         const ptxbench::v1::AgentSession& session,
+                                         const SessionFiles& files);
+
+// The sandbox policy of the session: its view, uid, loopback, limits.
+sandbox::Policy SessionPolicy(const SessionOptions& options, const agents::AgentCli& cli,
+                              const SessionFiles& files, const agents::Launch& launch);
+
+}  // namespace ptxbench::agent_gateway::session_internal
+
+#endif  // PTXBENCH_AGENT_GATEWAY_AGENT_SESSION_SETUP_H_

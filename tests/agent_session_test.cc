@@ -1,0 +1,270 @@
+// The gateway's session runner (agent_gateway/agent/session.h) with each
+// real pinned CLI, offline: the CLI in its sandbox, the model proxy in
+// front of a scripted model, and a stand-in for the scheduler's AgentEval.
+// A whole session (write, evaluate, read the feedback, fix, evaluate again,
+// finish), a token budget that ends it, a cancel that leaves no process,
+// and two sessions at once that do not mix. Each skips, saying so, where
+// the CLI is not installed or the test does not run as root.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "agent_gateway/agent/session.h"
+#include "agents/clis.h"
+#include "testing/pinned_clis.h"
+#include "testing/scripted_model.h"
+
+namespace ptxbench {
+namespace {
+
+namespace fs = std::filesystem;
+namespace v1 = ::ptxbench::v1;
+using ::testing::HasSubstr;
+using Json = nlohmann::json;
+using Step = testing::ScriptedModel::Step;
+
+// The scheduler's side of AgentEval: each new action id is a turn, answered
+// after `delay` with a failure for the first kernel and a pass after.
+class FakeScheduler {
+ public:
+  absl::Duration delay = absl::ZeroDuration();
+  std::atomic<bool> block{false};  // never answer (a cancelled session's)
+
+  absl::StatusOr<v1::AgentEvalResponse> operator()(const v1::AgentEvalRequest& r) {
+    int turn;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto [it, added] = turns_.emplace(r.action_id(), static_cast<int>(turns_.size()));
+      if (added) requests_.push_back(r);
+      turn = it->second;
+    }
+    absl::SleepFor(std::min(delay, absl::Milliseconds(r.wait_ms())));
+    v1::AgentEvalResponse out;
+    out.set_turn(turn);
+    if (block.load()) return out;
+    out.set_done(true);
+    out.mutable_result()->set_status(turn == 0 ? v1::COMPILE_ERROR : v1::PASSED);
+    out.mutable_result()->set_all_passed(turn > 0);
+    out.mutable_result()->set_min_speedup(turn > 0 ? 2.0 : 0);
+    out.set_feedback(absl::StrCat("feedback of turn ", turn, " for: ", r.kernel_source()));
+    return out;
+  }
+  std::vector<v1::AgentEvalRequest> requests() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return requests_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::map<std::string, int> turns_;
+  std::vector<v1::AgentEvalRequest> requests_;
+};
+
+class AgentSessionTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    cli_ = agents::FindAgentCli(GetParam());
+    ASSERT_NE(cli_, nullptr);
+    if (!fs::exists(fs::path(PTXB_AGENT_CLIS_DIR) / cli_->executable)) {
+      GTEST_SKIP() << cli_->name << " is not installed under " << PTXB_AGENT_CLIS_DIR
+                   << " (scripts/setup.sh installs the pinned CLIs with npm ci)";
+    }
+    if (geteuid() != 0) GTEST_SKIP() << "a session's sandbox runs it as its own uid: needs root";
+    dir_ = fs::temp_directory_path() / absl::StrCat("ptxb-s-", getpid(), "-", cli_->name);
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    fs::permissions(dir_, fs::perms::all);  // the session's uid walks through it
+    setenv("PTXB_SESSION_TEST_KEY", "sk-session-test", 1);
+  }
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+
+  // The registry entry of the scripted model, in the API the CLI speaks.
+  void UseModel(const testing::ScriptedModel& model) {
+    const std::string suffix = cli_->wire == agents::Wire::kGeminiGenerate    ? "/v1beta"
+                               : cli_->wire == agents::Wire::kOpenAIResponses ? "/v1"
+                                                                              : "";
+    std::ofstream(dir_ / "models.json")
+        << Json{{"models",
+                 {{"scripted-agent-model",
+                   {{"provider", std::string(agents::WireProvider(cli_->wire))},
+                    {"base_url", absl::StrCat("http://127.0.0.1:", model.port(), suffix)},
+                    {"model_id", "pinned-model"},
+                    {"api_key_env", "PTXB_SESSION_TEST_KEY"},
+                    {"price", {{"input_per_mtok", 1.0}, {"output_per_mtok", 2.0}}}}}}}}
+               .dump();
+    auto registry = agent_gateway::ModelRegistry::Load({(dir_ / "models.json").string()});
+    ASSERT_TRUE(registry.ok()) << registry.status();
+    registry_ = *std::move(registry);
+  }
+
+  agent_gateway::SessionOptions Options(FakeScheduler& scheduler) {
+    agent_gateway::SessionOptions o;
+    o.clis_dir = PTXB_AGENT_CLIS_DIR;
+    o.tool_binary = PTXB_AGENT_TOOL_BIN;
+    o.sessions_dir = dir_.string();
+    o.registry = registry_.get();
+    o.agent_eval = [&scheduler](const v1::AgentEvalRequest& r) { return scheduler(r); };
+    return o;
+  }
+
+  v1::Task Task(const std::string& task_id, int64_t token_budget = 1'000'000) {
+    v1::Task t;
+    t.set_kind(v1::AGENT);
+    t.mutable_lease()->set_task_id(task_id);
+    t.mutable_lease()->set_lease_id("ls_1");
+    v1::AgentSession* s = t.mutable_agent();
+    v1::AgentSettings* a = s->mutable_settings();
+    a->set_cli(cli_->name);
+    a->set_cli_version(cli_->version);
+    a->set_eval_interface("mcp");
+    a->set_shell(true);
+    a->set_token_budget(token_budget);
+    a->set_wall_time_s(600);
+    a->set_stall_timeout_s(120);
+    a->set_eval_wait_timeout_s(120);
+    a->set_show_budget(true);
+    a->set_final_evaluation("none");
+    s->set_model("scripted-agent-model");
+    s->set_definition("gemm_n7168_k5120");
+    s->set_language("cuda");
+    s->set_target_speedup(1.5);
+    s->set_system_prompt("You write CUDA kernels.");
+    s->set_task_prompt("Write a GEMM.");
+    s->set_session(1);
+    return t;
+  }
+
+  // The model's script: write kernel `k`, evaluate, write `k2`, evaluate.
+  std::vector<Step> Steps(const std::string& workspace) const {
+    std::vector<Step> steps;
+    for (const char* k : {"// first\n", "// second\n"}) {
+      if (cli_->name == "codex") {
+        steps.push_back({"exec_command", {{"cmd", absl::StrCat("printf '", k, "' > kernel.cu")}}});
+        steps.push_back({"evaluate_kernel", Json::object(), "", "mcp__ptxbench"});
+        continue;
+      }
+      const bool gemini = cli_->name == "gemini-cli";
+      steps.push_back({gemini ? "write_file" : "Write",
+                       {{"file_path", workspace + "/kernel.cu"}, {"content", k}}});
+      steps.push_back(
+          {gemini ? "mcp_ptxbench_evaluate_kernel" : "mcp__ptxbench__evaluate_kernel"});
+    }
+    return steps;
+  }
+  std::string Workspace(const std::string& task_id) const {
+    return (dir_ / absl::StrCat(task_id, "-1") / "workspace").string();
+  }
+
+  const agents::AgentCli* cli_ = nullptr;
+  fs::path dir_;
+  std::unique_ptr<agent_gateway::ModelRegistry> registry_;
+};
+
+TEST_P(AgentSessionTest, AWholeSessionEndsWhenTheCliFinishes) {
+  testing::ScriptedModel model(cli_->wire, Steps(Workspace("tk_1")));
+  UseModel(model);
+  FakeScheduler scheduler;
+  std::atomic<bool> cancelled{false};
+  agent_gateway::SessionRecord record;
+  const v1::CompleteRequest done =
+      agent_gateway::RunAgentSession(Options(scheduler), Task("tk_1"), cancelled, &record);
+  ASSERT_TRUE(done.has_agent()) << done.DebugString() << record.stderr_text;
+  EXPECT_EQ(done.agent().end(), v1::AGENT_FINISHED);
+  EXPECT_EQ(done.agent().evaluations(), 2);
+  // The two kernels, in order, each its own action.
+  const std::vector<v1::AgentEvalRequest> evals = scheduler.requests();
+  ASSERT_EQ(evals.size(), 2u);
+  EXPECT_EQ(evals[0].kernel_source(), "// first\n");
+  EXPECT_EQ(evals[1].kernel_source(), "// second\n");
+  EXPECT_NE(evals[0].action_id(), evals[1].action_id());
+  // The feedback reached the model, with the budget line.
+  const std::vector<Json> requests = model.requests();
+  ASSERT_GE(requests.size(), 5u);
+  const std::string last = requests.back().dump();
+  EXPECT_THAT(last, HasSubstr("feedback of turn 1 for: // second"));
+  EXPECT_THAT(last, HasSubstr("Budget: 2 evaluations"));
+  // Every token counted once: with the turns, or after the last one.
+  const v1::AgentUsage& total = done.agent().total();
+  EXPECT_EQ(total.model_calls(), static_cast<int>(requests.size()));
+  int64_t summed = done.agent().usage_since_last_eval().usage().input_tokens();
+  for (const v1::AgentEvalRequest& e : evals) summed += e.usage_since_last_eval().usage().input_tokens();
+  EXPECT_EQ(summed, total.usage().input_tokens());
+  EXPECT_THAT(record.events, HasSubstr(cli_->name == "codex" ? "turn.completed" : "result"));
+}
+
+TEST_P(AgentSessionTest, TheTokenBudgetEndsTheSession) {
+  testing::ScriptedModel model(cli_->wire, Steps(Workspace("tk_2")));
+  UseModel(model);
+  FakeScheduler scheduler;
+  std::atomic<bool> cancelled{false};
+  // Each scripted answer is 120 tokens: the third call spends 250.
+  const v1::CompleteRequest done =
+      agent_gateway::RunAgentSession(Options(scheduler), Task("tk_2", 250), cancelled);
+  ASSERT_TRUE(done.has_agent()) << done.DebugString();
+  EXPECT_EQ(done.agent().end(), v1::AGENT_TOKEN_BUDGET);
+  EXPECT_THAT(done.agent().reason(), HasSubstr("token budget of 250 spent"));
+  EXPECT_LE(model.requests().size(), 3u) << "refused once spent";
+}
+
+TEST_P(AgentSessionTest, ACancelledSessionEndsWithinSecondsLeavingNoProcess) {
+  testing::ScriptedModel model(cli_->wire, Steps(Workspace("tk_3")));
+  UseModel(model);
+  FakeScheduler scheduler;
+  scheduler.block = true;  // the evaluation never comes back
+  std::atomic<bool> cancelled{false};
+  std::thread canceller([&] {
+    while (scheduler.requests().empty()) absl::SleepFor(absl::Milliseconds(20));
+    cancelled = true;  // what a revoked lease does
+  });
+  const absl::Time start = absl::Now();
+  const v1::CompleteRequest done =
+      agent_gateway::RunAgentSession(Options(scheduler), Task("tk_3"), cancelled);
+  canceller.join();
+  EXPECT_TRUE(done.has_failure());
+  EXPECT_LT(absl::Now() - start, absl::Seconds(60));
+  // Nothing of the session's uid is left running.
+  const int status = std::system("pgrep -u 65534 > /dev/null");
+  EXPECT_NE(WEXITSTATUS(status), 0) << "a process of the session's uid survived";
+}
+
+TEST_P(AgentSessionTest, TwoSessionsAtOnceDoNotMix) {
+  testing::ScriptedModel model_a(cli_->wire, Steps(Workspace("tk_a")));
+  testing::ScriptedModel model_b(cli_->wire, Steps(Workspace("tk_b")));
+  FakeScheduler scheduler_a, scheduler_b;
+  UseModel(model_a);
+  auto registry_a = std::move(registry_);
+  UseModel(model_b);
+  agent_gateway::SessionOptions a = Options(scheduler_a), b = Options(scheduler_b);
+  a.registry = registry_a.get();
+  std::atomic<bool> cancelled{false};
+  v1::CompleteRequest done_a, done_b;
+  std::thread ta([&] { done_a = agent_gateway::RunAgentSession(a, Task("tk_a"), cancelled); });
+  std::thread tb([&] { done_b = agent_gateway::RunAgentSession(b, Task("tk_b"), cancelled); });
+  ta.join();
+  tb.join();
+  ASSERT_TRUE(done_a.has_agent()) << done_a.DebugString();
+  ASSERT_TRUE(done_b.has_agent()) << done_b.DebugString();
+  EXPECT_EQ(scheduler_a.requests().size(), 2u);
+  EXPECT_EQ(scheduler_b.requests().size(), 2u);
+  for (const Json& r : model_a.requests()) {
+    EXPECT_THAT(r.dump(), ::testing::Not(HasSubstr("tk_b"))) << "session b's files in a's calls";
+  }
+  EXPECT_EQ(done_a.agent().total().model_calls(), static_cast<int>(model_a.requests().size()));
+  EXPECT_EQ(done_b.agent().total().model_calls(), static_cast<int>(model_b.requests().size()));
+}
+
+INSTANTIATE_TEST_SUITE_P(PinnedClis, AgentSessionTest,
+                         ::testing::Values("claude-code", "codex", "gemini-cli"),
+                         testing::CliTestName);
+
+}  // namespace
+}  // namespace ptxbench
