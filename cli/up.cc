@@ -27,6 +27,7 @@
 #include "cli/views.h"
 #include "cli/watch.h"
 #include "common/status_macros.h"
+#include "nlohmann/json.hpp"
 
 namespace ptxbench::cli {
 namespace {
@@ -59,7 +60,18 @@ struct UpOptions {
   std::string torch_python;  // the workers' Python for PyTorch references
   std::string model;   // the one model to serve and submit with
   std::string name;    // of the submitted experiment, instead of the spec's
+  // Agent sessions at once on one agent gateway (ptxbench-gateway
+  // --agent-slots); 0: none.
+  int agent_slots = 0;
 };
+
+// Whether the spec file at `path` is in agent mode ("mode": "agent"); false
+// for anything unreadable (the submit then says what is wrong with it).
+bool IsAgentSpec(const std::string& path) {
+  std::ifstream in(path);
+  const nlohmann::json spec = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  return spec.is_object() && spec.value("mode", "") == "agent";
+}
 
 // "0.0.0.0:50051" binds every interface; clients connect through loopback.
 std::string ConnectAddress(const std::string& listen) {
@@ -101,6 +113,20 @@ absl::StatusOr<UpOptions> ParseUpOptions(const Invocation& inv) {
   options.model = inv.args.Get("model");
   options.name = inv.args.Get("name");
   options.exit_when_done = inv.args.Has("exit-when-done");
+  // An agent experiment's sessions run on an agent gateway; its model calls
+  // are the sessions' own, so it needs no model gateway unless asked.
+  const bool agent = !options.submit.empty() && IsAgentSpec(options.submit);
+  if (inv.args.Has("agent-slots")) {
+    PTXB_ASSIGN_OR_RETURN(int64_t n,
+                          ParseIntFlag("agent-slots", inv.args.Get("agent-slots"), 0, 256));
+    options.agent_slots = static_cast<int>(n);
+  } else if (agent) {
+    options.agent_slots = 2;
+  }
+  if (agent && !inv.args.Has("gateways")) options.gateways = 0;
+  if (options.agent_slots > 0 && options.simulate) {
+    return UsageError("--agent-slots runs real agent CLIs; it does not go with --simulate");
+  }
   if (options.exit_when_done && options.submit.empty()) {
     return UsageError(
         "--exit-when-done needs --submit SPEC (it stops once that experiment finishes)");
@@ -192,7 +218,7 @@ class Deployment {
     if (options_.workers > 0) {
       PTXB_ASSIGN_OR_RETURN(worker_bin, FindDaemon(inv_.env.self_exe, "ptxbench-worker", "worker"));
     }
-    if (options_.gateways > 0) {
+    if (options_.gateways > 0 || options_.agent_slots > 0) {
       PTXB_ASSIGN_OR_RETURN(gateway_bin,
                             FindDaemon(inv_.env.self_exe, "ptxbench-gateway", "agent_gateway"));
     }
@@ -262,6 +288,15 @@ class Deployment {
       PTXB_RETURN_IF_ERROR(
           supervisor_.Start({name, gateway_bin, gateway_args, LogPath(name)}).status());
     }
+    if (options_.agent_slots > 0) {
+      std::vector<std::string> agent_args = executor_args;
+      agent_args.insert(agent_args.end(),
+                        {"--agent-slots", absl::StrCat(options_.agent_slots), "--name", "agents",
+                         "--agent-dir", (fs::path(options_.data_dir) / "sessions").string()});
+      if (!options_.models.empty()) agent_args.insert(agent_args.end(), {"--models", options_.models});
+      PTXB_RETURN_IF_ERROR(
+          supervisor_.Start({"agents", gateway_bin, agent_args, LogPath("agents")}).status());
+    }
     if (!options_.simulate) return WaitForExecutors();
     return absl::OkStatus();
   }
@@ -271,7 +306,7 @@ class Deployment {
   // and so one that gives up at start (a missing key, say) is shown with its
   // reason and stops everything.
   absl::Status WaitForExecutors() {
-    const int expected = options_.workers + options_.gateways;
+    const int expected = options_.workers + options_.gateways + (options_.agent_slots > 0);
     if (expected == 0) return absl::OkStatus();
     const absl::Time started = absl::Now();
     const absl::Time deadline = started + kRegisterTimeout;
@@ -529,14 +564,18 @@ void AddUpCommand(std::vector<Command>* commands) {
           "the workers' Python with torch, for PyTorch references (default: python3 on PATH)"},
          {"model", true, false, "NAME",
           "serve only this registry model, and submit SPEC with it (its API key must be set)"},
-         {"name", true, false, "NAME", "with --submit: the experiment's name instead of SPEC's"}},
+         {"name", true, false, "NAME", "with --submit: the experiment's name instead of SPEC's"},
+         {"agent-slots", true, false, "N",
+          "coding-agent sessions at once on an agent gateway (default: 2 when SPEC is in agent "
+          "mode, else none)"}},
         "start a local scheduler, workers and gateways",
         "Starts ptxbench-scheduler, then the workers and gateways, as child processes\n"
         "(found beside ptxbench, in the build tree, or on PATH); each logs to\n"
         "DIR/logs/<name>.log. Real workers evaluate on this machine's GPUs, or\n"
         "compile-only without one (the banner says which); real gateways serve the\n"
-        "registry models whose API key is set. Ctrl-C or SIGTERM stops them all\n"
-        "(SIGKILL after 10 s)."},
+        "registry models whose API key is set. An agent-mode SPEC (or --agent-slots)\n"
+        "starts an agent gateway that runs the pinned agent CLIs, sandboxed\n"
+        "(docs/AGENTS.md). Ctrl-C or SIGTERM stops them all (SIGKILL after 10 s)."},
        RunUp});
 }
 

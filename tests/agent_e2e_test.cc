@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <thread>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
@@ -62,14 +61,15 @@ class AgentEndToEndTest : public ::testing::TestWithParam<std::string> {
   bool gpu_ = false;
 };
 
-TEST_P(AgentEndToEndTest, AnAgentSessionEvaluatesItsKernelThroughTheWholeSystem) {
+// `ptxbench up --submit SPEC --exit-when-done` with an agent-mode SPEC: the
+// scheduler, a worker and an agent gateway on this machine, and the
+// experiment run to its end.
+TEST_P(AgentEndToEndTest, UpRunsAnAgentExperimentToItsEnd) {
   absl::StatusOr<std::string> kernel = ReadFile(DataDir() + "/worker/testdata/gemm/correct.cu");
   ASSERT_TRUE(kernel.ok());
-  Cluster c(absl::StrCat("e2e_agent_", cli_->name));
+  Cluster c(absl::StrCat("e2e_agent_", cli_->name));  // its directory and port; `up` starts it
   ScriptedModel model(cli_->wire, Steps(*kernel, c.dir() + "/sessions/tk_1-1/workspace"));
   ASSERT_GT(model.port(), 0);
-  ASSERT_TRUE(c.StartScheduler()) << c.SchedulerLogTail();
-  c.AddRealWorker({"--slots", "1"});
   const std::string suffix = cli_->wire == agents::Wire::kGeminiGenerate    ? "/v1beta"
                              : cli_->wire == agents::Wire::kOpenAIResponses ? "/v1"
                                                                             : "";
@@ -82,10 +82,6 @@ TEST_P(AgentEndToEndTest, AnAgentSessionEvaluatesItsKernelThroughTheWholeSystem)
                {"model_id", "pinned-model"},
                {"price", {{"input_per_mtok", 1.0}, {"output_per_mtok", 4.0}}}}}}}}
           .dump());
-  c.AddRealGateway({"--agent-slots", "2", "--models", models, "--agent-dir",
-                    c.dir() + "/sessions"});
-  // The gateway registers its CLIs; the submit is refused until it has.
-  std::string exp;
   const std::string spec = c.WriteFile(
       "spec.json",
       Json{{"name", "agent"},
@@ -99,32 +95,28 @@ TEST_P(AgentEndToEndTest, AnAgentSessionEvaluatesItsKernelThroughTheWholeSystem)
            {"agent", {{"cli", cli_->name}, {"cli_version", cli_->version},
                       {"token_budget", 100000}, {"stall_timeout", "60s"}}}}
           .dump());
-  for (int i = 0; i < 100 && exp.empty(); ++i) {
-    exp = c.Submit(spec);
-    if (exp.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
-  ASSERT_FALSE(exp.empty()) << c.SchedulerLogTail() << Tail(c.dir() + "/gateway1.log");
+  const CommandResult up =
+      c.Cli({"up", "--submit", spec, "--exit-when-done", "--models", models}, true);
+  ASSERT_EQ(up.exit_code, 0) << up.out << Tail(c.dir() + "/logs/agents.log");
+  EXPECT_NE(up.out.find("agent"), std::string::npos) << up.out;
 
-  const Json status = c.WaitFinished(exp, 300);
-  ASSERT_EQ(status["trajectories"]["terminal"], 1)
-      << status.dump() << Tail(c.dir() + "/gateway1.log") << Tail(c.dir() + "/worker0.log");
   // One turn: the kernel the session wrote, evaluated by the worker.
   EXPECT_EQ(c.QueryInt("SELECT count(*) FROM turns WHERE action_id IS NOT NULL"), 1);
   EXPECT_EQ(c.QueryInt("SELECT count(*) FROM trajectories WHERE agent_outcome IS NOT NULL"), 1);
   if (gpu_) {
     EXPECT_EQ(c.QueryInt("SELECT eval_status FROM turns"), 1) << "PASSED";
-    EXPECT_EQ(status["trajectories"]["by_state"].value("SUBMITTED", 0), 1) << status.dump();
+    EXPECT_GT(c.QueryInt("SELECT count(*) FROM turns WHERE speedup > 0"), 0) << "timed";
+    EXPECT_EQ(c.QueryInt("SELECT state FROM trajectories"), 3) << "SUBMITTED\n" << up.out;
   } else {
     EXPECT_EQ(c.QueryInt("SELECT eval_status FROM turns"), 10) << "COMPILED";
-    EXPECT_EQ(status["trajectories"]["by_state"].value("LIMITS_EXCEEDED", 0), 1)
-        << "compile-only never meets a target; the agent finished";
+    EXPECT_EQ(c.QueryInt("SELECT state FROM trajectories"), 4)
+        << "LIMITS_EXCEEDED: compile-only never meets a target; the agent finished\n" << up.out;
   }
   // The feedback went back to the model as the tool's result.
   const std::vector<Json> requests = model.requests();
   ASSERT_FALSE(requests.empty());
-  EXPECT_NE(model.ToolResults(requests.back()).back().dump().find(gpu_ ? "PASSED" : "Compilation succeeded"),
-            std::string::npos)
-      << model.ToolResults(requests.back()).back().dump();
+  const std::string result = model.ToolResults(requests.back()).back().dump();
+  EXPECT_NE(result.find(gpu_ ? "PASSED" : "Compilation succeeded"), std::string::npos) << result;
 }
 
 INSTANTIATE_TEST_SUITE_P(PinnedClis, AgentEndToEndTest,

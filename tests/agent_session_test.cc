@@ -143,9 +143,15 @@ class AgentSessionTest : public ::testing::TestWithParam<std::string> {
     return t;
   }
 
-  // The model's script: write kernel `k`, evaluate, write `k2`, evaluate.
-  std::vector<Step> Steps(const std::string& workspace) const {
+  // The model's script: run `probe` in the CLI's shell if given, then
+  // write a kernel, evaluate, write another, evaluate.
+  std::vector<Step> Steps(const std::string& workspace, const std::string& probe = "") const {
     std::vector<Step> steps;
+    if (!probe.empty()) {
+      const bool codex = cli_->name == "codex", gemini = cli_->name == "gemini-cli";
+      steps.push_back({codex ? "exec_command" : gemini ? "run_shell_command" : "Bash",
+                       {{codex ? "cmd" : "command", probe}}});
+    }
     for (const char* k : {"// first\n", "// second\n"}) {
       if (cli_->name == "codex") {
         steps.push_back({"exec_command", {{"cmd", absl::StrCat("printf '", k, "' > kernel.cu")}}});
@@ -260,6 +266,29 @@ TEST_P(AgentSessionTest, TwoSessionsAtOnceDoNotMix) {
   }
   EXPECT_EQ(done_a.agent().total().model_calls(), static_cast<int>(model_a.requests().size()));
   EXPECT_EQ(done_b.agent().total().model_calls(), static_cast<int>(model_b.requests().size()));
+}
+
+// The session's directory is a file system of its own: an agent that fills
+// it runs out of space there (and nowhere else), and once it makes room the
+// session goes on.
+TEST_P(AgentSessionTest, ASessionThatFillsItsDiskFailsOnlyItself) {
+  testing::ScriptedModel model(
+      cli_->wire, Steps(Workspace("tk_4"), "head -c 100000000 /dev/zero > fill; echo wrote=$?; "
+                                           ": > fill"));
+  UseModel(model);
+  FakeScheduler scheduler;
+  std::atomic<bool> cancelled{false};
+  agent_gateway::SessionOptions options = Options(scheduler);
+  options.disk_bytes = 32 << 20;
+  const v1::CompleteRequest done = agent_gateway::RunAgentSession(options, Task("tk_4"), cancelled);
+  ASSERT_TRUE(done.has_agent()) << done.DebugString();
+  EXPECT_EQ(done.agent().end(), v1::AGENT_FINISHED);
+  EXPECT_EQ(scheduler.requests().size(), 2u) << "it went on after the disk was full";
+  const std::vector<Json> requests = model.requests();
+  ASSERT_GE(requests.size(), 2u);
+  const std::string seen = model.ToolResults(requests[1]).at(0).dump();
+  EXPECT_THAT(seen, HasSubstr("No space left on device"));
+  EXPECT_THAT(seen, ::testing::Not(HasSubstr("wrote=0")));
 }
 
 INSTANTIATE_TEST_SUITE_P(PinnedClis, AgentSessionTest,

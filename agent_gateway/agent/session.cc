@@ -372,10 +372,10 @@ v1::CompleteRequest RunAgentSession(const SessionOptions& options, const v1::Tas
     result = session.Run(record);
   }
   if (!options.keep_directory) {
-    std::error_code ec;
-    fs::remove_all(fs::path(options.sessions_dir) /
-                       absl::StrCat(task.lease().task_id(), "-", task.agent().session()),
-                   ec);
+    session_internal::RemoveSessionDirectory(
+        (fs::path(options.sessions_dir) /
+         absl::StrCat(task.lease().task_id(), "-", task.agent().session()))
+            .string());
   }
   return result;
 }

@@ -49,6 +49,9 @@ struct SessionOptions {
   uid_t uid = 65534;
   gid_t gid = 65534;
   uint64_t memory_bytes = uint64_t{8} << 30;
+  // The session's directory is a tmpfs of this size when the gateway runs
+  // as root, so a session that fills its disk fails only itself.
+  uint64_t disk_bytes = uint64_t{1} << 30;
   int max_processes = 512;
   std::string cgroup_parent;  // "" = the watchdog
   // Stored event stream and stderr, each; the rest is counted, not kept.

@@ -1,10 +1,13 @@
 // A session's directory, files and sandbox view (session_setup.h).
 #include "agent_gateway/agent/session_setup.h"
 
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -70,7 +73,16 @@ absl::StatusOr<SessionFiles> MakeSessionFiles(const SessionOptions& options,
            absl::StrCat(task.lease().task_id(), "-", s.session()))
               .string();
   std::error_code ec;
-  fs::remove_all(f.dir, ec);
+  RemoveSessionDirectory(f.dir);
+  fs::create_directories(f.dir, ec);
+  // A file system of its own, of a fixed size: the session cannot fill the
+  // gateway's disk (and so fail its neighbours) by writing in its workspace.
+  if (geteuid() == 0 &&
+      mount("tmpfs", f.dir.c_str(), "tmpfs", MS_NOSUID | MS_NODEV,
+            absl::StrCat("size=", options.disk_bytes, ",mode=0755").c_str()) != 0) {
+    return absl::InternalError(absl::StrCat("cannot mount the session's tmpfs at ", f.dir, ": ",
+                                            strerror(errno)));
+  }
   f.workspace = f.dir + "/workspace";
   f.home = f.dir + "/home";
   f.opt = f.dir + "/opt";
@@ -116,6 +128,12 @@ absl::StatusOr<SessionFiles> MakeSessionFiles(const SessionOptions& options,
     if (!st.ok()) return st;
   }
   return f;
+}
+
+void RemoveSessionDirectory(const std::string& dir) {
+  if (geteuid() == 0) umount2(dir.c_str(), MNT_DETACH);  // nothing mounted: EINVAL, fine
+  std::error_code ec;
+  fs::remove_all(dir, ec);
 }
 
 absl::Status HandOver(const SessionOptions& options, const SessionFiles& f) {
@@ -212,7 +230,9 @@ sandbox::Policy SessionPolicy(const SessionOptions& options, const agents::Agent
   // runtimes load at start; no secret of the host lives in either.
   view.AddHostPath("/etc/alternatives", sandbox::Mount::Kind::kReadOnly);
   view.AddHostPath("/etc/ssl", sandbox::Mount::Kind::kReadOnly);
-  view.AddHostPath("/dev/urandom", sandbox::Mount::Kind::kDevice);
+  for (const char* device : {"/dev/urandom", "/dev/random", "/dev/zero"}) {
+    view.AddHostPath(device, sandbox::Mount::Kind::kDevice);
+  }
   view.AddHostPath(options.clis_dir, sandbox::Mount::Kind::kReadOnly);
   view.AddHostPath(options.tool_binary, sandbox::Mount::Kind::kReadOnly);
   view.AddHostPath(files.dir, sandbox::Mount::Kind::kReadWrite);

@@ -35,6 +35,9 @@ struct SessionFiles {
 absl::StatusOr<SessionFiles> MakeSessionFiles(const SessionOptions& options,
                                               const ptxbench::v1::Task& task);
 
+// Unmounts and removes a session's directory.
+void RemoveSessionDirectory(const std::string& dir);
+
 // Hands the session's own parts (workspace, home, the sockets) to its uid.
 absl::Status HandOver(const SessionOptions& options, const SessionFiles& files);
 
