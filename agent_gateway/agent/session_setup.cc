@@ -124,7 +124,10 @@ absl::StatusOr<SessionFiles> MakeSessionFiles(const SessionOptions& options,
         Write(f.etc + "/group", absl::StrCat("root:x:0:\nagent:x:", options.gid, ":\n")),
         Write(f.etc + "/hosts", "127.0.0.1 localhost\n::1 localhost\n"),
         Write(f.etc + "/nsswitch.conf", "passwd: files\ngroup: files\nhosts: files\n"),
-        Write(f.etc + "/resolv.conf", "")}) {
+        Write(f.etc + "/resolv.conf", ""),
+        // Where the host's ld.so.cache is bound (SessionPolicy): programs whose
+        // libraries live outside /lib and /usr/lib still load.
+        Write(f.etc + "/ld.so.cache", "")}) {
     if (!st.ok()) return st;
   }
   return f;
@@ -226,9 +229,11 @@ sandbox::Policy SessionPolicy(const SessionOptions& options, const agents::Agent
     view.AddHostPath(path, sandbox::Mount::Kind::kReadOnly);
   }
   view.Add({sandbox::Mount::Kind::kReadOnly, files.etc, "/etc"});
-  // Programs reached through the alternatives system, and TLS roots some
-  // runtimes load at start; no secret of the host lives in either.
+  // Programs reached through the alternatives system, the loader's cache of
+  // library paths, and TLS roots some runtimes load at start; no secret of
+  // the host lives in any.
   view.AddHostPath("/etc/alternatives", sandbox::Mount::Kind::kReadOnly);
+  view.AddHostPath("/etc/ld.so.cache", sandbox::Mount::Kind::kReadOnly);
   view.AddHostPath("/etc/ssl", sandbox::Mount::Kind::kReadOnly);
   for (const char* device : {"/dev/urandom", "/dev/random", "/dev/zero"}) {
     view.AddHostPath(device, sandbox::Mount::Kind::kDevice);
