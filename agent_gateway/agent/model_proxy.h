@@ -131,6 +131,8 @@ class ModelProxy {
   absl::Time last_activity_ = absl::Now();
 
   std::atomic<bool> stopping_{false};
+  void* share_ = nullptr;       // CURLSH*: the calls' shared connections
+  std::mutex share_locks_[8];   // one per curl_lock_data kind
   // Last: stopped first, while what its connections use is alive.
   UnixSocketServer server_;
 };

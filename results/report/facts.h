@@ -36,6 +36,8 @@ struct TurnFacts {
   ptxbench::v1::Usage usage;
   double cost_usd = 0;
   int64_t model_latency_ms = 0;
+  // The model calls the answer took (an agent turn's may be many, or none).
+  int model_calls = 1;
   // The answer or the evaluation came from a simulated executor.
   bool simulated = false;
   // The answer came from a scripted model (provider "scripted").
@@ -57,6 +59,11 @@ struct TrajectoryFacts {
   bool simulated = false;
   // The turns that exist, in order (turn i at index i).
   std::vector<TurnFacts> turns;
+  // Agent mode: the model calls of its session that no turn carries (those
+  // after its last evaluation; all of them when it evaluated nothing).
+  ptxbench::v1::Usage session_tail_usage;
+  double session_tail_cost_usd = 0;
+  int session_tail_calls = 0;
 };
 
 // The speedup of a kernel: the geometric mean over the traces of

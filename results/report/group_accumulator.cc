@@ -99,6 +99,13 @@ TrajectoryView WholeView(const TrajectoryFacts& trajectory, SampleStore::Offsets
   return {&trajectory, turns, std::max(trajectory.num_turns, turns), trajectory.state, samples};
 }
 
+void GroupAccumulator::AddUsage(const v1::Usage& usage) {
+  tokens_.set_input_tokens(tokens_.input_tokens() + usage.input_tokens());
+  tokens_.set_output_tokens(tokens_.output_tokens() + usage.output_tokens());
+  tokens_.set_reasoning_tokens(tokens_.reasoning_tokens() + usage.reasoning_tokens());
+  tokens_.set_cached_tokens(tokens_.cached_tokens() + usage.cached_tokens());
+}
+
 TrajectoryView CutView(const TrajectoryFacts& trajectory, SampleStore::Offsets samples, int t) {
   const int turns = static_cast<int>(trajectory.turns.size());
   TrajectoryView view{&trajectory, std::min(turns, t), t, trajectory.state, samples};
@@ -124,6 +131,7 @@ void GroupAccumulator::Add(const TrajectoryView& view) {
 
   bool simulated = trajectory.simulated;
   uint32_t answered = 0;
+  uint32_t calls = 0;
   uint32_t evaluated = 0;
   int first_correct = -1;
   const TurnFacts* best = nullptr;
@@ -135,10 +143,8 @@ void GroupAccumulator::Add(const TrajectoryView& view) {
     cost_usd_ += turn.cost_usd;
     if (turn.answered) {
       ++answered;
-      tokens_.set_input_tokens(tokens_.input_tokens() + turn.usage.input_tokens());
-      tokens_.set_output_tokens(tokens_.output_tokens() + turn.usage.output_tokens());
-      tokens_.set_reasoning_tokens(tokens_.reasoning_tokens() + turn.usage.reasoning_tokens());
-      tokens_.set_cached_tokens(tokens_.cached_tokens() + turn.usage.cached_tokens());
+      calls += turn.model_calls;
+      AddUsage(turn.usage);
     }
     if (turn.evaluated) ++evaluated;
     if (IsCorrect(turn)) {
@@ -147,8 +153,15 @@ void GroupAccumulator::Add(const TrajectoryView& view) {
       if (best == nullptr || turn.speedup > best->speedup) best = &turn;
     }
   }
+  // An agent session's calls after its last evaluation count with the
+  // whole trajectory (not with a turn cut short of it).
+  if (view.turns == static_cast<int>(trajectory.turns.size())) {
+    cost_usd_ += trajectory.session_tail_cost_usd;
+    calls += trajectory.session_tail_calls;
+    AddUsage(trajectory.session_tail_usage);
+  }
   if (simulated) ++simulated_trajectories_;
-  model_calls_ += answered;
+  model_calls_ += calls;
   evaluations_ += evaluated;
   if (answered + evaluated > 0) {
     spans_.push_back({view.samples.model_latency, view.samples.eval, answered, evaluated});

@@ -78,6 +78,7 @@ class GroupAccumulator {
               ptxbench::v1::GroupReport* out) const;
 
  private:
+  void AddUsage(const ptxbench::v1::Usage& usage);
   static constexpr int kStates = 7;  // TrajectoryState values, UNSPECIFIED included
   static constexpr int kBins = 14;   // SpeedupBinEdges().size() + 1
 

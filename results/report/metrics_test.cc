@@ -316,6 +316,32 @@ TEST(ReportBuilderTest, CompileOnlyHasNoCorrectKernel) {
   EXPECT_EQ(total.first_turn_failed(), 1);
 }
 
+// An agent session: each turn is an evaluation reached through any number
+// of model calls, and the calls after its last evaluation count with the
+// whole trajectory, not with a turn (docs/REPORTS.md).
+TEST(ReportBuilderTest, AnAgentSessionCountsEveryModelCallOnce) {
+  TurnFacts first = Evaluated(1, v1::COMPILE_ERROR, 1);
+  first.model_calls = 4;
+  first.cost_usd = 0.40;
+  first.usage.set_input_tokens(4000);
+  TurnFacts second = Passed(1, 1, 2.0);
+  second.model_calls = 0;  // evaluated again without asking the model
+  second.cost_usd = 0;
+  second.usage.Clear();
+  TrajectoryFacts session = Trajectory("m", "t", {}, v1::SUBMITTED, {first, second});
+  session.session_tail_calls = 2;
+  session.session_tail_cost_usd = 0.20;
+  session.session_tail_usage.set_input_tokens(2500);
+  const v1::ExperimentReport report = Build({session}, {{"turn"}});
+  EXPECT_EQ(report.total().model_calls(), 6);
+  EXPECT_NEAR(report.total().cost_usd(), 0.60, 1e-9);
+  EXPECT_NEAR(report.total().cost_per_correct_usd(), 0.60, 1e-9);
+  EXPECT_EQ(report.total().tokens().input_tokens(), 6500);
+  // Cut after its first evaluation, the session had made 4 calls.
+  EXPECT_EQ(report.groupings(0).groups(0).model_calls(), 4);
+  EXPECT_EQ(report.groupings(0).groups(1).model_calls(), 6);
+}
+
 TEST(ReportBuilderTest, EmptyGroupHasEveryKeyAndZeroRates) {
   const GroupReport total = Build({}, {{"model"}}).total();
   EXPECT_EQ(total.trajectories(), 0);

@@ -132,6 +132,7 @@ absl::Status Snapshot::TurnFacts(int64_t trajectory_rowid, std::vector<report::T
     f.usage = meta.usage();
     f.cost_usd = meta.cost_usd();
     f.model_latency_ms = meta.latency_ms();
+    f.model_calls = meta.provider().rfind("agent:", 0) == 0 ? meta.model_calls() : 1;
     f.simulated = meta.simulated();
     f.scripted = meta.provider() == "scripted";
     f.has_kernel = s->ColumnInt64(2) != 0;
@@ -171,7 +172,7 @@ absl::Status Snapshot::ForEachFacts(
   PTXB_ASSIGN_OR_RETURN(
       storage::Statement s,
       db_->Prepare("SELECT j.rowid, j.id, e.id, j.model, j.prompt_tag, j.definition, j.sample, "
-                   "j.state, j.num_turns, j.simulated FROM trajectories j "
+                   "j.state, j.num_turns, j.simulated, j.agent_outcome FROM trajectories j "
                    "JOIN experiments e ON e.rowid = j.experiment "
                    "WHERE j.experiment = ? ORDER BY j.rowid"));
   s.BindInt64(1, experiment_rowid);
@@ -193,6 +194,16 @@ absl::Status Snapshot::ForEachFacts(
     t.state = static_cast<v1::TrajectoryState>(s.ColumnInt64(7));
     t.num_turns = static_cast<int>(s.ColumnInt64(8));
     t.simulated = s.ColumnInt64(9) != 0;
+    t.session_tail_usage.Clear();
+    t.session_tail_cost_usd = 0;
+    t.session_tail_calls = 0;
+    if (!s.ColumnIsNull(10)) {
+      v1::AgentOutcome outcome;
+      outcome.ParseFromString(s.ColumnBlob(10));
+      t.session_tail_usage = outcome.usage_since_last_eval().usage();
+      t.session_tail_cost_usd = outcome.usage_since_last_eval().cost_usd();
+      t.session_tail_calls = outcome.usage_since_last_eval().model_calls();
+    }
     t.turns.clear();
     PTXB_RETURN_IF_ERROR(TurnFacts(s.ColumnInt64(0), &t.turns));
     fn(t);

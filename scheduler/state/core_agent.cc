@@ -83,6 +83,7 @@ absl::StatusOr<int> Core::StartAgentTurn(TrajectoryRow& trajectory,
   *meta.mutable_usage() = usage.usage();
   meta.set_cost_usd(usage.cost_usd());
   meta.set_latency_ms(usage.latency_ms());
+  meta.set_model_calls(usage.model_calls());
   meta.set_provider(absl::StrCat("agent:", exp.agent->cli));
   meta.set_finish_reason("evaluate");
   AnswerRow row;
