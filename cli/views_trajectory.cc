@@ -216,8 +216,56 @@ std::string TrajectoryTable(const v1::ListTrajectoriesResponse& list) {
   return table.Render();
 }
 
+namespace {
+
+// Agent mode: how the session ended, what it spent, what it left.
+nlohmann::json AgentJson(const v1::AgentOutcome& a, bool full) {
+  nlohmann::json records = nlohmann::json::array();
+  for (const v1::AgentRecord& r : a.records()) {
+    nlohmann::json record = {{"name", r.name()}, {"size", r.size()}, {"truncated", r.truncated()}};
+    if (full) record["content"] = r.content();
+    records.push_back(std::move(record));
+  }
+  const v1::AgentUsage& t = a.total();
+  return {{"end", a.end() == v1::AGENT_END_UNSPECIFIED ? nlohmann::json(nullptr)
+                                                       : nlohmann::json(v1::AgentEnd_Name(a.end()))},
+          {"reason", a.reason()},
+          {"evaluations", a.evaluations()},
+          {"model_calls", t.model_calls()},
+          {"input_tokens", t.usage().input_tokens()},
+          {"output_tokens", t.usage().output_tokens()},
+          {"cost_usd", t.cost_usd()},
+          {"blocked_ms", a.blocked_ms()},
+          {"wall_ms", a.wall_ms()},
+          {"records", std::move(records)}};
+}
+
+void AppendAgent(std::string* out, const v1::AgentOutcome& a) {
+  const v1::AgentUsage& t = a.total();
+  absl::StrAppend(out, "session     ",
+                  a.end() == v1::AGENT_END_UNSPECIFIED ? "did not run its course"
+                                                       : v1::AgentEnd_Name(a.end()),
+                  a.reason().empty() ? "" : ": ", a.reason(), "\n");
+  absl::StrAppend(out, "            ", a.evaluations(), " evaluations, ", t.model_calls(),
+                  " model calls, ", t.usage().input_tokens() + t.usage().output_tokens(),
+                  " tokens, ", FormatCost(t.cost_usd()), ", ", a.wall_ms() / 1000, " s (",
+                  a.blocked_ms() / 1000, " s of them waiting for evaluations)\n");
+  std::vector<std::string> names;
+  for (const v1::AgentRecord& r : a.records()) {
+    names.push_back(absl::StrCat(r.name(), " (", r.size(), " B", r.truncated() ? ", cut" : "",
+                                 ")"));
+  }
+  if (!names.empty()) {
+    absl::StrAppend(out, "records     ", absl::StrJoin(names, ", "),
+                    "\n            (their contents: show --full --output json)\n");
+  }
+}
+
+}  // namespace
+
 nlohmann::json TrajectoryJson(const v1::Trajectory& trajectory, bool full) {
   nlohmann::json out = TrajectorySummaryJson(trajectory.summary());
+  if (trajectory.has_agent()) out["agent"] = AgentJson(trajectory.agent(), full);
   nlohmann::json turns = nlohmann::json::array();
   for (const v1::Turn& turn : trajectory.turns()) turns.push_back(TurnJson(turn, full));
   out["turns"] = std::move(turns);
@@ -246,6 +294,7 @@ std::string TrajectoryText(const v1::Trajectory& trajectory, bool full) {
                       : absl::StrCat(absl::StrJoin(s.workload_uuids(), ", "),
                                      " only (its speedups cover these)"),
                   "\n");
+  if (trajectory.has_agent()) AppendAgent(&out, trajectory.agent());
   if (full && !trajectory.task_prompt().empty()) {
     absl::StrAppend(&out, "\ntask prompt\n", Block(trajectory.task_prompt(), true));
   }

@@ -11,12 +11,16 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <iostream>
+#include <set>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "agents/clis.h"
+#include "ptxbench/v1/common.pb.h"
 #include "common/data_dir.h"
 #include "common/file.h"
+#include "results/report/testing/chromium.h"
 #include "testing/pinned_clis.h"
 #include "testing/require_gpu.h"
 #include "testing/scripted_model.h"
@@ -26,6 +30,7 @@ namespace ptxbench::testing {
 namespace {
 
 namespace fs = std::filesystem;
+namespace v1 = ::ptxbench::v1;
 using Json = nlohmann::json;
 
 class AgentEndToEndTest : public ::testing::TestWithParam<std::string> {
@@ -103,6 +108,24 @@ TEST_P(AgentEndToEndTest, UpRunsAnAgentExperimentToItsEnd) {
   // One turn: the kernel the session wrote, evaluated by the worker.
   EXPECT_EQ(c.QueryInt("SELECT count(*) FROM turns WHERE action_id IS NOT NULL"), 1);
   EXPECT_EQ(c.QueryInt("SELECT count(*) FROM trajectories WHERE agent_outcome IS NOT NULL"), 1);
+  {
+    // Its records are blobs of the database, named in the outcome.
+    auto db = c.OpenDatabase();
+    auto s = db->Prepare("SELECT agent_outcome FROM trajectories");
+    ASSERT_TRUE(s.ok() && *s->Step());
+    v1::AgentOutcome outcome;
+    ASSERT_TRUE(outcome.ParseFromString(s->ColumnBlob(0)));
+    EXPECT_EQ(outcome.end(), v1::AGENT_FINISHED);
+    std::set<std::string> names;
+    for (const v1::AgentRecord& r : outcome.records()) {
+      names.insert(r.name());
+      EXPECT_EQ(c.QueryInt(absl::StrCat("SELECT count(*) FROM blobs WHERE hash = '", r.blob(), "'")),
+                1) << r.name();
+    }
+    EXPECT_TRUE(names.count("events.jsonl") && names.count("model_calls.jsonl") &&
+                names.count("workspace/kernel.cu"))
+        << outcome.DebugString();
+  }
   if (gpu_) {
     EXPECT_EQ(c.QueryInt("SELECT eval_status FROM turns"), 1) << "PASSED";
     EXPECT_GT(c.QueryInt("SELECT count(*) FROM turns WHERE speedup > 0"), 0) << "timed";
@@ -117,6 +140,104 @@ TEST_P(AgentEndToEndTest, UpRunsAnAgentExperimentToItsEnd) {
   ASSERT_FALSE(requests.empty());
   const std::string result = model.ToolResults(requests.back()).back().dump();
   EXPECT_NE(result.find(gpu_ ? "PASSED" : "Compilation succeeded"), std::string::npos) << result;
+}
+
+// An agent experiment and a multiturn experiment of the same matrix, side
+// by side in one report: Claude Code sessions against scripted model turns
+// (the same correct kernel from a folder of answers).
+TEST(AgentReportTest, AgentAndMultiturnExperimentsSideBySide) {
+  const agents::AgentCli* cli = agents::FindAgentCli("claude-code");
+  if (!fs::exists(fs::path(DataDir()) / "third_party/agent-clis/node_modules" / cli->executable)) {
+    GTEST_SKIP() << "claude-code is not installed (scripts/setup.sh installs it)";
+  }
+  if (!fs::exists("/usr/local/cuda/bin/nvcc")) GTEST_SKIP() << "no nvcc: nothing evaluates";
+  if (geteuid() != 0) GTEST_SKIP() << "a session's sandbox runs it as its own uid: needs root";
+  const bool gpu = NoGpuReason().empty();
+  absl::StatusOr<std::string> kernel = ReadFile(DataDir() + "/worker/testdata/gemm/correct.cu");
+  ASSERT_TRUE(kernel.ok());
+  Cluster c("e2e_agent_report");
+  ScriptedModel model(cli->wire,
+                      {{"Write", {{"file_path", c.dir() + "/sessions/tk_1-1/workspace/kernel.cu"},
+                                  {"content", *kernel}}},
+                       {"mcp__ptxbench__evaluate_kernel"}});
+  c.WriteFile("answers/gemm_n7168_k5120/answer.cu", *kernel);
+  const std::string models = c.WriteFile(
+      "models.json",
+      Json{{"models",
+            {{"scripted-agent",
+              {{"provider", "anthropic"},
+               {"base_url", absl::StrCat("http://127.0.0.1:", model.port())},
+               {"model_id", "pinned-model"}}},
+             {"scripted-turns", {{"provider", "scripted"}, {"answers_dir", c.dir() + "/answers"}}}}}}
+          .dump());
+  const Json matrix = {{"definitions", {"gemm_n7168_k5120"}},
+                       {"prompt_tags", {"ptxb-no-hint"}},
+                       {"samples", 1},
+                       {"target_speedup", 0.001},
+                       {"eval", gpu ? "full" : "compile-only"}};
+  Json agent = matrix, multiturn = matrix;
+  agent.update({{"name", "agent"}, {"models", {"scripted-agent"}}, {"mode", "agent"},
+                {"agent", {{"cli", cli->name}, {"cli_version", cli->version},
+                           {"token_budget", 100000}}}});
+  multiturn.update({{"name", "multiturn"}, {"models", {"scripted-turns"}}, {"num_turns", 1}});
+  for (const Json& spec : {agent, multiturn}) {
+    const CommandResult up =
+        c.Cli({"up", "--submit", c.WriteFile(spec["name"].get<std::string>() + ".json", spec.dump()),
+               "--exit-when-done", "--models", models},
+              true);
+    ASSERT_EQ(up.exit_code, 0) << up.out;
+  }
+  // The scheduler again on the same database, for the report.
+  ASSERT_TRUE(c.StartScheduler()) << c.SchedulerLogTail();
+  const CommandResult report = c.Cli({"report", "agent", "multiturn"});
+  ASSERT_EQ(report.exit_code, 0) << report.out;
+  EXPECT_NE(report.out.find("agent"), std::string::npos) << report.out;
+  EXPECT_NE(report.out.find("multiturn"), std::string::npos) << report.out;
+  const CommandResult json = c.Cli({"report", "agent", "multiturn", "--output", "json"});
+  ASSERT_EQ(json.exit_code, 0) << json.out;
+  const Json r = Json::parse(json.out);
+  ASSERT_EQ(r["experiments"].size(), 2u) << json.out;
+  // Counts are int64: JSON strings in the proto's JSON form.
+  auto count = [](const Json& group, const char* key) {
+    const Json& v = group.contains(key) ? group[key] : Json(0);
+    return v.is_string() ? std::stoll(v.get<std::string>()) : v.get<int64_t>();
+  };
+  for (const Json& e : r["experiments"]) {
+    EXPECT_EQ(count(e["total"], "trajectories"), 1) << e.dump();
+    EXPECT_EQ(count(e["total"], "evaluations"), 1) << e.dump();
+    if (gpu) EXPECT_EQ(count(e["total"], "correct"), 1) << e.dump();
+  }
+  // The agent's three model calls (write, evaluate, finish) counted as calls.
+  EXPECT_EQ(count(r["experiments"][0]["total"], "model_calls"), 3) << json.out;
+  EXPECT_EQ(count(r["experiments"][1]["total"], "model_calls"), 1) << json.out;
+  std::cout << report.out;  // for the record of the run
+  // The HTML page of both, in Chromium where it is: every plot shows, the
+  // console stays silent.
+  const std::string html_path = c.dir() + "/report.html";
+  ASSERT_EQ(c.Cli({"report", "agent", "multiturn", "--html", html_path}).exit_code, 0);
+  absl::StatusOr<std::string> html = ReadFile(html_path);
+  ASSERT_TRUE(html.ok());
+  EXPECT_NE(html->find(">agent<"), std::string::npos);
+  EXPECT_NE(html->find(">multiturn<"), std::string::npos);
+  const std::string chromium = report::testing::FindChromium();
+  if (chromium.empty()) {
+    std::cout << "chromium is not installed: the report's page is not checked in a browser\n";
+  } else {
+    report::testing::ChromiumOptions options;
+    options.binary = chromium;
+    options.work_dir = c.dir() + "/chromium";
+    fs::create_directories(options.work_dir);
+    absl::StatusOr<report::testing::PlotProbe> probe = report::testing::ProbePlots(*html, options);
+    ASSERT_TRUE(probe.ok()) << probe.status();
+    EXPECT_TRUE(probe->probe_logged) << probe->page.log;
+    EXPECT_TRUE(probe->other_console.empty()) << probe->other_console.front();
+    EXPECT_FALSE(probe->plot_sizes.empty());
+    EXPECT_TRUE(report::testing::UnsizedPlots(*probe).empty()) << probe->plots;
+  }
+  // And the session's record, by `show`.
+  const CommandResult show = c.Cli({"show", c.QueryText("SELECT id FROM trajectories ORDER BY rowid LIMIT 1")});
+  EXPECT_NE(show.out.find("AGENT_FINISHED"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("model_calls.jsonl"), std::string::npos) << show.out;
 }
 
 INSTANTIATE_TEST_SUITE_P(PinnedClis, AgentEndToEndTest,

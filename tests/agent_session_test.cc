@@ -10,8 +10,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -205,6 +207,18 @@ TEST_P(AgentSessionTest, AWholeSessionEndsWhenTheCliFinishes) {
   for (const v1::AgentEvalRequest& e : evals) summed += e.usage_since_last_eval().usage().input_tokens();
   EXPECT_EQ(summed, total.usage().input_tokens());
   EXPECT_THAT(record.events, HasSubstr(cli_->name == "codex" ? "turn.completed" : "result"));
+  // What the session left, for the record.
+  std::map<std::string, std::string> records;
+  for (const v1::AgentRecord& r : done.agent().records()) records[r.name()] = r.content();
+  EXPECT_THAT(records["events.jsonl"], HasSubstr(cli_->name == "codex" ? "turn.completed" : "result"));
+  EXPECT_EQ(records["workspace/kernel.cu"], "// second\n") << "the final workspace";
+  const std::string calls = records["model_calls.jsonl"];
+  EXPECT_EQ(std::count(calls.begin(), calls.end(), '\n'), total.model_calls());
+  EXPECT_THAT(calls, HasSubstr("pinned-model")) << "the request as sent upstream";
+  EXPECT_THAT(calls, ::testing::Not(HasSubstr("sk-session-test"))) << "never the key";
+  int native = 0;
+  for (const auto& [name, content] : records) native += name.rfind("home/", 0) == 0;
+  EXPECT_GT(native, 0) << "the CLI's own session file";
 }
 
 TEST_P(AgentSessionTest, TheTokenBudgetEndsTheSession) {

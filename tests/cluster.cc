@@ -148,4 +148,13 @@ int64_t Cluster::QueryInt(const std::string& sql) const {
   return s->ColumnInt64(0);
 }
 
+std::string Cluster::QueryText(const std::string& sql) const {
+  auto db = OpenDatabase();
+  auto s = db->Prepare(sql);
+  EXPECT_TRUE(s.ok()) << s.status();
+  auto row = s->Step();
+  EXPECT_TRUE(row.ok() && *row) << sql;
+  return row.ok() && *row ? s->ColumnText(0) : "";
+}
+
 }  // namespace ptxbench::testing

@@ -56,6 +56,8 @@ class Cluster {
   std::unique_ptr<storage::Database> OpenDatabase() const;
   // One integer from a query.
   int64_t QueryInt(const std::string& sql) const;
+  // The first column of the first row of `sql`, as text.
+  std::string QueryText(const std::string& sql) const;
   std::string SchedulerLogTail() const { return Tail(dir_ + "/scheduler.log"); }
 
  private:

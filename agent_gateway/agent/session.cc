@@ -17,6 +17,7 @@
 #include "absl/time/clock.h"
 #include "agent_gateway/agent/eval_endpoint.h"
 #include "agent_gateway/agent/model_proxy.h"
+#include "agent_gateway/agent/session_record.h"
 #include "agent_gateway/agent/session_setup.h"
 #include "common/hash.h"
 #include "common/log.h"
@@ -357,6 +358,14 @@ v1::CompleteRequest Session::Run(SessionRecord* record) {
   process->reset();
   if (record != nullptr) {
     *record = {files_.dir, out.text, err.text, out.dropped};
+  }
+  // What the session left goes with its end, whichever it was.
+  v1::AgentOutcome* outcome = result.has_agent() ? result.mutable_agent()
+                                                 : result.mutable_failure()->mutable_agent_session();
+  if (!result.has_agent()) *outcome = Outcome(v1::AGENT_END_UNSPECIFIED, "").agent();
+  for (v1::AgentRecord& r : SessionRecords({out.text, out.dropped, err.text, err.dropped},
+                                           proxy_->calls(), files_.home, files_.workspace)) {
+    *outcome->add_records() = std::move(r);
   }
   return result;
 }

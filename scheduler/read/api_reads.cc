@@ -44,7 +44,8 @@ const char kTrajectorySummarySelect[] =
     "SELECT j.id, e.id, j.model, j.definition, j.prompt_tag, j.sample, j.num_turns, "
     "j.target_speedup, j.state, j.failure_class, j.reason, j.turns_completed, "
     "j.best_speedup, j.correct, j.cost_usd, j.updated_ms, j.rowid, j.system_blob, "
-    "j.task_blob, j.workloads FROM trajectories j JOIN experiments e ON e.rowid = j.experiment ";
+    "j.task_blob, j.workloads, j.agent_outcome FROM trajectories j "
+    "JOIN experiments e ON e.rowid = j.experiment ";
 
 v1::TrajectorySummary ReadSummary(const storage::Statement& s) {
   v1::TrajectorySummary t;
@@ -74,6 +75,15 @@ absl::Status ReadTrajectoryHead(storage::Database& db, const storage::Statement&
   if (detail != v1::TURN_DETAIL_RESULTS) {
     PTXB_ASSIGN_OR_RETURN(*out->mutable_system_prompt(), storage::GetBlob(db, s.ColumnText(17)));
     PTXB_ASSIGN_OR_RETURN(*out->mutable_task_prompt(), storage::GetBlob(db, s.ColumnText(18)));
+  }
+  if (!s.ColumnIsNull(20)) {
+    if (!out->mutable_agent()->ParseFromString(s.ColumnBlob(20))) {
+      return absl::DataLossError("an agent session's outcome in the database does not parse");
+    }
+    for (v1::AgentRecord& record : *out->mutable_agent()->mutable_records()) {
+      if (detail == v1::TURN_DETAIL_RESULTS || record.blob().empty()) continue;
+      PTXB_ASSIGN_OR_RETURN(*record.mutable_content(), storage::GetBlob(db, record.blob()));
+    }
   }
   return absl::OkStatus();
 }

@@ -308,6 +308,9 @@ class Core {
   absl::StatusOr<int> StartAgentTurn(TrajectoryRow& trajectory,
                                      const ptxbench::v1::AgentEvalRequest& request);
   absl::StatusOr<ptxbench::v1::AgentEvalResponse> AgentTurnResult(int64_t trajectory, int turn);
+  // Keeps how a session ended and what it left (its records as blobs), and
+  // adds what it spent after its last evaluation.
+  absl::Status RecordAgentSession(TrajectoryRow& trajectory, ptxbench::v1::AgentOutcome outcome);
   // Adds a session's model spending to its trajectory and experiment.
   absl::Status AddAgentCost(TrajectoryRow& trajectory, double cost_usd);
 };

@@ -137,11 +137,20 @@ absl::Status Core::AddAgentCost(TrajectoryRow& trajectory, double cost_usd) {
   return absl::OkStatus();
 }
 
+absl::Status Core::RecordAgentSession(TrajectoryRow& trajectory, v1::AgentOutcome outcome) {
+  PTXB_RETURN_IF_ERROR(AddAgentCost(trajectory, outcome.usage_since_last_eval().cost_usd()));
+  // Each file of the record is a blob; the row keeps their hashes.
+  for (v1::AgentRecord& record : *outcome.mutable_records()) {
+    record.set_size(static_cast<int64_t>(record.content().size()));
+    PTXB_ASSIGN_OR_RETURN(*record.mutable_blob(), storage::PutBlob(*db_, record.content()));
+    record.clear_content();
+  }
+  return trajectories_.SetAgentOutcome(trajectory.rowid, outcome.SerializeAsString());
+}
+
 absl::Status Core::CompleteAgent(TaskRow& task, TrajectoryRow& trajectory,
                                  const v1::AgentOutcome& outcome) {
-  PTXB_RETURN_IF_ERROR(AddAgentCost(trajectory, outcome.usage_since_last_eval().cost_usd()));
-  PTXB_RETURN_IF_ERROR(trajectories_.SetAgentOutcome(trajectory.rowid,
-                                                     outcome.SerializeAsString()));
+  PTXB_RETURN_IF_ERROR(RecordAgentSession(trajectory, outcome));
   PTXB_RETURN_IF_ERROR(TransitTask(task, trajectory.model, TaskEvent::kComplete));
   const v1::AgentUsage& total = outcome.total();
   std::string why = absl::StrCat(

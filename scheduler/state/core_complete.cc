@@ -177,6 +177,9 @@ absl::Status Core::HandleFailure(TaskRow& next, TrajectoryRow& trajectory,
       break;
   }
   if (next.kind == StepKind::kAgent) {
+    if (failure.has_agent_session()) {
+      PTXB_RETURN_IF_ERROR(RecordAgentSession(trajectory, failure.agent_session()));
+    }
     return EndOrRerunSession(next, trajectory, failure.failure_class(), failure.message(),
                              TaskEvent::kFail);
   }
