@@ -282,6 +282,29 @@ TEST_P(AgentSessionTest, TwoSessionsAtOnceDoNotMix) {
   EXPECT_EQ(done_b.agent().total().model_calls(), static_cast<int>(model_b.requests().size()));
 }
 
+// A CLI that goes quiet (here its shell tool waits on a command that never
+// ends) is ended at stall_timeout with that reason, its processes with it.
+TEST_P(AgentSessionTest, ASessionThatStallsIsEndedWithItsReason) {
+  // Not `sleep`: Claude Code refuses a long sleep in its shell tool.
+  testing::ScriptedModel model(
+      cli_->wire, Steps(Workspace("tk_5"), "python3 -c 'import time; time.sleep(600)'"));
+  UseModel(model);
+  FakeScheduler scheduler;
+  std::atomic<bool> cancelled{false};
+  v1::Task task = Task("tk_5");
+  task.mutable_agent()->mutable_settings()->set_stall_timeout_s(3);
+  const absl::Time start = absl::Now();
+  const v1::CompleteRequest done =
+      agent_gateway::RunAgentSession(Options(scheduler), task, cancelled);
+  ASSERT_TRUE(done.has_failure()) << done.DebugString();
+  EXPECT_EQ(done.failure().failure_class(), v1::TERMINAL);
+  EXPECT_THAT(done.failure().message(), HasSubstr("stalled"));
+  EXPECT_LT(absl::Now() - start, absl::Seconds(30));
+  EXPECT_TRUE(scheduler.requests().empty()) << "it never got to evaluate";
+  const int status = std::system("pgrep -u 65534 > /dev/null");
+  EXPECT_NE(WEXITSTATUS(status), 0) << "a process of the session's uid survived";
+}
+
 // The session's directory is a file system of its own: an agent that fills
 // it runs out of space there (and nowhere else), and once it makes room the
 // session goes on.
