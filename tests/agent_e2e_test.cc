@@ -234,7 +234,15 @@ TEST(AgentReportTest, AgentAndMultiturnExperimentsSideBySide) {
     EXPECT_FALSE(probe->plot_sizes.empty());
     EXPECT_TRUE(report::testing::UnsizedPlots(*probe).empty()) << probe->plots;
   }
-  // And the session's record, by `show`.
+  // The session's record, in PTXBench's export format.
+  const std::string exported = c.dir() + "/export";
+  const CommandResult ex =
+      c.Cli({"export", "agent", "--format", "ptxbench", "--out", exported}, true);
+  ASSERT_EQ(ex.exit_code, 0) << ex.out;
+  EXPECT_EQ(ReadFile(exported + "/agent/exp_000/workspace/kernel.cu").value_or(""), *kernel);
+  EXPECT_NE(ReadFile(exported + "/agent/exp_000/model_calls.jsonl").value_or("").find("pinned-model"),
+            std::string::npos);
+  // And by `show`.
   const CommandResult show = c.Cli({"show", c.QueryText("SELECT id FROM trajectories ORDER BY rowid LIMIT 1")});
   EXPECT_NE(show.out.find("AGENT_FINISHED"), std::string::npos) << show.out;
   EXPECT_NE(show.out.find("model_calls.jsonl"), std::string::npos) << show.out;

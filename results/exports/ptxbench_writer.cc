@@ -157,6 +157,24 @@ class PtxbenchWriter : public FolderWriter {
     return absl::OkStatus();
   }
 
+  // Agent mode: what the session left (docs/AGENTS.md, "Records"), under
+  // agent/<name>/, each file as the gateway named it. A name that would
+  // leave that folder is skipped.
+  absl::Status WriteAgentRecord(const v1::Trajectory& t, const std::string& name) {
+    for (const v1::AgentRecord& r : t.agent().records()) {
+      const std::filesystem::path path(r.name());
+      const bool inside = !r.name().empty() && path.is_relative() &&
+                          std::none_of(path.begin(), path.end(), [](const auto& part) {
+                            return part == ".." || part == ".";
+                          });
+      if (!inside) continue;
+      const std::string file = absl::StrCat("agent/", name, "/", r.name());
+      PTXB_RETURN_IF_ERROR(dir().MakeDirs(std::filesystem::path(file).parent_path().string()));
+      PTXB_RETURN_IF_ERROR(WriteFile(dir().File(file), r.content()));
+    }
+    return absl::OkStatus();
+  }
+
   absl::Status OnAdd(const v1::Trajectory& t) override {
     const v1::TrajectorySummary& s = t.summary();
     const int64_t index = next_index_++;
@@ -169,6 +187,7 @@ class PtxbenchWriter : public FolderWriter {
                 .dump(2, ' ', false, Json::error_handler_t::replace) +
             "\n"));
     PTXB_RETURN_IF_ERROR(WriteFile(dir().File(absl::StrCat("logs/", name, ".log")), Log(t, name)));
+    PTXB_RETURN_IF_ERROR(WriteAgentRecord(t, name));
     PTXB_ASSIGN_OR_RETURN(const int64_t versions, WriteSuccess(t, name));
 
     bool simulated = false, generated = false;
