@@ -107,8 +107,6 @@ class Session {
   const v1::AgentSettings& settings_;
   const std::atomic<bool>& cancelled_;
   SessionFiles files_;
-  std::unique_ptr<ModelProxy> proxy_;
-  std::unique_ptr<EvalEndpoint> endpoint_;
   absl::Time start_ = absl::Now();
 
   mutable std::mutex mu_;
@@ -122,6 +120,10 @@ class Session {
   std::string last_source_sha_;  // of the last kernel evaluated
   // The session is over: an evaluation still waiting gives up.
   std::atomic<bool> ending_{false};
+  // Last, so destroyed first: the endpoint's connections (Evaluate) use
+  // everything above, and the proxy.
+  std::unique_ptr<ModelProxy> proxy_;
+  std::unique_ptr<EvalEndpoint> endpoint_;
 };
 
 std::string Session::BudgetLine() const {
@@ -156,19 +158,21 @@ EvalReply Session::Evaluate(int turn, const std::string& source) {
   request.set_action_id(absl::StrCat("session-", task_.agent().session(), "-eval-", turn));
   request.set_kernel_source(source);
   request.set_wait_ms(5'000);
+  v1::AgentUsage reported;  // what the scheduler will have once it takes the turn
   {
     std::lock_guard<std::mutex> lock(mu_);
-    const v1::AgentUsage now = proxy_->totals();
-    *request.mutable_usage_since_last_eval() = Minus(now, reported_);
-    reported_ = now;
+    reported = proxy_->totals();
+    *request.mutable_usage_since_last_eval() = Minus(reported, reported_);
     evaluating_ = true;
     eval_started_ = absl::Now();
     last_source_sha_ = Sha256Hex(source);
   }
   EvalReply reply{2, "refused: the session ended before its evaluation came back"};
+  bool taken = false;  // the scheduler made the turn (and recorded its usage)
   const absl::Time deadline = absl::Now() + absl::Seconds(settings_.eval_wait_timeout_s());
   while (!cancelled_.load() && !ending_.load() && absl::Now() < deadline) {
     absl::StatusOr<v1::AgentEvalResponse> r = options_.agent_eval(request);
+    taken |= r.ok();
     if (r.ok() && r->done()) {
       const bool passed = r->result().status() == v1::PASSED && r->result().all_passed();
       reply = {passed ? 0 : 1, r->feedback()};
@@ -195,6 +199,8 @@ EvalReply Session::Evaluate(int turn, const std::string& source) {
                              settings_.eval_wait_timeout_s(), " s; try again")};
   }
   std::lock_guard<std::mutex> lock(mu_);
+  // A refused call recorded nothing: its calls' usage goes with the next.
+  if (taken) reported_ = reported;
   evaluating_ = false;
   blocked_ += absl::Now() - eval_started_;
   last_eval_end_ = absl::Now();
