@@ -8,12 +8,12 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -179,8 +179,14 @@ class AgentSessionTest : public ::testing::TestWithParam<std::string> {
       if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
       std::error_code ec;
       const std::string cwd = fs::read_symlink(entry.path() / "cwd", ec).string();
-      std::ifstream in(entry.path() / "cmdline");
-      std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      // read(2), not a stream: a process may end while it is read (ESRCH).
+      std::string cmdline;
+      const int fd = open((entry.path() / "cmdline").c_str(), O_RDONLY | O_CLOEXEC);
+      char buffer[4096];
+      for (ssize_t n; fd >= 0 && (n = read(fd, buffer, sizeof(buffer))) > 0;) {
+        cmdline.append(buffer, static_cast<size_t>(n));
+      }
+      if (fd >= 0) close(fd);
       if (cwd.rfind(dir_.string(), 0) == 0 || cmdline.find(dir_.string()) != std::string::npos) {
         ++n;
       }

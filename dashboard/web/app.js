@@ -364,6 +364,33 @@ function turnSection(turn) {
       : null);
 }
 
+// Agent mode: how the session ended, what it spent, and what it left (each
+// record's bytes come base64-encoded, as proto JSON has them).
+function fromBase64(b64) {
+  try {
+    const bytes = Uint8Array.from(atob(b64 || ''), (c) => c.charCodeAt(0));
+    return new TextDecoder().decode(bytes);
+  } catch (e) {
+    return '(not text)';
+  }
+}
+
+function agentSection(a) {
+  const t = a.total || {}, u = t.usage || {};
+  const tokens = num(u.input_tokens) + num(u.output_tokens);
+  const records = (a.records || []).map((r) =>
+    details('record-' + r.name, r.name + ' (' + num(r.size) + ' B' + (r.truncated ? ', cut' : '') +
+      ')', pre(fromBase64(r.content))));
+  return h('section', {class: 'agent'},
+    h('h2', {}, 'Agent session'),
+    h('p', {}, (a.end || 'did not run its course') + (a.reason ? ': ' + a.reason : '')),
+    h('p', {class: 'meta'}, [num(a.evaluations) + ' evaluations',
+      num(t.model_calls) + ' model calls', num(tokens) + ' tokens', usd(t.cost_usd),
+      Math.round(num(a.wall_ms) / 1000) + ' s, ' + Math.round(num(a.blocked_ms) / 1000) +
+      ' s of them waiting for evaluations'].join(' · ')),
+    records);
+}
+
 function showTrajectory(main) {
   const id = pathId();
   const body = h('div', {id: 'trajectory'});
@@ -382,6 +409,7 @@ function showTrajectory(main) {
       h('p', {}, stateBadge(s.state), s.reason ? ' ' + s.reason : null),
       details('system', 'System prompt', pre(t.system_prompt)),
       details('task', 'Task prompt', pre(t.task_prompt)),
+      t.agent ? agentSection(t.agent) : null,
       (t.turns || []).map(turnSection));
   }, () => (live ? 2000 : 15000));
 }
@@ -400,7 +428,7 @@ function heldLine(t) {
     h('span', {class: 'kind'}, t.kind), ' ',
     link('/trajectories/' + enc(t.trajectory_id), t.trajectory_id),
     ' turn ' + (num(t.turn) + 1) + ' · attempt ' + num(t.attempt) + ' · ' +
-    (t.kind === 'LLM' ? t.model : t.definition) + ' · lease ends ' +
+    (t.kind === 'EVAL' ? t.definition : t.model) + ' · lease ends ' +
     inSeconds(t.lease_deadline_unix_ms));
 }
 
@@ -408,7 +436,10 @@ function executorRow(x) {
   const c = x.capabilities || {};
   const capacity = [h('div', {}, num(c.slots) + ' slots')];
   for (const g of c.gpus || []) capacity.push(gpuLine(g));
-  if (x.kind === 'GATEWAY') {
+  if (x.kind === 'GATEWAY' && num(c.agent_slots) > 0) {
+    capacity.push(h('div', {}, num(c.agent_slots) + ' agent sessions: ' +
+      (c.agent_clis || []).map((cli) => cli.name + ' ' + cli.version).join(', ')));
+  } else if (x.kind === 'GATEWAY') {
     capacity.push(h('div', {}, c.serves_any_model ? 'any model' : (c.models || []).join(', ')));
   }
   const held = (x.held || []).map(heldLine);
