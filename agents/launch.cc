@@ -4,10 +4,10 @@
 #include "agents/launch.h"
 
 #include <filesystem>
-#include <fstream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/file.h"
 #include "nlohmann/json.hpp"
 
 namespace ptxbench::agents {
@@ -16,14 +16,11 @@ namespace {
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
 
+// common/file.h's WriteFile, in a folder made first.
 absl::Status WriteFile(const fs::path& path, const std::string& text) {
   std::error_code ec;
   fs::create_directories(path.parent_path(), ec);
-  std::ofstream out(path, std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) return absl::InternalError(absl::StrCat("cannot write ", path.string()));
-  return absl::OkStatus();
+  return ptxbench::WriteFile(path.string(), text);
 }
 
 std::string Url(const LaunchOptions& o) { return absl::StrCat("http://127.0.0.1:", o.model_port); }

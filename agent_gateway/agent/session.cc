@@ -8,7 +8,6 @@
 #include <fstream>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <thread>
 
 #include "absl/strings/match.h"
@@ -19,6 +18,7 @@
 #include "agent_gateway/agent/model_proxy.h"
 #include "agent_gateway/agent/session_record.h"
 #include "agent_gateway/agent/session_setup.h"
+#include "common/file.h"
 #include "common/hash.h"
 #include "common/log.h"
 #include "nlohmann/json.hpp"
@@ -280,15 +280,13 @@ v1::CompleteRequest Session::Exited(const sandbox::Outcome& outcome, const Captu
 
 void Session::FinalEvaluation() {
   if (settings_.final_evaluation() != "if-changed" || endpoint_->limit_reached()) return;
-  std::ifstream in(files_.kernel);
-  if (!in) return;
-  std::stringstream text;
-  text << in.rdbuf();
+  absl::StatusOr<std::string> text = ReadFile(files_.kernel);
+  if (!text.ok()) return;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (Sha256Hex(text.str()) == last_source_sha_) return;
+    if (Sha256Hex(*text) == last_source_sha_) return;
   }
-  (void)Evaluate(endpoint_->evaluations() + 1, text.str());
+  (void)Evaluate(endpoint_->evaluations() + 1, *text);
 }
 
 v1::CompleteRequest Session::Supervise(sandbox::SandboxedProcess& process, Capture& out,
@@ -387,10 +385,7 @@ v1::CompleteRequest RunAgentSession(const SessionOptions& options, const v1::Tas
     result = session.Run(record);
   }
   if (!options.keep_directory) {
-    session_internal::RemoveSessionDirectory(
-        (fs::path(options.sessions_dir) /
-         absl::StrCat(task.lease().task_id(), "-", task.agent().session()))
-            .string());
+    session_internal::RemoveSessionDirectory(session_internal::SessionDirectory(options, task));
   }
   return result;
 }
@@ -402,15 +397,12 @@ std::vector<v1::AgentCliInstall> InstalledAgentClis(const std::string& clis_dir)
     std::ifstream manifest(fs::path(clis_dir) / cli.npm_package / "package.json");
     const nlohmann::json package = nlohmann::json::parse(manifest, nullptr, false);
     if (!package.is_object() || package.value("version", "") != cli.version) continue;
-    const fs::path program = fs::path(clis_dir) / cli.executable;
-    std::ifstream in(program, std::ios::binary);
-    if (!in) continue;
-    std::stringstream bytes;
-    bytes << in.rdbuf();
+    absl::StatusOr<std::string> program = ReadFile((fs::path(clis_dir) / cli.executable).string());
+    if (!program.ok()) continue;
     v1::AgentCliInstall install;
     install.set_name(cli.name);
     install.set_version(cli.version);
-    install.set_sha256(Sha256Hex(bytes.str()));
+    install.set_sha256(Sha256Hex(*program));
     out.push_back(std::move(install));
   }
   return out;

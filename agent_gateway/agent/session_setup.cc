@@ -65,13 +65,17 @@ std::string Instructions(const v1::AgentSession& s, const std::string& kernel,
 
 }  // namespace
 
+std::string SessionDirectory(const SessionOptions& options, const v1::Task& task) {
+  return (fs::path(options.sessions_dir) /
+          absl::StrCat(task.lease().task_id(), "-", task.agent().session()))
+      .string();
+}
+
 absl::StatusOr<SessionFiles> MakeSessionFiles(const SessionOptions& options,
                                               const v1::Task& task) {
   SessionFiles f;
   const v1::AgentSession& s = task.agent();
-  f.dir = (fs::path(options.sessions_dir) /
-           absl::StrCat(task.lease().task_id(), "-", s.session()))
-              .string();
+  f.dir = SessionDirectory(options, task);
   std::error_code ec;
   RemoveSessionDirectory(f.dir);
   fs::create_directories(f.dir, ec);

@@ -30,6 +30,9 @@ struct SessionFiles {
   std::string etc;            // the minimal /etc
 };
 
+// Where the session of `task` lives: its own directory under sessions_dir.
+std::string SessionDirectory(const SessionOptions& options, const ptxbench::v1::Task& task);
+
 // Makes the directory of `task`'s session and writes its files. INTERNAL
 // when the machine refuses (disk, permissions).
 absl::StatusOr<SessionFiles> MakeSessionFiles(const SessionOptions& options,
