@@ -27,6 +27,7 @@ absl::Status RunSubmit(const Invocation& inv) {
   request.set_definition(inv.args.Get("definition"));
   request.set_model(inv.args.Get("model"));
   request.set_eval(inv.args.Get("eval"));
+  request.set_agent_cli(inv.args.Get("agent-cli"));
   request.set_dry_run(inv.args.Has("dry-run"));
   SchedulerClient client = Connect(inv);
   return SubmitSpecFile(client, inv.args.positionals[0], std::move(request), inv.global.json,
@@ -161,7 +162,10 @@ void AddExperimentCommands(std::vector<Command>* commands) {
          {"dry-run", false, false, "", "validate and count only; create nothing"},
          {"prompts", true, false, "HUB",
           "a PTXBench prompt hub (hub.json or its folder): the hub's tags the spec names go "
-          "with it"}},
+          "with it"},
+         {"agent-cli", true, false, "CLI",
+          "runs a PTXBench coding-agent experiment.json with this agent CLI instead of the "
+          "one it names (recorded as a substitution)"}},
         "submit an experiment spec",
         "Reads SPEC.json ('-' for stdin) and submits it. Prints a summary, then the\n"
         "experiment id as the last line. Submitting the same spec under the same name\n"

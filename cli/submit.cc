@@ -48,7 +48,7 @@ absl::Status AttachFiles(const std::string& spec_path, const scheduler::SpecRefe
     }
     if (!text) {
       return absl::NotFoundError(absl::StrCat(
-          "spec ", spec_path, ": item [", named.item, "]: ", named.field, " '", path,
+          "spec ", spec_path, ": ", named.where, " '", path,
           "' cannot be read (looked ",
           tries.size() > 1 ? absl::StrCat("in ", tries[0].string(), " and ") : "at ",
           tries.back().string(), ")"));
@@ -60,10 +60,12 @@ absl::Status AttachFiles(const std::string& spec_path, const scheduler::SpecRefe
 
 // The hub's tags the spec names, each as the hub assembles it (its documents
 // are here, not at the scheduler).
-absl::Status AttachHubPrompts(const std::string& hub, const scheduler::SpecReferences& refs,
+absl::Status AttachHubPrompts(const std::string& hub, const std::string& documents,
+                              const scheduler::SpecReferences& refs,
                               v1::SubmitExperimentRequest& request) {
-  PTXB_ASSIGN_OR_RETURN(std::unique_ptr<prompts::PromptRegistry> prompts,
-                        prompts::PromptRegistry::Load(prompts::PromptRegistry::BundledRoot(), hub));
+  PTXB_ASSIGN_OR_RETURN(
+      std::unique_ptr<prompts::PromptRegistry> prompts,
+      prompts::PromptRegistry::Load(prompts::PromptRegistry::BundledRoot(), hub, documents));
   for (const std::string& tag : refs.prompt_tags) {
     if (!prompts->IsHubTag(tag)) continue;  // ptxbench's own, or unknown: the scheduler judges
     PTXB_RETURN_IF_ERROR(prompts->CheckTarget(tag, refs.architectures));
@@ -103,7 +105,27 @@ absl::StatusOr<std::string> SubmitSpecFile(SchedulerClient& client, const std::s
   PTXB_ASSIGN_OR_RETURN(std::string spec, ReadSpecFile(path));
   const scheduler::SpecReferences refs = scheduler::ReferencesOf(spec);
   PTXB_RETURN_IF_ERROR(AttachFiles(path, refs, request));
-  if (!hub.empty()) PTXB_RETURN_IF_ERROR(AttachHubPrompts(hub, refs, request));
+  if (!hub.empty()) {
+    PTXB_RETURN_IF_ERROR(AttachHubPrompts(hub, "", refs, request));
+  } else if (!refs.hub.empty()) {
+    // A PTXBench coding-agent experiment names its hub (and where the hub's
+    // documents are) relative to PTXBench's checkout, where it is run from;
+    // or else to the file's own folder.
+    const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+    std::error_code ec;
+    const bool beside = std::filesystem::path(refs.hub).is_relative() &&
+                        !std::filesystem::exists(refs.hub, ec) &&
+                        std::filesystem::exists(folder / refs.hub, ec);
+    auto resolve = [&](const std::string& p) {
+      return beside && !p.empty() && std::filesystem::path(p).is_relative() ? (folder / p).string()
+                                                                            : p;
+    };
+    PTXB_RETURN_IF_ERROR(
+        AttachHubPrompts(resolve(refs.hub), resolve(refs.hub_documents), refs, request));
+  }
+  for (const std::string& ignored : refs.ignored) {
+    std::cerr << "note: " << path << ": ignored " << ignored << "\n";
+  }
   request.set_spec_json(std::move(spec));
   request.set_spec_path(path == "-" ? "<stdin>" : path);
   PTXB_ASSIGN_OR_RETURN(v1::SubmitExperimentResponse response, client.SubmitExperiment(request));

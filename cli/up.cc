@@ -26,8 +26,9 @@
 #include "cli/supervisor.h"
 #include "cli/views.h"
 #include "cli/watch.h"
+#include "common/file.h"
 #include "common/status_macros.h"
-#include "nlohmann/json.hpp"
+#include "scheduler/spec/references.h"
 
 namespace ptxbench::cli {
 namespace {
@@ -65,12 +66,12 @@ struct UpOptions {
   int agent_slots = 0;
 };
 
-// Whether the spec file at `path` is in agent mode ("mode": "agent"); false
-// for anything unreadable (the submit then says what is wrong with it).
+// Whether the spec file at `path` runs coding-agent sessions ("mode":
+// "agent", or a PTXBench coding-agent experiment.json); false for anything
+// unreadable (the submit then says what is wrong with it).
 bool IsAgentSpec(const std::string& path) {
-  std::ifstream in(path);
-  const nlohmann::json spec = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  return spec.is_object() && spec.value("mode", "") == "agent";
+  absl::StatusOr<std::string> text = ReadFile(path);
+  return text.ok() && scheduler::ReferencesOf(*text).agent_mode;
 }
 
 // "0.0.0.0:50051" binds every interface; clients connect through loopback.

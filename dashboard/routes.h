@@ -15,6 +15,7 @@
 //
 // Thread-safe: httplib calls these from its worker threads.
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -54,6 +55,9 @@ class Routes {
   void GetExperiment(const httplib::Request& req, httplib::Response& res);
   void ListTrajectories(const httplib::Request& req, httplib::Response& res);
   void GetTrajectory(const httplib::Request& req, httplib::Response& res);
+  // One record of a trajectory's agent session with its content (?name=),
+  // fetched when the page opens it rather than with every poll.
+  void GetAgentRecord(const httplib::Request& req, httplib::Response& res);
   void ListExecutors(const httplib::Request& req, httplib::Response& res);
   void Cancel(const httplib::Request& req, httplib::Response& res);
 
@@ -79,7 +83,8 @@ class Routes {
   void Forward(const httplib::Request& req, httplib::Response& res,
                grpc::Status (SchedulerCalls::Stub::*method)(grpc::ClientContext*, const Request&,
                                                            Response*),
-               const Request& request, bool state_change = false) {
+               const Request& request, bool state_change = false,
+               const std::function<void(Response&)>& trim = nullptr) {
     std::optional<Session> session = SessionOf(req, res, Kind::kApi);
     if (!session) return;
     if (state_change &&
@@ -88,6 +93,7 @@ class Routes {
     }
     absl::StatusOr<Response> reply = calls_->Call(session->token, method, request);
     if (!reply.ok()) return Failed(reply.status(), *session, Kind::kApi, res);
+    if (trim) trim(*reply);
     Json(*reply, res);
   }
   // Answers with `message` as JSON (proto3's JSON mapping, field names as in

@@ -66,6 +66,26 @@ void Routes::GetTrajectory(const httplib::Request& req, httplib::Response& res) 
   Forward(req, res, &Stub::GetTrajectory, request);
 }
 
+void Routes::GetAgentRecord(const httplib::Request& req, httplib::Response& res) {
+  v1::GetTrajectoryRequest request;
+  request.set_trajectory_id(req.matches[1]);
+  const std::string name = req.get_param_value("name");
+  if (name.empty()) {
+    return JsonError(400, absl::InvalidArgumentError("name the record: ?name=..."), res);
+  }
+  request.set_agent_record(name);
+  Forward(req, res, &Stub::GetTrajectory, request, /*state_change=*/false,
+          std::function<void(v1::GetTrajectoryResponse&)>([&](v1::GetTrajectoryResponse& r) {
+            // Only the record: the page has the rest.
+            v1::AgentRecord record;
+            for (const v1::AgentRecord& each : r.trajectory().agent().records()) {
+              if (each.name() == name) record = each;
+            }
+            r.Clear();
+            *r.mutable_trajectory()->mutable_agent()->add_records() = std::move(record);
+          }));
+}
+
 void Routes::ListExecutors(const httplib::Request& req, httplib::Response& res) {
   Forward(req, res, &Stub::ListExecutors, v1::ListExecutorsRequest());
 }

@@ -93,6 +93,7 @@ void DashboardServer::Impl::Route() {
   s.Get(absl::StrCat("/api/experiments/", kId, "/trajectories"), bind(&Routes::ListTrajectories));
   s.Post(absl::StrCat("/api/experiments/", kId, "/cancel"), bind(&Routes::Cancel));
   s.Get(absl::StrCat("/api/trajectories/", kId), bind(&Routes::GetTrajectory));
+  s.Get(absl::StrCat("/api/trajectories/", kId, "/record"), bind(&Routes::GetAgentRecord));
   s.Get("/api/executors", bind(&Routes::ListExecutors));
   s.Get("/static/.*", [](const httplib::Request& req, httplib::Response& res) {
     const Asset* asset = FindAsset(req.path);

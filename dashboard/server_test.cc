@@ -82,6 +82,21 @@ class FakeClientService final : public v1::ClientService::CallbackService {
     response->set_total(request->limit() * 1000 + request->offset());  // echoes them
     return Finish(ctx, Check(ctx, v1::ROLE_READ));
   }
+  // Like the scheduler: the records' contents only for the one asked for.
+  grpc::ServerUnaryReactor* GetTrajectory(grpc::CallbackServerContext* ctx,
+                                          const v1::GetTrajectoryRequest* request,
+                                          v1::GetTrajectoryResponse* response) override {
+    v1::Trajectory* t = response->mutable_trajectory();
+    t->mutable_summary()->set_trajectory_id(request->trajectory_id());
+    t->set_system_prompt("system");
+    for (const char* name : {"events.jsonl", "workspace/kernel.cu"}) {
+      v1::AgentRecord* r = t->mutable_agent()->add_records();
+      r->set_name(name);
+      r->set_size(5);
+      if (request->agent_record() == name) r->set_content(absl::StrCat("text of ", name));
+    }
+    return Finish(ctx, Check(ctx, v1::ROLE_READ));
+  }
   grpc::ServerUnaryReactor* GetReport(grpc::CallbackServerContext* ctx,
                                       const v1::ReportRequest* request,
                                       v1::ReportResponse* response) override {
@@ -302,6 +317,34 @@ TEST_F(DashboardServerTest, EscapesTheNameAndServesTheApiAsProtoJson) {
   auto page_of = Get("/api/experiments/ex_1/trajectories?offset=400&limit=5000", cookie);
   ASSERT_TRUE(page_of);
   EXPECT_EQ(nlohmann::json::parse(page_of->body)["total"], "1000400") << "the limit is capped";
+}
+
+// The trajectory's poll carries its agent records' names; one record's
+// content comes on its own when the page opens it.
+TEST_F(DashboardServerTest, AnAgentRecordsContentComesAloneWhenAskedFor) {
+  Start(Options());
+  const std::string cookie = CookieOf(SignIn("read-token"));
+  auto whole = Get("/api/trajectories/tr_1", cookie);
+  ASSERT_TRUE(whole);
+  const auto records = nlohmann::json::parse(whole->body)["trajectory"]["agent"]["records"];
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0]["content"], "") << "no contents with the poll";
+  auto one = Get("/api/trajectories/tr_1/record?name=workspace%2Fkernel.cu", cookie);
+  ASSERT_TRUE(one);
+  ASSERT_EQ(one->status, 200) << one->body;
+  const auto json = nlohmann::json::parse(one->body);
+  ASSERT_EQ(json["trajectory"]["agent"]["records"].size(), 1u);
+  EXPECT_EQ(json["trajectory"]["agent"]["records"][0]["name"], "workspace/kernel.cu");
+  EXPECT_EQ(json["trajectory"]["agent"]["records"][0]["content"],
+            "dGV4dCBvZiB3b3Jrc3BhY2Uva2VybmVsLmN1")  // base64, as proto3 JSON writes bytes
+      << "text of workspace/kernel.cu";
+  EXPECT_EQ(json["trajectory"]["system_prompt"], "") << "only the record";
+  auto unnamed = Get("/api/trajectories/tr_1/record", cookie);
+  ASSERT_TRUE(unnamed);
+  EXPECT_EQ(unnamed->status, 400);
+  auto anonymous = Get("/api/trajectories/tr_1/record?name=events.jsonl", "");
+  ASSERT_TRUE(anonymous);
+  EXPECT_EQ(anonymous->status, 401);
 }
 
 TEST_F(DashboardServerTest, ReportPageIsTheReportOfThePlotsGroupingsUnderItsOwnPolicy) {

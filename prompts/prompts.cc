@@ -117,7 +117,7 @@ std::string DefinitionJson(const workloads::Definition& d) {
 
 }  // namespace
 
-absl::Status PromptRegistry::LoadHub(const std::string& hub) {
+absl::Status PromptRegistry::LoadHub(const std::string& hub, const std::string& folder) {
   const fs::path path = fs::is_directory(hub) ? fs::path(hub) / "hub.json" : fs::path(hub);
   const std::string origin = path.string();
   PTXB_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
@@ -157,7 +157,8 @@ absl::Status PromptRegistry::LoadHub(const std::string& hub) {
     hub_entries[tag] = std::move(names);
   }
   const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
-  const std::vector<fs::path> candidates = {dir / "fragments", dir, dir / "..", dir / ".." / ".."};
+  std::vector<fs::path> candidates = {dir / "fragments", dir, dir / "..", dir / ".." / ".."};
+  if (!folder.empty()) candidates.assign(4, fs::path(folder));  // the caller knows
   const fs::path* base = nullptr;
   for (const fs::path& c : candidates) {
     const bool all = std::all_of(documents.begin(), documents.end(), [&](const auto& d) {
@@ -173,10 +174,14 @@ absl::Status PromptRegistry::LoadHub(const std::string& hub) {
     const fs::path& likeliest = fs::is_directory(candidates[0]) ? candidates[0] : candidates[1];
     for (const auto& [tag, name] : documents) {
       if (!fs::is_regular_file(likeliest / name)) {
-        return absl::NotFoundError(absl::StrCat(
-            origin, ": tag '", tag, "': document ", name, " not found (looked in ",
-            candidates[0].string(), ", ", candidates[1].string(), ", ", candidates[2].string(),
-            " and ", candidates[3].string(), ", for one folder that holds all the hub's documents)"));
+        const std::string looked =
+            folder.empty()
+                ? absl::StrCat("looked in ", candidates[0].string(), ", ", candidates[1].string(),
+                               ", ", candidates[2].string(), " and ", candidates[3].string(),
+                               ", for one folder that holds all the hub's documents")
+                : absl::StrCat("looked in ", folder, ", the documents' folder given");
+        return absl::NotFoundError(absl::StrCat(origin, ": tag '", tag, "': document ", name,
+                                                " not found (", looked, ")"));
       }
     }
   }
@@ -214,7 +219,7 @@ std::string PromptRegistry::Origin() const {
 }
 
 absl::StatusOr<std::unique_ptr<PromptRegistry>> PromptRegistry::Load(
-    const std::string& root, const std::string& hub) {
+    const std::string& root, const std::string& hub, const std::string& hub_documents) {
   const fs::path registry_path = fs::path(root) / "registry.json";
   const std::string origin = registry_path.string();
   PTXB_ASSIGN_OR_RETURN(std::string text, ReadFile(registry_path));
@@ -253,7 +258,7 @@ absl::StatusOr<std::unique_ptr<PromptRegistry>> PromptRegistry::Load(
       list.push_back(name);
     }
   }
-  if (!hub.empty()) PTXB_RETURN_IF_ERROR(registry->LoadHub(hub));
+  if (!hub.empty()) PTXB_RETURN_IF_ERROR(registry->LoadHub(hub, hub_documents));
   // References to tags that do not exist.
   for (const auto& [tag, list] : registry->tags_) {
     for (size_t i = 0; i < list.size(); ++i) {

@@ -40,9 +40,12 @@ class PromptRegistry {
   // Reads <root>/registry.json and every document it names. Fails with one
   // message naming the problem: malformed registry, missing document (tag and
   // path), reference to an unknown tag, or a cycle (the tags on it, in order).
-  // `hub` (optional): a PTXBench hub.json, or the folder that holds one.
-  static absl::StatusOr<std::unique_ptr<PromptRegistry>> Load(const std::string& root,
-                                                             const std::string& hub = "");
+  // `hub` (optional): a PTXBench hub.json, or the folder that holds one;
+  // `hub_documents` (optional): the folder its documents resolve against
+  // (a PTXBench experiment's prompt_files_root) instead of the first that
+  // holds them all.
+  static absl::StatusOr<std::unique_ptr<PromptRegistry>> Load(
+      const std::string& root, const std::string& hub = "", const std::string& hub_documents = "");
 
   // The bundled prompt root (DataDir()/prompts).
   static std::string BundledRoot();
@@ -110,7 +113,7 @@ class PromptRegistry {
       const std::vector<std::string>& architectures = DefaultArchitectures());
 
  private:
-  absl::Status LoadHub(const std::string& hub);
+  absl::Status LoadHub(const std::string& hub, const std::string& folder);
   void ExpandInto(const std::vector<std::string>& entries,
                   std::vector<std::string>& documents) const;
   // PTXBench's assembly of a hub tag.

@@ -203,6 +203,59 @@ TEST(EndToEndTest, ASubmissionBringsItsPromptHub) {
   EXPECT_NE(system.find("ptxb::Tensor"), std::string::npos) << "the ABI follows";
 }
 
+// PTXBench's coding-agent experiment.json through `ptxbench submit`: its hub
+// (beside it, as in PTXBench's checkout) and TVM-FFI example go with it, the
+// fields ptxbench ignores are noted, agy needs --agent-cli, and without an
+// agent gateway for its CLI nothing is created.
+TEST(EndToEndTest, APtxbenchAgentExperimentIsReadAsItIs) {
+  Cluster c("e2e_ptxb_agent");
+  ASSERT_TRUE(c.StartScheduler()) << c.SchedulerLogTail();
+  c.WriteFile("eval/examples/context/hub.json",
+              R"({"hopper-no-hint": ["docs/role.md"], "hopper-05": ["hopper-no-hint", "docs/ws.md"]})");
+  c.WriteFile("eval/examples/context/docs/role.md", "ROLE MARKER");
+  c.WriteFile("eval/examples/context/docs/ws.md", "WARP SPECIALIZATION MARKER");
+  c.WriteFile("eval/examples/wrapper.cu", "// TVM-FFI WRAPPER MARKER");
+  const std::string experiment = R"({
+    "experiment_root": "runs/gpt56", "watch_interval": 0.2, "agent": "AGENT",
+    "task_id": "gemm_m70", "definition": "gemm_n7168_k5120",
+    "workload_uuid": "729b8d2e-8307-57e0-b6f5-d50957348534", "language": "cuda",
+    "binding": "tvm-ffi", "target_hardware": ["H100"], "target_speedup": 0,
+    "prompt_hub": "../context/hub.json", "tvm_ffi_example": "../wrapper.cu",
+    "model": "sim-model-a", "token_budget": 500000, "max_turns": 3, "disable_web": true,
+    "runs": [{"run_id": "a", "prompt_tag": "hopper-no-hint"},
+             {"run_id": "b", "prompt_tag": "hopper-no-hint", "extra_user_prompt_tag": "hopper-05"}]})";
+  auto with_agent = [&](const std::string& agent) {
+    std::string text = experiment;
+    text.replace(text.find("AGENT"), 5, agent);
+    return c.WriteFile("eval/examples/gpt56/experiment.json", text);
+  };
+  const std::string codex = with_agent("codex");
+  CommandResult dry = c.Cli({"submit", codex, "--dry-run"}, /*merge_stderr=*/true);
+  ASSERT_EQ(dry.exit_code, 0) << dry.out;
+  EXPECT_NE(dry.out.find("would have 2 trajectories"), std::string::npos)
+      << dry.out;
+  EXPECT_NE(dry.out.find("ignored experiment_root: "), std::string::npos) << dry.out;
+  EXPECT_NE(dry.out.find("ignored watch_interval: "), std::string::npos) << dry.out;
+  // Nothing runs codex here: refused, naming why, and nothing created.
+  CommandResult refused = c.Cli({"submit", codex}, /*merge_stderr=*/true);
+  EXPECT_EQ(refused.exit_code, 1) << refused.out;
+  EXPECT_NE(refused.out.find("codex"), std::string::npos) << refused.out;
+  EXPECT_EQ(c.QueryInt("SELECT count(*) FROM trajectories"), 0);
+  // agy cannot run here but with another CLI, recorded as a substitution.
+  const std::string agy = with_agent("agy");
+  CommandResult no_agy = c.Cli({"submit", agy, "--dry-run"}, /*merge_stderr=*/true);
+  EXPECT_EQ(no_agy.exit_code, 1);
+  EXPECT_NE(no_agy.out.find("--agent-cli gemini-cli"), std::string::npos) << no_agy.out;
+  CommandResult substituted =
+      c.Cli({"submit", agy, "--dry-run", "--agent-cli", "gemini-cli"}, /*merge_stderr=*/true);
+  EXPECT_EQ(substituted.exit_code, 0) << substituted.out;
+  // A hub that is not there is named.
+  c.WriteFile("eval/examples/context/hub.json", R"({"hopper-no-hint": ["docs/gone.md"]})");
+  CommandResult no_doc = c.Cli({"submit", codex, "--dry-run"}, /*merge_stderr=*/true);
+  EXPECT_EQ(no_doc.exit_code, 1);
+  EXPECT_NE(no_doc.out.find("docs/gone.md not found"), std::string::npos) << no_doc.out;
+}
+
 TEST(EndToEndTest, SchedulerKilledMidRunLosesNothingAndPaysForNothingTwice) {
   Cluster c("e2e_crash");
   ASSERT_TRUE(c.StartScheduler(kFastLeases)) << c.SchedulerLogTail();

@@ -335,7 +335,25 @@ void ModelProxy::Handle(int fd, const Request& request, Call& call) {
   std::string target = request.target;
   call.edits = ApplyRequestPolicy(upstream_.wire, {upstream_.model_id, left}, body, target);
   call.request = body.dump();
+  // A call limit holds against calls made at once: each counted call holds
+  // its place from here until its answer is counted.
+  if (endpoint.counted) {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (budget_.model_calls > 0 &&
+        totals_.model_calls() + calls_answering_ >= budget_.model_calls) {
+      lock.unlock();
+      return Refuse(fd, 400,
+                    absl::StrCat("ptxbench: this session's model call limit of ",
+                                 budget_.model_calls, " is taken by the calls made so far"),
+                    call);
+    }
+    ++calls_answering_;
+  }
   Forward(fd, target, request, endpoint.counted, call);
+  if (endpoint.counted) {
+    std::lock_guard<std::mutex> lock(mu_);
+    --calls_answering_;
+  }
 }
 
 void ModelProxy::Refuse(int fd, int status, const std::string& message, Call& call) {

@@ -128,6 +128,7 @@ class ModelProxy {
   ptxbench::v1::AgentUsage totals_;
   std::vector<Call> calls_;
   int in_flight_ = 0;
+  int64_t calls_answering_ = 0;  // counted calls admitted, not yet counted
   absl::Time last_activity_ = absl::Now();
 
   std::atomic<bool> stopping_{false};

@@ -118,6 +118,8 @@ class Session {
   bool target_met_ = false;
   bool lease_lost_ = false;
   std::string last_source_sha_;  // of the last kernel evaluated
+  // When Check first saw a spent budget with no evaluation in flight.
+  absl::Time spent_at_ = absl::InfiniteFuture();
   // The session is over: an evaluation still waiting gives up.
   std::atomic<bool> ending_{false};
   // Last, so destroyed first: the endpoint's connections (Evaluate) use
@@ -238,8 +240,17 @@ std::optional<v1::CompleteRequest> Session::Check(const absl::Time& last_output)
   if (!evaluating && target_met && settings_.stop_at_target()) {
     return Outcome(v1::AGENT_TARGET_MET, "an evaluation met the target (stop_at_target)");
   }
-  if (std::optional<v1::AgentEnd> spent = proxy_->spent()) {
-    return Outcome(*spent, proxy_->spent_reason());
+  if (std::optional<v1::AgentEnd> spent = proxy_->spent(); spent && !evaluating) {
+    // The answer that spent the budget may ask to evaluate the kernel it
+    // wrote: the CLI has budget_grace_s to start that evaluation, which is
+    // then waited for (an evaluation in flight is recorded whatever
+    // happens). A CLI that asks the model again instead is refused and
+    // exits; a refused call is no sign of that by itself, as the CLIs make
+    // side calls (titles, next-speaker checks) beside their turn.
+    if (spent_at_ == absl::InfiniteFuture()) spent_at_ = absl::Now();
+    if (absl::Now() - spent_at_ >= absl::Seconds(settings_.budget_grace_s())) {
+      return Outcome(*spent, proxy_->spent_reason());
+    }
   }
   if (endpoint_->limit_reached() && !evaluating) {
     return Outcome(v1::AGENT_EVALUATION_LIMIT,

@@ -375,12 +375,35 @@ function fromBase64(b64) {
   }
 }
 
-function agentSection(a) {
+// A record's text, fetched when its <details> is first opened (a session's
+// records are up to 16 MiB: the page's poll carries only their names).
+const recordTexts = new Map();
+function recordDetails(id, r) {
+  const key = id + '\n' + r.name;
+  const body = pre(recordTexts.has(key) ? recordTexts.get(key) : 'loading…');
+  const d = details('record-' + r.name, r.name + ' (' + num(r.size) + ' B' +
+    (r.truncated ? ', cut' : '') + ')', body);
+  d.addEventListener('toggle', async () => {
+    if (!d.open || recordTexts.has(key)) return;
+    try {
+      const resp = await fetch('/api/trajectories/' + enc(id) + '/record?name=' +
+        encodeURIComponent(r.name), {headers: {Accept: 'application/json'}, cache: 'no-store'});
+      const data = await resp.json();
+      if (!resp.ok) throw new Error(data.error || resp.statusText);
+      const got = ((data.trajectory || {}).agent || {}).records || [];
+      recordTexts.set(key, fromBase64((got[0] || {}).content));
+      body.textContent = recordTexts.get(key);
+    } catch (e) {
+      body.textContent = 'The record cannot be read: ' + e.message;
+    }
+  });
+  return d;
+}
+
+function agentSection(id, a) {
   const t = a.total || {}, u = t.usage || {};
   const tokens = num(u.input_tokens) + num(u.output_tokens);
-  const records = (a.records || []).map((r) =>
-    details('record-' + r.name, r.name + ' (' + num(r.size) + ' B' + (r.truncated ? ', cut' : '') +
-      ')', pre(fromBase64(r.content))));
+  const records = (a.records || []).map((r) => recordDetails(id, r));
   return h('section', {class: 'agent'},
     h('h2', {}, 'Agent session'),
     h('p', {}, (a.end || 'did not run its course') + (a.reason ? ': ' + a.reason : '')),
@@ -409,7 +432,7 @@ function showTrajectory(main) {
       h('p', {}, stateBadge(s.state), s.reason ? ' ' + s.reason : null),
       details('system', 'System prompt', pre(t.system_prompt)),
       details('task', 'Task prompt', pre(t.task_prompt)),
-      t.agent ? agentSection(t.agent) : null,
+      t.agent ? agentSection(id, t.agent) : null,
       (t.turns || []).map(turnSection));
   }, () => (live ? 2000 : 15000));
 }

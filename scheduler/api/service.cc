@@ -131,7 +131,8 @@ grpc::ServerUnaryReactor* ClientServiceImpl::SubmitExperiment(
                   request->spec_path().empty() ? "<spec>" : request->spec_path(),
                   request->name(), request->definition(), request->model(), request->eval(),
                   {request->files().begin(), request->files().end()},
-                  {request->prompts().begin(), request->prompts().end()}};
+                  {request->prompts().begin(), request->prompts().end()},
+                  request->agent_cli()};
   absl::StatusOr<ExpandedExperiment> expanded =
       ExpandSpec(input, *deps_.definitions, *deps_.prompts, deps_.limits);
   if (!expanded.ok() || request->dry_run()) {
@@ -284,7 +285,8 @@ grpc::ServerUnaryReactor* ClientServiceImpl::GetTrajectory(
     v1::GetTrajectoryResponse* response) {
   if (absl::Status denied = Deny(ctx, "GetTrajectory"); !denied.ok()) return Refuse(ctx, denied);
   return Answer<v1::Trajectory, v1::GetTrajectoryResponse>(
-      ctx, deps_.reader->GetTrajectory(request->trajectory_id()), response,
+      ctx, deps_.reader->GetTrajectory(request->trajectory_id(), request->agent_record()),
+      response,
       [](v1::Trajectory& t, v1::GetTrajectoryResponse* out) {
         *out->mutable_trajectory() = std::move(t);
       });

@@ -70,7 +70,8 @@ v1::TrajectorySummary ReadSummary(const storage::Statement& s) {
 }
 
 absl::Status ReadTrajectoryHead(storage::Database& db, const storage::Statement& s,
-                                v1::TurnDetail detail, v1::Trajectory* out) {
+                                v1::TurnDetail detail, v1::Trajectory* out,
+                                const std::string* only_record) {
   *out->mutable_summary() = ReadSummary(s);
   if (detail != v1::TURN_DETAIL_RESULTS) {
     PTXB_ASSIGN_OR_RETURN(*out->mutable_system_prompt(), storage::GetBlob(db, s.ColumnText(17)));
@@ -82,6 +83,7 @@ absl::Status ReadTrajectoryHead(storage::Database& db, const storage::Statement&
     }
     for (v1::AgentRecord& record : *out->mutable_agent()->mutable_records()) {
       if (detail == v1::TURN_DETAIL_RESULTS || record.blob().empty()) continue;
+      if (only_record != nullptr && record.name() != *only_record) continue;
       PTXB_ASSIGN_OR_RETURN(*record.mutable_content(), storage::GetBlob(db, record.blob()));
     }
   }

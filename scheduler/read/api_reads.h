@@ -30,10 +30,13 @@ extern const char kTrajectorySummarySelect[];
 ptxbench::v1::TrajectorySummary ReadSummary(const storage::Statement& s);
 
 // Reads the trajectory at the current row of a kTrajectorySummarySelect
-// statement into `out`: its summary, and its prompts when `detail` is FULL.
-// The statement may be stepped on afterwards.
+// statement into `out`: its summary, its agent session's outcome, and its
+// prompts when `detail` is FULL. The session's records carry their contents
+// when `detail` is FULL, all of them, or only the one named `only_record`
+// when it is given ("" for none). The statement may be stepped on afterwards.
 absl::Status ReadTrajectoryHead(storage::Database& db, const storage::Statement& s,
-                                ptxbench::v1::TurnDetail detail, ptxbench::v1::Trajectory* out);
+                                ptxbench::v1::TurnDetail detail, ptxbench::v1::Trajectory* out,
+                                const std::string* only_record = nullptr);
 
 // Reads the turns of the trajectory at `rowid`, in order, filled as
 // `detail` says (ptxbench.v1.TurnDetail): each into the message `add`

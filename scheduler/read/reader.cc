@@ -148,7 +148,8 @@ absl::StatusOr<v1::ListTrajectoriesResponse> Reader::ListTrajectories(
   return out;
 }
 
-absl::StatusOr<v1::Trajectory> Reader::GetTrajectory(const std::string& id) {
+absl::StatusOr<v1::Trajectory> Reader::GetTrajectory(const std::string& id,
+                                                     const std::string& agent_record) {
   absl::MutexLock lock(&mu_);
   ReadTransaction snapshot(db_.get());
   PTXB_ASSIGN_OR_RETURN(storage::Statement * s,
@@ -158,7 +159,7 @@ absl::StatusOr<v1::Trajectory> Reader::GetTrajectory(const std::string& id) {
   if (!found) return absl::NotFoundError(absl::StrCat("unknown trajectory '", id, "'"));
   const int64_t rowid = s->ColumnInt64(16);
   v1::Trajectory out;
-  absl::Status head = ReadTrajectoryHead(*db_, *s, v1::TURN_DETAIL_FULL, &out);
+  absl::Status head = ReadTrajectoryHead(*db_, *s, v1::TURN_DETAIL_FULL, &out, &agent_record);
   s->Reset();
   PTXB_RETURN_IF_ERROR(head);
   PTXB_RETURN_IF_ERROR(ReadTurns(

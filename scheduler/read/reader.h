@@ -36,7 +36,10 @@ class Reader {
   absl::StatusOr<ptxbench::v1::ListExperimentsResponse> ListExperiments();
   absl::StatusOr<ptxbench::v1::ListTrajectoriesResponse> ListTrajectories(
       const ptxbench::v1::ListTrajectoriesRequest& request);
-  absl::StatusOr<ptxbench::v1::Trajectory> GetTrajectory(const std::string& id);
+  // Its agent session's records without their contents, but the one named
+  // `agent_record` (GetTrajectoryRequest.agent_record).
+  absl::StatusOr<ptxbench::v1::Trajectory> GetTrajectory(const std::string& id,
+                                                         const std::string& agent_record = "");
   // Events of the experiment after `after_id`, at most `limit`.
   absl::StatusOr<std::vector<ptxbench::v1::Event>> Events(const std::string& experiment_id,
                                                           int64_t after_id, int limit);

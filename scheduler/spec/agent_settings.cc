@@ -14,7 +14,7 @@
 namespace ptxbench::scheduler {
 
 nlohmann::json AgentSettingsJson(const AgentSettings& a) {
-  return nlohmann::json{{"cli", a.cli},
+  nlohmann::json j{{"cli", a.cli},
                         {"cli_version", a.cli_version},
                         {"effort", a.effort},
                         {"eval_interface", a.eval_interface},
@@ -32,6 +32,9 @@ nlohmann::json AgentSettingsJson(const AgentSettings& a) {
                         {"final_evaluation", a.final_evaluation},
                         {"toolchain", a.toolchain},
                         {"max_sessions", a.max_sessions}};
+  if (a.budget_grace_s != AgentSettings{}.budget_grace_s) j["budget_grace_s"] = a.budget_grace_s;
+  if (a.max_parallel != 0) j["max_parallel"] = a.max_parallel;
+  return j;
 }
 
 absl::StatusOr<AgentSettings> AgentSettingsFromJson(const nlohmann::json& j) {
@@ -55,6 +58,8 @@ absl::StatusOr<AgentSettings> AgentSettingsFromJson(const nlohmann::json& j) {
     a.final_evaluation = j.at("final_evaluation").get<std::string>();
     a.toolchain = j.at("toolchain").get<std::string>();
     a.max_sessions = j.at("max_sessions").get<int64_t>();
+    a.budget_grace_s = j.value("budget_grace_s", a.budget_grace_s);
+    a.max_parallel = j.value("max_parallel", a.max_parallel);
   } catch (const nlohmann::json::exception& e) {
     return absl::InternalError(absl::StrCat("stored agent settings are unreadable: ", e.what()));
   }
@@ -66,19 +71,10 @@ namespace {
 
 std::string At(absl::string_view key) { return absl::StrCat("agent.", key); }
 
-// A duration written as Go and absl do ("24h", "10m", "90s", "1h30m"), in
-// [min, max], as whole seconds.
+// A duration ("90s", "10m", "24h") within [min, max], as whole seconds.
 absl::StatusOr<int64_t> Duration(const SpecReader& r, const Json& value, absl::string_view key,
                                  absl::Duration min, absl::Duration max) {
-  const std::string expected = absl::StrCat("a duration such as \"90s\", \"10m\" or \"24h\", from ",
-                                            absl::FormatDuration(min), " to ",
-                                            absl::FormatDuration(max));
-  absl::Duration d;
-  if (!value.is_string() || !absl::ParseDuration(value.get<std::string>(), &d) || d < min ||
-      d > max) {
-    return r.Error(At(key), value, expected);
-  }
-  return absl::ToInt64Seconds(d);
+  return r.Seconds(value, At(key), min, max, /*numbers=*/false);
 }
 
 absl::StatusOr<bool> Flag(const SpecReader& r, const Json& value, absl::string_view key) {
@@ -176,6 +172,13 @@ absl::Status ReadBudgets(const SpecReader& r, const Json& agent, AgentSettings& 
     PTXB_ASSIGN_OR_RETURN(out.eval_wait_timeout_s, Duration(r, *v, "eval_wait_timeout",
                                                             absl::Minutes(1), absl::Hours(24)));
   }
+  if (const Json* v = JsonReader::Member(agent, "budget_grace")) {
+    PTXB_ASSIGN_OR_RETURN(out.budget_grace_s, Duration(r, *v, "budget_grace", absl::Seconds(0),
+                                                       absl::Minutes(10)));
+  }
+  if (const Json* v = JsonReader::Member(agent, "max_parallel")) {
+    PTXB_ASSIGN_OR_RETURN(out.max_parallel, r.json().Integer(*v, At("max_parallel"), 0, 100'000));
+  }
   if (const Json* v = JsonReader::Member(agent, "stop_at_target")) {
     PTXB_ASSIGN_OR_RETURN(out.stop_at_target, Flag(r, *v, "stop_at_target"));
   }
@@ -194,7 +197,7 @@ absl::StatusOr<AgentSettings> ReadAgentSettings(const SpecReader& r, const Json&
       {"cli", "cli_version", "effort", "eval_interface", "shell", "task_view", "token_budget",
        "max_cost_usd", "max_evaluations", "max_model_calls", "wall_time", "stall_timeout",
        "eval_wait_timeout", "stop_at_target", "show_budget", "final_evaluation", "toolchain",
-       "max_sessions"},
+       "max_sessions", "budget_grace", "max_parallel"},
       /*allow_comments=*/false));
   AgentSettings out;
   PTXB_ASSIGN_OR_RETURN(const agents::AgentCli* cli, ReadCli(r, agent, out));

@@ -35,9 +35,18 @@ struct AgentSettings {
   std::string final_evaluation = "none";  // none | if-changed
   std::string toolchain = "none";         // none | cuda (read-only, no GPU)
   int64_t max_sessions = 3;  // sessions lost to infrastructure before FAILED
+  // Seconds a session whose budget is spent waits for the CLI to start
+  // evaluating the kernel it was writing when it crossed (it ends sooner
+  // when the CLI asks the model again instead).
+  int64_t budget_grace_s = 30;
+  // Sessions of this experiment running at once; 0 = as many as there are
+  // agent slots.
+  int64_t max_parallel = 0;
 };
 
-// Canonical JSON: every field, defaults filled in.
+// Canonical JSON: every field, defaults filled in; budget_grace_s and
+// max_parallel only when not their defaults, so that specs written before
+// them keep their hash.
 nlohmann::json AgentSettingsJson(const AgentSettings& a);
 // Reads back what AgentSettingsJson wrote (the experiments table keeps it);
 // INTERNAL when a field is missing or of another type.

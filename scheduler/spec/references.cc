@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "absl/strings/str_cat.h"
 #include "common/gpu_arch.h"
 
 namespace ptxbench::scheduler {
@@ -22,6 +23,31 @@ std::vector<std::string> Architectures(const Json& doc) {
   return parsed.ok() ? *std::move(parsed) : DefaultArchitectures();
 }
 
+std::string StringOf(const Json& doc, const char* key) {
+  return doc.contains(key) && doc[key].is_string() ? doc[key].get<std::string>() : "";
+}
+
+// A PTXBench coding-agent experiment.json: its runs' tags, its hub, the
+// TVM-FFI example it appends to their prompts, what it names in vain.
+void PtxbenchAgentReferences(const Json& doc, SpecReferences& out) {
+  out.agent_mode = true;
+  out.hub = StringOf(doc, "prompt_hub");
+  out.hub_documents = StringOf(doc, "prompt_files_root");
+  if (std::string example = StringOf(doc, "tvm_ffi_example"); !example.empty()) {
+    out.files.push_back({"tvm_ffi_example", example});
+  }
+  for (const auto& [field, why] : kPtxbenchAgentIgnored) {
+    if (doc.contains(field)) out.ignored.push_back(absl::StrCat(field, ": ", why));
+  }
+  if (!doc["runs"].is_array()) return;
+  for (const Json& run : doc["runs"]) {
+    if (!run.is_object()) continue;
+    for (const char* key : {"prompt_tag", "extra_user_prompt_tag"}) {
+      if (std::string tag = StringOf(run, key); !tag.empty()) out.prompt_tags.insert(tag);
+    }
+  }
+}
+
 }  // namespace
 
 SpecReferences ReferencesOf(absl::string_view spec_text) {
@@ -36,6 +62,11 @@ SpecReferences ReferencesOf(absl::string_view spec_text) {
       if (tag.is_string()) out.prompt_tags.insert(tag.get<std::string>());
     }
   }
+  if (doc.is_object() && doc.contains("runs")) {
+    PtxbenchAgentReferences(doc, out);
+    return out;
+  }
+  out.agent_mode = doc.is_object() && doc.contains("mode") && doc["mode"] == "agent";
   // A list config's items, or a PTXBench plan.json's entries.
   const Json& items = doc.is_object() && doc.contains("plan") ? doc["plan"] : doc;
   if (!items.is_array()) return out;
@@ -47,7 +78,8 @@ SpecReferences ReferencesOf(absl::string_view spec_text) {
     }
     for (const char* field : kItemFileFields) {
       if (item.contains(field) && item[field].is_string()) {
-        out.files.push_back({i, field, item[field].get<std::string>()});
+        out.files.push_back(
+            {absl::StrCat("item [", i, "]: ", field), item[field].get<std::string>()});
       }
     }
   }

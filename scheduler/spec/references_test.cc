@@ -20,6 +20,25 @@ TEST(SpecReferencesTest, AMatrixNamesItsTagsTargetsAndName) {
   EXPECT_THAT(r.prompt_tags, ElementsAre("a", "b"));
   EXPECT_THAT(r.architectures, ElementsAre("sm_100"));
   EXPECT_THAT(r.files, IsEmpty());
+  EXPECT_FALSE(r.agent_mode);
+  EXPECT_TRUE(ReferencesOf(R"({"mode": "agent", "agent": {}})").agent_mode);
+}
+
+// PTXBench's coding-agent experiment.json: the runs' tags (and extra tags),
+// the hub and its documents' root, the TVM-FFI example, and what ptxbench
+// ignores, each with why.
+TEST(SpecReferencesTest, APtxbenchAgentExperimentNamesItsHubExampleAndIgnoredFields) {
+  const SpecReferences r = ReferencesOf(R"({"agent": "codex", "prompt_hub": "ctx/hub.json",
+      "prompt_files_root": ".", "tvm_ffi_example": "ex/wrapper.cu", "experiment_root": "out",
+      "watch_interval": 0.2, "runs": [{"run_id": "a", "prompt_tag": "t1"},
+      {"run_id": "b", "prompt_tag": "t2", "extra_user_prompt_tag": "t3"}, 7]})");
+  EXPECT_TRUE(r.agent_mode);
+  EXPECT_EQ(r.hub, "ctx/hub.json");
+  EXPECT_EQ(r.hub_documents, ".");
+  EXPECT_THAT(r.prompt_tags, ElementsAre("t1", "t2", "t3"));
+  EXPECT_THAT(r.files, ElementsAre(FieldsAre("tvm_ffi_example", "ex/wrapper.cu")));
+  EXPECT_THAT(r.ignored, ElementsAre(::testing::StartsWith("experiment_root: "),
+                                     ::testing::StartsWith("watch_interval: ")));
 }
 
 TEST(SpecReferencesTest, AListNamesItsItemsFilesInOrder) {
@@ -29,16 +48,17 @@ TEST(SpecReferencesTest, AListNamesItsItemsFilesInOrder) {
       {"prompt_tag": "t2", "error_kernel_path": "k.cu", "error_log_path": "k.log"}])");
   EXPECT_EQ(r.name, "");
   EXPECT_THAT(r.prompt_tags, ElementsAre("t1", "t2"));
-  EXPECT_THAT(r.files, ElementsAre(FieldsAre(0, "test_path", "tests/w.py"),
-                                   FieldsAre(2, "error_kernel_path", "k.cu"),
-                                   FieldsAre(2, "error_log_path", "k.log")));
+  EXPECT_THAT(r.files, ElementsAre(FieldsAre("item [0]: test_path", "tests/w.py"),
+                                   FieldsAre("item [2]: error_kernel_path", "k.cu"),
+                                   FieldsAre("item [2]: error_log_path", "k.log")));
+  EXPECT_FALSE(r.agent_mode);
   EXPECT_EQ(r.architectures, DefaultArchitectures());
 }
 
 TEST(SpecReferencesTest, APlanNamesItsEntriesFiles) {
   const SpecReferences r = ReferencesOf(
       R"({"config": {}, "plan": [{"exp_index": 0, "prompt_tag": "p", "test_path": "a.py"}]})");
-  EXPECT_THAT(r.files, ElementsAre(FieldsAre(0, "test_path", "a.py")));
+  EXPECT_THAT(r.files, ElementsAre(FieldsAre("item [0]: test_path", "a.py")));
   EXPECT_THAT(r.prompt_tags, ElementsAre("p"));
 }
 

@@ -33,6 +33,7 @@ using spec_internal::Json;
 using spec_internal::kExperimentName;
 using spec_internal::kMaxCount;
 using spec_internal::kMaxTurns;
+using spec_internal::FillOptions;
 using spec_internal::Options;
 using spec_internal::ReadAgentSettings;
 using spec_internal::SpecReader;
@@ -46,24 +47,6 @@ absl::Status CheckLimit(const SpecReader& r, absl::string_view field, const Json
   return r.Error(field, value,
                  absl::StrCat("at most ", limits.max_trajectories, " trajectories in all"),
                  absl::StrCat(how, " = ", total, " trajectories"));
-}
-
-void FillOptions(const Options& o, Canonical& normalized, ExpandedExperiment& out) {
-  normalized["context_policy"] = o.context_policy;
-  normalized["language"] = o.language;
-  normalized["eval"] = o.eval;
-  normalized["priority"] = o.priority;
-  normalized["max_cost_usd"] = o.max_cost_usd;
-  // Only when not the default, so that specs from before the field keep
-  // their hash (and an identical resubmission stays "the same").
-  if (o.architectures != DefaultArchitectures()) normalized["architectures"] = o.architectures;
-  out.architectures = o.architectures;
-  out.context_policy = o.context_policy;
-  out.language = o.language;
-  out.eval_mode =
-      o.eval == "compile-only" ? ptxbench::v1::COMPILE_ONLY : ptxbench::v1::FULL;
-  out.priority = static_cast<int32_t>(o.priority);
-  out.max_cost_usd = o.max_cost_usd;
 }
 
 // The matrix's mode: nullopt for the multiturn loop, else the agent object.
@@ -430,7 +413,14 @@ absl::StatusOr<ExpandedExperiment> ExpandSpec(
   if (doc.is_object() && doc.contains("plan")) {
     PTXB_ASSIGN_OR_RETURN(doc, PlanAsList(reader, doc));
   }
-  if (doc.is_object()) {
+  if (spec_internal::IsPtxbenchAgentExperiment(doc)) {
+    out = spec_internal::ExpandPtxbenchAgent(reader, doc, limits);
+  } else if (!named.agent_cli.empty()) {
+    return reader.json().ErrorFound("agent", absl::StrCat("--agent-cli ", named.agent_cli),
+                                    "no --agent-cli",
+                                    "it replaces the agent of a PTXBench coding-agent "
+                                    "experiment.json; a ptxbench spec names its agent.cli");
+  } else if (doc.is_object()) {
     // A model or definition named on the command line replaces the matrix's
     // list, so `--model` means the same for both forms.
     if (!named.default_model.empty()) doc["models"] = Json::array({named.default_model});
@@ -449,7 +439,8 @@ absl::StatusOr<ExpandedExperiment> ExpandSpec(
   // part of what makes two submissions the same spec.
   for (const TrajectorySpec& t : out->trajectories) {
     auto brought = named.prompts.find(t.prompt_tag);
-    if (brought != named.prompts.end()) out->submitted_prompts[t.prompt_tag] = brought->second;
+    // (A PTXBench agent experiment's composed tags are already there.)
+    if (brought != named.prompts.end()) out->submitted_prompts.try_emplace(t.prompt_tag, brought->second);
   }
   if (!out->submitted_prompts.empty()) {
     Canonical normalized = Canonical::parse(out->normalized_json);

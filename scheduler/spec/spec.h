@@ -67,6 +67,9 @@ struct SpecInput {
   // Prompt tags the submission brings (SubmitExperimentRequest.prompts): tag
   // -> its text without the ABI description.
   std::map<std::string, std::string> prompts;
+  // A PTXBench coding-agent experiment.json: the agent CLI to run instead of
+  // the one it names (`submit --agent-cli`); "" keeps it.
+  std::string agent_cli;
 };
 
 struct SpecLimits {

@@ -52,6 +52,23 @@ absl::StatusOr<double> SpecReader::Speedup(const Json& value, absl::string_view 
   return x;
 }
 
+absl::StatusOr<int64_t> SpecReader::Seconds(const Json& value, absl::string_view field,
+                                            absl::Duration min, absl::Duration max,
+                                            bool numbers) const {
+  const std::string expected =
+      absl::StrCat("a duration such as \"90s\", \"10m\" or \"24h\"",
+                   numbers ? " or a number of seconds" : "", ", from ", absl::FormatDuration(min),
+                   " to ", absl::FormatDuration(max));
+  absl::Duration d;
+  if (numbers && value.is_number() && std::isfinite(value.get<double>())) {
+    d = absl::Seconds(value.get<double>());
+  } else if (!value.is_string() || !absl::ParseDuration(value.get<std::string>(), &d)) {
+    return Error(field, value, expected);
+  }
+  if (d < min || d > max) return Error(field, value, expected);
+  return absl::ToInt64Seconds(d);
+}
+
 absl::Status SpecReader::CheckModel(const Json& value, absl::string_view field) const {
   PTXB_ASSIGN_OR_RETURN(std::string model, String(value, field));
   if (!IsModelName(model)) {
@@ -176,6 +193,24 @@ absl::StatusOr<std::string> SpecReader::TestScriptWorkload(const Json& value,
     return Error(field, value, expected, absl::StrCat("the script's workload ", *uuid, " is not one"));
   }
   return *uuid;
+}
+
+void FillOptions(const Options& o, nlohmann::json& normalized, ExpandedExperiment& out) {
+  normalized["context_policy"] = o.context_policy;
+  normalized["language"] = o.language;
+  normalized["eval"] = o.eval;
+  normalized["priority"] = o.priority;
+  normalized["max_cost_usd"] = o.max_cost_usd;
+  // Only when not the default, so that specs from before the field keep
+  // their hash (and an identical resubmission stays "the same").
+  if (o.architectures != DefaultArchitectures()) normalized["architectures"] = o.architectures;
+  out.architectures = o.architectures;
+  out.context_policy = o.context_policy;
+  out.language = o.language;
+  out.eval_mode =
+      o.eval == "compile-only" ? ptxbench::v1::COMPILE_ONLY : ptxbench::v1::FULL;
+  out.priority = static_cast<int32_t>(o.priority);
+  out.max_cost_usd = o.max_cost_usd;
 }
 
 }  // namespace ptxbench::scheduler::spec_internal

@@ -16,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 #include "common/gpu_arch.h"
 #include "common/json_reader.h"
 #include "common/status_macros.h"
@@ -42,6 +43,9 @@ struct Options {
   std::vector<std::string> architectures = DefaultArchitectures();
 };
 
+// Writes the options into a normalized spec and the expansion.
+void FillOptions(const Options& o, nlohmann::json& normalized, ExpandedExperiment& out);
+
 // Reads and checks the fields of one spec document, reporting against its
 // path.
 class SpecReader {
@@ -52,6 +56,8 @@ class SpecReader {
 
   const JsonReader& json() const { return json_; }
   const SpecInput& input() const { return input_; }
+  const PromptRegistry& prompts() const { return prompts_; }
+  const workloads::DefinitionRegistry& definitions() const { return definitions_; }
   absl::Status Error(absl::string_view field, const Json& value, absl::string_view expected,
                      absl::string_view why = "") const {
     return json_.Error(field, value, expected, why);
@@ -61,6 +67,11 @@ class SpecReader {
     return json_.Integer(value, field, 1, max);
   }
   absl::StatusOr<double> Speedup(const Json& value, absl::string_view field) const;
+  // A duration written as Go and absl do ("90s", "10m", "24h", "1h30m") or,
+  // when `numbers`, a number of seconds too, within [min, max], as whole
+  // seconds.
+  absl::StatusOr<int64_t> Seconds(const Json& value, absl::string_view field, absl::Duration min,
+                                  absl::Duration max, bool numbers) const;
   absl::StatusOr<std::string> String(const Json& value, absl::string_view field) const {
     return json_.String(value, field, /*allow_empty=*/true);
   }
@@ -117,6 +128,12 @@ class SpecReader {
 
 // The "agent" object of an agent-mode spec (agent_settings.cc).
 absl::StatusOr<AgentSettings> ReadAgentSettings(const SpecReader& r, const Json& agent);
+
+// Whether `doc` is a PTXBench coding-agent experiment.json (an object with
+// "runs"), and its expansion (ptxbench_agent.cc).
+bool IsPtxbenchAgentExperiment(const Json& doc);
+absl::StatusOr<ExpandedExperiment> ExpandPtxbenchAgent(const SpecReader& r, const Json& doc,
+                                                       const SpecLimits& limits);
 
 }  // namespace ptxbench::scheduler::spec_internal
 

@@ -206,6 +206,24 @@ TEST_F(CoreAgentTest, SlotsAndInstalledClisDecideWhoRunsASession) {
   EXPECT_EQ(TasksIn(TaskState::kQueued), 1) << "the other session waits, holding nothing";
 }
 
+// agent.max_parallel caps the experiment's sessions at once, across
+// gateways; another experiment's sessions are not held back by it.
+TEST_F(CoreAgentTest, MaxParallelCapsAnExperimentsSessionsAtOnce) {
+  const std::string a = RegisterAgentGateway(/*slots=*/4, "a");
+  const std::string b = RegisterAgentGateway(/*slots=*/4, "b");
+  ExpandedExperiment capped = AgentExperiment("capped", 3);
+  capped.agent->max_parallel = 2;
+  Submit(capped);
+  std::optional<v1::Task> first = LeaseOf(a, {StepKind::kAgent});
+  ASSERT_TRUE(first.has_value());
+  EXPECT_TRUE(LeaseOf(b, {StepKind::kAgent}).has_value());
+  EXPECT_FALSE(LeaseOf(a, {StepKind::kAgent}).has_value()) << "two of it run already";
+  Submit(AgentExperiment("free", 1));
+  EXPECT_TRUE(LeaseOf(a, {StepKind::kAgent}).has_value()) << "another experiment's session";
+  ASSERT_TRUE(End(*first, v1::AGENT_FINISHED).ok());
+  EXPECT_TRUE(LeaseOf(b, {StepKind::kAgent}).has_value()) << "a session ended: the third runs";
+}
+
 TEST_F(CoreAgentTest, ASessionLostBeforeAnyEvaluationRunsAgainUpToMaxSessions) {
   const std::string agw = RegisterAgentGateway();
   Submit(AgentExperiment("agent", 1));

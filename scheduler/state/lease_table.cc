@@ -17,7 +17,7 @@ std::string LeaseTable::NewLeaseId() {
 }
 
 void LeaseTable::Add(int64_t task, Lease lease) {
-  if (lease.kind == StepKind::kLlm) ++inflight_[lease.route_key];
+  if (lease.kind != StepKind::kEval) ++inflight_[lease.route_key];
   deadlines_.push({lease.deadline, task});
   leases_[task] = std::move(lease);
 }
@@ -25,7 +25,7 @@ void LeaseTable::Add(int64_t task, Lease lease) {
 std::optional<LeaseTable::Lease> LeaseTable::Remove(int64_t task) {
   auto it = leases_.find(task);
   if (it == leases_.end()) return std::nullopt;
-  if (it->second.kind == StepKind::kLlm) {
+  if (it->second.kind != StepKind::kEval) {
     auto m = inflight_.find(it->second.route_key);
     if (m != inflight_.end() && --m->second <= 0) inflight_.erase(m);
   }

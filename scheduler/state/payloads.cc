@@ -39,7 +39,8 @@ absl::Status TaskPayloads::BuildAgent(const TaskRow& task, const TrajectoryRow& 
   settings->set_task_view(a.task_view);
   settings->set_token_budget(a.token_budget);
   settings->set_max_cost_usd(a.max_cost_usd);
-  settings->set_max_evaluations(a.max_evaluations);
+  // A PTXBench run may set its own max_turns: the trajectory holds it.
+  settings->set_max_evaluations(trajectory.num_turns);
   settings->set_max_model_calls(a.max_model_calls);
   settings->set_wall_time_s(a.wall_time_s);
   settings->set_stall_timeout_s(a.stall_timeout_s);
@@ -48,6 +49,7 @@ absl::Status TaskPayloads::BuildAgent(const TaskRow& task, const TrajectoryRow& 
   settings->set_show_budget(a.show_budget);
   settings->set_final_evaluation(a.final_evaluation);
   settings->set_toolchain(a.toolchain);
+  settings->set_budget_grace_s(a.budget_grace_s);
   out->set_model(trajectory.model);
   out->set_definition(trajectory.definition);
   out->set_language(exp.language);

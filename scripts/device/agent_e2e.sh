@@ -36,6 +36,9 @@ case "${1:-}" in
   test)
     [ -d .device-gpu ] || { z -q -d -c "$keep/pack.tar.zst" | tar -xf -; }
     source scripts/device/env.sh
+    # A session's sandbox gets no LD_LIBRARY_PATH: the tool binary finds the
+    # carried libraries where the machine's own are (never replacing one).
+    cp -n .device-gpu/*.so* /usr/lib/x86_64-linux-gnu/ 2>/dev/null; ldconfig
     timeout 500 .device-gpu/agent_e2e_test --gtest_filter="*$2*" > "$out/agent_e2e_$2.txt" 2>&1
     echo "rc=$?" >> "$out/agent_e2e_$2.txt"
     grep -E '^\[ +(OK|FAILED|PASSED|SKIPPED)' "$out/agent_e2e_$2.txt"
