@@ -408,12 +408,13 @@ std::vector<v1::AgentCliInstall> InstalledAgentClis(const std::string& clis_dir)
     std::ifstream manifest(fs::path(clis_dir) / cli.npm_package / "package.json");
     const nlohmann::json package = nlohmann::json::parse(manifest, nullptr, false);
     if (!package.is_object() || package.value("version", "") != cli.version) continue;
-    absl::StatusOr<std::string> program = ReadFile((fs::path(clis_dir) / cli.executable).string());
-    if (!program.ok()) continue;
+    absl::StatusOr<std::string> sha256 =
+        Sha256FileHex((fs::path(clis_dir) / cli.executable).string());
+    if (!sha256.ok()) continue;
     v1::AgentCliInstall install;
     install.set_name(cli.name);
     install.set_version(cli.version);
-    install.set_sha256(Sha256Hex(*program));
+    install.set_sha256(*std::move(sha256));
     out.push_back(std::move(install));
   }
   return out;
