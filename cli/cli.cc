@@ -39,6 +39,7 @@ const std::vector<Command>& AllCommands() {
     AddReportCommands(list);
     AddTokenCommands(list);
     AddAdminCommands(list);
+    AddPipelineCommands(list);
     return list;
   }();
   return *commands;

@@ -87,6 +87,25 @@ TEST_F(CliTest, SubmitPrintsTheExperimentIdLast) {
   EXPECT_FALSE(sent.dry_run());
 }
 
+// `pipeline check` reads the file and calls no scheduler: its stages and
+// ids, or the one error that names the stage.
+TEST_F(CliTest, PipelineCheckPrintsTheStagesOrTheMistake) {
+  const std::string path = absl::StrCat(::testing::TempDir(), "/cli_pipeline_", getpid(), ".json");
+  std::ofstream(path) << R"({"name": "p", "stages": [
+      {"name": "failed", "kind": "select", "experiments": ["base"], "rows": "failed"},
+      {"name": "repairs", "kind": "derive", "from": "failed", "model": "m", "prompt_tag": "t"}]})";
+  Result r = Run({"pipeline", "check", path}, "unreachable:1");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("pipeline p (" + path + "): 2 stages, wired correctly"));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("repairs +derive +failed +an experiment +st_[0-9a-f]{20}"));
+  std::ofstream(path) << R"({"name": "p", "stages": [
+      {"name": "repairs", "kind": "derive", "from": "failed", "model": "m", "prompt_tag": "t"}]})";
+  r = Run({"pipeline", "check", path}, "unreachable:1");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.err, HasSubstr("$.stages[0].from: expected the name of an earlier stage, found "
+                               "\"failed\"; no stage has that name"));
+}
+
 TEST_F(CliTest, SubmitJson) {
   // The global flag after the command, --flag=value form, and the address by flag.
   Result r = Run({"submit", spec_path_, "--output=json", "--scheduler", address_}, "unused:1");

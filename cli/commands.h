@@ -76,6 +76,7 @@ void AddEvalCommand(std::vector<Command>* commands);         // commands_eval.cc
 void AddReportCommands(std::vector<Command>* commands);      // commands_report.cc
 void AddTokenCommands(std::vector<Command>* commands);       // commands_tokens.cc
 void AddAdminCommands(std::vector<Command>* commands);       // commands_admin.cc
+void AddPipelineCommands(std::vector<Command>* commands);    // commands_pipeline.cc
 
 }  // namespace ptxbench::cli
 

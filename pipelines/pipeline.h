@@ -1,0 +1,56 @@
+#ifndef PTXBENCH_PIPELINES_PIPELINE_H_
+#define PTXBENCH_PIPELINES_PIPELINE_H_
+
+// A training-data pipeline (docs/PIPELINES.md): a file listing ordered
+// stages, each of a kind (select, derive, pairs, synthesize, dataset, model,
+// evaluate) that takes what one earlier stage (or finished experiments)
+// made and makes one thing of its own. This header reads such a file
+// strictly and checks its wiring without running anything: an unknown kind
+// or parameter, an input that names no earlier stage, an input of the wrong
+// kind, a cycle, each is one error naming the stage. Each stage's id is the
+// hash of its kind, parameters and inputs' ids, so a changed parameter gives
+// new ids to that stage and those downstream of it only.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "nlohmann/json.hpp"
+
+namespace ptxbench::pipelines {
+
+// What a stage makes; what the next stage takes.
+enum class Output { kSelection, kExperiment, kPairs, kSynthesis, kDataset, kModel, kEvaluation };
+absl::string_view OutputName(Output o);
+
+struct Stage {
+  std::string name;  // unique in the file, [A-Za-z0-9._-]{1,64}
+  std::string kind;  // select, derive, ...
+  // The stage whose output it takes; empty for a select of finished
+  // experiments, which `experiments` names instead.
+  std::string from;
+  std::vector<std::string> experiments;
+  // The kind's parameters, defaults filled in (std::map-backed, so their
+  // dump is canonical).
+  nlohmann::json params;
+  Output output = Output::kSelection;
+  // "st_" + 20 hex digits of sha256 over kind, parameters and the inputs'
+  // ids (an upstream stage's id, or "experiment:NAME").
+  std::string id;
+};
+
+struct Pipeline {
+  std::string name;
+  std::vector<Stage> stages;  // in file order, which is a run order
+  const Stage* Find(absl::string_view name) const;
+};
+
+// Reads `text` (from `origin`, for messages). INVALID_ARGUMENT with one
+// message, "<origin>: $.stages[2].from: expected ..., found ...; why".
+absl::StatusOr<Pipeline> ReadPipeline(absl::string_view text, absl::string_view origin);
+
+}  // namespace ptxbench::pipelines
+
+#endif  // PTXBENCH_PIPELINES_PIPELINE_H_
