@@ -1,16 +1,24 @@
 // Pipeline commands (docs/PIPELINES.md): `pipeline check FILE` reads a
 // pipeline file and checks its wiring without running anything or calling
-// the scheduler.
+// the scheduler; `pipeline run FILE [STAGE]` runs its stages (those that
+// run so far: select from finished experiments) into stage folders.
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "cli/client.h"
 #include "cli/commands.h"
 #include "common/file.h"
+#include "common/hash.h"
 #include "common/status_macros.h"
 #include "common/text_format.h"
 #include "nlohmann/json.hpp"
 #include "pipelines/pipeline.h"
+#include "pipelines/select.h"
+#include "pipelines/stage_store.h"
 
 namespace ptxbench::cli {
 namespace {
@@ -48,6 +56,94 @@ absl::Status RunCheck(const Invocation& inv) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<pipelines::Pipeline> ReadPipelineFile(const std::string& path) {
+  PTXB_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  return pipelines::ReadPipeline(text, path);
+}
+
+// A select stage over finished experiments: every judged turn of theirs,
+// read as results, then the stage's choice.
+absl::StatusOr<nlohmann::json> RunSelect(const Invocation& inv, SchedulerClient& client,
+                                         const pipelines::Pipeline& pipeline,
+                                         const pipelines::Stage& stage,
+                                         const pipelines::StageStore& store) {
+  const int64_t started = absl::ToUnixMillis(absl::Now());
+  std::vector<pipelines::Row> rows;
+  nlohmann::json inputs = nlohmann::json::array();
+  for (const std::string& name : stage.experiments) {
+    PTXB_ASSIGN_OR_RETURN(v1::GetExperimentResponse e, client.GetExperiment(name));
+    const v1::ExperimentProgress& p = e.progress();
+    if (p.terminal() < p.total()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "stage '", stage.name, "': experiment ", name, " is still running (", p.terminal(),
+          " of ", p.total(), " trajectories finished); run the stage once it has finished"));
+    }
+    const std::string& id = e.experiment().experiment_id();
+    v1::ReadTrajectoriesRequest request;
+    request.set_experiment_id(id);
+    request.set_detail(v1::TURN_DETAIL_RESULTS);
+    const size_t before = rows.size();
+    PTXB_RETURN_IF_ERROR(client.ReadTrajectories(request, [&](v1::Trajectory&& t) {
+      for (pipelines::Row& r : pipelines::RowsOf(id, t)) rows.push_back(std::move(r));
+      return absl::OkStatus();
+    }));
+    inv.err() << "  read " << name << " (" << id << "): " << p.total() << " trajectories, "
+              << rows.size() - before << " judged turns\n";
+    inputs.push_back({{"kind", "experiment"},
+                      {"name", e.experiment().name()},
+                      {"id", id},
+                      {"spec_sha256", Sha256Hex(e.experiment().spec_json())},
+                      {"trajectories", p.total()}});
+  }
+  const pipelines::Selection selection = pipelines::Select(rows, stage.params);
+  return store.Write(pipeline, stage, {{"selection.jsonl", pipelines::SelectionJsonl(selection)}},
+                     {{"inputs", std::move(inputs)},
+                      {"counts", pipelines::SelectionCounts(selection)},
+                      {"started_unix_ms", started},
+                      {"finished_unix_ms", absl::ToUnixMillis(absl::Now())},
+                      {"ptxbench_version", PTXB_VERSION}});
+}
+
+absl::Status RunRun(const Invocation& inv) {
+  const std::string& path = inv.args.positionals[0];
+  PTXB_ASSIGN_OR_RETURN(pipelines::Pipeline pipeline, ReadPipelineFile(path));
+  std::vector<const pipelines::Stage*> stages;
+  if (inv.args.positionals.size() > 1) {
+    const pipelines::Stage* only = pipeline.Find(inv.args.positionals[1]);
+    if (only == nullptr) {
+      return absl::NotFoundError(absl::StrCat("pipeline ", pipeline.name, " has no stage '",
+                                              inv.args.positionals[1], "'"));
+    }
+    stages.push_back(only);
+  } else {
+    for (const pipelines::Stage& s : pipeline.stages) stages.push_back(&s);
+  }
+  const std::string root = inv.args.Has("dir")
+                               ? inv.args.Get("dir")
+                               : (std::filesystem::path(inv.global.data_dir) / "pipelines").string();
+  const pipelines::StageStore store(root);
+  SchedulerClient client = Connect(inv);
+  for (const pipelines::Stage* s : stages) {
+    const std::string label = absl::StrCat("stage ", s->name, " (", s->kind, ", ", s->id, ")");
+    if (std::optional<nlohmann::json> done = store.Manifest(*s)) {
+      inv.out() << label << ": up to date, nothing recomputed: " << store.Folder(*s) << "\n";
+      continue;
+    }
+    if (s->kind != "select" || !s->from.empty()) {
+      return absl::UnimplementedError(absl::StrCat(
+          label, ": running ", s->kind == "select" ? "a select of a derived experiment" : s->kind,
+          " stages is not built yet (docs/PIPELINES.md); `pipeline check` checks them"));
+    }
+    inv.err() << label << ": running\n";
+    PTXB_ASSIGN_OR_RETURN(nlohmann::json manifest, RunSelect(inv, client, pipeline, *s, store));
+    const nlohmann::json& counts = manifest["counts"];
+    inv.out() << label << ": kept " << counts["kept"] << " of " << counts["matched"]
+              << " matching turns (" << counts["candidates"] << " judged): "
+              << store.Folder(*s) << "\n";
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void AddPipelineCommands(std::vector<Command>* commands) {
@@ -63,6 +159,18 @@ void AddPipelineCommands(std::vector<Command>* commands) {
         "cycle: one error naming the stage), and each stage's id is printed: the hash of\n"
         "its kind, parameters and inputs, which changes only downstream of a change."},
        RunCheck});
+  commands->push_back(
+      {{"pipeline run",
+        "PIPELINE.json [STAGE]",
+        1,
+        2,
+        {{"dir", true, false, "DIR", "where stage folders go (default DATA_DIR/pipelines)"}},
+        "run a pipeline's stages (or one) into stage folders; a stage done is not run again",
+        "Each stage writes DIR/<stage id>/: its files and manifest.json (inputs, counts,\n"
+        "each file's sha256 and rows), whole or not at all. A stage whose folder has its\n"
+        "manifest is up to date and is not recomputed. So far select stages over finished\n"
+        "experiments run; the other kinds are checked but not run yet."},
+       RunRun});
 }
 
 }  // namespace ptxbench::cli

@@ -144,4 +144,31 @@ Selection Select(const std::vector<Row>& candidates, const nlohmann::json& param
   return out;
 }
 
+std::string SelectionJsonl(const Selection& s) {
+  std::string out;
+  for (const Row& r : s.rows) {
+    absl::StrAppend(&out,
+                    nlohmann::json{{"experiment_id", r.experiment_id},
+                                   {"trajectory_id", r.trajectory_id},
+                                   {"definition", r.definition},
+                                   {"prompt_tag", r.prompt_tag},
+                                   {"turn", r.turn},
+                                   {"status", r.status},
+                                   {"speedup", r.speedup},
+                                   {"kernel_sha256", r.kernel_sha256},
+                                   {"hopper", r.hopper}}
+                        .dump(),
+                    "\n");
+  }
+  return out;
+}
+
+nlohmann::json SelectionCounts(const Selection& s) {
+  nlohmann::json counts = {{"candidates", s.candidates},
+                           {"matched", s.matched},
+                           {"kept", s.rows.size()}};
+  for (const auto& [by, values] : s.counts) counts[absl::StrCat("by_", by)] = values;
+  return counts;
+}
+
 }  // namespace ptxbench::pipelines

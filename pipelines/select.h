@@ -47,6 +47,11 @@ struct Selection {
 // `params` are a select stage's (pipeline.h: defaults filled in).
 Selection Select(const std::vector<Row>& candidates, const nlohmann::json& params);
 
+// The selection as its stage writes it: selection.jsonl, one row a line
+// (docs/PIPELINES.md), and the counts for its manifest.
+std::string SelectionJsonl(const Selection& s);
+nlohmann::json SelectionCounts(const Selection& s);
+
 }  // namespace ptxbench::pipelines
 
 #endif  // PTXBENCH_PIPELINES_SELECT_H_

@@ -4,6 +4,8 @@
 #include <signal.h>
 #include <sys/socket.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <thread>
@@ -14,6 +16,8 @@
 #include "absl/strings/str_split.h"
 #include "auth/channel.h"
 #include "auth/token.h"
+#include "common/file.h"
+#include "common/hash.h"
 #include "gmock/gmock.h"
 #include "grpcpp/create_channel.h"
 #include "gtest/gtest.h"
@@ -254,6 +258,58 @@ TEST(EndToEndTest, APtxbenchAgentExperimentIsReadAsItIs) {
   CommandResult no_doc = c.Cli({"submit", codex, "--dry-run"}, /*merge_stderr=*/true);
   EXPECT_EQ(no_doc.exit_code, 1);
   EXPECT_NE(no_doc.out.find("docs/gone.md not found"), std::string::npos) << no_doc.out;
+}
+
+// A pipeline's select stage over a finished simulated experiment: its rows
+// are the failed judged turns of the database, at most the cap per
+// definition; its manifest hashes its file; a second run recomputes
+// nothing; a stage kind that does not run yet says so.
+TEST(EndToEndTest, APipelineSelectStageRunsOnceIntoItsFolder) {
+  Cluster c("e2e_pipeline");
+  ASSERT_TRUE(c.StartScheduler()) << c.SchedulerLogTail();
+  for (int i = 0; i < 2; ++i) c.AddWorker({"--latency-ms", "2", "--seed", "3"});
+  c.AddGateway({"--latency-ms", "2", "--seed", "5"});
+  const std::string exp = c.Submit(c.WriteFile("matrix.json", MatrixSpec("e2e-pipe")));
+  ASSERT_FALSE(exp.empty()) << c.SchedulerLogTail();
+  ExpectStatusMatchesDatabase(c, c.WaitFinished(exp, 180));
+  const std::string pipeline = c.WriteFile("fixit.json", R"({"name": "fixit", "stages": [
+      {"name": "failed", "kind": "select", "experiments": ["e2e-pipe"], "rows": "failed",
+       "max_turn": 3, "per_definition_cap": 20},
+      {"name": "repairs", "kind": "derive", "from": "failed", "model": "sim-model-a",
+       "prompt_tag": "ptxb-no-hint"}]})");
+  const std::string dir = c.dir() + "/stages";
+  CommandResult run = c.Cli({"pipeline", "run", pipeline, "--dir", dir}, /*merge_stderr=*/true);
+  EXPECT_EQ(run.exit_code, 1) << run.out;
+  EXPECT_NE(run.out.find("running derive stages is not built yet"), std::string::npos) << run.out;
+
+  CommandResult checked = c.Cli({"pipeline", "check", pipeline, "--output", "json"});
+  ASSERT_EQ(checked.exit_code, 0) << checked.out;
+  const std::string id = nlohmann::json::parse(checked.out)["stages"][0]["id"];
+  absl::StatusOr<std::string> text = ReadFile(dir + "/" + id + "/manifest.json");
+  ASSERT_TRUE(text.ok()) << text.status() << run.out;
+  const nlohmann::json manifest = nlohmann::json::parse(*text);
+  const std::string failed = "eval_status IN (2, 3, 4, 5, 6, 7, 8) AND turn <= 3";
+  EXPECT_EQ(manifest["counts"]["matched"], c.QueryInt("SELECT count(*) FROM turns WHERE " + failed));
+  int64_t capped = 0;
+  for (const char* d : {"gemm_n7168_k5120", "mha_with_lse_d128", "mha_bwd_d128"}) {
+    capped += std::min<int64_t>(
+        20, c.QueryInt(absl::StrCat("SELECT count(*) FROM turns JOIN trajectories t ON "
+                                    "t.rowid = turns.trajectory WHERE t.definition = '",
+                                    d, "' AND ", failed)));
+  }
+  EXPECT_GT(capped, 0) << "the simulated run failed some kernels";
+  EXPECT_EQ(manifest["counts"]["kept"], capped);
+  EXPECT_EQ(manifest["inputs"][0]["id"], exp);
+  absl::StatusOr<std::string> rows = ReadFile(dir + "/" + id + "/selection.jsonl");
+  ASSERT_TRUE(rows.ok());
+  EXPECT_EQ(manifest["outputs"][0]["sha256"], Sha256Hex(*rows));
+  EXPECT_EQ(manifest["outputs"][0]["rows"], capped);
+
+  const auto written = std::filesystem::last_write_time(dir + "/" + id + "/selection.jsonl");
+  CommandResult again = c.Cli({"pipeline", "run", pipeline, "failed", "--dir", dir});
+  EXPECT_EQ(again.exit_code, 0) << again.out;
+  EXPECT_NE(again.out.find("up to date, nothing recomputed"), std::string::npos) << again.out;
+  EXPECT_EQ(std::filesystem::last_write_time(dir + "/" + id + "/selection.jsonl"), written);
 }
 
 TEST(EndToEndTest, SchedulerKilledMidRunLosesNothingAndPaysForNothingTwice) {

@@ -118,7 +118,9 @@ std::optional<FairQueue::Popped> Core::PopFor(const Executor& executor,
       std::optional<FairQueue::Popped> session =
           agent_ready_.Pop([&](const std::string& key) {
             const auto [cli_at_version, experiment] = SplitAgentRouteKey(key);
-            const int64_t cap = experiments_.at(experiment).agent->max_parallel;
+            auto exp = experiments_.find(experiment);
+            if (exp == experiments_.end()) return false;
+            const int64_t cap = exp->second.agent->max_parallel;
             if (cap > 0 && leases_.InFlight(key) >= cap) return false;
             for (const v1::AgentCliInstall& cli : caps.agent_clis()) {
               if (absl::StrCat(cli.name(), "@", cli.version()) == cli_at_version) return true;
