@@ -1,23 +1,22 @@
 // Pipeline commands (docs/PIPELINES.md): `pipeline check FILE` reads a
 // pipeline file and checks its wiring without running anything or calling
 // the scheduler; `pipeline run FILE [STAGE]` runs its stages (those that
-// run so far: select from finished experiments) into stage folders.
+// run so far: select from finished experiments, derive, pairs) into stage
+// folders.
 
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
 #include "cli/client.h"
 #include "cli/commands.h"
+#include "cli/pipeline_stages.h"
 #include "common/file.h"
-#include "common/hash.h"
 #include "common/status_macros.h"
 #include "common/text_format.h"
 #include "nlohmann/json.hpp"
 #include "pipelines/pipeline.h"
-#include "pipelines/select.h"
 #include "pipelines/stage_store.h"
 
 namespace ptxbench::cli {
@@ -61,49 +60,6 @@ absl::StatusOr<pipelines::Pipeline> ReadPipelineFile(const std::string& path) {
   return pipelines::ReadPipeline(text, path);
 }
 
-// A select stage over finished experiments: every judged turn of theirs,
-// read as results, then the stage's choice.
-absl::StatusOr<nlohmann::json> RunSelect(const Invocation& inv, SchedulerClient& client,
-                                         const pipelines::Pipeline& pipeline,
-                                         const pipelines::Stage& stage,
-                                         const pipelines::StageStore& store) {
-  const int64_t started = absl::ToUnixMillis(absl::Now());
-  std::vector<pipelines::Row> rows;
-  nlohmann::json inputs = nlohmann::json::array();
-  for (const std::string& name : stage.experiments) {
-    PTXB_ASSIGN_OR_RETURN(v1::GetExperimentResponse e, client.GetExperiment(name));
-    const v1::ExperimentProgress& p = e.progress();
-    if (p.terminal() < p.total()) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "stage '", stage.name, "': experiment ", name, " is still running (", p.terminal(),
-          " of ", p.total(), " trajectories finished); run the stage once it has finished"));
-    }
-    const std::string& id = e.experiment().experiment_id();
-    v1::ReadTrajectoriesRequest request;
-    request.set_experiment_id(id);
-    request.set_detail(v1::TURN_DETAIL_RESULTS);
-    const size_t before = rows.size();
-    PTXB_RETURN_IF_ERROR(client.ReadTrajectories(request, [&](v1::Trajectory&& t) {
-      for (pipelines::Row& r : pipelines::RowsOf(id, t)) rows.push_back(std::move(r));
-      return absl::OkStatus();
-    }));
-    inv.err() << "  read " << name << " (" << id << "): " << p.total() << " trajectories, "
-              << rows.size() - before << " judged turns\n";
-    inputs.push_back({{"kind", "experiment"},
-                      {"name", e.experiment().name()},
-                      {"id", id},
-                      {"spec_sha256", Sha256Hex(e.experiment().spec_json())},
-                      {"trajectories", p.total()}});
-  }
-  const pipelines::Selection selection = pipelines::Select(rows, stage.params);
-  return store.Write(pipeline, stage, {{"selection.jsonl", pipelines::SelectionJsonl(selection)}},
-                     {{"inputs", std::move(inputs)},
-                      {"counts", pipelines::SelectionCounts(selection)},
-                      {"started_unix_ms", started},
-                      {"finished_unix_ms", absl::ToUnixMillis(absl::Now())},
-                      {"ptxbench_version", PTXB_VERSION}});
-}
-
 absl::Status RunRun(const Invocation& inv) {
   const std::string& path = inv.args.positionals[0];
   PTXB_ASSIGN_OR_RETURN(pipelines::Pipeline pipeline, ReadPipelineFile(path));
@@ -129,17 +85,14 @@ absl::Status RunRun(const Invocation& inv) {
       inv.out() << label << ": up to date, nothing recomputed: " << store.Folder(*s) << "\n";
       continue;
     }
-    if (s->kind != "select" || !s->from.empty()) {
+    if (!StageRuns(*s)) {
       return absl::UnimplementedError(absl::StrCat(
           label, ": running ", s->kind == "select" ? "a select of a derived experiment" : s->kind,
           " stages is not built yet (docs/PIPELINES.md); `pipeline check` checks them"));
     }
     inv.err() << label << ": running\n";
-    PTXB_ASSIGN_OR_RETURN(nlohmann::json manifest, RunSelect(inv, client, pipeline, *s, store));
-    const nlohmann::json& counts = manifest["counts"];
-    inv.out() << label << ": kept " << counts["kept"] << " of " << counts["matched"]
-              << " matching turns (" << counts["candidates"] << " judged): "
-              << store.Folder(*s) << "\n";
+    PTXB_ASSIGN_OR_RETURN(nlohmann::json manifest, RunStage(inv, client, pipeline, *s, store));
+    inv.out() << label << ": " << StageSummary(*s, manifest) << ": " << store.Folder(*s) << "\n";
   }
   return absl::OkStatus();
 }
@@ -169,7 +122,8 @@ void AddPipelineCommands(std::vector<Command>* commands) {
         "Each stage writes DIR/<stage id>/: its files and manifest.json (inputs, counts,\n"
         "each file's sha256 and rows), whole or not at all. A stage whose folder has its\n"
         "manifest is up to date and is not recomputed. So far select stages over finished\n"
-        "experiments run; the other kinds are checked but not run yet."},
+        "experiments, derive and pairs stages run; the other kinds are checked but not run\n"
+        "yet."},
        RunRun});
 }
 

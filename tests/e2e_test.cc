@@ -260,56 +260,123 @@ TEST(EndToEndTest, APtxbenchAgentExperimentIsReadAsItIs) {
   EXPECT_NE(no_doc.out.find("docs/gone.md not found"), std::string::npos) << no_doc.out;
 }
 
-// A pipeline's select stage over a finished simulated experiment: its rows
-// are the failed judged turns of the database, at most the cap per
-// definition; its manifest hashes its file; a second run recomputes
-// nothing; a stage kind that does not run yet says so.
-TEST(EndToEndTest, APipelineSelectStageRunsOnceIntoItsFolder) {
+// A pipeline's first stages over a finished simulated experiment. select:
+// its rows are the failed judged turns of the database, at most the cap per
+// definition, and its manifest hashes its file. derive: each row a fix-it
+// trajectory of a new experiment starting from that turn's kernel and
+// feedback. pairs: refused while that experiment runs, then each repaired
+// kernel with its first fix. A second run recomputes nothing; a kind that
+// does not run yet says so.
+TEST(EndToEndTest, APipelineSelectsAndDerivesOnceIntoItsFolders) {
   Cluster c("e2e_pipeline");
   ASSERT_TRUE(c.StartScheduler()) << c.SchedulerLogTail();
-  for (int i = 0; i < 2; ++i) c.AddWorker({"--latency-ms", "2", "--seed", "3"});
-  c.AddGateway({"--latency-ms", "2", "--seed", "5"});
+  std::vector<process::Process*> executors = {&c.AddWorker({"--latency-ms", "2", "--seed", "3"}),
+                                              &c.AddGateway({"--latency-ms", "2", "--seed", "5"})};
   const std::string exp = c.Submit(c.WriteFile("matrix.json", MatrixSpec("e2e-pipe")));
   ASSERT_FALSE(exp.empty()) << c.SchedulerLogTail();
   ExpectStatusMatchesDatabase(c, c.WaitFinished(exp, 180));
+  // Nothing runs the derived experiment until the executors come back: the
+  // pairs stage finds it running.
+  for (process::Process* p : executors) p->Kill();
   const std::string pipeline = c.WriteFile("fixit.json", R"({"name": "fixit", "stages": [
       {"name": "failed", "kind": "select", "experiments": ["e2e-pipe"], "rows": "failed",
-       "max_turn": 3, "per_definition_cap": 20},
+       "max_turn": 3, "per_definition_cap": 4},
       {"name": "repairs", "kind": "derive", "from": "failed", "model": "sim-model-a",
-       "prompt_tag": "ptxb-no-hint"}]})");
+       "prompt_tag": "ptxb-no-hint", "num_turns": 2},
+      {"name": "pairs", "kind": "pairs", "from": "repairs"},
+      {"name": "reasoning", "kind": "synthesize", "from": "pairs", "model": "sim-model-b",
+       "template": "fixit"}]})");
   const std::string dir = c.dir() + "/stages";
   CommandResult run = c.Cli({"pipeline", "run", pipeline, "--dir", dir}, /*merge_stderr=*/true);
   EXPECT_EQ(run.exit_code, 1) << run.out;
-  EXPECT_NE(run.out.find("running derive stages is not built yet"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("stage 'pairs': experiment fixit.repairs."), std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("is still running"), std::string::npos) << run.out;
 
   CommandResult checked = c.Cli({"pipeline", "check", pipeline, "--output", "json"});
   ASSERT_EQ(checked.exit_code, 0) << checked.out;
-  const std::string id = nlohmann::json::parse(checked.out)["stages"][0]["id"];
-  absl::StatusOr<std::string> text = ReadFile(dir + "/" + id + "/manifest.json");
+  const nlohmann::json stages = nlohmann::json::parse(checked.out)["stages"];
+  const std::string select_dir = dir + "/" + stages[0]["id"].get<std::string>();
+  absl::StatusOr<std::string> text = ReadFile(select_dir + "/manifest.json");
   ASSERT_TRUE(text.ok()) << text.status() << run.out;
   const nlohmann::json manifest = nlohmann::json::parse(*text);
   const std::string failed = "eval_status IN (2, 3, 4, 5, 6, 7, 8) AND turn <= 3";
-  EXPECT_EQ(manifest["counts"]["matched"], c.QueryInt("SELECT count(*) FROM turns WHERE " + failed));
+  const std::string of_exp = absl::StrCat(" AND trajectory IN (SELECT j.rowid FROM trajectories j "
+                                          "JOIN experiments e ON e.rowid = j.experiment WHERE "
+                                          "e.id = '", exp, "')");
+  EXPECT_EQ(manifest["counts"]["matched"],
+            c.QueryInt("SELECT count(*) FROM turns WHERE " + failed + of_exp));
   int64_t capped = 0;
   for (const char* d : {"gemm_n7168_k5120", "mha_with_lse_d128", "mha_bwd_d128"}) {
     capped += std::min<int64_t>(
-        20, c.QueryInt(absl::StrCat("SELECT count(*) FROM turns JOIN trajectories t ON "
-                                    "t.rowid = turns.trajectory WHERE t.definition = '",
-                                    d, "' AND ", failed)));
+        4, c.QueryInt(absl::StrCat("SELECT count(*) FROM turns JOIN trajectories t ON "
+                                   "t.rowid = turns.trajectory WHERE t.definition = '",
+                                   d, "' AND ", failed, of_exp)));
   }
   EXPECT_GT(capped, 0) << "the simulated run failed some kernels";
   EXPECT_EQ(manifest["counts"]["kept"], capped);
   EXPECT_EQ(manifest["inputs"][0]["id"], exp);
-  absl::StatusOr<std::string> rows = ReadFile(dir + "/" + id + "/selection.jsonl");
+  absl::StatusOr<std::string> rows = ReadFile(select_dir + "/selection.jsonl");
   ASSERT_TRUE(rows.ok());
   EXPECT_EQ(manifest["outputs"][0]["sha256"], Sha256Hex(*rows));
   EXPECT_EQ(manifest["outputs"][0]["rows"], capped);
 
-  const auto written = std::filesystem::last_write_time(dir + "/" + id + "/selection.jsonl");
-  CommandResult again = c.Cli({"pipeline", "run", pipeline, "failed", "--dir", dir});
-  EXPECT_EQ(again.exit_code, 0) << again.out;
-  EXPECT_NE(again.out.find("up to date, nothing recomputed"), std::string::npos) << again.out;
-  EXPECT_EQ(std::filesystem::last_write_time(dir + "/" + id + "/selection.jsonl"), written);
+  // The derived experiment: one fix-it trajectory per row, named after the
+  // stage, starting from the row's kernel.
+  absl::StatusOr<std::string> derived_text =
+      ReadFile(dir + "/" + stages[1]["id"].get<std::string>() + "/manifest.json");
+  ASSERT_TRUE(derived_text.ok()) << derived_text.status() << run.out;
+  const nlohmann::json derived = nlohmann::json::parse(*derived_text);
+  EXPECT_EQ(derived["experiment"]["trajectories"], capped);
+  EXPECT_EQ(derived["inputs"][0]["id"], stages[0]["id"]);
+  const std::string derived_id = derived["experiment"]["id"];
+  const nlohmann::json first_row = nlohmann::json::parse(rows->substr(0, rows->find('\n')));
+  CommandResult source = c.Cli({"show", first_row["trajectory_id"].get<std::string>(), "--full",
+                                "--output", "json"});
+  ASSERT_EQ(source.exit_code, 0) << source.out;
+  const std::string kernel = nlohmann::json::parse(source.out)["turns"][first_row["turn"].get<int>()]
+                                 ["kernel_source"].get<std::string>();
+  ASSERT_FALSE(kernel.empty());
+  c.AddWorker({"--latency-ms", "2", "--seed", "3"});
+  c.AddGateway({"--latency-ms", "2", "--seed", "5"});
+  const std::string first_derived = c.QueryText(absl::StrCat(
+      "SELECT j.id FROM trajectories j JOIN experiments e ON e.rowid = j.experiment WHERE e.id = '",
+      derived_id, "' AND j.sample = 0"));
+  CommandResult shown = c.Cli({"show", first_derived, "--full", "--output", "json"});
+  ASSERT_EQ(shown.exit_code, 0) << shown.out;
+  EXPECT_NE(nlohmann::json::parse(shown.out)["task_prompt"].get<std::string>().find(kernel),
+            std::string::npos)
+      << "the fix-it trajectory starts from the selected kernel";
+  const nlohmann::json derived_status = c.WaitFinished(derived_id, 180);
+  ASSERT_TRUE(derived_status.is_object());
+  EXPECT_EQ(derived_status["trajectories"]["terminal"], derived_status["trajectories"]["total"]);
+
+  // Now pairs runs: each derived trajectory that passed once is repaired.
+  CommandResult rest = c.Cli({"pipeline", "run", pipeline, "--dir", dir}, /*merge_stderr=*/true);
+  EXPECT_EQ(rest.exit_code, 1) << rest.out;
+  EXPECT_NE(rest.out.find("running synthesize stages is not built yet"), std::string::npos)
+      << rest.out;
+  absl::StatusOr<std::string> pairs_text =
+      ReadFile(dir + "/" + stages[2]["id"].get<std::string>() + "/manifest.json");
+  ASSERT_TRUE(pairs_text.ok()) << pairs_text.status() << rest.out;
+  const nlohmann::json pairs = nlohmann::json::parse(*pairs_text);
+  EXPECT_EQ(pairs["counts"]["items"], capped);
+  const int64_t repaired = c.QueryInt(absl::StrCat(
+      "SELECT count(DISTINCT trajectory) FROM turns WHERE eval_status = 1 AND trajectory IN "
+      "(SELECT j.rowid FROM trajectories j JOIN experiments e ON e.rowid = j.experiment WHERE "
+      "e.id = '", derived_id, "')"));
+  EXPECT_EQ(pairs["counts"]["repaired"], repaired);
+  EXPECT_EQ(pairs["counts"]["pairs"], repaired) << "the first fix of each";
+  EXPECT_EQ(pairs["inputs"][1]["id"], derived_id);
+
+  const auto written = std::filesystem::last_write_time(select_dir + "/selection.jsonl");
+  for (const char* stage : {"failed", "repairs", "pairs"}) {
+    CommandResult again = c.Cli({"pipeline", "run", pipeline, stage, "--dir", dir});
+    EXPECT_EQ(again.exit_code, 0) << again.out;
+    EXPECT_NE(again.out.find("up to date, nothing recomputed"), std::string::npos) << again.out;
+  }
+  EXPECT_EQ(std::filesystem::last_write_time(select_dir + "/selection.jsonl"), written);
+  EXPECT_EQ(c.QueryInt("SELECT count(*) FROM experiments"), 2) << "nothing submitted twice";
 }
 
 TEST(EndToEndTest, SchedulerKilledMidRunLosesNothingAndPaysForNothingTwice) {

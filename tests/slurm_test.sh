@@ -89,7 +89,10 @@ if [[ ${PTXB_SLURM_REAL_WORKER:-0} == 1 ]]; then
 JSON
   sed 's/"slurm-recipe-gpu"/"slurm-busy"/' "$spec" > "$tmp/busy.json"
 else
-  export PTXBENCH_WORKER_ARGS="--simulate --latency-ms 20" PTXBENCH_GATEWAY_ARGS="--simulate --latency-ms 10"
+  # A model call takes a second, so that at the scancel a gateway is still
+  # in one when the scheduler gets its SIGTERM (at 10 ms the executors could
+  # report everything first, and the scheduler found no lease to wait for).
+  export PTXBENCH_WORKER_ARGS="--simulate --latency-ms 20" PTXBENCH_GATEWAY_ARGS="--simulate --latency-ms 1000"
   spec=$tmp/spec.json timeout_s=90 want_correct=
   cat > "$spec" <<'JSON'
 {"name": "slurm-recipe", "models": ["sim-model-a"], "definitions": ["gemm_n7168_k5120"],

@@ -1,0 +1,233 @@
+// The stages `ptxbench pipeline run` runs (pipeline_stages.h).
+
+#include "cli/pipeline_stages.h"
+
+#include <map>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "common/file.h"
+#include "common/hash.h"
+#include "common/status_macros.h"
+#include "pipelines/derive.h"
+#include "pipelines/pairs.h"
+#include "pipelines/select.h"
+
+namespace ptxbench::cli {
+namespace {
+
+// The experiment a stage takes, once every trajectory of it has finished.
+absl::StatusOr<v1::GetExperimentResponse> FinishedExperiment(SchedulerClient& client,
+                                                             const pipelines::Stage& stage,
+                                                             const std::string& name) {
+  PTXB_ASSIGN_OR_RETURN(v1::GetExperimentResponse e, client.GetExperiment(name));
+  const v1::ExperimentProgress& p = e.progress();
+  if (p.terminal() < p.total()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "stage '", stage.name, "': experiment ", e.experiment().name(), " is still running (",
+        p.terminal(), " of ", p.total(), " trajectories finished); run the stage once it has "
+        "finished"));
+  }
+  return e;
+}
+
+// How a stage's manifest names an experiment it took.
+nlohmann::json ExperimentInput(const v1::GetExperimentResponse& e) {
+  return {{"kind", "experiment"},
+          {"name", e.experiment().name()},
+          {"id", e.experiment().experiment_id()},
+          {"spec_sha256", Sha256Hex(e.experiment().spec_json())},
+          {"trajectories", e.progress().total()}};
+}
+
+// A select stage over finished experiments: every judged turn of theirs,
+// read as results, then the stage's choice.
+absl::StatusOr<nlohmann::json> RunSelect(const Invocation& inv, SchedulerClient& client,
+                                         const pipelines::Pipeline& pipeline,
+                                         const pipelines::Stage& stage,
+                                         const pipelines::StageStore& store) {
+  const int64_t started = absl::ToUnixMillis(absl::Now());
+  std::vector<pipelines::Row> rows;
+  nlohmann::json inputs = nlohmann::json::array();
+  for (const std::string& name : stage.experiments) {
+    PTXB_ASSIGN_OR_RETURN(v1::GetExperimentResponse e, FinishedExperiment(client, stage, name));
+    const v1::ExperimentProgress& p = e.progress();
+    const std::string& id = e.experiment().experiment_id();
+    v1::ReadTrajectoriesRequest request;
+    request.set_experiment_id(id);
+    request.set_detail(v1::TURN_DETAIL_RESULTS);
+    const size_t before = rows.size();
+    PTXB_RETURN_IF_ERROR(client.ReadTrajectories(request, [&](v1::Trajectory&& t) {
+      for (pipelines::Row& r : pipelines::RowsOf(id, t)) rows.push_back(std::move(r));
+      return absl::OkStatus();
+    }));
+    inv.err() << "  read " << name << " (" << id << "): " << p.total() << " trajectories, "
+              << rows.size() - before << " judged turns\n";
+    inputs.push_back(ExperimentInput(e));
+  }
+  const pipelines::Selection selection = pipelines::Select(rows, stage.params);
+  return store.Write(pipeline, stage, {{"selection.jsonl", pipelines::SelectionJsonl(selection)}},
+                     {{"inputs", std::move(inputs)},
+                      {"counts", pipelines::SelectionCounts(selection)},
+                      {"started_unix_ms", started},
+                      {"finished_unix_ms", absl::ToUnixMillis(absl::Now())},
+                      {"ptxbench_version", PTXB_VERSION}});
+}
+
+// A file an earlier stage wrote, checked against the hash its manifest
+// names, so what was changed on disk is refused rather than used.
+absl::StatusOr<std::string> ReadStageFile(const pipelines::StageStore& store,
+                                          const pipelines::Stage& input, const std::string& name) {
+  std::optional<nlohmann::json> manifest = store.Manifest(input);
+  if (!manifest) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("stage ", input.name, " has not run yet: run it first"));
+  }
+  const std::string path = store.Folder(input) + "/" + name;
+  PTXB_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  std::string named;
+  for (const nlohmann::json& output : (*manifest)["outputs"]) {
+    if (output.value("file", "") == name) named = output.value("sha256", "");
+  }
+  if (Sha256Hex(text) != named) {
+    return absl::DataLossError(absl::StrCat(
+        path, " is not the file its manifest names (its sha256 differs): remove ",
+        store.Folder(input), " and run the stage again"));
+  }
+  return text;
+}
+
+// A derive stage: each selected turn's kernel and feedback, read from the
+// scheduler, become a fix-it item of a new experiment.
+absl::StatusOr<nlohmann::json> RunDerive(const Invocation& inv, SchedulerClient& client,
+                                         const pipelines::Pipeline& pipeline,
+                                         const pipelines::Stage& stage,
+                                         const pipelines::StageStore& store) {
+  const int64_t started = absl::ToUnixMillis(absl::Now());
+  const pipelines::Stage& input = *pipeline.Find(stage.from);
+  PTXB_ASSIGN_OR_RETURN(std::string selection, ReadStageFile(store, input, "selection.jsonl"));
+  PTXB_ASSIGN_OR_RETURN(std::vector<pipelines::Row> rows,
+                        pipelines::ReadSelectionJsonl(selection));
+  if (rows.empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("stage ", stage.name, ": stage ", input.name, " selected no rows"));
+  }
+  std::map<std::string, v1::Trajectory> read;  // by trajectory id
+  std::vector<pipelines::DeriveSource> sources;
+  for (const pipelines::Row& row : rows) {
+    if (!read.contains(row.trajectory_id)) {
+      v1::ReadTrajectoriesRequest request;
+      request.set_trajectory_id(row.trajectory_id);
+      request.set_detail(v1::TURN_DETAIL_FULL);
+      PTXB_RETURN_IF_ERROR(client.ReadTrajectories(request, [&](v1::Trajectory&& t) {
+        read[row.trajectory_id] = std::move(t);
+        return absl::OkStatus();
+      }));
+    }
+    const v1::Trajectory& t = read[row.trajectory_id];
+    if (row.turn < 0 || row.turn >= t.turns_size() ||
+        t.turns(row.turn).kernel_sha256() != row.kernel_sha256) {
+      return absl::DataLossError(absl::StrCat("stage ", stage.name, ": turn ", row.turn, " of ",
+                                              row.trajectory_id,
+                                              " is not the kernel the selection names"));
+    }
+    sources.push_back({row, t.turns(row.turn).kernel_source(), t.turns(row.turn).feedback()});
+  }
+  const pipelines::DerivedExperiment derived =
+      pipelines::BuildDerivedExperiment(pipeline, stage, sources);
+  v1::SubmitExperimentRequest request;
+  request.set_spec_json(derived.spec_json);
+  request.set_spec_path(absl::StrCat(pipeline.name, ":", stage.name));
+  request.set_name(derived.name);
+  request.set_model(stage.params["model"].get<std::string>());
+  request.set_eval(stage.params["eval"].get<std::string>());
+  for (const auto& [path, content] : derived.files) (*request.mutable_files())[path] = content;
+  PTXB_ASSIGN_OR_RETURN(v1::SubmitExperimentResponse submitted, client.SubmitExperiment(request));
+  inv.err() << "  submitted " << derived.name << " (" << submitted.experiment_id() << "): "
+            << submitted.trajectories() << " fix-it trajectories"
+            << (submitted.created() ? "" : " (it existed already with this spec)") << "\n";
+  return store.Write(pipeline, stage, {{"items.jsonl", derived.items_jsonl}},
+                     {{"inputs", {{{"kind", "stage"}, {"stage", input.name}, {"id", input.id}}}},
+                      {"experiment",
+                       {{"id", submitted.experiment_id()},
+                        {"name", derived.name},
+                        {"spec_sha256", Sha256Hex(derived.spec_json)},
+                        {"trajectories", submitted.trajectories()}}},
+                      {"counts", {{"items", sources.size()}}},
+                      {"started_unix_ms", started},
+                      {"finished_unix_ms", absl::ToUnixMillis(absl::Now())},
+                      {"ptxbench_version", PTXB_VERSION}});
+}
+
+// A pairs stage: the derive stage's experiment, once finished, and each
+// wrong kernel with its fix.
+absl::StatusOr<nlohmann::json> RunPairs(const Invocation& inv, SchedulerClient& client,
+                                        const pipelines::Pipeline& pipeline,
+                                        const pipelines::Stage& stage,
+                                        const pipelines::StageStore& store) {
+  const int64_t started = absl::ToUnixMillis(absl::Now());
+  const pipelines::Stage& input = *pipeline.Find(stage.from);
+  PTXB_ASSIGN_OR_RETURN(std::string items_text, ReadStageFile(store, input, "items.jsonl"));
+  PTXB_ASSIGN_OR_RETURN(std::vector<pipelines::Item> items,
+                        pipelines::ReadItemsJsonl(items_text));
+  const std::string derived_id = (*store.Manifest(input))["experiment"].value("id", "");
+  PTXB_ASSIGN_OR_RETURN(v1::GetExperimentResponse e,
+                        FinishedExperiment(client, stage, derived_id));
+  std::vector<v1::Trajectory> derived;
+  v1::ReadTrajectoriesRequest request;
+  request.set_experiment_id(derived_id);
+  request.set_detail(v1::TURN_DETAIL_RESULTS);
+  PTXB_RETURN_IF_ERROR(client.ReadTrajectories(request, [&](v1::Trajectory&& t) {
+    derived.push_back(std::move(t));
+    return absl::OkStatus();
+  }));
+  const pipelines::Pairs pairs = pipelines::MakePairs(items, derived_id, derived, stage.params);
+  inv.err() << "  read " << e.experiment().name() << " (" << derived_id << "): "
+            << pairs.repaired << " of " << pairs.items << " wrong kernels repaired\n";
+  return store.Write(pipeline, stage, {{"pairs.jsonl", pipelines::PairsJsonl(pairs)}},
+                     {{"inputs",
+                       {{{"kind", "stage"}, {"stage", input.name}, {"id", input.id}},
+                        ExperimentInput(e)}},
+                      {"counts", pipelines::PairsCounts(pairs)},
+                      {"started_unix_ms", started},
+                      {"finished_unix_ms", absl::ToUnixMillis(absl::Now())},
+                      {"ptxbench_version", PTXB_VERSION}});
+}
+
+}  // namespace
+
+bool StageRuns(const pipelines::Stage& stage) {
+  return (stage.kind == "select" && stage.from.empty()) || stage.kind == "derive" ||
+         stage.kind == "pairs";
+}
+
+absl::StatusOr<nlohmann::json> RunStage(const Invocation& inv, SchedulerClient& client,
+                                        const pipelines::Pipeline& pipeline,
+                                        const pipelines::Stage& stage,
+                                        const pipelines::StageStore& store) {
+  if (stage.kind == "derive") return RunDerive(inv, client, pipeline, stage, store);
+  if (stage.kind == "pairs") return RunPairs(inv, client, pipeline, stage, store);
+  return RunSelect(inv, client, pipeline, stage, store);
+}
+
+std::string StageSummary(const pipelines::Stage& stage, const nlohmann::json& manifest) {
+  const nlohmann::json& counts = manifest["counts"];
+  if (stage.kind == "derive") {
+    const nlohmann::json& e = manifest["experiment"];
+    return absl::StrCat("experiment ", e["name"].get<std::string>(), " (",
+                        e["id"].get<std::string>(), "), ", e["trajectories"].dump(),
+                        " fix-it trajectories; follow it with `ptxbench status ",
+                        e["id"].get<std::string>(), " --watch`");
+  }
+  if (stage.kind == "pairs") {
+    return absl::StrCat(counts["pairs"].dump(), " pairs, ", counts["repaired"].dump(), " of ",
+                        counts["items"].dump(), " wrong kernels repaired");
+  }
+  return absl::StrCat("kept ", counts["kept"].dump(), " of ", counts["matched"].dump(),
+                      " matching turns (", counts["candidates"].dump(), " judged)");
+}
+
+}  // namespace ptxbench::cli
