@@ -1,16 +1,18 @@
 // Pipeline commands (docs/PIPELINES.md): `pipeline check FILE` reads a
 // pipeline file and checks its wiring without running anything or calling
 // the scheduler; `pipeline run FILE [STAGE]` runs its stages (those that
-// run so far: select from finished experiments, derive, pairs) into stage
-// folders.
+// run so far: select, derive, pairs) into stage folders; `pipeline status
+// FILE` says where each stands.
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "cli/client.h"
 #include "cli/commands.h"
+#include "cli/format.h"
 #include "cli/pipeline_stages.h"
 #include "common/file.h"
 #include "common/status_macros.h"
@@ -55,6 +57,12 @@ absl::Status RunCheck(const Invocation& inv) {
   return absl::OkStatus();
 }
 
+// --dir, else pipelines/ under the data directory.
+std::string StageRoot(const Invocation& inv) {
+  return inv.args.Has("dir") ? inv.args.Get("dir")
+                             : (std::filesystem::path(inv.global.data_dir) / "pipelines").string();
+}
+
 absl::StatusOr<pipelines::Pipeline> ReadPipelineFile(const std::string& path) {
   PTXB_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
   return pipelines::ReadPipeline(text, path);
@@ -74,10 +82,7 @@ absl::Status RunRun(const Invocation& inv) {
   } else {
     for (const pipelines::Stage& s : pipeline.stages) stages.push_back(&s);
   }
-  const std::string root = inv.args.Has("dir")
-                               ? inv.args.Get("dir")
-                               : (std::filesystem::path(inv.global.data_dir) / "pipelines").string();
-  const pipelines::StageStore store(root);
+  const pipelines::StageStore store(StageRoot(inv));
   SchedulerClient client = Connect(inv);
   for (const pipelines::Stage* s : stages) {
     const std::string label = absl::StrCat("stage ", s->name, " (", s->kind, ", ", s->id, ")");
@@ -86,14 +91,47 @@ absl::Status RunRun(const Invocation& inv) {
       continue;
     }
     if (!StageRuns(*s)) {
-      return absl::UnimplementedError(absl::StrCat(
-          label, ": running ", s->kind == "select" ? "a select of a derived experiment" : s->kind,
-          " stages is not built yet (docs/PIPELINES.md); `pipeline check` checks them"));
+      return absl::UnimplementedError(
+          absl::StrCat(label, ": running ", s->kind,
+                       " stages is not built yet (docs/PIPELINES.md); `pipeline check` checks them"));
     }
     inv.err() << label << ": running\n";
     PTXB_ASSIGN_OR_RETURN(nlohmann::json manifest, RunStage(inv, client, pipeline, *s, store));
     inv.out() << label << ": " << StageSummary(*s, manifest) << ": " << store.Folder(*s) << "\n";
   }
+  return absl::OkStatus();
+}
+
+// Each stage's state from its folder: done (with what it made and when),
+// or not run. Reads no scheduler.
+absl::Status RunStatus(const Invocation& inv) {
+  const std::string& path = inv.args.positionals[0];
+  PTXB_ASSIGN_OR_RETURN(pipelines::Pipeline pipeline, ReadPipelineFile(path));
+  const pipelines::StageStore store(StageRoot(inv));
+  nlohmann::json stages = nlohmann::json::array();
+  Table table({"STAGE", "KIND", "STATE", "FINISHED", "WHAT IT MADE"});
+  for (const pipelines::Stage& s : pipeline.stages) {
+    std::optional<nlohmann::json> manifest = store.Manifest(s);
+    const std::string state = manifest ? "done" : StageRuns(s) ? "not run" : "not built yet";
+    const int64_t finished = manifest ? manifest->value("finished_unix_ms", int64_t{0}) : 0;
+    const std::string made = manifest ? StageSummary(s, *manifest) : "";
+    stages.push_back({{"name", s.name},
+                      {"kind", s.kind},
+                      {"id", s.id},
+                      {"state", state},
+                      {"folder", store.Folder(s)},
+                      {"manifest", manifest ? *manifest : nlohmann::json()}});
+    table.AddRow({s.name, s.kind, state, finished > 0 ? FormatUnixMs(finished) : "-",
+                  made.empty() ? "-" : made});
+  }
+  if (inv.global.json) {
+    inv.out() << nlohmann::json({{"pipeline", pipeline.name}, {"stages", stages}}).dump(2)
+              << "\n";
+    return absl::OkStatus();
+  }
+  inv.out() << "pipeline " << pipeline.name << " (" << path << "), stage folders under "
+            << StageRoot(inv) << "\n"
+            << table.Render();
   return absl::OkStatus();
 }
 
@@ -121,10 +159,18 @@ void AddPipelineCommands(std::vector<Command>* commands) {
         "run a pipeline's stages (or one) into stage folders; a stage done is not run again",
         "Each stage writes DIR/<stage id>/: its files and manifest.json (inputs, counts,\n"
         "each file's sha256 and rows), whole or not at all. A stage whose folder has its\n"
-        "manifest is up to date and is not recomputed. So far select stages over finished\n"
-        "experiments, derive and pairs stages run; the other kinds are checked but not run\n"
-        "yet."},
+        "manifest is up to date and is not recomputed. So far select, derive and pairs\n"
+        "stages run; the other kinds are checked but not run yet."},
        RunRun});
+  commands->push_back(
+      {{"pipeline status",
+        "PIPELINE.json",
+        1,
+        1,
+        {{"dir", true, false, "DIR", "where stage folders are (default DATA_DIR/pipelines)"}},
+        "where each stage of a pipeline stands: done (what it made, when) or not run",
+        ""},
+       RunStatus});
 }
 
 }  // namespace ptxbench::cli

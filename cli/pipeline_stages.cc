@@ -52,7 +52,19 @@ absl::StatusOr<nlohmann::json> RunSelect(const Invocation& inv, SchedulerClient&
   const int64_t started = absl::ToUnixMillis(absl::Now());
   std::vector<pipelines::Row> rows;
   nlohmann::json inputs = nlohmann::json::array();
-  for (const std::string& name : stage.experiments) {
+  // Finished experiments named in the file, or the one a derive stage made.
+  std::vector<std::string> experiments = stage.experiments;
+  if (!stage.from.empty()) {
+    const pipelines::Stage& input = *pipeline.Find(stage.from);
+    std::optional<nlohmann::json> derived = store.Manifest(input);
+    if (!derived) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("stage ", input.name, " has not run yet: run it first"));
+    }
+    experiments = {(*derived)["experiment"].value("id", "")};
+    inputs.push_back({{"kind", "stage"}, {"stage", input.name}, {"id", input.id}});
+  }
+  for (const std::string& name : experiments) {
     PTXB_ASSIGN_OR_RETURN(v1::GetExperimentResponse e, FinishedExperiment(client, stage, name));
     const v1::ExperimentProgress& p = e.progress();
     const std::string& id = e.experiment().experiment_id();
@@ -200,8 +212,7 @@ absl::StatusOr<nlohmann::json> RunPairs(const Invocation& inv, SchedulerClient& 
 }  // namespace
 
 bool StageRuns(const pipelines::Stage& stage) {
-  return (stage.kind == "select" && stage.from.empty()) || stage.kind == "derive" ||
-         stage.kind == "pairs";
+  return stage.kind == "select" || stage.kind == "derive" || stage.kind == "pairs";
 }
 
 absl::StatusOr<nlohmann::json> RunStage(const Invocation& inv, SchedulerClient& client,

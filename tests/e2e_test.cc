@@ -284,6 +284,7 @@ TEST(EndToEndTest, APipelineSelectsAndDerivesOnceIntoItsFolders) {
       {"name": "repairs", "kind": "derive", "from": "failed", "model": "sim-model-a",
        "prompt_tag": "ptxb-no-hint", "num_turns": 2},
       {"name": "pairs", "kind": "pairs", "from": "repairs"},
+      {"name": "repaired", "kind": "select", "from": "repairs", "rows": "correct"},
       {"name": "reasoning", "kind": "synthesize", "from": "pairs", "model": "sim-model-b",
        "template": "fixit"}]})");
   const std::string dir = c.dir() + "/stages";
@@ -368,6 +369,22 @@ TEST(EndToEndTest, APipelineSelectsAndDerivesOnceIntoItsFolders) {
   EXPECT_EQ(pairs["counts"]["repaired"], repaired);
   EXPECT_EQ(pairs["counts"]["pairs"], repaired) << "the first fix of each";
   EXPECT_EQ(pairs["inputs"][1]["id"], derived_id);
+  // A select of the derived experiment: its correct turns.
+  absl::StatusOr<std::string> repaired_text =
+      ReadFile(dir + "/" + stages[3]["id"].get<std::string>() + "/manifest.json");
+  ASSERT_TRUE(repaired_text.ok()) << repaired_text.status() << rest.out;
+  const nlohmann::json repaired_manifest = nlohmann::json::parse(*repaired_text);
+  EXPECT_EQ(repaired_manifest["inputs"][1]["id"], derived_id);
+  EXPECT_EQ(repaired_manifest["counts"]["kept"],
+            c.QueryInt(absl::StrCat("SELECT count(*) FROM turns WHERE eval_status = 1 AND "
+                                    "trajectory IN (SELECT j.rowid FROM trajectories j JOIN "
+                                    "experiments e ON e.rowid = j.experiment WHERE e.id = '",
+                                    derived_id, "')")));
+  CommandResult status = c.Cli({"pipeline", "status", pipeline, "--dir", dir, "--output", "json"});
+  ASSERT_EQ(status.exit_code, 0) << status.out;
+  const nlohmann::json states = nlohmann::json::parse(status.out)["stages"];
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(states[i]["state"], "done") << i;
+  EXPECT_EQ(states[4]["state"], "not built yet");
 
   const auto written = std::filesystem::last_write_time(select_dir + "/selection.jsonl");
   for (const char* stage : {"failed", "repairs", "pairs"}) {
