@@ -31,7 +31,7 @@ absl::Status RunSubmit(const Invocation& inv) {
   request.set_dry_run(inv.args.Has("dry-run"));
   SchedulerClient client = Connect(inv);
   return SubmitSpecFile(client, inv.args.positionals[0], std::move(request), inv.global.json,
-                        inv.out(), inv.args.Get("prompts"))
+                        inv.out(), inv.err(), inv.args.Get("prompts"))
       .status();
 }
 

@@ -43,65 +43,38 @@ nlohmann::json ExperimentInput(const v1::GetExperimentResponse& e) {
           {"trajectories", e.progress().total()}};
 }
 
-// A select stage over finished experiments: every judged turn of theirs,
-// read as results, then the stage's choice.
-absl::StatusOr<nlohmann::json> RunSelect(const Invocation& inv, SchedulerClient& client,
-                                         const pipelines::Pipeline& pipeline,
-                                         const pipelines::Stage& stage,
-                                         const pipelines::StageStore& store) {
-  const int64_t started = absl::ToUnixMillis(absl::Now());
-  std::vector<pipelines::Row> rows;
-  nlohmann::json inputs = nlohmann::json::array();
-  // Finished experiments named in the file, or the one a derive stage made.
-  std::vector<std::string> experiments = stage.experiments;
-  if (!stage.from.empty()) {
-    const pipelines::Stage& input = *pipeline.Find(stage.from);
-    std::optional<nlohmann::json> derived = store.Manifest(input);
-    if (!derived) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("stage ", input.name, " has not run yet: run it first"));
-    }
-    experiments = {(*derived)["experiment"].value("id", "")};
-    inputs.push_back({{"kind", "stage"}, {"stage", input.name}, {"id", input.id}});
-  }
-  for (const std::string& name : experiments) {
-    PTXB_ASSIGN_OR_RETURN(v1::GetExperimentResponse e, FinishedExperiment(client, stage, name));
-    const v1::ExperimentProgress& p = e.progress();
-    const std::string& id = e.experiment().experiment_id();
-    v1::ReadTrajectoriesRequest request;
-    request.set_experiment_id(id);
-    request.set_detail(v1::TURN_DETAIL_RESULTS);
-    const size_t before = rows.size();
-    PTXB_RETURN_IF_ERROR(client.ReadTrajectories(request, [&](v1::Trajectory&& t) {
-      for (pipelines::Row& r : pipelines::RowsOf(id, t)) rows.push_back(std::move(r));
-      return absl::OkStatus();
-    }));
-    inv.err() << "  read " << name << " (" << id << "): " << p.total() << " trajectories, "
-              << rows.size() - before << " judged turns\n";
-    inputs.push_back(ExperimentInput(e));
-  }
-  const pipelines::Selection selection = pipelines::Select(rows, stage.params);
-  return store.Write(pipeline, stage, {{"selection.jsonl", pipelines::SelectionJsonl(selection)}},
-                     {{"inputs", std::move(inputs)},
-                      {"counts", pipelines::SelectionCounts(selection)},
-                      {"started_unix_ms", started},
-                      {"finished_unix_ms", absl::ToUnixMillis(absl::Now())},
-                      {"ptxbench_version", PTXB_VERSION}});
+// How a stage's manifest names an earlier stage it took.
+nlohmann::json StageInput(const pipelines::Stage& input) {
+  return {{"kind", "stage"}, {"stage", input.name}, {"id", input.id}};
 }
 
-// A file an earlier stage wrote, checked against the hash its manifest
-// names, so what was changed on disk is refused rather than used.
-absl::StatusOr<std::string> ReadStageFile(const pipelines::StageStore& store,
-                                          const pipelines::Stage& input, const std::string& name) {
+// What a stage made: its files and what its manifest says of them (RunStage
+// adds the times and the version).
+struct StageOutput {
+  std::map<std::string, std::string> files;
+  nlohmann::json manifest;
+};
+
+// An earlier stage's manifest; FAILED_PRECONDITION when it has not run.
+absl::StatusOr<nlohmann::json> RanManifest(const pipelines::StageStore& store,
+                                           const pipelines::Stage& input) {
   std::optional<nlohmann::json> manifest = store.Manifest(input);
   if (!manifest) {
     return absl::FailedPreconditionError(
         absl::StrCat("stage ", input.name, " has not run yet: run it first"));
   }
+  return *std::move(manifest);
+}
+
+// A file an earlier stage wrote, checked against the hash its manifest
+// names, so what was changed on disk is refused rather than used.
+absl::StatusOr<std::string> ReadStageFile(const pipelines::StageStore& store,
+                                          const pipelines::Stage& input,
+                                          const nlohmann::json& manifest, const std::string& name) {
   const std::string path = store.Folder(input) + "/" + name;
   PTXB_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
   std::string named;
-  for (const nlohmann::json& output : (*manifest)["outputs"]) {
+  for (const nlohmann::json& output : manifest["outputs"]) {
     if (output.value("file", "") == name) named = output.value("sha256", "");
   }
   if (Sha256Hex(text) != named) {
@@ -112,15 +85,53 @@ absl::StatusOr<std::string> ReadStageFile(const pipelines::StageStore& store,
   return text;
 }
 
+// A select stage over finished experiments: every judged turn of theirs,
+// read as results, then the stage's choice.
+absl::StatusOr<StageOutput> RunSelect(const Invocation& inv, SchedulerClient& client,
+                                      const pipelines::Pipeline& pipeline,
+                                      const pipelines::Stage& stage,
+                                      const pipelines::StageStore& store) {
+  std::vector<pipelines::Row> rows;
+  nlohmann::json inputs = nlohmann::json::array();
+  // Finished experiments named in the file, or the one a derive stage made.
+  std::vector<std::string> experiments = stage.experiments;
+  if (!stage.from.empty()) {
+    const pipelines::Stage& input = *pipeline.Find(stage.from);
+    PTXB_ASSIGN_OR_RETURN(nlohmann::json derived, RanManifest(store, input));
+    experiments = {derived["experiment"].value("id", "")};
+    inputs.push_back(StageInput(input));
+  }
+  for (const std::string& name : experiments) {
+    PTXB_ASSIGN_OR_RETURN(v1::GetExperimentResponse e, FinishedExperiment(client, stage, name));
+    const std::string& id = e.experiment().experiment_id();
+    v1::ReadTrajectoriesRequest request;
+    request.set_experiment_id(id);
+    request.set_detail(v1::TURN_DETAIL_RESULTS);
+    const size_t before = rows.size();
+    PTXB_RETURN_IF_ERROR(client.ReadTrajectories(request, [&](v1::Trajectory&& t) {
+      for (pipelines::Row& r : pipelines::RowsOf(id, t)) rows.push_back(std::move(r));
+      return absl::OkStatus();
+    }));
+    inv.err() << "  read " << name << " (" << id << "): " << e.progress().total()
+              << " trajectories, " << rows.size() - before << " judged turns\n";
+    inputs.push_back(ExperimentInput(e));
+  }
+  const pipelines::Selection selection = pipelines::Select(rows, stage.params);
+  return StageOutput{{{"selection.jsonl", pipelines::SelectionJsonl(selection)}},
+                     {{"inputs", std::move(inputs)},
+                      {"counts", pipelines::SelectionCounts(selection)}}};
+}
+
 // A derive stage: each selected turn's kernel and feedback, read from the
 // scheduler, become a fix-it item of a new experiment.
-absl::StatusOr<nlohmann::json> RunDerive(const Invocation& inv, SchedulerClient& client,
-                                         const pipelines::Pipeline& pipeline,
-                                         const pipelines::Stage& stage,
-                                         const pipelines::StageStore& store) {
-  const int64_t started = absl::ToUnixMillis(absl::Now());
+absl::StatusOr<StageOutput> RunDerive(const Invocation& inv, SchedulerClient& client,
+                                      const pipelines::Pipeline& pipeline,
+                                      const pipelines::Stage& stage,
+                                      const pipelines::StageStore& store) {
   const pipelines::Stage& input = *pipeline.Find(stage.from);
-  PTXB_ASSIGN_OR_RETURN(std::string selection, ReadStageFile(store, input, "selection.jsonl"));
+  PTXB_ASSIGN_OR_RETURN(nlohmann::json selected, RanManifest(store, input));
+  PTXB_ASSIGN_OR_RETURN(std::string selection,
+                        ReadStageFile(store, input, selected, "selection.jsonl"));
   PTXB_ASSIGN_OR_RETURN(std::vector<pipelines::Row> rows,
                         pipelines::ReadSelectionJsonl(selection));
   if (rows.empty()) {
@@ -161,31 +172,29 @@ absl::StatusOr<nlohmann::json> RunDerive(const Invocation& inv, SchedulerClient&
   inv.err() << "  submitted " << derived.name << " (" << submitted.experiment_id() << "): "
             << submitted.trajectories() << " fix-it trajectories"
             << (submitted.created() ? "" : " (it existed already with this spec)") << "\n";
-  return store.Write(pipeline, stage, {{"items.jsonl", derived.items_jsonl}},
-                     {{"inputs", {{{"kind", "stage"}, {"stage", input.name}, {"id", input.id}}}},
+  return StageOutput{{{"items.jsonl", derived.items_jsonl}},
+                     {{"inputs", nlohmann::json::array({StageInput(input)})},
                       {"experiment",
                        {{"id", submitted.experiment_id()},
                         {"name", derived.name},
                         {"spec_sha256", Sha256Hex(derived.spec_json)},
                         {"trajectories", submitted.trajectories()}}},
-                      {"counts", {{"items", sources.size()}}},
-                      {"started_unix_ms", started},
-                      {"finished_unix_ms", absl::ToUnixMillis(absl::Now())},
-                      {"ptxbench_version", PTXB_VERSION}});
+                      {"counts", {{"items", sources.size()}}}}};
 }
 
 // A pairs stage: the derive stage's experiment, once finished, and each
 // wrong kernel with its fix.
-absl::StatusOr<nlohmann::json> RunPairs(const Invocation& inv, SchedulerClient& client,
-                                        const pipelines::Pipeline& pipeline,
-                                        const pipelines::Stage& stage,
-                                        const pipelines::StageStore& store) {
-  const int64_t started = absl::ToUnixMillis(absl::Now());
+absl::StatusOr<StageOutput> RunPairs(const Invocation& inv, SchedulerClient& client,
+                                     const pipelines::Pipeline& pipeline,
+                                     const pipelines::Stage& stage,
+                                     const pipelines::StageStore& store) {
   const pipelines::Stage& input = *pipeline.Find(stage.from);
-  PTXB_ASSIGN_OR_RETURN(std::string items_text, ReadStageFile(store, input, "items.jsonl"));
+  PTXB_ASSIGN_OR_RETURN(nlohmann::json derive, RanManifest(store, input));
+  PTXB_ASSIGN_OR_RETURN(std::string items_text,
+                        ReadStageFile(store, input, derive, "items.jsonl"));
   PTXB_ASSIGN_OR_RETURN(std::vector<pipelines::Item> items,
                         pipelines::ReadItemsJsonl(items_text));
-  const std::string derived_id = (*store.Manifest(input))["experiment"].value("id", "");
+  const std::string derived_id = derive["experiment"].value("id", "");
   PTXB_ASSIGN_OR_RETURN(v1::GetExperimentResponse e,
                         FinishedExperiment(client, stage, derived_id));
   std::vector<v1::Trajectory> derived;
@@ -199,14 +208,9 @@ absl::StatusOr<nlohmann::json> RunPairs(const Invocation& inv, SchedulerClient& 
   const pipelines::Pairs pairs = pipelines::MakePairs(items, derived_id, derived, stage.params);
   inv.err() << "  read " << e.experiment().name() << " (" << derived_id << "): "
             << pairs.repaired << " of " << pairs.items << " wrong kernels repaired\n";
-  return store.Write(pipeline, stage, {{"pairs.jsonl", pipelines::PairsJsonl(pairs)}},
-                     {{"inputs",
-                       {{{"kind", "stage"}, {"stage", input.name}, {"id", input.id}},
-                        ExperimentInput(e)}},
-                      {"counts", pipelines::PairsCounts(pairs)},
-                      {"started_unix_ms", started},
-                      {"finished_unix_ms", absl::ToUnixMillis(absl::Now())},
-                      {"ptxbench_version", PTXB_VERSION}});
+  return StageOutput{{{"pairs.jsonl", pipelines::PairsJsonl(pairs)}},
+                     {{"inputs", nlohmann::json::array({StageInput(input), ExperimentInput(e)})},
+                      {"counts", pipelines::PairsCounts(pairs)}}};
 }
 
 }  // namespace
@@ -219,9 +223,13 @@ absl::StatusOr<nlohmann::json> RunStage(const Invocation& inv, SchedulerClient& 
                                         const pipelines::Pipeline& pipeline,
                                         const pipelines::Stage& stage,
                                         const pipelines::StageStore& store) {
-  if (stage.kind == "derive") return RunDerive(inv, client, pipeline, stage, store);
-  if (stage.kind == "pairs") return RunPairs(inv, client, pipeline, stage, store);
-  return RunSelect(inv, client, pipeline, stage, store);
+  const int64_t started = absl::ToUnixMillis(absl::Now());
+  auto run = stage.kind == "derive" ? RunDerive : stage.kind == "pairs" ? RunPairs : RunSelect;
+  PTXB_ASSIGN_OR_RETURN(StageOutput out, run(inv, client, pipeline, stage, store));
+  out.manifest["started_unix_ms"] = started;
+  out.manifest["finished_unix_ms"] = absl::ToUnixMillis(absl::Now());
+  out.manifest["ptxbench_version"] = PTXB_VERSION;
+  return store.Write(pipeline, stage, out.files, std::move(out.manifest));
 }
 
 std::string StageSummary(const pipelines::Stage& stage, const nlohmann::json& manifest) {

@@ -101,7 +101,8 @@ absl::StatusOr<std::string> ReadSpecFile(const std::string& path) {
 
 absl::StatusOr<std::string> SubmitSpecFile(SchedulerClient& client, const std::string& path,
                                            v1::SubmitExperimentRequest request, bool json,
-                                           std::ostream& out, const std::string& hub) {
+                                           std::ostream& out, std::ostream& err,
+                                           const std::string& hub) {
   PTXB_ASSIGN_OR_RETURN(std::string spec, ReadSpecFile(path));
   const scheduler::SpecReferences refs = scheduler::ReferencesOf(spec);
   PTXB_RETURN_IF_ERROR(AttachFiles(path, refs, request));
@@ -124,7 +125,7 @@ absl::StatusOr<std::string> SubmitSpecFile(SchedulerClient& client, const std::s
         AttachHubPrompts(resolve(refs.hub), resolve(refs.hub_documents), refs, request));
   }
   for (const std::string& ignored : refs.ignored) {
-    std::cerr << "note: " << path << ": ignored " << ignored << "\n";
+    err << "note: " << path << ": ignored " << ignored << "\n";
   }
   request.set_spec_json(std::move(spec));
   request.set_spec_path(path == "-" ? "<stdin>" : path);

@@ -19,11 +19,13 @@ absl::StatusOr<std::string> ReadSpecFile(const std::string& path);
 // last line, or with `json` the object {"experiment", "created",
 // "trajectories"} (and "dry_run" when set). With `hub` (a PTXBench hub.json
 // or its folder), the hub's tags the spec names go with it, as the hub
-// assembles them (the scheduler needs no hub of its own for them). Returns
-// the experiment id.
+// assembles them (the scheduler needs no hub of its own for them). Notes
+// (the fields of a PTXBench experiment.json that ptxbench ignores) go to
+// `err`. Returns the experiment id.
 absl::StatusOr<std::string> SubmitSpecFile(SchedulerClient& client, const std::string& path,
                                            v1::SubmitExperimentRequest request, bool json,
-                                           std::ostream& out, const std::string& hub = "");
+                                           std::ostream& out, std::ostream& err,
+                                           const std::string& hub = "");
 
 }  // namespace ptxbench::cli
 

@@ -463,7 +463,7 @@ class Deployment {
         info_ << "no GPU here: submitting with eval compile-only\n";
       }
       PTXB_ASSIGN_OR_RETURN(id, SubmitSpecFile(client, options_.submit, std::move(request),
-                                               inv_.global.json, inv_.out()));
+                                               inv_.global.json, inv_.out(), inv_.err()));
       WatchOptions watch;
       watch.json = inv_.global.json;
       watch.terminal = inv_.env.out_is_terminal;

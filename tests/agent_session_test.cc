@@ -358,6 +358,96 @@ TEST_P(AgentSessionTest, ASlowEvaluationNeitherTimesOutNorSpendsTheWallTime) {
   EXPECT_THAT(last, HasSubstr("feedback of turn 1 for: // second"));
 }
 
+TEST_P(AgentSessionTest, ACancelledSessionEndsWithinSecondsLeavingNoProcess) {
+  testing::ScriptedModel model(cli_->wire, Steps(Workspace("tk_3")));
+  UseModel(model);
+  FakeScheduler scheduler;
+  scheduler.block = true;  // the evaluation never comes back
+  std::atomic<bool> cancelled{false};
+  std::thread canceller([&] {
+    while (scheduler.requests().empty()) absl::SleepFor(absl::Milliseconds(20));
+    cancelled = true;  // what a revoked lease does
+  });
+  const absl::Time start = absl::Now();
+  const v1::CompleteRequest done =
+      agent_gateway::RunAgentSession(Options(scheduler), Task("tk_3"), cancelled);
+  canceller.join();
+  EXPECT_TRUE(done.has_failure());
+  EXPECT_LT(absl::Now() - start, absl::Seconds(60));
+  EXPECT_EQ(Survivors(), 0) << "a process of the session survived";
+}
+
+TEST_P(AgentSessionTest, TwoSessionsAtOnceDoNotMix) {
+  testing::ScriptedModel model_a(cli_->wire, Steps(Workspace("tk_a")));
+  testing::ScriptedModel model_b(cli_->wire, Steps(Workspace("tk_b")));
+  FakeScheduler scheduler_a, scheduler_b;
+  UseModel(model_a);
+  auto registry_a = std::move(registry_);
+  UseModel(model_b);
+  agent_gateway::SessionOptions a = Options(scheduler_a), b = Options(scheduler_b);
+  a.registry = registry_a.get();
+  std::atomic<bool> cancelled{false};
+  v1::CompleteRequest done_a, done_b;
+  std::thread ta([&] { done_a = agent_gateway::RunAgentSession(a, Task("tk_a"), cancelled); });
+  std::thread tb([&] { done_b = agent_gateway::RunAgentSession(b, Task("tk_b"), cancelled); });
+  ta.join();
+  tb.join();
+  ASSERT_TRUE(done_a.has_agent()) << done_a.DebugString();
+  ASSERT_TRUE(done_b.has_agent()) << done_b.DebugString();
+  EXPECT_EQ(scheduler_a.requests().size(), 2u);
+  EXPECT_EQ(scheduler_b.requests().size(), 2u);
+  for (const Json& r : model_a.requests()) {
+    EXPECT_THAT(r.dump(), ::testing::Not(HasSubstr("tk_b"))) << "session b's files in a's calls";
+  }
+  EXPECT_EQ(done_a.agent().total().model_calls(), static_cast<int>(model_a.requests().size()));
+  EXPECT_EQ(done_b.agent().total().model_calls(), static_cast<int>(model_b.requests().size()));
+}
+
+// A CLI that goes quiet (here its shell tool waits on a command that never
+// ends) is ended at stall_timeout with that reason, its processes with it.
+TEST_P(AgentSessionTest, ASessionThatStallsIsEndedWithItsReason) {
+  // Not `sleep`: Claude Code refuses a long sleep in its shell tool.
+  testing::ScriptedModel model(
+      cli_->wire, Steps(Workspace("tk_5"), "python3 -c 'import time; time.sleep(600)'"));
+  UseModel(model);
+  FakeScheduler scheduler;
+  std::atomic<bool> cancelled{false};
+  v1::Task task = Task("tk_5");
+  task.mutable_agent()->mutable_settings()->set_stall_timeout_s(3);
+  const absl::Time start = absl::Now();
+  const v1::CompleteRequest done =
+      agent_gateway::RunAgentSession(Options(scheduler), task, cancelled);
+  ASSERT_TRUE(done.has_failure()) << done.DebugString();
+  EXPECT_EQ(done.failure().failure_class(), v1::TERMINAL);
+  EXPECT_THAT(done.failure().message(), HasSubstr("stalled"));
+  EXPECT_LT(absl::Now() - start, absl::Seconds(30));
+  EXPECT_TRUE(scheduler.requests().empty()) << "it never got to evaluate";
+  EXPECT_EQ(Survivors(), 0) << "a process of the session survived";
+}
+
+// The session's directory is a file system of its own: an agent that fills
+// it runs out of space there (and nowhere else), and once it makes room the
+// session goes on.
+TEST_P(AgentSessionTest, ASessionThatFillsItsDiskFailsOnlyItself) {
+  testing::ScriptedModel model(
+      cli_->wire, Steps(Workspace("tk_4"), "head -c 100000000 /dev/zero > fill; echo wrote=$?; "
+                                           ": > fill"));
+  UseModel(model);
+  FakeScheduler scheduler;
+  std::atomic<bool> cancelled{false};
+  agent_gateway::SessionOptions options = Options(scheduler);
+  options.disk_bytes = 32 << 20;
+  const v1::CompleteRequest done = agent_gateway::RunAgentSession(options, Task("tk_4"), cancelled);
+  ASSERT_TRUE(done.has_agent()) << done.DebugString();
+  EXPECT_EQ(done.agent().end(), v1::AGENT_FINISHED);
+  EXPECT_EQ(scheduler.requests().size(), 2u) << "it went on after the disk was full";
+  const std::vector<Json> requests = model.requests();
+  ASSERT_GE(requests.size(), 2u);
+  const std::string seen = model.ToolResults(requests[1]).at(0).dump();
+  EXPECT_THAT(seen, HasSubstr("No space left on device"));
+  EXPECT_THAT(seen, ::testing::Not(HasSubstr("wrote=0")));
+}
+
 // An agent cannot write into its CLI's event stream (the kernel refuses it
 // the CLI's /proc/PID/fd: the CLI is no descendant of its shell), and a tool
 // that floods its output reaches the model as the CLI cuts it: the session

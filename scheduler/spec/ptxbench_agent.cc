@@ -17,17 +17,13 @@
 #include "agents/clis.h"
 #include "common/hash.h"
 #include "common/status_macros.h"
+#include "scheduler/spec/references.h"
 #include "scheduler/spec/spec_reader.h"
 
 namespace ptxbench::scheduler::spec_internal {
 namespace {
 
 using Canonical = nlohmann::json;
-
-// Read where PTXBench means something ptxbench does its own way; the client
-// says so when it submits (references.h, kPtxbenchAgentIgnored).
-constexpr const char* kIgnored[] = {"experiment_root", "profile_base_url", "gateway_url",
-                                    "agent_image", "watch_interval"};
 
 // The run's workload: PTXBench's three selectors.
 struct Selector {
@@ -73,7 +69,9 @@ absl::Status RefuseUnsupported(const SpecReader& r, const Json& doc) {
   if (const Json* v = JsonReader::Member(doc, "add_goal_command"); v && *v != Json(false)) {
     return r.Error("add_goal_command", *v, "false", "goal mode is not supported yet");
   }
-  for (const char* key : kIgnored) {
+  // Read where PTXBench means something ptxbench does its own way; the
+  // client says so when it submits.
+  for (const auto& [key, why] : kPtxbenchAgentIgnored) {
     const Json* v = JsonReader::Member(doc, key);
     if (v != nullptr && !v->is_string() && !v->is_number() && !v->is_null()) {
       return r.Error(key, *v, "a string or a number (the field is ignored)");
@@ -106,12 +104,11 @@ absl::StatusOr<Selector> ReadSelector(const SpecReader& r, const Json& object,
                    object.contains("workload_uuid");
   if (!any && fallback != nullptr) return *fallback;
   Selector s;
-  for (const char* key : {"task_id", "definition", "workload_uuid"}) {
+  const std::pair<const char*, std::string*> fields[] = {
+      {"task_id", &s.task_id}, {"definition", &s.definition}, {"workload_uuid", &s.workload_uuid}};
+  for (const auto& [key, field] : fields) {
     PTXB_ASSIGN_OR_RETURN(const Json* v, r.json().Required(object, at, key));
-    PTXB_ASSIGN_OR_RETURN(std::string value, r.String(*v, JsonField(at, key)));
-    (key == std::string("task_id") ? s.task_id
-     : key == std::string("definition") ? s.definition
-                                        : s.workload_uuid) = std::move(value);
+    PTXB_ASSIGN_OR_RETURN(*field, r.String(*v, JsonField(at, key)));
   }
   const std::string definition_at = JsonField(at, "definition");
   PTXB_RETURN_IF_ERROR(r.CheckDefinition(Json(s.definition), definition_at));
@@ -308,7 +305,7 @@ absl::StatusOr<ExpandedExperiment> ExpandPtxbenchAgent(const SpecReader& r, cons
       "effort", "add_goal_command", "token_budget", "max_turns", "max_parallel", "print_timeout",
       "feedback_style", "task_view", "tool_start_grace", "stream_stall_timeout", "runs",
       "workload_manifest"};
-  keys.insert(keys.end(), std::begin(kIgnored), std::end(kIgnored));
+  for (const auto& [key, why] : kPtxbenchAgentIgnored) keys.push_back(key);
   PTXB_RETURN_IF_ERROR(r.json().CheckKeys(doc, "", keys, /*allow_comments=*/true));
   PTXB_RETURN_IF_ERROR(RefuseUnsupported(r, doc));
   const SpecInput& input = r.input();

@@ -2,10 +2,7 @@
 // "Leasing and recovery").
 #include <algorithm>
 #include <set>
-#include <string>
-#include <utility>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
@@ -24,15 +21,6 @@ namespace {
 // a worker with a healthy GPU of one of them.
 constexpr char kEvalFullPrefix[] = "full:";
 constexpr char kEvalCompileOnly[] = "compile-only";
-
-// RouteKey's "cli@version experiment" of an agent session.
-std::pair<std::string, int64_t> SplitAgentRouteKey(const std::string& key) {
-  const size_t space = key.rfind(' ');
-  int64_t experiment = 0;
-  (void)absl::SimpleAtoi(absl::string_view(key).substr(space + 1), &experiment);
-  return {key.substr(0, space), experiment};
-}
-
 }  // namespace
 
 bool Core::HasHealthyGpuOf(const v1::Capabilities& caps,
@@ -47,11 +35,9 @@ std::string Core::RouteKey(int64_t experiment, StepKind kind, const std::string&
   auto it = experiments_.find(experiment);
   if (it == experiments_.end()) return kEvalCompileOnly;  // not reached: tasks have experiments
   if (kind == StepKind::kAgent) {
-    // Agent tasks exist only in agent-mode experiments. The experiment is
-    // part of the key so that its sessions in flight can be held to its
-    // max_parallel (the lease table counts them by key).
+    // Agent tasks exist only in agent-mode experiments.
     const AgentSettings& a = *it->second.agent;
-    return absl::StrCat(a.cli, "@", a.cli_version, " ", experiment);
+    return absl::StrCat(a.cli, "@", a.cli_version);
   }
   if (it->second.eval_mode == v1::COMPILE_ONLY) return kEvalCompileOnly;
   return absl::StrCat(kEvalFullPrefix, EncodeArchitectures(it->second.architectures));
@@ -116,17 +102,20 @@ std::optional<FairQueue::Popped> Core::PopFor(const Executor& executor,
     // it has room, and this holds it to its word.
     if (wants(StepKind::kAgent) && AgentLeasesOf(executor) < caps.agent_slots()) {
       std::optional<FairQueue::Popped> session =
-          agent_ready_.Pop([&](const std::string& key) {
-            const auto [cli_at_version, experiment] = SplitAgentRouteKey(key);
-            auto exp = experiments_.find(experiment);
-            if (exp == experiments_.end()) return false;
-            const int64_t cap = exp->second.agent->max_parallel;
-            if (cap > 0 && leases_.InFlight(key) >= cap) return false;
-            for (const v1::AgentCliInstall& cli : caps.agent_clis()) {
-              if (absl::StrCat(cli.name(), "@", cli.version()) == cli_at_version) return true;
-            }
-            return false;
-          });
+          agent_ready_.Pop(
+              [&](const std::string& cli_at_version) {
+                for (const v1::AgentCliInstall& cli : caps.agent_clis()) {
+                  if (absl::StrCat(cli.name(), "@", cli.version()) == cli_at_version) return true;
+                }
+                return false;
+              },
+              // An experiment runs at most agent.max_parallel sessions at once.
+              [&](int64_t experiment) {
+                auto exp = experiments_.find(experiment);
+                if (exp == experiments_.end()) return false;
+                const int64_t cap = exp->second.agent->max_parallel;
+                return cap == 0 || leases_.Sessions(experiment) < cap;
+              });
       if (session) return session;
     }
     if (!wants(StepKind::kLlm)) return std::nullopt;

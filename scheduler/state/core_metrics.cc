@@ -10,10 +10,7 @@ SchedulerGauges Core::Gauges() const {
   SchedulerGauges g;
   for (const auto& [key, n] : llm_ready_.SizeByKey()) g.ready[{"llm", key}] = n;
   for (const auto& [key, n] : eval_ready_.SizeByKey()) g.ready[{"eval", key}] = n;
-  // Agent keys are "cli@version experiment": the gauge is per CLI.
-  for (const auto& [key, n] : agent_ready_.SizeByKey()) {
-    g.ready[{"agent", key.substr(0, key.rfind(' '))}] += n;
-  }
+  for (const auto& [key, n] : agent_ready_.SizeByKey()) g.ready[{"agent", key}] = n;
   // delayed_refs_ holds exactly the queued tasks in backoff (an entry of
   // delayed_ may be stale: cancelled tasks leave theirs behind).
   g.backoff = static_cast<int64_t>(delayed_refs_.size());

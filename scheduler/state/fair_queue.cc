@@ -17,7 +17,8 @@ void FairQueue::Push(int64_t experiment, const std::string& key, int64_t task) {
 }
 
 std::optional<FairQueue::Popped> FairQueue::Pop(
-    const std::function<bool(const std::string&)>& accept) {
+    const std::function<bool(const std::string&)>& accept,
+    const std::function<bool(int64_t)>& accept_experiment) {
   // Experiments are few (tens); keys per experiment are few (models). A scan
   // is cheaper than keeping an ordered index up to date.
   Lane* best = nullptr;
@@ -28,6 +29,7 @@ std::optional<FairQueue::Popped> FairQueue::Pop(
   for (auto& [experiment, lane] : lanes_) {
     if (lane.queued == 0) continue;
     if (best != nullptr && lane.pass >= best->pass) continue;
+    if (accept_experiment && !accept_experiment(experiment)) continue;
     for (auto& [key, tasks] : lane.by_key) {
       if (tasks.empty()) continue;
       auto [it, inserted] = verdicts.try_emplace(key, false);

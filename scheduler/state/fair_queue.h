@@ -34,7 +34,10 @@ class FairQueue {
   void Push(int64_t experiment, const std::string& key, int64_t task);
   // Serves the experiment with the lowest pass that has a task whose key
   // `accept` returns true for. `accept` is called once per distinct key.
-  std::optional<Popped> Pop(const std::function<bool(const std::string&)>& accept);
+  // `accept_experiment`, when given, passes over the experiments it returns
+  // false for (e.g. one already running as many sessions as it may).
+  std::optional<Popped> Pop(const std::function<bool(const std::string&)>& accept,
+                            const std::function<bool(int64_t)>& accept_experiment = nullptr);
   // Drops every queued task of the experiment (cancel).
   void RemoveExperiment(int64_t experiment);
   int64_t size() const { return size_; }

@@ -17,7 +17,8 @@ std::string LeaseTable::NewLeaseId() {
 }
 
 void LeaseTable::Add(int64_t task, Lease lease) {
-  if (lease.kind != StepKind::kEval) ++inflight_[lease.route_key];
+  if (lease.kind == StepKind::kLlm) ++inflight_[lease.route_key];
+  if (lease.kind == StepKind::kAgent) ++sessions_[lease.experiment];
   deadlines_.push({lease.deadline, task});
   leases_[task] = std::move(lease);
 }
@@ -25,9 +26,13 @@ void LeaseTable::Add(int64_t task, Lease lease) {
 std::optional<LeaseTable::Lease> LeaseTable::Remove(int64_t task) {
   auto it = leases_.find(task);
   if (it == leases_.end()) return std::nullopt;
-  if (it->second.kind != StepKind::kEval) {
+  if (it->second.kind == StepKind::kLlm) {
     auto m = inflight_.find(it->second.route_key);
     if (m != inflight_.end() && --m->second <= 0) inflight_.erase(m);
+  }
+  if (it->second.kind == StepKind::kAgent) {
+    auto m = sessions_.find(it->second.experiment);
+    if (m != sessions_.end() && --m->second <= 0) sessions_.erase(m);
   }
   Lease lease = std::move(it->second);
   leases_.erase(it);
@@ -55,6 +60,11 @@ std::optional<LeaseTable::Due> LeaseTable::PopDue(absl::Time now) {
     return Due{task, it->second.deadline >= it->second.attempt_limit};
   }
   return std::nullopt;
+}
+
+int LeaseTable::Sessions(int64_t experiment) const {
+  auto it = sessions_.find(experiment);
+  return it == sessions_.end() ? 0 : it->second;
 }
 
 int LeaseTable::InFlight(const std::string& route_key) const {

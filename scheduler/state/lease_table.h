@@ -44,8 +44,8 @@ class LeaseTable {
   // A new lease id: unique in this process, and salted per process so that
   // ids do not repeat across restarts and cannot be guessed.
   std::string NewLeaseId();
-  // `task` is now held under `lease` (an LLM step or an agent session
-  // counts in its route's in-flight calls).
+  // `task` is now held under `lease` (an LLM step counts in its route's
+  // in-flight calls, an agent session in its experiment's sessions).
   void Add(int64_t task, Lease lease);
   // Drops `task`'s lease; the lease it was, or nullopt when none was held.
   std::optional<Lease> Remove(int64_t task);
@@ -57,15 +57,18 @@ class LeaseTable {
   // is due. The caller ends it (Remove): until then a later call may return
   // it again.
   std::optional<Due> PopDue(absl::Time now);
-  // LLM calls (or agent sessions) in flight on `route_key`.
+  // LLM calls in flight on `route_key`.
   int InFlight(const std::string& route_key) const;
+  // Agent sessions of `experiment` held.
+  int Sessions(int64_t experiment) const;
   const std::unordered_map<int64_t, Lease>& all() const { return leases_; }
 
  private:
   using Deadline = std::pair<absl::Time, int64_t>;  // when, task
   std::unordered_map<int64_t, Lease> leases_;
   std::priority_queue<Deadline, std::vector<Deadline>, std::greater<Deadline>> deadlines_;
-  std::unordered_map<std::string, int> inflight_;  // route key -> calls or sessions
+  std::unordered_map<std::string, int> inflight_;  // route key -> LLM calls
+  std::unordered_map<int64_t, int> sessions_;      // experiment -> agent sessions
   uint64_t salt_ = 0;
   uint64_t counter_ = 0;
 };
