@@ -187,21 +187,38 @@ v1::AgentUsage ModelProxy::totals() const {
   return totals_;
 }
 
-std::optional<v1::AgentEnd> ModelProxy::spent() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  const int64_t tokens = totals_.usage().input_tokens() + totals_.usage().output_tokens();
+v1::AgentUsage ModelProxy::CountedLocked() const {
+  v1::AgentUsage t = totals_;
+  for (const auto& [id, usage] : answering_) {
+    v1::Usage& u = *t.mutable_usage();
+    u.set_input_tokens(u.input_tokens() + usage.input_tokens());
+    u.set_output_tokens(u.output_tokens() + usage.output_tokens());
+    t.set_cost_usd(t.cost_usd() + CostUsd(upstream_.price, usage));
+  }
+  return t;
+}
+
+std::optional<v1::AgentEnd> ModelProxy::SpentLocked() const {
+  const v1::AgentUsage t = CountedLocked();
+  const int64_t tokens = t.usage().input_tokens() + t.usage().output_tokens();
   if (tokens >= budget_.tokens) return v1::AGENT_TOKEN_BUDGET;
-  if (budget_.cost_usd > 0 && totals_.cost_usd() >= budget_.cost_usd) return v1::AGENT_COST_BUDGET;
+  if (budget_.cost_usd > 0 && t.cost_usd() >= budget_.cost_usd) return v1::AGENT_COST_BUDGET;
   if (budget_.model_calls > 0 && totals_.model_calls() >= budget_.model_calls) {
     return v1::AGENT_MODEL_CALL_LIMIT;
   }
   return std::nullopt;
 }
 
+std::optional<v1::AgentEnd> ModelProxy::spent() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return SpentLocked();
+}
+
 std::string ModelProxy::spent_reason() const {
-  const std::optional<v1::AgentEnd> which = spent();
+  std::lock_guard<std::mutex> lock(mu_);
+  const std::optional<v1::AgentEnd> which = SpentLocked();
   if (!which) return "";
-  const v1::AgentUsage t = totals();
+  const v1::AgentUsage t = CountedLocked();
   switch (*which) {
     case v1::AGENT_TOKEN_BUDGET:
       return absl::StrCat("token budget of ", budget_.tokens, " spent (",
@@ -328,7 +345,8 @@ void ModelProxy::Handle(int fd, const Request& request, Call& call) {
   }
   int64_t left = 0;
   if (endpoint.counted) {
-    const v1::AgentUsage t = totals();
+    std::lock_guard<std::mutex> lock(mu_);
+    const v1::AgentUsage t = CountedLocked();
     left = std::max<int64_t>(1, budget_.tokens - t.usage().input_tokens() -
                                     t.usage().output_tokens());
   }
@@ -384,6 +402,8 @@ struct Relay {
   int fd = -1;
   const std::atomic<bool>* stopping = nullptr;
   std::function<void()> touch;
+  // A streamed answer's usage so far, told before its bytes go to the CLI.
+  std::function<void(const v1::Usage&)> counted;
   bool head_sent = false;
   bool client_gone = false;
   long status = 0;
@@ -391,7 +411,11 @@ struct Relay {
   bool sse = false;
   std::string* recorded = nullptr;
   bool* truncated = nullptr;
-  std::string json;  // a plain answer, for its usage
+  // A plain answer is held until it is whole and its usage counted: the CLI
+  // acts on it only then. One over kMaxBodyBytes (no model's) is
+  // passed on as it comes.
+  std::string json;
+  bool passing = false;
   StreamUsage* usage = nullptr;
   CURL* curl = nullptr;
 };
@@ -413,25 +437,34 @@ bool SendHead(Relay& r) {
   return WriteAll(r.fd, Head(static_cast<int>(r.status), r.content_type));
 }
 
+bool Pass(Relay& r, absl::string_view bytes) {
+  if (!SendHead(r) || !WriteChunk(r.fd, bytes)) {
+    r.client_gone = true;
+    return false;
+  }
+  return true;
+}
+
 size_t OnBody(char* data, size_t size, size_t n, void* user) {
   Relay& r = *static_cast<Relay*>(user);
   const absl::string_view bytes(data, size * n);
-  if (!SendHead(r) || !WriteChunk(r.fd, bytes)) {
-    r.client_gone = true;
-    return 0;  // the CLI went away: the call ends here
-  }
   r.touch();
-  if (r.sse) {
-    r.usage->Feed(bytes);
-  } else if (r.json.size() < ModelProxy::kMaxRecordedResponse) {
-    r.json.append(bytes.data(), bytes.size());
-  }
   const size_t room = ModelProxy::kMaxRecordedResponse - std::min(r.recorded->size(),
                                                                   ModelProxy::kMaxRecordedResponse);
   const absl::string_view kept = bytes.substr(0, room);
   r.recorded->append(kept.data(), kept.size());
   if (bytes.size() > room) *r.truncated = true;
-  return size * n;
+  if (r.sse) {
+    r.usage->Feed(bytes);
+    r.counted(r.usage->usage());
+  } else if (!r.passing) {
+    r.json.append(bytes.data(), bytes.size());
+    if (r.json.size() <= ModelProxy::kMaxBodyBytes) return size * n;
+    r.passing = true;
+    if (!Pass(r, r.json)) return 0;
+    return size * n;
+  }
+  return Pass(r, bytes) ? size * n : 0;  // 0: the CLI went away, the call ends here
 }
 
 int OnProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
@@ -482,17 +515,46 @@ void ModelProxy::Forward(int fd, const std::string& target, const Request& reque
   curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, OnProgress);
   curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &relay);
   curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+  int64_t answer = 0;
   {
     std::lock_guard<std::mutex> lock(mu_);
     ++in_flight_;
+    if (counted) answer = next_answer_++;
   }
+  relay.counted = [this, counted, answer](const v1::Usage& so_far) {
+    if (!counted) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    answering_[answer] = so_far;
+  };
   const CURLcode code = curl_easy_perform(curl);
+  if (!relay.head_sent) curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &relay.status);
+  if (!relay.sse && !relay.passing) usage.Answer(relay.json);
+  // What reached the CLI, or will: a whole answer, or the part of a stream
+  // relayed before it broke.
+  const bool answered = code == CURLE_OK || relay.head_sent;
+  // Only an answer is a model call; the provider's errors cost nothing. It
+  // is counted before the rest of it goes to the CLI.
   {
     std::lock_guard<std::mutex> lock(mu_);
     --in_flight_;
+    answering_.erase(answer);
+    if (counted && answered && relay.status == 200) {
+      call.usage = usage.usage();
+      call.cost_usd = CostUsd(upstream_.price, call.usage);
+      v1::Usage& total = *totals_.mutable_usage();
+      total.set_input_tokens(total.input_tokens() + call.usage.input_tokens());
+      total.set_output_tokens(total.output_tokens() + call.usage.output_tokens());
+      total.set_reasoning_tokens(total.reasoning_tokens() + call.usage.reasoning_tokens());
+      total.set_cached_tokens(total.cached_tokens() + call.usage.cached_tokens());
+      totals_.set_cost_usd(totals_.cost_usd() + call.cost_usd);
+      totals_.set_model_calls(totals_.model_calls() + 1);
+      totals_.set_latency_ms(totals_.latency_ms() +
+                             (absl::ToUnixMillis(absl::Now()) - call.started_unix_ms));
+    }
   }
-  if (code == CURLE_OK || relay.head_sent) {
-    if (SendHead(relay)) (void)WriteAll(fd, "0\r\n\r\n");
+  if (answered) {
+    const bool rest = relay.head_sent || relay.passing ? SendHead(relay) : Pass(relay, relay.json);
+    if (rest) (void)WriteAll(fd, "0\r\n\r\n");
     call.status = static_cast<int>(relay.status);
   } else {
     // Nothing reached the CLI yet: tell it in its API's words. Not counted.
@@ -502,21 +564,6 @@ void ModelProxy::Forward(int fd, const std::string& target, const Request& reque
   }
   curl_slist_free_all(headers);
   curl_easy_cleanup(curl);
-  // Only an answer is a model call; the provider's errors cost nothing.
-  if (!counted || relay.status != 200) return;
-  if (!relay.sse) usage.Answer(relay.json);
-  call.usage = usage.usage();
-  call.cost_usd = CostUsd(upstream_.price, call.usage);
-  std::lock_guard<std::mutex> lock(mu_);
-  v1::Usage& total = *totals_.mutable_usage();
-  total.set_input_tokens(total.input_tokens() + call.usage.input_tokens());
-  total.set_output_tokens(total.output_tokens() + call.usage.output_tokens());
-  total.set_reasoning_tokens(total.reasoning_tokens() + call.usage.reasoning_tokens());
-  total.set_cached_tokens(total.cached_tokens() + call.usage.cached_tokens());
-  totals_.set_cost_usd(totals_.cost_usd() + call.cost_usd);
-  totals_.set_model_calls(totals_.model_calls() + 1);
-  totals_.set_latency_ms(totals_.latency_ms() +
-                         (absl::ToUnixMillis(absl::Now()) - call.started_unix_ms));
 }
 
 }  // namespace ptxbench::agent_gateway

@@ -91,6 +91,9 @@ class ModelProxy {
   // The calls answered upstream so far, summed.
   ptxbench::v1::AgentUsage totals() const;
   // The budget that is spent, if one is: every request is refused from now.
+  // Counts what the answers still streaming have reported so far too: the
+  // CLI may act on an answer (and make its next call) before the proxy has
+  // seen the answer's last byte.
   std::optional<ptxbench::v1::AgentEnd> spent() const;
   // In words, e.g. "token budget of 200000 spent (201344 tokens)"; "" when
   // none is.
@@ -120,6 +123,9 @@ class ModelProxy {
   void Refuse(int fd, int status, const std::string& message, Call& call);
   std::string UpstreamUrl(const std::string& target) const;
   void Touch();
+  // totals_ plus the usage so far of the answers streaming (mu_ held).
+  ptxbench::v1::AgentUsage CountedLocked() const;
+  std::optional<ptxbench::v1::AgentEnd> SpentLocked() const;
 
   const Upstream upstream_;
   const Budget budget_;
@@ -129,6 +135,11 @@ class ModelProxy {
   std::vector<Call> calls_;
   int in_flight_ = 0;
   int64_t calls_answering_ = 0;  // counted calls admitted, not yet counted
+  // The counted answers streaming, by a number of their own: the usage their
+  // events have reported so far. It is known before the CLI gets the bytes
+  // that carry it.
+  std::map<int64_t, ptxbench::v1::Usage> answering_;
+  int64_t next_answer_ = 0;
   absl::Time last_activity_ = absl::Now();
 
   std::atomic<bool> stopping_{false};

@@ -8,10 +8,15 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
+#include "httplib.h"
 #include "nlohmann/json.hpp"
 #include "testing/scripted_model.h"
 
@@ -163,6 +168,68 @@ TEST_F(ModelProxyTest, AnUnreachableProviderIsABadGatewayAndCostsNothing) {
   EXPECT_THAT(answer, HasSubstr("HTTP/1.1 502"));
   EXPECT_THAT(answer, HasSubstr("could not be reached"));
   EXPECT_EQ(proxy.totals().model_calls(), 0);
+}
+
+// A CLI acts on an answer once its last event arrives, and may call again
+// while the provider's connection is still open: that answer's usage is
+// already counted, and the next call is refused.
+TEST_F(ModelProxyTest, AnAnswerCountsAsSoonAsItsUsageArrivesNotWhenItsConnectionCloses) {
+  absl::Notification close_it;
+  std::atomic<int> answers{0};
+  httplib::Server upstream;
+  upstream.Post("/v1/messages", [&](const httplib::Request&, httplib::Response& res) {
+    ++answers;
+    res.set_chunked_content_provider("text/event-stream", [&](size_t, httplib::DataSink& sink) {
+      const std::string events =
+          "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":"
+          "{\"input_tokens\":100}}}\n\n"
+          "event: message_delta\ndata: {\"type\":\"message_delta\",\"usage\":"
+          "{\"output_tokens\":20}}\n\n"
+          "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
+      sink.write(events.data(), events.size());
+      close_it.WaitForNotificationWithTimeout(absl::Seconds(30));  // held open
+      sink.done();
+      return true;
+    });
+  });
+  const int port = upstream.bind_to_any_port("127.0.0.1");
+  std::thread serving([&] { upstream.listen_after_bind(); });
+  ModelProxy::Upstream up;
+  up.wire = agents::Wire::kAnthropicMessages;
+  up.base_url = absl::StrCat("http://127.0.0.1:", port);
+  up.model_id = "m";
+  ModelProxy proxy(up, {/*tokens=*/120});
+  ASSERT_TRUE(proxy.Listen(socket_));
+
+  // The first answer, read up to its last event while the provider holds on.
+  const int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::memcpy(addr.sun_path, socket_.data(), socket_.size());
+  ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  const std::string request = Post("/v1/messages", Message());
+  ASSERT_EQ(write(fd, request.data(), request.size()), static_cast<ssize_t>(request.size()));
+  std::string first;
+  char buffer[4096];
+  for (ssize_t n; first.find("message_stop") == std::string::npos &&
+                  (n = read(fd, buffer, sizeof(buffer))) > 0;) {
+    first.append(buffer, n);
+  }
+  ASSERT_THAT(first, HasSubstr("message_stop"));
+  EXPECT_EQ(proxy.in_flight(), 1) << "the provider has not closed yet";
+  EXPECT_EQ(proxy.spent(), ptxbench::v1::AGENT_TOKEN_BUDGET);
+  const std::string second = Send(Post("/v1/messages", Message()));
+  EXPECT_THAT(second, HasSubstr("token budget of 120 spent (120 tokens)"));
+  EXPECT_EQ(answers.load(), 1) << "the second call never left";
+
+  close_it.Notify();
+  for (ssize_t n; (n = read(fd, buffer, sizeof(buffer))) > 0;) first.append(buffer, n);
+  close(fd);
+  upstream.stop();
+  serving.join();
+  const ptxbench::v1::AgentUsage t = proxy.totals();
+  EXPECT_EQ(t.model_calls(), 1);
+  EXPECT_EQ(t.usage().input_tokens() + t.usage().output_tokens(), 120) << "counted once";
 }
 
 }  // namespace
