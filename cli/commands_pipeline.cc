@@ -1,7 +1,7 @@
 // Pipeline commands (docs/PIPELINES.md): `pipeline check FILE` reads a
 // pipeline file and checks its wiring without running anything or calling
 // the scheduler; `pipeline run FILE [STAGE]` runs its stages (those that
-// run so far: select, derive, pairs) into stage folders; `pipeline status
+// run so far: select, derive, pairs, synthesize, dataset) into stage folders; `pipeline status
 // FILE` says where each stands.
 
 #include <filesystem>
@@ -155,12 +155,16 @@ void AddPipelineCommands(std::vector<Command>* commands) {
         "PIPELINE.json [STAGE]",
         1,
         2,
-        {{"dir", true, false, "DIR", "where stage folders go (default DATA_DIR/pipelines)"}},
+        {{"dir", true, false, "DIR", "where stage folders go (default DATA_DIR/pipelines)"},
+         {"wait", false, false, "",
+          "wait for the experiments stages take to finish, showing their progress"}},
         "run a pipeline's stages (or one) into stage folders; a stage done is not run again",
         "Each stage writes DIR/<stage id>/: its files and manifest.json (inputs, counts,\n"
         "each file's sha256 and rows), whole or not at all. A stage whose folder has its\n"
-        "manifest is up to date and is not recomputed. So far select, derive and pairs\n"
-        "stages run; the other kinds are checked but not run yet."},
+        "manifest is up to date and is not recomputed. A stage that takes an experiment\n"
+        "still running stops there (run it again later), or waits for it with --wait.\n"
+        "select, derive, pairs, synthesize and dataset stages run; model and evaluate\n"
+        "are checked but not run yet."},
        RunRun});
   commands->push_back(
       {{"pipeline status",

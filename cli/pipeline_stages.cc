@@ -9,7 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "common/file.h"
+#include "cli/pipeline_stage_io.h"
 #include "common/hash.h"
 #include "common/status_macros.h"
 #include "pipelines/derive.h"
@@ -19,71 +19,12 @@
 namespace ptxbench::cli {
 namespace {
 
-// The experiment a stage takes, once every trajectory of it has finished.
-absl::StatusOr<v1::GetExperimentResponse> FinishedExperiment(SchedulerClient& client,
-                                                             const pipelines::Stage& stage,
-                                                             const std::string& name) {
-  PTXB_ASSIGN_OR_RETURN(v1::GetExperimentResponse e, client.GetExperiment(name));
-  const v1::ExperimentProgress& p = e.progress();
-  if (p.terminal() < p.total()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "stage '", stage.name, "': experiment ", e.experiment().name(), " is still running (",
-        p.terminal(), " of ", p.total(), " trajectories finished); run the stage once it has "
-        "finished"));
-  }
-  return e;
-}
-
-// How a stage's manifest names an experiment it took.
-nlohmann::json ExperimentInput(const v1::GetExperimentResponse& e) {
-  return {{"kind", "experiment"},
-          {"name", e.experiment().name()},
-          {"id", e.experiment().experiment_id()},
-          {"spec_sha256", Sha256Hex(e.experiment().spec_json())},
-          {"trajectories", e.progress().total()}};
-}
-
-// How a stage's manifest names an earlier stage it took.
-nlohmann::json StageInput(const pipelines::Stage& input) {
-  return {{"kind", "stage"}, {"stage", input.name}, {"id", input.id}};
-}
-
-// What a stage made: its files and what its manifest says of them (RunStage
-// adds the times and the version).
-struct StageOutput {
-  std::map<std::string, std::string> files;
-  nlohmann::json manifest;
-};
-
-// An earlier stage's manifest; FAILED_PRECONDITION when it has not run.
-absl::StatusOr<nlohmann::json> RanManifest(const pipelines::StageStore& store,
-                                           const pipelines::Stage& input) {
-  std::optional<nlohmann::json> manifest = store.Manifest(input);
-  if (!manifest) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("stage ", input.name, " has not run yet: run it first"));
-  }
-  return *std::move(manifest);
-}
-
-// A file an earlier stage wrote, checked against the hash its manifest
-// names, so what was changed on disk is refused rather than used.
-absl::StatusOr<std::string> ReadStageFile(const pipelines::StageStore& store,
-                                          const pipelines::Stage& input,
-                                          const nlohmann::json& manifest, const std::string& name) {
-  const std::string path = store.Folder(input) + "/" + name;
-  PTXB_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
-  std::string named;
-  for (const nlohmann::json& output : manifest["outputs"]) {
-    if (output.value("file", "") == name) named = output.value("sha256", "");
-  }
-  if (Sha256Hex(text) != named) {
-    return absl::DataLossError(absl::StrCat(
-        path, " is not the file its manifest names (its sha256 differs): remove ",
-        store.Folder(input), " and run the stage again"));
-  }
-  return text;
-}
+using stage_io::ExperimentInput;
+using stage_io::FinishedExperiment;
+using stage_io::RanManifest;
+using stage_io::ReadStageFile;
+using stage_io::StageInput;
+using stage_io::StageOutput;
 
 // A select stage over finished experiments: every judged turn of theirs,
 // read as results, then the stage's choice.
@@ -102,7 +43,7 @@ absl::StatusOr<StageOutput> RunSelect(const Invocation& inv, SchedulerClient& cl
     inputs.push_back(StageInput(input));
   }
   for (const std::string& name : experiments) {
-    PTXB_ASSIGN_OR_RETURN(v1::GetExperimentResponse e, FinishedExperiment(client, stage, name));
+    PTXB_ASSIGN_OR_RETURN(v1::GetExperimentResponse e, FinishedExperiment(inv, client, stage, name));
     const std::string& id = e.experiment().experiment_id();
     v1::ReadTrajectoriesRequest request;
     request.set_experiment_id(id);
@@ -138,40 +79,29 @@ absl::StatusOr<StageOutput> RunDerive(const Invocation& inv, SchedulerClient& cl
     return absl::FailedPreconditionError(
         absl::StrCat("stage ", stage.name, ": stage ", input.name, " selected no rows"));
   }
-  std::map<std::string, v1::Trajectory> read;  // by trajectory id
+  stage_io::FullTrajectories read(client);
   std::vector<pipelines::DeriveSource> sources;
   for (const pipelines::Row& row : rows) {
-    if (!read.contains(row.trajectory_id)) {
-      v1::ReadTrajectoriesRequest request;
-      request.set_trajectory_id(row.trajectory_id);
-      request.set_detail(v1::TURN_DETAIL_FULL);
-      PTXB_RETURN_IF_ERROR(client.ReadTrajectories(request, [&](v1::Trajectory&& t) {
-        read[row.trajectory_id] = std::move(t);
-        return absl::OkStatus();
-      }));
-    }
-    const v1::Trajectory& t = read[row.trajectory_id];
-    if (row.turn < 0 || row.turn >= t.turns_size() ||
-        t.turns(row.turn).kernel_sha256() != row.kernel_sha256) {
+    PTXB_ASSIGN_OR_RETURN(const v1::Trajectory* t, read.Get(row.trajectory_id));
+    if (row.turn < 0 || row.turn >= t->turns_size() ||
+        t->turns(row.turn).kernel_sha256() != row.kernel_sha256) {
       return absl::DataLossError(absl::StrCat("stage ", stage.name, ": turn ", row.turn, " of ",
                                               row.trajectory_id,
                                               " is not the kernel the selection names"));
     }
-    sources.push_back({row, t.turns(row.turn).kernel_source(), t.turns(row.turn).feedback()});
+    sources.push_back({row, t->turns(row.turn).kernel_source(), t->turns(row.turn).feedback()});
   }
   const pipelines::DerivedExperiment derived =
       pipelines::BuildDerivedExperiment(pipeline, stage, sources);
   v1::SubmitExperimentRequest request;
   request.set_spec_json(derived.spec_json);
-  request.set_spec_path(absl::StrCat(pipeline.name, ":", stage.name));
   request.set_name(derived.name);
   request.set_model(stage.params["model"].get<std::string>());
   request.set_eval(stage.params["eval"].get<std::string>());
   for (const auto& [path, content] : derived.files) (*request.mutable_files())[path] = content;
-  PTXB_ASSIGN_OR_RETURN(v1::SubmitExperimentResponse submitted, client.SubmitExperiment(request));
-  inv.err() << "  submitted " << derived.name << " (" << submitted.experiment_id() << "): "
-            << submitted.trajectories() << " fix-it trajectories"
-            << (submitted.created() ? "" : " (it existed already with this spec)") << "\n";
+  PTXB_ASSIGN_OR_RETURN(v1::SubmitExperimentResponse submitted,
+                        stage_io::SubmitStageExperiment(inv, client, pipeline, stage,
+                                                        std::move(request), "fix-it trajectories"));
   return StageOutput{{{"items.jsonl", derived.items_jsonl}},
                      {{"inputs", nlohmann::json::array({StageInput(input)})},
                       {"experiment",
@@ -196,7 +126,7 @@ absl::StatusOr<StageOutput> RunPairs(const Invocation& inv, SchedulerClient& cli
                         pipelines::ReadItemsJsonl(items_text));
   const std::string derived_id = derive["experiment"].value("id", "");
   PTXB_ASSIGN_OR_RETURN(v1::GetExperimentResponse e,
-                        FinishedExperiment(client, stage, derived_id));
+                        FinishedExperiment(inv, client, stage, derived_id));
   std::vector<v1::Trajectory> derived;
   v1::ReadTrajectoriesRequest request;
   request.set_experiment_id(derived_id);
@@ -216,7 +146,8 @@ absl::StatusOr<StageOutput> RunPairs(const Invocation& inv, SchedulerClient& cli
 }  // namespace
 
 bool StageRuns(const pipelines::Stage& stage) {
-  return stage.kind == "select" || stage.kind == "derive" || stage.kind == "pairs";
+  return stage.kind == "select" || stage.kind == "derive" || stage.kind == "pairs" ||
+         stage.kind == "synthesize" || stage.kind == "dataset";
 }
 
 absl::StatusOr<nlohmann::json> RunStage(const Invocation& inv, SchedulerClient& client,
@@ -224,7 +155,11 @@ absl::StatusOr<nlohmann::json> RunStage(const Invocation& inv, SchedulerClient& 
                                         const pipelines::Stage& stage,
                                         const pipelines::StageStore& store) {
   const int64_t started = absl::ToUnixMillis(absl::Now());
-  auto run = stage.kind == "derive" ? RunDerive : stage.kind == "pairs" ? RunPairs : RunSelect;
+  auto run = stage.kind == "derive"       ? RunDerive
+             : stage.kind == "pairs"      ? RunPairs
+             : stage.kind == "synthesize" ? stage_io::RunSynthesize
+             : stage.kind == "dataset"    ? stage_io::RunDataset
+                                          : RunSelect;
   PTXB_ASSIGN_OR_RETURN(StageOutput out, run(inv, client, pipeline, stage, store));
   out.manifest["started_unix_ms"] = started;
   out.manifest["finished_unix_ms"] = absl::ToUnixMillis(absl::Now());
@@ -240,6 +175,15 @@ std::string StageSummary(const pipelines::Stage& stage, const nlohmann::json& ma
                         e["id"].get<std::string>(), "), ", e["trajectories"].dump(),
                         " fix-it trajectories; follow it with `ptxbench status ",
                         e["id"].get<std::string>(), " --watch`");
+  }
+  if (stage.kind == "synthesize") {
+    return absl::StrCat(counts["synthesized"].dump(), " of ", counts["rows"].dump(),
+                        " rows synthesized in ", counts["passes"].dump(), " passes");
+  }
+  if (stage.kind == "dataset") {
+    return absl::StrCat(counts["records"].dump(), " records of ", counts["rows"].dump(),
+                        " rows (", counts["not_synthesized"].dump(), " not synthesized, ",
+                        counts["too_long"].dump(), " too long)");
   }
   if (stage.kind == "pairs") {
     return absl::StrCat(counts["pairs"].dump(), " pairs, ", counts["repaired"].dump(), " of ",

@@ -286,7 +286,8 @@ TEST(EndToEndTest, APipelineSelectsAndDerivesOnceIntoItsFolders) {
       {"name": "pairs", "kind": "pairs", "from": "repairs"},
       {"name": "repaired", "kind": "select", "from": "repairs", "rows": "correct"},
       {"name": "reasoning", "kind": "synthesize", "from": "pairs", "model": "sim-model-b",
-       "template": "fixit"}]})");
+       "template": "fixit", "min_chars": 20, "max_passes": 2},
+      {"name": "records", "kind": "dataset", "from": "reasoning", "shape": "fixit5"}]})");
   const std::string dir = c.dir() + "/stages";
   CommandResult run = c.Cli({"pipeline", "run", pipeline, "--dir", dir}, /*merge_stderr=*/true);
   EXPECT_EQ(run.exit_code, 1) << run.out;
@@ -352,11 +353,12 @@ TEST(EndToEndTest, APipelineSelectsAndDerivesOnceIntoItsFolders) {
   ASSERT_TRUE(derived_status.is_object());
   EXPECT_EQ(derived_status["trajectories"]["terminal"], derived_status["trajectories"]["total"]);
 
-  // Now pairs runs: each derived trajectory that passed once is repaired.
-  CommandResult rest = c.Cli({"pipeline", "run", pipeline, "--dir", dir}, /*merge_stderr=*/true);
-  EXPECT_EQ(rest.exit_code, 1) << rest.out;
-  EXPECT_NE(rest.out.find("running synthesize stages is not built yet"), std::string::npos)
-      << rest.out;
+  // Now the rest runs, waiting for the synthesis experiment: each derived
+  // trajectory that passed once is repaired, each pair explained, each
+  // explanation a record.
+  CommandResult rest =
+      c.Cli({"pipeline", "run", pipeline, "--dir", dir, "--wait"}, /*merge_stderr=*/true);
+  EXPECT_EQ(rest.exit_code, 0) << rest.out;
   absl::StatusOr<std::string> pairs_text =
       ReadFile(dir + "/" + stages[2]["id"].get<std::string>() + "/manifest.json");
   ASSERT_TRUE(pairs_text.ok()) << pairs_text.status() << rest.out;
@@ -384,16 +386,56 @@ TEST(EndToEndTest, APipelineSelectsAndDerivesOnceIntoItsFolders) {
   ASSERT_EQ(status.exit_code, 0) << status.out;
   const nlohmann::json states = nlohmann::json::parse(status.out)["stages"];
   for (int i = 0; i < 4; ++i) EXPECT_EQ(states[i]["state"], "done") << i;
-  EXPECT_EQ(states[4]["state"], "not built yet");
+  for (int i = 4; i < 6; ++i) EXPECT_EQ(states[i]["state"], "done") << i;
 
+  // The synthesis: one trajectory per pair, nothing evaluated, a row's text
+  // its answer within the bounds.
+  const nlohmann::json synthesis = states[4]["manifest"];
+  const std::string synthesis_id = synthesis["inputs"][1]["id"];
+  const std::string of_synthesis = absl::StrCat(
+      "trajectory IN (SELECT j.rowid FROM trajectories j JOIN experiments e ON e.rowid = "
+      "j.experiment WHERE e.id = '", synthesis_id, "')");
+  EXPECT_EQ(synthesis["counts"]["rows"], pairs["counts"]["pairs"]);
+  EXPECT_EQ(synthesis["counts"]["passes"],
+            c.QueryInt("SELECT count(*) FROM turns WHERE " + of_synthesis));
+  EXPECT_EQ(c.QueryInt("SELECT count(*) FROM turns WHERE eval_status IS NOT NULL AND " +
+                       of_synthesis),
+            0)
+      << "nothing of a synthesis is evaluated";
+  const int64_t synthesized = c.QueryInt(absl::StrCat(
+      "SELECT count(*) FROM trajectories j JOIN experiments e ON e.rowid = j.experiment WHERE "
+      "e.id = '", synthesis_id, "' AND j.state = ", SqlValue(ptxbench::v1::SUBMITTED)));
+  EXPECT_EQ(synthesis["counts"]["synthesized"], synthesized);
+  EXPECT_GT(synthesized, 0) << rest.out;
+  // The records: PTXBench's five messages, every hash and count as written.
+  const nlohmann::json records = states[5]["manifest"];
+  EXPECT_EQ(records["counts"]["records"], synthesized);
+  const std::string records_dir = states[5]["folder"];
+  absl::StatusOr<std::string> sft = ReadFile(records_dir + "/sft.jsonl");
+  ASSERT_TRUE(sft.ok()) << sft.status();
+  EXPECT_EQ(records["outputs"][0]["sha256"], Sha256Hex(*sft));
+  EXPECT_EQ(records["outputs"][0]["rows"], synthesized);
+  const nlohmann::json record = nlohmann::json::parse(sft->substr(0, sft->find('\n')));
+  ASSERT_EQ(record["messages"].size(), 5u);
+  EXPECT_EQ(record["messages"][4]["step_loss_mask"], 1);
+  EXPECT_EQ(record["messages"][4]["content"].get<std::string>().rfind("<think>\n", 0), 0u);
+  EXPECT_EQ(records["lineage"].size(), 4u) << "reasoning, pairs, repairs and failed";
+
+  // A second run recomputes nothing: every stage says so and no file or
+  // experiment is written again.
   const auto written = std::filesystem::last_write_time(select_dir + "/selection.jsonl");
-  for (const char* stage : {"failed", "repairs", "pairs"}) {
-    CommandResult again = c.Cli({"pipeline", "run", pipeline, stage, "--dir", dir});
-    EXPECT_EQ(again.exit_code, 0) << again.out;
-    EXPECT_NE(again.out.find("up to date, nothing recomputed"), std::string::npos) << again.out;
+  const auto sft_written = std::filesystem::last_write_time(records_dir + "/sft.jsonl");
+  CommandResult again = c.Cli({"pipeline", "run", pipeline, "--dir", dir});
+  EXPECT_EQ(again.exit_code, 0) << again.out;
+  size_t up_to_date = 0;
+  for (size_t at = 0; (at = again.out.find("up to date, nothing recomputed", at)) !=
+                      std::string::npos; ++at) {
+    ++up_to_date;
   }
+  EXPECT_EQ(up_to_date, 6u) << again.out;
   EXPECT_EQ(std::filesystem::last_write_time(select_dir + "/selection.jsonl"), written);
-  EXPECT_EQ(c.QueryInt("SELECT count(*) FROM experiments"), 2) << "nothing submitted twice";
+  EXPECT_EQ(std::filesystem::last_write_time(records_dir + "/sft.jsonl"), sft_written);
+  EXPECT_EQ(c.QueryInt("SELECT count(*) FROM experiments"), 3) << "nothing submitted twice";
 }
 
 TEST(EndToEndTest, SchedulerKilledMidRunLosesNothingAndPaysForNothingTwice) {

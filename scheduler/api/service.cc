@@ -163,6 +163,14 @@ grpc::ServerUnaryReactor* ClientServiceImpl::SubmitExperiment(
 absl::StatusOr<std::shared_ptr<RenderedPrompts>> ClientServiceImpl::RenderPrompts(
     const ExpandedExperiment& x) const {
   auto prompts = std::make_shared<RenderedPrompts>();
+  if (x.synthesis) {
+    // A synthesis experiment's prompts are its spec's, as written.
+    for (const TrajectorySpec& t : x.trajectories) {
+      prompts->system_by_tag[t.prompt_tag] = x.synthesis->system;
+      prompts->task_by_key[TaskPromptKey(t)] = t.synthesis_prompt;
+    }
+    return prompts;
+  }
   std::set<std::string> tags;
   for (const TrajectorySpec& t : x.trajectories) {
     if (tags.insert(t.prompt_tag).second) {

@@ -67,6 +67,18 @@ SpecReferences ReferencesOf(absl::string_view spec_text) {
     return out;
   }
   out.agent_mode = doc.is_object() && doc.contains("mode") && doc["mode"] == "agent";
+  // A synthesis spec's rows name their prompt files.
+  if (doc.is_object() && doc.contains("mode") && doc["mode"] == "synthesis" &&
+      doc.contains("rows") && doc["rows"].is_array()) {
+    for (size_t i = 0; i < doc["rows"].size(); ++i) {
+      const Json& row = doc["rows"][i];
+      if (row.is_object() && row.contains("prompt_path") && row["prompt_path"].is_string()) {
+        out.files.push_back(
+            {absl::StrCat("row [", i, "]: prompt_path"), row["prompt_path"].get<std::string>()});
+      }
+    }
+    return out;
+  }
   // A list config's items, or a PTXBench plan.json's entries.
   const Json& items = doc.is_object() && doc.contains("plan") ? doc["plan"] : doc;
   if (!items.is_array()) return out;

@@ -54,7 +54,7 @@ absl::Status CheckLimit(const SpecReader& r, absl::string_view field, const Json
 absl::StatusOr<std::optional<AgentSettings>> ReadMode(const SpecReader& r, const Json& doc) {
   std::string mode = "multiturn";
   if (const Json* v = JsonReader::Member(doc, "mode")) {
-    PTXB_ASSIGN_OR_RETURN(mode, r.json().Enum(*v, "mode", {"multiturn", "agent"}));
+    PTXB_ASSIGN_OR_RETURN(mode, r.json().Enum(*v, "mode", {"multiturn", "agent", "synthesis"}));
   }
   const Json* agent = JsonReader::Member(doc, "agent");
   if (mode == "multiturn") {
@@ -415,6 +415,14 @@ absl::StatusOr<ExpandedExperiment> ExpandSpec(
   }
   if (spec_internal::IsPtxbenchAgentExperiment(doc)) {
     out = spec_internal::ExpandPtxbenchAgent(reader, doc, limits);
+  } else if (spec_internal::IsSynthesisSpec(doc)) {
+    if (!named.default_definition.empty() || !named.eval.empty()) {
+      return reader.json().ErrorFound("mode", "synthesis with --definition or --eval",
+                                      "neither", "a synthesis spec's rows name their definitions "
+                                      "and nothing of it is evaluated");
+    }
+    if (!named.default_model.empty()) doc["models"] = Json::array({named.default_model});
+    out = spec_internal::ExpandSynthesis(reader, doc, limits);
   } else if (!named.agent_cli.empty()) {
     return reader.json().ErrorFound("agent", absl::StrCat("--agent-cli ", named.agent_cli),
                                     "no --agent-cli",

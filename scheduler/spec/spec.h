@@ -15,7 +15,9 @@
 //    the command line replaces the definitions[] or models[] list. With
 //    "mode": "agent" each trajectory is one coding-agent session instead of
 //    a turn loop: an "agent" object (agent_settings.h) replaces num_turns
-//    and context_policy, which are then refused.
+//    and context_policy, which are then refused. With "mode": "synthesis"
+//    a model answers prepared prompts and nothing is evaluated
+//    (synthesis.h).
 //  - PTXBench list (a JSON array): [{num_trajectories, num_turns,
 //    target_speedup, prompt_tag, [definition], [test_path]}]; keys starting
 //    with '_' are ignored; definition and model come from the command line.
@@ -45,6 +47,7 @@
 #include "common/gpu_arch.h"
 #include "prompts/prompts.h"
 #include "scheduler/spec/agent_settings.h"
+#include "scheduler/spec/synthesis.h"
 #include "ptxbench/v1/common.pb.h"
 #include "workloads/registry.h"
 
@@ -92,6 +95,10 @@ struct TrajectorySpec {
   std::string repair_kernel;
   std::string repair_log;
   std::string repair_sha256;  // of both, computed once at expansion
+  // A synthesis trajectory's prompt (synthesis.h), its task prompt; empty
+  // for every other.
+  std::string synthesis_prompt;
+  std::string synthesis_sha256;
 };
 
 struct ExpandedExperiment {
@@ -109,6 +116,9 @@ struct ExpandedExperiment {
   // Agent mode ("mode": "agent"): the CLI and budgets of every session;
   // nullopt for the multiturn loop.
   std::optional<AgentSettings> agent;
+  // A synthesis experiment ("mode": "synthesis"): its rows' system prompt
+  // and length bounds; nothing of it is evaluated.
+  std::optional<SynthesisSettings> synthesis;
   // The GPU architectures its evaluations run on (common/gpu_arch.h).
   std::vector<std::string> architectures = DefaultArchitectures();
   std::vector<TrajectorySpec> trajectories;  // deterministic order

@@ -135,6 +135,12 @@ bool IsPtxbenchAgentExperiment(const Json& doc);
 absl::StatusOr<ExpandedExperiment> ExpandPtxbenchAgent(const SpecReader& r, const Json& doc,
                                                        const SpecLimits& limits);
 
+// Whether `doc` is a synthesis spec ("mode": "synthesis"), and its
+// expansion (synthesis.cc).
+bool IsSynthesisSpec(const Json& doc);
+absl::StatusOr<ExpandedExperiment> ExpandSynthesis(const SpecReader& r, const Json& doc,
+                                                   const SpecLimits& limits);
+
 }  // namespace ptxbench::scheduler::spec_internal
 
 #endif  // PTXBENCH_SCHEDULER_SPEC_SPEC_READER_H_

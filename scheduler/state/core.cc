@@ -18,8 +18,8 @@ namespace ptxbench::scheduler {
 namespace v1 = ::ptxbench::v1;
 
 std::string TaskPromptKey(const TrajectorySpec& t) {
-  return absl::StrFormat("%s|%.6g|%d|%s|%s", t.definition, t.target_speedup, t.num_turns,
-                         EncodeWorkloads(t.workloads), t.repair_sha256);
+  return absl::StrFormat("%s|%.6g|%d|%s|%s|%s", t.definition, t.target_speedup, t.num_turns,
+                         EncodeWorkloads(t.workloads), t.repair_sha256, t.synthesis_sha256);
 }
 
 Core::Core(storage::Database* db, Clock* clock, CoreOptions options)
@@ -200,6 +200,7 @@ absl::StatusOr<SubmitOutcome> Core::Submit(const ExpandedExperiment& x,
   info.max_cost_usd = x.max_cost_usd;
   info.architectures = x.architectures;
   info.agent = x.agent;
+  info.synthesis = x.synthesis;
   experiments_[exp_rowid] = info;
   llm_ready_.SetWeight(exp_rowid, x.priority);
   eval_ready_.SetWeight(exp_rowid, x.priority);

@@ -94,7 +94,7 @@ struct RenderedPrompts {
   std::map<std::string, std::string> task_by_key;
 };
 // Trajectories with the same task prompt share one: the definition, target,
-// turns, workloads and the kernel to repair.
+// turns, workloads, the kernel to repair and a synthesis row's prompt.
 std::string TaskPromptKey(const TrajectorySpec& t);
 
 struct SubmitOutcome {
@@ -284,6 +284,13 @@ class Core {
   // `event`: kComplete for a leased task, kAnswerByFile for SubmitEval's.
   absl::Status CompleteLlm(TaskRow& task, TaskEvent event, TrajectoryRow& trajectory,
                            const ptxbench::v1::LlmResponse& response);
+  // Stores an answer's turn (`turn` with its blobs), ends its task, counts
+  // its cost; `note` ends the event's line.
+  absl::Status RecordAnswer(TaskRow& task, TaskEvent event, TrajectoryRow& trajectory,
+                            const ptxbench::v1::LlmResponse& response, AnswerRow turn,
+                            absl::string_view note);
+  absl::Status CompleteSynthesis(TaskRow& task, TrajectoryRow& trajectory,
+                                 const ptxbench::v1::LlmResponse& response, AnswerRow turn);
   absl::Status CompleteEval(TaskRow& task, TrajectoryRow& trajectory,
                             const ptxbench::v1::EvalResult& result);
   absl::Status HandleFailure(TaskRow& task, TrajectoryRow& trajectory,

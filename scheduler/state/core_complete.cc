@@ -79,35 +79,37 @@ absl::Status Core::Complete(const v1::CompleteRequest& request) {
 absl::Status Core::CompleteLlm(TaskRow& task, TaskEvent event, TrajectoryRow& trajectory,
                                const v1::LlmResponse& response) {
   const ExperimentRow& exp = experiments_.at(task.experiment);
-  const int64_t now_ms = absl::ToUnixMillis(clock_->Now());
-  PTXB_ASSIGN_OR_RETURN(std::string answer_blob, storage::PutBlob(*db_, response.text()));
-  std::string reasoning_blob;
+  AnswerRow turn;
+  PTXB_ASSIGN_OR_RETURN(turn.answer_blob, storage::PutBlob(*db_, response.text()));
   if (!response.reasoning().empty()) {
-    PTXB_ASSIGN_OR_RETURN(reasoning_blob, storage::PutBlob(*db_, response.reasoning()));
+    PTXB_ASSIGN_OR_RETURN(turn.reasoning_blob, storage::PutBlob(*db_, response.reasoning()));
   }
+  if (exp.synthesis) return CompleteSynthesis(task, trajectory, response, std::move(turn));
+  std::optional<std::string> kernel = ExtractKernel(response.text(), exp.language);
+  if (kernel) {
+    PTXB_ASSIGN_OR_RETURN(turn.kernel_blob, storage::PutBlob(*db_, *kernel));
+    turn.kernel_sha256 = Sha256Hex(*kernel);
+  } else {
+    PTXB_ASSIGN_OR_RETURN(turn.feedback_blob,
+                          storage::PutBlob(*db_, RenderNoCodeFeedback(exp.language)));
+  }
+  PTXB_RETURN_IF_ERROR(RecordAnswer(task, event, trajectory, response, std::move(turn),
+                                    kernel ? "" : " no code block"));
+  if (!kernel) return AdvanceOrEnd(trajectory, task.turn, /*target_met=*/false);
+  return Transit(trajectory, TrajectoryEvent::kAnswered, "");
+}
+
+absl::Status Core::RecordAnswer(TaskRow& task, TaskEvent event, TrajectoryRow& trajectory,
+                                const v1::LlmResponse& response, AnswerRow turn,
+                                absl::string_view note) {
   v1::LlmResponse meta = response;  // texts live in blobs
   meta.clear_text();
   meta.clear_reasoning();
-  std::optional<std::string> kernel = ExtractKernel(response.text(), exp.language);
-  std::string kernel_blob, kernel_sha, feedback_blob;
-  if (kernel) {
-    PTXB_ASSIGN_OR_RETURN(kernel_blob, storage::PutBlob(*db_, *kernel));
-    kernel_sha = Sha256Hex(*kernel);
-  } else {
-    PTXB_ASSIGN_OR_RETURN(feedback_blob,
-                          storage::PutBlob(*db_, RenderNoCodeFeedback(exp.language)));
-  }
-  AnswerRow turn;
   turn.trajectory = trajectory.rowid;
   turn.turn = task.turn;
-  turn.answer_blob = answer_blob;
-  turn.reasoning_blob = reasoning_blob;
   turn.llm_meta = meta.SerializeAsString();
-  turn.kernel_blob = kernel_blob;
-  turn.kernel_sha256 = kernel_sha;
-  turn.feedback_blob = feedback_blob;
   turn.started_ms = task.created_ms;
-  turn.finished_ms = now_ms;
+  turn.finished_ms = absl::ToUnixMillis(clock_->Now());
   PTXB_RETURN_IF_ERROR(turns_.InsertAnswer(turn));
   PTXB_RETURN_IF_ERROR(TransitTask(task, trajectory.model, event));
   if (response.cost_usd() > 0) {
@@ -116,13 +118,37 @@ absl::Status Core::CompleteLlm(TaskRow& task, TaskEvent event, TrajectoryRow& tr
     experiments_.at(task.experiment).cost_usd += response.cost_usd();
   }
   if (response.simulated()) trajectory.simulated = true;
-  PTXB_RETURN_IF_ERROR(AddEvent(
-      trajectory.experiment_id, trajectory.id, task.turn, "turn.answered",
-      absl::StrCat(response.provider(), " finish=", response.finish_reason(), " tokens=",
-                   response.usage().input_tokens(), "/", response.usage().output_tokens(),
-                   kernel ? "" : " no code block")));
-  if (!kernel) return AdvanceOrEnd(trajectory, task.turn, /*target_met=*/false);
-  return Transit(trajectory, TrajectoryEvent::kAnswered, "");
+  return AddEvent(trajectory.experiment_id, trajectory.id, task.turn, "turn.answered",
+                  absl::StrCat(response.provider(), " finish=", response.finish_reason(),
+                               " tokens=", response.usage().input_tokens(), "/",
+                               response.usage().output_tokens(), note));
+}
+
+// A synthesis answer (scheduler/spec/synthesis.h): kept, never evaluated; the
+// trajectory ends at the first whose text is within the length bounds, or
+// asks again (afresh) until its passes are spent.
+absl::Status Core::CompleteSynthesis(TaskRow& task, TrajectoryRow& trajectory,
+                                     const v1::LlmResponse& response, AnswerRow turn) {
+  const SynthesisSettings& s = *experiments_.at(task.experiment).synthesis;
+  const int64_t chars = static_cast<int64_t>(
+      (s.take == "reasoning" ? response.reasoning() : response.text()).size());
+  const bool within = s.Within(chars);
+  if (!within) {
+    PTXB_ASSIGN_OR_RETURN(
+        turn.feedback_blob,
+        storage::PutBlob(*db_, absl::StrCat("ptxbench: the ", s.take, " has ", chars,
+                                            " characters, outside [", s.min_chars, ", ",
+                                            s.max_chars > 0 ? absl::StrCat(s.max_chars) : "any",
+                                            "]; asked again")));
+  }
+  PTXB_RETURN_IF_ERROR(RecordAnswer(
+      task, TaskEvent::kComplete, trajectory, response, std::move(turn),
+      absl::StrCat(" ", s.take, "=", chars, " chars", within ? "" : " (outside the bounds)")));
+  if (!within) return AdvanceOrEnd(trajectory, task.turn, /*target_met=*/false);
+  trajectory.correct = true;  // "correct": synthesized within the bounds
+  trajectory.turns_completed = task.turn + 1;
+  return Transit(trajectory, TrajectoryEvent::kTargetMet,
+                 absl::StrCat("synthesized at pass ", task.turn + 1));
 }
 
 absl::Status Core::CompleteEval(TaskRow& task, TrajectoryRow& trajectory,

@@ -196,6 +196,38 @@ TEST_F(CoreTest, TurnLimitEndsAsLimitsExceededAndNoCodeCountsATurn) {
   EXPECT_TRUE(NothingFor(gw));
 }
 
+// A synthesis experiment's answers are kept and never evaluated: within
+// the length bounds a trajectory is done; outside them it asks again,
+// afresh, until its passes are spent. The stored settings survive a restart.
+TEST_F(CoreTest, SynthesisAnswersEndWithinTheirBoundsAndAreNeverEvaluated) {
+  ExpandedExperiment x = MakeExperiment("synth", 2, 2);
+  x.eval_mode = v1::EVAL_MODE_UNSPECIFIED;
+  x.synthesis = SynthesisSettings{"SYSTEM", "answer", /*min_chars=*/10, /*max_chars=*/40,
+                                  /*max_passes=*/2, /*max_tokens=*/4096};
+  Submit(x);
+  Restart();
+  std::string gw = RegisterGateway(), wk = RegisterWorker();
+  const std::string kernel_like = "```cpp\nint x;\n```";  // 19 characters, within
+  // The first row: within at once.
+  v1::Task first = MustLease(gw);
+  EXPECT_EQ(first.llm().params().max_tokens(), 4096);
+  ASSERT_TRUE(CompleteLlm(first, kernel_like).ok());
+  EXPECT_TRUE(NothingFor(wk)) << "a synthesis answer is never evaluated";
+  EXPECT_EQ(TrajectoriesIn(v1::SUBMITTED), 1);
+  // The second: too short, asked again without the first answer, still short.
+  v1::Task second = MustLease(gw);
+  ASSERT_TRUE(CompleteLlm(second, "short").ok());
+  v1::Task again = MustLease(gw);
+  EXPECT_EQ(again.turn(), 1);
+  EXPECT_EQ(again.llm().messages_size(), 2) << "afresh: system and task only";
+  ASSERT_TRUE(CompleteLlm(again, "short").ok());
+  EXPECT_EQ(TrajectoriesIn(v1::LIMITS_EXCEEDED), 1);
+  EXPECT_TRUE(NothingFor(gw));
+  EXPECT_TRUE(NothingFor(wk));
+  EXPECT_EQ(Count("SELECT count(*) FROM turns WHERE kernel_blob IS NOT NULL AND kernel_blob != ''"),
+            0);
+}
+
 TEST_F(CoreTest, ExpiredLeaseIsReleasedAfterBackoffAndStaleCompletionRejected) {
   Submit(MakeExperiment("exp", 1, 3));
   std::string gw1 = RegisterGateway("one"), gw2 = RegisterGateway("two");

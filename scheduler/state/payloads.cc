@@ -88,8 +88,12 @@ absl::Status TaskPayloads::Build(const TaskRow& task, const TrajectoryRow& traje
   // answer and feedback; "latest-pair" only the last ones; "single-user"
   // merges the system prompt into the first user message for models without
   // a system role, then sends the full history.
+  // A synthesis pass asks afresh: no history.
   std::vector<std::pair<std::string, std::string>> history;  // answer, feedback
-  if (task.turn > 0) {
+  if (exp.synthesis && exp.synthesis->max_tokens > 0) {
+    llm->mutable_params()->set_max_tokens(static_cast<int32_t>(exp.synthesis->max_tokens));
+  }
+  if (task.turn > 0 && !exp.synthesis) {
     int first = exp.context_policy == "latest-pair" ? task.turn - 1 : 0;
     PTXB_ASSIGN_OR_RETURN(auto hashes, turns_->History(trajectory.rowid, first, task.turn));
     for (const auto& [a, f] : hashes) {

@@ -28,7 +28,8 @@ absl::StatusOr<int64_t> ExperimentStore::Insert(const ExpandedExperiment& x, int
       storage::Statement * s,
       db_->Cached("INSERT INTO experiments(id, name, spec_hash, spec_json, priority, "
                   "eval_mode, language, context_policy, max_cost_usd, num_turns, "
-                  "created_ms, architectures, agent_json) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)"));
+                  "created_ms, architectures, agent_json, synthesis_json) "
+                  "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
   s->BindText(1, x.experiment_id)
       .BindText(2, x.name)
       .BindText(3, x.spec_hash)
@@ -41,7 +42,8 @@ absl::StatusOr<int64_t> ExperimentStore::Insert(const ExpandedExperiment& x, int
       .BindInt64(10, num_turns)
       .BindInt64(11, now_ms)
       .BindText(12, EncodeArchitectures(x.architectures))
-      .BindText(13, x.agent ? AgentSettingsJson(*x.agent).dump() : std::string());
+      .BindText(13, x.agent ? AgentSettingsJson(*x.agent).dump() : std::string())
+      .BindText(14, x.synthesis ? SynthesisSettingsJson(*x.synthesis).dump() : std::string());
   PTXB_RETURN_IF_ERROR(s->Run());
   return db_->LastInsertRowId();
 }
@@ -50,7 +52,7 @@ absl::Status ExperimentStore::ForEach(const std::function<void(const ExperimentR
   PTXB_ASSIGN_OR_RETURN(
       storage::Statement * s,
       db_->Cached("SELECT rowid, id, language, context_policy, eval_mode, priority, "
-                  "max_cost_usd, cost_usd, architectures, agent_json FROM experiments"));
+                  "max_cost_usd, cost_usd, architectures, agent_json, synthesis_json FROM experiments"));
   while (true) {
     PTXB_ASSIGN_OR_RETURN(bool row, s->Step());
     if (!row) break;
@@ -73,6 +75,16 @@ absl::Status ExperimentStore::ForEach(const std::function<void(const ExperimentR
             absl::StrCat("experiment ", e.id, ": ", settings.status().message()));
       }
       e.agent = *std::move(settings);
+    }
+    if (const std::string synthesis = s->ColumnText(10); !synthesis.empty()) {
+      nlohmann::json j = nlohmann::json::parse(synthesis, nullptr, /*allow_exceptions=*/false);
+      absl::StatusOr<SynthesisSettings> settings = SynthesisSettingsFromJson(j);
+      if (!settings.ok()) {
+        s->Reset();
+        return absl::InternalError(
+            absl::StrCat("experiment ", e.id, ": ", settings.status().message()));
+      }
+      e.synthesis = *std::move(settings);
     }
     fn(e);
   }

@@ -31,6 +31,8 @@ struct ExperimentRow {
   std::vector<std::string> architectures;
   // Agent mode: the settings of its sessions; nullopt for the multiturn loop.
   std::optional<AgentSettings> agent;
+  // A synthesis experiment: its answers' length bounds; nullopt otherwise.
+  std::optional<SynthesisSettings> synthesis;
   // Reached the budget: no new LLM step starts (calls in flight finish).
   bool OverBudget() const { return max_cost_usd > 0 && cost_usd >= max_cost_usd; }
 };

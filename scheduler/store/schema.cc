@@ -163,12 +163,17 @@ constexpr char kSchemaV6[] =
     "ALTER TABLE turns ADD COLUMN action_id TEXT;"
     "ALTER TABLE trajectories ADD COLUMN agent_outcome BLOB;";
 
+// Version 7: synthesis experiments (scheduler/spec/synthesis.h): their
+// settings (canonical JSON, SynthesisSettingsJson; '' for every other).
+constexpr char kSchemaV7[] =
+    "ALTER TABLE experiments ADD COLUMN synthesis_json TEXT NOT NULL DEFAULT '';";
+
 std::vector<storage::Migration> Migrations() {
   static const std::string* v1 = new std::string(
       absl::StrCat(kSchemaV1, LiveTaskIndexSql(), kSchemaV1Executors, storage::kBlobTableSql,
                    ";\n", kEventTableSql, ";\n"));
   return {{1, v1->c_str()}, {2, kSchemaV2}, {3, kSchemaV3}, {4, kSchemaV4}, {5, kSchemaV5},
-          {6, kSchemaV6}};
+          {6, kSchemaV6}, {7, kSchemaV7}};
 }
 
 }  // namespace

@@ -31,6 +31,8 @@ constexpr TrajectoryTransition kTrajectoryTable[] = {
     {v1::AWAITING_MODEL, J::kNextTurn, v1::AWAITING_MODEL, F::kQueueLlm, ""},
     {v1::AWAITING_EVAL, J::kNextTurn, v1::AWAITING_MODEL, F::kQueueLlm, ""},
     {v1::AWAITING_EVAL, J::kTargetMet, v1::SUBMITTED, F::kNone, "trajectory.submitted"},
+    // A synthesis answer within its bounds: nothing to evaluate.
+    {v1::AWAITING_MODEL, J::kTargetMet, v1::SUBMITTED, F::kNone, "trajectory.submitted"},
     {v1::AWAITING_MODEL, J::kTurnLimit, v1::LIMITS_EXCEEDED, F::kNone, "trajectory.limits_exceeded"},
     {v1::AWAITING_EVAL, J::kTurnLimit, v1::LIMITS_EXCEEDED, F::kNone, "trajectory.limits_exceeded"},
     {v1::AWAITING_MODEL, J::kOverBudget, v1::LIMITS_EXCEEDED, F::kCancelTasks, "trajectory.limits_exceeded"},

@@ -1,0 +1,108 @@
+// What the pipeline stage runners share (pipeline_stage_io.h).
+
+#include "cli/pipeline_stage_io.h"
+
+#include <optional>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "common/file.h"
+#include "common/hash.h"
+#include "common/status_macros.h"
+
+namespace ptxbench::cli::stage_io {
+
+absl::StatusOr<v1::GetExperimentResponse> FinishedExperiment(const Invocation& inv,
+                                                             SchedulerClient& client,
+                                                             const pipelines::Stage& stage,
+                                                             const std::string& name) {
+  const bool wait = inv.args.Has("wait");
+  int64_t shown = -1;
+  while (true) {
+    PTXB_ASSIGN_OR_RETURN(v1::GetExperimentResponse e, client.GetExperiment(name));
+    const v1::ExperimentProgress& p = e.progress();
+    if (p.terminal() >= p.total()) return e;
+    if (!wait) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "stage '", stage.name, "': experiment ", e.experiment().name(), " is still running (",
+          p.terminal(), " of ", p.total(),
+          " trajectories finished); run the stage once it has finished, or with --wait"));
+    }
+    if (p.terminal() != shown) {
+      inv.err() << "  waiting for " << e.experiment().name() << ": " << p.terminal() << " of "
+                << p.total() << " trajectories finished\n";
+      shown = p.terminal();
+    }
+    absl::SleepFor(absl::Seconds(1));
+  }
+}
+
+nlohmann::json ExperimentInput(const v1::GetExperimentResponse& e) {
+  return {{"kind", "experiment"},
+          {"name", e.experiment().name()},
+          {"id", e.experiment().experiment_id()},
+          {"spec_sha256", Sha256Hex(e.experiment().spec_json())},
+          {"trajectories", e.progress().total()}};
+}
+
+nlohmann::json StageInput(const pipelines::Stage& input) {
+  return {{"kind", "stage"}, {"stage", input.name}, {"id", input.id}};
+}
+
+absl::StatusOr<nlohmann::json> RanManifest(const pipelines::StageStore& store,
+                                           const pipelines::Stage& input) {
+  std::optional<nlohmann::json> manifest = store.Manifest(input);
+  if (!manifest) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("stage ", input.name, " has not run yet: run it first"));
+  }
+  return *std::move(manifest);
+}
+
+absl::StatusOr<std::string> ReadStageFile(const pipelines::StageStore& store,
+                                          const pipelines::Stage& input,
+                                          const nlohmann::json& manifest, const std::string& name) {
+  const std::string path = store.Folder(input) + "/" + name;
+  PTXB_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  std::string named;
+  for (const nlohmann::json& output : manifest["outputs"]) {
+    if (output.value("file", "") == name) named = output.value("sha256", "");
+  }
+  if (Sha256Hex(text) != named) {
+    return absl::DataLossError(absl::StrCat(
+        path, " is not the file its manifest names (its sha256 differs): remove ",
+        store.Folder(input), " and run the stage again"));
+  }
+  return text;
+}
+
+absl::StatusOr<const v1::Trajectory*> FullTrajectories::Get(const std::string& trajectory_id) {
+  auto it = read_.find(trajectory_id);
+  if (it != read_.end()) return &it->second;
+  v1::ReadTrajectoriesRequest request;
+  request.set_trajectory_id(trajectory_id);
+  request.set_detail(v1::TURN_DETAIL_FULL);
+  bool found = false;
+  PTXB_RETURN_IF_ERROR(client_.ReadTrajectories(request, [&](v1::Trajectory&& t) {
+    read_[trajectory_id] = std::move(t);
+    found = true;
+    return absl::OkStatus();
+  }));
+  if (!found) return absl::NotFoundError(absl::StrCat("no trajectory ", trajectory_id));
+  return &read_[trajectory_id];
+}
+
+absl::StatusOr<v1::SubmitExperimentResponse> SubmitStageExperiment(
+    const Invocation& inv, SchedulerClient& client, const pipelines::Pipeline& pipeline,
+    const pipelines::Stage& stage, v1::SubmitExperimentRequest request, const std::string& what) {
+  request.set_spec_path(absl::StrCat(pipeline.name, ":", stage.name));
+  const std::string name = request.name();
+  PTXB_ASSIGN_OR_RETURN(v1::SubmitExperimentResponse submitted, client.SubmitExperiment(request));
+  inv.err() << "  submitted " << name << " (" << submitted.experiment_id()
+            << "): " << submitted.trajectories() << " " << what
+            << (submitted.created() ? "" : " (it existed already with this spec)") << "\n";
+  return submitted;
+}
+
+}  // namespace ptxbench::cli::stage_io
