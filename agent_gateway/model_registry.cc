@@ -41,7 +41,8 @@ absl::StatusOr<ModelConfig> ParseEntry(const JsonReader& r, const std::string& n
   PTXB_RETURN_IF_ERROR(r.RequireObject(j, at));
   PTXB_RETURN_IF_ERROR(r.CheckKeys(j, at,
                                    {"provider", "base_url", "model_id", "api_key_env", "params",
-                                    "price", "limits", "answers_dir", "notes", "context_window"},
+                                    "price", "limits", "answers_dir", "notes", "context_window",
+                                    "lineage"},
                                    /*allow_comments=*/false));
   ModelConfig m;
   m.name = name;
@@ -59,6 +60,10 @@ absl::StatusOr<ModelConfig> ParseEntry(const JsonReader& r, const std::string& n
     if (value != nullptr) {
       PTXB_ASSIGN_OR_RETURN(*out, r.String(*value, JsonField(at, key), /*allow_empty=*/true));
     }
+  }
+  if (const Json* lineage = JsonReader::Member(j, "lineage")) {
+    PTXB_RETURN_IF_ERROR(r.RequireObject(*lineage, JsonField(at, "lineage")));
+    m.lineage = lineage->dump();
   }
   PTXB_ASSIGN_OR_RETURN(const double window, OptionalNumber(r, j, at, "context_window", 0));
   m.context_window = static_cast<int64_t>(window);

@@ -14,7 +14,8 @@
 //     "limits": {"rpm": n, "tpm": n, "concurrency": n},
 //     "context_window": n,                      // tokens, input + output
 
-//     "answers_dir": DIR}}}                      // scripted only
+//     "answers_dir": DIR,                        // scripted only
+//     "lineage": {...}}}                         // a pipeline's model stage's
 //
 // The bundled file (agent_gateway/data/models.json) covers common hosted
 // models; a user's file extends it and overrides entries of the same name
@@ -58,6 +59,9 @@ struct ModelConfig {
   // before a call).
   int64_t context_window = 0;
   std::string answers_dir;  // scripted
+  // What the model was made from, as a pipeline's model stage records it
+  // (docs/PIPELINES.md): its JSON, "" when none.
+  std::string lineage;
   std::string origin;       // the file it came from, for messages
 };
 

@@ -1,7 +1,6 @@
 // Pipeline commands (docs/PIPELINES.md): `pipeline check FILE` reads a
-// pipeline file and checks its wiring without running anything or calling
-// the scheduler; `pipeline run FILE [STAGE]` runs its stages (those that
-// run so far: select, derive, pairs, synthesize, dataset) into stage folders; `pipeline status
+// pipeline file and checks its wiring and input experiments without running
+// anything; `pipeline run FILE [STAGE]` runs its stages into stage folders; `pipeline status
 // FILE` says where each stands.
 
 #include <filesystem>
@@ -24,10 +23,41 @@
 namespace ptxbench::cli {
 namespace {
 
+// The finished experiments the pipeline's select stages take, asked of the
+// scheduler: one unknown or still running is an error naming the stage. With
+// no scheduler to ask, a note says they were not checked.
+absl::Status CheckInputExperiments(const Invocation& inv, const pipelines::Pipeline& pipeline) {
+  std::optional<SchedulerClient> client;
+  for (const pipelines::Stage& s : pipeline.stages) {
+    for (const std::string& name : s.experiments) {
+      if (!client) client.emplace(Connect(inv));
+      absl::StatusOr<v1::GetExperimentResponse> e = client->GetExperiment(name);
+      if (absl::IsUnavailable(e.status()) || absl::IsDeadlineExceeded(e.status())) {
+        inv.err() << "note: the input experiments were not checked: " << e.status().message()
+                  << "\n";
+        return absl::OkStatus();
+      }
+      if (absl::IsNotFound(e.status())) {
+        return absl::NotFoundError(
+            absl::StrCat("stage '", s.name, "': no experiment ", name, " in the scheduler"));
+      }
+      PTXB_RETURN_IF_ERROR(e.status());
+      const v1::ExperimentProgress& p = e->progress();
+      if (p.terminal() < p.total()) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "stage '", s.name, "': experiment ", name, " is still running (", p.terminal(),
+            " of ", p.total(), " trajectories finished); a select takes finished experiments"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status RunCheck(const Invocation& inv) {
   const std::string& path = inv.args.positionals[0];
   PTXB_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
   PTXB_ASSIGN_OR_RETURN(pipelines::Pipeline pipeline, pipelines::ReadPipeline(text, path));
+  PTXB_RETURN_IF_ERROR(CheckInputExperiments(inv, pipeline));
   if (inv.global.json) {
     nlohmann::json stages = nlohmann::json::array();
     for (const pipelines::Stage& s : pipeline.stages) {
@@ -90,11 +120,6 @@ absl::Status RunRun(const Invocation& inv) {
       inv.out() << label << ": up to date, nothing recomputed: " << store.Folder(*s) << "\n";
       continue;
     }
-    if (!StageRuns(*s)) {
-      return absl::UnimplementedError(
-          absl::StrCat(label, ": running ", s->kind,
-                       " stages is not built yet (docs/PIPELINES.md); `pipeline check` checks them"));
-    }
     inv.err() << label << ": running\n";
     PTXB_ASSIGN_OR_RETURN(nlohmann::json manifest, RunStage(inv, client, pipeline, *s, store));
     inv.out() << label << ": " << StageSummary(*s, manifest) << ": " << store.Folder(*s) << "\n";
@@ -112,7 +137,7 @@ absl::Status RunStatus(const Invocation& inv) {
   Table table({"STAGE", "KIND", "STATE", "FINISHED", "WHAT IT MADE"});
   for (const pipelines::Stage& s : pipeline.stages) {
     std::optional<nlohmann::json> manifest = store.Manifest(s);
-    const std::string state = manifest ? "done" : StageRuns(s) ? "not run" : "not built yet";
+    const std::string state = manifest ? "done" : "not run";
     const int64_t finished = manifest ? manifest->value("finished_unix_ms", int64_t{0}) : 0;
     const std::string made = manifest ? StageSummary(s, *manifest) : "";
     stages.push_back({{"name", s.name},
@@ -148,7 +173,9 @@ void AddPipelineCommands(std::vector<Command>* commands) {
         "Each stage's kind, parameters and input are checked (an unknown kind or\n"
         "parameter, an input that names no earlier stage or makes the wrong thing, a\n"
         "cycle: one error naming the stage), and each stage's id is printed: the hash of\n"
-        "its kind, parameters and inputs, which changes only downstream of a change."},
+        "its kind, parameters and inputs, which changes only downstream of a change. The\n"
+        "experiments select stages take are looked up in the scheduler: one unknown or\n"
+        "still running is an error naming the stage (with no scheduler, a note says so)."},
        RunCheck});
   commands->push_back(
       {{"pipeline run",
@@ -162,9 +189,7 @@ void AddPipelineCommands(std::vector<Command>* commands) {
         "Each stage writes DIR/<stage id>/: its files and manifest.json (inputs, counts,\n"
         "each file's sha256 and rows), whole or not at all. A stage whose folder has its\n"
         "manifest is up to date and is not recomputed. A stage that takes an experiment\n"
-        "still running stops there (run it again later), or waits for it with --wait.\n"
-        "select, derive, pairs, synthesize and dataset stages run; model and evaluate\n"
-        "are checked but not run yet."},
+        "still running stops there (run it again later), or waits for it with --wait."},
        RunRun});
   commands->push_back(
       {{"pipeline status",

@@ -77,6 +77,17 @@ absl::StatusOr<std::string> ReadStageFile(const pipelines::StageStore& store,
   return text;
 }
 
+absl::StatusOr<std::string> EvalOf(SchedulerClient& client, const pipelines::Stage& stage,
+                                   const std::set<std::string>& sources) {
+  const std::string eval = stage.params["eval"].get<std::string>();
+  if (eval != "as-source") return eval;
+  for (const std::string& id : sources) {
+    PTXB_ASSIGN_OR_RETURN(v1::GetExperimentResponse e, client.GetExperiment(id));
+    if (e.experiment().eval_mode() != v1::COMPILE_ONLY) return std::string("full");
+  }
+  return std::string("compile-only");
+}
+
 absl::StatusOr<const v1::Trajectory*> FullTrajectories::Get(const std::string& trajectory_id) {
   auto it = read_.find(trajectory_id);
   if (it != read_.end()) return &it->second;

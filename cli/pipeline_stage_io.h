@@ -6,6 +6,7 @@
 // what it took.
 
 #include <map>
+#include <set>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -47,6 +48,12 @@ absl::StatusOr<std::string> ReadStageFile(const pipelines::StageStore& store,
                                           const pipelines::Stage& input,
                                           const nlohmann::json& manifest, const std::string& name);
 
+// A stage's `eval` parameter as the eval to submit with: "as-source" is
+// compile-only when each of `sources` (experiment ids or names) was, else
+// full, so one pipeline file serves a GPU and a machine without one.
+absl::StatusOr<std::string> EvalOf(SchedulerClient& client, const pipelines::Stage& stage,
+                                   const std::set<std::string>& sources);
+
 // Trajectories read whole (prompts, answers, kernels, feedback), each once.
 class FullTrajectories {
  public:
@@ -75,6 +82,18 @@ absl::StatusOr<StageOutput> RunDataset(const Invocation& inv, SchedulerClient& c
                                        const pipelines::Pipeline& pipeline,
                                        const pipelines::Stage& stage,
                                        const pipelines::StageStore& store);
+
+// The stages after training (pipeline_evaluate.cc): model (registers a
+// checkpoint served elsewhere, with its lineage) and evaluate (the same spec
+// on the base and the tuned model, once both finished).
+absl::StatusOr<StageOutput> RunModel(const Invocation& inv, SchedulerClient& client,
+                                     const pipelines::Pipeline& pipeline,
+                                     const pipelines::Stage& stage,
+                                     const pipelines::StageStore& store);
+absl::StatusOr<StageOutput> RunEvaluate(const Invocation& inv, SchedulerClient& client,
+                                        const pipelines::Pipeline& pipeline,
+                                        const pipelines::Stage& stage,
+                                        const pipelines::StageStore& store);
 
 }  // namespace ptxbench::cli::stage_io
 

@@ -4,6 +4,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -93,11 +94,14 @@ absl::StatusOr<StageOutput> RunDerive(const Invocation& inv, SchedulerClient& cl
   }
   const pipelines::DerivedExperiment derived =
       pipelines::BuildDerivedExperiment(pipeline, stage, sources);
+  std::set<std::string> origins;  // evaluated as these were
+  for (const pipelines::Row& row : rows) origins.insert(row.experiment_id);
+  PTXB_ASSIGN_OR_RETURN(const std::string eval, stage_io::EvalOf(client, stage, origins));
   v1::SubmitExperimentRequest request;
   request.set_spec_json(derived.spec_json);
   request.set_name(derived.name);
   request.set_model(stage.params["model"].get<std::string>());
-  request.set_eval(stage.params["eval"].get<std::string>());
+  request.set_eval(eval);
   for (const auto& [path, content] : derived.files) (*request.mutable_files())[path] = content;
   PTXB_ASSIGN_OR_RETURN(v1::SubmitExperimentResponse submitted,
                         stage_io::SubmitStageExperiment(inv, client, pipeline, stage,
@@ -145,11 +149,6 @@ absl::StatusOr<StageOutput> RunPairs(const Invocation& inv, SchedulerClient& cli
 
 }  // namespace
 
-bool StageRuns(const pipelines::Stage& stage) {
-  return stage.kind == "select" || stage.kind == "derive" || stage.kind == "pairs" ||
-         stage.kind == "synthesize" || stage.kind == "dataset";
-}
-
 absl::StatusOr<nlohmann::json> RunStage(const Invocation& inv, SchedulerClient& client,
                                         const pipelines::Pipeline& pipeline,
                                         const pipelines::Stage& stage,
@@ -159,6 +158,8 @@ absl::StatusOr<nlohmann::json> RunStage(const Invocation& inv, SchedulerClient& 
              : stage.kind == "pairs"      ? RunPairs
              : stage.kind == "synthesize" ? stage_io::RunSynthesize
              : stage.kind == "dataset"    ? stage_io::RunDataset
+             : stage.kind == "model"      ? stage_io::RunModel
+             : stage.kind == "evaluate"   ? stage_io::RunEvaluate
                                           : RunSelect;
   PTXB_ASSIGN_OR_RETURN(StageOutput out, run(inv, client, pipeline, stage, store));
   out.manifest["started_unix_ms"] = started;
@@ -184,6 +185,18 @@ std::string StageSummary(const pipelines::Stage& stage, const nlohmann::json& ma
     return absl::StrCat(counts["records"].dump(), " records of ", counts["rows"].dump(),
                         " rows (", counts["not_synthesized"].dump(), " not synthesized, ",
                         counts["too_long"].dump(), " too long)");
+  }
+  if (stage.kind == "model") {
+    return absl::StrCat("model ", manifest["model"]["name"].get<std::string>(),
+                        " registered; serve it with a gateway started with --models "
+                        "FOLDER/models.json");
+  }
+  if (stage.kind == "evaluate") {
+    const nlohmann::json& h = manifest["headline"];
+    return absl::StrCat("correct rate ", h["base"]["correct_rate"].dump(), " (base) -> ",
+                        h["tuned"]["correct_rate"].dump(), " (tuned); ptxbench report ",
+                        manifest["experiments"]["base"].get<std::string>(), " ",
+                        manifest["experiments"]["tuned"].get<std::string>());
   }
   if (stage.kind == "pairs") {
     return absl::StrCat(counts["pairs"].dump(), " pairs, ", counts["repaired"].dump(), " of ",

@@ -17,8 +17,6 @@
 
 namespace ptxbench::cli {
 
-// Whether `pipeline run` runs stages like `stage` yet.
-bool StageRuns(const pipelines::Stage& stage);
 // Runs `stage` (whose inputs have run) and writes it; its manifest.
 absl::StatusOr<nlohmann::json> RunStage(const Invocation& inv, SchedulerClient& client,
                                         const pipelines::Pipeline& pipeline,

@@ -34,7 +34,8 @@ Pairs MakePairs(const std::vector<Item>& items, const std::string& experiment_id
   // The fixes a pair may use: correct, fast enough, Hopper where asked.
   nlohmann::json fixed_params = {{"rows", "correct"},
                                  {"min_speedup", params.value("min_speedup", 0.0)},
-                                 {"arch_features", params.value("arch_features", "any")}};
+                                 {"arch_features", params.value("arch_features", "any")},
+                                 {"accept_compiled", params.value("accept_compiled", "no")}};
   const bool every = params.value("which", "first") == "every";
   Pairs out;
   for (const Item& item : items) {
@@ -67,6 +68,7 @@ std::string PairsJsonl(const Pairs& p) {
                                      {"log_sha256", w.log_sha256}}},
                                    {"fixed",
                                     {{"experiment_id", f.experiment_id},
+                                     {"status", f.status},
                                      {"trajectory_id", f.trajectory_id},
                                      {"turn", f.turn},
                                      {"speedup", f.speedup},

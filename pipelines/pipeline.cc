@@ -72,7 +72,8 @@ const std::vector<Kind>& Kinds() {
         {"min_speedup", Param::kNumber},
         {"arch_features", Param::kChoice, {"any", "hopper"}, false, "any"},
         {"per_definition_cap", Param::kCount},
-        {"seed", Param::kString, {}, false, "ptxbench"}}},
+        {"seed", Param::kString, {}, false, "ptxbench"},
+        {"accept_compiled", Param::kChoice, {"no", "yes"}, false, "no"}}},
       {"derive",
        {Output::kSelection},
        Output::kExperiment,
@@ -80,13 +81,14 @@ const std::vector<Kind>& Kinds() {
         {"prompt_tag", Param::kString, {}, true},
         {"num_turns", Param::kCount, {}, false, 5, 1000},
         {"target_speedup", Param::kNumber, {}, false, 0.15},
-        {"eval", Param::kChoice, {"full", "compile-only"}, false, "full"}}},
+        {"eval", Param::kChoice, {"as-source", "full", "compile-only"}, false, "as-source"}}},
       {"pairs",
        {Output::kExperiment},
        Output::kPairs,
        {{"which", Param::kChoice, {"first", "every"}, false, "first"},
         {"min_speedup", Param::kNumber, {}, false, 0.0},
-        {"arch_features", Param::kChoice, {"any", "hopper"}, false, "any"}}},
+        {"arch_features", Param::kChoice, {"any", "hopper"}, false, "any"},
+        {"accept_compiled", Param::kChoice, {"no", "yes"}, false, "no"}}},
       {"synthesize",
        {Output::kPairs, Output::kSelection},
        Output::kSynthesis,
@@ -107,14 +109,17 @@ const std::vector<Kind>& Kinds() {
        Output::kModel,
        {{"model", Param::kString, {}, true},
         {"checkpoint", Param::kString, {}, true},
-        {"provider", Param::kChoice, {"openai", "anthropic", "gemini"}, true},
-        {"base_url", Param::kString, {}, true},
-        {"model_id", Param::kString, {}, true},
-        {"api_key_env", Param::kString}}},
+        {"provider", Param::kChoice, {"openai", "anthropic", "gemini", "scripted"}, true},
+        {"base_url", Param::kString},
+        {"model_id", Param::kString},
+        {"api_key_env", Param::kString},
+        {"answers_dir", Param::kString}}},
       {"evaluate",
        {Output::kModel},
        Output::kEvaluation,
-       {{"base", Param::kString, {}, true}, {"spec", Param::kString, {}, true}}},
+       {{"base", Param::kString, {}, true},
+        {"spec", Param::kString, {}, true},
+        {"eval", Param::kChoice, {"as-source", "full", "compile-only"}, false, "as-source"}}},
   };
   return kinds;
 }
@@ -178,6 +183,24 @@ absl::Status CheckParams(const JsonReader& r, const Json& stage, const std::stri
     if (const Json* v = JsonReader::Member(stage, "min_speedup"); v != nullptr && !correct) {
       return r.Error(JsonField(at, "min_speedup"), *v, "no min_speedup",
                      "a failed row has no speedup");
+    }
+  }
+  if (out.kind == "model") {
+    // A served checkpoint has an endpoint; a scripted stand-in (the
+    // examples, tests) its answers.
+    const bool scripted = out.params["provider"] == "scripted";
+    for (const char* key : {"base_url", "model_id", "answers_dir"}) {
+      const bool wanted = (std::string(key) == "answers_dir") == scripted;
+      const Json* v = JsonReader::Member(stage, key);
+      if (wanted && v == nullptr) {
+        return r.Missing(JsonField(at, key), scripted ? "the scripted answers' folder"
+                                                       : "a value (an endpoint's model needs it)");
+      }
+      if (!wanted && v != nullptr) {
+        return r.Error(JsonField(at, key), *v, absl::StrCat("no ", key),
+                       scripted ? "a scripted model has answers, not an endpoint"
+                                : "only a scripted model has answers_dir");
+      }
     }
   }
   if (out.kind == "synthesize" &&

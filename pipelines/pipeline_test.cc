@@ -54,8 +54,8 @@ TEST(PipelineTest, TheBundledExamplesRead) {
   ASSERT_TRUE(fixit.ok());
   const Stage& derive = *fixit->Find("repairs");
   EXPECT_EQ(derive.params["num_turns"], 5);
-  EXPECT_EQ(derive.params["eval"], "full") << "defaults are filled in";
-  EXPECT_EQ(fixit->Find("failed")->experiments, std::vector<std::string>{"quickstart"});
+  EXPECT_EQ(derive.params["eval"], "as-source") << "defaults are filled in";
+  EXPECT_EQ(fixit->Find("failed")->experiments, std::vector<std::string>{"pipeline-base"});
 }
 
 TEST(PipelineTest, IdsChangeDownstreamOfAChangedParameterOnly) {

@@ -21,13 +21,18 @@ bool Contains(const nlohmann::json& list, const std::string& value) {
 
 bool Matches(const Row& row, const nlohmann::json& params) {
   const bool correct = params["rows"] == "correct";
+  // A compile-only COMPILED judged nothing but the compile: it is no
+  // failure, and correct only where accept_compiled says so.
+  const bool compiled = row.status == "COMPILED";
   if (correct) {
-    if (row.status != "PASSED") return false;
+    const bool accepted =
+        row.status == "PASSED" || (compiled && params.value("accept_compiled", "no") == "yes");
+    if (!accepted) return false;
     if (params.contains("min_speedup") && row.speedup < params["min_speedup"].get<double>()) {
       return false;
     }
   } else if (params.contains("statuses") ? !Contains(params["statuses"], row.status)
-                                         : row.status == "PASSED") {
+                                         : row.status == "PASSED" || compiled) {
     return false;
   }
   if (params.contains("max_turn") && row.turn > params["max_turn"].get<int64_t>()) return false;
@@ -96,8 +101,7 @@ std::vector<Row> RowsOf(const std::string& experiment_id, const v1::Trajectory& 
   for (const v1::Turn& turn : t.turns()) {
     if (!turn.has_eval() || turn.kernel_sha256().empty()) continue;
     const v1::EvalStatus status = turn.eval().status();
-    if (status == v1::INFRA_ERROR || status == v1::COMPILED ||
-        status == v1::EVAL_STATUS_UNSPECIFIED) {
+    if (status == v1::INFRA_ERROR || status == v1::EVAL_STATUS_UNSPECIFIED) {
       continue;
     }
     Row r;

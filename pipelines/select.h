@@ -33,7 +33,8 @@ struct Row {
 };
 
 // The rows a trajectory offers: each turn with a kernel and an evaluation
-// that judged it (INFRA_ERROR and compile-only COMPILED judge nothing).
+// that judged it (INFRA_ERROR judges nothing; a compile-only COMPILED only
+// the compile, which `accept_compiled` may count as correct).
 std::vector<Row> RowsOf(const std::string& experiment_id, const ptxbench::v1::Trajectory& t);
 
 struct Selection {

@@ -48,13 +48,21 @@ TEST(SelectTest, ATrajectoryOffersItsJudgedTurns) {
   }
   t.add_turns()->set_index(4);  // no kernel, no evaluation
   const std::vector<Row> rows = RowsOf("exp_1", t);
-  ASSERT_EQ(rows.size(), 2u) << "infrastructure errors and compile-only results judge nothing";
+  ASSERT_EQ(rows.size(), 3u) << "infrastructure errors judge nothing";
   EXPECT_EQ(rows[0].status, "COMPILE_ERROR");
   EXPECT_FALSE(rows[0].hopper);
   EXPECT_EQ(rows[1].turn, 2);
   EXPECT_EQ(rows[1].speedup, 1.5);
   EXPECT_TRUE(rows[1].hopper);
   EXPECT_EQ(rows[1].definition, "gemm");
+  EXPECT_EQ(rows[2].status, "COMPILED");
+  // A compile is no failure, and correct only when the stage accepts it.
+  nlohmann::json failed = {{"rows", "failed"}};
+  EXPECT_EQ(Select(rows, failed).rows.size(), 1u);
+  nlohmann::json correct = {{"rows", "correct"}};
+  EXPECT_EQ(Select(rows, correct).rows.size(), 1u);
+  correct["accept_compiled"] = "yes";
+  EXPECT_EQ(Select(rows, correct).rows.size(), 2u);
 }
 
 TEST(SelectTest, FiltersKeepWhatTheParametersSay) {

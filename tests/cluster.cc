@@ -105,8 +105,11 @@ std::string Cluster::WriteFile(const std::string& file, const std::string& text)
   return path;
 }
 
-std::string Cluster::Submit(const std::string& spec_path) const {
-  CommandResult r = Cli({"submit", spec_path, "--output", "json"});
+std::string Cluster::Submit(const std::string& spec_path,
+                            const std::vector<std::string>& extra) const {
+  std::vector<std::string> args = {"submit", spec_path, "--output", "json"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  CommandResult r = Cli(args);
   if (r.exit_code != 0) return "";
   nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
   return j.is_object() && j.contains("experiment") ? j["experiment"].get<std::string>() : "";

@@ -47,7 +47,8 @@ class Cluster {
   // Writes `text` to DIR/<file> (creating folders) and returns the path.
   std::string WriteFile(const std::string& file, const std::string& text) const;
   // Submits a spec file; returns the experiment id ("" on failure).
-  std::string Submit(const std::string& spec_path) const;
+  std::string Submit(const std::string& spec_path,
+                     const std::vector<std::string>& extra = {}) const;
   // `status EXP --output json`, parsed (null on failure).
   nlohmann::json Status(const std::string& experiment) const;
   // Polls status until every trajectory is terminal or `timeout_s` passes.
