@@ -57,6 +57,7 @@ absl::StatusOr<std::vector<Row>> ReadSelectionJsonl(absl::string_view text) {
                                     r.speedup = j.at("speedup").get<double>();
                                     r.kernel_sha256 = j.at("kernel_sha256").get<std::string>();
                                     r.hopper = j.at("hopper").get<bool>();
+                                    r.hopper_from = j.value("hopper_from", "ptx");
                                     return r;
                                   });
 }

@@ -73,7 +73,8 @@ std::string PairsJsonl(const Pairs& p) {
                                      {"turn", f.turn},
                                      {"speedup", f.speedup},
                                      {"kernel_sha256", f.kernel_sha256},
-                                     {"hopper", f.hopper}}}}
+                                     {"hopper", f.hopper},
+                                     {"hopper_from", f.hopper_from}}}}
                         .dump(),
                     "\n");
   }

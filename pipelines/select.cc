@@ -113,8 +113,13 @@ std::vector<Row> RowsOf(const std::string& experiment_id, const v1::Trajectory& 
     r.status = v1::EvalStatus_Name(status);
     r.speedup = turn.eval().min_speedup();
     r.kernel_sha256 = turn.kernel_sha256();
-    auto hopper = turn.eval().ptx().architecture_counts().find("hopper");
-    r.hopper = hopper != turn.eval().ptx().architecture_counts().end() && hopper->second > 0;
+    // What the GPU runs (the SASS census) where the worker could list it;
+    // else what the PTX asks for.
+    const auto& counts = turn.eval().has_sass() ? turn.eval().sass().architecture_counts()
+                                                : turn.eval().ptx().architecture_counts();
+    auto hopper = counts.find("hopper");
+    r.hopper = hopper != counts.end() && hopper->second > 0;
+    r.hopper_from = turn.eval().has_sass() ? "sass" : "ptx";
     out.push_back(std::move(r));
   }
   return out;
@@ -160,7 +165,8 @@ std::string SelectionJsonl(const Selection& s) {
                                    {"status", r.status},
                                    {"speedup", r.speedup},
                                    {"kernel_sha256", r.kernel_sha256},
-                                   {"hopper", r.hopper}}
+                                   {"hopper", r.hopper},
+                                   {"hopper_from", r.hopper_from}}
                         .dump(),
                     "\n");
   }

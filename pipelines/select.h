@@ -29,7 +29,10 @@ struct Row {
   std::string status;   // EvalStatus name
   double speedup = 0;   // the evaluation's minimum speedup over its workloads
   std::string kernel_sha256;
-  bool hopper = false;  // its PTX census counts Hopper instruction families
+  // Its SASS census (where the worker had cuobjdump), else its PTX census,
+  // counts Hopper instruction families; which one: "sass" or "ptx".
+  bool hopper = false;
+  std::string hopper_from = "ptx";
 };
 
 // The rows a trajectory offers: each turn with a kernel and an evaluation

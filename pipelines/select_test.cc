@@ -56,6 +56,13 @@ TEST(SelectTest, ATrajectoryOffersItsJudgedTurns) {
   EXPECT_TRUE(rows[1].hopper);
   EXPECT_EQ(rows[1].definition, "gemm");
   EXPECT_EQ(rows[2].status, "COMPILED");
+  EXPECT_EQ(rows[1].hopper_from, "ptx");
+  // Where the worker listed the SASS, that census decides: here the PTX asks
+  // for Hopper instructions the GPU code does not have.
+  t.mutable_turns(2)->mutable_eval()->mutable_sass()->set_instructions(40);
+  const std::vector<Row> from_sass = RowsOf("exp_1", t);
+  EXPECT_FALSE(from_sass[1].hopper);
+  EXPECT_EQ(from_sass[1].hopper_from, "sass");
   // A compile is no failure, and correct only when the stage accepts it.
   nlohmann::json failed = {{"rows", "failed"}};
   EXPECT_EQ(Select(rows, failed).rows.size(), 1u);

@@ -46,6 +46,7 @@ CompiledKernel CompileForEvaluation(Compiler& compiler,
   result.set_compile_log(built->log);
   for (const v1::KernelResources& r : built->resources) *result.add_resources() = r;
   *result.mutable_ptx() = built->ptx;
+  if (built->sass) *result.mutable_sass() = *built->sass;
   result.set_all_passed(false);
   if (k.built() && request.language() == "ptx") {
     // A module that assembles still needs a launch spec that works at every

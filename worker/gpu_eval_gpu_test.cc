@@ -112,6 +112,10 @@ TEST_F(GpuEvalTest, CorrectKernelPassesWithTimesAndRoofline) {
   EXPECT_EQ(t.matched_ratio(), 1.0);
   EXPECT_LE(t.max_abs_error(), 2.0);  // a bf16 step is 1 for |C| in [128, 256), 2 above
   EXPECT_EQ(r.gpu_model(), gpu_.name);
+  // A plain CUDA GEMM: SASS listed, no Hopper family in it.
+  ASSERT_TRUE(r.has_sass()) << r.compile_log();
+  EXPECT_GT(r.sass().instructions(), 0);
+  EXPECT_TRUE(r.sass().architecture_counts().empty()) << r.sass().ShortDebugString();
   if (gpu_.name.find("H100") != std::string::npos || gpu_.name.find("H200") != std::string::npos) {
     EXPECT_GT(t.roofline_fraction(), 0);
     EXPECT_LT(t.roofline_fraction(), 1);
@@ -177,6 +181,11 @@ TEST_F(GpuEvalTest, ATvmFfiTmaGemmPassesUnchangedOnEveryWorkload) {
   EXPECT_EQ(r.traces_size(), 5);
   EXPECT_FALSE(suspect);
   EXPECT_GT(r.ptx().instruction_counts().at("cp.async.bulk."), 0);
+  // What the GPU runs: the SASS has the TMA loads and transaction barriers.
+  ASSERT_TRUE(r.has_sass()) << "cuobjdump listed no SASS: " << r.compile_log();
+  std::cout << "tma_gemm.cu SASS: " << r.sass().ShortDebugString() << "\n";
+  EXPECT_GT(r.sass().instruction_counts().at("UTMALDG"), 0);
+  EXPECT_GT(r.sass().architecture_counts().at("hopper"), 0);
 }
 
 TEST_F(GpuEvalTest, RawPtxKernelRunsThroughItsLaunchSpecAndPasses) {

@@ -26,6 +26,7 @@
 #include "sandbox/view.h"
 #include "worker/compile/library_check.h"
 #include "worker/compile/ptx_census.h"
+#include "worker/compile/sass_census.h"
 #include "worker/compile/ptxas_log.h"
 #include "worker/compile/submission.h"
 #include "worker/compile/trampoline.h"
@@ -82,6 +83,16 @@ nlohmann::json ResultToJson(const CompileResult& r) {
                               {"spill_load_bytes", k.spill_load_bytes()},
                               {"stack_frame_bytes", k.stack_frame_bytes()}});
   }
+  if (r.sass) {
+    j["sass"] = {{"tool", r.sass->tool()},
+                 {"instructions", r.sass->instructions()},
+                 {"instruction_counts",
+                  std::map<std::string, int64_t>(r.sass->instruction_counts().begin(),
+                                                 r.sass->instruction_counts().end())},
+                 {"architecture_counts",
+                  std::map<std::string, int64_t>(r.sass->architecture_counts().begin(),
+                                                 r.sass->architecture_counts().end())}};
+  }
   j["census"] = {
       {"sha256", r.ptx.sha256()},
       {"size_bytes", r.ptx.size_bytes()},
@@ -129,6 +140,18 @@ absl::StatusOr<CompileResult> ParseCached(const fs::path& dir) {
   const nlohmann::json architectures = c.value("architecture_counts", nlohmann::json::object());
   for (const auto& [k, v] : architectures.items()) {
     (*r.ptx.mutable_architecture_counts())[k] = v.get<int64_t>();
+  }
+  if (j.contains("sass") && j["sass"].is_object()) {
+    const nlohmann::json& s = j["sass"];
+    ptxbench::v1::SassCensus& sass = r.sass.emplace();
+    sass.set_tool(s.value("tool", ""));
+    sass.set_instructions(s.value("instructions", int64_t{0}));
+    for (const auto& [k, v] : s.value("instruction_counts", nlohmann::json::object()).items()) {
+      (*sass.mutable_instruction_counts())[k] = v.get<int64_t>();
+    }
+    for (const auto& [k, v] : s.value("architecture_counts", nlohmann::json::object()).items()) {
+      (*sass.mutable_architecture_counts())[k] = v.get<int64_t>();
+    }
   }
   r.cache_hit = true;
   return r;
@@ -409,8 +432,26 @@ void JudgeFailedBuild(const CompilerOptions& o, const StepResult& build, const C
   }
 }
 
-// A build that succeeded: its artifact, resources, PTX census, and a vendor
-// library found in the built object.
+// The SASS census of a built artifact, where the worker has cuobjdump. It
+// reads the model's object, so it runs in the compiler's sandbox like the
+// build; a listing that fails is no census (the PTX one still stands), noted
+// in the log.
+void CensusBuiltSass(const CompilerOptions& o, const std::string& dir, CompileResult* result) {
+  if (o.cuobjdump.empty() || !fs::exists(o.cuobjdump)) return;
+  std::string listing;
+  absl::StatusOr<StepResult> step =
+      RunStep(o, {o.cuobjdump, "-sass", fs::path(result->artifact_path).filename().string()}, dir,
+              absl::Now() + absl::Minutes(1), &listing);
+  if (!step.ok() || !step->ok) {
+    absl::StrAppend(&result->log, "(no SASS census: cuobjdump could not list the build)\n");
+    return;
+  }
+  result->sass = CensusSass(listing);
+  result->sass->set_tool("cuobjdump -sass");
+}
+
+// A build that succeeded: its artifact, resources, PTX and SASS census, and
+// a vendor library found in the built object.
 absl::Status InspectBuilt(const CompilerOptions& o, const std::string& dir, const StepResult& build,
                           bool cuda, CompileResult* result) {
   result->status = ptxbench::v1::COMPILED;
@@ -427,6 +468,7 @@ absl::Status InspectBuilt(const CompilerOptions& o, const std::string& dir, cons
     PTXB_RETURN_IF_ERROR(WriteFile(result->ptx_path, ptx));
   }
   result->ptx = CensusPtx(ptx);
+  CensusBuiltSass(o, dir, result);
   if (!cuda) return absl::OkStatus();
   PTXB_ASSIGN_OR_RETURN(LibraryUse use, DetectLibraryInElf(result->artifact_path));
   if (use.found()) {

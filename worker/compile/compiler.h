@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,9 @@ struct CompileSandboxOptions {
 struct CompilerOptions {
   std::string nvcc = "/usr/local/cuda/bin/nvcc";
   std::string ptxas = "/usr/local/cuda/bin/ptxas";
+  // Lists the built SASS for its census (sass_census.h); none when the file
+  // is missing (this toolkit's Debian machine has no cuobjdump).
+  std::string cuobjdump = "/usr/local/cuda/bin/cuobjdump";
   // Builds live in cache_dir/<cache_key>/. Empty: no cache; each build gets a
   // fresh directory under the system temp dir, which the caller may delete.
   std::string cache_dir;
@@ -68,6 +72,8 @@ struct CompileResult {
   std::string log;  // the commands and their output (ptxas -v lines included)
   std::vector<ptxbench::v1::KernelResources> resources;  // one per entry function
   ptxbench::v1::PtxCensus ptx;
+  // Unset when there is no cuobjdump, or it could not list the artifact.
+  std::optional<ptxbench::v1::SassCensus> sass;
   std::string artifact_path;  // kernel.so (cuda) or kernel.cubin (ptx); empty on failure
   std::string ptx_path;       // kernel.ptx; empty when none was produced
   std::string cache_key;

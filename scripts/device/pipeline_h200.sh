@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Developer tool, on the GPU machine (with .device-gpu/ carried): the Fixit
+# example with full evaluation. `ptxbench up` serves the bundled scripted
+# models plus a repair model whose fix is the TMA GEMM of
+# worker/testdata/tvm_ffi (so its SASS has Hopper instructions), the base
+# experiment runs, then a copy of examples/pipelines/fixit.json whose pairs
+# keep only fixes with Hopper SASS (arch_features: hopper); after the model
+# stage, `up` starts again serving the tuned model too, and the evaluation
+# runs. Manifests, `pipeline status` and `report BASE TUNED` land under $OUT.
+set -uo pipefail
+source "$(dirname "$0")/env.sh"
+bin="$root/.device-gpu"
+data="$out/pipeline-data"
+gen="$out/pipeline-gen"
+addr=127.0.0.1:50572
+mkdir -p "$gen/repair-tma/gemm_n7168_k5120"
+{ echo "The fix: tiles of A and B arrive in shared memory through TMA."; echo '```cuda';
+  cat worker/testdata/tvm_ffi/tma_gemm.cu; echo '```'; } > "$gen/repair-tma/gemm_n7168_k5120/answer.md"
+cat > "$gen/models.json" <<JSON
+{"models": {"pipeline-repair-tma": {"provider": "scripted", "answers_dir": "$gen/repair-tma",
+  "notes": "The TMA GEMM of worker/testdata/tvm_ffi, whatever it is asked."}}}
+JSON
+python3 - "$gen" "$root" <<'PY'
+import json, sys
+gen, root = sys.argv[1], sys.argv[2]
+p = json.load(open(f"{root}/examples/pipelines/fixit.json"))
+p["name"] = "fixit-h200"
+for s in p["stages"]:
+    if s["kind"] == "derive": s["model"] = "pipeline-repair-tma"
+    if s["kind"] == "pairs": s["arch_features"] = "hopper"; s["accept_compiled"] = "no"
+    if s["kind"] == "model": s["answers_dir"] = f"{root}/examples/pipelines/answers/tuned"
+    if s["kind"] == "evaluate": s["spec"] = f"{root}/examples/pipelines/base.json"
+json.dump(p, open(f"{gen}/fixit-h200.json", "w"), indent=1)
+PY
+pipeline="$gen/fixit-h200.json"
+cli=("$bin/ptxbench" --scheduler "$addr" --data-dir "$data")
+up() {
+  "$bin/ptxbench" up --data-dir "$data" --listen "$addr" --models "$1" > "$out/up$2.txt" 2>&1 &
+  pid=$!
+  for _ in $(seq 60); do "${cli[@]}" workers > /dev/null 2>&1 && break; sleep 1; done
+  sleep 3
+}
+up "examples/pipelines/models.json,$gen/models.json" 1
+start=$(date +%s)
+"${cli[@]}" submit examples/pipelines/base.json > "$out/pipeline-submit.txt" 2>&1
+"${cli[@]}" pipeline check "$pipeline" > "$out/pipeline-check.txt" 2>&1
+for stage in failed repairs pairs reasoning records tuned; do
+  "${cli[@]}" pipeline run "$pipeline" "$stage" --wait >> "$out/pipeline-run.txt" 2>&1
+  echo "stage $stage rc=$? at $(( $(date +%s) - start )) s" | tee -a "$out/pipeline-run.txt"
+done
+tuned="$(python3 -c 'import json,sys; print([s["folder"] for s in json.load(sys.stdin)["stages"] if s["kind"]=="model"][0])' \
+  < <("${cli[@]}" pipeline status "$pipeline" --output json))"
+kill -INT "$pid"; wait "$pid"
+up "examples/pipelines/models.json,$gen/models.json,$tuned/models.json" 2
+"${cli[@]}" pipeline run "$pipeline" --wait >> "$out/pipeline-run.txt" 2>&1
+echo "whole pipeline rc=$? at $(( $(date +%s) - start )) s" | tee -a "$out/pipeline-run.txt"
+"${cli[@]}" pipeline run "$pipeline" >> "$out/pipeline-rerun.txt" 2>&1
+echo "rerun rc=$?" >> "$out/pipeline-rerun.txt"
+"${cli[@]}" pipeline status "$pipeline" > "$out/pipeline-status.txt" 2>&1
+"${cli[@]}" pipeline status "$pipeline" --output json > "$out/pipeline-status.json" 2>&1
+ids="$(python3 -c 'import json,sys; e=[s for s in json.load(sys.stdin)["stages"] if s["kind"]=="evaluate"][0]["manifest"]["experiments"]; print(e["base"], e["tuned"])' \
+  < "$out/pipeline-status.json")"
+"${cli[@]}" report $ids > "$out/pipeline-report.txt" 2>&1
+"${cli[@]}" status > "$out/pipeline-experiments.txt" 2>&1
+kill -INT "$pid"; wait "$pid"
+mkdir -p "$out/pipeline-stages" && cp -r "$data/pipelines/." "$out/pipeline-stages/"
+cp -r "$data/logs" "$out/pipeline-logs"
+rm -f "$data"/ptxbench.db*
