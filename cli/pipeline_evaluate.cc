@@ -149,6 +149,9 @@ absl::StatusOr<StageOutput> RunEvaluate(const Invocation& inv, SchedulerClient& 
     request.set_name(absl::StrCat(prefix, ".", role));
     request.set_model(model);
     request.set_eval(eval);
+    nlohmann::json lineage = StageLineage(pipeline, stage);
+    lineage["role"] = role;
+    request.set_lineage_json(lineage.dump());
     std::ostringstream out;
     PTXB_ASSIGN_OR_RETURN(std::string id, SubmitSpecFile(client, spec, std::move(request),
                                                          /*json=*/false, out, inv.err()));

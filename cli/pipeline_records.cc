@@ -136,15 +136,9 @@ absl::StatusOr<StageOutput> RunDataset(const Invocation& inv, SchedulerClient& c
   const pipelines::Dataset d = pipelines::BuildDataset(stage, rows, texts);
   inv.err() << "  " << d.counts["records"].dump() << " " << stage.params["shape"].get<std::string>()
             << " records of " << rows.size() << " rows\n";
-  // The lineage: the synthesis and, through its manifest, everything before.
-  nlohmann::json lineage = nlohmann::json::array();
-  for (const pipelines::Stage* s = &input; s != nullptr;
-       s = s->from.empty() ? nullptr : pipeline.Find(s->from)) {
-    lineage.push_back({{"stage", s->name}, {"kind", s->kind}, {"id", s->id}});
-  }
   return StageOutput{{{"sft.jsonl", d.jsonl}},
                      {{"inputs", nlohmann::json::array({StageInput(input)})},
-                      {"lineage", lineage},
+                      {"lineage", StageLineage(pipeline, stage)},
                       {"counts", d.counts}}};
 }
 

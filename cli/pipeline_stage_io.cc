@@ -19,6 +19,7 @@ absl::StatusOr<v1::GetExperimentResponse> FinishedExperiment(const Invocation& i
                                                              const std::string& name) {
   const bool wait = inv.args.Has("wait");
   int64_t shown = -1;
+  absl::Time said = absl::InfinitePast();
   while (true) {
     PTXB_ASSIGN_OR_RETURN(v1::GetExperimentResponse e, client.GetExperiment(name));
     const v1::ExperimentProgress& p = e.progress();
@@ -29,10 +30,18 @@ absl::StatusOr<v1::GetExperimentResponse> FinishedExperiment(const Invocation& i
           p.terminal(), " of ", p.total(),
           " trajectories finished); run the stage once it has finished, or with --wait"));
     }
-    if (p.terminal() != shown) {
+    // On progress, and every half minute without (`ptxbench status` says
+    // what an experiment waits for: a worker, a gateway for its model).
+    if (p.terminal() != shown || absl::Now() - said > absl::Seconds(30)) {
       inv.err() << "  waiting for " << e.experiment().name() << ": " << p.terminal() << " of "
-                << p.total() << " trajectories finished\n";
+                << p.total() << " trajectories finished"
+                << (p.terminal() == shown ? absl::StrCat("; `ptxbench status ",
+                                                         e.experiment().experiment_id(),
+                                                         "` says what it waits for")
+                                          : "")
+                << "\n";
       shown = p.terminal();
+      said = absl::Now();
     }
     absl::SleepFor(absl::Seconds(1));
   }
@@ -77,6 +86,17 @@ absl::StatusOr<std::string> ReadStageFile(const pipelines::StageStore& store,
   return text;
 }
 
+nlohmann::json StageLineage(const pipelines::Pipeline& pipeline, const pipelines::Stage& stage) {
+  nlohmann::json from = nlohmann::json::array();
+  const pipelines::Stage* s = &stage;
+  while (!s->from.empty()) {
+    s = pipeline.Find(s->from);
+    from.push_back({{"stage", s->name}, {"kind", s->kind}, {"stage_id", s->id}});
+  }
+  return {{"pipeline", pipeline.name}, {"stage", stage.name},     {"kind", stage.kind},
+          {"stage_id", stage.id},      {"from", std::move(from)}, {"experiments", s->experiments}};
+}
+
 absl::StatusOr<std::string> EvalOf(SchedulerClient& client, const pipelines::Stage& stage,
                                    const std::set<std::string>& sources) {
   const std::string eval = stage.params["eval"].get<std::string>();
@@ -108,6 +128,7 @@ absl::StatusOr<v1::SubmitExperimentResponse> SubmitStageExperiment(
     const Invocation& inv, SchedulerClient& client, const pipelines::Pipeline& pipeline,
     const pipelines::Stage& stage, v1::SubmitExperimentRequest request, const std::string& what) {
   request.set_spec_path(absl::StrCat(pipeline.name, ":", stage.name));
+  request.set_lineage_json(StageLineage(pipeline, stage).dump());
   const std::string name = request.name();
   PTXB_ASSIGN_OR_RETURN(v1::SubmitExperimentResponse submitted, client.SubmitExperiment(request));
   inv.err() << "  submitted " << name << " (" << submitted.experiment_id()

@@ -54,6 +54,10 @@ absl::StatusOr<std::string> ReadStageFile(const pipelines::StageStore& store,
 absl::StatusOr<std::string> EvalOf(SchedulerClient& client, const pipelines::Stage& stage,
                                    const std::set<std::string>& sources);
 
+// What made what `stage` makes (common/lineage.h): the stage, the stages
+// back to the first and the experiments that one took.
+nlohmann::json StageLineage(const pipelines::Pipeline& pipeline, const pipelines::Stage& stage);
+
 // Trajectories read whole (prompts, answers, kernels, feedback), each once.
 class FullTrajectories {
  public:

@@ -10,6 +10,7 @@
 #include "cli/format.h"
 #include "cli/views.h"
 #include "common/gpu_arch.h"
+#include "common/lineage.h"
 #include "common/text_format.h"
 
 namespace ptxbench::cli {
@@ -136,6 +137,9 @@ std::string ExperimentText(const v1::GetExperimentResponse& experiment,
   }
   if (e.num_turns() > 0) about.push_back(absl::StrCat("up to ", e.num_turns(), " turns"));
   absl::StrAppend(&out, "about       ", absl::StrJoin(about, ", "), "\n");
+  if (const std::string made = LineageText(e.lineage_json()); !made.empty()) {
+    absl::StrAppend(&out, "made by     ", made, "\n");
+  }
   absl::StrAppend(&out, "progress    ", ProgressBar(p.terminal(), p.total(), 30), " ",
                   Fraction(p.terminal(), p.total()), " trajectories finished\n");
   absl::StrAppend(&out, "states      ", StateCountsText(p), "\n");

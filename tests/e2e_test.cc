@@ -419,7 +419,16 @@ TEST(EndToEndTest, APipelineSelectsAndDerivesOnceIntoItsFolders) {
   ASSERT_EQ(record["messages"].size(), 5u);
   EXPECT_EQ(record["messages"][4]["step_loss_mask"], 1);
   EXPECT_EQ(record["messages"][4]["content"].get<std::string>().rfind("<think>\n", 0), 0u);
-  EXPECT_EQ(records["lineage"].size(), 4u) << "reasoning, pairs, repairs and failed";
+  EXPECT_EQ(records["lineage"]["from"].size(), 4u) << "reasoning, pairs, repairs and failed";
+  EXPECT_EQ(records["lineage"]["experiments"][0], "e2e-pipe");
+  // The experiments stages made say so.
+  CommandResult made = c.Cli({"status", synthesis_id});
+  EXPECT_NE(made.out.find("made by     stage reasoning (synthesize, " +
+                          stages[4]["id"].get<std::string>() +
+                          ") of pipeline fixit, from pairs (pairs) <- repairs (derive) <- failed "
+                          "(select) <- experiment e2e-pipe"),
+            std::string::npos)
+      << made.out;
 
   // A second run recomputes nothing: every stage says so and no file or
   // experiment is written again.

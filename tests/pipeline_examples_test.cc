@@ -172,6 +172,12 @@ TEST(PipelineExamplesTest, FixitAndKernelGenRunEndToEndWithoutAGpu) {
       << "the tuned stand-in's kernels compile";
   CommandResult report = c.Cli({"report", base_id, tuned_id});
   EXPECT_EQ(report.exit_code, 0) << report.out;
+  EXPECT_NE(report.out.find("made by stage evaluation (evaluate, " +
+                            stages[fixit][6]["id"].get<std::string>() +
+                            ") of pipeline fixit, the tuned, from tuned (model) <- records "
+                            "(dataset)"),
+            std::string::npos)
+      << report.out;
 
   // KernelGen: the strong model's compiled kernels, explained, three messages.
   const Json correct = CheckedManifest(folder(kernelgen, 0));

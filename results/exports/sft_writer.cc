@@ -64,6 +64,11 @@ class SftWriter : public FolderWriter {
                         {"spec_sha256", Sha256Hex(experiment.spec_json())},
                         {"language", experiment.language()},
                         {"context_policy", experiment.context_policy()}});
+    if (!experiment.lineage_json().empty()) {
+      // What made it: a pipeline stage (docs/PIPELINES.md, "Lineage").
+      sources_.back()["lineage"] =
+          Json::parse(experiment.lineage_json(), nullptr, /*allow_exceptions=*/false);
+    }
     return absl::OkStatus();
   }
 

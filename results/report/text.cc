@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "common/lineage.h"
 #include "common/text_format.h"
 #include "results/report/group_accumulator.h"
 #include "results/report/metrics.h"
@@ -45,6 +46,9 @@ void AppendHeader(const ExperimentReport& experiment, std::string* out) {
   absl::StrAppend(out, "== experiment ", ExperimentLabel(experiment), " (",
                   experiment.experiment_id(), "), eval mode ", EvalModeName(experiment.eval_mode()),
                   "\n");
+  if (const std::string made = LineageText(experiment.lineage_json()); !made.empty()) {
+    absl::StrAppend(out, "made by ", made, "\n");
+  }
   const GroupReport& total = experiment.total();
   if (total.simulated_trajectories() > 0) {
     absl::StrAppend(out, "SIMULATED: ", total.simulated_trajectories(), " of ",

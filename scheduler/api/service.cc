@@ -18,6 +18,8 @@ namespace v1 = ::ptxbench::v1;
 
 // One-off evaluations go ahead of experiments of the default priority 1.
 constexpr int kOneOffEvalPriority = 10;
+// SubmitExperimentRequest.lineage_json's bound.
+constexpr size_t kMaxLineageBytes = 64 << 10;
 
 namespace {
 
@@ -135,6 +137,16 @@ grpc::ServerUnaryReactor* ClientServiceImpl::SubmitExperiment(
                   request->agent_cli()};
   absl::StatusOr<ExpandedExperiment> expanded =
       ExpandSpec(input, *deps_.definitions, *deps_.prompts, deps_.limits);
+  if (expanded.ok() && !request->lineage_json().empty()) {
+    const nlohmann::json lineage =
+        nlohmann::json::parse(request->lineage_json(), nullptr, /*allow_exceptions=*/false);
+    if (!lineage.is_object() || request->lineage_json().size() > kMaxLineageBytes) {
+      expanded = absl::InvalidArgumentError(
+          "lineage_json: expected a JSON object of at most 64 KiB (what made the experiment)");
+    } else {
+      expanded->lineage_json = lineage.dump();
+    }
+  }
   if (!expanded.ok() || request->dry_run()) {
     return Answer<ExpandedExperiment, v1::SubmitExperimentResponse>(
         ctx, std::move(expanded), response,

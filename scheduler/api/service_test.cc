@@ -35,11 +35,13 @@ class ServiceTest : public ServiceFixture {
     return resp.executor_id();
   }
 
-  grpc::Status Submit(const std::string& spec, v1::SubmitExperimentResponse* resp) {
+  grpc::Status Submit(const std::string& spec, v1::SubmitExperimentResponse* resp,
+                      const std::string& lineage = "") {
     grpc::ClientContext ctx;
     v1::SubmitExperimentRequest req;
     req.set_spec_json(spec);
     req.set_spec_path("spec.json");
+    req.set_lineage_json(lineage);
     return client_->SubmitExperiment(&ctx, req, resp);
   }
 
@@ -67,6 +69,12 @@ TEST_F(ServiceTest, SubmitValidatesAndIsIdempotent) {
   ASSERT_TRUE(Submit(kSpec, &again).ok());
   EXPECT_FALSE(again.created());
   EXPECT_EQ(again.experiment_id(), resp.experiment_id());
+  // A lineage must be a JSON object: anything else is refused, nothing made.
+  grpc::Status lineage = Submit(kSpec, &again, "[1, 2]");
+  EXPECT_EQ(lineage.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(lineage.error_message().find("lineage_json: expected a JSON object"),
+            std::string::npos)
+      << lineage.error_message();
 }
 
 TEST_F(ServiceTest, LongPollLeaseWakesWhenWorkArrives) {

@@ -16,8 +16,8 @@ absl::StatusOr<StoredExperiment> ReadExperiment(storage::Database& db, const std
   PTXB_ASSIGN_OR_RETURN(
       storage::Statement * s,
       db.Cached("SELECT rowid, id, name, spec_json, created_ms, priority, eval_mode, "
-                "language, context_policy, max_cost_usd, num_turns, cost_usd, architectures "
-                "FROM experiments WHERE id = ? OR name = ?"));
+                "language, context_policy, max_cost_usd, num_turns, cost_usd, architectures, "
+                "lineage_json FROM experiments WHERE id = ? OR name = ?"));
   s->BindText(1, id).BindText(2, id);
   PTXB_ASSIGN_OR_RETURN(bool found, s->Step());
   if (!found) return absl::NotFoundError(absl::StrCat("unknown experiment '", id, "'"));
@@ -36,6 +36,7 @@ absl::StatusOr<StoredExperiment> ReadExperiment(storage::Database& db, const std
   e->set_num_turns(static_cast<int32_t>(s->ColumnInt64(10)));
   out.cost_usd = s->ColumnDouble(11);
   for (const std::string& a : DecodeArchitectures(s->ColumnText(12))) e->add_architectures(a);
+  e->set_lineage_json(s->ColumnText(13));
   s->Reset();
   return out;
 }

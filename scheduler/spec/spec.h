@@ -127,6 +127,9 @@ struct ExpandedExperiment {
   // reference needs a GPU worker that runs one, which Core::Submit looks for
   // among the registered executors. Not part of the spec's hash.
   std::map<std::string, std::string> pytorch_references;
+  // What made it (SubmitExperimentRequest.lineage_json, canonical JSON), ""
+  // when submitted by hand. Not part of the spec's hash.
+  std::string lineage_json;
   // The tags of its trajectories that the submission brought
   // (SpecInput.prompts): tag -> text. Their sha256s are in the spec's hash.
   std::map<std::string, std::string> submitted_prompts;

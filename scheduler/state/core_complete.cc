@@ -132,18 +132,24 @@ absl::Status Core::CompleteSynthesis(TaskRow& task, TrajectoryRow& trajectory,
   const SynthesisSettings& s = *experiments_.at(task.experiment).synthesis;
   const int64_t chars = static_cast<int64_t>(
       (s.take == "reasoning" ? response.reasoning() : response.text()).size());
-  const bool within = s.Within(chars);
+  // An answer cut off at its token limit is unfinished, whatever its length.
+  const bool cut = response.finish_reason() == "length";
+  const bool within = s.Within(chars) && !cut;
   if (!within) {
     PTXB_ASSIGN_OR_RETURN(
         turn.feedback_blob,
-        storage::PutBlob(*db_, absl::StrCat("ptxbench: the ", s.take, " has ", chars,
-                                            " characters, outside [", s.min_chars, ", ",
-                                            s.max_chars > 0 ? absl::StrCat(s.max_chars) : "any",
-                                            "]; asked again")));
+        storage::PutBlob(
+            *db_, cut ? std::string("ptxbench: the answer was cut off at its token limit; asked "
+                                    "again")
+                      : absl::StrCat("ptxbench: the ", s.take, " has ", chars,
+                                     " characters, outside [", s.min_chars, ", ",
+                                     s.max_chars > 0 ? absl::StrCat(s.max_chars) : "any",
+                                     "]; asked again")));
   }
   PTXB_RETURN_IF_ERROR(RecordAnswer(
       task, TaskEvent::kComplete, trajectory, response, std::move(turn),
-      absl::StrCat(" ", s.take, "=", chars, " chars", within ? "" : " (outside the bounds)")));
+      absl::StrCat(" ", s.take, "=", chars, " chars",
+                   cut ? " (cut off)" : within ? "" : " (outside the bounds)")));
   if (!within) return AdvanceOrEnd(trajectory, task.turn, /*target_met=*/false);
   trajectory.correct = true;  // "correct": synthesized within the bounds
   trajectory.turns_completed = task.turn + 1;

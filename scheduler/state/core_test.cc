@@ -197,8 +197,8 @@ TEST_F(CoreTest, TurnLimitEndsAsLimitsExceededAndNoCodeCountsATurn) {
 }
 
 // A synthesis experiment's answers are kept and never evaluated: within
-// the length bounds a trajectory is done; outside them it asks again,
-// afresh, until its passes are spent. The stored settings survive a restart.
+// the length bounds a trajectory is done; outside them, or cut off at the
+// token limit, it asks again, afresh, until its passes are spent. The stored settings survive a restart.
 TEST_F(CoreTest, SynthesisAnswersEndWithinTheirBoundsAndAreNeverEvaluated) {
   ExpandedExperiment x = MakeExperiment("synth", 2, 2);
   x.eval_mode = v1::EVAL_MODE_UNSPECIFIED;
@@ -214,9 +214,13 @@ TEST_F(CoreTest, SynthesisAnswersEndWithinTheirBoundsAndAreNeverEvaluated) {
   ASSERT_TRUE(CompleteLlm(first, kernel_like).ok());
   EXPECT_TRUE(NothingFor(wk)) << "a synthesis answer is never evaluated";
   EXPECT_EQ(TrajectoriesIn(v1::SUBMITTED), 1);
-  // The second: too short, asked again without the first answer, still short.
+  // The second: cut off at its token limit (within the bounds, but
+  // unfinished), asked again without the first answer, then too short.
   v1::Task second = MustLease(gw);
-  ASSERT_TRUE(CompleteLlm(second, "short").ok());
+  v1::CompleteRequest cut = ReportOn(second);
+  cut.mutable_llm()->set_text(kernel_like);
+  cut.mutable_llm()->set_finish_reason("length");
+  ASSERT_TRUE(core_->Complete(cut).ok());
   v1::Task again = MustLease(gw);
   EXPECT_EQ(again.turn(), 1);
   EXPECT_EQ(again.llm().messages_size(), 2) << "afresh: system and task only";

@@ -28,8 +28,8 @@ absl::StatusOr<int64_t> ExperimentStore::Insert(const ExpandedExperiment& x, int
       storage::Statement * s,
       db_->Cached("INSERT INTO experiments(id, name, spec_hash, spec_json, priority, "
                   "eval_mode, language, context_policy, max_cost_usd, num_turns, "
-                  "created_ms, architectures, agent_json, synthesis_json) "
-                  "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
+                  "created_ms, architectures, agent_json, synthesis_json, lineage_json) "
+                  "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
   s->BindText(1, x.experiment_id)
       .BindText(2, x.name)
       .BindText(3, x.spec_hash)
@@ -43,7 +43,8 @@ absl::StatusOr<int64_t> ExperimentStore::Insert(const ExpandedExperiment& x, int
       .BindInt64(11, now_ms)
       .BindText(12, EncodeArchitectures(x.architectures))
       .BindText(13, x.agent ? AgentSettingsJson(*x.agent).dump() : std::string())
-      .BindText(14, x.synthesis ? SynthesisSettingsJson(*x.synthesis).dump() : std::string());
+      .BindText(14, x.synthesis ? SynthesisSettingsJson(*x.synthesis).dump() : std::string())
+      .BindText(15, x.lineage_json);
   PTXB_RETURN_IF_ERROR(s->Run());
   return db_->LastInsertRowId();
 }

@@ -163,10 +163,13 @@ constexpr char kSchemaV6[] =
     "ALTER TABLE turns ADD COLUMN action_id TEXT;"
     "ALTER TABLE trajectories ADD COLUMN agent_outcome BLOB;";
 
-// Version 7: synthesis experiments (scheduler/spec/synthesis.h): their
+// Version 7: pipelines (docs/PIPELINES.md). Synthesis experiments'
 // settings (canonical JSON, SynthesisSettingsJson; '' for every other).
 constexpr char kSchemaV7[] =
-    "ALTER TABLE experiments ADD COLUMN synthesis_json TEXT NOT NULL DEFAULT '';";
+    "ALTER TABLE experiments ADD COLUMN synthesis_json TEXT NOT NULL DEFAULT '';"
+    // What made an experiment: a pipeline stage's lineage (JSON), '' when
+    // it was submitted by hand.
+    "ALTER TABLE experiments ADD COLUMN lineage_json TEXT NOT NULL DEFAULT '';";
 
 std::vector<storage::Migration> Migrations() {
   static const std::string* v1 = new std::string(
