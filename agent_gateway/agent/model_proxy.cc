@@ -537,7 +537,7 @@ void ModelProxy::Forward(int fd, const std::string& target, const Request& reque
   {
     std::lock_guard<std::mutex> lock(mu_);
     --in_flight_;
-    answering_.erase(answer);
+    if (counted) answering_.erase(answer);  // only a counted call has a slot
     if (counted && answered && relay.status == 200) {
       call.usage = usage.usage();
       call.cost_usd = CostUsd(upstream_.price, call.usage);
