@@ -14,8 +14,8 @@
 #include "cli/client.h"
 #include "cli/commands.h"
 #include "common/file.h"
+#include "common/proto_json.h"
 #include "common/status_macros.h"
-#include "google/protobuf/util/json_util.h"
 #include "results/exports/export.h"
 #include "results/report/html.h"
 #include "results/report/text.h"
@@ -52,16 +52,6 @@ v1::ReportRequest ReportRequestOf(const Invocation& inv) {
   return ReportRequestFor(inv.args.positionals, groupings);
 }
 
-std::string ReportJson(const v1::ReportResponse& report) {
-  google::protobuf::util::JsonPrintOptions options;
-  options.add_whitespace = true;
-  options.always_print_primitive_fields = true;
-  options.preserve_proto_field_names = true;
-  std::string out;
-  (void)google::protobuf::util::MessageToJsonString(report, &out, options);
-  return out;
-}
-
 }  // namespace
 
 absl::Status WriteHtmlReport(SchedulerClient& client, const std::string& experiment_id,
@@ -86,7 +76,8 @@ absl::Status RunReport(const Invocation& inv) {
     inv.err() << "wrote " << path << "\n";
   }
   if (inv.global.output == "json") {
-    inv.out() << ReportJson(*report);
+    PTXB_ASSIGN_OR_RETURN(std::string json, ProtoJson(*report, /*indent=*/true));
+    inv.out() << json;
   } else if (inv.global.output == "csv") {
     inv.out() << report::ReportCsv(*report);
   } else {

@@ -15,8 +15,8 @@
 #include "cli/submit.h"
 #include "common/file.h"
 #include "common/hash.h"
+#include "common/proto_json.h"
 #include "common/status_macros.h"
-#include "google/protobuf/util/json_util.h"
 
 namespace ptxbench::cli::stage_io {
 namespace {
@@ -36,15 +36,6 @@ std::vector<std::string> SourceExperiments(const pipelines::Pipeline& pipeline,
   const pipelines::Stage* s = &stage;
   while (!s->from.empty()) s = pipeline.Find(s->from);
   return s->experiments;
-}
-
-nlohmann::json ReportTotal(const v1::ExperimentReport& e) {
-  std::string json;
-  google::protobuf::util::JsonPrintOptions options;
-  options.always_print_primitive_fields = true;
-  options.preserve_proto_field_names = true;
-  (void)google::protobuf::util::MessageToJsonString(e.total(), &json, options);
-  return nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
 }
 
 // The numbers an evaluation is read by, of one experiment.
@@ -83,12 +74,7 @@ absl::StatusOr<StageOutput> RunModel(const Invocation& inv, SchedulerClient&,
                                      const pipelines::StageStore& store) {
   const pipelines::Stage& input = *pipeline.Find(stage.from);
   PTXB_ASSIGN_OR_RETURN(nlohmann::json dataset, RanManifest(store, input));
-  PTXB_ASSIGN_OR_RETURN(std::string manifest_text,
-                        ReadFile(store.Folder(input) + "/manifest.json"));
-  std::string records_sha256;
-  for (const nlohmann::json& o : dataset["outputs"]) {
-    if (o.value("file", "") == "sft.jsonl") records_sha256 = o.value("sha256", "");
-  }
+  PTXB_ASSIGN_OR_RETURN(std::string manifest_text, ReadFile(store.ManifestPath(input)));
   const nlohmann::json& p = stage.params;
   const std::string name = p["model"].get<std::string>();
   const nlohmann::json lineage = {
@@ -98,7 +84,8 @@ absl::StatusOr<StageOutput> RunModel(const Invocation& inv, SchedulerClient&,
       {"dataset", {{"stage", input.name},
                    {"stage_id", input.id},
                    {"manifest_sha256", Sha256Hex(manifest_text)},
-                   {"sft_jsonl_sha256", records_sha256},
+                   {"sft_jsonl_sha256",
+                    pipelines::StageStore::OutputSha256(dataset, "sft.jsonl")},
                    {"records", dataset["counts"].value("records", int64_t{0})}}},
       {"checkpoint", p["checkpoint"]}};
   nlohmann::json entry = {{"provider", p["provider"]},
@@ -171,6 +158,8 @@ absl::StatusOr<StageOutput> RunEvaluate(const Invocation& inv, SchedulerClient& 
     return absl::InternalError("the scheduler's report left out an experiment");
   }
   const nlohmann::json b = Headline(report.experiments(0)), t = Headline(report.experiments(1));
+  PTXB_ASSIGN_OR_RETURN(const std::string base_total, ProtoJson(report.experiments(0).total()));
+  PTXB_ASSIGN_OR_RETURN(const std::string tuned_total, ProtoJson(report.experiments(1).total()));
   nlohmann::json difference = nlohmann::json::object();
   for (const char* key : {"correct_rate", "target_met_rate", "geomean_speedup"}) {
     difference[key] = t[key].get<double>() - b[key].get<double>();
@@ -182,10 +171,10 @@ absl::StatusOr<StageOutput> RunEvaluate(const Invocation& inv, SchedulerClient& 
       {"eval", eval},
       {"metrics_version", report.metrics_version()},
       {"base", {{"model", base}, {"experiment_id", ids[0]}, {"headline", b},
-                {"total", ReportTotal(report.experiments(0))}}},
+                {"total", nlohmann::json::parse(base_total)}}},
       {"tuned", {{"model", tuned}, {"experiment_id", ids[1]}, {"headline", t},
-                 {"total", ReportTotal(report.experiments(1))}, {"lineage",
-                 registered["lineage"]}}},
+                 {"total", nlohmann::json::parse(tuned_total)},
+                 {"lineage", registered["lineage"]}}},
       {"tuned_minus_base", difference}};
   inv.err() << "  correct rate " << b["correct_rate"].dump() << " (" << base << ") -> "
             << t["correct_rate"].dump() << " (" << tuned << "); `ptxbench report " << ids[0]

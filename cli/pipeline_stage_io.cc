@@ -74,11 +74,7 @@ absl::StatusOr<std::string> ReadStageFile(const pipelines::StageStore& store,
                                           const nlohmann::json& manifest, const std::string& name) {
   const std::string path = store.Folder(input) + "/" + name;
   PTXB_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
-  std::string named;
-  for (const nlohmann::json& output : manifest["outputs"]) {
-    if (output.value("file", "") == name) named = output.value("sha256", "");
-  }
-  if (Sha256Hex(text) != named) {
+  if (Sha256Hex(text) != pipelines::StageStore::OutputSha256(manifest, name)) {
     return absl::DataLossError(absl::StrCat(
         path, " is not the file its manifest names (its sha256 differs): remove ",
         store.Folder(input), " and run the stage again"));

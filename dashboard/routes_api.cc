@@ -5,9 +5,9 @@
 #include <string>
 
 #include "absl/strings/numbers.h"
+#include "common/proto_json.h"
 #include "dashboard/routes.h"
 #include "dashboard/web_security.h"
-#include "google/protobuf/util/json_util.h"
 #include "results/report/html.h"
 
 namespace ptxbench::dashboard {
@@ -32,14 +32,11 @@ int IntParam(const httplib::Request& req, const char* name, int fallback, int ma
 }  // namespace
 
 void Routes::Json(const google::protobuf::Message& message, httplib::Response& res) {
-  google::protobuf::util::JsonPrintOptions options;
-  options.always_print_primitive_fields = true;
-  options.preserve_proto_field_names = true;
-  std::string out;
-  if (!google::protobuf::util::MessageToJsonString(message, &out, options).ok()) {
+  absl::StatusOr<std::string> out = ProtoJson(message);
+  if (!out.ok()) {
     return JsonError(500, absl::InternalError("cannot write the answer as JSON"), res);
   }
-  res.set_content(out, "application/json");
+  res.set_content(*out, "application/json");
 }
 
 void Routes::ListExperiments(const httplib::Request& req, httplib::Response& res) {

@@ -6,17 +6,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/hash.h"
+#include "results/exports/sft_writer.h"
 
 namespace ptxbench::pipelines {
-namespace {
-
-using Json = nlohmann::json;
-
-Json Message(const char* role, const std::string& content, int loss) {
-  return {{"role", role}, {"content", content}, {"step_loss_mask", loss}};
-}
-
-}  // namespace
 
 Dataset BuildDataset(const Stage& stage, const std::vector<SynthesizedRow>& rows,
                      const std::vector<RecordTexts>& texts) {
@@ -33,22 +25,26 @@ Dataset BuildDataset(const Stage& stage, const std::vector<SynthesizedRow>& rows
       continue;
     }
     const RecordTexts& x = texts[i];
-    Json messages = Json::array({Message("system", x.system_prompt, 0),
-                                 Message("user", x.task_prompt, 0)});
+    // As the sft export writes its records (keys in its order).
+    using exports::SftMessage;
+    StrictJson messages = StrictJson::array(
+        {SftMessage("system", x.system_prompt, 0), SftMessage("user", x.task_prompt, 0)});
     if (fixit) {
-      messages.push_back(Message("assistant", x.wrong_answer, 0));
-      messages.push_back(Message("user", x.wrong_feedback, 0));
+      messages.push_back(SftMessage("assistant", x.wrong_answer, 0));
+      messages.push_back(SftMessage("user", x.wrong_feedback, 0));
     }
-    messages.push_back(
-        Message("assistant", absl::StrCat("<think>\n", s.text, "\n</think>\n\n", x.answer), 1));
+    messages.push_back(SftMessage(
+        "assistant", absl::StrCat("<think>\n", s.text, "\n</think>\n\n", x.answer), 1));
     int64_t chars = 0;
-    for (const Json& m : messages) chars += static_cast<int64_t>(m["content"].get<std::string>().size());
+    for (const StrictJson& m : messages) {
+      chars += static_cast<int64_t>(m["content"].get<std::string>().size());
+    }
     if (max_chars > 0 && chars > max_chars) {
       ++too_long;
       continue;
     }
     longest = std::max(longest, chars);
-    Json metadata = {{"definition", s.row.definition},
+    nlohmann::json metadata = {{"definition", s.row.definition},
                      {"shape", stage.params["shape"]},
                      {"kernel", {{"trajectory_id", s.row.kernel.trajectory_id},
                                  {"turn", s.row.kernel.turn}}},
@@ -60,10 +56,10 @@ Dataset BuildDataset(const Stage& stage, const std::vector<SynthesizedRow>& rows
       metadata["wrong"] = {{"trajectory_id", s.row.wrong->trajectory_id},
                            {"turn", s.row.wrong->turn}};
     }
-    const Json record = {
+    const StrictJson record = {
         {"id", absl::StrCat(s.row.kernel.trajectory_id, "_t", s.row.kernel.turn)},
         {"messages", std::move(messages)},
-        {"metadata", std::move(metadata)}};
+        {"metadata", StrictJson(std::move(metadata))}};
     absl::StrAppend(&out.jsonl, record.dump(), "\n");
     ++records;
     ++by_definition[s.row.definition];

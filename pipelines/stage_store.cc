@@ -14,13 +14,25 @@
 
 namespace ptxbench::pipelines {
 
+constexpr char kManifestFile[] = "manifest.json";
+
 std::string StageStore::Folder(const Stage& stage) const {
   return (std::filesystem::path(root_) / stage.id).string();
 }
 
+std::string StageStore::ManifestPath(const Stage& stage) const {
+  return (std::filesystem::path(Folder(stage)) / kManifestFile).string();
+}
+
+std::string StageStore::OutputSha256(const nlohmann::json& manifest, const std::string& file) {
+  for (const nlohmann::json& output : manifest.value("outputs", nlohmann::json::array())) {
+    if (output.value("file", "") == file) return output.value("sha256", "");
+  }
+  return "";
+}
+
 std::optional<nlohmann::json> StageStore::Manifest(const Stage& stage) const {
-  absl::StatusOr<std::string> text =
-      ReadFile((std::filesystem::path(Folder(stage)) / "manifest.json").string());
+  absl::StatusOr<std::string> text = ReadFile(ManifestPath(stage));
   if (!text.ok()) return std::nullopt;
   nlohmann::json manifest = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (!manifest.is_object() || manifest.value("format", "") != kStageManifestFormat ||
@@ -52,7 +64,7 @@ absl::StatusOr<nlohmann::json> StageStore::Write(const Pipeline& pipeline, const
   manifest["params"] = stage.params;
   manifest["outputs"] = std::move(outputs);
   // Last: a folder with its manifest is a stage that ran to its end.
-  PTXB_RETURN_IF_ERROR(WriteFile(dir->File("manifest.json"), manifest.dump(2) + "\n"));
+  PTXB_RETURN_IF_ERROR(WriteFile(dir->File(kManifestFile), manifest.dump(2) + "\n"));
   PTXB_RETURN_IF_ERROR(dir->Commit());
   return manifest;
 }

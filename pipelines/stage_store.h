@@ -26,8 +26,12 @@ class StageStore {
 
   // The folder of `stage`'s results.
   std::string Folder(const Stage& stage) const;
+  // Where its manifest is, once it ran to its end.
+  std::string ManifestPath(const Stage& stage) const;
   // The manifest of a stage that ran to its end; nullopt when none did.
   std::optional<nlohmann::json> Manifest(const Stage& stage) const;
+  // The sha256 a manifest names for its output `file`; "" when none.
+  static std::string OutputSha256(const nlohmann::json& manifest, const std::string& file);
   // Writes `files` (name -> content) and the manifest: `manifest` as the
   // stage made it (inputs, counts, times), with the format, the pipeline
   // and stage, their ids and parameters, and each file's sha256, bytes and

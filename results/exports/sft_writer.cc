@@ -45,10 +45,6 @@ std::vector<const v1::Turn*> ChosenTurns(const v1::Trajectory& t, const SftFilte
   return out;
 }
 
-Json Message(const char* role, const std::string& content, int loss) {
-  return {{"role", role}, {"content", content}, {"step_loss_mask", loss}};
-}
-
 class SftWriter : public FolderWriter {
  public:
   SftWriter(std::unique_ptr<OutputDir> dir, const Options& options, std::unique_ptr<FileSink> records)
@@ -109,16 +105,16 @@ class SftWriter : public FolderWriter {
   Json Record(const v1::Trajectory& t, const v1::Turn& chosen) {
     const v1::TrajectorySummary& s = t.summary();
     Json messages = Json::array();
-    messages.push_back(Message("system", t.system_prompt(), 0));
-    messages.push_back(Message("user", t.task_prompt(), 0));
+    messages.push_back(SftMessage("system", t.system_prompt(), 0));
+    messages.push_back(SftMessage("user", t.task_prompt(), 0));
     bool simulated = false;
     for (const v1::Turn& turn : t.turns()) {
       simulated |= IsSimulated(turn);
       if (turn.index() == chosen.index()) break;
-      messages.push_back(Message("assistant", turn.response().text(), 0));
-      messages.push_back(Message("user", turn.feedback(), 0));
+      messages.push_back(SftMessage("assistant", turn.response().text(), 0));
+      messages.push_back(SftMessage("user", turn.feedback(), 0));
     }
-    messages.push_back(Message("assistant", chosen.response().text(), 1));
+    messages.push_back(SftMessage("assistant", chosen.response().text(), 1));
     simulated_ |= simulated;
     Json metadata = {
         {"experiment", experiment().name()},
@@ -152,6 +148,10 @@ class SftWriter : public FolderWriter {
 };
 
 }  // namespace
+
+StrictJson SftMessage(const char* role, const std::string& content, int loss) {
+  return {{"role", role}, {"content", content}, {"step_loss_mask", loss}};
+}
 
 absl::StatusOr<std::unique_ptr<Writer>> MakeSftWriter(std::unique_ptr<OutputDir> dir,
                                                       const Options& options) {

@@ -14,11 +14,18 @@
 
 #include <memory>
 
+#include <string>
+
 #include "absl/status/statusor.h"
+#include "common/json_reader.h"
 #include "results/exports/export.h"
 #include "results/exports/output_dir.h"
 
 namespace ptxbench::exports {
+
+// One message of an sft record, keys in this order: {role, content,
+// step_loss_mask} (a pipeline's dataset stage writes the same records).
+StrictJson SftMessage(const char* role, const std::string& content, int loss);
 
 absl::StatusOr<std::unique_ptr<Writer>> MakeSftWriter(std::unique_ptr<OutputDir> dir,
                                                       const Options& options);

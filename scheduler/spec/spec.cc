@@ -33,21 +33,13 @@ using spec_internal::Json;
 using spec_internal::kExperimentName;
 using spec_internal::kMaxCount;
 using spec_internal::kMaxTurns;
+using spec_internal::CheckLimit;
 using spec_internal::FillOptions;
 using spec_internal::Options;
 using spec_internal::ReadAgentSettings;
 using spec_internal::SpecReader;
 // std::map-backed: dump() of a normalized spec has sorted keys (canonical).
 using Canonical = nlohmann::json;
-
-// Checks the trajectory count against the limit, naming how it came about.
-absl::Status CheckLimit(const SpecReader& r, absl::string_view field, const Json& value,
-                        int64_t total, absl::string_view how, const SpecLimits& limits) {
-  if (total <= limits.max_trajectories) return absl::OkStatus();
-  return r.Error(field, value,
-                 absl::StrCat("at most ", limits.max_trajectories, " trajectories in all"),
-                 absl::StrCat(how, " = ", total, " trajectories"));
-}
 
 // The matrix's mode: nullopt for the multiturn loop, else the agent object.
 // Each mode refuses the other's fields, naming what to use instead.

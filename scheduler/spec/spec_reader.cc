@@ -195,6 +195,14 @@ absl::StatusOr<std::string> SpecReader::TestScriptWorkload(const Json& value,
   return *uuid;
 }
 
+absl::Status CheckLimit(const SpecReader& r, absl::string_view field, const Json& value,
+                        int64_t total, absl::string_view how, const SpecLimits& limits) {
+  if (total <= limits.max_trajectories) return absl::OkStatus();
+  return r.Error(field, value,
+                 absl::StrCat("at most ", limits.max_trajectories, " trajectories in all"),
+                 absl::StrCat(how, " = ", total, " trajectories"));
+}
+
 void FillOptions(const Options& o, nlohmann::json& normalized, ExpandedExperiment& out) {
   normalized["context_policy"] = o.context_policy;
   normalized["language"] = o.language;

@@ -126,6 +126,11 @@ class SpecReader {
   const PromptRegistry& prompts_;
 };
 
+// Checks the trajectory count against the limit, naming how it came about
+// ("2 models x 3 rows = 6 trajectories").
+absl::Status CheckLimit(const SpecReader& r, absl::string_view field, const Json& value,
+                        int64_t total, absl::string_view how, const SpecLimits& limits);
+
 // The "agent" object of an agent-mode spec (agent_settings.cc).
 absl::StatusOr<AgentSettings> ReadAgentSettings(const SpecReader& r, const Json& agent);
 

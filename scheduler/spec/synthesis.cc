@@ -84,18 +84,11 @@ absl::StatusOr<ExpandedExperiment> ExpandSynthesis(const SpecReader& r, const Js
     return r.Error("rows", *rows, "a non-empty list of {definition, prompt_path}");
   }
   const int64_t total = static_cast<int64_t>(models.size() * rows->size());
-  if (total > limits.max_trajectories) {
-    return r.Error("rows", *rows,
-                   absl::StrCat("at most ", limits.max_trajectories, " trajectories in all"),
-                   absl::StrCat(models.size(), " models x ", rows->size(), " rows"));
-  }
-  Options options;
-  if (const Json* v = JsonReader::Member(doc, "priority")) {
-    PTXB_ASSIGN_OR_RETURN(options.priority, r.Count(*v, "priority", kMaxCount));
-  }
-  if (const Json* v = JsonReader::Member(doc, "max_cost_usd")) {
-    PTXB_ASSIGN_OR_RETURN(options.max_cost_usd, j.NonNegativeNumber(*v, "max_cost_usd"));
-  }
+  PTXB_RETURN_IF_ERROR(CheckLimit(r, "rows", *rows, total,
+                                  absl::StrCat(models.size(), " models x ", rows->size(), " rows"),
+                                  limits));
+  // Only priority and max_cost_usd of the shared options are keys here.
+  PTXB_ASSIGN_OR_RETURN(const Options options, r.ReadOptions(doc));
   struct Row {
     std::string definition, prompt, sha256;
   };

@@ -8,6 +8,27 @@ namespace ptxbench::scheduler {
 
 namespace v1 = ::ptxbench::v1;
 
+namespace {
+
+// Settings the experiments table keeps as canonical JSON ('' for none),
+// read back with `from_json` (AgentSettingsFromJson, SynthesisSettingsFromJson)
+// into `out`.
+template <typename Settings, typename FromJson>
+absl::Status ReadStoredSettings(const std::string& text, const std::string& experiment,
+                                FromJson from_json, std::optional<Settings>& out) {
+  if (text.empty()) return absl::OkStatus();
+  absl::StatusOr<Settings> settings =
+      from_json(nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false));
+  if (!settings.ok()) {
+    return absl::InternalError(
+        absl::StrCat("experiment ", experiment, ": ", settings.status().message()));
+  }
+  out = *std::move(settings);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<std::optional<ExistingExperiment>> ExperimentStore::FindByName(
     const std::string& name) {
   PTXB_ASSIGN_OR_RETURN(
@@ -53,7 +74,8 @@ absl::Status ExperimentStore::ForEach(const std::function<void(const ExperimentR
   PTXB_ASSIGN_OR_RETURN(
       storage::Statement * s,
       db_->Cached("SELECT rowid, id, language, context_policy, eval_mode, priority, "
-                  "max_cost_usd, cost_usd, architectures, agent_json, synthesis_json FROM experiments"));
+                  "max_cost_usd, cost_usd, architectures, agent_json, synthesis_json "
+                  "FROM experiments"));
   while (true) {
     PTXB_ASSIGN_OR_RETURN(bool row, s->Step());
     if (!row) break;
@@ -67,25 +89,14 @@ absl::Status ExperimentStore::ForEach(const std::function<void(const ExperimentR
     e.max_cost_usd = s->ColumnDouble(6);
     e.cost_usd = s->ColumnDouble(7);
     e.architectures = DecodeArchitectures(s->ColumnText(8));
-    if (const std::string agent = s->ColumnText(9); !agent.empty()) {
-      nlohmann::json j = nlohmann::json::parse(agent, nullptr, /*allow_exceptions=*/false);
-      absl::StatusOr<AgentSettings> settings = AgentSettingsFromJson(j);
-      if (!settings.ok()) {
-        s->Reset();
-        return absl::InternalError(
-            absl::StrCat("experiment ", e.id, ": ", settings.status().message()));
-      }
-      e.agent = *std::move(settings);
+    absl::Status stored =
+        ReadStoredSettings(s->ColumnText(9), e.id, AgentSettingsFromJson, e.agent);
+    if (stored.ok()) {
+      stored = ReadStoredSettings(s->ColumnText(10), e.id, SynthesisSettingsFromJson, e.synthesis);
     }
-    if (const std::string synthesis = s->ColumnText(10); !synthesis.empty()) {
-      nlohmann::json j = nlohmann::json::parse(synthesis, nullptr, /*allow_exceptions=*/false);
-      absl::StatusOr<SynthesisSettings> settings = SynthesisSettingsFromJson(j);
-      if (!settings.ok()) {
-        s->Reset();
-        return absl::InternalError(
-            absl::StrCat("experiment ", e.id, ": ", settings.status().message()));
-      }
-      e.synthesis = *std::move(settings);
+    if (!stored.ok()) {
+      s->Reset();
+      return stored;
     }
     fn(e);
   }
