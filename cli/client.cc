@@ -208,6 +208,20 @@ absl::StatusOr<v1::RevokeTokenResponse> SchedulerClient::RevokeToken(const std::
       [&](auto* ctx, auto* resp) { return stub_->RevokeToken(ctx, request, resp); });
 }
 
+absl::StatusOr<v1::RecordStageManifestResponse> SchedulerClient::RecordStageManifest(
+    const std::string& manifest_json) {
+  v1::RecordStageManifestRequest request;
+  request.set_manifest_json(manifest_json);
+  return Unary<v1::RecordStageManifestResponse>(
+      [&](auto* ctx, auto* resp) { return stub_->RecordStageManifest(ctx, request, resp); });
+}
+
+absl::StatusOr<v1::ListStageManifestsResponse> SchedulerClient::ListStageManifests(
+    const v1::ListStageManifestsRequest& request) {
+  return Unary<v1::ListStageManifestsResponse>(
+      [&](auto* ctx, auto* resp) { return stub_->ListStageManifests(ctx, request, resp); });
+}
+
 absl::StatusOr<v1::ReportResponse> SchedulerClient::GetReport(const v1::ReportRequest& request) {
   return Unary<v1::ReportResponse>([&](grpc::ClientContext* c, v1::ReportResponse* r) {
     return stub_->GetReport(c, request, r);

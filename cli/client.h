@@ -50,6 +50,10 @@ class SchedulerClient {
   absl::StatusOr<v1::CreateTokenResponse> CreateToken(const v1::CreateTokenRequest& request);
   absl::StatusOr<v1::ListTokensResponse> ListTokens();
   absl::StatusOr<v1::RevokeTokenResponse> RevokeToken(const std::string& name);
+  absl::StatusOr<v1::RecordStageManifestResponse> RecordStageManifest(
+      const std::string& manifest_json);
+  absl::StatusOr<v1::ListStageManifestsResponse> ListStageManifests(
+      const v1::ListStageManifestsRequest& request);
 
   // Streams ReadTrajectories and calls `on_trajectory` with each whole
   // trajectory (its parts joined), in order; an error from it cancels the

@@ -1,9 +1,11 @@
 // Pipeline commands (docs/PIPELINES.md): `pipeline check FILE` reads a
 // pipeline file and checks its wiring and input experiments without running
 // anything; `pipeline run FILE [STAGE]` runs its stages into stage folders; `pipeline status
-// FILE` says where each stands.
+// FILE` says where each stands; `pipeline manifests [NAME]` lists (and
+// exports) the stage manifests the scheduler keeps.
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +21,7 @@
 #include "nlohmann/json.hpp"
 #include "pipelines/pipeline.h"
 #include "pipelines/stage_store.h"
+#include "results/exports/output_dir.h"
 
 namespace ptxbench::cli {
 namespace {
@@ -98,6 +101,20 @@ absl::StatusOr<pipelines::Pipeline> ReadPipelineFile(const std::string& path) {
   return pipelines::ReadPipeline(text, path);
 }
 
+// Records the manifest of `stage` (done) in the scheduler's database, as
+// its folder has it; true when it was not recorded before.
+absl::StatusOr<bool> RecordManifest(SchedulerClient& client, const pipelines::StageStore& store,
+                                    const pipelines::Stage& stage) {
+  PTXB_ASSIGN_OR_RETURN(std::string text, ReadFile(store.ManifestPath(stage)));
+  absl::StatusOr<v1::RecordStageManifestResponse> r = client.RecordStageManifest(text);
+  if (!r.ok()) {
+    return absl::Status(r.status().code(),
+                        absl::StrCat("stage '", stage.name, "': recording its manifest (",
+                                     store.ManifestPath(stage), "): ", r.status().message()));
+  }
+  return !r->already_recorded();
+}
+
 absl::Status RunRun(const Invocation& inv) {
   const std::string& path = inv.args.positionals[0];
   PTXB_ASSIGN_OR_RETURN(pipelines::Pipeline pipeline, ReadPipelineFile(path));
@@ -117,11 +134,17 @@ absl::Status RunRun(const Invocation& inv) {
   for (const pipelines::Stage* s : stages) {
     const std::string label = absl::StrCat("stage ", s->name, " (", s->kind, ", ", s->id, ")");
     if (std::optional<nlohmann::json> done = store.Manifest(*s)) {
-      inv.out() << label << ": up to date, nothing recomputed: " << store.Folder(*s) << "\n";
+      // Recorded again in case the run that made it stopped before it could
+      // (or this is another scheduler): a manifest recorded is not changed.
+      PTXB_ASSIGN_OR_RETURN(bool recorded, RecordManifest(client, store, *s));
+      inv.out() << label << ": up to date, nothing recomputed"
+                << (recorded ? " (its manifest recorded in the scheduler now)" : "") << ": "
+                << store.Folder(*s) << "\n";
       continue;
     }
     inv.err() << label << ": running\n";
     PTXB_ASSIGN_OR_RETURN(nlohmann::json manifest, RunStage(inv, client, pipeline, *s, store));
+    PTXB_RETURN_IF_ERROR(RecordManifest(client, store, *s).status());
     inv.out() << label << ": " << StageSummary(*s, manifest) << ": " << store.Folder(*s) << "\n";
   }
   return absl::OkStatus();
@@ -157,6 +180,56 @@ absl::Status RunStatus(const Invocation& inv) {
   inv.out() << "pipeline " << pipeline.name << " (" << path << "), stage folders under "
             << StageRoot(inv) << "\n"
             << table.Render();
+  return absl::OkStatus();
+}
+
+// The stage manifests the scheduler keeps: a table, JSON, or (--out DIR)
+// each as a file byte for byte, with index.jsonl naming them.
+absl::Status RunManifests(const Invocation& inv) {
+  v1::ListStageManifestsRequest request;
+  if (!inv.args.positionals.empty()) request.set_pipeline(inv.args.positionals[0]);
+  SchedulerClient client = Connect(inv);
+  PTXB_ASSIGN_OR_RETURN(v1::ListStageManifestsResponse list, client.ListStageManifests(request));
+  auto file_of = [](const v1::StageManifest& m) {
+    return absl::StrCat(m.stage_id(), "-", m.sha256().substr(0, 12), ".manifest.json");
+  };
+  auto record = [&](const v1::StageManifest& m) {
+    return nlohmann::json{{"pipeline", m.pipeline()},     {"stage", m.stage()},
+                          {"kind", m.kind()},             {"stage_id", m.stage_id()},
+                          {"sha256", m.sha256()},         {"recorded_unix_ms", m.recorded_unix_ms()},
+                          {"recorded_by", m.recorded_by()}, {"file", file_of(m)}};
+  };
+  if (inv.args.Has("out")) {
+    PTXB_ASSIGN_OR_RETURN(std::unique_ptr<exports::OutputDir> dir,
+                          exports::OutputDir::Create(inv.args.Get("out")));
+    std::string index;
+    for (const v1::StageManifest& m : list.manifests()) {
+      PTXB_RETURN_IF_ERROR(WriteFile(dir->File(file_of(m)), m.manifest_json()));
+      absl::StrAppend(&index, record(m).dump(), "\n");
+    }
+    PTXB_RETURN_IF_ERROR(WriteFile(dir->File("index.jsonl"), index));
+    PTXB_RETURN_IF_ERROR(dir->Commit());
+    inv.err() << "wrote " << list.manifests_size() << " stage manifests to " << dir->final_path()
+              << "\n";
+    return absl::OkStatus();
+  }
+  if (inv.global.json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const v1::StageManifest& m : list.manifests()) {
+      nlohmann::json r = record(m);
+      r.erase("file");
+      r["manifest"] = nlohmann::json::parse(m.manifest_json(), nullptr, false);
+      out.push_back(std::move(r));
+    }
+    inv.out() << nlohmann::json({{"manifests", out}}).dump(2) << "\n";
+    return absl::OkStatus();
+  }
+  Table table({"PIPELINE", "STAGE", "KIND", "STAGE ID", "SHA256", "RECORDED", "BY"});
+  for (const v1::StageManifest& m : list.manifests()) {
+    table.AddRow({m.pipeline(), m.stage(), m.kind(), m.stage_id(), m.sha256().substr(0, 12),
+                  FormatUnixMs(m.recorded_unix_ms()), m.recorded_by()});
+  }
+  inv.out() << list.manifests_size() << " stage manifests recorded\n" << table.Render();
   return absl::OkStatus();
 }
 
@@ -200,6 +273,18 @@ void AddPipelineCommands(std::vector<Command>* commands) {
         "where each stage of a pipeline stands: done (what it made, when) or not run",
         ""},
        RunStatus});
+  commands->push_back(
+      {{"pipeline manifests",
+        "[PIPELINE_NAME]",
+        0,
+        1,
+        {{"out", true, false, "DIR",
+          "write each manifest, byte for byte, into a new folder with index.jsonl"}},
+        "the stage manifests the scheduler keeps (every pipeline's, or one's)",
+        "`pipeline run` records each stage's manifest in the scheduler's database as its\n"
+        "folder has it (same sha256). A stage recomputed with another manifest keeps\n"
+        "both. --output json prints them with their records."},
+       RunManifests});
 }
 
 }  // namespace ptxbench::cli

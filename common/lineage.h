@@ -15,6 +15,10 @@
 
 namespace ptxbench {
 
+// The format of a stage's manifest (docs/FORMATS.md, "Stage manifests"):
+// written in the stage's folder and recorded in the scheduler's database.
+inline constexpr char kStageManifestFormat[] = "ptxbench.stage.v1";
+
 // "stage repairs (derive, st_...) of pipeline fixit, from failed (select) <-
 // experiment base"; "" for "" or what is not such an object.
 std::string LineageText(absl::string_view lineage_json);

@@ -14,6 +14,7 @@ DerivedExperiment BuildDerivedExperiment(const Pipeline& pipeline, const Stage& 
                                          const std::vector<DeriveSource>& sources) {
   DerivedExperiment out;
   out.name = absl::StrCat(pipeline.name, ".", stage.name, ".", stage.id.substr(3, 12));
+  const nlohmann::json* agent = stage.params.contains("agent") ? &stage.params["agent"] : nullptr;
   nlohmann::json items = nlohmann::json::array();
   for (size_t i = 0; i < sources.size(); ++i) {
     const DeriveSource& s = sources[i];
@@ -21,13 +22,14 @@ DerivedExperiment BuildDerivedExperiment(const Pipeline& pipeline, const Stage& 
     const std::string log = absl::StrCat("rows/", i, "/error.log");
     out.files[kernel] = s.kernel;
     out.files[log] = s.log;
-    items.push_back({{"num_trajectories", 1},
-                     {"num_turns", stage.params["num_turns"]},
-                     {"target_speedup", stage.params["target_speedup"]},
-                     {"prompt_tag", stage.params["prompt_tag"]},
-                     {"definition", s.row.definition},
-                     {"error_kernel_path", kernel},
-                     {"error_log_path", log}});
+    nlohmann::json item = {{"num_trajectories", 1},
+                           {"target_speedup", stage.params["target_speedup"]},
+                           {"prompt_tag", stage.params["prompt_tag"]},
+                           {"definition", s.row.definition},
+                           {"error_kernel_path", kernel},
+                           {"error_log_path", log}};
+    if (agent == nullptr) item["num_turns"] = stage.params["num_turns"];
+    items.push_back(std::move(item));
     absl::StrAppend(&out.items_jsonl,
                     nlohmann::json{{"sample_index", i},
                                    {"experiment_id", s.row.experiment_id},
@@ -40,7 +42,15 @@ DerivedExperiment BuildDerivedExperiment(const Pipeline& pipeline, const Stage& 
                         .dump(),
                     "\n");
   }
-  out.spec_json = items.dump(1);
+  if (agent == nullptr) {
+    out.spec_json = items.dump(1);
+    return out;
+  }
+  // Agent mode: a list spec's object form, each session starting from its
+  // item's kernel and log unless the stage's agent object says otherwise.
+  nlohmann::json settings = *agent;
+  if (!settings.contains("starter")) settings["starter"] = "fixit";
+  out.spec_json = nlohmann::json{{"mode", "agent"}, {"agent", settings}, {"items", items}}.dump(1);
   return out;
 }
 

@@ -6,7 +6,9 @@
 // feedback its evaluation gave, as PTXBench's fix-it configs do. The spec is
 // a PTXBench list config whose files travel with it (no file of the user's
 // is read), named after the pipeline, the stage and its id, so the
-// experiment says what made it.
+// experiment says what made it. With the stage's "agent" object it is the
+// list spec's object form in agent mode: each item one coding-agent session
+// whose workspace starts with the kernel and its log (starter fixit).
 
 #include <map>
 #include <string>

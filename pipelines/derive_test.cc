@@ -45,6 +45,31 @@ TEST(DeriveTest, EachSourceIsAFixItItemWithItsKernelAndLog) {
   EXPECT_THAT(d.items_jsonl, HasSubstr(Sha256Hex("log A")));
 }
 
+// With an agent object the spec is the list spec's object form in agent
+// mode: no turn limit per item, each session starting from its kernel.
+TEST(DeriveTest, WithAnAgentEachItemIsASessionStartingFromItsKernel) {
+  absl::StatusOr<Pipeline> pipeline = ReadPipeline(R"({"name": "fixit", "stages": [
+      {"name": "failed", "kind": "select", "experiments": ["base"], "rows": "failed"},
+      {"name": "repairs", "kind": "derive", "from": "failed", "model": "m",
+       "prompt_tag": "ptxb-no-hint",
+       "agent": {"cli": "codex", "token_budget": 50000, "max_evaluations": 4}}]})",
+                                                   "p.json");
+  ASSERT_TRUE(pipeline.ok()) << pipeline.status();
+  const Stage& stage = pipeline->stages[1];
+  EXPECT_FALSE(stage.params.contains("num_turns")) << stage.params.dump();
+  Row a;
+  a.trajectory_id = "tr_a";
+  a.definition = "gemm_n7168_k5120";
+  const DerivedExperiment d = BuildDerivedExperiment(*pipeline, stage, {{a, "kernel A", "log A"}});
+  const nlohmann::json spec = nlohmann::json::parse(d.spec_json);
+  EXPECT_EQ(spec["mode"], "agent");
+  EXPECT_EQ(spec["agent"]["cli"], "codex");
+  EXPECT_EQ(spec["agent"]["starter"], "fixit") << "the default of a derived session";
+  ASSERT_EQ(spec["items"].size(), 1u);
+  EXPECT_FALSE(spec["items"][0].contains("num_turns"));
+  EXPECT_EQ(d.files.at(spec["items"][0]["error_kernel_path"].get<std::string>()), "kernel A");
+}
+
 TEST(DeriveTest, ASelectionFileReadsBackOrIsRefusedByLine) {
   Selection s;
   Row r;

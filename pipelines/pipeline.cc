@@ -27,7 +27,7 @@ using Canonical = nlohmann::json;
 
 // One parameter of a kind: its type and, when optional, its default.
 struct Param {
-  enum Type { kString, kStrings, kCount, kNumber, kChoice };
+  enum Type { kString, kStrings, kCount, kNumber, kChoice, kObject };
   const char* name;
   Type type;
   std::vector<std::string> choices = {};  // kChoice
@@ -81,6 +81,9 @@ const std::vector<Kind>& Kinds() {
         {"prompt_tag", Param::kString, {}, true},
         {"num_turns", Param::kCount, {}, false, 5, 1000},
         {"target_speedup", Param::kNumber, {}, false, 0.15},
+        // Present: each item is a coding-agent session (a spec's "agent"
+        // object, read by the scheduler when the experiment is submitted).
+        {"agent", Param::kObject},
         {"eval", Param::kChoice, {"as-source", "full", "compile-only"}, false, "as-source"}}},
       {"pairs",
        {Output::kExperiment},
@@ -161,6 +164,10 @@ absl::StatusOr<Canonical> ReadParam(const JsonReader& r, const Param& p, const J
       PTXB_ASSIGN_OR_RETURN(std::string s, r.Enum(v, at, p.choices));
       return Canonical(s);
     }
+    case Param::kObject: {
+      PTXB_RETURN_IF_ERROR(r.RequireObject(v, at));
+      return Canonical::parse(v.dump());  // keys sorted: part of the stage's id
+    }
   }
   return Canonical();
 }
@@ -201,6 +208,12 @@ absl::Status CheckParams(const JsonReader& r, const Json& stage, const std::stri
                        scripted ? "a scripted model has answers, not an endpoint"
                                 : "only a scripted model has answers_dir");
       }
+    }
+  }
+  if (out.kind == "derive" && out.params.contains("agent")) {
+    if (const Json* v = JsonReader::Member(stage, "num_turns")) {
+      return r.Error(JsonField(at, "num_turns"), *v, "no num_turns with an agent",
+                     "a session's evaluations are limited by agent.max_evaluations");
     }
   }
   if (out.kind == "synthesize" &&
@@ -265,6 +278,8 @@ absl::StatusOr<Stage> ReadStage(const JsonReader& r, const Json& stage, size_t i
     }
   }
   PTXB_RETURN_IF_ERROR(CheckParams(r, stage, at, out));
+  // An agent's sessions have no turn limit of the stage's.
+  if (out.kind == "derive" && out.params.contains("agent")) out.params.erase("num_turns");
   return out;
 }
 

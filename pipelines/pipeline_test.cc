@@ -133,6 +133,14 @@ TEST(PipelineTest, EachWiringMistakeIsOneErrorNamingTheStage) {
        "$.stages[0].min_speedup: expected no min_speedup"},
       {[](Json& p) { p["stages"] = Json::array(); },
        "$.stages: expected a non-empty list of stages"},
+      {[](Json& p) { p["stages"][1]["agent"] = "codex"; },
+       "$.stages[1].agent: expected an object"},
+      {[](Json& p) {
+         p["stages"][1]["agent"] = {{"cli", "codex"}, {"token_budget", 1000}};
+         p["stages"][1]["num_turns"] = 3;
+       },
+       "$.stages[1].num_turns: expected no num_turns with an agent, found 3; a session's "
+       "evaluations are limited by agent.max_evaluations"},
   };
   for (const Case& c : cases) {
     Json pipeline = Small();

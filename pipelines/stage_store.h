@@ -13,12 +13,11 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "common/lineage.h"
 #include "nlohmann/json.hpp"
 #include "pipelines/pipeline.h"
 
 namespace ptxbench::pipelines {
-
-inline constexpr char kStageManifestFormat[] = "ptxbench.stage.v1";
 
 class StageStore {
  public:

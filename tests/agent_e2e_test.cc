@@ -248,6 +248,87 @@ TEST(AgentReportTest, AgentAndMultiturnExperimentsSideBySide) {
   EXPECT_NE(show.out.find("model_calls.jsonl"), std::string::npos) << show.out;
 }
 
+// A Fixit derive stage in agent mode: the base's compile errors, each
+// repaired in a Codex session whose workspace starts with the broken kernel
+// and its log (starter fixit); the sessions' kernels are evaluated and the
+// pairs stage pairs each wrong kernel with its fix. Codex writes with its
+// shell, in the workspace it starts in, whatever its task's id.
+TEST(AgentPipelineTest, ADeriveStageInAgentModeRepairsFromTheBrokenKernels) {
+  const agents::AgentCli* cli = agents::FindAgentCli("codex");
+  if (!fs::exists(fs::path(DataDir()) / "third_party/agent-clis/node_modules" / cli->executable)) {
+    GTEST_SKIP() << "codex is not installed (scripts/setup.sh installs it)";
+  }
+  if (!fs::exists("/usr/local/cuda/bin/nvcc")) GTEST_SKIP() << "no nvcc: nothing evaluates";
+  if (geteuid() != 0) GTEST_SKIP() << "a session's sandbox runs it as its own uid: needs root";
+  absl::StatusOr<std::string> kernel = ReadFile(DataDir() + "/worker/testdata/gemm/correct.cu");
+  ASSERT_TRUE(kernel.ok());
+  const std::string examples = DataDir() + "/examples/pipelines";
+  Cluster c("e2e_agent_pipeline");
+  ScriptedModel model(
+      cli->wire,
+      {{"exec_command", {{"cmd", "cat kernel.cu error.log"}}},
+       {"exec_command", {{"cmd", absl::StrCat("printf %s '", absl::Base64Escape(*kernel),
+                                              "' | base64 -d > kernel.cu")}}},
+       {"evaluate_kernel", Json::object(), "", "mcp__ptxbench"}});
+  ASSERT_GT(model.port(), 0);
+  const std::string agent_models = c.WriteFile(
+      "models.json",
+      Json{{"models",
+            {{"scripted-agent",
+              {{"provider", std::string(agents::WireProvider(cli->wire))},
+               {"base_url", absl::StrCat("http://127.0.0.1:", model.port(), "/v1")},
+               {"model_id", "pinned-model"}}}}}}
+          .dump());
+  ASSERT_TRUE(c.StartScheduler()) << c.SchedulerLogTail();
+  c.AddRealWorker({"--slots", "2"});
+  c.AddRealGateway({"--models", examples + "/models.json"});
+  c.AddRealGateway({"--models", agent_models, "--agent-slots", "2", "--name", "agents",
+                    "--agent-dir", c.dir() + "/sessions"});
+  const std::string base = c.Submit(examples + "/base.json", {"--eval", "compile-only"});
+  ASSERT_FALSE(base.empty()) << c.SchedulerLogTail();
+  ASSERT_TRUE(c.WaitFinished(base, 240).is_object());
+  const std::string pipeline = c.WriteFile(
+      "fixit-agent.json",
+      Json{{"name", "fixit-agent"},
+           {"stages",
+            {{{"name", "failed"}, {"kind", "select"}, {"experiments", {"pipeline-base"}},
+              {"rows", "failed"}, {"per_definition_cap", 2}},
+             {{"name", "repairs"}, {"kind", "derive"}, {"from", "failed"},
+              {"model", "scripted-agent"}, {"prompt_tag", "ptxb-no-hint"},
+              {"agent", {{"cli", cli->name}, {"cli_version", cli->version},
+                         {"token_budget", 100000}, {"max_evaluations", 3},
+                         {"stall_timeout", "60s"}}}},
+             {{"name", "pairs"}, {"kind", "pairs"}, {"from", "repairs"},
+              {"accept_compiled", "yes"}}}}}
+          .dump());
+  const std::string dir = c.dir() + "/stages";
+  const CommandResult run = c.Cli({"pipeline", "run", pipeline, "--dir", dir, "--wait"}, true);
+  ASSERT_EQ(run.exit_code, 0) << run.out << Tail(c.dir() + "/gateway2.log");
+
+  // Two sessions, each of a fix-it item, started from its kernel.
+  const std::string derived = "(SELECT rowid FROM experiments WHERE agent_json LIKE '%\"starter\":\"fixit\"%')";
+  EXPECT_EQ(c.QueryInt(absl::StrCat("SELECT count(*) FROM trajectories WHERE experiment = ",
+                                    derived, " AND starter_blob != ''")),
+            2);
+  EXPECT_EQ(c.QueryInt(absl::StrCat("SELECT count(*) FROM turns t JOIN trajectories j ON "
+                                    "j.rowid = t.trajectory WHERE j.experiment = ", derived,
+                                    " AND t.action_id IS NOT NULL AND t.eval_status = 10")),
+            2)
+      << "each session's fix, evaluated (COMPILED)";
+  int saw_broken = 0;
+  for (const Json& request : model.requests()) {
+    for (const Json& result : model.ToolResults(request)) {
+      saw_broken += result.dump().find("__float2bf16") != std::string::npos &&
+                    result.dump().find("error") != std::string::npos;
+    }
+  }
+  EXPECT_GT(saw_broken, 0) << "the session read the broken kernel and its log";
+  CommandResult status = c.Cli({"pipeline", "status", pipeline, "--dir", dir, "--output", "json"});
+  ASSERT_EQ(status.exit_code, 0) << status.out;
+  const Json stages = Json::parse(status.out)["stages"];
+  EXPECT_EQ(stages[2]["manifest"]["counts"]["repaired"], 2) << stages[2].dump();
+}
+
 INSTANTIATE_TEST_SUITE_P(PinnedClis, AgentEndToEndTest,
                          ::testing::Values("claude-code", "codex", "gemini-cli"), CliTestName);
 

@@ -259,6 +259,37 @@ TEST_P(AgentSessionTest, AWholeSessionEndsWhenTheCliFinishes) {
   EXPECT_GT(native, 0) << "the CLI's own session file";
 }
 
+// A fix-it session (starter fixit) starts with the broken kernel in the
+// kernel file and its feedback in error.log, and the instructions say so; a
+// session that leaves the kernel as it started has nothing new to evaluate
+// at its end (final_evaluation if-changed).
+TEST_P(AgentSessionTest, AFixItSessionStartsFromTheBrokenKernelAndItsLog) {
+  // The model's one step: look at what the workspace starts with.
+  const std::vector<Step> look = {Steps(Workspace("tk_fix"), "cat kernel.cu error.log").front()};
+  testing::ScriptedModel model(cli_->wire, look);
+  UseModel(model);
+  FakeScheduler scheduler;
+  std::atomic<bool> cancelled{false};
+  v1::Task task = Task("tk_fix");
+  task.mutable_agent()->mutable_settings()->set_starter("fixit");
+  task.mutable_agent()->mutable_settings()->set_final_evaluation("if-changed");
+  task.mutable_agent()->set_starter_kernel("// broken: no such intrinsic\n");
+  task.mutable_agent()->set_starter_log("error: identifier \"__no_such\" is undefined\n");
+  agent_gateway::SessionRecord record;
+  const v1::CompleteRequest done =
+      agent_gateway::RunAgentSession(Options(scheduler), task, cancelled, &record);
+  ASSERT_TRUE(done.has_agent()) << done.DebugString() << record.stderr_text;
+  EXPECT_EQ(done.agent().end(), v1::AGENT_FINISHED);
+  const std::vector<Json> requests = model.requests();
+  ASSERT_GE(requests.size(), 2u);
+  const std::string seen = requests[1].dump();
+  EXPECT_THAT(seen, HasSubstr("// broken: no such intrinsic")) << "kernel.cu as it starts";
+  EXPECT_THAT(seen, HasSubstr("is undefined")) << "error.log beside it";
+  EXPECT_THAT(requests[0].dump(), HasSubstr("holds the kernel to fix")) << "the instructions";
+  EXPECT_EQ(scheduler.requests().size(), 0u) << "the starter was evaluated before: not again";
+  EXPECT_EQ(done.agent().evaluations(), 0);
+}
+
 TEST_P(AgentSessionTest, TheTokenBudgetEndsTheSession) {
   testing::ScriptedModel model(cli_->wire, Steps(Workspace("tk_2")));
   UseModel(model);

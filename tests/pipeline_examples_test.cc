@@ -195,8 +195,35 @@ TEST(PipelineExamplesTest, FixitAndKernelGenRunEndToEndWithoutAGpu) {
     CommandResult again = c.Cli({"pipeline", "run", file, "--dir", dir});
     EXPECT_EQ(again.exit_code, 0) << again.out;
     EXPECT_EQ(Count(again.out, "up to date, nothing recomputed"), stages[file].size());
+    EXPECT_EQ(Count(again.out, "recorded in the scheduler now"), 0u) << again.out;
   }
   EXPECT_EQ(c.QueryInt("SELECT count(*) FROM experiments"), experiments);
+
+  // Every stage's manifest is in the scheduler's database as its folder has
+  // it, and `pipeline manifests --out` exports each byte for byte.
+  EXPECT_EQ(c.QueryInt("SELECT count(*) FROM stage_manifests"),
+            static_cast<int64_t>(stages[fixit].size() + stages[kernelgen].size()));
+  const std::string exported = dir + "/../manifests-export";
+  CommandResult manifests = c.Cli({"pipeline", "manifests", "fixit", "--out", exported});
+  ASSERT_EQ(manifests.exit_code, 0) << manifests.out;
+  absl::StatusOr<std::string> index = ReadFile(exported + "/index.jsonl");
+  ASSERT_TRUE(index.ok());
+  EXPECT_EQ(Count(*index, "\n"), stages[fixit].size());
+  for (size_t i = 0; i < stages[fixit].size(); ++i) {
+    absl::StatusOr<std::string> in_folder = ReadFile(folder(fixit, i) + "/manifest.json");
+    ASSERT_TRUE(in_folder.ok());
+    const std::string sha = Sha256Hex(*in_folder);
+    EXPECT_EQ(c.QueryInt(absl::StrCat("SELECT count(*) FROM stage_manifests WHERE stage_id = '",
+                                      stages[fixit][i]["id"].get<std::string>(),
+                                      "' AND sha256 = '", sha, "'")),
+              1)
+        << "stage " << i;
+    absl::StatusOr<std::string> out = ReadFile(absl::StrCat(
+        exported, "/", stages[fixit][i]["id"].get<std::string>(), "-", sha.substr(0, 12),
+        ".manifest.json"));
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_EQ(*out, *in_folder);
+  }
 
   // A changed parameter (the dataset's max_chars) gives new ids to that stage
   // and the two after it only, and only those run.
@@ -216,6 +243,8 @@ TEST(PipelineExamplesTest, FixitAndKernelGenRunEndToEndWithoutAGpu) {
   EXPECT_EQ(rerun.exit_code, 0) << rerun.out;
   EXPECT_EQ(Count(rerun.out, "up to date, nothing recomputed"), 4u) << rerun.out;
   EXPECT_EQ(Count(rerun.out, ": running\n"), 3u) << rerun.out;
+  EXPECT_EQ(c.QueryInt("SELECT count(*) FROM stage_manifests"),
+            static_cast<int64_t>(stages[fixit].size() + stages[kernelgen].size() + 3));
 }
 
 }  // namespace

@@ -330,6 +330,11 @@ v1::CompleteRequest Session::Run(SessionRecord* record) {
   absl::StatusOr<SessionFiles> files = MakeSessionFiles(options_, task_);
   if (!files.ok()) return Failure(v1::INFRA, std::string(files.status().message()));
   files_ = *files;
+  // A fix-it starter was evaluated already (error.log says how): a final
+  // evaluation is only for a kernel the agent changed.
+  if (!task_.agent().starter_kernel().empty()) {
+    last_source_sha_ = Sha256Hex(task_.agent().starter_kernel());
+  }
   proxy_ = std::make_unique<ModelProxy>(
       *upstream, ModelProxy::Budget{settings_.token_budget(), settings_.max_cost_usd(),
                                     settings_.max_model_calls()});

@@ -50,9 +50,15 @@ std::string Instructions(const v1::AgentSession& s, const std::string& kernel,
   if (s.settings().max_evaluations() > 0) {
     absl::StrAppend(&budgets, ", ", s.settings().max_evaluations(), " evaluations");
   }
+  const std::string start =
+      s.starter_kernel().empty()
+          ? ""
+          : absl::StrCat("- `", kernel, "` holds the kernel to fix, as it was evaluated; `",
+                         fs::path(kernel).parent_path().string(),
+                         "/error.log` is the feedback that evaluation gave.\n");
   return absl::StrCat(
       s.system_prompt(), "\n\n## How this session works\n\n",
-      "- The task is in TASK.md. Write your kernel to `", kernel, "`.\n",
+      "- The task is in TASK.md. Write your kernel to `", kernel, "`.\n", start,
       "- Evaluate it with the `evaluate_kernel` tool",
       s.settings().eval_interface() == "mcp"
           ? ""
@@ -117,6 +123,10 @@ absl::StatusOr<SessionFiles> MakeSessionFiles(const SessionOptions& options,
                                   {"eval_wait_s", s.settings().eval_wait_timeout_s()}}
                                  .dump()),
         Write(f.workspace + "/TASK.md", s.task_prompt()),
+        // starter fixit: the broken kernel and what its evaluation said.
+        s.starter_kernel().empty() ? absl::OkStatus() : Write(f.kernel, s.starter_kernel()),
+        s.starter_kernel().empty() ? absl::OkStatus()
+                                   : Write(f.workspace + "/error.log", s.starter_log()),
         Write(f.workspace + "/" +
                   InstructionFile(*agents::FindAgentCli(s.settings().cli())),
               Instructions(s, f.kernel, f.workload)),

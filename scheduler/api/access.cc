@@ -41,6 +41,8 @@ const std::vector<RpcAccess>& AccessTable() {
       {"ClientService", "CreateToken", kAdmin},
       {"ClientService", "ListTokens", kAdmin},
       {"ClientService", "RevokeToken", kAdmin},
+      {"ClientService", "RecordStageManifest", kSubmit},
+      {"ClientService", "ListStageManifests", kRead},
       {"ExecutorService", "Register", kExecutor},
       {"ExecutorService", "Lease", kExecutor},
       {"ExecutorService", "Heartbeat", kExecutor},

@@ -17,6 +17,7 @@
 #include "gmock/gmock.h"
 #include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/support/byte_buffer.h"
+#include "nlohmann/json.hpp"
 #include "scheduler/api/service_fixture.h"
 
 namespace ptxbench::scheduler {
@@ -48,6 +49,8 @@ const std::map<std::string, std::set<std::string>>& Expected() {
       {"ClientService.CreateToken", {"admin"}},
       {"ClientService.ListTokens", {"admin"}},
       {"ClientService.RevokeToken", {"admin"}},
+      {"ClientService.RecordStageManifest", {"admin", "submit"}},
+      {"ClientService.ListStageManifests", {"admin", "submit", "read"}},
       {"ExecutorService.Register", {"admin", "worker", "gateway"}},
       {"ExecutorService.Lease", {"admin", "worker", "gateway"}},
       {"ExecutorService.Heartbeat", {"admin", "worker", "gateway"}},
@@ -213,6 +216,16 @@ class AccessTest : public ServiceFixture {
       auto r = std::make_unique<v1::RevokeTokenRequest>();
       r->set_name(absl::StrCat("victim-", unique));
       CreateToken(v1::ROLE_READ, r->name());
+      return r;
+    }
+    if (rpc == "ClientService.RecordStageManifest") {
+      auto r = std::make_unique<v1::RecordStageManifestRequest>();
+      r->set_manifest_json(nlohmann::json{{"format", "ptxbench.stage.v1"},
+                                          {"id", absl::StrCat("st_", unique)},
+                                          {"pipeline", "p"},
+                                          {"stage", caller},
+                                          {"kind", "select"}}
+                               .dump());
       return r;
     }
     if (rpc == "ClientService.Drain") {

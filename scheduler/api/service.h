@@ -152,6 +152,13 @@ class ClientServiceImpl final : public ptxbench::v1::ClientService::CallbackServ
   grpc::ServerUnaryReactor* RevokeToken(grpc::CallbackServerContext* ctx,
                                         const ptxbench::v1::RevokeTokenRequest* request,
                                         ptxbench::v1::RevokeTokenResponse* response) override;
+  // stage_manifests.cc
+  grpc::ServerUnaryReactor* RecordStageManifest(
+      grpc::CallbackServerContext* ctx, const ptxbench::v1::RecordStageManifestRequest* request,
+      ptxbench::v1::RecordStageManifestResponse* response) override;
+  grpc::ServerUnaryReactor* ListStageManifests(
+      grpc::CallbackServerContext* ctx, const ptxbench::v1::ListStageManifestsRequest* request,
+      ptxbench::v1::ListStageManifestsResponse* response) override;
 
  private:
   // Why the caller may not call `method`, or OK (Access::Check).

@@ -2,9 +2,14 @@
 #include "scheduler/api/service.h"
 
 #include <filesystem>
+#include <set>
+#include <utility>
+#include <vector>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "common/hash.h"
 #include "agents/clis.h"
 #include "gtest/gtest.h"
 #include "scheduler/api/service_fixture.h"
@@ -75,6 +80,63 @@ TEST_F(ServiceTest, SubmitValidatesAndIsIdempotent) {
   EXPECT_NE(lineage.error_message().find("lineage_json: expected a JSON object"),
             std::string::npos)
       << lineage.error_message();
+}
+
+// A stage manifest is kept byte for byte: recording it again changes
+// nothing, a recomputed stage's other manifest is kept beside it, and what is
+// not a stage manifest is refused naming why.
+TEST_F(ServiceTest, StageManifestsAreKeptByteForByteAndNeverOverwritten) {
+  auto record = [&](const std::string& text, v1::RecordStageManifestResponse* resp) {
+    grpc::ClientContext ctx;
+    v1::RecordStageManifestRequest req;
+    req.set_manifest_json(text);
+    return client_->RecordStageManifest(&ctx, req, resp);
+  };
+  const std::string first =
+      R"({"format": "ptxbench.stage.v1", "pipeline": "fixit", "stage": "failed",
+ "kind": "select", "id": "st_0123456789abcdef0123", "started_unix_ms": 1})" "\n";
+  const std::string again = absl::StrReplaceAll(first, {{"\"started_unix_ms\": 1", "\"started_unix_ms\": 2"}});
+  v1::RecordStageManifestResponse r1, r2, r3;
+  ASSERT_TRUE(record(first, &r1).ok());
+  EXPECT_FALSE(r1.already_recorded());
+  EXPECT_EQ(r1.manifest().sha256(), Sha256Hex(first));
+  EXPECT_EQ(r1.manifest().stage(), "failed");
+  ASSERT_TRUE(record(first, &r2).ok());
+  EXPECT_TRUE(r2.already_recorded());
+  EXPECT_EQ(r2.manifest().recorded_unix_ms(), r1.manifest().recorded_unix_ms());
+  ASSERT_TRUE(record(again, &r3).ok());
+  EXPECT_FALSE(r3.already_recorded());
+
+  grpc::ClientContext ctx;
+  v1::ListStageManifestsRequest req;
+  req.set_pipeline("fixit");
+  v1::ListStageManifestsResponse list;
+  ASSERT_TRUE(client_->ListStageManifests(&ctx, req, &list).ok());
+  ASSERT_EQ(list.manifests_size(), 2);
+  std::set<std::string> texts;
+  for (const v1::StageManifest& m : list.manifests()) {
+    EXPECT_EQ(m.stage_id(), "st_0123456789abcdef0123");
+    EXPECT_EQ(Sha256Hex(m.manifest_json()), m.sha256());
+    texts.insert(m.manifest_json());
+  }
+  EXPECT_EQ(texts, (std::set<std::string>{first, again}));
+  grpc::ClientContext other_ctx;
+  req.set_pipeline("kernelgen");
+  ASSERT_TRUE(client_->ListStageManifests(&other_ctx, req, &list).ok());
+  EXPECT_EQ(list.manifests_size(), 0);
+
+  for (const auto& [text, why] : std::vector<std::pair<std::string, std::string>>{
+           {"[1]", "not a JSON object"},
+           {R"({"format": "ptxbench.sft.v1"})", "\"format\" is \"ptxbench.sft.v1\""},
+           {R"({"format": "ptxbench.stage.v1", "id": "st_1", "pipeline": "p", "kind": "select"})",
+            "\"stage\" is not a non-empty string"},
+           {R"({"format": "ptxbench.stage.v1", "id": "x", "pipeline": "p", "stage": "s",
+                "kind": "select"})", "not a stage id"}}) {
+    v1::RecordStageManifestResponse bad;
+    grpc::Status st = record(text, &bad);
+    EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << text;
+    EXPECT_NE(st.error_message().find(why), std::string::npos) << st.error_message();
+  }
 }
 
 TEST_F(ServiceTest, LongPollLeaseWakesWhenWorkArrives) {

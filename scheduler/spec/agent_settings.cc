@@ -34,6 +34,7 @@ nlohmann::json AgentSettingsJson(const AgentSettings& a) {
                         {"max_sessions", a.max_sessions}};
   if (a.budget_grace_s != AgentSettings{}.budget_grace_s) j["budget_grace_s"] = a.budget_grace_s;
   if (a.max_parallel != 0) j["max_parallel"] = a.max_parallel;
+  if (a.starter != AgentSettings{}.starter) j["starter"] = a.starter;
   return j;
 }
 
@@ -60,6 +61,7 @@ absl::StatusOr<AgentSettings> AgentSettingsFromJson(const nlohmann::json& j) {
     a.max_sessions = j.at("max_sessions").get<int64_t>();
     a.budget_grace_s = j.value("budget_grace_s", a.budget_grace_s);
     a.max_parallel = j.value("max_parallel", a.max_parallel);
+    a.starter = j.value("starter", a.starter);
   } catch (const nlohmann::json::exception& e) {
     return absl::InternalError(absl::StrCat("stored agent settings are unreadable: ", e.what()));
   }
@@ -136,6 +138,9 @@ absl::Status ReadTools(const SpecReader& r, const Json& agent, const agents::Age
   if (const Json* v = JsonReader::Member(agent, "toolchain")) {
     PTXB_ASSIGN_OR_RETURN(out.toolchain, r.json().Enum(*v, At("toolchain"), {"none", "cuda"}));
   }
+  if (const Json* v = JsonReader::Member(agent, "starter")) {
+    PTXB_ASSIGN_OR_RETURN(out.starter, r.json().Enum(*v, At("starter"), {"none", "fixit"}));
+  }
   return absl::OkStatus();
 }
 
@@ -197,7 +202,7 @@ absl::StatusOr<AgentSettings> ReadAgentSettings(const SpecReader& r, const Json&
       {"cli", "cli_version", "effort", "eval_interface", "shell", "task_view", "token_budget",
        "max_cost_usd", "max_evaluations", "max_model_calls", "wall_time", "stall_timeout",
        "eval_wait_timeout", "stop_at_target", "show_budget", "final_evaluation", "toolchain",
-       "max_sessions", "budget_grace", "max_parallel"},
+       "max_sessions", "budget_grace", "max_parallel", "starter"},
       /*allow_comments=*/false));
   AgentSettings out;
   PTXB_ASSIGN_OR_RETURN(const agents::AgentCli* cli, ReadCli(r, agent, out));

@@ -34,6 +34,10 @@ struct AgentSettings {
   bool show_budget = true;  // a budget line after each evaluation's feedback
   std::string final_evaluation = "none";  // none | if-changed
   std::string toolchain = "none";         // none | cuda (read-only, no GPU)
+  // What the workspace starts with: "none" (an empty kernel file), or
+  // "fixit": a fix-it item's broken kernel in the kernel file and its
+  // evaluation's feedback in error.log (a list spec's fix-it items only).
+  std::string starter = "none";
   int64_t max_sessions = 3;  // sessions lost to infrastructure before FAILED
   // Seconds a session whose budget is spent waits for the CLI to start
   // evaluating the kernel it was writing when it crossed (it ends sooner
@@ -44,9 +48,9 @@ struct AgentSettings {
   int64_t max_parallel = 0;
 };
 
-// Canonical JSON: every field, defaults filled in; budget_grace_s and
-// max_parallel only when not their defaults, so that specs written before
-// them keep their hash.
+// Canonical JSON: every field, defaults filled in; budget_grace_s,
+// max_parallel and starter only when not their defaults, so that specs
+// written before them keep their hash.
 nlohmann::json AgentSettingsJson(const AgentSettings& a);
 // Reads back what AgentSettingsJson wrote (the experiments table keeps it);
 // INTERNAL when a field is missing or of another type.

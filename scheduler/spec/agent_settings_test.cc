@@ -117,6 +117,17 @@ TEST_F(AgentSpecTest, EachModeRefusesTheOthersFieldsNamingTheOneToUse) {
   EXPECT_THAT(Expand(mode).status().message(), HasSubstr("$.mode: expected one of"));
 }
 
+// A matrix has no fix-it items for a session to start from.
+TEST_F(AgentSpecTest, AMatrixCannotStartFromFixItKernels) {
+  ExpectInvalid(WithAgent("starter", "fixit"),
+                "spec.json: $.agent.starter: expected none, found \"fixit\"; a session starts "
+                "from fix-it items' kernels, which only a list spec has");
+  auto none = WithAgent("starter", "none");
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_FALSE(Json::parse(none->normalized_json)["agent"].contains("starter"))
+      << "the default keeps older specs' hashes";
+}
+
 TEST_F(AgentSpecTest, OnlyPinnedClisAtTheirPinnedVersions) {
   ExpectInvalid(WithAgent("cli", "aider"),
                 "spec.json: $.agent.cli: expected one of codex, claude-code, gemini-cli, found "

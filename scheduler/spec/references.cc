@@ -79,8 +79,11 @@ SpecReferences ReferencesOf(absl::string_view spec_text) {
     }
     return out;
   }
-  // A list config's items, or a PTXBench plan.json's entries.
-  const Json& items = doc.is_object() && doc.contains("plan") ? doc["plan"] : doc;
+  // A list config's items (the array, or the object form's "items"), or a
+  // PTXBench plan.json's entries.
+  const Json& items = doc.is_object() && doc.contains("plan")    ? doc["plan"]
+                      : doc.is_object() && doc.contains("items") ? doc["items"]
+                                                                 : doc;
   if (!items.is_array()) return out;
   for (size_t i = 0; i < items.size(); ++i) {
     const Json& item = items[i];

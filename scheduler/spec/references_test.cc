@@ -62,6 +62,16 @@ TEST(SpecReferencesTest, APlanNamesItsEntriesFiles) {
   EXPECT_THAT(r.prompt_tags, ElementsAre("p"));
 }
 
+TEST(SpecReferencesTest, AListsObjectFormNamesItsItemsFilesAndItsMode) {
+  const SpecReferences r = ReferencesOf(R"({"name": "fix", "mode": "agent", "items": [
+      {"prompt_tag": "t", "error_kernel_path": "k.cu", "error_log_path": "k.log"}]})");
+  EXPECT_EQ(r.name, "fix");
+  EXPECT_TRUE(r.agent_mode);
+  EXPECT_THAT(r.prompt_tags, ElementsAre("t"));
+  EXPECT_THAT(r.files, ElementsAre(FieldsAre("item [0]: error_kernel_path", "k.cu"),
+                                   FieldsAre("item [0]: error_log_path", "k.log")));
+}
+
 // What it cannot make sense of names nothing: the scheduler judges the spec.
 TEST(SpecReferencesTest, MalformedSpecsNameNothing) {
   for (const char* text : {"", "{", "42", R"({"architectures": ["sm_1"]})"}) {

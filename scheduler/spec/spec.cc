@@ -41,9 +41,11 @@ using spec_internal::SpecReader;
 // std::map-backed: dump() of a normalized spec has sorted keys (canonical).
 using Canonical = nlohmann::json;
 
-// The matrix's mode: nullopt for the multiturn loop, else the agent object.
-// Each mode refuses the other's fields, naming what to use instead.
-absl::StatusOr<std::optional<AgentSettings>> ReadMode(const SpecReader& r, const Json& doc) {
+// The spec's mode: nullopt for the multiturn loop, else the agent object.
+// Each mode refuses the other's fields, naming what to use instead. Only a
+// list spec has fix-it items for an agent to start from (starter fixit).
+absl::StatusOr<std::optional<AgentSettings>> ReadMode(const SpecReader& r, const Json& doc,
+                                                      bool list_form) {
   std::string mode = "multiturn";
   if (const Json* v = JsonReader::Member(doc, "mode")) {
     PTXB_ASSIGN_OR_RETURN(mode, r.json().Enum(*v, "mode", {"multiturn", "agent", "synthesis"}));
@@ -67,6 +69,10 @@ absl::StatusOr<std::optional<AgentSettings>> ReadMode(const SpecReader& r, const
     return r.json().Missing("agent", "an object naming the CLI and its budgets (mode is agent)");
   }
   PTXB_ASSIGN_OR_RETURN(AgentSettings settings, ReadAgentSettings(r, *agent));
+  if (settings.starter == "fixit" && !list_form) {
+    return r.Error("agent.starter", (*agent)["starter"], "none",
+                   "a session starts from fix-it items' kernels, which only a list spec has");
+  }
   return settings;
 }
 
@@ -106,7 +112,7 @@ absl::StatusOr<ExpandedExperiment> ExpandMatrix(const SpecReader& r, const Json&
   ExpandedExperiment out;
   auto name_it = doc.find("name");
   PTXB_ASSIGN_OR_RETURN(out.name, r.Name(name_it == doc.end() ? nullptr : &*name_it, ""));
-  PTXB_ASSIGN_OR_RETURN(out.agent, ReadMode(r, doc));
+  PTXB_ASSIGN_OR_RETURN(out.agent, ReadMode(r, doc, /*list_form=*/false));
   PTXB_ASSIGN_OR_RETURN(std::vector<std::string> models,
                         r.DistinctList(doc, "models", &SpecReader::CheckModel));
   PTXB_ASSIGN_OR_RETURN(std::vector<std::string> definitions,
@@ -205,8 +211,11 @@ absl::Status ReadRepair(const SpecReader& r, const Json& item, const std::string
   return absl::OkStatus();
 }
 
-// Item `at` of a list spec, and its normalized form.
+// Item `at` of a list spec, and its normalized form. In agent mode
+// (`agent` set) its sessions' evaluations are the agent's max_evaluations,
+// not num_turns, and with starter fixit it must be a fix-it item.
 absl::StatusOr<ListItem> ReadListItem(const SpecReader& r, const Json& item, const std::string& at,
+                                      const std::optional<AgentSettings>& agent,
                                       Canonical& normalized) {
   if (!item.is_object()) return r.Error(at, item, "an object");
   PTXB_RETURN_IF_ERROR(r.json().CheckKeys(item, at,
@@ -224,8 +233,15 @@ absl::StatusOr<ListItem> ReadListItem(const SpecReader& r, const Json& item, con
   ListItem parsed;
   PTXB_ASSIGN_OR_RETURN(const Json* count, r.json().Required(item, at, "num_trajectories"));
   PTXB_ASSIGN_OR_RETURN(parsed.count, r.Count(*count, JsonField(at, "num_trajectories"), kMaxCount));
-  PTXB_ASSIGN_OR_RETURN(const Json* turns, r.json().Required(item, at, "num_turns"));
-  PTXB_ASSIGN_OR_RETURN(parsed.turns, r.Count(*turns, JsonField(at, "num_turns"), kMaxTurns));
+  if (!agent) {
+    PTXB_ASSIGN_OR_RETURN(const Json* turns, r.json().Required(item, at, "num_turns"));
+    PTXB_ASSIGN_OR_RETURN(parsed.turns, r.Count(*turns, JsonField(at, "num_turns"), kMaxTurns));
+  } else if (const Json* turns = JsonReader::Member(item, "num_turns")) {
+    return r.Error(JsonField(at, "num_turns"), *turns, "no num_turns in agent mode",
+                   "a session's evaluations are limited by agent.max_evaluations");
+  } else {
+    parsed.turns = agent->max_evaluations;
+  }
   PTXB_ASSIGN_OR_RETURN(const Json* speedup, r.json().Required(item, at, "target_speedup"));
   PTXB_ASSIGN_OR_RETURN(parsed.speedup, r.Speedup(*speedup, JsonField(at, "target_speedup")));
   PTXB_ASSIGN_OR_RETURN(const Json* tag, r.json().Required(item, at, "prompt_tag"));
@@ -247,9 +263,9 @@ absl::StatusOr<ListItem> ReadListItem(const SpecReader& r, const Json& item, con
   }
   normalized = {{"definition", parsed.definition},
                 {"num_trajectories", parsed.count},
-                {"num_turns", parsed.turns},
                 {"target_speedup", parsed.speedup},
                 {"prompt_tag", parsed.tag}};
+  if (!agent) normalized["num_turns"] = parsed.turns;
   if (auto it = item.find("test_path"); it != item.end()) {
     // PTXBench times the one workload its test script names: so do we, or
     // the speedups would not compare.
@@ -260,6 +276,11 @@ absl::StatusOr<ListItem> ReadListItem(const SpecReader& r, const Json& item, con
     normalized["workloads"] = parsed.workloads;
   }
   PTXB_RETURN_IF_ERROR(ReadRepair(r, item, at, parsed, normalized));
+  if (agent && agent->starter == "fixit" && parsed.repair_kernel.empty()) {
+    return r.json().Missing(JsonField(at, "error_kernel_path"),
+                            "a fix-it item's kernel and log (agent.starter is fixit: each "
+                            "session starts from one)");
+  }
   return parsed;
 }
 
@@ -287,19 +308,39 @@ void AddListTrajectories(const std::vector<ListItem>& items, const std::string& 
   }
 }
 
+// A list spec: PTXBench's list config (a JSON array of items), or ptxbench's
+// object form {"name", "items": [...], "mode", "agent", and the options a
+// matrix has but architectures}, which can run its items as agent sessions.
 absl::StatusOr<ExpandedExperiment> ExpandList(const SpecReader& r, const Json& doc,
                                               const SpecLimits& limits) {
   const SpecInput& input = r.input();
-  if (doc.empty()) return r.Error("", doc, "a non-empty list of experiments");
+  const bool object_form = doc.is_object();
+  const Json* name = nullptr;
+  Options options;
+  std::optional<AgentSettings> agent;
+  if (object_form) {
+    PTXB_RETURN_IF_ERROR(r.json().CheckKeys(doc, "",
+                                            {"name", "items", "mode", "agent", "context_policy",
+                                             "language", "eval", "priority", "max_cost_usd"},
+                                            /*allow_comments=*/true));
+    name = JsonReader::Member(doc, "name");
+    PTXB_ASSIGN_OR_RETURN(agent, ReadMode(r, doc, /*list_form=*/true));
+    PTXB_ASSIGN_OR_RETURN(options, r.ReadOptions(doc));
+  }
+  const Json& list = object_form ? doc["items"] : doc;
+  const std::string items_at = object_form ? "items" : "";
+  if (!list.is_array() || list.empty()) {
+    return r.Error(items_at, list, "a non-empty list of experiments");
+  }
   ExpandedExperiment out;
-  // A list spec has no name field: --name, else the config file's name.
+  // A list config has no name field: --name, else the config file's name.
   const std::string stem = std::filesystem::path(input.path).stem().string();
-  if (input.name.empty() && !IsExperimentName(stem)) {
+  if (input.name.empty() && name == nullptr && !IsExperimentName(stem)) {
     return r.Error("name", Json(stem), kExperimentName,
                    "a list-form spec takes its name from the command line (--name) or "
                    "else from its file name");
   }
-  PTXB_ASSIGN_OR_RETURN(out.name, r.Name(nullptr, stem));
+  PTXB_ASSIGN_OR_RETURN(out.name, r.Name(name, stem));
   if (input.default_model.empty()) {
     return r.json().ErrorFound("model", "nothing", "a model given on the command line (--model)",
                                "a list-form spec names no model of its own");
@@ -309,14 +350,14 @@ absl::StatusOr<ExpandedExperiment> ExpandList(const SpecReader& r, const Json& d
   std::vector<ListItem> items;
   Canonical normalized_items = Canonical::array();
   int64_t total = 0;
-  for (size_t i = 0; i < doc.size(); ++i) {
-    const std::string at = JsonIndex("", i);
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string at = JsonIndex(items_at, i);
     Canonical normalized_item;
-    PTXB_ASSIGN_OR_RETURN(ListItem parsed, ReadListItem(r, doc[i], at, normalized_item));
+    PTXB_ASSIGN_OR_RETURN(ListItem parsed, ReadListItem(r, list[i], at, agent, normalized_item));
     normalized_items.push_back(std::move(normalized_item));
     total += parsed.count;  // at most 2^31 items of at most 2^31 each: no overflow
     PTXB_RETURN_IF_ERROR(
-        CheckLimit(r, JsonField(at, "num_trajectories"), doc[i]["num_trajectories"], total,
+        CheckLimit(r, JsonField(at, "num_trajectories"), list[i]["num_trajectories"], total,
                    absl::StrCat("num_trajectories summed over items [0] to [", i, "]"), limits));
     items.push_back(std::move(parsed));
   }
@@ -326,11 +367,16 @@ absl::StatusOr<ExpandedExperiment> ExpandList(const SpecReader& r, const Json& d
   normalized["name"] = out.name;
   normalized["model"] = input.default_model;
   normalized["items"] = std::move(normalized_items);
-  Options options;
   if (!input.eval.empty()) {
     PTXB_ASSIGN_OR_RETURN(options.eval, r.json().Enum(Json(input.eval), "eval", {"full", "compile-only"}));
   }
   FillOptions(options, normalized, out);
+  if (agent) {
+    normalized["mode"] = "agent";
+    normalized["agent"] = AgentSettingsJson(*agent);
+    normalized.erase("context_policy");
+    out.agent = std::move(agent);
+  }
   out.normalized_json = normalized.dump();
   out.experiment_id = DeriveExperimentId(out.name);
   out.trajectories.reserve(static_cast<size_t>(total));
@@ -420,6 +466,8 @@ absl::StatusOr<ExpandedExperiment> ExpandSpec(
                                     "no --agent-cli",
                                     "it replaces the agent of a PTXBench coding-agent "
                                     "experiment.json; a ptxbench spec names its agent.cli");
+  } else if (doc.is_object() && doc.contains("items")) {
+    out = ExpandList(reader, doc, limits);
   } else if (doc.is_object()) {
     // A model or definition named on the command line replaces the matrix's
     // list, so `--model` means the same for both forms.

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -14,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "agents/clis.h"
 #include "common/file.h"
 #include "common/hash.h"
 #include "scheduler/spec/spec_test_fixture.h"
@@ -645,6 +647,72 @@ TEST_F(SpecListTest, AFixItItemCarriesItsKernelAndLog) {
                 "cfg.json: $[0].error_kernel_path: expected both error_kernel_path and "
                 "error_log_path, found \"broken/k.cu\"; a fix-it item needs the kernel and its "
                 "error log");
+}
+
+// The object form of a list spec: the same items (and, in multiturn, the
+// same hash as the array), or in agent mode each item a session that starts
+// from its fix-it kernel (starter fixit); what does not fit is refused.
+TEST_F(SpecListTest, TheObjectFormRunsItsItemsAsAgentSessions) {
+  Json items = List();
+  items[0]["error_kernel_path"] = "broken/k.cu";
+  items[0]["error_log_path"] = "broken/k.log";
+  items[1]["error_kernel_path"] = "broken/k.cu";
+  items[1]["error_log_path"] = "broken/k.log";
+  SpecInput input;
+  input.path = "cfg.json";
+  input.default_definition = "gemm_n7168_k5120";
+  input.default_model = "gpt-5";
+  input.files = {{"broken/k.cu", "__global__ void k() {}"}, {"broken/k.log", "illegal address"}};
+  input.text = items.dump();
+  auto as_array = ExpandSpec(input, *definitions_, *prompts_, {});
+  ASSERT_TRUE(as_array.ok()) << as_array.status();
+  input.text = Json{{"items", items}}.dump();
+  auto as_object = ExpandSpec(input, *definitions_, *prompts_, {});
+  ASSERT_TRUE(as_object.ok()) << as_object.status();
+  EXPECT_EQ(as_object->spec_hash, as_array->spec_hash) << "the same experiment";
+
+  Json agent_items = items;
+  for (Json& item : agent_items) item.erase("num_turns");
+  Json spec = {{"name", "fix-agent"},
+               {"mode", "agent"},
+               {"agent", {{"cli", "codex"}, {"cli_version", agents::FindAgentCli("codex")->version},
+                          {"token_budget", 50000}, {"max_evaluations", 4},
+                          {"starter", "fixit"}}},
+               {"items", agent_items}};
+  input.text = spec.dump();
+  auto agent = ExpandSpec(input, *definitions_, *prompts_, {});
+  ASSERT_TRUE(agent.ok()) << agent.status();
+  EXPECT_EQ(agent->name, "fix-agent");
+  ASSERT_TRUE(agent->agent.has_value());
+  EXPECT_EQ(agent->agent->starter, "fixit");
+  ASSERT_EQ(agent->trajectories.size(), 5u);
+  EXPECT_EQ(agent->trajectories[4].num_turns, 4) << "a session's evaluations";
+  EXPECT_EQ(agent->trajectories[4].repair_log, "illegal address");
+  EXPECT_EQ(Json::parse(agent->normalized_json)["agent"]["starter"], "fixit");
+
+  const std::pair<std::function<void(Json&)>, std::string> refused[] = {
+      {[](Json& j) { j["items"][1]["num_turns"] = 3; },
+       "cfg.json: $.items[1].num_turns: expected no num_turns in agent mode, found 3; a "
+       "session's evaluations are limited by agent.max_evaluations"},
+      {[](Json& j) {
+         j["items"][1].erase("error_kernel_path");
+         j["items"][1].erase("error_log_path");
+       },
+       "cfg.json: $.items[1].error_kernel_path: expected a fix-it item's kernel and log "
+       "(agent.starter is fixit: each session starts from one), found nothing"},
+      {[](Json& j) { j["items"] = Json::array(); },
+       "cfg.json: $.items: expected a non-empty list of experiments, found []"},
+      {[](Json& j) { j["architectures"] = {"hopper"}; },
+       "cfg.json: $.architectures: expected a known key (name, items, mode, agent, "
+       "context_policy, language, eval, priority, max_cost_usd; keys starting with '_' are "
+       "comments), found an unknown key"},
+  };
+  for (const auto& [mutate, error] : refused) {
+    Json bad = spec;
+    mutate(bad);
+    input.text = bad.dump();
+    ExpectInvalid(ExpandSpec(input, *definitions_, *prompts_, {}), error);
+  }
 }
 
 TEST(RepairPromptTest, CarriesTheKernelAndTheLogInFencesTheyCannotClose) {

@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "common/log.h"
 #include "common/status_macros.h"
+#include "nlohmann/json.hpp"
 #include "scheduler/store/event_log.h"
 #include "storage/blob_store.h"
 
@@ -31,6 +32,7 @@ Core::Core(storage::Database* db, Clock* clock, CoreOptions options)
       experiment_rows_(db),
       turns_(db),
       tokens_(db),
+      stage_manifests_(db),
       payloads_(db, &turns_),
       executors_(db, ExecutorRegistry::Options{
                          options_.lease_ttl, options_.heartbeat_interval,
@@ -177,10 +179,19 @@ absl::StatusOr<SubmitOutcome> Core::Submit(const ExpandedExperiment& x,
   const v1::TrajectoryState first_state = x.agent ? v1::AWAITING_AGENT : v1::AWAITING_MODEL;
   std::vector<std::pair<int64_t, const std::string*>> queued;
   queued.reserve(x.trajectories.size());
+  const bool starters = x.agent && x.agent->starter == "fixit";
   for (const TrajectorySpec& t : x.trajectories) {
+    std::string starter;
+    if (starters) {
+      PTXB_ASSIGN_OR_RETURN(
+          starter, storage::PutBlob(*db_, nlohmann::json{{"kernel", t.repair_kernel},
+                                                         {"log", t.repair_log}}
+                                              .dump()));
+    }
     PTXB_ASSIGN_OR_RETURN(const int64_t trajectory,
                           trajectories_.Insert(t, exp_rowid, system_hash[t.prompt_tag],
-                                               task_hash[TaskPromptKey(t)], first_state, now_ms));
+                                               task_hash[TaskPromptKey(t)], first_state, now_ms,
+                                               starter));
     PTXB_ASSIGN_OR_RETURN(const int64_t task, tasks_.Insert(exp_rowid, trajectory, /*turn=*/0,
                                                             first_step, now_ms));
     queued.emplace_back(task, &t.model);
@@ -335,6 +346,11 @@ absl::StatusOr<v1::RegisterResponse> Core::Register(const v1::RegisterRequest& r
 TokenStore& Core::tokens() {
   AssertOnWriterThread();
   return tokens_;
+}
+
+StageManifestStore& Core::stage_manifests() {
+  AssertOnWriterThread();
+  return stage_manifests_;
 }
 
 absl::StatusOr<v1::TokenInfo> Core::RevokeToken(const std::string& name, int64_t now_ms) {

@@ -49,6 +49,7 @@
 #include "scheduler/state/payloads.h"
 #include "scheduler/store/experiment_store.h"
 #include "scheduler/store/schema.h"
+#include "scheduler/store/stage_manifest_store.h"
 #include "scheduler/store/task_store.h"
 #include "scheduler/store/token_store.h"
 #include "scheduler/store/trajectory_store.h"
@@ -185,6 +186,9 @@ class Core {
   // get no task from now on, not even a long poll parked before.
   absl::StatusOr<ptxbench::v1::TokenInfo> RevokeToken(const std::string& name, int64_t now_ms);
 
+  // --- pipeline stage manifests: the service records and lists them ---
+  StageManifestStore& stage_manifests();
+
   // Expires leases, releases tasks whose backoff ended. Cheap when idle.
   absl::Status Tick();
 
@@ -221,6 +225,7 @@ class Core {
   ExperimentStore experiment_rows_;
   TurnStore turns_;
   TokenStore tokens_;
+  StageManifestStore stage_manifests_;
   TaskPayloads payloads_;  // what a lease carries
   ExecutorRegistry executors_;
   std::map<int64_t, ExperimentRow> experiments_;

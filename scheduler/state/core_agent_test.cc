@@ -2,6 +2,7 @@
 // trajectory, each evaluate call a turn evaluated by ordinary eval tasks,
 // ends by the session's outcome, losses re-run only when nothing was
 // evaluated, cancel and restart.
+#include <map>
 #include <set>
 
 #include "agents/clis.h"
@@ -104,6 +105,33 @@ class CoreAgentTest : public CoreFixture {
     clock_.Advance(d);               \
     ASSERT_TRUE(core_->Tick().ok()); \
   } while (0)
+
+// starter fixit: each session's lease carries its item's broken kernel and
+// log; a session of an ordinary item carries none.
+TEST_F(CoreAgentTest, AFixItSessionCarriesItsKernelAndLog) {
+  agw_ = RegisterAgentGateway(/*slots=*/3);
+  ExpandedExperiment x = AgentExperiment("agent-fixit", 2);
+  x.agent->starter = "fixit";
+  x.trajectories[0].repair_kernel = "// broken 0\n";
+  x.trajectories[0].repair_log = "error 0";
+  x.trajectories[1].repair_kernel = "// broken 1\n";
+  x.trajectories[1].repair_log = "error 1";
+  Submit(x);
+  std::map<std::string, std::string> logs;
+  for (int i = 0; i < 2; ++i) {
+    std::optional<v1::Task> session = LeaseOf(agw_, {StepKind::kAgent});
+    ASSERT_TRUE(session.has_value());
+    EXPECT_EQ(session->agent().settings().starter(), "fixit");
+    logs[session->agent().starter_kernel()] = session->agent().starter_log();
+  }
+  EXPECT_EQ(logs, (std::map<std::string, std::string>{{"// broken 0\n", "error 0"},
+                                                      {"// broken 1\n", "error 1"}}));
+  Submit(AgentExperiment("agent-plain", 1));
+  std::optional<v1::Task> plain = LeaseOf(agw_, {StepKind::kAgent});
+  ASSERT_TRUE(plain.has_value());
+  EXPECT_EQ(plain->agent().settings().starter(), "none");
+  EXPECT_EQ(plain->agent().starter_kernel(), "");
+}
 
 TEST_F(CoreAgentTest, EachEvaluateCallIsATurnOfTheOneSession) {
   const std::string agw = RegisterAgentGateway();

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "nlohmann/json.hpp"
 #include "storage/blob_store.h"
 
 namespace ptxbench::scheduler {
@@ -50,6 +51,19 @@ absl::Status TaskPayloads::BuildAgent(const TaskRow& task, const TrajectoryRow& 
   settings->set_final_evaluation(a.final_evaluation);
   settings->set_toolchain(a.toolchain);
   settings->set_budget_grace_s(a.budget_grace_s);
+  settings->set_starter(a.starter);
+  if (!trajectory.starter_blob.empty()) {
+    PTXB_ASSIGN_OR_RETURN(std::string text, storage::GetBlob(*db_, trajectory.starter_blob));
+    const nlohmann::json starter = nlohmann::json::parse(text, nullptr, false);
+    if (!starter.is_object() || !starter.value("kernel", nlohmann::json()).is_string() ||
+        !starter.value("log", nlohmann::json()).is_string()) {
+      return absl::DataLossError(absl::StrCat("the starter of trajectory ", trajectory.id,
+                                              " (blob ", trajectory.starter_blob,
+                                              ") is not {kernel, log}"));
+    }
+    out->set_starter_kernel(starter["kernel"].get<std::string>());
+    out->set_starter_log(starter["log"].get<std::string>());
+  }
   out->set_model(trajectory.model);
   out->set_definition(trajectory.definition);
   out->set_language(exp.language);

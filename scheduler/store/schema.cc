@@ -171,12 +171,31 @@ constexpr char kSchemaV7[] =
     // it was submitted by hand.
     "ALTER TABLE experiments ADD COLUMN lineage_json TEXT NOT NULL DEFAULT '';";
 
+// Version 8: pipeline stage manifests (StageManifestStore), byte for byte;
+// the blob an agent session of a fix-it item starts from (agent.starter
+// fixit: {"kernel", "log"} as JSON; '' for every other trajectory).
+constexpr char kSchemaV8[] = R"sql(
+ALTER TABLE trajectories ADD COLUMN starter_blob TEXT NOT NULL DEFAULT '';
+CREATE TABLE stage_manifests(
+  stage_id TEXT NOT NULL,
+  sha256 TEXT NOT NULL,
+  pipeline TEXT NOT NULL,
+  stage TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  recorded_ms INTEGER NOT NULL,
+  recorded_by TEXT NOT NULL,
+  manifest TEXT NOT NULL,
+  PRIMARY KEY(stage_id, sha256)
+) WITHOUT ROWID;
+CREATE INDEX stage_manifests_pipeline ON stage_manifests(pipeline, recorded_ms);
+)sql";
+
 std::vector<storage::Migration> Migrations() {
   static const std::string* v1 = new std::string(
       absl::StrCat(kSchemaV1, LiveTaskIndexSql(), kSchemaV1Executors, storage::kBlobTableSql,
                    ";\n", kEventTableSql, ";\n"));
   return {{1, v1->c_str()}, {2, kSchemaV2}, {3, kSchemaV3}, {4, kSchemaV4}, {5, kSchemaV5},
-          {6, kSchemaV6}, {7, kSchemaV7}};
+          {6, kSchemaV6}, {7, kSchemaV7}, {8, kSchemaV8}};
 }
 
 }  // namespace

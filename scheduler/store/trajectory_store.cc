@@ -14,7 +14,8 @@ constexpr char kTrajectoryColumns[] =
     "j.rowid, j.id, j.experiment, e.id, j.model, j.definition, j.prompt_tag, "
     "j.num_turns, j.target_speedup, j.state, j.failure_class, j.reason, "
     "j.turns_completed, j.best_speedup, j.correct, j.simulated, j.cost_usd, "
-    "j.system_blob, j.task_blob, j.workloads FROM trajectories j JOIN experiments e ON "
+    "j.system_blob, j.task_blob, j.workloads, j.starter_blob FROM trajectories j "
+    "JOIN experiments e ON "
     "e.rowid = j.experiment ";
 
 absl::StatusOr<TrajectoryRow> ReadOne(storage::Statement* s, const std::string& what) {
@@ -41,6 +42,7 @@ absl::StatusOr<TrajectoryRow> ReadOne(storage::Statement* s, const std::string& 
   t.system_blob = s->ColumnText(17);
   t.task_blob = s->ColumnText(18);
   t.workloads = DecodeWorkloads(s->ColumnText(19));
+  t.starter_blob = s->ColumnText(20);
   s->Reset();
   return t;
 }
@@ -67,12 +69,14 @@ absl::StatusOr<TrajectoryRow> TrajectoryStore::ReadById(const std::string& id) {
 absl::StatusOr<int64_t> TrajectoryStore::Insert(const TrajectorySpec& t, int64_t experiment,
                                                 const std::string& system_blob,
                                                 const std::string& task_blob,
-                                                v1::TrajectoryState state, int64_t now_ms) {
+                                                v1::TrajectoryState state, int64_t now_ms,
+                                                const std::string& starter_blob) {
   PTXB_ASSIGN_OR_RETURN(
       storage::Statement * s,
       db_->Cached("INSERT INTO trajectories(id, experiment, model, definition, "
                   "prompt_tag, sample, num_turns, target_speedup, state, system_blob, "
-                  "task_blob, updated_ms, workloads) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)"));
+                  "task_blob, updated_ms, workloads, starter_blob) "
+                  "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
   s->BindText(1, t.trajectory_id)
       .BindInt64(2, experiment)
       .BindText(3, t.model)
@@ -85,7 +89,8 @@ absl::StatusOr<int64_t> TrajectoryStore::Insert(const TrajectorySpec& t, int64_t
       .BindText(10, system_blob)
       .BindText(11, task_blob)
       .BindInt64(12, now_ms)
-      .BindText(13, EncodeWorkloads(t.workloads));
+      .BindText(13, EncodeWorkloads(t.workloads))
+      .BindText(14, starter_blob);
   PTXB_RETURN_IF_ERROR(s->Run());
   return db_->LastInsertRowId();
 }

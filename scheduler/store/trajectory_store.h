@@ -42,6 +42,9 @@ struct TrajectoryRow {
   std::string system_blob;
   std::string task_blob;
   std::vector<std::string> workloads;  // empty: all of the definition's
+  // Agent mode with starter fixit: the blob of {"kernel", "log"} its
+  // sessions start from; "" for every other.
+  std::string starter_blob;
 };
 
 class TrajectoryStore {
@@ -55,7 +58,8 @@ class TrajectoryStore {
   // AWAITING_AGENT in agent mode); returns its rowid.
   absl::StatusOr<int64_t> Insert(const TrajectorySpec& t, int64_t experiment,
                                  const std::string& system_blob, const std::string& task_blob,
-                                 ptxbench::v1::TrajectoryState state, int64_t now_ms);
+                                 ptxbench::v1::TrajectoryState state, int64_t now_ms,
+                                 const std::string& starter_blob = "");
   // Agent mode: how its session ended (a serialized AgentOutcome).
   absl::Status SetAgentOutcome(int64_t rowid, const std::string& outcome);
   // Moves `row` by `event` (INTERNAL when the table refuses it) and writes

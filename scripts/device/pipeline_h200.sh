@@ -6,11 +6,14 @@
 # experiment runs, then a copy of examples/pipelines/fixit.json whose pairs
 # keep only fixes with Hopper SASS (arch_features: hopper); after the model
 # stage, `up` starts again serving the tuned model too, and the evaluation
-# runs. Manifests, `pipeline status` and `report BASE TUNED` land under $OUT.
+# runs. The TMA GEMM is plain FMA (slow at M=8192): the copy keeps two
+# failed turns and gives each repair one turn with a target any pass meets.
+# Manifests, `pipeline status`, `report BASE TUNED` and, where a stage fails,
+# the experiments' state and the logs' tails land under $OUT.
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 bin="$root/.device-gpu"
-data="$out/pipeline-data"
+data="${TMPDIR:-/tmp}/pipeline-data"
 gen="$out/pipeline-gen"
 addr=127.0.0.1:50572
 mkdir -p "$gen/repair-tma/gemm_n7168_k5120"
@@ -26,7 +29,9 @@ gen, root = sys.argv[1], sys.argv[2]
 p = json.load(open(f"{root}/examples/pipelines/fixit.json"))
 p["name"] = "fixit-h200"
 for s in p["stages"]:
-    if s["kind"] == "derive": s["model"] = "pipeline-repair-tma"
+    if s["kind"] == "select": s["per_definition_cap"] = 2
+    if s["kind"] == "derive":
+        s["model"] = "pipeline-repair-tma"; s["num_turns"] = 1; s["target_speedup"] = 0.001
     if s["kind"] == "pairs": s["arch_features"] = "hopper"; s["accept_compiled"] = "no"
     if s["kind"] == "model": s["answers_dir"] = f"{root}/examples/pipelines/answers/tuned"
     if s["kind"] == "evaluate": s["spec"] = f"{root}/examples/pipelines/base.json"
@@ -44,9 +49,35 @@ up "examples/pipelines/models.json,$gen/models.json" 1
 start=$(date +%s)
 "${cli[@]}" submit examples/pipelines/base.json > "$out/pipeline-submit.txt" 2>&1
 "${cli[@]}" pipeline check "$pipeline" > "$out/pipeline-check.txt" 2>&1
+diagnose() {
+  { "${cli[@]}" status; for e in $("${cli[@]}" status --output json | python3 -c \
+      'import json,sys; print(" ".join(x["experiment"] for x in json.load(sys.stdin)["experiments"]))'); do
+      "${cli[@]}" status "$e"; done
+    # The census of each turn of each experiment's first trajectory.
+    for e in $("${cli[@]}" status --output json | python3 -c \
+        'import json,sys; print(" ".join(x["experiment"] for x in json.load(sys.stdin)["experiments"]))'); do
+      t=$("${cli[@]}" list "$e" --output json | grep -o '"tr_[0-9a-f]*"' | head -1 | tr -d '"')
+      echo "--- census of $t ($e)"
+      "${cli[@]}" show "$t" --output json | python3 -c '
+import json, sys
+def walk(x, path):
+    if isinstance(x, dict):
+        for k, v in x.items():
+            if any(w in k.lower() for w in ("sass", "architecture", "status", "speedup")) and not isinstance(v, (dict, list)) or k.lower() in ("sass", "architecture_counts", "architectureCounts"):
+                print(path + "." + k, json.dumps(v)[:300])
+            else:
+                walk(v, path + "." + k)
+    elif isinstance(x, list):
+        for i, v in enumerate(x): walk(v, path + "[%d]" % i)
+walk(json.load(sys.stdin), "")'
+    done
+    for f in "$data"/logs/*.log; do echo "--- $f"; tail -n 40 "$f"; done; } > "$out/diagnosis.txt" 2>&1
+}
 for stage in failed repairs pairs reasoning records tuned; do
-  "${cli[@]}" pipeline run "$pipeline" "$stage" --wait >> "$out/pipeline-run.txt" 2>&1
-  echo "stage $stage rc=$? at $(( $(date +%s) - start )) s" | tee -a "$out/pipeline-run.txt"
+  timeout 300 "${cli[@]}" pipeline run "$pipeline" "$stage" --wait >> "$out/pipeline-run.txt" 2>&1
+  rc=$?
+  echo "stage $stage rc=$rc at $(( $(date +%s) - start )) s" | tee -a "$out/pipeline-run.txt"
+  if [ $rc -ne 0 ]; then diagnose; kill -INT "$pid"; wait "$pid"; rm -rf "$data"; exit 1; fi
 done
 tuned="$(python3 -c 'import json,sys; print([s["folder"] for s in json.load(sys.stdin)["stages"] if s["kind"]=="model"][0])' \
   < <("${cli[@]}" pipeline status "$pipeline" --output json))"
@@ -62,7 +93,7 @@ ids="$(python3 -c 'import json,sys; e=[s for s in json.load(sys.stdin)["stages"]
   < "$out/pipeline-status.json")"
 "${cli[@]}" report $ids > "$out/pipeline-report.txt" 2>&1
 "${cli[@]}" status > "$out/pipeline-experiments.txt" 2>&1
+"${cli[@]}" pipeline manifests fixit-h200 --output json > "$out/pipeline-manifests.json" 2>&1
+diagnose
 kill -INT "$pid"; wait "$pid"
-mkdir -p "$out/pipeline-stages" && cp -r "$data/pipelines/." "$out/pipeline-stages/"
-cp -r "$data/logs" "$out/pipeline-logs"
-rm -f "$data"/ptxbench.db*
+rm -rf "$data"
