@@ -9,6 +9,7 @@
 #include <fstream>
 #include <optional>
 #include <system_error>
+#include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -146,10 +147,14 @@ absl::StatusOr<CompileResult> ParseCached(const fs::path& dir) {
     ptxbench::v1::SassCensus& sass = r.sass.emplace();
     sass.set_tool(s.value("tool", ""));
     sass.set_instructions(s.value("instructions", int64_t{0}));
-    for (const auto& [k, v] : s.value("instruction_counts", nlohmann::json::object()).items()) {
+    // Named, not iterated as s.value(...).items(): the range-for would keep
+    // only the proxy alive, not the json it walks (the counts were lost).
+    const nlohmann::json instructions = s.value("instruction_counts", nlohmann::json::object());
+    const nlohmann::json architectures = s.value("architecture_counts", nlohmann::json::object());
+    for (const auto& [k, v] : instructions.items()) {
       (*sass.mutable_instruction_counts())[k] = v.get<int64_t>();
     }
-    for (const auto& [k, v] : s.value("architecture_counts", nlohmann::json::object()).items()) {
+    for (const auto& [k, v] : architectures.items()) {
       (*sass.mutable_architecture_counts())[k] = v.get<int64_t>();
     }
   }
@@ -191,7 +196,8 @@ sandbox::Policy CompilerPolicy(const CompilerOptions& o, const std::string& buil
                            "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives"}) {
     view.AddHostPath(path, sandbox::Mount::Kind::kReadOnly);
   }
-  for (const std::string& tool : {o.nvcc, o.ptxas}) {
+  for (const std::string& tool : {o.nvcc, o.ptxas, o.cuobjdump}) {
+    if (tool.empty()) continue;
     view.AddHostPath(fs::path(tool).parent_path().parent_path().string(),
                      sandbox::Mount::Kind::kReadOnly);
   }
@@ -446,7 +452,14 @@ void CensusBuiltSass(const CompilerOptions& o, const std::string& dir, CompileRe
     absl::StrAppend(&result->log, "(no SASS census: cuobjdump could not list the build)\n");
     return;
   }
-  result->sass = CensusSass(listing);
+  ptxbench::v1::SassCensus census = CensusSass(listing);
+  if (census.instructions() == 0) {
+    // No device code listed (a build always has some): no census, rather
+    // than one that says the kernel uses nothing.
+    absl::StrAppend(&result->log, "(no SASS census: cuobjdump listed no instructions)\n");
+    return;
+  }
+  result->sass = std::move(census);
   result->sass->set_tool("cuobjdump -sass");
 }
 

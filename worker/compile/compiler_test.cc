@@ -124,6 +124,32 @@ TEST_F(CompilerTest, ValidKernelCompilesWithResourcesAndCensus) {
   EXPECT_GT(r->ptx.size_bytes(), 0);
 }
 
+// A cuobjdump that lists a build's SASS gives its census; one that lists no
+// instruction gives none (the PTX census stands), never a census of nothing.
+// Stand-ins here: this machine has no cuobjdump.
+TEST_F(CompilerTest, AnEmptySassListingIsNoCensus) {
+  fs::create_directories(dir_ + "/tool/bin");  // the sandbox sees the tool's root, read-only
+  const std::string lister = dir_ + "/tool/bin/cuobjdump";
+  std::ofstream(lister) << "#!/bin/sh\nprintf '        /*0070*/  UTMALDG.2D [UR8], [UR4] ;\\n"
+                           "        /*0080*/  @P0 FFMA R1, R2, R3, R4 ;\\n'\n";
+  fs::permissions(lister, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                              fs::perms::others_read | fs::perms::others_exec);
+  options_.cuobjdump = lister;
+  auto listed = CompileCuda(absl::StrCat(kValidKernel, "// listed\n"));
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  ASSERT_TRUE(listed->sass.has_value()) << listed->log;
+  EXPECT_EQ(listed->sass->instructions(), 2) << listed->sass->DebugString();
+  EXPECT_THAT(listed->sass->architecture_counts(), Contains(Pair("hopper", 1)))
+      << listed->sass->DebugString();
+
+  std::ofstream(lister, std::ios::trunc) << "#!/bin/sh\necho 'cuobjdump info    : File does not contain device code'\n";
+  auto empty = CompileCuda(absl::StrCat(kValidKernel, "// empty listing\n"));
+  ASSERT_TRUE(empty.ok()) << empty.status();
+  EXPECT_FALSE(empty->sass.has_value());
+  EXPECT_THAT(empty->log, HasSubstr("no SASS census: cuobjdump listed no instructions"));
+  EXPECT_THAT(empty->ptx.architecture_counts(), Contains(Pair("hopper", 1)));
+}
+
 TEST_F(CompilerTest, SecondCompileIsAFastCacheHit) {
   Compiler compiler(options_);
   const std::string source = absl::StrCat(kValidKernel, "// cache test\n");
