@@ -78,6 +78,8 @@ for stage in failed repairs pairs reasoning records tuned; do
   rc=$?
   echo "stage $stage rc=$rc at $(( $(date +%s) - start )) s" | tee -a "$out/pipeline-run.txt"
   if [ $rc -ne 0 ]; then diagnose; kill -INT "$pid"; wait "$pid"; rm -rf "$data"; exit 1; fi
+  # UPTO=STAGE ends the run there (a short GPU lease), with the diagnosis.
+  if [ "${UPTO:-}" = "$stage" ]; then diagnose; kill -INT "$pid"; wait "$pid"; rm -rf "$data"; exit 0; fi
 done
 tuned="$(python3 -c 'import json,sys; print([s["folder"] for s in json.load(sys.stdin)["stages"] if s["kind"]=="model"][0])' \
   < <("${cli[@]}" pipeline status "$pipeline" --output json))"
