@@ -188,6 +188,8 @@ absl::Status RunStatus(const Invocation& inv) {
 absl::Status RunManifests(const Invocation& inv) {
   v1::ListStageManifestsRequest request;
   if (!inv.args.positionals.empty()) request.set_pipeline(inv.args.positionals[0]);
+  // A table needs no manifest's text.
+  request.set_without_text(!inv.args.Has("out") && !inv.global.json);
   SchedulerClient client = Connect(inv);
   PTXB_ASSIGN_OR_RETURN(v1::ListStageManifestsResponse list, client.ListStageManifests(request));
   auto file_of = [](const v1::StageManifest& m) {
