@@ -16,6 +16,7 @@
 #include "cli/format.h"
 #include "cli/pipeline_stages.h"
 #include "common/file.h"
+#include "common/hash.h"
 #include "common/status_macros.h"
 #include "common/text_format.h"
 #include "nlohmann/json.hpp"
@@ -56,10 +57,23 @@ absl::Status CheckInputExperiments(const Invocation& inv, const pipelines::Pipel
   return absl::OkStatus();
 }
 
+// The pipeline file, the files its stages take hashed into their ids (a
+// path relative to the pipeline file's folder).
+absl::StatusOr<pipelines::Pipeline> ReadPipelineFile(const std::string& path) {
+  PTXB_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  const std::filesystem::path folder = std::filesystem::absolute(path).parent_path();
+  return pipelines::ReadPipeline(
+      text, path, [&folder](const std::string& file) -> absl::StatusOr<std::string> {
+        const std::filesystem::path p(file);
+        PTXB_ASSIGN_OR_RETURN(std::string content,
+                              ReadFile((p.is_absolute() ? p : folder / p).string()));
+        return Sha256Hex(content);
+      });
+}
+
 absl::Status RunCheck(const Invocation& inv) {
   const std::string& path = inv.args.positionals[0];
-  PTXB_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
-  PTXB_ASSIGN_OR_RETURN(pipelines::Pipeline pipeline, pipelines::ReadPipeline(text, path));
+  PTXB_ASSIGN_OR_RETURN(pipelines::Pipeline pipeline, ReadPipelineFile(path));
   PTXB_RETURN_IF_ERROR(CheckInputExperiments(inv, pipeline));
   if (inv.global.json) {
     nlohmann::json stages = nlohmann::json::array();
@@ -96,10 +110,7 @@ std::string StageRoot(const Invocation& inv) {
                              : (std::filesystem::path(inv.global.data_dir) / "pipelines").string();
 }
 
-absl::StatusOr<pipelines::Pipeline> ReadPipelineFile(const std::string& path) {
-  PTXB_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
-  return pipelines::ReadPipeline(text, path);
-}
+
 
 // Records the manifest of `stage` (done) in the scheduler's database, as
 // its folder has it; true when it was not recorded before.

@@ -346,8 +346,9 @@ absl::Status CheckInput(const JsonReader& r, const Json& stages, size_t index, c
   return absl::OkStatus();
 }
 
-std::string StageId(const Stage& s, const Pipeline& done) {
+std::string StageId(const Stage& s, const Pipeline& done, const Canonical& files) {
   Canonical key = {{"kind", s.kind}, {"params", s.params}};
+  if (!files.empty()) key["files"] = files;
   std::vector<std::string> inputs;
   if (const Stage* input = done.Find(s.from)) inputs.push_back(input->id);
   for (const std::string& e : s.experiments) inputs.push_back(absl::StrCat("experiment:", e));
@@ -377,7 +378,8 @@ const Stage* Pipeline::Find(absl::string_view name) const {
   return nullptr;
 }
 
-absl::StatusOr<Pipeline> ReadPipeline(absl::string_view text, absl::string_view origin) {
+absl::StatusOr<Pipeline> ReadPipeline(absl::string_view text, absl::string_view origin,
+                                      const FileHasher& hash_file) {
   PTXB_ASSIGN_OR_RETURN(Json doc, ParseStrictJson(text, origin));
   const JsonReader r(origin);
   PTXB_RETURN_IF_ERROR(r.RequireObject(doc, ""));
@@ -397,7 +399,18 @@ absl::StatusOr<Pipeline> ReadPipeline(absl::string_view text, absl::string_view 
                      "a name no other stage has");
     }
     PTXB_RETURN_IF_ERROR(CheckInput(r, *stages, i, s, out));
-    s.id = StageId(s, out);
+    // The contents of the files it takes, not only their paths.
+    Canonical files = Canonical::object();
+    if (hash_file && s.kind == "evaluate") {
+      const std::string path = s.params["spec"].get<std::string>();
+      absl::StatusOr<std::string> sha = hash_file(path);
+      if (!sha.ok()) {
+        return r.Error(JsonField(JsonIndex("stages", i), "spec"), Json(path),
+                       "a spec file that can be read", sha.status().message());
+      }
+      files["spec"] = *sha;
+    }
+    s.id = StageId(s, out, files);
     out.stages.push_back(std::move(s));
   }
   return out;

@@ -11,6 +11,7 @@
 // hash of its kind, parameters and inputs' ids, so a changed parameter gives
 // new ids to that stage and those downstream of it only.
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -37,7 +38,8 @@ struct Stage {
   nlohmann::json params;
   Output output = Output::kSelection;
   // "st_" + 20 hex digits of sha256 over kind, parameters and the inputs'
-  // ids (an upstream stage's id, or "experiment:NAME").
+  // ids (an upstream stage's id, or "experiment:NAME"), and the sha256 of
+  // the files it takes (ReadPipeline's hash_file).
   std::string id;
 };
 
@@ -47,9 +49,17 @@ struct Pipeline {
   const Stage* Find(absl::string_view name) const;
 };
 
+// The sha256 of the file a stage parameter names (a path as written in the
+// pipeline file), or why it cannot be read.
+using FileHasher = std::function<absl::StatusOr<std::string>(const std::string& path)>;
+
 // Reads `text` (from `origin`, for messages). INVALID_ARGUMENT with one
 // message, "<origin>: $.stages[2].from: expected ..., found ...; why".
-absl::StatusOr<Pipeline> ReadPipeline(absl::string_view text, absl::string_view origin);
+// With `hash_file`, the files stages take (an evaluate stage's spec) are
+// part of their ids, so a spec edited in place gives that stage (and those
+// after it) new ids; one that cannot be read is an error naming the stage.
+absl::StatusOr<Pipeline> ReadPipeline(absl::string_view text, absl::string_view origin,
+                                      const FileHasher& hash_file = nullptr);
 
 }  // namespace ptxbench::pipelines
 

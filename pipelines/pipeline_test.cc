@@ -7,11 +7,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "common/data_dir.h"
 #include "common/file.h"
+#include "common/hash.h"
 
 namespace ptxbench::pipelines {
 namespace {
@@ -88,6 +90,30 @@ TEST(PipelineTest, IdsChangeDownstreamOfAChangedParameterOnly) {
   Json renamed = Small();
   renamed["stages"][2]["name"] = "kernel-pairs";
   EXPECT_EQ(ReadPipeline(renamed.dump(), "p.json")->stages[2].id, a->stages[2].id);
+}
+
+// An evaluate stage's spec file is an input: edited in place, it gives that
+// stage a new id (and no other); one that cannot be read names the stage.
+TEST(PipelineTest, AnEvaluateStagesSpecContentIsPartOfItsId) {
+  std::map<std::string, std::string> files = {{"base.json", "{\"a\": 1}"}};
+  auto hash = [&files](const std::string& path) -> absl::StatusOr<std::string> {
+    auto it = files.find(path);
+    if (it == files.end()) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+    return Sha256Hex(it->second);
+  };
+  absl::StatusOr<Pipeline> a = ReadPipeline(Example("fixit"), "fixit", hash);
+  ASSERT_TRUE(a.ok()) << a.status();
+  files["base.json"] = "{\"a\": 2}";
+  absl::StatusOr<Pipeline> b = ReadPipeline(Example("fixit"), "fixit", hash);
+  ASSERT_TRUE(b.ok()) << b.status();
+  for (size_t i = 0; i < a->stages.size(); ++i) {
+    EXPECT_EQ(a->stages[i].id == b->stages[i].id, a->stages[i].kind != "evaluate") << i;
+  }
+  files.clear();
+  absl::StatusOr<Pipeline> c = ReadPipeline(Example("fixit"), "fixit", hash);
+  EXPECT_EQ(c.status().message(),
+            "fixit: $.stages[6].spec: expected a spec file that can be read, found "
+            "\"base.json\"; cannot read base.json");
 }
 
 TEST(PipelineTest, EachWiringMistakeIsOneErrorNamingTheStage) {
