@@ -61,12 +61,9 @@ absl::Status CheckInputExperiments(const Invocation& inv, const pipelines::Pipel
 // path relative to the pipeline file's folder).
 absl::StatusOr<pipelines::Pipeline> ReadPipelineFile(const std::string& path) {
   PTXB_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
-  const std::filesystem::path folder = std::filesystem::absolute(path).parent_path();
   return pipelines::ReadPipeline(
-      text, path, [&folder](const std::string& file) -> absl::StatusOr<std::string> {
-        const std::filesystem::path p(file);
-        PTXB_ASSIGN_OR_RETURN(std::string content,
-                              ReadFile((p.is_absolute() ? p : folder / p).string()));
+      text, path, [&path](const std::string& file) -> absl::StatusOr<std::string> {
+        PTXB_ASSIGN_OR_RETURN(std::string content, ReadFile(pipelines::PipelinePath(path, file)));
         return Sha256Hex(content);
       });
 }

@@ -4,7 +4,6 @@
 // on its base and records both experiments and their numbers.
 
 #include <algorithm>
-#include <filesystem>
 #include <set>
 #include <sstream>
 #include <utility>
@@ -21,12 +20,9 @@
 namespace ptxbench::cli::stage_io {
 namespace {
 
-namespace fs = std::filesystem;
-
-// A path of the pipeline file's, relative to its folder.
+// A path of the pipeline file's (the command's first argument).
 std::string PipelinePath(const Invocation& inv, const std::string& path) {
-  if (fs::path(path).is_absolute()) return path;
-  return (fs::absolute(inv.args.positionals[0]).parent_path() / path).lexically_normal().string();
+  return pipelines::PipelinePath(inv.args.positionals[0], path);
 }
 
 // The first select stages on the way back from `stage`: the finished

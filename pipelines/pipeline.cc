@@ -6,6 +6,7 @@
 #include "pipelines/pipeline.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <optional>
 #include <set>
 #include <utility>
@@ -27,7 +28,9 @@ using Canonical = nlohmann::json;
 
 // One parameter of a kind: its type and, when optional, its default.
 struct Param {
-  enum Type { kString, kStrings, kCount, kNumber, kChoice, kObject };
+  // kFile: a path (relative to the pipeline file) whose content, hashed
+  // by ReadPipeline's hash_file, is part of the stage's id.
+  enum Type { kString, kStrings, kCount, kNumber, kChoice, kObject, kFile };
   const char* name;
   Type type;
   std::vector<std::string> choices = {};  // kChoice
@@ -121,7 +124,7 @@ const std::vector<Kind>& Kinds() {
        {Output::kModel},
        Output::kEvaluation,
        {{"base", Param::kString, {}, true},
-        {"spec", Param::kString, {}, true},
+        {"spec", Param::kFile, {}, true},
         {"eval", Param::kChoice, {"as-source", "full", "compile-only"}, false, "as-source"}}},
   };
   return kinds;
@@ -144,7 +147,8 @@ bool IsStageName(absl::string_view name) {
 absl::StatusOr<Canonical> ReadParam(const JsonReader& r, const Param& p, const Json& v,
                                     const std::string& at) {
   switch (p.type) {
-    case Param::kString: {
+    case Param::kString:
+    case Param::kFile: {
       PTXB_ASSIGN_OR_RETURN(std::string s, r.String(v, at));
       return Canonical(s);
     }
@@ -371,6 +375,13 @@ absl::string_view OutputName(Output o) {
   return "";
 }
 
+std::string PipelinePath(const std::string& pipeline_file, const std::string& path) {
+  if (std::filesystem::path(path).is_absolute()) return path;
+  return (std::filesystem::absolute(pipeline_file).parent_path() / path)
+      .lexically_normal()
+      .string();
+}
+
 const Stage* Pipeline::Find(absl::string_view name) const {
   for (const Stage& s : stages) {
     if (s.name == name) return &s;
@@ -401,14 +412,16 @@ absl::StatusOr<Pipeline> ReadPipeline(absl::string_view text, absl::string_view 
     PTXB_RETURN_IF_ERROR(CheckInput(r, *stages, i, s, out));
     // The contents of the files it takes, not only their paths.
     Canonical files = Canonical::object();
-    if (hash_file && s.kind == "evaluate") {
-      const std::string path = s.params["spec"].get<std::string>();
+    for (const Param& p : FindKind(s.kind)->params) {
+      if (p.type != Param::kFile || !hash_file || !s.params.contains(p.name)) continue;
+      const std::string path = s.params[p.name].get<std::string>();
       absl::StatusOr<std::string> sha = hash_file(path);
       if (!sha.ok()) {
-        return r.Error(JsonField(JsonIndex("stages", i), "spec"), Json(path),
-                       "a spec file that can be read", sha.status().message());
+        return r.Error(JsonField(JsonIndex("stages", i), p.name), Json(path),
+                       absl::StrCat("a ", p.name, " file that can be read"),
+                       sha.status().message());
       }
-      files["spec"] = *sha;
+      files[p.name] = *sha;
     }
     s.id = StageId(s, out, files);
     out.stages.push_back(std::move(s));

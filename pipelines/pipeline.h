@@ -49,6 +49,10 @@ struct Pipeline {
   const Stage* Find(absl::string_view name) const;
 };
 
+// A path a pipeline file names: as it is when absolute, else relative to
+// the pipeline file's folder.
+std::string PipelinePath(const std::string& pipeline_file, const std::string& path);
+
 // The sha256 of the file a stage parameter names (a path as written in the
 // pipeline file), or why it cannot be read.
 using FileHasher = std::function<absl::StatusOr<std::string>(const std::string& path)>;

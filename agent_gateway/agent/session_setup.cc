@@ -44,8 +44,9 @@ const char* InstructionFile(const agents::AgentCli& cli) {
   return "AGENTS.md";
 }
 
-std::string Instructions(const v1::AgentSession& s, const std::string& kernel,
-                         const std::string& workload) {
+std::string Instructions(const v1::AgentSession& s, const SessionFiles& f) {
+  const std::string& kernel = f.kernel;
+  const std::string& workload = f.workload;
   std::string budgets = absl::StrCat("at most ", s.settings().token_budget(), " tokens");
   if (s.settings().max_evaluations() > 0) {
     absl::StrAppend(&budgets, ", ", s.settings().max_evaluations(), " evaluations");
@@ -54,8 +55,7 @@ std::string Instructions(const v1::AgentSession& s, const std::string& kernel,
       s.starter_kernel().empty()
           ? ""
           : absl::StrCat("- `", kernel, "` holds the kernel to fix, as it was evaluated; `",
-                         fs::path(kernel).parent_path().string(),
-                         "/error.log` is the feedback that evaluation gave.\n");
+                         f.error_log, "` is the feedback that evaluation gave.\n");
   return absl::StrCat(
       s.system_prompt(), "\n\n## How this session works\n\n",
       "- The task is in TASK.md. Write your kernel to `", kernel, "`.\n", start,
@@ -105,6 +105,7 @@ absl::StatusOr<SessionFiles> MakeSessionFiles(const SessionOptions& options,
     }
   }
   f.kernel = f.workspace + (s.language() == "ptx" ? "/kernel.ptx" : "/kernel.cu");
+  f.error_log = f.workspace + "/error.log";
   f.workload = f.opt + "/workload.json";
   f.tool_config = f.opt + "/tool.json";
   f.eval_socket = f.dir + "/eval.sock";
@@ -126,10 +127,10 @@ absl::StatusOr<SessionFiles> MakeSessionFiles(const SessionOptions& options,
         // starter fixit: the broken kernel and what its evaluation said.
         s.starter_kernel().empty() ? absl::OkStatus() : Write(f.kernel, s.starter_kernel()),
         s.starter_kernel().empty() ? absl::OkStatus()
-                                   : Write(f.workspace + "/error.log", s.starter_log()),
+                                   : Write(f.error_log, s.starter_log()),
         Write(f.workspace + "/" +
                   InstructionFile(*agents::FindAgentCli(s.settings().cli())),
-              Instructions(s, f.kernel, f.workload)),
+              Instructions(s, f)),
         // The session's /etc: who it is and where localhost is, nothing else
         // of the host's.
         Write(f.etc + "/passwd",

@@ -23,6 +23,7 @@ struct SessionFiles {
   std::string dir;
   std::string workspace, home, opt;
   std::string kernel;         // the kernel file the evaluate tool sends
+  std::string error_log;      // starter fixit: the kernel's evaluation feedback
   std::string workload;       // opt/workload.json: the binding
   std::string workload_sha256;
   std::string tool_config;    // opt/tool.json

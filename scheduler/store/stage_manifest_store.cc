@@ -16,7 +16,7 @@ namespace {
 constexpr char kColumns[] =
     "stage_id, pipeline, stage, kind, sha256, recorded_ms, recorded_by, manifest";
 
-v1::StageManifest ReadRow(const storage::Statement& s, bool with_text) {
+v1::StageManifest ReadRow(const storage::Statement& s) {
   v1::StageManifest m;
   m.set_stage_id(s.ColumnText(0));
   m.set_pipeline(s.ColumnText(1));
@@ -25,7 +25,7 @@ v1::StageManifest ReadRow(const storage::Statement& s, bool with_text) {
   m.set_sha256(s.ColumnText(4));
   m.set_recorded_unix_ms(s.ColumnInt64(5));
   m.set_recorded_by(s.ColumnText(6));
-  if (with_text) m.set_manifest_json(s.ColumnText(7));
+  m.set_manifest_json(s.ColumnText(7));
   return m;
 }
 
@@ -89,10 +89,16 @@ absl::StatusOr<v1::StageManifest> StageManifestStore::Record(const std::string& 
   *already_recorded = db_->Changes() == 0;
   if (*already_recorded) {
     // The first record stands: say when and by whom it was made.
-    PTXB_ASSIGN_OR_RETURN(std::vector<v1::StageManifest> first, List("", m.stage_id(), false));
-    for (v1::StageManifest& f : first) {
-      if (f.sha256() == m.sha256()) return f;
+    PTXB_ASSIGN_OR_RETURN(storage::Statement * first,
+                          db_->Cached("SELECT recorded_ms, recorded_by FROM stage_manifests "
+                                      "WHERE stage_id = ? AND sha256 = ?"));
+    first->BindText(1, m.stage_id()).BindText(2, m.sha256());
+    PTXB_ASSIGN_OR_RETURN(bool row, first->Step());
+    if (row) {
+      m.set_recorded_unix_ms(first->ColumnInt64(0));
+      m.set_recorded_by(first->ColumnText(1));
     }
+    first->Reset();
   }
   return m;
 }
@@ -101,15 +107,17 @@ absl::StatusOr<std::vector<v1::StageManifest>> StageManifestStore::List(
     const std::string& pipeline, const std::string& stage_id, bool with_text) {
   PTXB_ASSIGN_OR_RETURN(
       storage::Statement * s,
-      db_->Cached(absl::StrCat("SELECT ", kColumns,
-                               " FROM stage_manifests WHERE (?1 = '' OR pipeline = ?1) AND "
-                               "(?2 = '' OR stage_id = ?2) ORDER BY recorded_ms, stage_id, sha256")));
-  s->BindText(1, pipeline).BindText(2, stage_id);
+      db_->Cached("SELECT stage_id, pipeline, stage, kind, sha256, recorded_ms, recorded_by, "
+                  // A listing leaves the texts where they are.
+                  "CASE WHEN ?3 THEN manifest ELSE '' END FROM stage_manifests "
+                  "WHERE (?1 = '' OR pipeline = ?1) AND (?2 = '' OR stage_id = ?2) "
+                  "ORDER BY recorded_ms, stage_id, sha256"));
+  s->BindText(1, pipeline).BindText(2, stage_id).BindBool(3, with_text);
   std::vector<v1::StageManifest> out;
   while (true) {
     PTXB_ASSIGN_OR_RETURN(bool row, s->Step());
     if (!row) break;
-    out.push_back(ReadRow(*s, with_text));
+    out.push_back(ReadRow(*s));
   }
   return out;
 }
