@@ -269,7 +269,9 @@ TEST_F(CliTest, PromptsForTheArchitecturesNamed) {
   EXPECT_THAT(r.out, HasSubstr("ptxb-expert   REFUSED  prompt tag 'ptxb-expert' is written for "
                                "Hopper GPUs"));
   EXPECT_THAT(r.out, HasSubstr("ptxb-no-hint  OK"));
-  EXPECT_THAT(LastLine(r.out), HasSubstr("submit refuses 3 of them in an experiment for these "
+  // ptxb-basic, ptxb-wgmma, ptxb-expert and ptxb-profile (built on
+  // ptxb-basic) speak of Hopper.
+  EXPECT_THAT(LastLine(r.out), HasSubstr("submit refuses 4 of them in an experiment for these "
                                          "GPUs (sm_100, sm_103)"));
   r = Run({"prompts", "check", "--architectures", "volta"});
   EXPECT_EQ(r.code, 2);

@@ -77,6 +77,8 @@ nlohmann::json ExecutorListJson(const v1::ListExecutorsResponse& list) {
          {"protection_warnings", std::vector<std::string>(caps.protection_warnings().begin(),
                                                           caps.protection_warnings().end())},
          {"torch_reference", caps.torch_reference()},
+         {"profiler", caps.profiler()},
+         {"profiler_unavailable", caps.profiler_unavailable()},
          {"registered_unix_ms", e.registered_unix_ms()},
          {"last_seen_unix_ms", e.last_seen_unix_ms()}});
   }
@@ -114,6 +116,14 @@ std::string ExecutorTable(const v1::ListExecutorsResponse& list, absl::Time now)
                           ? "none (start the worker with --torch-python PATH, a Python with "
                             "torch and CUDA)"
                           : caps.torch_reference(),
+                      "\n");
+      // Whether experiments that ask for profiles can go to it.
+      absl::StrAppend(&text, e.executor_id(), " profiler: ",
+                      !caps.profiler().empty() ? caps.profiler()
+                                               : absl::StrCat("none (", caps.profiler_unavailable().empty()
+                                                                            ? "not reported"
+                                                                            : caps.profiler_unavailable(),
+                                                              ")"),
                       "\n");
     }
   }

@@ -277,10 +277,32 @@ TEST(ExecutorViewTest, GpuWorkersSayWhetherTheyRunPyTorchReferences) {
                                "--torch-python PATH, a Python with torch and CUDA)\n"));
   // A compile-only worker runs no reference at all.
   EXPECT_THAT(table, Not(HasSubstr("ex_c1 PyTorch")));
+  EXPECT_THAT(table, Not(HasSubstr("ex_c1 profiler")));
   const nlohmann::json j = ExecutorListJson(list);
   EXPECT_EQ(j["executors"][0]["torch_reference"],
             "torch 2.11.0+cu130 at /opt/torch/.venv/bin/python3");
   EXPECT_EQ(j["executors"][1]["torch_reference"], "");
+}
+
+TEST(ExecutorViewTest, GpuWorkersSayWhetherTheyCanProfileAndWhyNot) {
+  v1::ListExecutorsResponse list;
+  for (const char* id : {"ex_w1", "ex_w2"}) {
+    v1::ExecutorInfo* w = list.add_executors();
+    w->set_executor_id(id);
+    w->set_kind(v1::WORKER);
+    w->mutable_capabilities()->add_gpus()->set_model("NVIDIA H200");
+  }
+  list.mutable_executors(0)->mutable_capabilities()->set_profiler(
+      "Nsight Compute 2025.3.1.0 at /usr/local/cuda/bin/ncu");
+  list.mutable_executors(1)->mutable_capabilities()->set_profiler_unavailable(
+      "no ncu at /usr/local/cuda/bin/ncu");
+  const std::string table = ExecutorTable(list, absl::FromUnixSeconds(1000000));
+  EXPECT_THAT(table, HasSubstr("ex_w1 profiler: Nsight Compute 2025.3.1.0 at "
+                               "/usr/local/cuda/bin/ncu\n"));
+  EXPECT_THAT(table, HasSubstr("ex_w2 profiler: none (no ncu at /usr/local/cuda/bin/ncu)\n"));
+  const nlohmann::json j = ExecutorListJson(list);
+  EXPECT_EQ(j["executors"][1]["profiler"], "");
+  EXPECT_EQ(j["executors"][1]["profiler_unavailable"], "no ncu at /usr/local/cuda/bin/ncu");
 }
 
 // `status` names the architectures evaluations wait for only when no active

@@ -6,8 +6,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "cli/format.h"
 #include "cli/views.h"
+#include "results/eval_text.h"
+#include "common/proto_json.h"
 #include "common/text_format.h"
 
 namespace ptxbench::cli {
@@ -59,6 +63,14 @@ nlohmann::json TraceJson(const v1::WorkloadTrace& t) {
           {"errors", std::vector<std::string>(t.errors().begin(), t.errors().end())}};
 }
 
+// A profile as its proto's JSON, without the report's bytes (a blob of its
+// own: report_blob).
+nlohmann::json ProfileJson(v1::KernelProfileRun profile) {
+  profile.clear_report();
+  absl::StatusOr<std::string> text = ProtoJson(profile);
+  return text.ok() ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
+}
+
 nlohmann::json TurnJson(const v1::Turn& turn, bool full) {
   const v1::LlmResponse& r = turn.response();
   nlohmann::json out = {
@@ -89,6 +101,13 @@ nlohmann::json TurnJson(const v1::Turn& turn, bool full) {
     out["workloads"] = std::move(traces);
     if (!e.error().empty()) out["error"] = e.error();
     if (full) out["compile_log"] = e.compile_log();
+    if (e.has_sass()) {
+      out["sass"] = {{"instructions", e.sass().instructions()},
+                     {"instruction_counts", std::map<std::string, int64_t>(
+                                                e.sass().instruction_counts().begin(),
+                                                e.sass().instruction_counts().end())}};
+    }
+    if (e.has_profile()) out["profile"] = ProfileJson(e.profile());
   }
   if (full) {
     out["answer"] = r.text();
@@ -133,6 +152,18 @@ void AppendEval(std::string* out, const v1::EvalResult& e, bool full) {
     absl::StrAppend(out, "\n");
     for (const std::string& err : t.errors())
       absl::StrAppend(out, "      ", OneLine(err, 200), "\n");
+  }
+  // What runs, and where its time went (the text the model was given).
+  if (e.has_sass()) absl::StrAppend(out, "  ", RenderSassCensus(e.sass()));
+  if (e.has_profile()) {
+    std::string profile = RenderProfile(e.profile(), full ? 8 : kFeedbackProfileKernels);
+    if (!e.profile().report_blob().empty()) {
+      absl::StrAppend(&profile, "  report: ", e.profile().report_bytes(), " bytes (blob ",
+                      e.profile().report_blob().substr(0, 12), ")\n");
+    }
+    for (absl::string_view line : absl::StrSplit(absl::StripTrailingAsciiWhitespace(profile), '\n')) {
+      absl::StrAppend(out, "  ", line, "\n");
+    }
   }
   if (!e.compile_log().empty() && (full || e.status() == v1::COMPILE_ERROR)) {
     absl::StrAppend(out, "compile log\n", Block(e.compile_log(), full));

@@ -348,6 +348,13 @@ absl::StatusOr<std::vector<std::string>> PromptRegistry::Documents(
   return documents;
 }
 
+bool PromptRegistry::AsksForProfile(absl::string_view tag) const {
+  if (!tags_.contains(tag)) return false;
+  std::vector<std::string> documents;
+  ExpandInto(tags_.find(tag)->second, documents);
+  return std::find(documents.begin(), documents.end(), kProfileDocument) != documents.end();
+}
+
 absl::StatusOr<std::string> PromptRegistry::RenderSystemPrompt(
     absl::string_view tag, absl::string_view language,
     const std::vector<std::string>& architectures) const {

@@ -84,6 +84,11 @@ class PromptRegistry {
   absl::StatusOr<std::string> WithAbi(
       absl::string_view text, absl::string_view language,
       const std::vector<std::string>& architectures = DefaultArchitectures()) const;
+  // Whether `tag` asks for profile feedback: its expansion holds the
+  // bundled document that explains the feedback's profile section
+  // (kProfileDocument). False for a tag this registry does not have.
+  bool AsksForProfile(absl::string_view tag) const;
+  static constexpr char kProfileDocument[] = "docs/profile_feedback.md";
   // Whether `tag` comes from the hub (--prompts), not from the bundled root.
   bool IsHubTag(absl::string_view tag) const { return hub_tags_.contains(tag); }
   // FAILED_PRECONDITION when `tag` asks for a kernel ptxbench does not

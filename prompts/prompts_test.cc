@@ -56,6 +56,20 @@ TEST(PromptsBundledTest, TagsBuildOnEachOther) {
                   "docs/wgmma_tma.md", "docs/pipelining.md"));
 }
 
+// A tag asks for profile feedback when its text explains the profile
+// section (docs/FORMATS.md, "Experiment specs").
+TEST(PromptsBundledTest, OnlyTheProfileTagAsksForProfiles) {
+  auto registry = LoadBundled();
+  ASSERT_NE(registry, nullptr);
+  EXPECT_THAT(*registry->Documents("ptxb-profile"),
+              ElementsAre("docs/role.md", "docs/output_format.md", "docs/hopper_basics.md",
+                          "docs/profile_feedback.md"));
+  EXPECT_TRUE(registry->AsksForProfile("ptxb-profile"));
+  for (const char* tag : {"ptxb-no-hint", "ptxb-basic", "ptxb-wgmma", "ptxb-expert", "unknown"}) {
+    EXPECT_FALSE(registry->AsksForProfile(tag)) << tag;
+  }
+}
+
 TEST(PromptsBundledTest, DocumentsAreShort) {
   const fs::path root = PromptRegistry::BundledRoot();
   int checked = 0;

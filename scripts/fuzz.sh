@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # Builds the fuzz targets (fuzz/, clang + libFuzzer) into ./build-fuzz and
-# runs each for a fixed time (FUZZ_SECONDS, default 20) from its seed corpus
+# runs each for a fixed time (FUZZ_SECONDS, default 12) from its seed corpus
 # (fuzz/corpus/<target>); any crash, hang or sanitizer report fails. The
 # README's test command runs it beside the test suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seconds=${FUZZ_SECONDS:-20}
+seconds=${FUZZ_SECONDS:-12}
 dir=${PTXB_FUZZ_BUILD_DIR:-build-fuzz}
 CC=clang CXX=clang++ cmake -S fuzz -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$dir" -j "$(nproc)"
 status=0
 for target in launch_spec extract library_check runner_reply safetensors solution trace \
-    eval_wire; do
+    eval_wire ncu_csv; do
   work="$dir/corpus-$target"
   mkdir -p "$work"
   echo "fuzz: $target for ${seconds}s"

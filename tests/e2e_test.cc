@@ -182,6 +182,77 @@ TEST(EndToEndTest, AFixItItemStartsFromItsBrokenKernel) {
   EXPECT_NE(shown.out.find("smallest change"), std::string::npos);
 }
 
+// Profile feedback (docs/MEASUREMENT.md, "Profiles"): refused at submit
+// while no worker can profile (a compile-only one cannot), then every turn's
+// feedback carries the profile section, labelled simulated, and `show`
+// prints it with the SASS census and the report's blob.
+TEST(EndToEndTest, AProfiledExperimentTellsTheModelWhereTheTimeWent) {
+  Cluster c("e2e_profile");
+  ASSERT_TRUE(c.StartScheduler()) << c.SchedulerLogTail();
+  c.AddGateway({"--latency-ms", "5", "--seed", "3"});
+  c.AddRealWorker({"--name", "compile-only"});  // no GPU here, no profiler
+  auto registered = [&](const std::string& what) {
+    for (int i = 0; i < 100; ++i) {
+      if (c.Cli({"workers", "--output", "json"}).out.find(what) != std::string::npos) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return false;
+  };
+  ASSERT_TRUE(registered("\"worker\""));
+  const std::string spec = c.WriteFile("profile.json", R"({"name": "profiled",
+    "models": ["sim-model"], "definitions": ["gemm_n7168_k5120"],
+    "prompt_tags": ["ptxb-profile"], "samples": 3, "num_turns": 2, "target_speedup": 1.0})");
+  CommandResult refused = c.Cli({"submit", spec}, /*merge_stderr=*/true);
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_THAT(refused.out, ::testing::HasSubstr(
+                               "experiment 'profiled' asks for profiles, and no registered GPU "
+                               "worker of its architectures can profile"));
+  EXPECT_EQ(c.QueryInt("SELECT count(*) FROM experiments"), 0);
+
+  c.AddWorker({"--latency-ms", "5", "--seed", "3", "--name", "simulated"});
+  ASSERT_TRUE(registered("simulated (made-up profiles"));
+  const std::string exp = c.Submit(spec);
+  ASSERT_FALSE(exp.empty()) << c.SchedulerLogTail();
+  const nlohmann::json status = c.WaitFinished(exp, 60);
+  ASSERT_EQ(status["trajectories"]["terminal"], 3) << status.dump();
+  EXPECT_EQ(c.QueryInt("SELECT count(*) FROM experiments WHERE profile = 1"), 1);
+  EXPECT_EQ(c.QueryInt(absl::StrCat("SELECT count(*) FROM tasks t JOIN executors e ON "
+                                    "t.executor = e.id WHERE e.name = 'compile-only' AND "
+                                    "t.kind = ",
+                                    SqlValue(StepKind::kEval))),
+            0)
+      << "an evaluation went to the worker that cannot profile";
+
+  // Every evaluated turn that compiled told the model about its profile.
+  int profiled = 0;
+  const nlohmann::json list =
+      nlohmann::json::parse(c.Cli({"list", exp, "--output", "json"}).out, nullptr, false);
+  ASSERT_TRUE(list.is_object());
+  for (const auto& t : list["trajectories"]) {
+    const std::string id = t["trajectory"].get<std::string>();
+    const nlohmann::json shown =
+        nlohmann::json::parse(c.Cli({"show", id, "--full", "--output", "json"}).out, nullptr, false);
+    ASSERT_TRUE(shown.is_object()) << id;
+    for (const auto& turn : shown["turns"]) {
+      if (!turn.contains("profile")) continue;
+      ++profiled;
+      EXPECT_EQ(turn["profile"]["status"], "PASSED");
+      EXPECT_EQ(turn["profile"]["axes"]["M"], "8192");  // the largest workload (int64: a string)
+      EXPECT_EQ(turn["profile"]["report"], "");  // a blob of its own
+      EXPECT_EQ(turn["profile"]["report_blob"].get<std::string>().size(), 64u);
+      EXPECT_THAT(turn["feedback"].get<std::string>(),
+                  ::testing::HasSubstr("[SIMULATED PROFILE — not a measurement]\nProfile "
+                                       "(simulated profiler; workload [M=8192]; 1 kernel "
+                                       "profiled):\n"));
+    }
+    if (profiled > 0 && t == list["trajectories"].back()) {
+      const CommandResult text = c.Cli({"show", id});
+      EXPECT_THAT(text.out, ::testing::HasSubstr("  Profile (simulated profiler; workload"));
+    }
+  }
+  EXPECT_GT(profiled, 0) << "no turn was profiled";
+}
+
 // `submit --prompts HUB`: a PTXBench config naming its hub's tags runs on a
 // scheduler that has no hub; each trajectory's system prompt is the hub's
 // text, then ptxbench's ABI description.

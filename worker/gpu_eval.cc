@@ -251,6 +251,61 @@ v1::EvalResult GpuEvaluator::Evaluate(const v1::EvalRequest& request, const gpu:
   return Run(request, Compile(request), gpu, suspect);
 }
 
+absl::StatusOr<runner::RunnerJob> GpuEvaluator::MakeJob(const v1::EvalRequest& request,
+                                                       const CompiledKernel& compiled,
+                                                       const gpu::GpuInfo& gpu,
+                                                       uint32_t candidate_uid) const {
+  runner::RunnerJob job;
+  job.artifact = fs::absolute(compiled.artifact).string();
+  job.definition_json = compiled.definition->json;
+  job.language = request.language() == "ptx" ? "ptx" : "cuda";
+  if (job.language == "ptx") {
+    job.launch_spec = workloads::FindLaunchSpecJson(request.kernel_source()).value_or("");
+  }
+  job.seed = options_.seed != 0 ? options_.seed : RandomSeed();
+  job.trials = options_.trials;
+  job.warmup_calls = options_.warmup_calls;
+  job.timed_calls = options_.timed_calls;
+  job.isolation.candidate_host = options_.candidate_host_path.empty()
+                                     ? FindCandidateHost(options_.runner_path)
+                                     : options_.candidate_host_path;
+  if (job.isolation.candidate_host.empty()) {
+    return absl::FailedPreconditionError("ptxbench-candidate-host not found next to the runner");
+  }
+  job.reference = options_.reference;
+  job.torch = TorchHostBeside(options_.runner_path, options_.torch_python);
+  job.isolation.uid = options_.sandbox_uid;
+  job.isolation.gid = options_.sandbox_uid;
+  job.isolation.candidate_uid = candidate_uid;
+  job.isolation.candidate_gid = candidate_uid;
+  job.isolation.memory_bytes = options_.sandbox_memory_bytes;
+  job.isolation.max_processes = options_.sandbox_max_processes;
+  job.isolation.disk_bytes = options_.sandbox_disk_bytes;
+  job.isolation.cpus = options_.sandbox_cpus;
+  job.isolation.cpu_seconds = static_cast<uint64_t>(std::max(1.0, options_.sandbox_cpus) *
+                                                    absl::ToDoubleSeconds(options_.deadline));
+  job.isolation.device_minor = gpu.device_minor;
+  job.isolation.call_deadline_s =
+      std::max<int>(1, static_cast<int>(absl::ToInt64Seconds(options_.call_deadline)));
+  return job;
+}
+
+absl::StatusOr<HarnessProcessOutcome> GpuEvaluator::RunJob(runner::RunnerJob job,
+                                                           const gpu::GpuInfo& gpu,
+                                                           absl::Duration deadline,
+                                                           std::vector<std::string> collect) const {
+  EvaluationCgroup cgroup(options_.cgroup_root);
+  job.isolation.cgroup_parent = cgroup.dir();
+  HarnessProcessOptions harness;
+  harness.argv = {options_.runner_path, "--job", "{dir}/job.json", "--out", "{dir}/results.jsonl"};
+  harness.files = {{"job.json", runner::SerializeJob(job)}};
+  harness.collect = std::move(collect);
+  harness.deadline = deadline;
+  harness.gpu_index = gpu.index;
+  harness.temp_root = options_.temp_root;
+  return RunHarnessProcess(harness);
+}
+
 v1::EvalResult GpuEvaluator::Run(const v1::EvalRequest& request, CompiledKernel compiled,
                                  const gpu::GpuInfo& gpu, bool* suspect) {
   *suspect = false;
@@ -272,53 +327,15 @@ v1::EvalResult GpuEvaluator::Run(const v1::EvalRequest& request, CompiledKernel 
       Workloads(*compiled.definition, request);
   if (!workloads.ok()) return infra(std::string(workloads.status().message()));
 
-  runner::RunnerJob job;
-  job.artifact = fs::absolute(compiled.artifact).string();
-  job.definition_json = compiled.definition->json;
-  job.language = request.language() == "ptx" ? "ptx" : "cuda";
-  if (job.language == "ptx") {
-    job.launch_spec = workloads::FindLaunchSpecJson(request.kernel_source()).value_or("");
-  }
-  job.workloads = *workloads;
-  job.seed = options_.seed != 0 ? options_.seed : RandomSeed();
-  job.trials = options_.trials;
-  job.warmup_calls = options_.warmup_calls;
-  job.timed_calls = options_.timed_calls;
-  job.isolation.candidate_host = options_.candidate_host_path.empty()
-                                     ? FindCandidateHost(options_.runner_path)
-                                     : options_.candidate_host_path;
-  if (job.isolation.candidate_host.empty()) {
-    return infra("ptxbench-candidate-host not found next to the runner");
-  }
-  job.reference = options_.reference;
-  job.torch = TorchHostBeside(options_.runner_path, options_.torch_python);
-  job.isolation.uid = options_.sandbox_uid;
-  job.isolation.gid = options_.sandbox_uid;
   // The candidate's own uid for as long as its evaluation runs.
   const CandidateUids::Lease candidate_uid = candidate_uids_->Acquire();
-  job.isolation.candidate_uid = candidate_uid.uid();
-  job.isolation.candidate_gid = candidate_uid.uid();
-  job.isolation.memory_bytes = options_.sandbox_memory_bytes;
-  job.isolation.max_processes = options_.sandbox_max_processes;
-  job.isolation.disk_bytes = options_.sandbox_disk_bytes;
-  job.isolation.cpus = options_.sandbox_cpus;
-  job.isolation.cpu_seconds = static_cast<uint64_t>(std::max(1.0, options_.sandbox_cpus) *
-                                                    absl::ToDoubleSeconds(options_.deadline));
-  job.isolation.device_minor = gpu.device_minor;
-  job.isolation.call_deadline_s =
-      std::max<int>(1, static_cast<int>(absl::ToInt64Seconds(options_.call_deadline)));
-  EvaluationCgroup cgroup(options_.cgroup_root);
-  job.isolation.cgroup_parent = cgroup.dir();
-
-  HarnessProcessOptions harness;
-  harness.argv = {options_.runner_path, "--job", "{dir}/job.json", "--out", "{dir}/results.jsonl"};
-  harness.files = {{"job.json", runner::SerializeJob(job)}};
-  harness.collect = {"results.jsonl"};
-  harness.deadline = options_.deadline;
-  harness.gpu_index = gpu.index;
-  harness.temp_root = options_.temp_root;
+  absl::StatusOr<runner::RunnerJob> made = MakeJob(request, compiled, gpu, candidate_uid.uid());
+  if (!made.ok()) return infra(std::string(made.status().message()));
+  runner::RunnerJob& job = *made;
+  job.workloads = *workloads;
   const absl::Time runner_start = absl::Now();
-  absl::StatusOr<HarnessProcessOutcome> outcome = RunHarnessProcess(harness);
+  absl::StatusOr<HarnessProcessOutcome> outcome =
+      RunJob(job, gpu, options_.deadline, {"results.jsonl"});
   if (options_.metrics != nullptr) options_.metrics->GpuTimedWork(gpu.index, absl::Now() - runner_start);
   if (!outcome.ok()) return infra(absl::StrCat("starting the runner: ", outcome.status().message()));
 
@@ -367,6 +384,7 @@ v1::EvalResult GpuEvaluator::Run(const v1::EvalRequest& request, CompiledKernel 
   }
   *suspect = crashed || context_lost || candidate_failed;
   Summarize(result);
+  if (request.profile()) Profile(request, compiled, gpu, job.workloads, result, suspect);
   return finish();
 }
 

@@ -9,6 +9,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
@@ -18,6 +19,7 @@
 #include "worker/compile/compiler.h"
 #include "worker/compile_only.h"
 #include "worker/gpu/device_info.h"
+#include "worker/harness_process.h"
 #include "worker/runner/job.h"
 #include "workloads/registry.h"
 
@@ -62,6 +64,13 @@ struct GpuEvalOptions {
   // is PyTorch code only (worker/runner/torch_host.py); empty: none, and such
   // definitions are an INFRA_ERROR here.
   std::string torch_python;
+  // Profiles on request (docs/MEASUREMENT.md, "Profiles"): Nsight Compute
+  // (FindNcu in worker/profile/ncu_install.h); empty `ncu`: this worker
+  // cannot profile. A profile run ends at `profile_deadline`.
+  std::string ncu;
+  std::string ncu_root;
+  std::string profiler;  // e.g. "Nsight Compute 2025.3.1.0"
+  absl::Duration profile_deadline = absl::Minutes(3);
   // Tests: force the PyTorch reference where a native one exists.
   runner::ReferenceChoice reference = runner::ReferenceChoice::kAuto;
   // Where each runner's wall time (the GPU's timed work) and crashes are
@@ -131,6 +140,22 @@ class GpuEvaluator {
   absl::Status CheckHealth(int gpu_index);
 
  private:
+  // The runner's job for `compiled` on `gpu` (no workloads yet).
+  absl::StatusOr<runner::RunnerJob> MakeJob(const ptxbench::v1::EvalRequest& request,
+                                            const CompiledKernel& compiled,
+                                            const gpu::GpuInfo& gpu, uint32_t candidate_uid) const;
+  // Runs the runner for `job` on `gpu` in a cgroup of its own, collecting
+  // `collect` from its directory.
+  absl::StatusOr<HarnessProcessOutcome> RunJob(runner::RunnerJob job, const gpu::GpuInfo& gpu,
+                                               absl::Duration deadline,
+                                               std::vector<std::string> collect) const;
+  // After the evaluation, on the same GPU (still held: a profiler's
+  // counters see the whole device): `result.profile` (gpu_profile.cc).
+  // `evaluated`: the workloads the evaluation ran.
+  void Profile(const ptxbench::v1::EvalRequest& request, const CompiledKernel& compiled,
+               const gpu::GpuInfo& gpu, const std::vector<runner::WorkloadSpec>& evaluated,
+               ptxbench::v1::EvalResult& result, bool* suspect);
+
   Compiler* compiler_;
   const workloads::DefinitionRegistry* definitions_;
   const GpuEvalOptions options_;

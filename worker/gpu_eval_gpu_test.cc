@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <chrono>
 #include <filesystem>
 #include <thread>
@@ -18,9 +19,11 @@
 #include "common/data_dir.h"
 #include "common/file.h"
 #include "common/hash.h"
+#include "results/eval_text.h"
 #include "testing/child_process.h"
 #include "testing/require_gpu.h"
 #include "worker/gpu_eval.h"
+#include "worker/profile/ncu_install.h"
 #include "workloads/registry.h"
 
 namespace ptxbench::worker {
@@ -283,10 +286,15 @@ struct DefinitionCase {
 class PerDefinitionTest : public GpuEvalTest,
                           public ::testing::WithParamInterface<DefinitionCase> {
  protected:
-  v1::EvalResult EvalSource(const std::string& source) {
+  v1::EvalResult EvalSource(const std::string& source, const NcuInstall* profiler = nullptr) {
     const DefinitionCase& c = GetParam();
     GpuEvalOptions o;
     o.runner_path = FindRunner();
+    if (profiler != nullptr) {
+      o.ncu = profiler->executable;
+      o.ncu_root = profiler->root;
+      o.profiler = "Nsight Compute " + profiler->version;
+    }
     o.deadline = absl::Minutes(5);
     o.trials = c.timed_calls < 50 ? 1 : 0;
     o.warmup_calls = c.timed_calls < 50 ? 1 : 10;
@@ -299,6 +307,7 @@ class PerDefinitionTest : public GpuEvalTest,
     r.set_kernel_sha256(Sha256Hex(source));
     r.set_mode(v1::FULL);
     r.add_workload_uuids(c.workload);
+    r.set_profile(profiler != nullptr);
     bool suspect = false;
     v1::EvalResult result = evaluator.Evaluate(r, gpu_, &suspect);
     std::cout << c.definition << ": " << v1::EvalStatus_Name(result.status()) << "\n";
@@ -316,6 +325,25 @@ TEST_P(PerDefinitionTest, SimpleCorrectKernelPasses) {
   v1::EvalResult r = EvalSource(Source());
   ASSERT_EQ(r.status(), v1::PASSED);
   EXPECT_GT(r.traces(0).speedup(), 0);
+}
+
+// Profiles (docs/MEASUREMENT.md, "Profiles"): Nsight Compute in the
+// candidate's sandbox names the kernel and where its time went; the
+// evaluation's own figures are those of an unprofiled run.
+TEST_P(PerDefinitionTest, AProfileNamesTheKernelAndWhereItsTimeWent) {
+  const char* configured = std::getenv("PTXB_NCU");
+  absl::StatusOr<NcuInstall> ncu = FindNcu(configured != nullptr ? configured : "/usr/local/cuda/bin/ncu");
+  if (!ncu.ok()) GTEST_SKIP() << "no Nsight Compute here: " << ncu.status();
+  v1::EvalResult r = EvalSource(Source(), &*ncu);
+  ASSERT_EQ(r.status(), v1::PASSED);
+  ASSERT_TRUE(r.has_profile());
+  std::cout << RenderProfile(r.profile(), 8) << "wall " << r.profile().wall_time_ms() << " ms\n";
+  ASSERT_EQ(r.profile().status(), v1::PASSED) << r.profile().error();
+  ASSERT_GT(r.profile().kernels_size(), 0);
+  EXPECT_GT(r.profile().kernels(0).duration_us(), 0);
+  EXPECT_GE(r.profile().kernels(0).sm_throughput_pct(), 0);
+  EXPECT_GT(r.profile().report().size(), 0u);
+  EXPECT_EQ(r.profile().workload_uuid(), GetParam().workload);
 }
 
 TEST_P(PerDefinitionTest, OneWrongElementIsIncorrectNumerical) {

@@ -29,6 +29,7 @@
 #include "worker/evaluation_stack.h"
 #include "worker/gpu/device_info.h"
 #include "worker/gpu_worker.h"
+#include "worker/profile/ncu_install.h"
 #include "worker/simulated_worker.h"
 #include "worker/stop_guard.h"
 #include "worker/torch_probe.h"
@@ -91,6 +92,10 @@ ABSL_FLAG(std::string, status_listen, "",
 ABSL_FLAG(int, stats_interval_s, 30,
           "Seconds between structured stats log lines with each GPU's duty cycle "
           "(--stats-interval-s; 0: none)");
+ABSL_FLAG(std::string, ncu, "",
+          "Nsight Compute (e.g. /usr/local/cuda/bin/ncu) that profiles kernels of experiments "
+          "that ask for profiles (--ncu; default: this worker does not profile; "
+          "docs/MEASUREMENT.md, \"Profiles\")");
 ABSL_FLAG(std::string, cgroup_root, "/sys/fs/cgroup/ptxbench",
           "cgroup v2 directory for the sandboxes' cgroups; without cgroup v2 a watchdog "
           "enforces the limits (--cgroup-root)");
@@ -135,6 +140,29 @@ std::string TorchReferences(ptxbench::worker::GpuEvalOptions* eval_options) {
         {{"python", probe.python}, {"why", probe.why_not}});
   }
   return probe.Capability();
+}
+
+// Whether this GPU worker profiles (--ncu), set in `eval_options` and
+// `caps`, and logged either way.
+void ConfigureProfiler(ptxbench::worker::GpuEvalOptions* eval_options,
+                       ptxbench::v1::Capabilities* caps) {
+  const std::string configured = absl::GetFlag(FLAGS_ncu);
+  if (configured.empty()) {
+    caps->set_profiler_unavailable("profiling is off (start the worker with --ncu PATH)");
+  } else if (absl::StatusOr<ptxbench::worker::NcuInstall> ncu = ptxbench::worker::FindNcu(configured);
+             ncu.ok()) {
+    eval_options->ncu = ncu->executable;
+    eval_options->ncu_root = ncu->root;
+    eval_options->profiler = absl::StrCat("Nsight Compute ", ncu->version);
+    caps->set_profiler(ncu->Describe(configured));
+  } else {
+    caps->set_profiler_unavailable(std::string(ncu.status().message()));
+  }
+  if (caps->profiler().empty()) {
+    ptxbench::LogInfo("profiler", {{"available", "no"}, {"why", caps->profiler_unavailable()}});
+  } else {
+    ptxbench::LogInfo("profiler", {{"available", caps->profiler()}, {"program", eval_options->ncu}});
+  }
 }
 
 // The bundled definitions and --dataset's, each skipped file logged.
@@ -234,6 +262,9 @@ int RunRealWorker() {
   for (const ptxbench::gpu::GpuInfo& g : gpus) metered_gpus.push_back({g.index, g.name});
   ptxbench::worker::WorkerMetrics metrics(metered_gpus, protections);
   eval_options.metrics = &metrics;
+  // Before the evaluator takes its copy of the options.
+  ptxbench::v1::Capabilities profiler_caps;
+  if (!gpus.empty()) ConfigureProfiler(&eval_options, &profiler_caps);
   ptxbench::worker::GpuEvaluator& evaluator = (*stack)->Evaluator(definitions->get(), name);
   ptxbench::worker::GpuPool pool(gpus);
   ptxbench::executor::ExecutorRunner* running = nullptr;
@@ -257,6 +288,8 @@ int RunRealWorker() {
     runner_options.capabilities.add_protection_warnings(w);
   }
   runner_options.capabilities.set_torch_reference(torch_reference);
+  runner_options.capabilities.set_profiler(profiler_caps.profiler());
+  runner_options.capabilities.set_profiler_unavailable(profiler_caps.profiler_unavailable());
   runner_options.slots = slots;
   ptxbench::worker::StopSignalGuard guarded(
       gpus.empty() ? static_cast<ptxbench::executor::TaskHandler*>(&compile_handler) : &gpu_handler);

@@ -1,6 +1,7 @@
 #include "worker/simulated_evaluator.h"
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "absl/strings/ascii.h"
@@ -10,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "common/hash.h"
 #include "worker/compile/ptx_census.h"
+#include "worker/profile/workload_choice.h"
 
 namespace ptxbench::worker {
 namespace {
@@ -42,6 +44,71 @@ int64_t CountOccurrences(absl::string_view text, absl::string_view needle) {
     ++n;
   }
   return n;
+}
+
+// A made-up profile of the kernel on the workload a real worker would pick,
+// labelled simulated, with a small stand-in report so that storing and
+// exporting reports is exercised too.
+void SimulateProfile(const EvalRequest& request, const workloads::DefinitionRegistry* definitions,
+                     const std::string& kernel, uint64_t h, EvalResult& result) {
+  v1::KernelProfileRun* p = result.mutable_profile();
+  p->set_simulated(true);
+  p->set_tool("simulated profiler");
+  std::string uuid = request.profile_workload_uuid();
+  if (definitions != nullptr) {
+    if (auto d = definitions->Find(request.definition()); d.ok()) {
+      const std::vector<std::string> evaluated(request.workload_uuids().begin(),
+                                               request.workload_uuids().end());
+      absl::StatusOr<const workloads::Workload*> w =
+          ChooseProfileWorkload(**d, evaluated, request.profile_workload_uuid());
+      if (!w.ok()) {
+        p->set_status(v1::INFRA_ERROR);
+        p->set_error(std::string(w.status().message()));
+        return;
+      }
+      uuid = (*w)->uuid;
+      p->mutable_axes()->insert((*w)->axes.begin(), (*w)->axes.end());
+    }
+  }
+  double ms = 0;
+  for (const auto& t : result.traces()) {
+    if (uuid.empty()) uuid = t.workload_uuid();
+    if (t.workload_uuid() == uuid) ms = t.latency_ms();
+  }
+  p->set_workload_uuid(uuid);
+  p->set_status(v1::PASSED);
+  p->set_kernels_profiled(1);
+  v1::KernelProfile* k = p->add_kernels();
+  k->set_name(kernel);
+  k->set_launches(1);
+  k->set_duration_us(ms > 0 ? ms * 1000 : 10 + static_cast<double>(h % 5000));
+  k->set_sm_throughput_pct(5 + 90 * Unit(h >> 1));
+  k->set_memory_throughput_pct(5 + 90 * Unit(h >> 2));
+  k->set_dram_throughput_pct(5 + 85 * Unit(h >> 3));
+  k->set_tensor_pipe_pct(absl::StrContains(request.kernel_source(), "wgmma") ? 60 * Unit(h >> 4) : 0);
+  k->set_theoretical_occupancy_pct(h % 2 == 0 ? 100 : 50);
+  k->set_achieved_occupancy_pct(k->theoretical_occupancy_pct() * (0.5 + 0.45 * Unit(h >> 5)));
+  if (k->theoretical_occupancy_pct() < 100) k->set_occupancy_limiter("registers");
+  const auto& res = result.resources();
+  k->set_registers_per_thread(res.empty() ? 64 : res[0].registers());
+  k->set_shared_memory_per_block_bytes(res.empty() ? 0 : res[0].shared_mem_bytes());
+  k->set_block_size(256);
+  k->set_grid_size(132 * (1 + static_cast<int64_t>(h % 16)));
+  k->set_l1_hit_rate_pct(80 * Unit(h >> 6));
+  k->set_l2_hit_rate_pct(40 + 55 * Unit(h >> 7));
+  for (const char* reason : {"long_scoreboard", "barrier", "mio_throttle"}) {
+    auto* stall = k->add_stalls();
+    stall->set_reason(reason);
+    stall->set_cycles_per_instruction(std::round(100 * (0.5 + 12 * Unit(h))) / 100);
+    h = StableHash64(absl::StrCat(h, reason));
+  }
+  std::sort(k->mutable_stalls()->begin(), k->mutable_stalls()->end(),
+            [](const auto& a, const auto& b) {
+              return a.cycles_per_instruction() > b.cycles_per_instruction();
+            });
+  p->set_report(absl::StrCat("PTXBENCH SIMULATED PROFILE REPORT (not an .ncu-rep)\nkernel ",
+                             kernel, "\nworkload ", uuid, "\n"));
+  p->set_report_bytes(static_cast<int64_t>(p->report().size()));
 }
 
 }  // namespace
@@ -157,6 +224,7 @@ EvalResult SimulatedEvaluator::Evaluate(const EvalRequest& request) const {
   }
   result.set_all_passed(all_passed);
   result.set_min_speedup(min_speedup);
+  if (request.profile()) SimulateProfile(request, options_.definitions, kernel, hash("profile"), result);
   return result;
 }
 

@@ -154,6 +154,35 @@ TEST(simulated_evaluator, EmptyWorkloadListUsesTheDefinitionsWorkloads) {
   FAIL() << "no variant compiled";
 }
 
+TEST(simulated_evaluator, AProfileIsSimulatedOnTheLargestWorkloadWhenAskedFor) {
+  auto registry = workloads::DefinitionRegistry::Load({});
+  ASSERT_TRUE(registry.ok()) << registry.status();
+  SimulatedEvaluator evaluator({.seed = 7, .worker_id = "w-test", .definitions = registry->get()});
+  for (int v = 0; v < 20; ++v) {
+    v1::EvalRequest request = Request(v, {});
+    request.set_definition("gemm_n7168_k5120");
+    EXPECT_FALSE(evaluator.Evaluate(request).has_profile());  // not asked for
+    request.set_profile(true);
+    v1::EvalResult r = evaluator.Evaluate(request);
+    if (r.status() == v1::COMPILE_ERROR) continue;
+    ASSERT_TRUE(r.has_profile());
+    const v1::KernelProfileRun& p = r.profile();
+    EXPECT_TRUE(p.simulated());
+    EXPECT_EQ(p.status(), v1::PASSED);
+    EXPECT_EQ(p.axes().at("M"), 8192);  // the largest of the bundled GEMM's workloads
+    ASSERT_EQ(p.kernels_size(), 1);
+    EXPECT_EQ(p.kernels(0).name(), absl::StrCat("my_kernel_", v));
+    EXPECT_GT(p.kernels(0).duration_us(), 0);
+    EXPECT_FALSE(p.report().empty());
+    EXPECT_EQ(p.report_bytes(), static_cast<int64_t>(p.report().size()));
+    // A workload the evaluation does not run cannot be profiled.
+    request.set_profile_workload_uuid("no-such-workload");
+    EXPECT_EQ(evaluator.Evaluate(request).profile().status(), v1::INFRA_ERROR);
+    return;
+  }
+  FAIL() << "no variant compiled";
+}
+
 TEST(simulated_evaluator, WorkloadListIsPartOfTheKey) {
   // The same kernel on another workload set has other per-workload speedups.
   for (int v = 0; v < 50; ++v) {

@@ -32,6 +32,7 @@ ptxbench::v1::Capabilities SimulatedWorkerCapabilities(int gpus, int slots,
   }
   caps.set_slots(slots);
   caps.set_simulated(true);
+  caps.set_profiler("simulated (made-up profiles, labelled so)");
   return caps;
 }
 

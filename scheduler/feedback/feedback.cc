@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "results/eval_text.h"
 #include "scheduler/feedback/extract.h"
 
 namespace ptxbench::scheduler {
@@ -33,13 +34,7 @@ std::string AxesLabel(const WorkloadTrace& trace, int index) {
     if (!trace.workload_uuid().empty()) return absl::StrCat("[", trace.workload_uuid(), "]");
     return absl::StrCat("[workload ", index, "]");
   }
-  std::map<std::string, int64_t> sorted(trace.axes().begin(), trace.axes().end());
-  return absl::StrCat("[",
-                      absl::StrJoin(sorted, ", ",
-                                    [](std::string* out, const auto& kv) {
-                                      absl::StrAppend(out, kv.first, "=", kv.second);
-                                    }),
-                      "]");
+  return ptxbench::AxesLabel(std::map<std::string, int64_t>(trace.axes().begin(), trace.axes().end()));
 }
 
 std::string ErrorValue(double v, bool defined) {
@@ -87,11 +82,24 @@ void AppendResources(std::string* out, const EvalResult& result) {
   }
 }
 
-bool CensusHas(const EvalResult& result, absl::string_view family_prefix) {
-  for (const auto& [family, count] : result.ptx().instruction_counts()) {
+template <typename Counts>
+bool CensusHas(const Counts& counts, absl::string_view family_prefix) {
+  for (const auto& [family, count] : counts) {
     if (count > 0 && absl::StartsWith(family, family_prefix)) return true;
   }
   return false;
+}
+
+// What the GPU runs, when the worker could see it (cuobjdump).
+void AppendSass(std::string* out, const EvalResult& result) {
+  if (!result.has_sass()) return;
+  const std::string line = RenderSassCensus(result.sass());
+  if (!line.empty()) absl::StrAppend(out, "\n", line);
+}
+
+void AppendProfile(std::string* out, const EvalResult& result) {
+  if (!result.has_profile()) return;
+  absl::StrAppend(out, "\n", RenderProfile(result.profile()));
 }
 
 bool AllTracesPassed(const EvalResult& result) {
@@ -107,13 +115,28 @@ bool AllPassed(const EvalResult& result) {
 }
 
 // Hopper: a correct kernel without wgmma or bulk copies leaves most of the
-// machine idle. Only said when the census was taken, and only of a kernel
+// machine idle. Only said when a census was taken, and only of a kernel
 // built for Hopper (results before compile_target was recorded all were):
-// wgmma does not exist on other GPUs.
+// wgmma does not exist on other GPUs. The SASS census, where there is one,
+// decides: it is what runs (a wgmma in the PTX may be lowered otherwise).
 void AppendInstructionWarning(std::string* out, const EvalResult& result) {
-  if (!AllPassed(result) || result.ptx().sha256().empty()) return;
+  if (!AllPassed(result)) return;
   if (!result.compile_target().empty() && result.compile_target() != "sm_90a") return;
-  if (CensusHas(result, "wgmma.") || CensusHas(result, "cp.async.bulk.")) return;
+  if (result.has_sass() && result.sass().instructions() > 0) {
+    const auto& counts = result.sass().instruction_counts();
+    if (CensusHas(counts, "HGMMA") || CensusHas(counts, "IGMMA") || CensusHas(counts, "QGMMA") ||
+        CensusHas(counts, "UTMA") || CensusHas(counts, "UBLK")) {
+      return;
+    }
+    absl::StrAppend(out,
+                    "\nInstruction warning: the SASS the GPU runs contains no Hopper "
+                    "tensor-core (HGMMA) or TMA/bulk-copy (UTMA*, UBLK*) instructions. On "
+                    "sm_90a these are needed to approach the hardware's peak.\n");
+    return;
+  }
+  if (result.ptx().sha256().empty()) return;
+  const auto& counts = result.ptx().instruction_counts();
+  if (CensusHas(counts, "wgmma.") || CensusHas(counts, "cp.async.bulk.")) return;
   absl::StrAppend(out,
                   "\nInstruction warning: the PTX contains no Hopper tensor-core "
                   "(wgmma.) or bulk-copy (cp.async.bulk.) instructions. On sm_90a "
@@ -195,6 +218,8 @@ std::string RenderEvalFeedback(const ptxbench::v1::EvalResult& result, double ta
     int index = 0;
     for (const auto& trace : result.traces()) AppendTrace(&out, trace, index++);
     AppendResources(&out, result);
+    AppendSass(&out, result);
+    AppendProfile(&out, result);
     AppendInstructionWarning(&out, result);
     if (TargetMet(result, target_speedup)) {
       absl::StrAppend(&out, "\n",

@@ -100,6 +100,50 @@ TEST(feedback_render, InstructionWarningWhenCensusLacksHopperFamilies) {
   EXPECT_THAT(RenderEvalFeedback(r, 1.5), Not(HasSubstr("Instruction warning")));
 }
 
+TEST(feedback_render, TheSassCensusDecidesTheWarningWhereThereIsOne) {
+  EvalResult r = PassingResult();
+  r.set_compile_target("sm_90a");
+  (*r.mutable_ptx()->mutable_instruction_counts())["wgmma."] = 8;  // promised in PTX...
+  r.mutable_sass()->set_instructions(900);
+  (*r.mutable_sass()->mutable_instruction_counts())["HMMA"] = 32;  // ...not what runs
+  std::string text = RenderEvalFeedback(r, 1.5);
+  EXPECT_THAT(text, HasSubstr("\nSASS (cuobjdump): 900 instructions; HMMA 32; no local-memory "
+                              "loads or stores.\n"));
+  EXPECT_THAT(text, HasSubstr("\nInstruction warning: the SASS the GPU runs contains no Hopper "
+                              "tensor-core (HGMMA) or TMA/bulk-copy (UTMA*, UBLK*) instructions."));
+  (*r.mutable_sass()->mutable_instruction_counts())["UTMALDG"] = 2;
+  EXPECT_THAT(RenderEvalFeedback(r, 1.5), Not(HasSubstr("Instruction warning")));
+  // An empty listing is no census: the PTX decides again.
+  r.mutable_sass()->Clear();
+  EXPECT_THAT(RenderEvalFeedback(r, 1.5), Not(HasSubstr("SASS (")));
+  EXPECT_THAT(RenderEvalFeedback(r, 1.5), Not(HasSubstr("Instruction warning")));
+}
+
+TEST(feedback_render, TheProfileFollowsTheResourcesAndPrecedesTheSuffix) {
+  EvalResult r = PassingResult();
+  v1::KernelProfileRun* p = r.mutable_profile();
+  p->set_status(v1::PASSED);
+  p->set_tool("Nsight Compute 2025.3.1.0");
+  (*p->mutable_axes())["M"] = 8192;
+  p->set_kernels_profiled(1);
+  v1::KernelProfile* k = p->add_kernels();
+  k->set_name("gemm");
+  k->set_launches(1);
+  k->set_duration_us(700);
+  const std::string text = RenderEvalFeedback(r, 1.5);
+  const size_t profile = text.find("\nProfile (Nsight Compute 2025.3.1.0; workload [M=8192]; 1 "
+                                   "kernel profiled):\n  gemm — 700.0 us over 1 launch\n");
+  ASSERT_NE(profile, std::string::npos) << text;
+  EXPECT_LT(profile, text.find("Kernel is correct."));
+  // A profile that failed is said to have failed; the evaluation stands.
+  p->set_status(v1::RUNTIME_ERROR);
+  p->set_error("CUDA error: an illegal memory access was encountered");
+  EXPECT_THAT(RenderEvalFeedback(r, 1.5),
+              HasSubstr("RUNTIME_ERROR — the kernel failed under the profiler; no profile.\n"
+                        "  CUDA error: an illegal memory access was encountered\n"));
+  EXPECT_THAT(RenderEvalFeedback(r, 1.5), HasSubstr("Kernel is correct."));
+}
+
 TEST(feedback_render, NoInstructionWarningWithoutCensus) {
   EvalResult r = PassingResult();
   r.clear_ptx();

@@ -107,7 +107,7 @@ absl::StatusOr<ExpandedExperiment> ExpandMatrix(const SpecReader& r, const Json&
       doc, "",
       {"name", "models", "definitions", "prompt_tags", "samples", "num_turns", "target_speedup",
        "context_policy", "language", "priority", "eval", "max_cost_usd", "architectures", "mode",
-       "agent"},
+       "agent", "profile"},
       /*allow_comments=*/false));
   ExpandedExperiment out;
   auto name_it = doc.find("name");
@@ -321,7 +321,8 @@ absl::StatusOr<ExpandedExperiment> ExpandList(const SpecReader& r, const Json& d
   if (object_form) {
     PTXB_RETURN_IF_ERROR(r.json().CheckKeys(doc, "",
                                             {"name", "items", "mode", "agent", "context_policy",
-                                             "language", "eval", "priority", "max_cost_usd"},
+                                             "language", "eval", "priority", "max_cost_usd",
+                                             "profile"},
                                             /*allow_comments=*/true));
     name = JsonReader::Member(doc, "name");
     PTXB_ASSIGN_OR_RETURN(agent, ReadMode(r, doc, /*list_form=*/true));
@@ -438,6 +439,27 @@ absl::Status NoteReferences(const SpecReader& r,
   return absl::OkStatus();
 }
 
+// Profiles: the spec's own "profile": true, or a prompt tag that asks for
+// profile feedback (its text tells the model what the profile section says).
+// A profile runs the kernel, so a compile-only experiment cannot have one.
+absl::Status NoteProfile(const SpecReader& r, const PromptRegistry& prompts,
+                         ExpandedExperiment& x) {
+  std::string asking_tag;
+  for (const TrajectorySpec& t : x.trajectories) {
+    if (prompts.AsksForProfile(t.prompt_tag)) {
+      asking_tag = t.prompt_tag;
+      x.profile = true;
+      break;
+    }
+  }
+  if (!x.profile || x.eval_mode == ptxbench::v1::FULL) return absl::OkStatus();
+  const std::string who = asking_tag.empty()
+                              ? std::string("\"profile\": true")
+                              : absl::StrCat("prompt tag '", asking_tag, "' (profile feedback)");
+  return r.json().ErrorFound("eval", "compile-only", "full",
+                             absl::StrCat(who, " needs the kernel run on a GPU"));
+}
+
 }  // namespace
 
 absl::StatusOr<ExpandedExperiment> ExpandSpec(
@@ -483,6 +505,7 @@ absl::StatusOr<ExpandedExperiment> ExpandSpec(
     return reader.Error("", doc, "an object (matrix spec) or a list (PTXBench config)");
   }
   if (!out.ok()) return out;
+  PTXB_RETURN_IF_ERROR(NoteProfile(reader, prompts, *out));
   // Tags the submission brought are used as they came, so their texts are
   // part of what makes two submissions the same spec.
   for (const TrajectorySpec& t : out->trajectories) {

@@ -121,6 +121,10 @@ struct ExpandedExperiment {
   std::optional<SynthesisSettings> synthesis;
   // The GPU architectures its evaluations run on (common/gpu_arch.h).
   std::vector<std::string> architectures = DefaultArchitectures();
+  // Every evaluation is profiled too (EvalRequest.profile): the spec's
+  // "profile": true, or a prompt tag of it that asks for profile feedback
+  // (PromptRegistry::AsksForProfile). Routed to workers that can profile.
+  bool profile = false;
   std::vector<TrajectorySpec> trajectories;  // deterministic order
   // Full evaluation only: the definitions no native reference computes, each
   // with why none does (workloads/native_reference.h). Their own PyTorch

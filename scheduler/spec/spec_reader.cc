@@ -158,6 +158,10 @@ absl::StatusOr<Options> SpecReader::ReadOptions(const Json& object) const {
     if (!parsed.ok()) return Error("architectures", *v, kExpected, parsed.status().message());
     o.architectures = *std::move(parsed);
   }
+  if (const Json* v = JsonReader::Member(object, "profile")) {
+    if (!v->is_boolean()) return Error("profile", *v, "true or false");
+    o.profile = v->get<bool>();
+  }
   return o;
 }
 
@@ -212,7 +216,9 @@ void FillOptions(const Options& o, nlohmann::json& normalized, ExpandedExperimen
   // Only when not the default, so that specs from before the field keep
   // their hash (and an identical resubmission stays "the same").
   if (o.architectures != DefaultArchitectures()) normalized["architectures"] = o.architectures;
+  if (o.profile) normalized["profile"] = true;
   out.architectures = o.architectures;
+  out.profile = o.profile;
   out.context_policy = o.context_policy;
   out.language = o.language;
   out.eval_mode =

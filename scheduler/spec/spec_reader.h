@@ -41,6 +41,9 @@ struct Options {
   int64_t priority = 1;
   double max_cost_usd = 0;
   std::vector<std::string> architectures = DefaultArchitectures();
+  // "profile": true: every evaluation is profiled too (docs/MEASUREMENT.md,
+  // "Profiles"); a prompt tag that asks for profiles sets it as well.
+  bool profile = false;
 };
 
 // Writes the options into a normalized spec and the expansion.

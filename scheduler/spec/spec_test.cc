@@ -102,6 +102,45 @@ TEST_F(SpecTest, MatrixReadsOptionalSettings) {
   EXPECT_DOUBLE_EQ(e->max_cost_usd, 12.5);
 }
 
+// Profiles (docs/FORMATS.md): asked for by the spec or by a prompt tag whose
+// text explains them; only "profile": true is written into the normalised
+// spec, so every spec before the field keeps its hash.
+TEST_F(SpecTest, ProfilesAreAskedForByTheSpecOrByAPromptTag) {
+  auto plain = Expand(Matrix());
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_FALSE(plain->profile);
+  EXPECT_FALSE(Json::parse(plain->normalized_json).contains("profile"));
+
+  Json spec = Matrix();
+  spec["profile"] = true;
+  auto asked = Expand(spec);
+  ASSERT_TRUE(asked.ok()) << asked.status();
+  EXPECT_TRUE(asked->profile);
+  EXPECT_EQ(Json::parse(asked->normalized_json)["profile"], true);
+  EXPECT_NE(asked->spec_hash, plain->spec_hash);
+  spec["profile"] = false;
+  EXPECT_EQ(Expand(spec)->spec_hash, plain->spec_hash);
+
+  spec = Matrix();
+  spec["prompt_tags"] = {"ptxb-no-hint", "ptxb-profile"};
+  auto tagged = Expand(spec);
+  ASSERT_TRUE(tagged.ok()) << tagged.status();
+  EXPECT_TRUE(tagged->profile);
+
+  spec["eval"] = "compile-only";
+  ExpectInvalid(Expand(spec),
+                "spec.json: $.eval: expected full, found compile-only; prompt tag 'ptxb-profile' "
+                "(profile feedback) needs the kernel run on a GPU");
+  spec = Matrix();
+  spec["eval"] = "compile-only";
+  spec["profile"] = true;
+  ExpectInvalid(Expand(spec),
+                "spec.json: $.eval: expected full, found compile-only; \"profile\": true needs "
+                "the kernel run on a GPU");
+  spec["profile"] = "yes";
+  ExpectInvalid(Expand(spec), "spec.json: $.profile: expected true or false, found \"yes\"");
+}
+
 TEST_F(SpecTest, NameFromTheCommandLineOverridesTheSpec) {
   SpecInput input;
   input.text = Matrix().dump();
@@ -704,8 +743,8 @@ TEST_F(SpecListTest, TheObjectFormRunsItsItemsAsAgentSessions) {
        "cfg.json: $.items: expected a non-empty list of experiments, found []"},
       {[](Json& j) { j["architectures"] = {"hopper"}; },
        "cfg.json: $.architectures: expected a known key (name, items, mode, agent, "
-       "context_policy, language, eval, priority, max_cost_usd; keys starting with '_' are "
-       "comments), found an unknown key"},
+       "context_policy, language, eval, priority, max_cost_usd, profile; keys starting with '_' "
+       "are comments), found an unknown key"},
   };
   for (const auto& [mutate, error] : refused) {
     Json bad = spec;

@@ -100,6 +100,22 @@ absl::Status Core::CheckPyTorchReferences(const ExpandedExperiment& x) const {
       "--torch-python PATH (a Python with torch and CUDA)"));
 }
 
+absl::Status Core::CheckProfilers(const ExpandedExperiment& x) const {
+  if (!x.profile) return absl::OkStatus();
+  const absl::Time now = clock_->Now();
+  for (const auto& [id, e] : executors_.all()) {
+    const v1::Capabilities& caps = e.info.capabilities();
+    if (e.info.kind() == v1::WORKER && HasHealthyGpuOf(caps, x.architectures) &&
+        executors_.Status(e, now) == "active" && CanProfile(caps)) {
+      return absl::OkStatus();
+    }
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      "experiment '", x.name, "' asks for profiles, and no registered GPU worker of its "
+      "architectures can profile (`ptxbench workers` says why each cannot); nothing was "
+      "created"));
+}
+
 absl::Status Core::CheckAgentClis(const ExpandedExperiment& x) const {
   if (!x.agent) return absl::OkStatus();
   const absl::Time now = clock_->Now();
@@ -145,6 +161,7 @@ absl::StatusOr<SubmitOutcome> Core::Submit(const ExpandedExperiment& x,
   // Refused before anything is written, and before any model is called.
   PTXB_RETURN_IF_ERROR(CheckPyTorchReferences(x));
   PTXB_RETURN_IF_ERROR(CheckAgentClis(x));
+  PTXB_RETURN_IF_ERROR(CheckProfilers(x));
   // Every prompt must be rendered before anything is written.
   std::map<std::string, std::string> system_hash, task_hash;
   int max_turns = 0;
@@ -210,6 +227,7 @@ absl::StatusOr<SubmitOutcome> Core::Submit(const ExpandedExperiment& x,
   info.priority = x.priority;
   info.max_cost_usd = x.max_cost_usd;
   info.architectures = x.architectures;
+  info.profile = x.profile;
   info.agent = x.agent;
   info.synthesis = x.synthesis;
   experiments_[exp_rowid] = info;

@@ -250,6 +250,9 @@ class Core {
   // Agent mode: an active gateway runs sessions of the experiment's CLI at
   // its pinned version; else refused before anything is written.
   absl::Status CheckAgentClis(const ExpandedExperiment& x) const;
+  // An experiment that asks for profiles needs an active worker with a
+  // healthy GPU of its architectures that can profile.
+  absl::Status CheckProfilers(const ExpandedExperiment& x) const;
   absl::Status AddEvent(const std::string& experiment, const std::string& trajectory,
                         int turn, const std::string& kind, const std::string& detail);
   absl::StatusOr<int64_t> ExperimentRowid(const std::string& experiment_id) const;
@@ -269,6 +272,11 @@ class Core {
   absl::Status EnqueueStep(const TrajectoryRow& trajectory, int turn, StepKind kind);
   // core_lease.cc
   // Whether it can take full evaluations (a healthy GPU).
+  // A real worker with a profiler, or a simulated one (its profiles are
+  // simulated, and say so).
+  static bool CanProfile(const ptxbench::v1::Capabilities& caps) {
+    return caps.simulated() || !caps.profiler().empty();
+  }
   static bool HasHealthyGpuOf(const ptxbench::v1::Capabilities& caps,
                               const std::vector<std::string>& architectures);
   std::string RouteKey(int64_t experiment, StepKind kind, const std::string& model) const;

@@ -160,8 +160,16 @@ absl::Status Core::CompleteSynthesis(TaskRow& task, TrajectoryRow& trajectory,
 absl::Status Core::CompleteEval(TaskRow& task, TrajectoryRow& trajectory,
                                 const v1::EvalResult& result) {
   const int64_t now_ms = absl::ToUnixMillis(clock_->Now());
+  // A profile's report is a blob of its own; the stored result names it.
+  v1::EvalResult stored = result;
+  if (stored.has_profile() && !stored.profile().report().empty()) {
+    v1::KernelProfileRun* profile = stored.mutable_profile();
+    profile->set_report_bytes(static_cast<int64_t>(profile->report().size()));
+    PTXB_ASSIGN_OR_RETURN(*profile->mutable_report_blob(), storage::PutBlob(*db_, profile->report()));
+    profile->clear_report();
+  }
   PTXB_ASSIGN_OR_RETURN(std::string eval_blob,
-                        storage::PutBlob(*db_, result.SerializeAsString()));
+                        storage::PutBlob(*db_, stored.SerializeAsString()));
   PTXB_ASSIGN_OR_RETURN(
       std::string feedback_blob,
       storage::PutBlob(*db_, RenderEvalFeedback(result, trajectory.target_speedup)));

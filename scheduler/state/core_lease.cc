@@ -18,8 +18,10 @@ namespace v1 = ::ptxbench::v1;
 namespace {
 // Evaluation route keys: compile-only ones go to any worker; full ones are
 // kFullPrefix + the experiment's architectures ("full:sm_100,sm_90") and go to
-// a worker with a healthy GPU of one of them.
+// a worker with a healthy GPU of one of them; profiled ones
+// ("profile:sm_90") to such a worker that can profile too.
 constexpr char kEvalFullPrefix[] = "full:";
+constexpr char kEvalProfilePrefix[] = "profile:";
 constexpr char kEvalCompileOnly[] = "compile-only";
 }  // namespace
 
@@ -40,7 +42,8 @@ std::string Core::RouteKey(int64_t experiment, StepKind kind, const std::string&
     return absl::StrCat(a.cli, "@", a.cli_version);
   }
   if (it->second.eval_mode == v1::COMPILE_ONLY) return kEvalCompileOnly;
-  return absl::StrCat(kEvalFullPrefix, EncodeArchitectures(it->second.architectures));
+  return absl::StrCat(it->second.profile ? kEvalProfilePrefix : kEvalFullPrefix,
+                      EncodeArchitectures(it->second.architectures));
 }
 
 void Core::PushReady(int64_t task, const ReadyRef& ref) {
@@ -134,7 +137,11 @@ std::optional<FairQueue::Popped> Core::PopFor(const Executor& executor,
   return eval_ready_.Pop([&](const std::string& key) {
     if (key == kEvalCompileOnly) return true;
     absl::string_view targets = key;
-    if (!absl::ConsumePrefix(&targets, kEvalFullPrefix)) return false;
+    if (absl::ConsumePrefix(&targets, kEvalProfilePrefix)) {
+      if (!CanProfile(caps)) return false;
+    } else if (!absl::ConsumePrefix(&targets, kEvalFullPrefix)) {
+      return false;
+    }
     for (absl::string_view arch : absl::StrSplit(targets, ',')) {
       for (const v1::Gpu& g : caps.gpus()) {
         if (g.healthy() && g.sm_arch() == arch) return true;

@@ -7,6 +7,7 @@
 
 #include "gmock/gmock.h"
 #include "scheduler/state/core_test_util.h"
+#include "storage/blob_store.h"
 
 namespace ptxbench::scheduler {
 namespace {
@@ -87,6 +88,67 @@ TEST_F(CoreTest, EvaluationsGoToGpusOfTheExperimentsArchitectures) {
   EXPECT_TRUE(NothingFor(hopper));
   EXPECT_THAT(MustLease(b200).eval().architectures(), ::testing::ElementsAre("sm_100"));
   EXPECT_EQ(Count("SELECT count(*) FROM experiments WHERE architectures = 'sm_100,sm_103'"), 1);
+}
+
+// Profiles (docs/MEASUREMENT.md, "Profiles"): refused at submit, nothing
+// created, until an active GPU worker can profile; then only such workers
+// get the experiment's evaluations, and a profile's report is a blob of its
+// own.
+TEST_F(CoreTest, ProfiledEvaluationsGoOnlyToWorkersThatCanProfile) {
+  ExpandedExperiment x = MakeExperiment("exp-profiled", 1, 1);
+  x.profile = true;
+  const std::string plain = RegisterWorker("plain");
+  auto refused = core_->Submit(x, PromptsFor(x));
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(std::string(refused.status().message()),
+            "experiment 'exp-profiled' asks for profiles, and no registered GPU worker of its "
+            "architectures can profile (`ptxbench workers` says why each cannot); nothing was "
+            "created");
+  EXPECT_EQ(Count("SELECT count(*) FROM experiments"), 0);
+
+  v1::RegisterRequest r;
+  r.set_kind(v1::WORKER);
+  r.set_name("profiling");
+  v1::Gpu* gpu = r.mutable_capabilities()->add_gpus();
+  gpu->set_sm_arch("sm_90");
+  gpu->set_healthy(true);
+  r.mutable_capabilities()->set_slots(1);
+  r.mutable_capabilities()->set_profiler("Nsight Compute 2025.3.1.0 at /usr/local/cuda/bin/ncu");
+  const std::string profiling = core_->Register(r)->executor_id();
+  Submit(x);
+  Submit(MakeExperiment("exp-plain", 1, 1));
+  const std::string gw = RegisterGateway();
+  ASSERT_TRUE(CompleteLlm(MustLease(gw)).ok());
+  ASSERT_TRUE(CompleteLlm(MustLease(gw)).ok());
+  // The plain worker takes the plain experiment's evaluation, never the
+  // profiled one's.
+  const v1::Task plain_eval = MustLease(plain);
+  EXPECT_FALSE(plain_eval.eval().profile());
+  EXPECT_TRUE(NothingFor(plain));
+  v1::Task profiled = MustLease(profiling);
+  EXPECT_TRUE(profiled.eval().profile());
+
+  v1::CompleteRequest c = ReportOn(profiled);
+  v1::EvalResult* result = c.mutable_eval();
+  result->set_status(v1::PASSED);
+  result->set_all_passed(true);
+  result->set_min_speedup(1.5);
+  v1::WorkloadTrace* trace = result->add_traces();
+  trace->set_status(v1::PASSED);
+  trace->set_speedup(1.5);
+  result->mutable_profile()->set_status(v1::PASSED);
+  result->mutable_profile()->set_report("NVIDIA Nsight Compute report bytes");
+  ASSERT_TRUE(core_->Complete(c).ok());
+  const std::string eval_blob = QueryText(
+      *db_, "SELECT eval_blob FROM turns WHERE eval_blob IS NOT NULL ORDER BY finished_ms DESC LIMIT 1");
+  v1::EvalResult stored;
+  ASSERT_TRUE(stored.ParseFromString(*storage::GetBlob(*db_, eval_blob)));
+  EXPECT_TRUE(stored.profile().report().empty());
+  EXPECT_EQ(stored.profile().report_bytes(), 34);
+  EXPECT_EQ(*storage::GetBlob(*db_, stored.profile().report_blob()),
+            "NVIDIA Nsight Compute report bytes");
+  Restart();
+  EXPECT_EQ(Count("SELECT count(*) FROM experiments WHERE profile = 1"), 1);
 }
 
 TEST_F(CoreTest, TurnLoopReachesTargetAndSubmits) {

@@ -60,6 +60,14 @@ inline int64_t QueryInt(storage::Database& db, const std::string& sql) {
   return s.ok() && row.ok() && *row ? s->ColumnInt64(0) : -1;
 }
 
+inline std::string QueryText(storage::Database& db, const std::string& sql) {
+  auto s = db.Prepare(sql);
+  EXPECT_TRUE(s.ok()) << s.status();
+  auto row = s->Step();
+  EXPECT_TRUE(row.ok() && *row) << sql;
+  return s.ok() && row.ok() && *row ? s->ColumnText(0) : "";
+}
+
 inline constexpr char kKernelAnswer[] =
     "Here is my kernel.\n```cpp\n#include \"ptxbench/kernel_abi.h\"\n"
     "__global__ void k() {}\nPTXB_EXPORT void run() { k<<<1,1>>>(); }\n```\n";

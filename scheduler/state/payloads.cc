@@ -89,6 +89,7 @@ absl::Status TaskPayloads::Build(const TaskRow& task, const TrajectoryRow& traje
     eval->set_language(exp.language);
     eval->set_mode(exp.eval_mode);
     eval->set_target_speedup(trajectory.target_speedup);
+    eval->set_profile(exp.profile);
     for (const std::string& a : exp.architectures) eval->add_architectures(a);
     for (const std::string& w : trajectory.workloads) eval->add_workload_uuids(w);
     return absl::OkStatus();

@@ -49,8 +49,8 @@ absl::StatusOr<int64_t> ExperimentStore::Insert(const ExpandedExperiment& x, int
       storage::Statement * s,
       db_->Cached("INSERT INTO experiments(id, name, spec_hash, spec_json, priority, "
                   "eval_mode, language, context_policy, max_cost_usd, num_turns, "
-                  "created_ms, architectures, agent_json, synthesis_json, lineage_json) "
-                  "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
+                  "created_ms, architectures, agent_json, synthesis_json, lineage_json, profile) "
+                  "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
   s->BindText(1, x.experiment_id)
       .BindText(2, x.name)
       .BindText(3, x.spec_hash)
@@ -65,7 +65,8 @@ absl::StatusOr<int64_t> ExperimentStore::Insert(const ExpandedExperiment& x, int
       .BindText(12, EncodeArchitectures(x.architectures))
       .BindText(13, x.agent ? AgentSettingsJson(*x.agent).dump() : std::string())
       .BindText(14, x.synthesis ? SynthesisSettingsJson(*x.synthesis).dump() : std::string())
-      .BindText(15, x.lineage_json);
+      .BindText(15, x.lineage_json)
+      .BindInt64(16, x.profile ? 1 : 0);
   PTXB_RETURN_IF_ERROR(s->Run());
   return db_->LastInsertRowId();
 }
@@ -74,7 +75,7 @@ absl::Status ExperimentStore::ForEach(const std::function<void(const ExperimentR
   PTXB_ASSIGN_OR_RETURN(
       storage::Statement * s,
       db_->Cached("SELECT rowid, id, language, context_policy, eval_mode, priority, "
-                  "max_cost_usd, cost_usd, architectures, agent_json, synthesis_json "
+                  "max_cost_usd, cost_usd, architectures, agent_json, synthesis_json, profile "
                   "FROM experiments"));
   while (true) {
     PTXB_ASSIGN_OR_RETURN(bool row, s->Step());
@@ -89,6 +90,7 @@ absl::Status ExperimentStore::ForEach(const std::function<void(const ExperimentR
     e.max_cost_usd = s->ColumnDouble(6);
     e.cost_usd = s->ColumnDouble(7);
     e.architectures = DecodeArchitectures(s->ColumnText(8));
+    e.profile = s->ColumnInt64(11) != 0;
     absl::Status stored =
         ReadStoredSettings(s->ColumnText(9), e.id, AgentSettingsFromJson, e.agent);
     if (stored.ok()) {

@@ -29,6 +29,8 @@ struct ExperimentRow {
   double cost_usd = 0;      // spent so far (model calls)
   // The GPU architectures its evaluations run on, e.g. {"sm_90"}.
   std::vector<std::string> architectures;
+  // Its evaluations are profiled too: they go to workers that can profile.
+  bool profile = false;
   // Agent mode: the settings of its sessions; nullopt for the multiturn loop.
   std::optional<AgentSettings> agent;
   // A synthesis experiment: its answers' length bounds; nullopt otherwise.

@@ -190,12 +190,17 @@ CREATE TABLE stage_manifests(
 CREATE INDEX stage_manifests_pipeline ON stage_manifests(pipeline, recorded_ms);
 )sql";
 
+// Version 9: experiments whose evaluations are profiled too
+// (ExpandedExperiment::profile; 0 for every one before it).
+constexpr char kSchemaV9[] =
+    "ALTER TABLE experiments ADD COLUMN profile INTEGER NOT NULL DEFAULT 0;";
+
 std::vector<storage::Migration> Migrations() {
   static const std::string* v1 = new std::string(
       absl::StrCat(kSchemaV1, LiveTaskIndexSql(), kSchemaV1Executors, storage::kBlobTableSql,
                    ";\n", kEventTableSql, ";\n"));
   return {{1, v1->c_str()}, {2, kSchemaV2}, {3, kSchemaV3}, {4, kSchemaV4}, {5, kSchemaV5},
-          {6, kSchemaV6}, {7, kSchemaV7}, {8, kSchemaV8}};
+          {6, kSchemaV6}, {7, kSchemaV7}, {8, kSchemaV8}, {9, kSchemaV9}};
 }
 
 }  // namespace

@@ -349,10 +349,11 @@ std::string CacheKey(const CompileRequest& request, const BuildCommands& c,
   const std::string build_flags = absl::StrJoin(c.build, "\x1f");
   std::string ptx_flags;
   for (const auto& pass : c.ptx_passes) absl::StrAppend(&ptx_flags, absl::StrJoin(pass, "\x1f"), "\x1e");
+  const std::string census = kCensusVersion;
   std::string key_material;
   for (const std::string* part : std::initializer_list<const std::string*>{
            &request.source, &request.language, &build_flags, &ptx_flags, &version, &abi_headers,
-           &trampoline}) {
+           &trampoline, &census}) {
     absl::StrAppend(&key_material, part->size(), ":", *part, ";");
   }
   return Sha256Hex(key_material);

@@ -16,6 +16,13 @@ const std::vector<SassFamily>& SassFamilies() {
       {"UTMASTG", "hopper"},  {"UTMAPF", "hopper"},   {"UTMAREDG", "hopper"},
       {"UTMACCTL", "hopper"}, {"UBLKCP", "hopper"},   {"UBLKRED", "hopper"},
       {"UBLKPF", "hopper"},   {"SYNCS", "hopper"},    {"USETMAXREG", "hopper"},
+      {"STSM", "hopper"},
+      // Tensor-core MMA of the warp (mma.sync), asynchronous copies
+      // (cp.async) and matrix loads (ldmatrix): sm_80 and later.
+      {"HMMA", "ampere"},     {"IMMA", "ampere"},     {"DMMA", "ampere"},
+      {"LDGSTS", "ampere"},   {"LDSM", "ampere"},
+      // Local memory: register spills and stack arrays, slow.
+      {"LDL", "local"},       {"STL", "local"},
   };
   return families;
 }

@@ -4,8 +4,10 @@
 // The census of a built kernel's SASS (docs/MEASUREMENT.md, "Building a
 // submission"): the Hopper instruction families the GPU will run (warpgroup
 // MMA, the tensor memory accelerator, bulk copies, transaction barriers,
-// register reallocation), counted from `cuobjdump -sass` output, which is
-// what PTXBench's "tag H" checks. Pure text analysis; thread-safe.
+// register reallocation), the warp-level tensor-core and asynchronous-copy
+// families of sm_80 on ("ampere"), and local-memory loads and stores
+// ("local": spills), counted from `cuobjdump -sass` output, which is what
+// PTXBench's "tag H" checks. Pure text analysis; thread-safe.
 
 #include <vector>
 
@@ -16,7 +18,7 @@ namespace ptxbench::worker {
 
 struct SassFamily {
   const char* opcode;        // the opcode before its first '.', e.g. "HGMMA"
-  const char* architecture;  // "hopper"
+  const char* architecture;  // "hopper", "ampere" or "local"
 };
 const std::vector<SassFamily>& SassFamilies();
 
@@ -25,6 +27,11 @@ const std::vector<SassFamily>& SassFamilies();
 // family; `instructions` counts every instruction line. The tool is left to
 // the caller.
 ptxbench::v1::SassCensus CensusSass(absl::string_view listing);
+
+// Changes whenever SassFamilies() or the PTX census's families change: part
+// of the compiler cache's key, so a cached build is never read back with a
+// census of fewer families than the worker now counts.
+inline constexpr char kCensusVersion[] = "census-2";
 
 }  // namespace ptxbench::worker
 

@@ -37,9 +37,16 @@ TEST(SassCensusTest, CountsHopperFamiliesOfInstructionsOnly) {
 TEST(SassCensusTest, AnAmpereKernelHasNoHopperFamily) {
   const ptxbench::v1::SassCensus c = CensusSass(
       "        /*0000*/   HMMA.16816.F32.BF16 R4, R8, R12, R4 ;\n"
-      "        /*0010*/   LDGSTS.E.BYPASS.128 [R3], desc[UR4][R6.64] ;\n");
-  EXPECT_EQ(c.instructions(), 2);
-  EXPECT_TRUE(c.architecture_counts().empty());
+      "        /*0010*/   LDGSTS.E.BYPASS.128 [R3], desc[UR4][R6.64] ;\n"
+      "        /*0020*/   LDSM.16.M88.4 R8, [R2] ;\n"
+      "        /*0030*/   STL.64 [R1+0x8], R4 ;\n"
+      "        /*0040*/   LDL.64 R4, [R1+0x8] ;\n");
+  EXPECT_EQ(c.instructions(), 5);
+  EXPECT_FALSE(c.architecture_counts().contains("hopper"));
+  EXPECT_EQ(c.architecture_counts().at("ampere"), 3);
+  // Spills and stack arrays: local memory.
+  EXPECT_EQ(c.architecture_counts().at("local"), 2);
+  EXPECT_EQ(c.instruction_counts().at("STL"), 1);
   EXPECT_EQ(CensusSass("not a listing").instructions(), 0);
 }
 

@@ -136,7 +136,7 @@ CallResult CallTimer::Call(HostChannel& host, const Request& request,
 
 
 
-absl::StatusOr<Calibration> CallTimer::SetUpHost(HostChannel& host, absl::string_view name) {
+absl::Status CallTimer::SetUpHostWithoutCalibration(HostChannel& host) {
   Request setup{Op::kSetup};
   setup.sync_bytes = bracket_->sync_bytes();
   PTXB_ASSIGN_OR_RETURN(const int sync, bracket_->SyncDescriptor());
@@ -144,6 +144,11 @@ absl::StatusOr<Calibration> CallTimer::SetUpHost(HostChannel& host, absl::string
   close(sync);
   if (!reply.ok()) return absl::InternalError(absl::StrCat(reply.status().message(), "; ", host.WhyGone()));
   if (!reply->ok) return absl::InternalError(reply->text);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Calibration> CallTimer::SetUpHost(HostChannel& host, absl::string_view name) {
+  PTXB_RETURN_IF_ERROR(SetUpHostWithoutCalibration(host));
   std::vector<double> offsets, empties;
   auto none = [](cudaStream_t) { return absl::OkStatus(); };
   Request spin{Op::kCalibrate};

@@ -68,6 +68,9 @@ class CallTimer {
                   const std::function<absl::Status(cudaStream_t)>& after);
   // kSetup (the events and stamps), then calibration calls.
   absl::StatusOr<Calibration> SetUpHost(HostChannel& host, absl::string_view name);
+  // The set-up alone (the shared words): a profile run times nothing, and
+  // its profiler would profile every calibration kernel.
+  absl::Status SetUpHostWithoutCalibration(HostChannel& host);
   // After a call whose GPU work never finished the stream is unusable.
   bool stream_stuck() const { return stream_stuck_; }
 

@@ -2,20 +2,36 @@
 // (host_loop.h), started by the harness inside a sandbox; not a user
 // command. It has no vendor library and never sees the harness's memory.
 //   ptxbench-candidate-host --channel FD
+// A profile run (profile_driver.h) starts it with the profiler's settings
+// too; it then runs Nsight Compute with itself, plain, as the target:
+//   ptxbench-candidate-host --channel FD --profile-with NCU
+//       --profile-launches N --profile-metrics M --profile-out PREFIX
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "worker/runner/candidate.h"
 #include "worker/runner/host_loop.h"
+#include "worker/runner/profile_driver.h"
 #include "workloads/launch_spec.h"
 
 int main(int argc, char** argv) {
+  namespace runner = ptxbench::runner;
   int fd = -1;
+  runner::ProfileDriverArgs profile;
   for (int i = 1; i + 1 < argc; ++i) {
-    if (std::strcmp(argv[i], "--channel") == 0) fd = std::atoi(argv[i + 1]);
+    const std::string flag = argv[i], value = argv[i + 1];
+    if (flag == "--channel") fd = std::atoi(value.c_str());
+    if (flag == "--profile-with") profile.ncu = value;
+    if (flag == "--profile-launches") profile.launches = std::atoi(value.c_str());
+    if (flag == "--profile-metrics") profile.metrics = value;
+    if (flag == "--profile-out") profile.out_prefix = value;
   }
   if (fd < 0) return 2;
-  namespace runner = ptxbench::runner;
+  if (!profile.ncu.empty()) {
+    profile.target = {argv[0], "--channel", std::to_string(fd)};
+    return runner::RunProfileDriver(profile);
+  }
   return runner::RunHostLoop(
       fd, [](const runner::protocol::Request& r)
               -> absl::StatusOr<std::unique_ptr<runner::Candidate>> {

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -54,8 +55,12 @@ class Harness {
   int Run() {
     if (std::optional<int> ended = ReadJob()) return *ended;
     // 1. The boundary, while the runner still has the worker's privileges
-    // (which also read the inputs a dataset fixes).
+    // (which also read the inputs a dataset fixes, and open a profile's
+    // files beside the results).
     LoadFixedInputs();
+    if (profiling() && !OpenProfileFiles()) {
+      return FailAll(v1::INFRA_ERROR, "cannot create the profile's files", kRunnerResultsLost);
+    }
     absl::StatusOr<std::unique_ptr<Isolation>> iso = Isolation::Prepare(job_, dir_);
     if (!iso.ok()) return FailAll(v1::INFRA_ERROR, Infra("isolation", iso.status()), kRunnerOk);
     isolation_ = iso->get();
@@ -89,6 +94,7 @@ class Harness {
   }
 
   bool results_lost() const { return results_lost_; }
+  bool profiling() const { return !job_.profile.ncu.empty(); }
 
   // Ends the hosts, and removes the candidate's sandbox (its cgroup).
   void EndHosts() {
@@ -200,7 +206,14 @@ class Harness {
       candidate_->WaitForEnd(absl::Seconds(2));
       return candidate_->Describe();
     });
-    absl::StatusOr<Calibration> calibration = timer_->SetUpHost(cand, "candidate host");
+    // A profile run times nothing: no calibration (whose kernels the
+    // profiler would profile too).
+    absl::StatusOr<Calibration> calibration = Calibration{};
+    if (!profiling()) {
+      calibration = timer_->SetUpHost(cand, "candidate host");
+    } else if (absl::Status s = timer_->SetUpHostWithoutCalibration(cand); !s.ok()) {
+      calibration = s;
+    }
     if (!calibration.ok()) {
       // Nothing submitted is loaded yet: ptxbench's own failure.
       return FailAll(v1::INFRA_ERROR, Infra("the candidate host before loading the kernel",
@@ -224,7 +237,10 @@ class Harness {
     }
     EvaluateWorkloads(cand);
     (void)cand.Send(Request{Op::kQuit});
-    candidate_->WaitForEnd(absl::Seconds(2));
+    // A profile run's host is the profiler's target: the profiler then
+    // writes its report and reads it back, within the call deadline.
+    candidate_->WaitForEnd(profiling() ? call_deadline_ : absl::Seconds(2));
+    if (profiling()) CopyProfileFiles();
     Progress("done");
     return candidate_failed_ ? kRunnerCandidateFailed : kRunnerOk;
   }
@@ -394,6 +410,10 @@ class Harness {
     if (std::optional<Failure> f = SendCandidateWorkload(host, i, stop)) return finish(*f);
     WorkloadCalls calls{spec, w, host, stop};
     if (std::optional<Failure> f = CheckCorrectness(calls, &trace, &log)) return finish(*f);
+    if (profiling()) {
+      absl::StrAppend(&log, "profile run: checked calls only, under the profiler; nothing timed\n");
+      return finish({v1::PASSED, {}});
+    }
     const absl::Time start = absl::Now();
     TimingTally tally(candidate_calibration_.overhead_ms, candidate_calibration_.tolerance_ms,
                       job_.warmup_calls);
@@ -538,6 +558,43 @@ class Harness {
     return kRunnerOk;
   }
 
+  // Opened while privileged: the harness cannot create files in the
+  // worker's directory once it dropped to its own uid.
+  bool OpenProfileFiles() {
+    for (const char* name : {kProfileReport, kProfileCsv}) {
+      const int fd = open(absl::StrCat(dir_, "/", name).c_str(),
+                          O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+      if (fd < 0) return false;
+      profile_fds_.push_back(fd);
+    }
+    return true;
+  }
+
+  // The profiler's files from the candidate's disk, as they are: each a
+  // regular file (no link), at most kMaxProfileFileBytes, or nothing. What
+  // they say is the worker's to check (worker/profile/ncu_summary.h).
+  void CopyProfileFiles() {
+    const char* names[] = {kProfileReport, kProfileCsv};
+    for (size_t i = 0; i < profile_fds_.size(); ++i) {
+      const int in = open(absl::StrCat(isolation_->profile_dir(), "/", names[i]).c_str(),
+                          O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+      struct stat st;
+      if (in >= 0 && fstat(in, &st) == 0 && S_ISREG(st.st_mode) &&
+          st.st_size <= kMaxProfileFileBytes) {
+        char buffer[1 << 16];
+        int64_t total = 0;
+        ssize_t n;
+        while ((n = read(in, buffer, sizeof buffer)) > 0 && total + n <= kMaxProfileFileBytes) {
+          total += n;
+          if (write(profile_fds_[i], buffer, static_cast<size_t>(n)) != n) break;
+        }
+      }
+      if (in >= 0) close(in);
+      close(profile_fds_[i]);
+    }
+    profile_fds_.clear();
+  }
+
   void ReapReferenceHost(pid_t pid) {
     for (int i = 0; i < 200; ++i) {
       const pid_t r = waitpid(pid, nullptr, WNOHANG);
@@ -573,6 +630,7 @@ class Harness {
   Calibration candidate_calibration_;
   bool candidate_failed_ = false;
   bool results_lost_ = false;
+  std::vector<int> profile_fds_;  // the profile's report and CSV, beside the results
 };
 
 }  // namespace

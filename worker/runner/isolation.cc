@@ -38,6 +38,7 @@ using sandbox::Mount;
 constexpr char kHostBinary[] = "/ptxbench/bin/ptxbench-candidate-host";
 constexpr char kModuleDir[] = "/ptxbench/module";
 constexpr char kWorkDir[] = "/ptxbench/work";
+constexpr char kProfileDir[] = "/ptxbench/profile";
 
 absl::Status Errno(absl::string_view what) {
   return absl::InternalError(absl::StrCat(what, ": ", strerror(errno)));
@@ -135,6 +136,18 @@ absl::StatusOr<sandbox::Policy> CandidateHostPolicy(const RunnerJob& job,
   if (!gpu_node) return absl::FailedPreconditionError("no /dev/nvidia<N> device node for the GPU");
   view.Add({Mount::Kind::kReadWrite, dirs.shm, "/dev/shm"});
   view.Add({Mount::Kind::kSymlink, "/proc/self/fd", "/dev/fd"});
+  // A profile run: Nsight Compute's own installation, after the masks, so
+  // its profiling libraries load (they compute nothing; the run is advice
+  // and never timed).
+  if (!job.profile.ncu.empty()) {
+    if (!view.AddHostPath(job.profile.ncu_root, Mount::Kind::kReadOnly)) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("Nsight Compute's directory ", job.profile.ncu_root, " is not there"));
+    }
+    view.Add({Mount::Kind::kReadWrite, dirs.profile, kProfileDir});
+    // Nsight Compute keeps a lock file and its inter-process files in /tmp.
+    view.Add({Mount::Kind::kTmpfs, "", "/tmp"});
+  }
 
   sandbox::Policy policy;
   policy.mounts = view.mounts();
@@ -192,18 +205,25 @@ absl::StatusOr<std::unique_ptr<Isolation>> Isolation::Prepare(const RunnerJob& j
   const std::string disk = private_dir + "/disk";
   if (mkdir(disk.c_str(), 0700) != 0 && errno != EEXIST)
     return Errno("creating the candidate's disk");
-  const std::string options =
-      absl::StrCat("size=", job.isolation.disk_bytes, ",mode=0700,uid=", owner, ",gid=", group);
+  // A profile run's harness opens the profiler's files by name (0711:
+  // through the disk, never listing it).
+  const bool profile = !job.profile.ncu.empty();
+  const std::string options = absl::StrCat("size=", job.isolation.disk_bytes, ",mode=",
+                                           profile ? "0711" : "0700", ",uid=", owner, ",gid=", group);
   if (mount("tmpfs", disk.c_str(), "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, options.c_str()) !=
       0) {
     return Errno("mounting the candidate's disk");
   }
-  CandidateDirs dirs{private_dir + "/module", disk + "/work", disk + "/shm"};
-  for (const std::string& dir : {dirs.work, dirs.shm}) {
-    if (mkdir(dir.c_str(), 0700) != 0 || chown(dir.c_str(), owner, group) != 0) {
+  CandidateDirs dirs{private_dir + "/module", disk + "/work", disk + "/shm",
+                     profile ? disk + "/profile" : ""};
+  for (const std::string& dir : {dirs.work, dirs.shm, dirs.profile}) {
+    if (dir.empty()) continue;
+    if (mkdir(dir.c_str(), 0700) != 0 || chown(dir.c_str(), owner, group) != 0 ||
+        chmod(dir.c_str(), dir == dirs.profile ? 0711 : 0700) != 0) {
       return Errno("preparing the candidate's disk");
     }
   }
+  iso->profile_dir_ = dirs.profile;
   iso->disk_fd_ = open(disk.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (iso->disk_fd_ < 0) return Errno("opening the candidate's disk");
   // The module: the candidate's to read and run, not to change.
@@ -228,6 +248,21 @@ absl::StatusOr<std::unique_ptr<sandbox::SandboxedProcess>> Isolation::SpawnCandi
   sandbox::SandboxedProcess::Spec spec;
   spec.policy = policy_;
   spec.argv = {kHostBinary, "--channel", "3"};
+  if (!job_.profile.ncu.empty()) {
+    // The host drives the profiler, which runs it again as its target
+    // (candidate_host_main.cc): everything of the profile stays in here.
+    spec.argv = {kHostBinary,
+                 "--channel",
+                 "3",
+                 "--profile-with",
+                 job_.profile.ncu,
+                 "--profile-launches",
+                 absl::StrCat(job_.profile.launch_count),
+                 "--profile-metrics",
+                 job_.profile.metrics,
+                 "--profile-out",
+                 absl::StrCat(kProfileDir, "/profile")};
+  }
   spec.fds = {{1, output}, {2, output}, {3, channel}};
   spec.suspended = true;
   return sandbox::SandboxedProcess::Start(spec);

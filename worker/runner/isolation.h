@@ -44,6 +44,8 @@ class Isolation {
   // Step 4.
   absl::Status DropPrivileges();
 
+  // Where a profile run's files are, on the harness's side.
+  const std::string& profile_dir() const { return profile_dir_; }
   // The submission as the candidate host sees it.
   const std::string& candidate_artifact() const { return candidate_artifact_; }
   // One line per protection in force, for the logs.
@@ -59,6 +61,7 @@ class Isolation {
   RunnerJob job_;
   bool root_ = false;
   std::string candidate_artifact_;
+  std::string profile_dir_;
   int disk_fd_ = -1;  // O_PATH of the candidate's disk, for its free space
   sandbox::Policy policy_;
 };
@@ -68,6 +71,9 @@ struct CandidateDirs {
   std::string module;  // the submission's module, read-only and executable for it
   std::string work;    // its working directory (on its disk)
   std::string shm;     // its /dev/shm (on its disk too)
+  // A profile run's: where the profiler writes its report and CSV (on its
+  // disk; the harness may open files there by name, not list it).
+  std::string profile;
 };
 
 // The candidate host's sandbox: the libraries the hosts need (those the

@@ -40,6 +40,11 @@ std::string SerializeJob(const RunnerJob& job) {
               {"timed_calls", job.timed_calls},
               {"reference_only", job.reference_only},
               {"compare_references", job.compare_references},
+              {"profile",
+               {{"ncu", job.profile.ncu},
+                {"ncu_root", job.profile.ncu_root},
+                {"launch_count", job.profile.launch_count},
+                {"metrics", job.profile.metrics}}},
               {"reference", kReferenceChoices[static_cast<int>(job.reference)]},
               {"torch",
                {{"python", job.torch.python},
@@ -88,6 +93,12 @@ absl::StatusOr<RunnerJob> ParseJob(absl::string_view text) {
     job.timed_calls = j.at("timed_calls").get<int>();
     job.reference_only = j.value("reference_only", false);
     job.compare_references = j.value("compare_references", false);
+    if (j.contains("profile")) {
+      job.profile.ncu = j.at("profile").at("ncu").get<std::string>();
+      job.profile.ncu_root = j.at("profile").at("ncu_root").get<std::string>();
+      job.profile.launch_count = j.at("profile").at("launch_count").get<int>();
+      job.profile.metrics = j.at("profile").at("metrics").get<std::string>();
+    }
     const std::string reference = j.at("reference").get<std::string>();
     const auto* choice = std::find(std::begin(kReferenceChoices), std::end(kReferenceChoices), reference);
     if (choice == std::end(kReferenceChoices)) {
@@ -127,6 +138,11 @@ absl::StatusOr<RunnerJob> ParseJob(absl::string_view text) {
   }
   if (job.compare_references && !job.reference_only) {
     return absl::InvalidArgumentError("job: compare_references needs reference_only");
+  }
+  if (!job.profile.ncu.empty() && (job.workloads.size() != 1 || job.reference_only ||
+                                  job.profile.launch_count < 1)) {
+    return absl::InvalidArgumentError(
+        "job: a profile runs one workload of a candidate, at least one launch");
   }
   if (job.trials < 0 || job.warmup_calls < 0 || job.timed_calls < 1) {
     return absl::InvalidArgumentError("job: trials/warmup_calls must be >= 0, timed_calls >= 1");

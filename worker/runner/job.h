@@ -91,6 +91,24 @@ struct IsolationSpec {
   int call_deadline_s = 60;
 };
 
+// A profile run (docs/MEASUREMENT.md, "Profiles") instead of an evaluation:
+// the candidate host runs under Nsight Compute in its sandbox, the job's one
+// workload gets one checked call (no calibration, no timing), and the
+// profiler's report and its raw CSV page are copied out next to the results
+// (kProfileReport, kProfileCsv).
+struct ProfileSpec {
+  std::string ncu;       // the ncu executable; empty: no profile
+  // Nsight Compute's installation, bound read-only into the candidate's
+  // view whole, its profiling libraries unmasked (they compute nothing).
+  std::string ncu_root;
+  int launch_count = 32;  // kernel launches profiled at most
+  std::string metrics;    // comma-separated (worker/profile/ncu_summary.h)
+};
+inline constexpr char kProfileReport[] = "profile.ncu-rep";
+inline constexpr char kProfileCsv[] = "profile.csv";
+// Each copied out only up to this size (a larger one is not copied at all).
+inline constexpr int64_t kMaxProfileFileBytes = int64_t{16} << 20;
+
 struct RunnerJob {
   std::string artifact;         // the candidate's kernel.so (cuda) or kernel.cubin (ptx)
   std::string language = "cuda";  // "cuda" | "ptx"
@@ -116,6 +134,7 @@ struct RunnerJob {
   // outputs against the native one's on `trials` fresh inputs per workload
   // (status PASSED when they agree within the definition's tolerance).
   bool compare_references = false;
+  ProfileSpec profile;
 };
 
 std::string SerializeJob(const RunnerJob& job);

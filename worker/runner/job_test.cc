@@ -1,5 +1,6 @@
 #include "worker/runner/job.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 namespace ptxbench::runner {
@@ -66,6 +67,21 @@ TEST(RunnerJob, RoundTrips) {
   EXPECT_EQ(back->torch.python, "/opt/torch/bin/python3");
   EXPECT_EQ(back->torch.script, "/opt/ptxbench/torch_host.py");
   EXPECT_EQ(back->torch.library, "/opt/ptxbench/libptxbench-host.so");
+}
+
+TEST(RunnerJob, AProfileJobRoundTripsAndRunsExactlyOneWorkload) {
+  RunnerJob job = SampleJob();
+  EXPECT_TRUE(ParseJob(SerializeJob(job))->profile.ncu.empty());
+  job.workloads.resize(1);
+  job.profile.ncu = "/usr/local/cuda/bin/ncu";
+  job.profile.launch_count = 7;
+  absl::StatusOr<RunnerJob> back = ParseJob(SerializeJob(job));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->profile.ncu, "/usr/local/cuda/bin/ncu");
+  EXPECT_EQ(back->profile.launch_count, 7);
+  job.workloads = SampleJob().workloads;
+  EXPECT_THAT(std::string(ParseJob(SerializeJob(job)).status().message()),
+              testing::HasSubstr("a profile runs one workload"));
 }
 
 TEST(RunnerJob, RejectsMalformedJobs) {
