@@ -70,6 +70,7 @@ std::string EncodeRequest(const EvalRequest& request) {
          {"action_id", request.action_id},
          {"source", request.source},
          {"workload_sha256", request.workload_sha256}};
+    if (request.profile) j["profile"] = true;
   }
   // Invalid UTF-8 in a source is replaced, not thrown on: the agent wrote it.
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -88,7 +89,7 @@ absl::StatusOr<EvalRequest> ParseRequest(absl::string_view text) {
     return out;
   }
   PTXB_RETURN_IF_ERROR(
-      r.CheckKeys(j, "", {"op", "action_id", "source", "workload_sha256"}, false));
+      r.CheckKeys(j, "", {"op", "action_id", "source", "workload_sha256", "profile"}, false));
   PTXB_ASSIGN_OR_RETURN(const Json* id, r.Required(j, "", "action_id"));
   PTXB_ASSIGN_OR_RETURN(out.action_id, r.String(*id, "action_id"));
   if (!IsActionId(out.action_id)) return r.Error("action_id", *id, "[A-Za-z0-9_-]{1,64}");
@@ -102,6 +103,10 @@ absl::StatusOr<EvalRequest> ParseRequest(absl::string_view text) {
   PTXB_ASSIGN_OR_RETURN(out.workload_sha256, r.String(*sha, "workload_sha256"));
   if (!IsSha256(out.workload_sha256)) {
     return r.Error("workload_sha256", *sha, "64 lowercase hex digits");
+  }
+  if (const Json* profile = JsonReader::Member(j, "profile")) {
+    if (!profile->is_boolean()) return r.Error("profile", *profile, "true or false");
+    out.profile = profile->get<bool>();
   }
   return out;
 }

@@ -9,7 +9,8 @@
 // The wire: one request and one reply per connection on the session's unix
 // socket, each a frame of a 4-byte big-endian length and a strict JSON
 // object (common/json_reader.h):
-//   {"op": "evaluate", "action_id": ID, "source": TEXT, "workload_sha256": HEX}
+//   {"op": "evaluate", "action_id": ID, "source": TEXT, "workload_sha256": HEX,
+//    ["profile": true]}
 //   {"op": "budget"}
 // and the reply {"exit_code": 0|1|2, "text": TEXT}: 0 the kernel passed, 1
 // it did not (the text is its feedback), 2 ptxbench could not evaluate it.
@@ -39,6 +40,7 @@ struct EvalRequest {
   std::string action_id;  // [A-Za-z0-9_-]{1,64}: a retry sends the same one
   std::string source;
   std::string workload_sha256;  // 64 lowercase hex digits
+  bool profile = false;  // profile_kernel: the evaluation is profiled too
 };
 
 struct EvalReply {

@@ -26,6 +26,10 @@ TEST(EvalWire, RequestsAndRepliesRoundTrip) {
   EXPECT_EQ(back->action_id, r.action_id);
   EXPECT_EQ(back->source, r.source);
   EXPECT_EQ(back->workload_sha256, kSha);
+  EXPECT_FALSE(back->profile);
+  EXPECT_EQ(EncodeRequest(r).find("profile"), std::string::npos);  // as before the field
+  r.profile = true;
+  EXPECT_TRUE(ParseRequest(EncodeRequest(r))->profile);
 
   EvalRequest budget;
   budget.op = EvalRequest::Op::kBudget;
@@ -62,6 +66,9 @@ TEST(EvalWire, AHostileRequestIsRefusedNamingWhy) {
   EXPECT_THAT(refused(R"({"op": "evaluate", "action_id": "a", "action_id": "b", )"
                       R"("source": "s", "workload_sha256": ")" + kSha + "\"}"),
               HasSubstr("each key once per object"));
+  EXPECT_THAT(refused(R"({"op": "evaluate", "action_id": "a", "source": "s", "profile": 1, )"
+                      R"("workload_sha256": ")" + kSha + "\"}"),
+              HasSubstr("$.profile: expected true or false"));
   EvalRequest big;
   big.action_id = "a";
   big.source = std::string(kMaxSource + 1, 'x');

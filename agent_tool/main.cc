@@ -49,7 +49,8 @@ absl::StatusOr<Settings> ReadSettings() {
   PTXB_ASSIGN_OR_RETURN(StrictJson j, ParseStrictJson(text, path));
   const JsonReader r(path);
   PTXB_RETURN_IF_ERROR(r.RequireObject(j, ""));
-  PTXB_RETURN_IF_ERROR(r.CheckKeys(j, "", {"socket", "kernel", "workload", "eval_wait_s"}, false));
+  PTXB_RETURN_IF_ERROR(
+      r.CheckKeys(j, "", {"socket", "kernel", "workload", "eval_wait_s", "profile"}, false));
   Settings s;
   PTXB_ASSIGN_OR_RETURN(s.socket, r.String(*JsonReader::Member(j, "socket"), "socket"));
   PTXB_ASSIGN_OR_RETURN(s.files.kernel_path, r.String(*JsonReader::Member(j, "kernel"), "kernel"));
@@ -57,6 +58,10 @@ absl::StatusOr<Settings> ReadSettings() {
                         r.String(*JsonReader::Member(j, "workload"), "workload"));
   if (const StrictJson* wait = JsonReader::Member(j, "eval_wait_s")) {
     PTXB_ASSIGN_OR_RETURN(s.eval_wait_s, r.Integer(*wait, "eval_wait_s", 1, 86400));
+  }
+  if (const StrictJson* profile = JsonReader::Member(j, "profile")) {
+    if (!profile->is_boolean()) return r.Error("profile", *profile, "true or false");
+    s.files.profile = profile->get<bool>();
   }
   return s;
 }
@@ -105,7 +110,13 @@ absl::StatusOr<EvalReply> Exchange(const Settings& s, const EvalRequest& request
   return reply;
 }
 
-int RunEval(const Settings& s, const std::string& kernel, const std::string& workload) {
+int RunEval(const Settings& s, const std::string& kernel, const std::string& workload,
+            bool profile) {
+  if (profile && !s.files.profile) {
+    std::cerr << "ptxbench-eval: --profile: this session's experiment does not ask for "
+                 "profiles\n";
+    return 2;
+  }
   absl::StatusOr<std::string> source = ReadAgentFile(kernel, kMaxSource);
   absl::StatusOr<std::string> task = ReadAgentFile(workload, 64 << 20);
   if (!source.ok() || !task.ok()) {
@@ -117,6 +128,7 @@ int RunEval(const Settings& s, const std::string& kernel, const std::string& wor
   request.action_id = NewActionId();
   request.source = *std::move(source);
   request.workload_sha256 = Sha256Hex(*task);
+  request.profile = profile;
   absl::StatusOr<EvalReply> reply = Exchange(s, request);
   if (!reply.ok()) {
     std::cerr << "PTXBENCH_INFRA_ERROR: " << reply.status().message() << "\n";
@@ -147,11 +159,15 @@ int Main(int argc, char** argv) {
   const std::string self = argv[0];
   if (argc == 4 && std::string(argv[1]) == "relay") return StartRelay(argv[2], argv[3]);
   const bool as_eval = absl::EndsWith(self, "ptxbench-eval");
-  const int first = as_eval ? 1 : 2;
+  int first = as_eval ? 1 : 2;
   const std::string mode = as_eval ? "eval" : (argc > 1 ? argv[1] : "");
+  // `--profile` first: the evaluation is profiled too (profile_kernel).
+  const bool profile = mode == "eval" && argc > first && std::string(argv[first]) == "--profile";
+  if (profile) ++first;
   if (mode != "mcp" && !(mode == "eval" && argc == first + 2)) {
-    std::cerr << "usage: ptxbench-eval KERNEL WORKLOAD\n"
-                 "       ptxbench-agent-tool mcp | eval KERNEL WORKLOAD | relay PORT SOCKET\n";
+    std::cerr << "usage: ptxbench-eval [--profile] KERNEL WORKLOAD\n"
+                 "       ptxbench-agent-tool mcp | eval [--profile] KERNEL WORKLOAD | relay PORT "
+                 "SOCKET\n";
     return 2;
   }
   absl::StatusOr<Settings> s = ReadSettings();
@@ -159,7 +175,7 @@ int Main(int argc, char** argv) {
     std::cerr << "PTXBENCH_INFRA_ERROR: " << s.status().message() << "\n";
     return 2;
   }
-  if (mode == "eval") return RunEval(*s, argv[first], argv[first + 1]);
+  if (mode == "eval") return RunEval(*s, argv[first], argv[first + 1], profile);
   McpServer server(
       s->files, [&](const EvalRequest& r) { return Exchange(*s, r); }, NewActionId);
   server.Serve(std::cin, std::cout);

@@ -69,11 +69,12 @@ McpServer::ToolResult McpServer::FromReply(const absl::StatusOr<EvalReply>& repl
   return {reply->text, reply->exit_code >= 2};
 }
 
-McpServer::ToolResult McpServer::EvaluateKernel() {
+McpServer::ToolResult McpServer::EvaluateKernel(bool profile) {
   absl::StatusOr<std::string> source = ReadAgentFile(config_.kernel_path, kMaxSource);
   if (!source.ok()) {
     return {absl::StrCat("nothing was evaluated: ", source.status().message(),
-                         "; write the kernel there, then call evaluate_kernel again"),
+                         "; write the kernel there, then call ",
+                         profile ? "profile_kernel" : "evaluate_kernel", " again"),
             true};
   }
   absl::StatusOr<std::string> workload = ReadAgentFile(config_.workload_path, 64 << 20);
@@ -86,6 +87,7 @@ McpServer::ToolResult McpServer::EvaluateKernel() {
   request.action_id = new_action_id_();
   request.source = *std::move(source);
   request.workload_sha256 = Sha256Hex(*workload);
+  request.profile = profile;
   return FromReply(exchange_(request));
 }
 
@@ -122,13 +124,20 @@ std::string McpServer::Handle(absl::string_view line) {
   }
   if (method == "ping") return Result(id, Json::object());
   if (method == "tools/list") {
-    return Result(
-        id, {{"tools",
-              {Tool("evaluate_kernel",
-                    "Compiles, checks and times the kernel in your workspace on ptxbench's GPUs "
-                    "against the task's workloads, and returns the results. One evaluation at a "
-                    "time; each one counts towards your evaluation budget."),
-               Tool("budget_status", "What is left of this session's budgets.")}}});
+    Json tools = Json::array({Tool("evaluate_kernel",
+                       "Compiles, checks and times the kernel in your workspace on ptxbench's "
+                       "GPUs against the task's workloads, and returns the results. One "
+                       "evaluation at a time; each one counts towards your evaluation budget.")});
+    if (config_.profile) {
+      tools.push_back(Tool("profile_kernel",
+                           "Evaluates the kernel in your workspace like evaluate_kernel, then "
+                           "profiles it with Nsight Compute on the largest workload and adds "
+                           "where its time went (throughput against peak, occupancy, cache hit "
+                           "rates, warp stalls, per kernel) to the results. Counts as an "
+                           "evaluation; takes longer than evaluate_kernel."));
+    }
+    tools.push_back(Tool("budget_status", "What is left of this session's budgets."));
+    return Result(id, {{"tools", std::move(tools)}});
   }
   if (method == "tools/call") {
     const std::string name =
@@ -137,7 +146,9 @@ std::string McpServer::Handle(absl::string_view line) {
             : "";
     ToolResult r;
     if (name == "evaluate_kernel") {
-      r = EvaluateKernel();
+      r = EvaluateKernel(/*profile=*/false);
+    } else if (name == "profile_kernel" && config_.profile) {
+      r = EvaluateKernel(/*profile=*/true);
     } else if (name == "budget_status") {
       r = BudgetStatus();
     } else {

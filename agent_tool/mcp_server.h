@@ -2,10 +2,13 @@
 #define PTXBENCH_AGENT_TOOL_MCP_SERVER_H_
 
 // The evaluate tool as an MCP server on stdio (newline-delimited JSON-RPC
-// 2.0), as the agent CLIs start it. Two tools, neither with arguments:
+// 2.0), as the agent CLIs start it. Tools without arguments:
 //  - evaluate_kernel: evaluates the session's kernel file (its path by the
 //    experiment's language) against the session's workload, and answers
 //    with the feedback text a multiturn model gets;
+//  - profile_kernel, when the experiment asks for profiles: the same, with
+//    a profile of the kernel in the feedback (docs/MEASUREMENT.md,
+//    "Profiles");
 //  - budget_status: what is left of the session's budgets.
 // A kernel that fails is normal feedback (isError false); isError is for
 // what keeps ptxbench from evaluating it (no kernel file, an unreachable
@@ -26,6 +29,7 @@ namespace ptxbench::agent_tool {
 struct ToolConfig {
   std::string kernel_path = "/workspace/kernel.cu";
   std::string workload_path = "/opt/ptxbench/workload.json";
+  bool profile = false;  // profile_kernel is offered
 };
 
 // Sends one request to the gateway and returns its reply.
@@ -53,7 +57,7 @@ class McpServer {
     std::string text;
     bool is_error = false;
   };
-  ToolResult EvaluateKernel();
+  ToolResult EvaluateKernel(bool profile);
   ToolResult BudgetStatus();
   ToolResult FromReply(const absl::StatusOr<EvalReply>& reply) const;
 

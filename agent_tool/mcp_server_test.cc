@@ -80,6 +80,30 @@ TEST_F(McpServerTest, ListsTwoToolsWithoutArguments) {
   EXPECT_TRUE(r["result"]["tools"][0]["inputSchema"]["properties"].empty());
 }
 
+// profile_kernel exists only where the experiment asks for profiles; it
+// sends the kernel as evaluate_kernel does, asking for a profile too.
+TEST_F(McpServerTest, ProfileKernelIsOfferedOnlyWhenTheExperimentProfiles) {
+  Write(config_.kernel_path, "__global__ void k() {}");
+  McpServer plain = Server();
+  Json r = Ask(plain, Call("profile_kernel"));
+  EXPECT_EQ(r["error"]["message"], "unknown tool 'profile_kernel'");
+  EXPECT_TRUE(sent_.empty());
+
+  config_.profile = true;
+  McpServer profiling = Server();
+  Json listed = Ask(profiling, {{"jsonrpc", "2.0"}, {"id", 2}, {"method", "tools/list"}});
+  ASSERT_EQ(listed["result"]["tools"].size(), 3u);
+  EXPECT_EQ(listed["result"]["tools"][1]["name"], "profile_kernel");
+  EXPECT_TRUE(listed["result"]["tools"][1]["inputSchema"]["properties"].empty());
+  r = Ask(profiling, Call("profile_kernel"));
+  EXPECT_EQ(r["result"]["isError"], false);
+  (void)Ask(profiling, Call("evaluate_kernel"));
+  ASSERT_EQ(sent_.size(), 2u);
+  EXPECT_TRUE(sent_[0].profile);
+  EXPECT_EQ(sent_[0].source, "__global__ void k() {}");
+  EXPECT_FALSE(sent_[1].profile);
+}
+
 TEST_F(McpServerTest, EvaluateSendsTheKernelBoundToTheWorkload) {
   Write(config_.kernel_path, "__global__ void k() {}");
   McpServer server = Server();

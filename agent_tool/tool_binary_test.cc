@@ -101,7 +101,30 @@ TEST_F(ToolBinaryTest, InfrastructureIsExitTwoOnStderr) {
   EXPECT_THAT(nobody.err, HasSubstr("PTXBENCH_INFRA_ERROR: cannot connect to"));
   Run usage = Tool("ptxbench-eval", "only-one-argument");
   EXPECT_EQ(usage.code, 2);
-  EXPECT_THAT(usage.err, HasSubstr("usage: ptxbench-eval KERNEL WORKLOAD"));
+  EXPECT_THAT(usage.err, HasSubstr("usage: ptxbench-eval [--profile] KERNEL WORKLOAD"));
+}
+
+// `--profile` asks for a profile where the session's experiment profiles
+// (tool.json says so), and is refused, sending nothing, elsewhere.
+TEST_F(ToolBinaryTest, ProfileAsksForAProfileOnlyWhereTheExperimentProfiles) {
+  testing::EvalSocketStub gateway(socket_, {0, "Evaluation results:\nProfile (...)"});
+  const std::string args = absl::StrCat("--profile ", (dir_ / "kernel.cu").string(), " ",
+                                        (dir_ / "workload.json").string());
+  Run refused = Tool("ptxbench-eval", args);
+  EXPECT_EQ(refused.code, 2);
+  EXPECT_THAT(refused.err, HasSubstr("--profile: this session's experiment does not ask for "
+                                     "profiles"));
+  EXPECT_TRUE(gateway.requests().empty());
+  std::ofstream(dir_ / "tool.json")
+      << nlohmann::json{{"socket", socket_},
+                        {"kernel", (dir_ / "kernel.cu").string()},
+                        {"workload", (dir_ / "workload.json").string()},
+                        {"profile", true}}
+             .dump();
+  Run profiled = Tool("ptxbench-eval", args);
+  EXPECT_EQ(profiled.code, 0) << profiled.err;
+  ASSERT_EQ(gateway.requests().size(), 1u);
+  EXPECT_TRUE(gateway.requests()[0].profile);
 }
 
 TEST_F(ToolBinaryTest, TheMcpServerEvaluatesThroughTheSocket) {

@@ -1,5 +1,6 @@
 // Trajectory commands: list, show.
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,7 @@
 #include "cli/client.h"
 #include "cli/commands.h"
 #include "cli/views.h"
+#include "common/file.h"
 #include "common/status_macros.h"
 
 namespace ptxbench::cli {
@@ -60,18 +62,47 @@ absl::Status RunList(const Invocation& inv) {
   return absl::OkStatus();
 }
 
+// `show --profile-reports DIR`: each turn's profile report as Nsight
+// Compute wrote it (open it with ncu-ui or `ncu --import`), byte for byte,
+// one file per turn; what was written is listed.
+absl::Status WriteProfileReports(const Invocation& inv, const v1::Trajectory& trajectory,
+                                 const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return absl::InvalidArgumentError(absl::StrCat("--profile-reports ", dir, ": ", ec.message()));
+  int written = 0;
+  for (const v1::Turn& turn : trajectory.turns()) {
+    const v1::KernelProfileRun& p = turn.eval().profile();
+    if (p.report().empty()) continue;
+    const std::string path = absl::StrCat(dir, "/", trajectory.summary().trajectory_id(), ".turn",
+                                          turn.index(), ".ncu-rep");
+    PTXB_RETURN_IF_ERROR(WriteFileAtomically(path, p.report()));
+    inv.out() << path << "  " << p.report().size() << " bytes (turn " << turn.index() << ", "
+              << (p.simulated() ? "simulated, not a real report" : p.tool()) << ")\n";
+    ++written;
+  }
+  if (written == 0) {
+    inv.out() << "no turn of " << trajectory.summary().trajectory_id()
+              << " has a profile report\n";
+  }
+  return absl::OkStatus();
+}
+
 // Streamed (ReadTrajectories), so a long trajectory is never bounded by one
 // message's size.
 absl::Status RunShow(const Invocation& inv) {
   SchedulerClient client = Connect(inv);
   v1::ReadTrajectoriesRequest request;
   request.set_trajectory_id(inv.args.positionals[0]);
-  request.set_detail(v1::TURN_DETAIL_FULL);
+  const std::string reports_dir = inv.args.Get("profile-reports");
+  request.set_detail(reports_dir.empty() ? v1::TURN_DETAIL_FULL
+                                         : v1::TURN_DETAIL_FULL_WITH_REPORTS);
   v1::Trajectory trajectory;
   PTXB_RETURN_IF_ERROR(client.ReadTrajectories(request, [&](v1::Trajectory&& t) {
     trajectory = std::move(t);
     return absl::OkStatus();
   }));
+  if (!reports_dir.empty()) return WriteProfileReports(inv, trajectory, reports_dir);
   const bool full = inv.args.Has("full");
   if (inv.global.json) {
     inv.out() << TrajectoryJson(trajectory, full).dump(2) << "\n";
@@ -99,7 +130,9 @@ void AddTrajectoryCommands(std::vector<Command>* commands) {
         "TRAJ",
         1,
         1,
-        {{"full", false, false, "", "whole answers, kernels, compile logs and feedback"}},
+        {{"full", false, false, "", "whole answers, kernels, compile logs and feedback"},
+         {"profile-reports", true, false, "DIR",
+          "write each turn's profile report (.ncu-rep) into DIR instead"}},
         "one trajectory, turn by turn",
         "Each turn: the model's answer (excerpt), the kernel's sha256, the evaluation\n"
         "status with one line per workload, and the feedback (excerpt). Simulated\n"

@@ -224,7 +224,8 @@ TEST(EndToEndTest, AProfiledExperimentTellsTheModelWhereTheTimeWent) {
       << "an evaluation went to the worker that cannot profile";
 
   // Every evaluated turn that compiled told the model about its profile.
-  int profiled = 0;
+  int profiled = 0, profiled_turn = -1;
+  std::string profiled_id;
   const nlohmann::json list =
       nlohmann::json::parse(c.Cli({"list", exp, "--output", "json"}).out, nullptr, false);
   ASSERT_TRUE(list.is_object());
@@ -236,6 +237,8 @@ TEST(EndToEndTest, AProfiledExperimentTellsTheModelWhereTheTimeWent) {
     for (const auto& turn : shown["turns"]) {
       if (!turn.contains("profile")) continue;
       ++profiled;
+      profiled_id = id;
+      profiled_turn = turn["index"].get<int>();
       EXPECT_EQ(turn["profile"]["status"], "PASSED");
       EXPECT_EQ(turn["profile"]["axes"]["M"], "8192");  // the largest workload (int64: a string)
       EXPECT_EQ(turn["profile"]["report"], "");  // a blob of its own
@@ -245,12 +248,21 @@ TEST(EndToEndTest, AProfiledExperimentTellsTheModelWhereTheTimeWent) {
                                        "(simulated profiler; workload [M=8192]; 1 kernel "
                                        "profiled):\n"));
     }
-    if (profiled > 0 && t == list["trajectories"].back()) {
-      const CommandResult text = c.Cli({"show", id});
-      EXPECT_THAT(text.out, ::testing::HasSubstr("  Profile (simulated profiler; workload"));
-    }
   }
   EXPECT_GT(profiled, 0) << "no turn was profiled";
+  ASSERT_FALSE(profiled_id.empty());
+  const CommandResult text = c.Cli({"show", profiled_id});
+  EXPECT_THAT(text.out, ::testing::HasSubstr("  Profile (simulated profiler; workload"));
+  // The reports come back byte for byte, one file per profiled turn.
+  const CommandResult exported =
+      c.Cli({"show", profiled_id, "--profile-reports", c.dir() + "/reports"});
+  ASSERT_EQ(exported.exit_code, 0) << exported.out;
+  const std::string name = absl::StrCat(profiled_id, ".turn", profiled_turn, ".ncu-rep");
+  EXPECT_THAT(exported.out, ::testing::HasSubstr(name + "  "));
+  EXPECT_THAT(exported.out, ::testing::HasSubstr("simulated, not a real report)"));
+  const absl::StatusOr<std::string> report = ReadFile(c.dir() + "/reports/" + name);
+  ASSERT_TRUE(report.ok()) << exported.out;
+  EXPECT_THAT(*report, ::testing::StartsWith("PTXBENCH SIMULATED PROFILE REPORT"));
 }
 
 // `submit --prompts HUB`: a PTXBench config naming its hub's tags runs on a

@@ -384,7 +384,10 @@ v1::EvalResult GpuEvaluator::Run(const v1::EvalRequest& request, CompiledKernel 
   }
   *suspect = crashed || context_lost || candidate_failed;
   Summarize(result);
-  if (request.profile()) Profile(request, compiled, gpu, job.workloads, result, suspect);
+  // Not after an infrastructure failure: the task is retried elsewhere.
+  if (request.profile() && result.status() != v1::INFRA_ERROR) {
+    Profile(request, compiled, gpu, job.workloads, result, suspect);
+  }
   return finish();
 }
 

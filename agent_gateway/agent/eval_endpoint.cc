@@ -69,7 +69,7 @@ EvalReply EvalEndpoint::Evaluated(const EvalRequest& request) {
   const int turn = ++evaluations_;
   lock.unlock();
   const absl::Time start = absl::Now();
-  EvalReply reply = evaluate_(turn, request.source);
+  EvalReply reply = evaluate_(turn, request.source, request.profile);
   const absl::Duration waited = absl::Now() - start;
   if (settings_.show_budget) absl::StrAppend(&reply.text, "\n", budget_());
   lock.lock();

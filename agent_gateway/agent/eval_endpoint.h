@@ -46,7 +46,9 @@ class EvalEndpoint {
   };
   // Evaluates `source` as turn `turn` (1-based); blocks until the feedback,
   // and must return once the session ends (the destructor waits for it).
-  using Evaluate = std::function<agent_tool::EvalReply(int turn, const std::string& source)>;
+  // `profile`: the call was profile_kernel.
+  using Evaluate = std::function<agent_tool::EvalReply(int turn, const std::string& source,
+                                                       bool profile)>;
   // The session's budget in one line ("Budget: 4 of 20 evaluations, ...").
   using BudgetLine = std::function<std::string()>;
 

@@ -41,8 +41,8 @@ class EvalEndpointTest : public ::testing::Test {
   // Records each turn and answers it; blocks while `hold_` is set until
   // `release_` is notified.
   EvalEndpoint::Evaluate Recorder() {
-    return [this](int turn, const std::string& source) {
-      turns_.push_back(absl::StrCat(turn, ":", source));
+    return [this](int turn, const std::string& source, bool profile) {
+      turns_.push_back(absl::StrCat(turn, ":", source, profile ? " (profile)" : ""));
       if (hold_) {
         started_.Notify();
         release_.WaitForNotification();
@@ -66,6 +66,15 @@ TEST_F(EvalEndpointTest, EachEvaluationIsATurn) {
   EXPECT_THAT(turns_, ::testing::ElementsAre("1:first", "2:second"));
   EXPECT_EQ(endpoint.evaluations(), 2);
   EXPECT_FALSE(endpoint.limit_reached());
+}
+
+TEST_F(EvalEndpointTest, AProfileKernelCallIsATurnThatAsksForAProfile) {
+  EvalEndpoint endpoint(Settings(), Recorder(), Budget);
+  EvalRequest profiled = Evaluate("a", "first");
+  profiled.profile = true;
+  EXPECT_EQ(endpoint.Handle(profiled).text, "feedback for turn 1");
+  (void)endpoint.Handle(Evaluate("b", "second"));
+  EXPECT_THAT(turns_, ::testing::ElementsAre("1:first (profile)", "2:second"));
 }
 
 TEST_F(EvalEndpointTest, AnotherWorkloadIsRefusedAndNotCounted) {

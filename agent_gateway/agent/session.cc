@@ -92,7 +92,7 @@ class Session {
  private:
   // Ends with `end` and `why` (it ran its course).
   v1::CompleteRequest Outcome(v1::AgentEnd end, const std::string& why);
-  EvalReply Evaluate(int turn, const std::string& source);
+  EvalReply Evaluate(int turn, const std::string& source, bool profile = false);
   std::string BudgetLine() const;
   // Time the session has been running, less its time blocked in evaluations.
   absl::Duration Active() const;
@@ -154,11 +154,12 @@ absl::Duration Session::Active() const {
   return absl::Now() - start_ - blocked;
 }
 
-EvalReply Session::Evaluate(int turn, const std::string& source) {
+EvalReply Session::Evaluate(int turn, const std::string& source, bool profile) {
   v1::AgentEvalRequest request;
   *request.mutable_lease() = task_.lease();
   request.set_action_id(absl::StrCat("session-", task_.agent().session(), "-eval-", turn));
   request.set_kernel_source(source);
+  request.set_profile(profile);
   request.set_wait_ms(5'000);
   v1::AgentUsage reported;  // what the scheduler will have once it takes the turn
   {
@@ -341,7 +342,10 @@ v1::CompleteRequest Session::Run(SessionRecord* record) {
   EvalEndpoint::Settings binding{files_.workload_sha256, s.definition(),
                                  settings_.max_evaluations(), settings_.show_budget()};
   endpoint_ = std::make_unique<EvalEndpoint>(
-      binding, [this](int turn, const std::string& source) { return Evaluate(turn, source); },
+      binding,
+      [this](int turn, const std::string& source, bool profile) {
+        return Evaluate(turn, source, profile);
+      },
       [this] { return BudgetLine(); });
   absl::StatusOr<agents::Launch> launch = LaunchFor(options_, *cli, s, files_);
   if (!proxy_->Listen(files_.model_socket) || !endpoint_->Listen(files_.eval_socket) ||

@@ -65,7 +65,18 @@ std::string Instructions(const v1::AgentSession& s, const SessionFiles& f) {
           : absl::StrCat(" or the command `ptxbench-eval ", kernel, " ", workload, "`"),
       ": it compiles, checks and times the kernel file as it is and answers with the "
       "feedback. Only evaluated kernels count; the target speedup is ",
-      s.target_speedup(), "x.\n- One evaluation at a time. Budget: ", budgets,
+      s.target_speedup(), "x.\n",
+      !s.profile()
+          ? ""
+          : absl::StrCat(
+                "- The `profile_kernel` tool",
+                s.settings().eval_interface() == "mcp"
+                    ? ""
+                    : absl::StrCat(" (or `ptxbench-eval --profile ", kernel, " ", workload, "`)"),
+                " evaluates it the same way and adds a profile by Nsight Compute on the "
+                "largest workload: where the time went, per kernel. It counts as an "
+                "evaluation.\n"),
+      "- One evaluation at a time. Budget: ", budgets,
       ". There is no network and no GPU here; the evaluation runs elsewhere.\n");
 }
 
@@ -121,7 +132,8 @@ absl::StatusOr<SessionFiles> MakeSessionFiles(const SessionOptions& options,
         Write(f.tool_config, Json{{"socket", f.eval_socket},
                                   {"kernel", f.kernel},
                                   {"workload", f.workload},
-                                  {"eval_wait_s", s.settings().eval_wait_timeout_s()}}
+                                  {"eval_wait_s", s.settings().eval_wait_timeout_s()},
+                                  {"profile", s.profile()}}
                                  .dump()),
         Write(f.workspace + "/TASK.md", s.task_prompt()),
         // starter fixit: the broken kernel and what its evaluation said.

@@ -90,7 +90,9 @@ class ReadTrajectoriesReactor final : public ThreadedWriteReactor<v1::ReadTrajec
     Start(
         [this] {
           LowerThreadPriority();
-          return ToGrpcStatus(Stream());
+          const absl::Status streamed = Stream();
+          slot_.Release();  // before the client sees the end
+          return ToGrpcStatus(streamed);
         },
         "read ended");
   }
@@ -184,16 +186,20 @@ LongReadSlots::Slot::Slot(LongReadSlots* slots) : slots_(slots) {
     return;
   }
   ++slots_->in_use_;
+  granted_ = true;
 }
 
-LongReadSlots::Slot::~Slot() {
+LongReadSlots::Slot::~Slot() { Release(); }
+
+void LongReadSlots::Slot::Release() {
   if (slots_ == nullptr) return;
   absl::MutexLock lock(&slots_->mu_);
   --slots_->in_use_;
+  slots_ = nullptr;
 }
 
 absl::Status LongReadSlots::Slot::status() const {
-  if (slots_ != nullptr) return absl::OkStatus();
+  if (granted_) return absl::OkStatus();
   return absl::ResourceExhaustedError(absl::StrCat(
       "the scheduler is already serving ", kMaxLongReads,
       " reports or exports; try again when one has finished"));

@@ -79,9 +79,14 @@ class LongReadSlots {
     Slot& operator=(const Slot&) = delete;
     // RESOURCE_EXHAUSTED when no slot was free.
     absl::Status status() const;
+    // Gives the slot back before the holder is destroyed: a stream's reactor
+    // outlives the end its client sees, and a client that reads again at
+    // once must find its slot free.
+    void Release();
 
    private:
-    LongReadSlots* slots_;
+    LongReadSlots* slots_;  // null once released, or when none was free
+    bool granted_ = false;
   };
 
  private:

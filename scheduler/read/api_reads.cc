@@ -152,6 +152,12 @@ absl::Status ReadTurns(storage::Database& db, int64_t rowid, v1::TurnDetail deta
         return absl::DataLossError("an evaluation result in the database does not parse");
       }
       if (!full) StripLogs(turn.mutable_eval());
+      const v1::EvalResult& eval_read = turn.eval();
+      if (detail == v1::TURN_DETAIL_FULL_WITH_REPORTS && eval_read.has_profile() &&
+          !eval_read.profile().report_blob().empty()) {
+        PTXB_ASSIGN_OR_RETURN(*turn.mutable_eval()->mutable_profile()->mutable_report(),
+                              storage::GetBlob(db, eval_read.profile().report_blob()));
+      }
     }
     if (full) {
       PTXB_ASSIGN_OR_RETURN(*turn.mutable_response()->mutable_text(),

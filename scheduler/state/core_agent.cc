@@ -75,6 +75,10 @@ absl::StatusOr<int> Core::StartAgentTurn(TrajectoryRow& trajectory,
         "the session used its ", trajectory.num_turns, " evaluations (agent.max_evaluations)"));
   }
   const ExperimentRow& exp = experiments_.at(trajectory.experiment);
+  if (request.profile() && !exp.profile) {
+    return absl::FailedPreconditionError(
+        "this experiment does not ask for profiles (\"profile\": true): nothing was evaluated");
+  }
   const int64_t now_ms = absl::ToUnixMillis(clock_->Now());
   PTXB_ASSIGN_OR_RETURN(std::string kernel_blob, storage::PutBlob(*db_, kernel));
   // The model calls that led to this kernel: the turn's tokens and cost.
@@ -97,11 +101,13 @@ absl::StatusOr<int> Core::StartAgentTurn(TrajectoryRow& trajectory,
   row.started_ms = now_ms;
   row.finished_ms = now_ms;
   row.action_id = request.action_id();
+  row.profile = request.profile();
   PTXB_RETURN_IF_ERROR(turns_.InsertAnswer(row));
   PTXB_RETURN_IF_ERROR(AddAgentCost(trajectory, usage.cost_usd()));
   PTXB_RETURN_IF_ERROR(AddEvent(
       trajectory.experiment_id, trajectory.id, turn, "turn.answered",
-      absl::StrCat("agent evaluate ", request.action_id(), " calls=", usage.model_calls(),
+      absl::StrCat("agent ", request.profile() ? "profile " : "evaluate ", request.action_id(),
+                   " calls=", usage.model_calls(),
                    " tokens=", usage.usage().input_tokens(), "/",
                    usage.usage().output_tokens())));
   // Queues the eval task of turn turns_completed, this one.

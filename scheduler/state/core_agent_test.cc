@@ -6,6 +6,7 @@
 #include <set>
 
 #include "agents/clis.h"
+#include "gmock/gmock.h"
 #include "scheduler/state/core.h"
 #include "scheduler/state/core_test_util.h"
 
@@ -177,6 +178,44 @@ TEST_F(CoreAgentTest, EachEvaluateCallIsATurnOfTheOneSession) {
   EXPECT_EQ(Count("SELECT round(cost_usd * 100) FROM trajectories"), 16)
       << "each call's cost once: 0.10 + 0.05 + 0.01";
   EXPECT_NE(Reason().find("AGENT_FINISHED"), std::string::npos) << Reason();
+}
+
+// profile_kernel (docs/AGENTS.md): only in an experiment that asks for
+// profiles, whose sessions are told so; its evaluations are profiled, the
+// session's ordinary ones are not.
+TEST_F(CoreAgentTest, OnlyProfileKernelCallsAreProfiled) {
+  {
+    const v1::Task plain = StartSession();
+    EXPECT_FALSE(plain.agent().profile());
+    v1::AgentEvalRequest asked = EvalRequest(plain, "p1");
+    asked.set_profile(true);
+    auto refused = core_->AgentEval(asked);
+    EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+    EXPECT_THAT(std::string(refused.status().message()),
+                ::testing::HasSubstr("this experiment does not ask for profiles"));
+    EXPECT_EQ(Count("SELECT count(*) FROM turns"), 0) << "nothing was evaluated";
+  }
+  const std::string profiling =
+      RegisterWorker("profiling", "sm_90", "Nsight Compute 2025.3.1.0 at /usr/local/cuda/bin/ncu");
+  ExpandedExperiment x = AgentExperiment("agent-profiled", 1);
+  x.profile = true;
+  Submit(x);
+  std::optional<v1::Task> session = LeaseOf(agw_, {StepKind::kAgent});
+  ASSERT_TRUE(session.has_value());
+  EXPECT_TRUE(session->agent().profile());
+  v1::AgentEvalRequest profiled = EvalRequest(*session, "p1");
+  profiled.set_profile(true);
+  ASSERT_TRUE(core_->AgentEval(profiled).ok());
+  EXPECT_TRUE(NothingFor(worker_)) << "a worker that cannot profile got a profiled experiment's";
+  std::optional<v1::Task> eval = LeaseOf(profiling, {});
+  ASSERT_TRUE(eval.has_value());
+  EXPECT_TRUE(eval->eval().profile());
+  ASSERT_TRUE(CompleteEval(*eval, v1::PASSED, 1.0).ok());
+  ASSERT_TRUE(core_->AgentEval(EvalRequest(*session, "e2")).ok());
+  eval = LeaseOf(profiling, {});
+  ASSERT_TRUE(eval.has_value());
+  EXPECT_FALSE(eval->eval().profile()) << "evaluate_kernel is not profiled";
+  EXPECT_EQ(Count("SELECT count(*) FROM turns WHERE profile = 1"), 1);
 }
 
 TEST_F(CoreAgentTest, ASessionThatMissedTheTargetEndsLimitsExceeded) {

@@ -106,15 +106,8 @@ TEST_F(CoreTest, ProfiledEvaluationsGoOnlyToWorkersThatCanProfile) {
             "created");
   EXPECT_EQ(Count("SELECT count(*) FROM experiments"), 0);
 
-  v1::RegisterRequest r;
-  r.set_kind(v1::WORKER);
-  r.set_name("profiling");
-  v1::Gpu* gpu = r.mutable_capabilities()->add_gpus();
-  gpu->set_sm_arch("sm_90");
-  gpu->set_healthy(true);
-  r.mutable_capabilities()->set_slots(1);
-  r.mutable_capabilities()->set_profiler("Nsight Compute 2025.3.1.0 at /usr/local/cuda/bin/ncu");
-  const std::string profiling = core_->Register(r)->executor_id();
+  const std::string profiling =
+      RegisterWorker("profiling", "sm_90", "Nsight Compute 2025.3.1.0 at /usr/local/cuda/bin/ncu");
   Submit(x);
   Submit(MakeExperiment("exp-plain", 1, 1));
   const std::string gw = RegisterGateway();

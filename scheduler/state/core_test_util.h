@@ -102,8 +102,10 @@ class CoreFixture : public ::testing::Test {
     return core_->Register(r)->executor_id();
   }
 
+  // `profiler`: what it says it profiles with ("" : it cannot profile).
   std::string RegisterWorker(const std::string& name = "wk",
-                             const std::string& sm_arch = "sm_90") {
+                             const std::string& sm_arch = "sm_90",
+                             const std::string& profiler = "") {
     ptxbench::v1::RegisterRequest r;
     r.set_kind(ptxbench::v1::WORKER);
     r.set_name(name);
@@ -112,6 +114,7 @@ class CoreFixture : public ::testing::Test {
     gpu->set_sm_arch(sm_arch);
     gpu->set_healthy(true);
     r.mutable_capabilities()->set_slots(1);
+    r.mutable_capabilities()->set_profiler(profiler);
     return core_->Register(r)->executor_id();
   }
 

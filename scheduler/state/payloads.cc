@@ -68,6 +68,7 @@ absl::Status TaskPayloads::BuildAgent(const TaskRow& task, const TrajectoryRow& 
   out->set_definition(trajectory.definition);
   out->set_language(exp.language);
   out->set_target_speedup(trajectory.target_speedup);
+  out->set_profile(exp.profile);
   for (const std::string& w : trajectory.workloads) out->add_workload_uuids(w);
   PTXB_ASSIGN_OR_RETURN(*out->mutable_system_prompt(), CachedBlob(trajectory.system_blob));
   PTXB_ASSIGN_OR_RETURN(*out->mutable_task_prompt(), CachedBlob(trajectory.task_blob));
@@ -80,16 +81,17 @@ absl::Status TaskPayloads::BuildAgent(const TaskRow& task, const TrajectoryRow& 
 absl::Status TaskPayloads::Build(const TaskRow& task, const TrajectoryRow& trajectory,
                                  const ExperimentRow& exp, v1::Task* out) {
   if (task.kind == StepKind::kEval) {
-    PTXB_ASSIGN_OR_RETURN(auto kernel, turns_->Kernel(trajectory.rowid, task.turn));
-    const auto& [blob, sha] = kernel;
+    PTXB_ASSIGN_OR_RETURN(TurnKernel kernel, turns_->Kernel(trajectory.rowid, task.turn));
     v1::EvalRequest* eval = out->mutable_eval();
-    PTXB_ASSIGN_OR_RETURN(*eval->mutable_kernel_source(), storage::GetBlob(*db_, blob));
-    eval->set_kernel_sha256(sha);
+    PTXB_ASSIGN_OR_RETURN(*eval->mutable_kernel_source(), storage::GetBlob(*db_, kernel.blob));
+    eval->set_kernel_sha256(kernel.sha256);
     eval->set_definition(trajectory.definition);
     eval->set_language(exp.language);
     eval->set_mode(exp.eval_mode);
     eval->set_target_speedup(trajectory.target_speedup);
-    eval->set_profile(exp.profile);
+    // Every evaluation of a profiled multiturn experiment; in agent mode
+    // those the session asked for with profile_kernel.
+    eval->set_profile(exp.profile && (!exp.agent || kernel.profile));
     for (const std::string& a : exp.architectures) eval->add_architectures(a);
     for (const std::string& w : trajectory.workloads) eval->add_workload_uuids(w);
     return absl::OkStatus();

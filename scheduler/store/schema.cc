@@ -190,10 +190,12 @@ CREATE TABLE stage_manifests(
 CREATE INDEX stage_manifests_pipeline ON stage_manifests(pipeline, recorded_ms);
 )sql";
 
-// Version 9: experiments whose evaluations are profiled too
-// (ExpandedExperiment::profile; 0 for every one before it).
+// Version 9: profiles (docs/MEASUREMENT.md, "Profiles"). Experiments that
+// ask for them (ExpandedExperiment::profile), and the agent turns whose call
+// was profile_kernel (AnswerRow::profile); 0 for every one before.
 constexpr char kSchemaV9[] =
-    "ALTER TABLE experiments ADD COLUMN profile INTEGER NOT NULL DEFAULT 0;";
+    "ALTER TABLE experiments ADD COLUMN profile INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE turns ADD COLUMN profile INTEGER NOT NULL DEFAULT 0;";
 
 std::vector<storage::Migration> Migrations() {
   static const std::string* v1 = new std::string(

@@ -10,7 +10,7 @@ absl::Status TurnStore::InsertAnswer(const AnswerRow& r) {
       storage::Statement * s,
       db_->Cached("INSERT INTO turns(trajectory, turn, state, answer_blob, reasoning_blob, "
                   "llm_meta, kernel_blob, kernel_sha256, feedback_blob, started_ms, "
-                  "finished_ms, action_id) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)"));
+                  "finished_ms, action_id, profile) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)"));
   const bool has_kernel = !r.kernel_blob.empty();
   s->BindInt64(1, r.trajectory).BindInt64(2, r.turn).BindText(3, has_kernel ? "eval" : "done");
   s->BindText(4, r.answer_blob);
@@ -23,6 +23,7 @@ absl::Status TurnStore::InsertAnswer(const AnswerRow& r) {
   }
   s->BindInt64(10, r.started_ms);
   if (r.action_id.empty()) s->BindNull(12); else s->BindText(12, r.action_id);
+  s->BindInt64(13, r.profile ? 1 : 0);
   return s->Run();
 }
 
@@ -45,18 +46,17 @@ absl::Status TurnStore::RecordEval(int64_t trajectory, int turn, const EvalRow& 
   return s->Run();
 }
 
-absl::StatusOr<std::pair<std::string, std::string>> TurnStore::Kernel(int64_t trajectory,
-                                                                      int turn) {
-  PTXB_ASSIGN_OR_RETURN(
-      storage::Statement * s,
-      db_->Cached("SELECT kernel_blob, kernel_sha256 FROM turns WHERE trajectory = ? AND turn = ?"));
+absl::StatusOr<TurnKernel> TurnStore::Kernel(int64_t trajectory, int turn) {
+  PTXB_ASSIGN_OR_RETURN(storage::Statement * s,
+                        db_->Cached("SELECT kernel_blob, kernel_sha256, profile FROM turns "
+                                    "WHERE trajectory = ? AND turn = ?"));
   s->BindInt64(1, trajectory).BindInt64(2, turn);
   PTXB_ASSIGN_OR_RETURN(bool row, s->Step());
   if (!row) {
     return absl::InternalError(absl::StrCat("eval task without a turn: #", trajectory,
                                             " turn ", turn));
   }
-  std::pair<std::string, std::string> out{s->ColumnText(0), s->ColumnText(1)};
+  TurnKernel out{s->ColumnText(0), s->ColumnText(1), s->ColumnInt64(2) != 0};
   s->Reset();
   return out;
 }

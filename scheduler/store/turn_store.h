@@ -34,6 +34,14 @@ struct AnswerRow {
   int64_t finished_ms = 0;
   // Agent mode: the evaluate call that made the turn; "" for model answers.
   std::string action_id;
+  // Agent mode: the call was profile_kernel (the evaluation is profiled).
+  bool profile = false;
+};
+
+// What an eval task of a turn evaluates.
+struct TurnKernel {
+  std::string blob, sha256;
+  bool profile = false;  // the agent asked for a profile (AnswerRow::profile)
 };
 
 // A turn's evaluation as an agent session waits for it: unset hashes while
@@ -64,8 +72,8 @@ class TurnStore {
   absl::Status InsertAnswer(const AnswerRow& row);
   // Completes a turn with its evaluation.
   absl::Status RecordEval(int64_t trajectory, int turn, const EvalRow& row);
-  // The kernel of a turn: {blob hash, sha256}. INTERNAL when the turn has none.
-  absl::StatusOr<std::pair<std::string, std::string>> Kernel(int64_t trajectory, int turn);
+  // The kernel of a turn. INTERNAL when the turn has none.
+  absl::StatusOr<TurnKernel> Kernel(int64_t trajectory, int turn);
   // Agent mode: the turn an evaluate call made, by its action id.
   absl::StatusOr<std::optional<int>> FindAction(int64_t trajectory, const std::string& action_id);
   // How many turns the trajectory has (evaluated or not).
