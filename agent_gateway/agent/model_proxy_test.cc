@@ -3,8 +3,11 @@
 #include "agent_gateway/agent/model_proxy.h"
 
 #include <gmock/gmock.h>
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -57,11 +60,29 @@ class ModelProxyTest : public ::testing::Test {
     EXPECT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
     EXPECT_EQ(write(fd, raw.data(), raw.size()), static_cast<ssize_t>(raw.size()));
     shutdown(fd, SHUT_WR);
+    // A proxy that never answers fails the test in a minute, saying so,
+    // rather than at ctest's timeout.
+    const timeval patience{60, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &patience, sizeof(patience));
     std::string out;
     char buffer[4096];
-    for (ssize_t n; (n = read(fd, buffer, sizeof(buffer))) > 0;) out.append(buffer, n);
+    ssize_t n;
+    while ((n = read(fd, buffer, sizeof(buffer))) > 0) out.append(buffer, n);
+    EXPECT_EQ(n, 0) << "the proxy's answer did not end within a minute: " << out;
     close(fd);
     return out;
+  }
+
+  static int ClosedPort() {
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof(addr);
+    EXPECT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+    EXPECT_EQ(getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+    close(fd);
+    return ntohs(addr.sin_port);
   }
 
   static std::string Post(const std::string& path, const std::string& body,
@@ -160,7 +181,9 @@ TEST_F(ModelProxyTest, AnUnreachableProviderIsABadGatewayAndCostsNothing) {
   testing::ScriptedModel model(agents::Wire::kAnthropicMessages, {});
   ModelProxy::Upstream up;
   up.wire = agents::Wire::kAnthropicMessages;
-  up.base_url = "http://127.0.0.1:1";
+  // A loopback port nothing listens on: one the kernel just handed out and
+  // took back (port 1 is a privileged port another root process may hold).
+  up.base_url = absl::StrCat("http://127.0.0.1:", ClosedPort());
   up.model_id = "m";
   ModelProxy proxy(up, {/*tokens=*/100});
   ASSERT_TRUE(proxy.Listen(socket_));
