@@ -78,20 +78,30 @@ absl::Status Core::AddEvent(const std::string& experiment, const std::string& tr
   return AppendEvent(*db_, e);
 }
 
+bool Core::HasActiveGpuWorker(
+    const std::vector<std::string>& architectures,
+    const std::function<bool(const v1::Capabilities&)>& can) const {
+  const absl::Time now = clock_->Now();
+  for (const auto& [id, e] : executors_.all()) {
+    const v1::Capabilities& caps = e.info.capabilities();
+    if (e.info.kind() == v1::WORKER && HasHealthyGpuOf(caps, architectures) &&
+        executors_.Status(e, now) == "active" && can(caps)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 absl::Status Core::CheckPyTorchReferences(const ExpandedExperiment& x) const {
   if (x.pytorch_references.empty()) return absl::OkStatus();
   // A full evaluation goes to a worker with a healthy GPU of its
   // architectures (PopFor). A real one runs PyTorch references when it
   // registered a Python with torch; a simulated one computes no reference,
   // so it takes any definition.
-  const absl::Time now = clock_->Now();
-  for (const auto& [id, e] : executors_.all()) {
-    const v1::Capabilities& caps = e.info.capabilities();
-    if (e.info.kind() == v1::WORKER && HasHealthyGpuOf(caps, x.architectures) &&
-        executors_.Status(e, now) == "active" &&
-        (caps.simulated() || !caps.torch_reference().empty())) {
-      return absl::OkStatus();
-    }
+  if (HasActiveGpuWorker(x.architectures, [](const v1::Capabilities& caps) {
+        return caps.simulated() || !caps.torch_reference().empty();
+      })) {
+    return absl::OkStatus();
   }
   const auto& [definition, why] = *x.pytorch_references.begin();
   return absl::FailedPreconditionError(absl::StrCat(
@@ -101,15 +111,7 @@ absl::Status Core::CheckPyTorchReferences(const ExpandedExperiment& x) const {
 }
 
 absl::Status Core::CheckProfilers(const ExpandedExperiment& x) const {
-  if (!x.profile) return absl::OkStatus();
-  const absl::Time now = clock_->Now();
-  for (const auto& [id, e] : executors_.all()) {
-    const v1::Capabilities& caps = e.info.capabilities();
-    if (e.info.kind() == v1::WORKER && HasHealthyGpuOf(caps, x.architectures) &&
-        executors_.Status(e, now) == "active" && CanProfile(caps)) {
-      return absl::OkStatus();
-    }
-  }
+  if (!x.profile || HasActiveGpuWorker(x.architectures, CanProfile)) return absl::OkStatus();
   return absl::FailedPreconditionError(absl::StrCat(
       "experiment '", x.name, "' asks for profiles, and no registered GPU worker of its "
       "architectures can profile (`ptxbench workers` says why each cannot); nothing was "

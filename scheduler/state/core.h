@@ -27,6 +27,7 @@
 // process, see storage::WriteQueue).
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -246,6 +247,10 @@ class Core {
   void AssertOnWriterThread() const;
   // OK when every definition of `x` that only its PyTorch code computes can
   // be evaluated by an active executor; else why not.
+  // Whether an active worker with a healthy GPU of `architectures` (where
+  // PopFor sends a full evaluation) also satisfies `can`.
+  bool HasActiveGpuWorker(const std::vector<std::string>& architectures,
+                          const std::function<bool(const ptxbench::v1::Capabilities&)>& can) const;
   absl::Status CheckPyTorchReferences(const ExpandedExperiment& x) const;
   // Agent mode: an active gateway runs sessions of the experiment's CLI at
   // its pinned version; else refused before anything is written.

@@ -4,7 +4,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdio>
 
 namespace ptxbench::runner {
 namespace {
@@ -53,7 +52,6 @@ std::vector<std::string> NcuImportArgv(const ProfileDriverArgs& args) {
 int RunProfileDriver(const ProfileDriverArgs& args) {
   const int profiled = Run(NcuProfileArgv(args), "");
   (void)Run(NcuImportArgv(args), args.out_prefix + ".csv");
-  std::fflush(stdout);
   return profiled;
 }
 
