@@ -160,6 +160,10 @@ void AppendEval(std::string* out, const v1::EvalResult& e, bool full) {
     if (!e.profile().report_blob().empty()) {
       absl::StrAppend(&profile, "  report: ", e.profile().report_bytes(), " bytes (blob ",
                       e.profile().report_blob().substr(0, 12), ")\n");
+    } else if (e.profile().status() == v1::PASSED && !e.profile().simulated()) {
+      absl::StrAppend(&profile,
+                      "  report: none kept (the profiler left none within the size a report "
+                      "may have)\n");
     }
     for (absl::string_view line : absl::StrSplit(absl::StripTrailingAsciiWhitespace(profile), '\n')) {
       absl::StrAppend(out, "  ", line, "\n");

@@ -19,9 +19,17 @@ if(PTXB_TSAN)
 endif()
 
 # ptxb_test(NAME SOURCES... LIBS ...): a GoogleTest binary registered with ctest.
+# WAITS: the test mostly waits (on a deadline, a rate window, a slow
+# scripted evaluation), not computes; scripts/test.sh runs the tests so
+# labelled beside the rest (ctest label "waits").
 function(ptxb_test name)
-  cmake_parse_arguments(T "" "" "SOURCES;LIBS" ${ARGN})
+  cmake_parse_arguments(T "WAITS" "" "SOURCES;LIBS" ${ARGN})
   add_executable(${name} ${T_SOURCES})
   target_link_libraries(${name} PRIVATE ${T_LIBS} GTest::gmock GTest::gtest_main ptxbench::warnings)
-  gtest_discover_tests(${name} TEST_PREFIX "${name}." DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
+  set(properties TIMEOUT 300)
+  if(T_WAITS)
+    list(APPEND properties LABELS waits)
+  endif()
+  gtest_discover_tests(${name} TEST_PREFIX "${name}." DISCOVERY_TIMEOUT 60
+    PROPERTIES ${properties})
 endfunction()

@@ -10,7 +10,15 @@ fuzz_log="$build_dir/fuzz.log"
 ./scripts/fuzz.sh > "$fuzz_log" 2>&1 &
 fuzz=$!
 status=0
-ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)" "$@" || status=$?
+# Tests that mostly wait (label "waits", cmake/warnings.cmake) run beside
+# the rest, which keeps the cores; their output follows the rest's.
+waits_log="$build_dir/ctest_waits.log"
+ctest --test-dir "$build_dir" --output-on-failure -L waits -j 3 "$@" > "$waits_log" 2>&1 &
+waits=$!
+ctest --test-dir "$build_dir" --output-on-failure -LE waits -j "$(nproc)" "$@" || status=$?
+wait "$waits" || status=1
+echo "== the tests that mostly wait (label waits)"
+cat "$waits_log"
 if wait "$fuzz"; then
   echo "fuzz: every target ran clean ($(grep -c '^fuzz: .* for ' "$fuzz_log") targets)"
   grep -E "^Done|executed_units" "$fuzz_log" || true

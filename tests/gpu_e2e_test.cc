@@ -3,7 +3,10 @@
 // that leaves part of C unwritten, turn 1 a correct one: every trajectory
 // ends, with real check and timing results in the database and in
 // `ptxbench show`. Skips where there is no GPU.
+#include <chrono>
+#include <cstdlib>
 #include <filesystem>
+#include <thread>
 
 #include "common/data_dir.h"
 #include "common/file.h"
@@ -56,6 +59,75 @@ TEST(GpuEndToEndTest, ScriptedKernelsAreCheckedAndTimedOnTheGpu) {
       << t["turns"][0].value("feedback", "");
   EXPECT_EQ(t["turns"][0].value("feedback", "").find("SIMULATED"), std::string::npos);
   std::cout << "turn 1 feedback:\n" << t["turns"][1].value("feedback", "") << "\n";
+}
+
+// Profile feedback from a real profiler: a worker started with --ncu
+// profiles every evaluation of an experiment that asks (the ptxb-profile
+// tag); the model's feedback carries Nsight Compute's figures and the SASS
+// census, `show` prints them, and the report comes back as Nsight Compute
+// wrote it. Skips where there is no Nsight Compute.
+TEST(GpuEndToEndTest, AProfiledExperimentFeedsNsightComputeFiguresToTheModel) {
+  PTXB_REQUIRE_GPU();
+  const char* configured = std::getenv("PTXB_NCU");
+  const std::string ncu = configured != nullptr ? configured : "/usr/local/cuda/bin/ncu";
+  if (!std::filesystem::exists(ncu)) GTEST_SKIP() << "no Nsight Compute at " << ncu;
+  Cluster c("e2e_gpu_profile");
+  ASSERT_TRUE(c.StartScheduler()) << c.SchedulerLogTail();
+  const std::string kernels = DataDir() + "/worker/testdata/gemm/";
+  c.WriteFile("answers/gemm_n7168_k5120/turn0.cu", ReadFile(kernels + "correct.cu").value_or(""));
+  c.WriteFile("answers/gemm_n7168_k5120/turn1.cu", ReadFile(kernels + "correct.cu").value_or(""));
+  c.AddRealWorker({"--slots", "1", "--timed-calls", "5", "--warmup-calls", "1", "--ncu", ncu});
+  c.AddGateway({"--latency-ms", "5", "--answers-dir", c.dir() + "/answers"});
+  // Submit refuses a profiled experiment until the worker said it can profile.
+  const std::string spec = c.WriteFile("spec.json", R"({"name": "gpu-profile",
+    "models": ["scripted"], "definitions": ["gemm_n7168_k5120"],
+    "prompt_tags": ["ptxb-profile"], "samples": 1, "num_turns": 2, "target_speedup": 100.0})");
+  std::string exp;
+  for (int i = 0; i < 100 && exp.empty(); ++i) {
+    if (c.Cli({"workers"}).out.find("Nsight Compute") != std::string::npos) exp = c.Submit(spec);
+    if (exp.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  ASSERT_FALSE(exp.empty()) << c.Cli({"workers"}).out << Tail(c.dir() + "/worker0.log");
+  const nlohmann::json status = c.WaitFinished(exp, 480);
+  ASSERT_EQ(status["trajectories"]["terminal"], 1)
+      << status.dump() << Tail(c.dir() + "/worker0.log");
+
+  std::string trajectory;
+  {
+    auto db = c.OpenDatabase();
+    auto s = db->Prepare("SELECT id FROM trajectories LIMIT 1");
+    ASSERT_TRUE(s.ok() && *s->Step());
+    trajectory = s->ColumnText(0);
+  }
+  const CommandResult json = c.Cli({"show", trajectory, "--output", "json", "--full"});
+  ASSERT_EQ(json.exit_code, 0) << json.out;
+  const nlohmann::json t = nlohmann::json::parse(json.out);
+  ASSERT_EQ(t["turns"].size(), 2u) << json.out;
+  for (const auto& turn : t["turns"]) {
+    const std::string feedback = turn.value("feedback", "");
+    std::cout << "turn " << turn["index"] << " feedback:\n" << feedback << "\n";
+    EXPECT_NE(feedback.find("Profile (Nsight Compute "), std::string::npos) << feedback;
+    EXPECT_NE(feedback.find("gemm_tiled"), std::string::npos) << "the kernel is not named";
+    EXPECT_NE(feedback.find("SASS (cuobjdump): "), std::string::npos) << feedback;
+    EXPECT_EQ(feedback.find("SIMULATED"), std::string::npos);
+    ASSERT_TRUE(turn.contains("profile")) << turn.dump();
+    EXPECT_EQ(turn["profile"]["status"], "PASSED") << turn["profile"].dump();
+    EXPECT_EQ(turn["profile"]["axes"]["M"], "8192");  // the largest workload
+  }
+  const CommandResult text = c.Cli({"show", trajectory});
+  std::cout << text.out << "\n";
+  EXPECT_NE(text.out.find("SASS (cuobjdump): "), std::string::npos);
+  const CommandResult exported =
+      c.Cli({"show", trajectory, "--profile-reports", c.dir() + "/reports"});
+  ASSERT_EQ(exported.exit_code, 0) << exported.out;
+  std::cout << exported.out;
+  const absl::StatusOr<std::string> report =
+      ReadFile(c.dir() + "/reports/" + trajectory + ".turn0.ncu-rep");
+  ASSERT_TRUE(report.ok()) << exported.out;
+  EXPECT_GT(report->size(), 1000u);
+  if (const char* keep = std::getenv("PTXB_KEEP_REPORTS")) {
+    ASSERT_TRUE(WriteFile(std::string(keep) + "/e2e_turn0.ncu-rep", *report).ok());
+  }
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include <sys/statvfs.h>
 
 #include <atomic>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -32,6 +33,8 @@
 #include "common/hash.h"
 #include "testing/require_gpu.h"
 #include "worker/gpu_eval.h"
+#include "worker/profile/ncu_install.h"
+#include "worker/runner/job.h"
 #include "workloads/registry.h"
 
 namespace ptxbench::worker {
@@ -125,8 +128,9 @@ class AdversarialTest : public ::testing::Test {
     return ReadFile(dir + "simple_gemm.inc").value_or("") + inlined;
   }
 
-  static v1::EvalRequest Request(const std::string& file) {
+  static v1::EvalRequest Request(const std::string& file, bool profile = false) {
     v1::EvalRequest r;
+    r.set_profile(profile);
     r.set_definition(kGemm);
     r.set_language("cuda");
     r.set_kernel_source(Source(file));
@@ -142,9 +146,9 @@ class AdversarialTest : public ::testing::Test {
     return EvalWith(evaluator, file);
   }
 
-  v1::EvalResult EvalWith(GpuEvaluator& evaluator, const std::string& file) {
+  v1::EvalResult EvalWith(GpuEvaluator& evaluator, const std::string& file, bool profile = false) {
     bool suspect = false;
-    v1::EvalResult result = evaluator.Evaluate(Request(file), gpu_, &suspect);
+    v1::EvalResult result = evaluator.Evaluate(Request(file, profile), gpu_, &suspect);
     std::cout << file << ": " << v1::EvalStatus_Name(result.status());
     for (const v1::WorkloadTrace& t : result.traces()) {
       std::cout << " latency " << t.latency_ms() << " ms, reference " << t.reference_latency_ms()
@@ -405,6 +409,42 @@ TEST_F(AdversarialTest, TwoEvaluationsOnOneGpuCannotReachEachOther) {
     EXPECT_EQ(honest.traces(i).max_abs_error(), alone.traces(i).max_abs_error());
     EXPECT_EQ(honest.traces(i).max_rel_error(), alone.traces(i).max_rel_error());
     EXPECT_EQ(honest.traces(i).matched_ratio(), alone.traces(i).matched_ratio());
+  }
+}
+
+// A profile run's directory is the kernel's own: what it puts there
+// misleads only its own profile, bounded and cleaned, and never reaches
+// past it (tamper_profile.cu).
+TEST_F(AdversarialTest, TamperingWithItsProfileMisleadsOnlyItself) {
+  const char* configured = std::getenv("PTXB_NCU");
+  absl::StatusOr<NcuInstall> ncu =
+      FindNcu(configured != nullptr ? configured : "/usr/local/cuda/bin/ncu");
+  if (!ncu.ok()) GTEST_SKIP() << "no Nsight Compute here: " << ncu.status();
+  GpuEvalOptions o = Options();
+  o.ncu = ncu->executable;
+  o.ncu_root = ncu->root;
+  o.profiler = "Nsight Compute " + ncu->version;
+  o.profile_deadline = absl::Seconds(60);
+  GpuEvaluator evaluator(compiler_.get(), definitions_.get(), o, "adversarial", "test-toolkit");
+  const v1::EvalResult r = EvalWith(evaluator, "adversarial/tamper_profile.cu", /*profile=*/true);
+  ExpectNoFasterThanHonest(r);
+  ASSERT_TRUE(r.has_profile());
+  const v1::KernelProfileRun& p = r.profile();
+  std::cout << "profile: " << v1::EvalStatus_Name(p.status()) << ", " << p.kernels_size()
+            << " kernels, report " << p.report().size() << " bytes; " << p.error().substr(0, 400)
+            << "\n";
+  EXPECT_LE(static_cast<int64_t>(p.report().size()), runner::kMaxProfileFileBytes);
+  EXPECT_FALSE(absl::StrContains(p.report(), "root:")) << "the report is a file of the node";
+  EXPECT_FALSE(fs::exists(ncu->root + "/ptxb-adversarial-escape"));
+  EXPECT_FALSE(fs::exists("/opt/nvidia/nsight-compute/ptxb-adversarial-escape"));
+  for (const v1::KernelProfile& k : p.kernels()) {
+    EXPECT_LE(k.name().size(), 200u);
+    for (char c : k.name()) EXPECT_TRUE(c >= 0x20 && c < 0x7f) << "an unprintable name";
+    for (double v : {k.duration_us(), k.sm_throughput_pct(), k.memory_throughput_pct(),
+                     k.dram_throughput_pct(), k.achieved_occupancy_pct()}) {
+      // -1: not measured (KernelProfile), what a value that fails its checks becomes.
+      EXPECT_TRUE(v == -1 || (std::isfinite(v) && v >= 0)) << k.name() << ": " << v;
+    }
   }
 }
 

@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/data_dir.h"
 #include "common/file.h"
@@ -34,6 +35,25 @@ namespace v1 = ::ptxbench::v1;
 constexpr char kGemm[] = "gemm_n7168_k5120";
 constexpr char kGemmM70[] = "729b8d2e-8307-57e0-b6f5-d50957348534";
 
+// Nsight Compute as a GPU node has it (PTXB_NCU, else the toolkit's).
+absl::StatusOr<NcuInstall> TestNcu() {
+  const char* configured = std::getenv("PTXB_NCU");
+  return FindNcu(configured != nullptr ? configured : "/usr/local/cuda/bin/ncu");
+}
+
+void UseProfiler(const NcuInstall& ncu, GpuEvalOptions& o) {
+  o.ncu = ncu.executable;
+  o.ncu_root = ncu.root;
+  o.profiler = "Nsight Compute " + ncu.version;
+}
+
+// For a look with Nsight Compute itself (bench/gpu/profile_check.sh).
+void KeepReport(const v1::EvalResult& r, const std::string& name) {
+  if (const char* keep = std::getenv("PTXB_KEEP_REPORTS")) {
+    ASSERT_TRUE(WriteFile(absl::StrCat(keep, "/", name, ".ncu-rep"), r.profile().report()).ok());
+  }
+}
+
 class GpuEvalTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -52,10 +72,12 @@ class GpuEvalTest : public ::testing::Test {
     ASSERT_FALSE(FindRunner().empty()) << "ptxbench-runner not found next to the test";
   }
 
-  GpuEvaluator Evaluator(absl::Duration deadline = absl::Minutes(3)) {
+  GpuEvaluator Evaluator(absl::Duration deadline = absl::Minutes(3),
+                         const NcuInstall* profiler = nullptr) {
     GpuEvalOptions o;
     o.runner_path = FindRunner();
     o.deadline = deadline;
+    if (profiler != nullptr) UseProfiler(*profiler, o);
     return GpuEvaluator(compiler_.get(), definitions_.get(), o, "test", "test-toolkit");
   }
 
@@ -191,6 +213,29 @@ TEST_F(GpuEvalTest, ATvmFfiTmaGemmPassesUnchangedOnEveryWorkload) {
   EXPECT_GT(r.sass().architecture_counts().at("hopper"), 0);
 }
 
+// The TVM-FFI TMA GEMM under the profiler: its own kernel, the TMA loads
+// not hidden from Nsight Compute by the harness.
+TEST_F(GpuEvalTest, ATvmFfiTmaGemmIsProfiledLikeAnyKernel) {
+  absl::StatusOr<NcuInstall> ncu = TestNcu();
+  if (!ncu.ok()) GTEST_SKIP() << "no Nsight Compute here: " << ncu.status();
+  v1::EvalRequest request = Request("correct.cu");
+  request.set_kernel_source(
+      ReadFile(DataDir() + "/worker/testdata/tvm_ffi/tma_gemm.cu").value_or(""));
+  request.set_kernel_sha256(Sha256Hex(request.kernel_source()));
+  request.set_profile(true);
+  bool suspect = true;
+  v1::EvalResult r = Evaluator(absl::Minutes(5), &*ncu).Evaluate(request, gpu_, &suspect);
+  ASSERT_EQ(r.status(), v1::PASSED) << r.compile_log() << r.error();
+  std::cout << "tma_gemm.cu latency " << r.traces(0).latency_ms() << " ms\n"
+            << RenderProfile(r.profile(), 8) << "wall " << r.profile().wall_time_ms() << " ms\n";
+  ASSERT_EQ(r.profile().status(), v1::PASSED) << r.profile().error();
+  ASSERT_GT(r.profile().kernels_size(), 0);
+  EXPECT_NE(r.profile().kernels(0).name().find("GemmKernel"), std::string::npos)
+      << r.profile().kernels(0).name();
+  EXPECT_GT(r.profile().kernels(0).duration_us(), 0);
+  KeepReport(r, "tvm_ffi_tma_gemm");
+}
+
 TEST_F(GpuEvalTest, RawPtxKernelRunsThroughItsLaunchSpecAndPasses) {
   v1::EvalRequest r = Request("correct.ptx");
   r.set_language("ptx");
@@ -290,11 +335,7 @@ class PerDefinitionTest : public GpuEvalTest,
     const DefinitionCase& c = GetParam();
     GpuEvalOptions o;
     o.runner_path = FindRunner();
-    if (profiler != nullptr) {
-      o.ncu = profiler->executable;
-      o.ncu_root = profiler->root;
-      o.profiler = "Nsight Compute " + profiler->version;
-    }
+    if (profiler != nullptr) UseProfiler(*profiler, o);
     o.deadline = absl::Minutes(5);
     o.trials = c.timed_calls < 50 ? 1 : 0;
     o.warmup_calls = c.timed_calls < 50 ? 1 : 10;
@@ -331,8 +372,7 @@ TEST_P(PerDefinitionTest, SimpleCorrectKernelPasses) {
 // candidate's sandbox names the kernel and where its time went; the
 // evaluation's own figures are those of an unprofiled run.
 TEST_P(PerDefinitionTest, AProfileNamesTheKernelAndWhereItsTimeWent) {
-  const char* configured = std::getenv("PTXB_NCU");
-  absl::StatusOr<NcuInstall> ncu = FindNcu(configured != nullptr ? configured : "/usr/local/cuda/bin/ncu");
+  absl::StatusOr<NcuInstall> ncu = TestNcu();
   if (!ncu.ok()) GTEST_SKIP() << "no Nsight Compute here: " << ncu.status();
   v1::EvalResult r = EvalSource(Source(), &*ncu);
   ASSERT_EQ(r.status(), v1::PASSED);
@@ -344,6 +384,7 @@ TEST_P(PerDefinitionTest, AProfileNamesTheKernelAndWhereItsTimeWent) {
   EXPECT_GE(r.profile().kernels(0).sm_throughput_pct(), 0);
   EXPECT_GT(r.profile().report().size(), 0u);
   EXPECT_EQ(r.profile().workload_uuid(), GetParam().workload);
+  KeepReport(r, GetParam().definition);
 }
 
 TEST_P(PerDefinitionTest, OneWrongElementIsIncorrectNumerical) {

@@ -576,8 +576,7 @@ class Harness {
   void CopyProfileFiles() {
     const char* names[] = {kProfileReport, kProfileCsv};
     for (size_t i = 0; i < profile_fds_.size(); ++i) {
-      const int in = open(absl::StrCat(isolation_->profile_dir(), "/", names[i]).c_str(),
-                          O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+      const int in = isolation_->OpenProfileFile(names[i]);
       struct stat st;
       if (in >= 0 && fstat(in, &st) == 0 && S_ISREG(st.st_mode) &&
           st.st_size <= kMaxProfileFileBytes) {

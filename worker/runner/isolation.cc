@@ -223,7 +223,13 @@ absl::StatusOr<std::unique_ptr<Isolation>> Isolation::Prepare(const RunnerJob& j
       return Errno("preparing the candidate's disk");
     }
   }
-  iso->profile_dir_ = dirs.profile;
+  // Held from here: the candidate owns its disk and could put a link to
+  // any directory the harness can read where this one was.
+  if (profile) {
+    iso->profile_dir_fd_ =
+        open(dirs.profile.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (iso->profile_dir_fd_ < 0) return Errno("opening the profile's directory");
+  }
   iso->disk_fd_ = open(disk.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (iso->disk_fd_ < 0) return Errno("opening the candidate's disk");
   // The module: the candidate's to read and run, not to change.
@@ -310,6 +316,11 @@ std::vector<std::string> Isolation::Protections() const {
                                    ", the candidate host as uid ", job_.isolation.candidate_uid)
                     : "WARNING: not root: the hosts run as the worker's own uid (user namespace)");
   return p;
+}
+
+int Isolation::OpenProfileFile(const char* name) const {
+  if (profile_dir_fd_ < 0) return -1;
+  return openat(profile_dir_fd_, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 }
 
 std::string Isolation::DiskFullNote() const {

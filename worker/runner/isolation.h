@@ -44,8 +44,11 @@ class Isolation {
   // Step 4.
   absl::Status DropPrivileges();
 
-  // Where a profile run's files are, on the harness's side.
-  const std::string& profile_dir() const { return profile_dir_; }
+  // A profile run's file `name` (a plain name) from the directory the
+  // profiler writes into, opened for reading: through the directory as it was
+  // made (a descriptor held since), never through a link the candidate put in
+  // its place or in place of the file, never blocking (a FIFO). -1 if absent.
+  int OpenProfileFile(const char* name) const;
   // The submission as the candidate host sees it.
   const std::string& candidate_artifact() const { return candidate_artifact_; }
   // One line per protection in force, for the logs.
@@ -61,8 +64,8 @@ class Isolation {
   RunnerJob job_;
   bool root_ = false;
   std::string candidate_artifact_;
-  std::string profile_dir_;
-  int disk_fd_ = -1;  // O_PATH of the candidate's disk, for its free space
+  int profile_dir_fd_ = -1;  // O_PATH of a profile run's directory
+  int disk_fd_ = -1;         // O_PATH of the candidate's disk, for its free space
   sandbox::Policy policy_;
 };
 
