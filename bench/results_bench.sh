@@ -15,27 +15,7 @@ build=$(realpath "${1:-build}")
 trajectories=${TRAJECTORIES:-100000}
 turns=${TURNS:-10}
 formats=${FORMATS:-csv jsonl}
-work=$(mktemp -d)
-scheduler_pid=
-cleanup() {
-  [ -n "$scheduler_pid" ] && kill "$scheduler_pid" 2>/dev/null && wait "$scheduler_pid" 2>/dev/null
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-mkdir -p "$work/data"
-if [ -n "${DB:-}" ]; then
-  cp "$DB" "$work/data/ptxbench.db"
-else
-  "$build/bench/results_db" --out "$work/data/ptxbench.db" --trajectories "$trajectories" \
-    --turns "$turns" 2>/dev/null
-fi
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-"$build/scheduler/ptxbench-scheduler" --listen "127.0.0.1:$port" --data_dir "$work/data" \
-  --max_trajectories 10000000 > "$work/scheduler.log" 2>&1 &
-scheduler_pid=$!
-cli=("$build/cli/ptxbench" --scheduler "127.0.0.1:$port" --data-dir "$work/data" --timeout 600)
-for _ in $(seq 100); do "${cli[@]}" status bench-results > /dev/null 2>&1 && break; sleep 0.2; done
+source "$(dirname "$0")/synthetic_scheduler.sh"
 
 # Runs a command; prints "<wall seconds> <peak RSS MiB>".
 measure() {

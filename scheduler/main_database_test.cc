@@ -6,13 +6,16 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
 #include "scheduler/read/report_query.h"
 #include "scheduler/read/snapshot.h"
 #include "scheduler/state/core.h"
 #include "scheduler/state/core_test_util.h"
+#include "scheduler/store/counts.h"
 #include "scheduler/store/schema.h"
 #include "scheduler/store/transitions.h"
 
@@ -145,6 +148,26 @@ TEST_F(MainDatabaseTest, ItsExperimentRunsToTheEnd) {
             0);
   EXPECT_GT(Count("SELECT count(*) FROM events WHERE kind = 'task.expired'"), 0)
       << "the leases held when it stopped expired and were run again";
+
+  // The counters status reads: filled from the rows by the migration, kept
+  // by every write since (expiries, retries and completions included).
+  absl::StatusOr<std::vector<std::string>> differences = CheckCounts(*db_);
+  ASSERT_TRUE(differences.ok()) << differences.status();
+  EXPECT_TRUE(differences->empty()) << absl::StrJoin(*differences, "\n");
+  EXPECT_EQ(Count("SELECT sum(trajectories) FROM trajectory_counts"),
+            static_cast<int64_t>(after.size()));
+  EXPECT_EQ(Count(absl::StrCat("SELECT sum(trajectories) FROM trajectory_counts WHERE state = ",
+                               SqlValue(v1::SUBMITTED))),
+            Count(absl::StrCat("SELECT count(*) FROM trajectories WHERE state = ",
+                               SqlValue(v1::SUBMITTED))));
+  // And the check sees a counter that drifted from its rows.
+  ASSERT_TRUE(db_->Execute("UPDATE task_counts SET tasks = tasks + 2 WHERE (experiment, state, "
+                           "kind) = (SELECT experiment, state, kind FROM task_counts LIMIT 1)")
+                  .ok());
+  differences = CheckCounts(*db_);
+  ASSERT_TRUE(differences.ok());
+  ASSERT_EQ(differences->size(), 1u);
+  EXPECT_NE((*differences)[0].find("tasks stored "), std::string::npos) << (*differences)[0];
 }
 
 // Its turns were evaluated before the report columns existed (schema 3):

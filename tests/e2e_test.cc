@@ -561,6 +561,10 @@ TEST(EndToEndTest, SchedulerKilledMidRunLosesNothingAndPaysForNothingTwice) {
   ExpectStatusMatchesDatabase(c, status);
   ExpectTurnsConsistent(c);
   EXPECT_GT(status["turns"]["completed"].get<int64_t>(), done_before);
+  // The counters status reads survived the kill with the rows they count.
+  const CommandResult check = c.Cli({"admin", "check"}, /*merge_stderr=*/true);
+  EXPECT_EQ(check.exit_code, 0) << check.out;
+  EXPECT_THAT(check.out, ::testing::HasSubstr("every experiment's counters agree with its rows"));
 
   // No model answer was requested twice for the same (trajectory, turn), and
   // every recorded turn's answer was requested exactly once.

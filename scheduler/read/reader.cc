@@ -34,9 +34,8 @@ class ReadTransaction {
 absl::Status Reader::ProgressLocked(int64_t rowid, v1::ExperimentProgress* p) {
   PTXB_ASSIGN_OR_RETURN(
       storage::Statement * s,
-      db_->Cached("SELECT state, failure_class, count(*), sum(turns_completed), "
-                  "sum(correct), max(simulated) FROM trajectories WHERE experiment = ? "
-                  "GROUP BY state, failure_class"));
+      db_->Cached("SELECT state, failure_class, trajectories, turns_completed, correct, "
+                  "simulated FROM trajectory_counts WHERE experiment = ?"));
   s->BindInt64(1, rowid);
   while (true) {
     PTXB_ASSIGN_OR_RETURN(bool row, s->Step());
@@ -44,6 +43,7 @@ absl::Status Reader::ProgressLocked(int64_t rowid, v1::ExperimentProgress* p) {
     auto state = static_cast<v1::TrajectoryState>(s->ColumnInt64(0));
     auto klass = static_cast<v1::FailureClass>(s->ColumnInt64(1));
     const int64_t n = s->ColumnInt64(2);
+    if (n == 0) continue;  // a counter that went back to zero
     p->set_total(p->total() + n);
     if (IsTerminal(state)) p->set_terminal(p->terminal() + n);
     (*p->mutable_by_state())[v1::TrajectoryState_Name(state)] += n;
@@ -55,8 +55,8 @@ absl::Status Reader::ProgressLocked(int64_t rowid, v1::ExperimentProgress* p) {
   }
   PTXB_ASSIGN_OR_RETURN(
       storage::Statement * t,
-      db_->Cached(absl::StrCat("SELECT state, kind, count(*) FROM tasks WHERE experiment = ? AND ",
-                               LiveTaskCondition("state"), " GROUP BY state, kind")));
+      db_->Cached(absl::StrCat("SELECT state, kind, tasks FROM task_counts WHERE experiment = ? AND ",
+                               LiveTaskCondition("state"))));
   t->BindInt64(1, rowid);
   while (true) {
     PTXB_ASSIGN_OR_RETURN(bool row, t->Step());
@@ -64,6 +64,7 @@ absl::Status Reader::ProgressLocked(int64_t rowid, v1::ExperimentProgress* p) {
     const auto state = static_cast<TaskState>(t->ColumnInt64(0));
     const auto kind = static_cast<StepKind>(t->ColumnInt64(1));
     const int64_t n = t->ColumnInt64(2);
+    if (n == 0) continue;
     if (state == TaskState::kQueued) p->set_tasks_queued(p->tasks_queued() + n);
     if (state == TaskState::kQueued && kind == StepKind::kEval) p->set_eval_tasks_queued(n);
     if (state == TaskState::kLeased) p->set_tasks_leased(p->tasks_leased() + n);
@@ -74,7 +75,8 @@ absl::Status Reader::ProgressLocked(int64_t rowid, v1::ExperimentProgress* p) {
 absl::StatusOr<std::map<std::string, int64_t>> Reader::TrajectoriesByState() {
   absl::MutexLock lock(&mu_);
   PTXB_ASSIGN_OR_RETURN(storage::Statement * s,
-                        db_->Cached("SELECT state, count(*) FROM trajectories GROUP BY state"));
+                        db_->Cached("SELECT state, sum(trajectories) FROM trajectory_counts "
+                                    "GROUP BY state"));
   std::map<std::string, int64_t> out;
   while (true) {
     PTXB_ASSIGN_OR_RETURN(bool row, s->Step());

@@ -6,6 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "common/status_macros.h"
+#include "scheduler/store/counts.h"
 #include "scheduler/store/event_log.h"
 #include "storage/blob_store.h"
 #include "storage/migrations.h"
@@ -197,12 +198,16 @@ constexpr char kSchemaV9[] =
     "ALTER TABLE experiments ADD COLUMN profile INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE turns ADD COLUMN profile INTEGER NOT NULL DEFAULT 0;";
 
+// Version 10: per-experiment counters kept by triggers (counts.h), so
+// status reads a few rows at any size.
+
 std::vector<storage::Migration> Migrations() {
   static const std::string* v1 = new std::string(
       absl::StrCat(kSchemaV1, LiveTaskIndexSql(), kSchemaV1Executors, storage::kBlobTableSql,
                    ";\n", kEventTableSql, ";\n"));
   return {{1, v1->c_str()}, {2, kSchemaV2}, {3, kSchemaV3}, {4, kSchemaV4}, {5, kSchemaV5},
-          {6, kSchemaV6}, {7, kSchemaV7}, {8, kSchemaV8}, {9, kSchemaV9}};
+          {6, kSchemaV6}, {7, kSchemaV7}, {8, kSchemaV8}, {9, kSchemaV9},
+          {10, CountsSchemaSql().c_str()}};
 }
 
 }  // namespace
