@@ -6,8 +6,9 @@ has a static archive beside it (gRPC, protobuf, Abseil, c-ares, re2, upb,
 SQLite, zstd) replaced by the archive, all of them in one linker group. A
 command-line tool is started for every command a user types and by every
 test; loading and binding ~80 shared libraries was half of its start-up
-(docs/DECISIONS.md, issue 31). OpenSSL and cpp-httplib (no archive) stay
-shared, as does everything given as -lNAME. Where no archive exists the
+(docs/DECISIONS.md, issue 31). cpp-httplib has no archive and loads OpenSSL
+as a shared library, so OpenSSL stays shared too (one copy in the process);
+so does everything given as -lNAME but re2. Where no archive exists the
 shared library stays: the link works on any machine, only slower to start.
 """
 import glob
