@@ -105,8 +105,7 @@ absl::StatusOr<EvalRequest> ParseRequest(absl::string_view text) {
     return r.Error("workload_sha256", *sha, "64 lowercase hex digits");
   }
   if (const Json* profile = JsonReader::Member(j, "profile")) {
-    if (!profile->is_boolean()) return r.Error("profile", *profile, "true or false");
-    out.profile = profile->get<bool>();
+    PTXB_ASSIGN_OR_RETURN(out.profile, r.Boolean(*profile, "profile"));
   }
   return out;
 }

@@ -60,8 +60,7 @@ absl::StatusOr<Settings> ReadSettings() {
     PTXB_ASSIGN_OR_RETURN(s.eval_wait_s, r.Integer(*wait, "eval_wait_s", 1, 86400));
   }
   if (const StrictJson* profile = JsonReader::Member(j, "profile")) {
-    if (!profile->is_boolean()) return r.Error("profile", *profile, "true or false");
-    s.files.profile = profile->get<bool>();
+    PTXB_ASSIGN_OR_RETURN(s.files.profile, r.Boolean(*profile, "profile"));
   }
   return s;
 }

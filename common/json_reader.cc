@@ -254,6 +254,11 @@ absl::StatusOr<int64_t> JsonReader::Integer(const Json& value, absl::string_view
   return n;
 }
 
+absl::StatusOr<bool> JsonReader::Boolean(const Json& value, absl::string_view path) const {
+  if (!value.is_boolean()) return Error(path, value, "true or false");
+  return value.get<bool>();
+}
+
 absl::StatusOr<double> JsonReader::Number(const Json& value, absl::string_view path) const {
   if (!value.is_number()) return Error(path, value, "a number");
   return value.get<double>();

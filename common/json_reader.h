@@ -104,6 +104,8 @@ class JsonReader {
   absl::StatusOr<int64_t> Integer(const Json& value, absl::string_view path, int64_t min,
                                   int64_t max) const;
   absl::StatusOr<double> Number(const Json& value, absl::string_view path) const;
+  // true or false.
+  absl::StatusOr<bool> Boolean(const Json& value, absl::string_view path) const;
   // A number of at least 0.
   absl::StatusOr<double> NonNegativeNumber(const Json& value, absl::string_view path) const;
 

@@ -12,6 +12,7 @@
 #include "common/file.h"
 #include "gtest/gtest.h"
 #include "testing/require_gpu.h"
+#include "worker/profile/testing/node_ncu.h"
 #include "tests/cluster.h"
 
 namespace ptxbench::testing {
@@ -68,8 +69,7 @@ TEST(GpuEndToEndTest, ScriptedKernelsAreCheckedAndTimedOnTheGpu) {
 // wrote it. Skips where there is no Nsight Compute.
 TEST(GpuEndToEndTest, AProfiledExperimentFeedsNsightComputeFiguresToTheModel) {
   PTXB_REQUIRE_GPU();
-  const char* configured = std::getenv("PTXB_NCU");
-  const std::string ncu = configured != nullptr ? configured : "/usr/local/cuda/bin/ncu";
+  const std::string ncu = worker::NodeNcuPath();
   if (!std::filesystem::exists(ncu)) GTEST_SKIP() << "no Nsight Compute at " << ncu;
   Cluster c("e2e_gpu_profile");
   ASSERT_TRUE(c.StartScheduler()) << c.SchedulerLogTail();

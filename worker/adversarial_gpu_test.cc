@@ -34,6 +34,7 @@
 #include "testing/require_gpu.h"
 #include "worker/gpu_eval.h"
 #include "worker/profile/ncu_install.h"
+#include "worker/profile/testing/node_ncu.h"
 #include "worker/runner/job.h"
 #include "workloads/registry.h"
 
@@ -416,14 +417,10 @@ TEST_F(AdversarialTest, TwoEvaluationsOnOneGpuCannotReachEachOther) {
 // misleads only its own profile, bounded and cleaned, and never reaches
 // past it (tamper_profile.cu).
 TEST_F(AdversarialTest, TamperingWithItsProfileMisleadsOnlyItself) {
-  const char* configured = std::getenv("PTXB_NCU");
-  absl::StatusOr<NcuInstall> ncu =
-      FindNcu(configured != nullptr ? configured : "/usr/local/cuda/bin/ncu");
+  absl::StatusOr<NcuInstall> ncu = FindNcu(NodeNcuPath());
   if (!ncu.ok()) GTEST_SKIP() << "no Nsight Compute here: " << ncu.status();
   GpuEvalOptions o = Options();
-  o.ncu = ncu->executable;
-  o.ncu_root = ncu->root;
-  o.profiler = "Nsight Compute " + ncu->version;
+  o.UseProfiler(*ncu);
   o.profile_deadline = absl::Seconds(60);
   GpuEvaluator evaluator(compiler_.get(), definitions_.get(), o, "adversarial", "test-toolkit");
   const v1::EvalResult r = EvalWith(evaluator, "adversarial/tamper_profile.cu", /*profile=*/true);

@@ -306,6 +306,12 @@ absl::StatusOr<HarnessProcessOutcome> GpuEvaluator::RunJob(runner::RunnerJob job
   return RunHarnessProcess(harness);
 }
 
+void GpuEvalOptions::UseProfiler(const NcuInstall& install) {
+  ncu = install.executable;
+  ncu_root = install.root;
+  profiler = absl::StrCat("Nsight Compute ", install.version);
+}
+
 v1::EvalResult GpuEvaluator::Run(const v1::EvalRequest& request, CompiledKernel compiled,
                                  const gpu::GpuInfo& gpu, bool* suspect) {
   *suspect = false;

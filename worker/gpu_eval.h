@@ -20,6 +20,7 @@
 #include "worker/compile_only.h"
 #include "worker/gpu/device_info.h"
 #include "worker/harness_process.h"
+#include "worker/profile/ncu_install.h"
 #include "worker/runner/job.h"
 #include "workloads/registry.h"
 
@@ -71,6 +72,8 @@ struct GpuEvalOptions {
   std::string ncu_root;
   std::string profiler;  // e.g. "Nsight Compute 2025.3.1.0"
   absl::Duration profile_deadline = absl::Minutes(3);
+  // Profiles with `install` (FindNcu's answer): sets the three above.
+  void UseProfiler(const NcuInstall& install);
   // Tests: force the PyTorch reference where a native one exists.
   runner::ReferenceChoice reference = runner::ReferenceChoice::kAuto;
   // Where each runner's wall time (the GPU's timed work) and crashes are

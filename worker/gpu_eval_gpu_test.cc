@@ -25,6 +25,7 @@
 #include "testing/require_gpu.h"
 #include "worker/gpu_eval.h"
 #include "worker/profile/ncu_install.h"
+#include "worker/profile/testing/node_ncu.h"
 #include "workloads/registry.h"
 
 namespace ptxbench::worker {
@@ -34,18 +35,6 @@ namespace v1 = ::ptxbench::v1;
 
 constexpr char kGemm[] = "gemm_n7168_k5120";
 constexpr char kGemmM70[] = "729b8d2e-8307-57e0-b6f5-d50957348534";
-
-// Nsight Compute as a GPU node has it (PTXB_NCU, else the toolkit's).
-absl::StatusOr<NcuInstall> TestNcu() {
-  const char* configured = std::getenv("PTXB_NCU");
-  return FindNcu(configured != nullptr ? configured : "/usr/local/cuda/bin/ncu");
-}
-
-void UseProfiler(const NcuInstall& ncu, GpuEvalOptions& o) {
-  o.ncu = ncu.executable;
-  o.ncu_root = ncu.root;
-  o.profiler = "Nsight Compute " + ncu.version;
-}
 
 // For a look with Nsight Compute itself (bench/gpu/profile_check.sh).
 void KeepReport(const v1::EvalResult& r, const std::string& name) {
@@ -77,7 +66,7 @@ class GpuEvalTest : public ::testing::Test {
     GpuEvalOptions o;
     o.runner_path = FindRunner();
     o.deadline = deadline;
-    if (profiler != nullptr) UseProfiler(*profiler, o);
+    if (profiler != nullptr) o.UseProfiler(*profiler);
     return GpuEvaluator(compiler_.get(), definitions_.get(), o, "test", "test-toolkit");
   }
 
@@ -216,7 +205,7 @@ TEST_F(GpuEvalTest, ATvmFfiTmaGemmPassesUnchangedOnEveryWorkload) {
 // The TVM-FFI TMA GEMM under the profiler: its own kernel, the TMA loads
 // not hidden from Nsight Compute by the harness.
 TEST_F(GpuEvalTest, ATvmFfiTmaGemmIsProfiledLikeAnyKernel) {
-  absl::StatusOr<NcuInstall> ncu = TestNcu();
+  absl::StatusOr<NcuInstall> ncu = FindNcu(NodeNcuPath());
   if (!ncu.ok()) GTEST_SKIP() << "no Nsight Compute here: " << ncu.status();
   v1::EvalRequest request = Request("correct.cu");
   request.set_kernel_source(
@@ -335,7 +324,7 @@ class PerDefinitionTest : public GpuEvalTest,
     const DefinitionCase& c = GetParam();
     GpuEvalOptions o;
     o.runner_path = FindRunner();
-    if (profiler != nullptr) UseProfiler(*profiler, o);
+    if (profiler != nullptr) o.UseProfiler(*profiler);
     o.deadline = absl::Minutes(5);
     o.trials = c.timed_calls < 50 ? 1 : 0;
     o.warmup_calls = c.timed_calls < 50 ? 1 : 10;
@@ -372,7 +361,7 @@ TEST_P(PerDefinitionTest, SimpleCorrectKernelPasses) {
 // candidate's sandbox names the kernel and where its time went; the
 // evaluation's own figures are those of an unprofiled run.
 TEST_P(PerDefinitionTest, AProfileNamesTheKernelAndWhereItsTimeWent) {
-  absl::StatusOr<NcuInstall> ncu = TestNcu();
+  absl::StatusOr<NcuInstall> ncu = FindNcu(NodeNcuPath());
   if (!ncu.ok()) GTEST_SKIP() << "no Nsight Compute here: " << ncu.status();
   v1::EvalResult r = EvalSource(Source(), &*ncu);
   ASSERT_EQ(r.status(), v1::PASSED);

@@ -107,8 +107,7 @@ void GpuEvaluator::Profile(const v1::EvalRequest& request, const CompiledKernel&
   }
   absl::StatusOr<NcuSummary> summary = SummarizeNcuCsv(csv);
   if (!summary.ok()) return end(v1::INFRA_ERROR, {std::string(summary.status().message()), trace.log()});
-  for (v1::KernelProfile& k : summary->kernels) *p.add_kernels() = std::move(k);
-  p.set_kernels_profiled(summary->kernels_profiled);
+  MoveInto(*std::move(summary), p);
   end(v1::PASSED, {});
 }
 

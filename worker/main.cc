@@ -151,9 +151,7 @@ void ConfigureProfiler(ptxbench::worker::GpuEvalOptions* eval_options,
     caps->set_profiler_unavailable("profiling is off (start the worker with --ncu PATH)");
   } else if (absl::StatusOr<ptxbench::worker::NcuInstall> ncu = ptxbench::worker::FindNcu(configured);
              ncu.ok()) {
-    eval_options->ncu = ncu->executable;
-    eval_options->ncu_root = ncu->root;
-    eval_options->profiler = absl::StrCat("Nsight Compute ", ncu->version);
+    eval_options->UseProfiler(*ncu);
     caps->set_profiler(ncu->Describe(configured));
   } else {
     caps->set_profiler_unavailable(std::string(ncu.status().message()));

@@ -92,7 +92,7 @@ class Session {
  private:
   // Ends with `end` and `why` (it ran its course).
   v1::CompleteRequest Outcome(v1::AgentEnd end, const std::string& why);
-  EvalReply Evaluate(int turn, const std::string& source, bool profile = false);
+  EvalReply Evaluate(int turn, const std::string& source, bool profile);
   std::string BudgetLine() const;
   // Time the session has been running, less its time blocked in evaluations.
   absl::Duration Active() const;
@@ -298,7 +298,7 @@ void Session::FinalEvaluation() {
     std::lock_guard<std::mutex> lock(mu_);
     if (Sha256Hex(*text) == last_source_sha_) return;
   }
-  (void)Evaluate(endpoint_->evaluations() + 1, *text);
+  (void)Evaluate(endpoint_->evaluations() + 1, *text, /*profile=*/false);
 }
 
 v1::CompleteRequest Session::Supervise(sandbox::SandboxedProcess& process, Capture& out,

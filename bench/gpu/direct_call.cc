@@ -52,8 +52,7 @@ absl::Status Summarize(const std::string& path) {
   v1::KernelProfileRun run;
   run.set_status(v1::PASSED);
   run.set_tool("ncu, directly");
-  for (v1::KernelProfile& k : summary.kernels) *run.add_kernels() = std::move(k);
-  run.set_kernels_profiled(summary.kernels_profiled);
+  worker::MoveInto(std::move(summary), run);
   std::printf("%s", RenderProfile(run, 8).c_str());
   return absl::OkStatus();
 }

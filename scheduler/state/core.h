@@ -245,12 +245,12 @@ class Core {
   // core.cc
   // Aborts when bound to a writer thread and called from another one.
   void AssertOnWriterThread() const;
-  // OK when every definition of `x` that only its PyTorch code computes can
-  // be evaluated by an active executor; else why not.
   // Whether an active worker with a healthy GPU of `architectures` (where
   // PopFor sends a full evaluation) also satisfies `can`.
   bool HasActiveGpuWorker(const std::vector<std::string>& architectures,
                           const std::function<bool(const ptxbench::v1::Capabilities&)>& can) const;
+  // OK when every definition of `x` that only its PyTorch code computes can
+  // be evaluated by an active executor; else why not.
   absl::Status CheckPyTorchReferences(const ExpandedExperiment& x) const;
   // Agent mode: an active gateway runs sessions of the experiment's CLI at
   // its pinned version; else refused before anything is written.

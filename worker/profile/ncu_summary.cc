@@ -169,4 +169,9 @@ absl::StatusOr<NcuSummary> SummarizeNcuCsv(absl::string_view csv,
   return summary;
 }
 
+void MoveInto(NcuSummary&& summary, ::ptxbench::v1::KernelProfileRun& run) {
+  for (KernelProfile& k : summary.kernels) *run.add_kernels() = std::move(k);
+  run.set_kernels_profiled(summary.kernels_profiled);
+}
+
 }  // namespace ptxbench::worker

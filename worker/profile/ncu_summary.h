@@ -37,6 +37,9 @@ struct NcuSummary {
 absl::StatusOr<NcuSummary> SummarizeNcuCsv(absl::string_view csv,
                                            const std::vector<std::string>& skip = {});
 
+// The summary's kernels and count into `run`.
+void MoveInto(NcuSummary&& summary, ptxbench::v1::KernelProfileRun& run);
+
 }  // namespace ptxbench::worker
 
 #endif  // PTXBENCH_WORKER_PROFILE_NCU_SUMMARY_H_

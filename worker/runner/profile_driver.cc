@@ -4,7 +4,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-
 namespace ptxbench::runner {
 namespace {
 
