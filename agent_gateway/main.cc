@@ -7,7 +7,6 @@
 // --answers-dir files) for tests and benchmarks. --agent-slots N runs
 // coding-agent sessions instead (agent_mode.h).
 
-#include <sys/prctl.h>
 #include <sys/resource.h>
 
 #include <cstdio>
@@ -30,8 +29,8 @@
 #include "agent_gateway/simulated_gateway.h"
 #include "common/clock.h"
 #include "common/log.h"
+#include "daemon/start.h"
 #include "daemon/status_server.h"
-#include "daemon/stop_signals.h"
 #include "executor/command_line.h"
 #include "executor/connection_flags.h"
 #include "executor/executor_runner.h"
@@ -190,10 +189,7 @@ int RunRealGateway() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // No process of the same uid may read this one's memory or environment
-  // (API keys, tokens): ptrace and /proc/<pid>/{mem,environ} are refused.
-  prctl(PR_SET_DUMPABLE, 0);
-  ptxbench::daemon::BlockStopSignals();
+  ptxbench::daemon::StartDaemonProcess();
   ptxbench::executor::ParseCommandLineOrExit(argc, argv);
   ptxbench::InitLogging("gateway");
 

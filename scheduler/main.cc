@@ -1,5 +1,4 @@
 // ptxbench-scheduler: owns all state (SQLite) and hands out work over gRPC.
-#include <sys/prctl.h>
 #include <signal.h>
 
 #include <filesystem>
@@ -11,12 +10,14 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "auth/server.h"
 #include "common/flags.h"
 #include "common/log.h"
 #include "common/sd_notify.h"
 #include "common/status_macros.h"
+#include "daemon/start.h"
 #include "daemon/status_server.h"
 #include "daemon/stop_signals.h"
 #include "dashboard/server.h"
@@ -269,6 +270,11 @@ void AnnounceServing(const std::filesystem::path& dir, const std::string& addres
   }
 }
 
+// `busy` as a share of `interval_s` seconds, two decimals.
+std::string Share(absl::Duration busy, int interval_s) {
+  return absl::StrFormat("%.2f", absl::ToDoubleSeconds(busy) / interval_s);
+}
+
 // Until a stop signal (returned), a structured health line every
 // --stats-interval-s.
 int LogStatsUntilStopped(Dispatcher& dispatcher, const sigset_t& signals) {
@@ -285,7 +291,10 @@ int LogStatsUntilStopped(Dispatcher& dispatcher, const sigset_t& signals) {
                       {"commits_per_s", std::to_string(commits / interval_s)},
                       {"ops_per_commit", std::to_string(commits ? ops / commits : 0)},
                       {"largest_batch", std::to_string(now.largest_batch)},
-                      {"failed_ops", std::to_string(now.failed_ops - last.failed_ops)}});
+                      {"failed_ops", std::to_string(now.failed_ops - last.failed_ops)},
+                      {"writer_busy_ops", Share(now.in_ops - last.in_ops, interval_s)},
+                      {"writer_busy_commit", Share(now.in_commit - last.in_commit, interval_s)},
+                      {"reply_busy", Share(now.in_done - last.in_done, interval_s)}});
     last = now;
   }
 }
@@ -358,11 +367,7 @@ int Main() {
 }  // namespace ptxbench::scheduler
 
 int main(int argc, char** argv) {
-  // No process of the same uid may read this one's memory or environment
-  // (API keys, tokens): ptrace and /proc/<pid>/{mem,environ} are refused.
-  prctl(PR_SET_DUMPABLE, 0);
-  // Block the stop signals in every thread; main waits for them with sigwait.
-  ptxbench::daemon::BlockStopSignals();
+  ptxbench::daemon::StartDaemonProcess();
   absl::SetProgramUsageMessage(
       "ptxbench-scheduler --listen HOST:PORT --data-dir DIR [--tls-cert F --tls-key F]\n"
       "Owns the experiment database and serves the client and executor APIs.");

@@ -10,6 +10,7 @@ packages=(cmake ninja-build g++ pkg-config libssl-dev
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
   libsqlite3-dev libgtest-dev libgmock-dev nlohmann-json3-dev libcurl4-openssl-dev
   libbenchmark-dev libzstd-dev libcpp-httplib-dev libseccomp-dev
+  libjemalloc-dev  # the scheduler's allocator
   clang libclang-rt-14-dev python3-torch
   python3-pandas  # a test reads the csv/jsonl exports back (6 MB, 8 s to install)
   chromium  # headless: the browser tests of the HTML report and the live dashboard

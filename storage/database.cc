@@ -6,6 +6,7 @@
 #include <system_error>
 #include <utility>
 
+#include "absl/base/call_once.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "common/log.h"
@@ -44,6 +45,13 @@ absl::StatusOr<bool> IsForeignFile(const std::string& path) {
 
 absl::StatusOr<std::unique_ptr<Database>> Database::Open(const std::string& path,
                                                          const Options& options) {
+  // SQLite's allocation statistics (sqlite3_memory_used, unused here) take a
+  // process-wide mutex around every malloc and free, shared by every
+  // connection's thread. Settable only before SQLite initializes, which its
+  // first open does; where something else initialized it first, this is a
+  // no-op (SQLITE_MISUSE), never an error.
+  static absl::once_flag no_memstatus;
+  absl::call_once(no_memstatus, [] { sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); });
   if (!IsInMemory(path)) {
     PTXB_ASSIGN_OR_RETURN(bool foreign, IsForeignFile(path));
     if (foreign) {

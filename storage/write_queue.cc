@@ -42,6 +42,8 @@ void WriteQueue::Start() {
   started_ = true;
   thread_ = std::thread(&WriteQueue::Loop, this);
   writer_id_ = thread_.get_id();
+  reply_thread_ = std::thread(&WriteQueue::ReplyLoop, this);
+  reply_id_ = reply_thread_.get_id();
 }
 
 void WriteQueue::Post(Op op, Done done) {
@@ -59,9 +61,9 @@ absl::Status WriteQueue::RunSync(Op op) {
   {
     absl::MutexLock lock(&mu_);
     if (!started_) return absl::FailedPreconditionError("WriteQueue::RunSync before Start");
-    if (OnWriterThreadLocked()) {
+    if (OnQueueThreadLocked()) {
       return absl::FailedPreconditionError(
-          "WriteQueue::RunSync on the writer thread would deadlock; use Post");
+          "WriteQueue::RunSync on the writer or reply thread would deadlock; use Post");
     }
   }
   absl::Notification finished;
@@ -78,8 +80,8 @@ void WriteQueue::Stop() {
   {
     absl::MutexLock lock(&mu_);
     stopping_ = true;
-    // The writer cannot join itself: it only asks, the owner's Stop() joins.
-    if (OnWriterThreadLocked()) return;
+    // Neither thread can join itself: it only asks, the owner's Stop() joins.
+    if (OnQueueThreadLocked()) return;
   }
   absl::MutexLock stop_lock(&stop_mu_);  // one joiner; concurrent callers wait
   bool started;
@@ -88,7 +90,14 @@ void WriteQueue::Stop() {
     if (stopped_) return;
     started = started_;
   }
-  if (started) thread_.join();
+  if (started) {
+    thread_.join();  // the writer ran every batch and queued its replies,
+    {
+      absl::MutexLock lock(&mu_);
+      writer_exited_ = true;
+    }
+    reply_thread_.join();  // which went out before the reply thread exited
+  }
   std::deque<Pending> orphans;  // posted while the writer was exiting, or never started
   {
     absl::MutexLock lock(&mu_);
@@ -114,7 +123,36 @@ bool WriteQueue::OnWriterThreadLocked() const {
   return started_ && std::this_thread::get_id() == writer_id_;
 }
 
+bool WriteQueue::OnQueueThreadLocked() const {
+  return started_ && (std::this_thread::get_id() == writer_id_ ||
+                      std::this_thread::get_id() == reply_id_);
+}
+
 bool WriteQueue::HasWorkOrStopping() const { return !queue_.empty() || stopping_; }
+
+bool WriteQueue::HasRepliesOrWriterExited() const {
+  return !replies_.empty() || writer_exited_;
+}
+
+void WriteQueue::ReplyLoop() {
+  while (true) {
+    Replies next;
+    {
+      absl::MutexLock lock(&mu_);
+      mu_.Await(absl::Condition(this, &WriteQueue::HasRepliesOrWriterExited));
+      if (replies_.empty()) return;  // the writer exited and every reply went out
+      next = std::move(replies_.front());
+      replies_.pop_front();
+    }
+    const absl::Time start = absl::Now();
+    for (size_t i = 0; i < next.done.size(); ++i) {
+      if (next.done[i]) next.done[i](std::move(next.results[i]));
+    }
+    const absl::Duration spent = absl::Now() - start;
+    absl::MutexLock lock(&mu_);
+    stats_.in_done += spent;
+  }
+}
 
 void WriteQueue::Loop() {
   const size_t max_batch = static_cast<size_t>(std::max(1, options_.max_batch));
@@ -154,6 +192,7 @@ absl::Status WriteQueue::RunOp(const Op& op) {
 
 void WriteQueue::RunBatch(std::deque<Pending>& batch) {
   Database& db = *db_;
+  const absl::Time start = absl::Now();
   Must(db, "BEGIN IMMEDIATE");
   std::vector<absl::Status> results;
   results.reserve(batch.size());
@@ -170,17 +209,20 @@ void WriteQueue::RunBatch(std::deque<Pending>& batch) {
   }
   const absl::Time commit_start = absl::Now();
   Must(db, "COMMIT");
-  commit_seconds_.ObserveDuration(absl::Now() - commit_start);
-  {
-    absl::MutexLock lock(&mu_);
-    stats_.commits += 1;
-    stats_.ops += static_cast<int64_t>(batch.size());
-    stats_.failed_ops += failed;
-    stats_.largest_batch = std::max(stats_.largest_batch, static_cast<int64_t>(batch.size()));
-  }
-  for (size_t i = 0; i < batch.size(); ++i) {
-    if (batch[i].done) batch[i].done(std::move(results[i]));
-  }
+  const absl::Time committed = absl::Now();
+  commit_seconds_.ObserveDuration(committed - commit_start);
+  Replies replies;
+  replies.done.reserve(batch.size());
+  for (Pending& p : batch) replies.done.push_back(std::move(p.done));
+  replies.results = std::move(results);
+  absl::MutexLock lock(&mu_);
+  stats_.commits += 1;
+  stats_.ops += static_cast<int64_t>(batch.size());
+  stats_.failed_ops += failed;
+  stats_.largest_batch = std::max(stats_.largest_batch, static_cast<int64_t>(batch.size()));
+  stats_.in_ops += commit_start - start;
+  stats_.in_commit += committed - commit_start;
+  replies_.push_back(std::move(replies));
 }
 
 }  // namespace ptxbench::storage

@@ -11,9 +11,12 @@
 //                returned an error (only that op's writes are undone)
 //   hook(db)     (also in rounds without ops, at least every `tick`)
 //   COMMIT
-//   done(status) for each op, in order: OK, or the op's own error.
-// A Done therefore never runs before the op's writes are durable and visible
-// to other connections.
+// and hands the batch's Done callbacks to the reply thread, which calls
+// done(status) for each op, batch after batch, in order: OK, or the op's own
+// error. A Done therefore never runs before the op's writes are durable and
+// visible to other connections, and the writer starts its next batch while
+// the replies of the last one go out (finishing an RPC writes to a socket:
+// on the writer it took a quarter of its time; bench/scheduler_bench).
 //
 // If BEGIN, SAVEPOINT handling or COMMIT fails, or SQLite abandons the
 // transaction on its own (e.g. SQLITE_FULL, I/O error), the process logs and
@@ -23,9 +26,10 @@
 // committed.
 //
 // Thread safety: Post, RunSync, Stop and GetStats may be called from any
-// thread. Op, Done and Hook run on the writer thread, one at a time; they may
-// Post more ops (which run in a later batch); RunSync from there fails and
-// Stop from there only requests the stop (the owner's Stop() joins).
+// thread. Op and Hook run on the writer thread, one at a time, Done on the
+// reply thread, one at a time; all three may Post more ops (which run in a
+// later batch); RunSync from either thread fails and Stop from either only
+// requests the stop (the owner's Stop() joins).
 
 #include <cstdint>
 #include <deque>
@@ -47,7 +51,7 @@ class WriteQueue {
   // Runs on the writer thread inside the batch transaction. Returning an
   // error rolls back this op's writes only.
   using Op = std::function<absl::Status(Database&)>;
-  // Runs on the writer thread after the batch committed. May be empty.
+  // Runs on the reply thread after the batch committed. May be empty.
   using Done = std::function<void(absl::Status)>;
   // Runs on the writer thread inside each batch transaction, after the ops.
   using Hook = std::function<void(Database&)>;
@@ -63,6 +67,13 @@ class WriteQueue {
     int64_t ops = 0;           // ops run
     int64_t failed_ops = 0;    // ops that returned an error and were rolled back
     int64_t largest_batch = 0;
+    // Where the two threads' time went: the writer's running ops (and the
+    // hook) and committing, against wall time how busy the one writer is, the
+    // figure that bounds every reply's latency; the reply thread's in Done
+    // callbacks.
+    absl::Duration in_ops;
+    absl::Duration in_commit;
+    absl::Duration in_done;
   };
 
   // Takes the write connection (non-null).
@@ -73,7 +84,8 @@ class WriteQueue {
 
   // Sets the hook; call before Start.
   void SetHook(Hook hook);
-  // Starts the writer thread; ops posted before run in its first batch.
+  // Starts the writer and reply threads; ops posted before run in the first
+  // batch.
   void Start();
   // Queues `op`; never blocks on I/O. After Stop, `done` (if any) is called
   // at once on the calling thread with kFailedPrecondition and `op` never runs.
@@ -81,8 +93,8 @@ class WriteQueue {
   // Post, then wait for the op's Done status. kFailedPrecondition when called
   // from the writer thread (it would deadlock) or before Start.
   absl::Status RunSync(Op op);
-  // Runs everything queued so far (further batches as needed), then joins the
-  // writer thread. Idempotent. Ops queued without Start are failed like Post
+  // Runs everything queued so far (further batches as needed) and its Done
+  // callbacks, then joins both threads. Idempotent. Ops queued without Start are failed like Post
   // after Stop.
   void Stop();
 
@@ -100,13 +112,22 @@ class WriteQueue {
     Op op;
     Done done;
   };
+  // A committed batch's callbacks and their ops' results.
+  struct Replies {
+    std::vector<Done> done;
+    std::vector<absl::Status> results;
+  };
 
   void Loop();
-  // Runs one batch transaction: ops, hook, commit, then the Done callbacks.
+  void ReplyLoop();
+  // Runs one batch transaction: ops, hook, commit; then queues the Done
+  // callbacks for the reply thread.
   void RunBatch(std::deque<Pending>& batch);
+  bool HasRepliesOrWriterExited() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status RunOp(const Op& op);
   bool HasWorkOrStopping() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool OnWriterThreadLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool OnQueueThreadLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // Touched only by the writer thread once Start() has run.
   std::unique_ptr<Database> db_;
@@ -121,8 +142,12 @@ class WriteQueue {
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
   Stats stats_ ABSL_GUARDED_BY(mu_);
   prometheus::Histogram commit_seconds_{prometheus::DurationBuckets(1e-4, 10)};
+  std::deque<Replies> replies_ ABSL_GUARDED_BY(mu_);
+  bool writer_exited_ ABSL_GUARDED_BY(mu_) = false;
   std::thread thread_;  // assigned in Start() under mu_, joined in Stop()
+  std::thread reply_thread_;  // the same
   std::thread::id writer_id_ ABSL_GUARDED_BY(mu_);
+  std::thread::id reply_id_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace ptxbench::storage

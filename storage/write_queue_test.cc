@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/blocking_counter.h"
 #include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
 #include "common/status_macros.h"
 #include "gtest/gtest.h"
 #include "storage/migrations.h"
@@ -208,17 +209,54 @@ TEST_F(WriteQueueTest, StopDrainsAndLaterPostsFail) {
   queue_->Stop();  // idempotent
 }
 
-TEST_F(WriteQueueTest, StopFromTheWriterThreadOnlyRequestsIt) {
+TEST_F(WriteQueueTest, StopFromTheQueuesThreadsOnlyRequestsIt) {
+  for (bool from_done : {false, true}) {
+    SCOPED_TRACE(from_done ? "from a Done (reply thread)" : "from an op (writer thread)");
+    queue_ = std::make_unique<WriteQueue>(OpenDb(temp_.path(), absl::Seconds(10)), options_);
+    queue_->Start();
+    absl::Notification stopped_inside;
+    auto stop = [&] {
+      queue_->Stop();  // must neither deadlock nor join itself
+      stopped_inside.Notify();
+    };
+    queue_->Post(
+        [&](Database& db) {
+          if (!from_done) stop();
+          return Insert(from_done ? "done" : "op")(db);
+        },
+        [&](absl::Status) {
+          if (from_done) stop();
+        });
+    stopped_inside.WaitForNotification();
+    queue_->Stop();
+    EXPECT_EQ(queue_->RunSync(Insert("b")).code(), absl::StatusCode::kFailedPrecondition);
+  }
+  EXPECT_EQ(Count(*reader_), 2);
+}
+
+TEST_F(WriteQueueTest, TheWriterGoesOnWhileRepliesGoOutInOrder) {
   queue_->Start();
-  absl::Notification stopped_inside;
+  absl::Notification in_first_done, release_first_done, second_op_ran;
+  std::vector<std::string> replies;  // touched on the reply thread until Stop
   queue_->Post(Insert("a"), [&](absl::Status) {
-    queue_->Stop();  // must neither deadlock nor join itself
-    stopped_inside.Notify();
+    in_first_done.Notify();
+    release_first_done.WaitForNotification();
+    replies.push_back("a");
   });
-  stopped_inside.WaitForNotification();
-  queue_->Stop();
-  EXPECT_EQ(Count(*reader_), 1);
-  EXPECT_EQ(queue_->RunSync(Insert("b")).code(), absl::StatusCode::kFailedPrecondition);
+  in_first_done.WaitForNotification();
+  // The reply thread is held in the first Done; the writer is not.
+  queue_->Post(
+      [&](Database& db) {
+        second_op_ran.Notify();
+        return Insert("b")(db);
+      },
+      [&](absl::Status) { replies.push_back("b"); });
+  ASSERT_TRUE(second_op_ran.WaitForNotificationWithTimeout(absl::Seconds(10)));
+  while (queue_->GetStats().commits < 2) absl::SleepFor(absl::Milliseconds(1));
+  EXPECT_EQ(Count(*reader_), 2);  // committed before any reply of its batch
+  release_first_done.Notify();
+  queue_->Stop();  // the second reply went out before Stop returned
+  EXPECT_EQ(replies, (std::vector<std::string>{"a", "b"}));
 }
 
 TEST_F(WriteQueueTest, RunSyncReturnsOpStatusAndRefusesMisuse) {
@@ -233,7 +271,14 @@ TEST_F(WriteQueueTest, RunSyncReturnsOpStatusAndRefusesMisuse) {
                      })
                   .ok());
   EXPECT_EQ(nested.code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(Count(*reader_), 1);
+  absl::Notification replied;
+  queue_->Post(Insert("c"), [&](absl::Status) {
+    nested = queue_->RunSync(Insert("d"));
+    replied.Notify();
+  });
+  replied.WaitForNotification();
+  EXPECT_EQ(nested.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(Count(*reader_), 2);
 }
 
 TEST_F(WriteQueueTest, FailedBeginAborts) {

@@ -4,7 +4,6 @@
 // resources, PTX census, library check), and says so; with --simulate it
 // returns deterministic synthetic results for tests and benchmarks.
 
-#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -18,8 +17,8 @@
 #include "absl/flags/flag.h"
 #include "common/gpu_arch.h"
 #include "common/log.h"
+#include "daemon/start.h"
 #include "daemon/status_server.h"
-#include "daemon/stop_signals.h"
 #include "executor/command_line.h"
 #include "executor/connection_flags.h"
 #include "executor/executor_runner.h"
@@ -319,9 +318,7 @@ int RunRealWorker() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // No process of the same uid may read this one's memory or environment.
-  prctl(PR_SET_DUMPABLE, 0);
-  ptxbench::daemon::BlockStopSignals();
+  ptxbench::daemon::StartDaemonProcess();
   ptxbench::executor::ParseCommandLineOrExit(argc, argv);
   ptxbench::InitLogging("worker");
 
