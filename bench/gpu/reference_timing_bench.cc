@@ -44,6 +44,8 @@ ABSL_FLAG(std::string, workload, "", "only this workload uuid");
 ABSL_FLAG(int, repeats, 1, "harness: runs of each definition (CV across runs)");
 ABSL_FLAG(int, trials, 3, "trials per workload");
 ABSL_FLAG(int, ncu_calls, 5, "ncu: calls per workload");
+ABSL_FLAG(bool, calibration_survey, false,
+          "harness: also log the call overhead measured with spin kernels of other launch shapes");
 
 namespace ptxbench {
 namespace {
@@ -81,6 +83,7 @@ int RunHarness(const workloads::DefinitionRegistry& registry) {
     const workloads::Definition* d = *registry.Find(name);
     runner::RunnerJob job;
     job.reference_only = true;
+    job.calibration_survey = absl::GetFlag(FLAGS_calibration_survey);
     job.definition_json = d->json;
     job.workloads = Workloads(*d);
     job.trials = absl::GetFlag(FLAGS_trials);

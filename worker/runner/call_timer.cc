@@ -147,20 +147,29 @@ absl::Status CallTimer::SetUpHostWithoutCalibration(HostChannel& host) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::vector<double>> CallTimer::SpinOffsets(HostChannel& host, const Request& spin,
+                                                           int calls, int* forced) {
+  auto none = [](cudaStream_t) { return absl::OkStatus(); };
+  std::vector<double> offsets;
+  for (int i = 0; i < kCalibrationWarmup + calls; ++i) {
+    CallResult r = Call(host, spin, none, none);
+    PTXB_RETURN_IF_ERROR(ToStatus(r));
+    *forced += r.gate_forced && i >= kCalibrationWarmup;
+    PTXB_ASSIGN_OR_RETURN(double span, bracket_->StampSpanMs());
+    if (i >= kCalibrationWarmup) offsets.push_back(r.bracket_ms - span);
+  }
+  return offsets;
+}
+
 absl::StatusOr<Calibration> CallTimer::SetUpHost(HostChannel& host, absl::string_view name) {
   PTXB_RETURN_IF_ERROR(SetUpHostWithoutCalibration(host));
-  std::vector<double> offsets, empties;
+  std::vector<double> empties;
   auto none = [](cudaStream_t) { return absl::OkStatus(); };
   Request spin{Op::kCalibrate};
   spin.spin_ns = kCalibrationSpinNs;
   int forced = 0;
-  for (int i = 0; i < kCalibrationWarmup + kCalibrationCalls; ++i) {
-    CallResult r = Call(host, spin, none, none);
-    PTXB_RETURN_IF_ERROR(ToStatus(r));
-    forced += r.gate_forced && i >= kCalibrationWarmup;
-    PTXB_ASSIGN_OR_RETURN(double span, bracket_->StampSpanMs());
-    if (i >= kCalibrationWarmup) offsets.push_back(r.bracket_ms - span);
-  }
+  PTXB_ASSIGN_OR_RETURN(std::vector<double> offsets,
+                        SpinOffsets(host, spin, kCalibrationCalls, &forced));
   for (int i = 0; i < 20; ++i) {
     CallResult r = Call(host, Request{Op::kEmpty}, none, none);
     PTXB_RETURN_IF_ERROR(ToStatus(r));
@@ -180,6 +189,41 @@ absl::StatusOr<Calibration> CallTimer::SetUpHost(HostChannel& host, absl::string
       forced > 0 ? absl::StrCat(" (", forced, " with the gate forced open)") : "",
       gpu::Summarize(empties).median);
   return c;
+}
+
+absl::StatusOr<std::string> CallTimer::SurveyCalibration(HostChannel& host,
+                                                         absl::string_view name) {
+  int sms = 0;
+  PTXB_RETURN_IF_ERROR(gpu::CudaStatus(
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "multiprocessor count"));
+  struct Shape {
+    int blocks, threads, smem;
+  };
+  const Shape shapes[] = {{1, 32, 0},          {sms, 128, 0},           {4 * sms, 256, 0},
+                          {sms, 384, 200 << 10}, {2 * sms, 256, 100 << 10}};
+  std::string log;
+  for (const Shape& shape : shapes) {
+    for (int64_t us : {20, 100}) {
+      Request spin{Op::kCalibrate};
+      spin.spin_ns = us * 1000;
+      spin.spin_blocks = shape.blocks;
+      spin.spin_threads = shape.threads;
+      spin.spin_smem = shape.smem;
+      int forced = 0;
+      PTXB_ASSIGN_OR_RETURN(std::vector<double> offsets, SpinOffsets(host, spin, 40, &forced));
+      const gpu::SampleStats s = gpu::Summarize(offsets);
+      std::string modes;
+      for (const gpu::SampleMode& m : gpu::Modes(offsets)) {
+        absl::StrAppendFormat(&modes, " %.4f (%.0f%%)", m.median, 100 * m.share);
+      }
+      absl::StrAppendFormat(&log,
+                            "%s calibration survey: %d blocks x %d threads, %d KiB shared, %d us: "
+                            "overhead median %.4f ms (min %.4f, max %.4f), modes%s%s\n",
+                            name, shape.blocks, shape.threads, shape.smem >> 10, us, s.median,
+                            s.min, s.max, modes, forced > 0 ? " (gate forced)" : "");
+    }
+  }
+  return log;
 }
 
 }  // namespace ptxbench::runner

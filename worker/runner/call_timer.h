@@ -71,11 +71,19 @@ class CallTimer {
   // The set-up alone (the shared words): a profile run times nothing, and
   // its profiler would profile every calibration kernel.
   absl::Status SetUpHostWithoutCalibration(HostChannel& host);
+  // Benchmarks only (RunnerJob::calibration_survey), after SetUpHost: the
+  // call overhead measured with spin kernels of other launch shapes and
+  // durations, one log line each, for finding what the hand-over of a real
+  // kernel costs beyond the calibration kernel's (bench/gpu/NOTES.md).
+  absl::StatusOr<std::string> SurveyCalibration(HostChannel& host, absl::string_view name);
   // After a call whose GPU work never finished the stream is unusable.
   bool stream_stuck() const { return stream_stuck_; }
 
  private:
   CallTimer() = default;
+  // Bracket minus the spin kernel's own span, per measured call.
+  absl::StatusOr<std::vector<double>> SpinOffsets(HostChannel& host, const protocol::Request& spin,
+                                                  int calls, int* forced);
 
   std::unique_ptr<Bracket> bracket_;
   std::unique_ptr<gpu::L2Flusher> flusher_;

@@ -296,6 +296,11 @@ class Harness {
 
   void TimeReferences(HostChannel& host) {
     absl::StatusOr<Calibration> calibration = timer_->SetUpHost(host, "reference host");
+    if (calibration.ok() && job_.calibration_survey) {
+      absl::StatusOr<std::string> survey = timer_->SurveyCalibration(host, "reference host");
+      if (!survey.ok()) calibration = survey.status();
+      if (survey.ok()) calibration->log += *survey;
+    }
     if (calibration.ok()) {
       Request load{Op::kLoad};
       load.definition = job_.definition_json;
@@ -345,11 +350,9 @@ class Harness {
         PTXB_RETURN_IF_ERROR(ToStatus(c));
         if (call >= job_.warmup_calls) samples.push_back(std::max(c.bracket_ms - cal.overhead_ms, 0.0));
       }
-      const gpu::SampleStats s = gpu::Summarize(samples);
-      medians.push_back(s.median);
-      absl::StrAppendFormat(&w.reference_log,
-                            "reference %s trial %d: median %.4f ms (min %.4f, max %.4f, cv %.2f%%)\n",
-                            w.reference->Name(), t, s.median, s.min, s.max, 100 * s.cv);
+      medians.push_back(gpu::Summarize(samples).median);
+      absl::StrAppendFormat(&w.reference_log, "reference %s trial %d: %s\n", w.reference->Name(),
+                            t, gpu::DescribeTrial(samples));
     }
     return gpu::Summarize(medians).mean;
   }

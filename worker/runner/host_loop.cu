@@ -30,16 +30,22 @@ __device__ unsigned long long GlobalTimer() {
   return t;
 }
 
-// The calibration kernel: busy for `ns` nanoseconds, and says when it ran.
+// The calibration kernel: each block busy for `ns` nanoseconds; says when
+// the first block started and the last one ended (%globaltimer only grows,
+// so the end of an earlier call never wins the maximum).
 __global__ void SpinKernel(long long ns, unsigned long long* stamps) {
   const unsigned long long start = GlobalTimer();
   unsigned long long now = start;
   while (static_cast<long long>(now - start) < ns) now = GlobalTimer();
   if (threadIdx.x == 0) {
-    stamps[0] = start;
-    stamps[1] = now;
+    if (blockIdx.x == 0) stamps[0] = start;
+    atomicMax(&stamps[1], now);
   }
 }
+
+// The largest spin shapes a calibration may ask for.
+constexpr int kMaxSpinBlocks = 4096;
+constexpr int kMaxSpinSmem = 227 * 1024;  // sm_90's per-block maximum
 
 using reference::DeviceMemory;
 
@@ -159,8 +165,23 @@ class Host {
 
   absl::Status Calibrate(const Request& r) {
     if (stream_ == nullptr) return absl::FailedPreconditionError("no setup yet");
+    if (r.op == Op::kCalibrate &&
+        (r.spin_blocks < 1 || r.spin_blocks > kMaxSpinBlocks || r.spin_threads < 32 ||
+         r.spin_threads > 1024 || r.spin_threads % 32 != 0 || r.spin_smem < 0 ||
+         r.spin_smem > kMaxSpinSmem)) {
+      return absl::InvalidArgumentError("calibration: a spin shape out of range");
+    }
+    if (r.op == Op::kCalibrate && r.spin_smem > smem_allowed_) {
+      PTXB_RETURN_IF_ERROR(CudaStatus(
+          cudaFuncSetAttribute(SpinKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               kMaxSpinSmem),
+          "calibration: shared memory"));
+      smem_allowed_ = kMaxSpinSmem;
+    }
     PTXB_RETURN_IF_ERROR(memops_.WaitEqual(stream_, Word(SyncLayout::kGo), r.generation));
-    if (r.op == Op::kCalibrate) SpinKernel<<<1, 32, 0, stream_>>>(r.spin_ns, Stamps());
+    if (r.op == Op::kCalibrate) {
+      SpinKernel<<<r.spin_blocks, r.spin_threads, r.spin_smem, stream_>>>(r.spin_ns, Stamps());
+    }
     const cudaError_t launch = cudaGetLastError();
     PTXB_RETURN_IF_ERROR(memops_.Write(stream_, Word(SyncLayout::kDone), r.generation));
     return CudaStatus(launch, "calibration kernel launch");
@@ -252,6 +273,7 @@ class Host {
   cudaStream_t stream_ = nullptr;
   gpu::StreamMemOps memops_;
   DeviceMemory sync_;  // the bracket's words (bracket.h SyncLayout)
+  int smem_allowed_ = 48 * 1024;  // the spin kernel's dynamic shared memory limit
   std::unique_ptr<Candidate> target_;
   std::vector<DeviceMemory> opened_;                // both sets of the workload's tensors
   std::map<int64_t, DeviceMemory> compute_opened_;  // buffer id -> mapping, for kCompute

@@ -40,6 +40,7 @@ std::string SerializeJob(const RunnerJob& job) {
               {"timed_calls", job.timed_calls},
               {"reference_only", job.reference_only},
               {"compare_references", job.compare_references},
+              {"calibration_survey", job.calibration_survey},
               {"profile",
                {{"ncu", job.profile.ncu},
                 {"ncu_root", job.profile.ncu_root},
@@ -93,6 +94,7 @@ absl::StatusOr<RunnerJob> ParseJob(absl::string_view text) {
     job.timed_calls = j.at("timed_calls").get<int>();
     job.reference_only = j.value("reference_only", false);
     job.compare_references = j.value("compare_references", false);
+    job.calibration_survey = j.value("calibration_survey", false);
     if (j.contains("profile")) {
       job.profile.ncu = j.at("profile").at("ncu").get<std::string>();
       job.profile.ncu_root = j.at("profile").at("ncu_root").get<std::string>();
@@ -138,6 +140,9 @@ absl::StatusOr<RunnerJob> ParseJob(absl::string_view text) {
   }
   if (job.compare_references && !job.reference_only) {
     return absl::InvalidArgumentError("job: compare_references needs reference_only");
+  }
+  if (job.calibration_survey && !job.reference_only) {
+    return absl::InvalidArgumentError("job: calibration_survey needs reference_only");
   }
   if (!job.profile.ncu.empty() && (job.workloads.size() != 1 || job.reference_only ||
                                   job.profile.launch_count < 1)) {

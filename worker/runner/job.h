@@ -139,6 +139,10 @@ struct RunnerJob {
   // outputs against the native one's on `trials` fresh inputs per workload
   // (status PASSED when they agree within the definition's tolerance).
   bool compare_references = false;
+  // With reference_only: the reference host's call overhead also measured
+  // with spin kernels of other shapes (CallTimer::SurveyCalibration), logged
+  // before the first workload's reference lines.
+  bool calibration_survey = false;
   ProfileSpec profile;
 };
 

@@ -93,6 +93,11 @@ TEST(RunnerJob, RejectsMalformedJobs) {
   job = SampleJob();
   job.timed_calls = 0;
   EXPECT_FALSE(ParseJob(SerializeJob(job)).ok());
+  job = SampleJob();
+  job.calibration_survey = true;  // a benchmark's, never an evaluation's
+  EXPECT_FALSE(ParseJob(SerializeJob(job)).ok());
+  job.reference_only = true;
+  EXPECT_TRUE(ParseJob(SerializeJob(job)).ok());
   std::string text = SerializeJob(SampleJob());
   text.replace(text.find("\"pytorch\""), 9, "\"triton\"");
   absl::StatusOr<RunnerJob> unknown = ParseJob(text);

@@ -66,6 +66,9 @@ std::string EncodeRequest(const Request& r) {
               {"sync_bytes", r.sync_bytes},
               {"generation", r.generation},
               {"spin_ns", r.spin_ns},
+              {"spin_blocks", r.spin_blocks},
+              {"spin_threads", r.spin_threads},
+              {"spin_smem", r.spin_smem},
               {"language", r.language},
               {"artifact", r.artifact},
               {"launch_spec", r.launch_spec},
@@ -96,6 +99,9 @@ absl::StatusOr<Request> DecodeRequest(absl::string_view text) {
     r.sync_bytes = j.at("sync_bytes").get<int64_t>();
     r.generation = j.at("generation").get<uint32_t>();
     r.spin_ns = j.at("spin_ns").get<int64_t>();
+    r.spin_blocks = j.at("spin_blocks").get<int>();
+    r.spin_threads = j.at("spin_threads").get<int>();
+    r.spin_smem = j.at("spin_smem").get<int>();
     r.language = j.at("language").get<std::string>();
     r.artifact = j.at("artifact").get<std::string>();
     r.launch_spec = j.at("launch_spec").get<std::string>();

@@ -68,8 +68,12 @@ struct Request {
   // kCalibrate, kEmpty, kCall: the bracket's number for this call (the value
   // of "go" the host's stream waits for, and of "done" it then writes).
   uint32_t generation = 0;
-  // kCalibrate
+  // kCalibrate: the spin kernel's duration and launch shape (blocks of
+  // `spin_threads` threads, `spin_smem` bytes of dynamic shared memory each).
   int64_t spin_ns = 0;
+  int spin_blocks = 1;
+  int spin_threads = 32;
+  int spin_smem = 0;
   // kLoad
   std::string language, artifact, launch_spec;
   std::vector<std::string> axis_order;

@@ -31,6 +31,17 @@ TEST(ProtocolTest, RequestsRoundTrip) {
   EXPECT_EQ(back->tensors[0].allocated[1], 4 << 20);
   EXPECT_EQ(DescriptorsOf(*back), 2u);  // both sets of the one tensor
   EXPECT_FALSE(DecodeRequest("{\"op\": \"format-disk\"}").ok());
+  Request spin{Op::kCalibrate};
+  spin.spin_ns = 20000;
+  spin.spin_blocks = 132;
+  spin.spin_threads = 384;
+  spin.spin_smem = 200 << 10;
+  back = DecodeRequest(EncodeRequest(spin));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->spin_ns, 20000);
+  EXPECT_EQ(back->spin_blocks, 132);
+  EXPECT_EQ(back->spin_threads, 384);
+  EXPECT_EQ(back->spin_smem, 200 << 10);
 }
 
 TEST(ProtocolTest, ComputeRequestsCarryOnlyNewBuffers) {

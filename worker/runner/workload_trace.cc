@@ -101,13 +101,10 @@ std::optional<std::string> TimingTally::Add(int trial, int call, double bracket_
 }
 
 void TimingTally::EndTrial(int trial, int calls_checked, std::string* log) {
-  const gpu::SampleStats s = gpu::Summarize(samples_);
-  medians_.push_back(s.median);
+  medians_.push_back(gpu::Summarize(samples_).median);
+  absl::StrAppendFormat(log, "candidate trial %d: %s; all %d calls' outputs checked\n", trial,
+                        gpu::DescribeTrial(samples_), calls_checked);
   samples_.clear();
-  absl::StrAppendFormat(log,
-                        "candidate trial %d: median %.4f ms (min %.4f, max %.4f, cv %.2f%%); "
-                        "all %d calls' outputs checked\n",
-                        trial, s.median, s.min, s.max, 100 * s.cv, calls_checked);
 }
 
 double TimingTally::latency_ms() const { return gpu::Summarize(medians_).mean; }
