@@ -245,7 +245,8 @@ class HostProcessTest(unittest.TestCase):
         self.channel.close()
 
     def ask(self, op, expect_reply=True, **fields):
-        request = {"op": op, "sync_bytes": 0, "generation": 0, "spin_ns": 0,
+        request = {"op": op, "sync_bytes": 0, "generation": 0, "spin_ns": 0, "spin_blocks": 1,
+                   "spin_threads": 32, "spin_smem": 0,
                    "language": "", "artifact": "", "launch_spec": "", "axis_order": [],
                    "definition": "", "axes": {}, "scalars": {}, "tensors": [],
                    "num_inputs": 0, "set": 0}
