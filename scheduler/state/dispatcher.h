@@ -11,7 +11,8 @@
 // Long-poll leases: a Lease that finds no task parks a waiter until a task it
 // can run appears, its wait ends, or its caller goes away.
 //
-// Callbacks run on the writer thread: they must be quick (finish an RPC).
+// Callbacks run on the write queue's reply thread, in order: they must be
+// quick (finish an RPC) and never touch the Core, which is the writer's.
 
 #include <atomic>
 #include <deque>
