@@ -211,16 +211,11 @@ absl::StatusOr<std::string> CallTimer::SurveyCalibration(HostChannel& host,
       spin.spin_smem = shape.smem;
       int forced = 0;
       PTXB_ASSIGN_OR_RETURN(std::vector<double> offsets, SpinOffsets(host, spin, 40, &forced));
-      const gpu::SampleStats s = gpu::Summarize(offsets);
-      std::string modes;
-      for (const gpu::SampleMode& m : gpu::Modes(offsets)) {
-        absl::StrAppendFormat(&modes, " %.4f (%.0f%%)", m.median, 100 * m.share);
-      }
       absl::StrAppendFormat(&log,
                             "%s calibration survey: %d blocks x %d threads, %d KiB shared, %d us: "
-                            "overhead median %.4f ms (min %.4f, max %.4f), modes%s%s\n",
-                            name, shape.blocks, shape.threads, shape.smem >> 10, us, s.median,
-                            s.min, s.max, modes, forced > 0 ? " (gate forced)" : "");
+                            "overhead %s%s\n",
+                            name, shape.blocks, shape.threads, shape.smem >> 10, us,
+                            gpu::DescribeTrial(offsets), forced > 0 ? " (gate forced)" : "");
     }
   }
   return log;

@@ -298,8 +298,11 @@ class Harness {
     absl::StatusOr<Calibration> calibration = timer_->SetUpHost(host, "reference host");
     if (calibration.ok() && job_.calibration_survey) {
       absl::StatusOr<std::string> survey = timer_->SurveyCalibration(host, "reference host");
-      if (!survey.ok()) calibration = survey.status();
-      if (survey.ok()) calibration->log += *survey;
+      if (survey.ok()) {
+        calibration->log += *survey;
+      } else {
+        calibration = survey.status();
+      }
     }
     if (calibration.ok()) {
       Request load{Op::kLoad};
