@@ -46,6 +46,15 @@ ABSL_FLAG(int, trials, 3, "trials per workload");
 ABSL_FLAG(int, ncu_calls, 5, "ncu: calls per workload");
 ABSL_FLAG(bool, calibration_survey, false,
           "harness: also log the call overhead measured with spin kernels of other launch shapes");
+ABSL_FLAG(int, calls_per_bracket, 1,
+          "harness: calls of the reference in each timed bracket (alternating buffer sets); a "
+          "sample is the bracket less the call overhead, divided by this");
+ABSL_FLAG(int, host_flush, 0,
+          "harness: the reference host evicts the L2 inside the bracket, 1: before the first "
+          "call, 2: between calls");
+ABSL_FLAG(int, prologue, 0,
+          "harness: the reference host runs, right after go, 1: an empty kernel (its calibration "
+          "too), 2: a kernel touching the call's buffers");
 
 namespace ptxbench {
 namespace {
@@ -84,6 +93,9 @@ int RunHarness(const workloads::DefinitionRegistry& registry) {
     runner::RunnerJob job;
     job.reference_only = true;
     job.calibration_survey = absl::GetFlag(FLAGS_calibration_survey);
+    job.calls_per_bracket = absl::GetFlag(FLAGS_calls_per_bracket);
+    job.host_flush = absl::GetFlag(FLAGS_host_flush);
+    job.prologue = absl::GetFlag(FLAGS_prologue);
     job.definition_json = d->json;
     job.workloads = Workloads(*d);
     job.trials = absl::GetFlag(FLAGS_trials);

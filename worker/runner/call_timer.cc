@@ -167,6 +167,7 @@ absl::StatusOr<Calibration> CallTimer::SetUpHost(HostChannel& host, absl::string
   auto none = [](cudaStream_t) { return absl::OkStatus(); };
   Request spin{Op::kCalibrate};
   spin.spin_ns = kCalibrationSpinNs;
+  spin.prologue = prologue_ == 1 ? 1 : 0;
   int forced = 0;
   PTXB_ASSIGN_OR_RETURN(std::vector<double> offsets,
                         SpinOffsets(host, spin, kCalibrationCalls, &forced));
@@ -197,10 +198,15 @@ absl::StatusOr<std::string> CallTimer::SurveyCalibration(HostChannel& host,
   PTXB_RETURN_IF_ERROR(gpu::CudaStatus(
       cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "multiprocessor count"));
   struct Shape {
-    int blocks, threads, smem;
+    int blocks, threads, smem, cluster;
   };
-  const Shape shapes[] = {{1, 32, 0},          {sms, 128, 0},           {4 * sms, 256, 0},
-                          {sms, 384, 200 << 10}, {2 * sms, 256, 100 << 10}};
+  // The last three are cuBLAS's short GEMM's (4 x 28 blocks of 384 threads,
+  // ~200 KiB of shared memory, clusters of 4) with clusters of 1, 2 and 4.
+  const int gemm = sms / 33 * 28;
+  const Shape shapes[] = {{1, 32, 0, 1},           {sms, 128, 0, 1},
+                          {4 * sms, 256, 0, 1},    {2 * sms, 256, 100 << 10, 1},
+                          {gemm, 384, 200 << 10, 1}, {gemm, 384, 200 << 10, 2},
+                          {gemm, 384, 200 << 10, 4}};
   std::string log;
   for (const Shape& shape : shapes) {
     for (int64_t us : {20, 100}) {
@@ -209,12 +215,13 @@ absl::StatusOr<std::string> CallTimer::SurveyCalibration(HostChannel& host,
       spin.spin_blocks = shape.blocks;
       spin.spin_threads = shape.threads;
       spin.spin_smem = shape.smem;
+      spin.spin_cluster = shape.cluster;
       int forced = 0;
       PTXB_ASSIGN_OR_RETURN(std::vector<double> offsets, SpinOffsets(host, spin, 40, &forced));
       absl::StrAppendFormat(&log,
-                            "%s calibration survey: %d blocks x %d threads, %d KiB shared, %d us: "
-                            "overhead %s%s\n",
-                            name, shape.blocks, shape.threads, shape.smem >> 10, us,
+                            "%s calibration survey: %d blocks x %d threads, %d KiB shared, clusters "
+                            "of %d, %d us: overhead %s%s\n",
+                            name, shape.blocks, shape.threads, shape.smem >> 10, shape.cluster, us,
                             gpu::DescribeTrial(offsets), forced > 0 ? " (gate forced)" : "");
     }
   }

@@ -43,9 +43,23 @@ __global__ void SpinKernel(long long ns, unsigned long long* stamps) {
   }
 }
 
+__global__ void EmptyKernel() {}
+
+// Reads one word per 64 KiB of `bytes` at `data` (Request::prologue 2).
+__global__ void TouchKernel(const char* data, size_t bytes, unsigned int* sink) {
+  unsigned int sum = 0;
+  for (size_t at = (blockIdx.x * blockDim.x + threadIdx.x) * size_t{65536}; at < bytes;
+       at += size_t{gridDim.x} * blockDim.x * 65536) {
+    sum += *reinterpret_cast<const volatile unsigned char*>(data + at);
+  }
+  if (sum == 0xffffffffu) *sink = sum;
+}
+
 // The largest spin shapes a calibration may ask for.
 constexpr int kMaxSpinBlocks = 4096;
 constexpr int kMaxSpinSmem = 227 * 1024;  // sm_90's per-block maximum
+// The most calls one bracket may hold (Request::calls).
+constexpr int kMaxCallsPerBracket = 64;
 
 using reference::DeviceMemory;
 
@@ -168,7 +182,8 @@ class Host {
     if (r.op == Op::kCalibrate &&
         (r.spin_blocks < 1 || r.spin_blocks > kMaxSpinBlocks || r.spin_threads < 32 ||
          r.spin_threads > 1024 || r.spin_threads % 32 != 0 || r.spin_smem < 0 ||
-         r.spin_smem > kMaxSpinSmem)) {
+         r.spin_smem > kMaxSpinSmem || r.spin_cluster < 1 || r.spin_cluster > 8 ||
+         r.spin_blocks % r.spin_cluster != 0)) {
       return absl::InvalidArgumentError("calibration: a spin shape out of range");
     }
     if (r.op == Op::kCalibrate && r.spin_smem > smem_allowed_) {
@@ -179,12 +194,33 @@ class Host {
       smem_allowed_ = kMaxSpinSmem;
     }
     PTXB_RETURN_IF_ERROR(memops_.WaitEqual(stream_, Word(SyncLayout::kGo), r.generation));
+    if (r.prologue == 1) EmptyKernel<<<1, 32, 0, stream_>>>();
     if (r.op == Op::kCalibrate) {
-      SpinKernel<<<r.spin_blocks, r.spin_threads, r.spin_smem, stream_>>>(r.spin_ns, Stamps());
+      LaunchSpin(r);
     }
     const cudaError_t launch = cudaGetLastError();
     PTXB_RETURN_IF_ERROR(memops_.Write(stream_, Word(SyncLayout::kDone), r.generation));
     return CudaStatus(launch, "calibration kernel launch");
+  }
+
+  void LaunchSpin(const Request& r) {
+    if (r.spin_cluster == 1) {
+      SpinKernel<<<r.spin_blocks, r.spin_threads, r.spin_smem, stream_>>>(r.spin_ns, Stamps());
+      return;
+    }
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(r.spin_blocks);
+    config.blockDim = dim3(r.spin_threads);
+    config.dynamicSmemBytes = r.spin_smem;
+    config.stream = stream_;
+    cudaLaunchAttribute cluster{};
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = r.spin_cluster;
+    cluster.val.clusterDim.y = 1;
+    cluster.val.clusterDim.z = 1;
+    config.attrs = &cluster;
+    config.numAttrs = 1;
+    (void)cudaLaunchKernelEx(&config, SpinKernel, static_cast<long long>(r.spin_ns), Stamps());
   }
 
   void CloseBuffers() {
@@ -257,9 +293,33 @@ class Host {
     if (target_ == nullptr || r.set < 0 || r.set > 1) {
       return absl::FailedPreconditionError("no workload for the call");
     }
+    if (r.calls < 1 || r.calls > kMaxCallsPerBracket) {
+      return absl::InvalidArgumentError("a bracket's calls out of range");
+    }
+    if (r.host_flush != 0 && scratch_ == nullptr) {
+      int l2 = 0;
+      PTXB_RETURN_IF_ERROR(CudaStatus(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0), "L2"));
+      scratch_bytes_ = 2 * static_cast<size_t>(l2);
+      PTXB_RETURN_IF_ERROR(CudaStatus(cudaMalloc(&scratch_, scratch_bytes_), "scratch"));
+      PTXB_RETURN_IF_ERROR(CudaStatus(cudaDeviceSynchronize(), "scratch"));
+    }
     PTXB_RETURN_IF_ERROR(memops_.WaitEqual(stream_, Word(SyncLayout::kGo), r.generation));
-    const absl::Status call = target_->Call(pointers_[r.set].data(),
-                                            static_cast<int>(pointers_[r.set].size()), stream_);
+    if (r.prologue == 1) EmptyKernel<<<1, 32, 0, stream_>>>();
+    if (r.prologue == 2) {
+      for (size_t t = r.set; t < opened_.size(); t += 2) {  // opened_: set 0, set 1 per tensor
+        TouchKernel<<<32, 128, 0, stream_>>>(static_cast<const char*>(opened_[t].data()),
+                                              opened_[t].size(),
+                                              static_cast<unsigned int*>(Word(SyncLayout::kStamps + 16)));
+      }
+    }
+    absl::Status call;
+    for (int i = 0; i < r.calls && call.ok(); ++i) {
+      const int set = r.set ^ (i & 1);
+      if ((r.host_flush == 1 && i == 0) || (r.host_flush == 2 && i > 0)) {
+        (void)cudaMemsetAsync(scratch_, i + 1, scratch_bytes_, stream_);
+      }
+      call = target_->Call(pointers_[set].data(), static_cast<int>(pointers_[set].size()), stream_);
+    }
     const cudaError_t launch = cudaGetLastError();
     // "done" is written whatever happened, so the harness's stream moves on.
     const absl::Status done = memops_.Write(stream_, Word(SyncLayout::kDone), r.generation);
@@ -273,6 +333,8 @@ class Host {
   cudaStream_t stream_ = nullptr;
   gpu::StreamMemOps memops_;
   DeviceMemory sync_;  // the bracket's words (bracket.h SyncLayout)
+  void* scratch_ = nullptr;  // RunnerJob::host_flush's
+  size_t scratch_bytes_ = 0;
   int smem_allowed_ = 48 * 1024;  // the spin kernel's dynamic shared memory limit
   std::unique_ptr<Candidate> target_;
   std::vector<DeviceMemory> opened_;                // both sets of the workload's tensors

@@ -98,6 +98,13 @@ TEST(RunnerJob, RejectsMalformedJobs) {
   EXPECT_FALSE(ParseJob(SerializeJob(job)).ok());
   job.reference_only = true;
   EXPECT_TRUE(ParseJob(SerializeJob(job)).ok());
+  job = SampleJob();
+  job.calls_per_bracket = 4;  // also a benchmark's
+  EXPECT_FALSE(ParseJob(SerializeJob(job)).ok());
+  job.reference_only = true;
+  EXPECT_TRUE(ParseJob(SerializeJob(job)).ok());
+  job.calls_per_bracket = 0;
+  EXPECT_FALSE(ParseJob(SerializeJob(job)).ok());
   std::string text = SerializeJob(SampleJob());
   text.replace(text.find("\"pytorch\""), 9, "\"triton\"");
   absl::StatusOr<RunnerJob> unknown = ParseJob(text);

@@ -69,6 +69,7 @@ std::string EncodeRequest(const Request& r) {
               {"spin_blocks", r.spin_blocks},
               {"spin_threads", r.spin_threads},
               {"spin_smem", r.spin_smem},
+              {"spin_cluster", r.spin_cluster},
               {"language", r.language},
               {"artifact", r.artifact},
               {"launch_spec", r.launch_spec},
@@ -78,7 +79,10 @@ std::string EncodeRequest(const Request& r) {
               {"scalars", r.scalars},
               {"tensors", tensors},
               {"num_inputs", r.num_inputs},
-              {"set", r.set}}
+              {"set", r.set},
+              {"calls", r.calls},
+              {"host_flush", r.host_flush},
+              {"prologue", r.prologue}}
       .dump();
 }
 
@@ -102,6 +106,10 @@ absl::StatusOr<Request> DecodeRequest(absl::string_view text) {
     r.spin_blocks = j.at("spin_blocks").get<int>();
     r.spin_threads = j.at("spin_threads").get<int>();
     r.spin_smem = j.at("spin_smem").get<int>();
+    r.spin_cluster = j.at("spin_cluster").get<int>();
+    r.calls = j.at("calls").get<int>();
+    r.host_flush = j.at("host_flush").get<int>();
+    r.prologue = j.at("prologue").get<int>();
     r.language = j.at("language").get<std::string>();
     r.artifact = j.at("artifact").get<std::string>();
     r.launch_spec = j.at("launch_spec").get<std::string>();

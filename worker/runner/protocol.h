@@ -69,11 +69,13 @@ struct Request {
   // of "go" the host's stream waits for, and of "done" it then writes).
   uint32_t generation = 0;
   // kCalibrate: the spin kernel's duration and launch shape (blocks of
-  // `spin_threads` threads, `spin_smem` bytes of dynamic shared memory each).
+  // `spin_threads` threads, `spin_smem` bytes of dynamic shared memory each,
+  // in thread-block clusters of `spin_cluster` blocks).
   int64_t spin_ns = 0;
   int spin_blocks = 1;
   int spin_threads = 32;
   int spin_smem = 0;
+  int spin_cluster = 1;
   // kLoad
   std::string language, artifact, launch_spec;
   std::vector<std::string> axis_order;
@@ -86,8 +88,19 @@ struct Request {
   // as the dataset wrote it (reference hosts pass them on as numbers).
   std::map<std::string, std::string> scalars;
   int num_inputs = 0;
-  // kCall
+  // kCall: the buffer set of the (first) call, and how many calls the
+  // bracket holds: sets set, 1 - set, set, ... back to back in the host's
+  // stream (benchmarks only: RunnerJob::calls_per_bracket).
   int set = 0;
+  int calls = 1;
+  // kCall, benchmarks only: the host evicts the L2 in its own stream (a
+  // memset of twice the L2 of its own memory) 1: before the first call,
+  // 2: between calls (RunnerJob::host_flush).
+  int host_flush = 0;
+  // kCall and kCalibrate, benchmarks only: what the host runs right after
+  // "go", before the call or the spin kernel: 0 nothing, 1 an empty kernel,
+  // 2 (kCall) a kernel reading one word per 64 KiB of the call's buffers.
+  int prologue = 0;
 };
 
 // How many descriptors `r` carries, attached in the order above.

@@ -36,12 +36,21 @@ TEST(ProtocolTest, RequestsRoundTrip) {
   spin.spin_blocks = 132;
   spin.spin_threads = 384;
   spin.spin_smem = 200 << 10;
+  spin.spin_cluster = 4;
   back = DecodeRequest(EncodeRequest(spin));
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(back->spin_ns, 20000);
   EXPECT_EQ(back->spin_blocks, 132);
   EXPECT_EQ(back->spin_threads, 384);
   EXPECT_EQ(back->spin_smem, 200 << 10);
+  EXPECT_EQ(back->spin_cluster, 4);
+  Request call{Op::kCall};
+  call.set = 1;
+  call.calls = 4;
+  back = DecodeRequest(EncodeRequest(call));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->set, 1);
+  EXPECT_EQ(back->calls, 4);
 }
 
 TEST(ProtocolTest, ComputeRequestsCarryOnlyNewBuffers) {
