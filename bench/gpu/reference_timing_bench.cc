@@ -49,12 +49,6 @@ ABSL_FLAG(bool, calibration_survey, false,
 ABSL_FLAG(int, calls_per_bracket, 1,
           "harness: calls of the reference in each timed bracket (alternating buffer sets); a "
           "sample is the bracket less the call overhead, divided by this");
-ABSL_FLAG(int, host_flush, 0,
-          "harness: the reference host evicts the L2 inside the bracket, 1: before the first "
-          "call, 2: between calls");
-ABSL_FLAG(int, prologue, 0,
-          "harness: the reference host runs, right after go, 1: an empty kernel (its calibration "
-          "too), 2: a kernel touching the call's buffers");
 
 namespace ptxbench {
 namespace {
@@ -94,8 +88,6 @@ int RunHarness(const workloads::DefinitionRegistry& registry) {
     job.reference_only = true;
     job.calibration_survey = absl::GetFlag(FLAGS_calibration_survey);
     job.calls_per_bracket = absl::GetFlag(FLAGS_calls_per_bracket);
-    job.host_flush = absl::GetFlag(FLAGS_host_flush);
-    job.prologue = absl::GetFlag(FLAGS_prologue);
     job.definition_json = d->json;
     job.workloads = Workloads(*d);
     job.trials = absl::GetFlag(FLAGS_trials);

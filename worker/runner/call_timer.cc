@@ -167,7 +167,6 @@ absl::StatusOr<Calibration> CallTimer::SetUpHost(HostChannel& host, absl::string
   auto none = [](cudaStream_t) { return absl::OkStatus(); };
   Request spin{Op::kCalibrate};
   spin.spin_ns = kCalibrationSpinNs;
-  spin.prologue = prologue_ == 1 ? 1 : 0;
   int forced = 0;
   PTXB_ASSIGN_OR_RETURN(std::vector<double> offsets,
                         SpinOffsets(host, spin, kCalibrationCalls, &forced));

@@ -76,9 +76,6 @@ class CallTimer {
   // durations, one log line each, for finding what the hand-over of a real
   // kernel costs beyond the calibration kernel's (bench/gpu/NOTES.md).
   absl::StatusOr<std::string> SurveyCalibration(HostChannel& host, absl::string_view name);
-  // Benchmarks only (RunnerJob::prologue): calibration calls run this
-  // prologue before their spin kernel (Request::prologue).
-  void set_prologue(int prologue) { prologue_ = prologue; }
   // After a call whose GPU work never finished the stream is unusable.
   bool stream_stuck() const { return stream_stuck_; }
 
@@ -93,7 +90,6 @@ class CallTimer {
   absl::Duration call_deadline_;
   bool stream_stuck_ = false;
   int salt_ = 0;
-  int prologue_ = 0;
 };
 
 }  // namespace ptxbench::runner

@@ -295,9 +295,7 @@ class Harness {
   }
 
   void TimeReferences(HostChannel& host) {
-    timer_->set_prologue(job_.prologue);
     absl::StatusOr<Calibration> calibration = timer_->SetUpHost(host, "reference host");
-    timer_->set_prologue(0);
     if (calibration.ok() && job_.calibration_survey) {
       absl::StatusOr<std::string> survey = timer_->SurveyCalibration(host, "reference host");
       if (survey.ok()) {
@@ -357,8 +355,6 @@ class Harness {
         Request r{Op::kCall};
         r.set = set;
         r.calls = job_.calls_per_bracket;
-        r.host_flush = job_.host_flush;
-        r.prologue = job_.prologue;
         CallResult c = timer_->Call(
             host, r,
             [&](cudaStream_t st) -> absl::Status {

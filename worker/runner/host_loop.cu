@@ -43,18 +43,6 @@ __global__ void SpinKernel(long long ns, unsigned long long* stamps) {
   }
 }
 
-__global__ void EmptyKernel() {}
-
-// Reads one word per 64 KiB of `bytes` at `data` (Request::prologue 2).
-__global__ void TouchKernel(const char* data, size_t bytes, unsigned int* sink) {
-  unsigned int sum = 0;
-  for (size_t at = (blockIdx.x * blockDim.x + threadIdx.x) * size_t{65536}; at < bytes;
-       at += size_t{gridDim.x} * blockDim.x * 65536) {
-    sum += *reinterpret_cast<const volatile unsigned char*>(data + at);
-  }
-  if (sum == 0xffffffffu) *sink = sum;
-}
-
 // The largest spin shapes a calibration may ask for.
 constexpr int kMaxSpinBlocks = 4096;
 constexpr int kMaxSpinSmem = 227 * 1024;  // sm_90's per-block maximum
@@ -194,7 +182,6 @@ class Host {
       smem_allowed_ = kMaxSpinSmem;
     }
     PTXB_RETURN_IF_ERROR(memops_.WaitEqual(stream_, Word(SyncLayout::kGo), r.generation));
-    if (r.prologue == 1) EmptyKernel<<<1, 32, 0, stream_>>>();
     if (r.op == Op::kCalibrate) {
       LaunchSpin(r);
     }
@@ -296,28 +283,10 @@ class Host {
     if (r.calls < 1 || r.calls > kMaxCallsPerBracket) {
       return absl::InvalidArgumentError("a bracket's calls out of range");
     }
-    if (r.host_flush != 0 && scratch_ == nullptr) {
-      int l2 = 0;
-      PTXB_RETURN_IF_ERROR(CudaStatus(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0), "L2"));
-      scratch_bytes_ = 2 * static_cast<size_t>(l2);
-      PTXB_RETURN_IF_ERROR(CudaStatus(cudaMalloc(&scratch_, scratch_bytes_), "scratch"));
-      PTXB_RETURN_IF_ERROR(CudaStatus(cudaDeviceSynchronize(), "scratch"));
-    }
     PTXB_RETURN_IF_ERROR(memops_.WaitEqual(stream_, Word(SyncLayout::kGo), r.generation));
-    if (r.prologue == 1) EmptyKernel<<<1, 32, 0, stream_>>>();
-    if (r.prologue == 2) {
-      for (size_t t = r.set; t < opened_.size(); t += 2) {  // opened_: set 0, set 1 per tensor
-        TouchKernel<<<32, 128, 0, stream_>>>(static_cast<const char*>(opened_[t].data()),
-                                              opened_[t].size(),
-                                              static_cast<unsigned int*>(Word(SyncLayout::kStamps + 16)));
-      }
-    }
     absl::Status call;
     for (int i = 0; i < r.calls && call.ok(); ++i) {
       const int set = r.set ^ (i & 1);
-      if ((r.host_flush == 1 && i == 0) || (r.host_flush == 2 && i > 0)) {
-        (void)cudaMemsetAsync(scratch_, i + 1, scratch_bytes_, stream_);
-      }
       call = target_->Call(pointers_[set].data(), static_cast<int>(pointers_[set].size()), stream_);
     }
     const cudaError_t launch = cudaGetLastError();
@@ -333,8 +302,6 @@ class Host {
   cudaStream_t stream_ = nullptr;
   gpu::StreamMemOps memops_;
   DeviceMemory sync_;  // the bracket's words (bracket.h SyncLayout)
-  void* scratch_ = nullptr;  // RunnerJob::host_flush's
-  size_t scratch_bytes_ = 0;
   int smem_allowed_ = 48 * 1024;  // the spin kernel's dynamic shared memory limit
   std::unique_ptr<Candidate> target_;
   std::vector<DeviceMemory> opened_;                // both sets of the workload's tensors

@@ -42,8 +42,6 @@ std::string SerializeJob(const RunnerJob& job) {
               {"compare_references", job.compare_references},
               {"calibration_survey", job.calibration_survey},
               {"calls_per_bracket", job.calls_per_bracket},
-              {"host_flush", job.host_flush},
-              {"prologue", job.prologue},
               {"profile",
                {{"ncu", job.profile.ncu},
                 {"ncu_root", job.profile.ncu_root},
@@ -99,8 +97,6 @@ absl::StatusOr<RunnerJob> ParseJob(absl::string_view text) {
     job.compare_references = j.value("compare_references", false);
     job.calibration_survey = j.value("calibration_survey", false);
     job.calls_per_bracket = j.value("calls_per_bracket", 1);
-    job.host_flush = j.value("host_flush", 0);
-    job.prologue = j.value("prologue", 0);
     if (j.contains("profile")) {
       job.profile.ncu = j.at("profile").at("ncu").get<std::string>();
       job.profile.ncu_root = j.at("profile").at("ncu_root").get<std::string>();
@@ -153,12 +149,6 @@ absl::StatusOr<RunnerJob> ParseJob(absl::string_view text) {
   if (job.calls_per_bracket < 1 || job.calls_per_bracket > 64 ||
       (job.calls_per_bracket > 1 && !job.reference_only)) {
     return absl::InvalidArgumentError("job: calls_per_bracket is 1 to 64, above 1 reference_only");
-  }
-  if (job.host_flush < 0 || job.host_flush > 2 || (job.host_flush != 0 && !job.reference_only)) {
-    return absl::InvalidArgumentError("job: host_flush is 0, 1 or 2, reference_only");
-  }
-  if (job.prologue < 0 || job.prologue > 2 || (job.prologue != 0 && !job.reference_only)) {
-    return absl::InvalidArgumentError("job: prologue is 0, 1 or 2, reference_only");
   }
   if (!job.profile.ncu.empty() && (job.workloads.size() != 1 || job.reference_only ||
                                   job.profile.launch_count < 1)) {

@@ -148,12 +148,6 @@ struct RunnerJob {
   // call overhead divided by it (how the hand-over's cost spreads over calls;
   // bench/gpu/NOTES.md).
   int calls_per_bracket = 1;
-  // With reference_only: the reference host evicts the L2 in its own stream
-  // inside the bracket, 1: before the first call, 2: between calls.
-  int host_flush = 0;
-  // With reference_only: Request::prologue for the reference's calls (and,
-  // for 1, its calibration calls).
-  int prologue = 0;
   ProfileSpec profile;
 };
 

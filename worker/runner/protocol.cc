@@ -80,9 +80,7 @@ std::string EncodeRequest(const Request& r) {
               {"tensors", tensors},
               {"num_inputs", r.num_inputs},
               {"set", r.set},
-              {"calls", r.calls},
-              {"host_flush", r.host_flush},
-              {"prologue", r.prologue}}
+              {"calls", r.calls}}
       .dump();
 }
 
@@ -108,8 +106,6 @@ absl::StatusOr<Request> DecodeRequest(absl::string_view text) {
     r.spin_smem = j.at("spin_smem").get<int>();
     r.spin_cluster = j.at("spin_cluster").get<int>();
     r.calls = j.at("calls").get<int>();
-    r.host_flush = j.at("host_flush").get<int>();
-    r.prologue = j.at("prologue").get<int>();
     r.language = j.at("language").get<std::string>();
     r.artifact = j.at("artifact").get<std::string>();
     r.launch_spec = j.at("launch_spec").get<std::string>();

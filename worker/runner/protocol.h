@@ -93,14 +93,6 @@ struct Request {
   // stream (benchmarks only: RunnerJob::calls_per_bracket).
   int set = 0;
   int calls = 1;
-  // kCall, benchmarks only: the host evicts the L2 in its own stream (a
-  // memset of twice the L2 of its own memory) 1: before the first call,
-  // 2: between calls (RunnerJob::host_flush).
-  int host_flush = 0;
-  // kCall and kCalibrate, benchmarks only: what the host runs right after
-  // "go", before the call or the spin kernel: 0 nothing, 1 an empty kernel,
-  // 2 (kCall) a kernel reading one word per 64 KiB of the call's buffers.
-  int prologue = 0;
 };
 
 // How many descriptors `r` carries, attached in the order above.

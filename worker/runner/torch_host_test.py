@@ -246,7 +246,7 @@ class HostProcessTest(unittest.TestCase):
 
     def ask(self, op, expect_reply=True, **fields):
         request = {"op": op, "sync_bytes": 0, "generation": 0, "spin_ns": 0, "spin_blocks": 1,
-                   "spin_threads": 32, "spin_smem": 0, "spin_cluster": 1, "calls": 1, "host_flush": 0, "prologue": 0,
+                   "spin_threads": 32, "spin_smem": 0, "spin_cluster": 1, "calls": 1,
                    "language": "", "artifact": "", "launch_spec": "", "axis_order": [],
                    "definition": "", "axes": {}, "scalars": {}, "tensors": [],
                    "num_inputs": 0, "set": 0}
