@@ -111,13 +111,20 @@ constexpr char kSchemaV1Executors[] = R"sql(CREATE TABLE executors(
 ) WITHOUT ROWID;
 )sql";
 
-// The writer connection's working set (trajectories, tasks and their indexes
-// for a large experiment) should stay in memory: with SQLite's default 2 MiB
-// cache, throughput was a third lower (scheduler_bench). Checkpoints are the
-// job of a storage::Checkpointer on its own thread; the writer's own
-// auto-checkpoint is only a backstop, far out, in case that one falls behind.
+// The writer connection's page cache: larger than SQLite's default 2 MiB
+// (throughput was a third lower with it), but not large. SQLite 3.40 walks
+// its whole page cache at the end of any transaction in which a b-tree
+// balance reordered pages (the swap parks a page at the pending-byte page
+// number, which leaves the cache's largest key above the database size, and
+// the commit's truncation then scans every hash bucket); nearly every batch
+// does that, so each commit costs time in proportion to the pages cached. At
+// 128 MiB that scan was a tenth of the writer's time; 16 MiB was the best of
+// 4 to 128 MiB (scheduler_bench, docs/DECISIONS.md), and the database file
+// stays in the OS's cache. Checkpoints are the job of a storage::Checkpointer
+// on its own thread; the writer's own auto-checkpoint is only a backstop, far
+// out, in case that one falls behind.
 constexpr char kWriterTuning[] =
-    "PRAGMA cache_size = -131072;"        // 128 MiB
+    "PRAGMA cache_size = -16384;"         // 16 MiB
     "PRAGMA wal_autocheckpoint = 65536;"  // pages (256 MiB of WAL)
     "PRAGMA temp_store = MEMORY;";
 
