@@ -46,8 +46,6 @@ __global__ void SpinKernel(long long ns, unsigned long long* stamps) {
 // The largest spin shapes a calibration may ask for.
 constexpr int kMaxSpinBlocks = 4096;
 constexpr int kMaxSpinSmem = 227 * 1024;  // sm_90's per-block maximum
-// The most calls one bracket may hold (Request::calls).
-constexpr int kMaxCallsPerBracket = 64;
 
 using reference::DeviceMemory;
 
@@ -190,6 +188,7 @@ class Host {
     return CudaStatus(launch, "calibration kernel launch");
   }
 
+  // A launch error is left for the caller's cudaGetLastError.
   void LaunchSpin(const Request& r) {
     if (r.spin_cluster == 1) {
       SpinKernel<<<r.spin_blocks, r.spin_threads, r.spin_smem, stream_>>>(r.spin_ns, Stamps());
@@ -280,7 +279,7 @@ class Host {
     if (target_ == nullptr || r.set < 0 || r.set > 1) {
       return absl::FailedPreconditionError("no workload for the call");
     }
-    if (r.calls < 1 || r.calls > kMaxCallsPerBracket) {
+    if (r.calls < 1 || r.calls > protocol::kMaxCallsPerBracket) {
       return absl::InvalidArgumentError("a bracket's calls out of range");
     }
     PTXB_RETURN_IF_ERROR(memops_.WaitEqual(stream_, Word(SyncLayout::kGo), r.generation));

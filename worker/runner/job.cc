@@ -7,6 +7,7 @@
 #include "absl/strings/str_split.h"
 #include "google/protobuf/util/json_util.h"
 #include "nlohmann/json.hpp"
+#include "worker/runner/protocol.h"
 #include "workloads/native_reference.h"
 
 namespace ptxbench::runner {
@@ -146,7 +147,7 @@ absl::StatusOr<RunnerJob> ParseJob(absl::string_view text) {
   if (job.calibration_survey && !job.reference_only) {
     return absl::InvalidArgumentError("job: calibration_survey needs reference_only");
   }
-  if (job.calls_per_bracket < 1 || job.calls_per_bracket > 64 ||
+  if (job.calls_per_bracket < 1 || job.calls_per_bracket > protocol::kMaxCallsPerBracket ||
       (job.calls_per_bracket > 1 && !job.reference_only)) {
     return absl::InvalidArgumentError("job: calls_per_bracket is 1 to 64, above 1 reference_only");
   }

@@ -59,6 +59,8 @@ struct TensorMeta {
 
 // The most descriptors one request carries (the kernel's SCM_MAX_FD).
 inline constexpr size_t kMaxDescriptors = 253;
+// The most calls one bracket may hold (Request::calls).
+inline constexpr int kMaxCallsPerBracket = 64;
 
 struct Request {
   explicit Request(Op o = Op::kQuit) : op(o) {}
