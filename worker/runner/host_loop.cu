@@ -46,6 +46,7 @@ __global__ void SpinKernel(long long ns, unsigned long long* stamps) {
 // The largest spin shapes a calibration may ask for.
 constexpr int kMaxSpinBlocks = 4096;
 constexpr int kMaxSpinSmem = 227 * 1024;  // sm_90's per-block maximum
+constexpr int kDefaultSmem = 48 * 1024;   // dynamic shared memory without opting in
 
 using reference::DeviceMemory;
 
@@ -172,12 +173,11 @@ class Host {
          r.spin_blocks % r.spin_cluster != 0)) {
       return absl::InvalidArgumentError("calibration: a spin shape out of range");
     }
-    if (r.op == Op::kCalibrate && r.spin_smem > smem_allowed_) {
+    if (r.op == Op::kCalibrate && r.spin_smem > kDefaultSmem) {
       PTXB_RETURN_IF_ERROR(CudaStatus(
           cudaFuncSetAttribute(SpinKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                kMaxSpinSmem),
           "calibration: shared memory"));
-      smem_allowed_ = kMaxSpinSmem;
     }
     PTXB_RETURN_IF_ERROR(memops_.WaitEqual(stream_, Word(SyncLayout::kGo), r.generation));
     if (r.op == Op::kCalibrate) {
@@ -188,12 +188,9 @@ class Host {
     return CudaStatus(launch, "calibration kernel launch");
   }
 
-  // A launch error is left for the caller's cudaGetLastError.
+  // A launch error is left for the caller's cudaGetLastError. Clusters of
+  // one are a plain launch (no attribute).
   void LaunchSpin(const Request& r) {
-    if (r.spin_cluster == 1) {
-      SpinKernel<<<r.spin_blocks, r.spin_threads, r.spin_smem, stream_>>>(r.spin_ns, Stamps());
-      return;
-    }
     cudaLaunchConfig_t config{};
     config.gridDim = dim3(r.spin_blocks);
     config.blockDim = dim3(r.spin_threads);
@@ -205,7 +202,7 @@ class Host {
     cluster.val.clusterDim.y = 1;
     cluster.val.clusterDim.z = 1;
     config.attrs = &cluster;
-    config.numAttrs = 1;
+    config.numAttrs = r.spin_cluster > 1 ? 1 : 0;
     (void)cudaLaunchKernelEx(&config, SpinKernel, static_cast<long long>(r.spin_ns), Stamps());
   }
 
@@ -301,7 +298,6 @@ class Host {
   cudaStream_t stream_ = nullptr;
   gpu::StreamMemOps memops_;
   DeviceMemory sync_;  // the bracket's words (bracket.h SyncLayout)
-  int smem_allowed_ = 48 * 1024;  // the spin kernel's dynamic shared memory limit
   std::unique_ptr<Candidate> target_;
   std::vector<DeviceMemory> opened_;                // both sets of the workload's tensors
   std::map<int64_t, DeviceMemory> compute_opened_;  // buffer id -> mapping, for kCompute
