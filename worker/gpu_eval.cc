@@ -18,6 +18,7 @@
 #include "absl/time/clock.h"
 #include "common/file.h"
 #include "common/hash.h"
+#include "common/log.h"
 #include "sandbox/limiter.h"
 #include "worker/harness_process.h"
 #include "worker/runner/job.h"
@@ -240,7 +241,8 @@ GpuEvaluator::GpuEvaluator(Compiler* compiler, const workloads::DefinitionRegist
       worker_id_(std::move(worker_id)),
       toolkit_version_(std::move(toolkit_version)),
       candidate_uids_(std::make_unique<CandidateUids>(options_.candidate_uid_first,
-                                                      options_.candidate_uid_count)) {}
+                                                      options_.candidate_uid_count)),
+      reference_times_(options_.reference_reuse) {}
 
 CompiledKernel GpuEvaluator::Compile(const v1::EvalRequest& request) {
   return CompileForEvaluation(*compiler_, *definitions_, request, worker_id_, toolkit_version_);
@@ -339,6 +341,7 @@ v1::EvalResult GpuEvaluator::Run(const v1::EvalRequest& request, CompiledKernel 
   if (!made.ok()) return infra(std::string(made.status().message()));
   runner::RunnerJob& job = *made;
   job.workloads = *workloads;
+  job.known_references = reference_times_.Lookup(gpu, job);
   const absl::Time runner_start = absl::Now();
   absl::StatusOr<HarnessProcessOutcome> outcome =
       RunJob(job, gpu, options_.deadline, {"results.jsonl"});
@@ -346,6 +349,10 @@ v1::EvalResult GpuEvaluator::Run(const v1::EvalRequest& request, CompiledKernel 
   if (!outcome.ok()) return infra(absl::StrCat("starting the runner: ", outcome.status().message()));
 
   runner::RunnerOutput out = runner::ParseRunnerOutput(outcome->collected["results.jsonl"]);
+  if (const std::string drift = reference_times_.Store(gpu, job, out.references); !drift.empty()) {
+    LogWarning("reference figures of this GPU dropped: it drifted",
+               {{"gpu", absl::StrCat(gpu.index)}, {"drift", drift}});
+  }
   std::map<std::string, v1::WorkloadTrace> by_uuid;
   for (v1::WorkloadTrace& t : out.traces) by_uuid[t.workload_uuid()] = std::move(t);
   // A runner that crashed or hung leaves the workload it was on with the way

@@ -21,6 +21,7 @@
 #include "worker/gpu/device_info.h"
 #include "worker/harness_process.h"
 #include "worker/profile/ncu_install.h"
+#include "worker/reference_times.h"
 #include "worker/runner/job.h"
 #include "workloads/registry.h"
 
@@ -76,6 +77,10 @@ struct GpuEvalOptions {
   void UseProfiler(const NcuInstall& install);
   // Tests: force the PyTorch reference where a native one exists.
   runner::ReferenceChoice reference = runner::ReferenceChoice::kAuto;
+  // How long a reference figure measured on a GPU is reused by the next
+  // evaluations there instead of timed again (reference_times.h); zero:
+  // every evaluation times its reference.
+  absl::Duration reference_reuse = absl::ZeroDuration();
   // Where each runner's wall time (the GPU's timed work) and crashes are
   // counted; not owned, may be null.
   WorkerMetrics* metrics = nullptr;
@@ -165,6 +170,7 @@ class GpuEvaluator {
   const std::string worker_id_;
   const std::string toolkit_version_;
   std::unique_ptr<CandidateUids> candidate_uids_;
+  ReferenceTimes reference_times_;
 };
 
 }  // namespace ptxbench::worker

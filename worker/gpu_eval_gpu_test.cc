@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <thread>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
@@ -32,9 +33,12 @@ namespace ptxbench::worker {
 namespace {
 
 namespace v1 = ::ptxbench::v1;
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr char kGemm[] = "gemm_n7168_k5120";
 constexpr char kGemmM70[] = "729b8d2e-8307-57e0-b6f5-d50957348534";
+constexpr char kGemmM232[] = "6107c207-8a86-5a8e-a866-72bd92d4f8f7";
 
 // For a look with Nsight Compute itself (bench/gpu/profile_check.sh).
 void KeepReport(const v1::EvalResult& r, const std::string& name) {
@@ -62,10 +66,12 @@ class GpuEvalTest : public ::testing::Test {
   }
 
   GpuEvaluator Evaluator(absl::Duration deadline = absl::Minutes(3),
-                         const NcuInstall* profiler = nullptr) {
+                         const NcuInstall* profiler = nullptr,
+                         absl::Duration reference_reuse = absl::ZeroDuration()) {
     GpuEvalOptions o;
     o.runner_path = FindRunner();
     o.deadline = deadline;
+    o.reference_reuse = reference_reuse;
     if (profiler != nullptr) o.UseProfiler(*profiler);
     return GpuEvaluator(compiler_.get(), definitions_.get(), o, "test", "test-toolkit");
   }
@@ -134,6 +140,46 @@ TEST_F(GpuEvalTest, CorrectKernelPassesWithTimesAndRoofline) {
     EXPECT_GT(t.roofline_fraction(), 0);
     EXPECT_LT(t.roofline_fraction(), 1);
   }
+}
+
+// The reference figures the first evaluation timed serve the next ones on
+// the same GPU, all but the oldest, which each run times again (the drift
+// check): with two workloads the second evaluation times M=70's reference
+// and reuses M=232's. Every trace says which it got. An evaluator told not
+// to reuse times both.
+TEST_F(GpuEvalTest, ALaterEvaluationReusesReferenceFiguresButTheOldest) {
+  GpuEvaluator reusing = Evaluator(absl::Minutes(3), nullptr, absl::Minutes(10));
+  v1::EvalRequest request = Request("correct.cu");
+  request.add_workload_uuids(kGemmM232);
+  bool suspect = false;
+  const v1::EvalResult first = reusing.Evaluate(request, gpu_, &suspect);
+  const v1::EvalResult second = reusing.Evaluate(request, gpu_, &suspect);
+  ASSERT_EQ(first.status(), v1::PASSED) << first.DebugString();
+  ASSERT_EQ(second.status(), v1::PASSED) << second.DebugString();
+  ASSERT_EQ(first.traces_size(), 2);
+  ASSERT_EQ(second.traces_size(), 2);
+  std::cout << "first:\n" << first.traces(1).log() << "second:\n" << second.traces(1).log();
+  for (const v1::WorkloadTrace& t : first.traces()) {
+    EXPECT_THAT(t.log(), HasSubstr("[2 timed here]"));
+    EXPECT_THAT(t.log(), Not(HasSubstr("earlier evaluation")));
+  }
+  // Both traces of the second run carry the set-up line of the run.
+  for (const v1::WorkloadTrace& t : second.traces()) {
+    EXPECT_THAT(t.log(), HasSubstr("[1 timed here, 1 from an earlier run]"));
+  }
+  const v1::WorkloadTrace& m70 = second.traces(0);
+  const v1::WorkloadTrace& m232 = second.traces(1);
+  EXPECT_THAT(m70.log(), Not(HasSubstr("reference figure measured by an earlier evaluation")));
+  EXPECT_NE(m70.reference_latency_ms(), first.traces(0).reference_latency_ms());
+  EXPECT_THAT(m232.log(), HasSubstr("reference figure measured by an earlier evaluation on this GPU"));
+  EXPECT_THAT(m232.log(), HasSubstr("reference cuBLAS trial 0"));  // the first's own lines
+  EXPECT_DOUBLE_EQ(m232.reference_latency_ms(), first.traces(1).reference_latency_ms());
+  EXPECT_NEAR(m232.speedup(), m232.reference_latency_ms() / m232.latency_ms(), 1e-9);
+
+  const v1::EvalResult third = Evaluator().Evaluate(request, gpu_, &suspect);
+  ASSERT_EQ(third.status(), v1::PASSED);
+  EXPECT_THAT(third.traces(1).log(), HasSubstr("[2 timed here]"));
+  EXPECT_NE(third.traces(1).reference_latency_ms(), first.traces(1).reference_latency_ms());
 }
 
 // A Slurm scancel sends SIGTERM to every process of the worker's job step:

@@ -55,6 +55,10 @@ ABSL_FLAG(int, eval_deadline_s, 600,
           "Wall-clock limit of one GPU evaluation, seconds (--eval-deadline-s)");
 ABSL_FLAG(int, timed_calls, 50, "Timed calls per trial (--timed-calls)");
 ABSL_FLAG(int, warmup_calls, 10, "Warm-up calls per trial (--warmup-calls)");
+ABSL_FLAG(int, reference_reuse_s, 600,
+          "Seconds a reference figure timed on a GPU is reused by later evaluations of the same "
+          "workload there instead of timed again (--reference-reuse-s; 0: every evaluation times "
+          "its reference; docs/MEASUREMENT.md)");
 ABSL_FLAG(bool, compile_only, false,
           "Offer compile-only evaluation even where GPUs are found (--compile-only)");
 ABSL_FLAG(int, latency_ms, 20, "Simulated evaluation time, milliseconds (--latency-ms)");
@@ -233,6 +237,7 @@ int RunRealWorker() {
   settings.gpu.seed = absl::GetFlag(FLAGS_seed);
   settings.gpu.timed_calls = absl::GetFlag(FLAGS_timed_calls);
   settings.gpu.warmup_calls = absl::GetFlag(FLAGS_warmup_calls);
+  settings.gpu.reference_reuse = absl::Seconds(std::max(0, absl::GetFlag(FLAGS_reference_reuse_s)));
   absl::StatusOr<std::unique_ptr<ptxbench::worker::EvaluationStack>> stack =
       ptxbench::worker::EvaluationStack::Create(settings);
   if (!stack.ok()) return UsageError(std::string(stack.status().message()));

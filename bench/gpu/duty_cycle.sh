@@ -5,12 +5,23 @@
 # slots: two per GPU) and a gateway answering with the quickstart's scripted
 # kernels run SAMPLES x 2 turns (default 8); when the queue is empty the
 # worker's /metrics page is read and its GPU lines are written to
-# $OUT/duty_cycle.txt with the run's wall time.
+# $OUT/duty_cycle.txt with the run's wall time. KERNEL=FILE (a kernel of
+# gemm_n7168_k5120) makes the scripted model answer every turn with it instead,
+# for a queue of fast kernels (worker/testdata/tvm_ffi/tma_gemm.cu, ~3 ms at
+# M=8192 against the quickstart's ~100) whose evaluations are mostly fixed costs.
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/device/env.sh"
 bin="$root/.device-gpu"
 samples="${SAMPLES:-8}"
 work="$(mktemp -d)"
+models=examples/quickstart/models.json
+if [ -n "${KERNEL:-}" ]; then
+  mkdir -p "$work/answers/gemm_n7168_k5120"
+  cp "$KERNEL" "$work/answers/gemm_n7168_k5120/answer.cu"
+  echo "{\"models\": {\"quickstart-scripted\": {\"provider\": \"scripted\",
+    \"answers_dir\": \"$work/answers\"}}}" > "$work/models.json"
+  models="$work/models.json"
+fi
 status_port=19464
 pids=()
 # A bench: nothing to save at the end, so no graceful stop.
@@ -25,7 +36,7 @@ token="$work/data/admin.token"
   --status-listen "$status_port" --stats-interval-s 30 > "$work/worker.log" 2>&1 &
 pids+=($!)
 "$bin/ptxbench-gateway" --scheduler "$addr" --token-file "$token" \
-  --models examples/quickstart/models.json --serve quickstart-scripted > "$work/gateway.log" 2>&1 &
+  --models "$models" --serve quickstart-scripted > "$work/gateway.log" 2>&1 &
 pids+=($!)
 
 cat > "$work/spec.json" <<EOF

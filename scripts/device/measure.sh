@@ -7,8 +7,9 @@
 #     before the harness split), and ncu's gpu__time_duration
 #     (NCU_DEFINITIONS="a b" limits ncu_times to those definitions).
 #  cv: the harness's figure for cuBLAS at M=8192, 10 runs: CV across runs.
-#  cost: one evaluation of the simple GEMM over all five workloads: wall time,
-#     and where it goes (the harness's progress lines).
+#  cost: one evaluation of the simple GEMM (COST_KERNEL: another kernel of
+#     gemm_n7168_k5120) over all five workloads: wall time, and where it goes
+#     (the harness's progress lines).
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 bin="$root/.device-gpu"
@@ -19,11 +20,13 @@ cv() {
     --workload 242ddd1a-ee21-5a9c-b2f7-9867cc517890 --repeats 10 2>/dev/null
 }
 cost() {
-  echo "## 3. one evaluation of the simple GEMM, all five workloads"
+  local kernel="${COST_KERNEL:-worker/testdata/gemm/correct.cu}"
+  echo "## 3. one evaluation of $kernel, all five workloads"
   start=$(date +%s%N)
-  "$bin/ptxbench" eval worker/testdata/gemm/correct.cu --definition gemm_n7168_k5120 --local \
+  "$bin/ptxbench" eval "$kernel" --definition gemm_n7168_k5120 --local \
     --json > "$out/eval_gemm.json" 2> "$out/eval_gemm.err"
   echo "rc=$? wall_ms=$(( ($(date +%s%N) - start) / 1000000 ))"
+  grep -E 'ptxbench-runner: \[' "$out/eval_gemm.err" | cut -c1-120
   python3 - "$out/eval_gemm.json" <<'PY'
 import json, sys
 e = json.load(open(sys.argv[1]))

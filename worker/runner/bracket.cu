@@ -24,6 +24,9 @@ __global__ void GateKernel(const volatile unsigned int* flag, unsigned int gener
 absl::StatusOr<std::unique_ptr<Bracket>> Bracket::Create(cudaStream_t stream) {
   auto b = std::unique_ptr<Bracket>(new Bracket);
   b->stream_ = stream;
+  // Loaded now: the runner's modules load lazily (worker/runner/main.cc).
+  cudaFuncAttributes gate{};
+  PTXB_RETURN_IF_ERROR(CudaStatus(cudaFuncGetAttributes(&gate, GateKernel), "loading the gate"));
   PTXB_RETURN_IF_ERROR(CudaStatus(cudaEventCreate(&b->start_), "cudaEventCreate(start)"));
   PTXB_RETURN_IF_ERROR(CudaStatus(cudaEventCreate(&b->end_), "cudaEventCreate(end)"));
   PTXB_RETURN_IF_ERROR(CudaStatus(cudaEventCreateWithFlags(&b->marker_, cudaEventDisableTiming),

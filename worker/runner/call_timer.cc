@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "common/status_macros.h"
 #include "worker/gpu/sample_stats.h"
+#include "worker/runner/checks.h"
 #include "worker/runner/progress.h"
 
 namespace ptxbench::runner {
@@ -58,6 +59,8 @@ absl::StatusOr<std::unique_ptr<CallTimer>> CallTimer::Create(cudaStream_t stream
   t->call_deadline_ = call_deadline;
   PTXB_ASSIGN_OR_RETURN(t->flusher_, gpu::L2Flusher::Create());
   PTXB_ASSIGN_OR_RETURN(t->bracket_, Bracket::Create(stream));
+  // What a call launches behind its gate, loaded before the first gate.
+  PTXB_RETURN_IF_ERROR(LoadCheckKernels(stream));
   return t;
 }
 

@@ -175,6 +175,30 @@ absl::Status EnqueueCountChangedBytes(const void* a, const void* b, int64_t byte
   return CudaStatus(cudaGetLastError(), "input check kernel launch");
 }
 
+absl::Status LoadCheckKernels(cudaStream_t stream) {
+  DeviceScalar<Counters> counters;
+  PTXB_RETURN_IF_ERROR(counters.Allocate());
+  DeviceScalar<unsigned long long> changed;
+  PTXB_RETURN_IF_ERROR(changed.Allocate());
+  DeviceScalar<uint64_t[2]> a, b;  // one element of any dtype
+  PTXB_RETURN_IF_ERROR(a.Allocate());
+  PTXB_RETURN_IF_ERROR(b.Allocate());
+  PTXB_RETURN_IF_ERROR(CudaStatus(cudaMemsetAsync(a.get(), 0, sizeof(uint64_t[2]), stream),
+                                  "cudaMemsetAsync"));
+  PTXB_RETURN_IF_ERROR(CudaStatus(cudaMemcpyAsync(b.get(), a.get(), sizeof(uint64_t[2]),
+                                                  cudaMemcpyDeviceToDevice, stream),
+                                  "cudaMemcpyAsync"));
+  // Past the last DType too: a type added to the ABI and to EnqueueCompare
+  // is loaded without a change here; the rest are refused, not launched.
+  for (int t = 0; t < 64; ++t) {
+    absl::Status s = EnqueueCompare(a.get(), b.get(), static_cast<ptxb::DType>(t), 1,
+                                    reference::Tolerance{}, counters.get(), stream);
+    if (!s.ok() && !absl::IsUnimplemented(s)) return s;
+  }
+  PTXB_RETURN_IF_ERROR(EnqueueCountChangedBytes(a.get(), b.get(), 1, changed.get(), stream));
+  return CudaStatus(cudaStreamSynchronize(stream), "loading the check kernels");
+}
+
 reference::CompareResult CompareResultOf(const CompareCounters& c, int64_t count,
                                          const reference::Tolerance& tol) {
   reference::CompareResult r;

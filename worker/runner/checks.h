@@ -54,6 +54,14 @@ struct CompareCounters {
 absl::Status EnqueueCompare(const void* actual, const void* expected, ptxb::DType type,
                             int64_t count, const reference::Tolerance& tol,
                             CompareCounters* device_counters, cudaStream_t stream);
+// Runs every check kernel once (each output dtype's compare, the input
+// check, the memset and device-to-device copy a call's staging uses) and
+// waits: the runner loads modules lazily (worker/runner/main.cc), and these
+// are launched while a call's gate holds the harness's stream, where a
+// module load would wait on that stream for good. Going through the same
+// dispatch as a call, every dtype the checks support is covered.
+absl::Status LoadCheckKernels(cudaStream_t stream);
+
 absl::Status EnqueueCountChangedBytes(const void* a, const void* b, int64_t bytes,
                                       unsigned long long* device_count, cudaStream_t stream);
 // The verdict of counters read back from the device.

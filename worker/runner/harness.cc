@@ -13,10 +13,12 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "common/status_macros.h"
 #include "worker/gpu/timing.h"
@@ -65,7 +67,7 @@ class Harness {
     if (!iso.ok()) return FailAll(v1::INFRA_ERROR, Infra("isolation", iso.status()), kRunnerOk);
     isolation_ = iso->get();
     if (std::optional<int> ended = StartHosts(**iso)) return *ended;
-    Progress("isolation ready");
+    Phase("isolation", "isolation ready");
 
     // 2. The GPU, and every buffer before any host runs (a host that hogs
     // memory cannot make the harness fail later).
@@ -73,13 +75,14 @@ class Harness {
       EndReferenceHost();
       return FailAll(v1::INFRA_ERROR, Infra("GPU", s), kRunnerOk);
     }
+    Phase("CUDA", "CUDA ready");
     PrepareWorkloads();
-    Progress("buffers allocated; timing the reference");
+    Phase("buffers", "buffers allocated; timing the reference");
 
     // 3. The baseline, before the candidate host may even start. A native
     // reference host is done then; the PyTorch one stays to compute the
     // expected outputs of every checked call.
-    TimeReferences(*reference_);
+    TimeReferences();
     if (use_torch_) {
       torch_link_.Attach(reference_.get());
     } else {
@@ -87,7 +90,7 @@ class Harness {
     }
     if (job_.compare_references) return CompareReferences();
     if (job_.reference_only) return WriteReferenceFigures();
-    Progress("reference timed; starting the candidate host");
+    Phase("reference timing", "reference timed; starting the candidate host");
 
     // 4. The candidate.
     return EvaluateCandidate();
@@ -196,6 +199,15 @@ class Harness {
     return std::nullopt;
   }
 
+  // The figure an earlier run on this GPU measured for workload `uuid`, if
+  // the job gives one.
+  const KnownReference* FindKnown(const std::string& uuid) const {
+    for (const KnownReference& k : job_.known_references) {
+      if (k.workload_uuid == uuid) return &k;
+    }
+    return nullptr;
+  }
+
   // The candidate host released, calibrated (its own code still), the
   // submission loaded, then every workload in turn.
   int EvaluateCandidate() {
@@ -221,7 +233,7 @@ class Harness {
                      kRunnerOk);
     }
     candidate_calibration_ = *calibration;
-    Progress("candidate host calibrated; loading the kernel");
+    Phase("candidate host", "candidate host calibrated; loading the kernel");
     Request load{Op::kLoad};
     load.language = job_.language;
     load.artifact = artifact_;
@@ -235,6 +247,7 @@ class Harness {
       }
       return candidate_->ended() ? kRunnerCandidateFailed : kRunnerOk;
     }
+    Phase("kernel load", "kernel loaded");
     EvaluateWorkloads(cand);
     (void)cand.Send(Request{Op::kQuit});
     // A profile run's host is the profiler's target: the profiler then
@@ -262,6 +275,44 @@ class Harness {
       Emit(TraceLine(Evaluate(i, cand, &stop)));
       if (stop) stopped_at = w.uuid;
     }
+  }
+
+  // The end of a set-up step: its time kept for SetUpLine, `progress` logged.
+  void Phase(const char* name, absl::string_view progress) {
+    const double now = SecondsSinceStart();
+    phases_.emplace_back(name, now - phase_mark_s_);
+    phase_mark_s_ = now;
+    Progress(progress);
+  }
+
+  // "4.21 s (isolation 0.04, CUDA 0.30, buffers 0.51, reference host 0.60,
+  // reference timing 1.60 [5 timed here], candidate host 0.20, kernel load
+  // 0.01)"; no reference host step where every figure came from an earlier
+  // run.
+  std::string SetUpLine() const {
+    double total = 0;
+    std::vector<std::string> parts;
+    for (const auto& [name, s] : phases_) {
+      total += s;
+      std::string part = absl::StrFormat("%s %.2f", name, s);
+      if (name == std::string("buffers")) {
+        double made = 0, allocated = 0;
+        for (const PreparedWorkload& w : workloads_) {
+          made += w.reference_setup_s;
+          allocated += w.allocation_s;
+        }
+        absl::StrAppendFormat(&part, " [references %.2f, allocations %.2f]", made, allocated);
+      }
+      if (name == std::string("reference timing")) {
+        absl::StrAppend(&part, " [", references_timed_, " timed here",
+                        references_reused_ > 0
+                            ? absl::StrCat(", ", references_reused_, " from an earlier run")
+                            : "",
+                        "]");
+      }
+      parts.push_back(std::move(part));
+    }
+    return absl::StrFormat("%.2f s (%s)", total, absl::StrJoin(parts, ", "));
   }
 
   // The values the workloads fix, read now with the worker's privileges.
@@ -294,7 +345,27 @@ class Harness {
     }
   }
 
-  void TimeReferences(HostChannel& host) {
+  // Every workload's reference figure: the one an earlier run on this GPU
+  // measured where the job gives it (and the run's reference is the same),
+  // else timed here on the reference host and reported in a reference line
+  // for the worker to keep.
+  void TimeReferences() {
+    std::vector<size_t> to_time;
+    for (size_t i = 0; i < workloads_.size(); ++i) {
+      PreparedWorkload& w = workloads_[i];
+      if (!w.error.empty()) continue;
+      const KnownReference* known = FindKnown(job_.workloads[i].uuid);
+      if (known != nullptr && w.reference != nullptr && known->name == w.reference->Name()) {
+        w.reference_ms = known->ms;
+        w.reference_log = known->log;
+        ++references_reused_;
+      } else {
+        to_time.push_back(i);
+      }
+    }
+    references_timed_ = static_cast<int>(to_time.size());
+    if (to_time.empty()) return;
+    HostChannel& host = *reference_;
     absl::StatusOr<Calibration> calibration = timer_->SetUpHost(host, "reference host");
     if (calibration.ok() && job_.calibration_survey) {
       absl::StatusOr<std::string> survey = timer_->SurveyCalibration(host, "reference host");
@@ -313,9 +384,9 @@ class Harness {
             loaded.ok() ? loaded->text : std::string(loaded.status().message()));
       }
     }
-    for (size_t i = 0; i < workloads_.size(); ++i) {
+    Phase("reference host", "reference host calibrated");
+    for (size_t i : to_time) {
       PreparedWorkload& w = workloads_[i];
-      if (!w.error.empty()) continue;
       if (!calibration.ok()) {
         w.error = Infra("the reference host", calibration.status());
         continue;
@@ -327,6 +398,9 @@ class Harness {
       }
       w.reference_ms = *ms;
       w.reference_log = calibration->log + w.reference_log;
+      if (w.reference != nullptr) {
+        Emit(ReferenceLine({job_.workloads[i].uuid, w.reference->Name(), *ms, w.reference_log}));
+      }
       if (job_.calibration_survey && i == 0) {
         // Again with the reference loaded and a workload's buffers mapped: does
         // the hand-over cost more once the context holds more?
@@ -444,9 +518,9 @@ class Harness {
     }
     absl::StrAppendFormat(&log,
                           "wall: this workload %.2f s (timed brackets %.2f s); the harness so far "
-                          "%.2f s\n",
+                          "%.2f s, of which set-up %s\n",
                           absl::ToDoubleSeconds(absl::Now() - start), tally.bracketed_ms() / 1000,
-                          SecondsSinceStart());
+                          SecondsSinceStart(), SetUpLine());
     if (std::optional<std::string> forged = SetFigures(def_, spec, gpu_name_, tally.latency_ms(),
                                                        w.reference_ms, &trace, &log)) {
       return finish({v1::RUNTIME_ERROR, {*forged}});
@@ -636,6 +710,10 @@ class Harness {
   std::unique_ptr<CallTimer> timer_;
   std::vector<PreparedWorkload> workloads_;
   bool use_torch_ = false;
+  int references_reused_ = 0;  // workloads whose reference figure the job gave
+  int references_timed_ = 0;   // workloads whose reference this run timed
+  std::vector<std::pair<std::string, double>> phases_;  // set-up steps, seconds each
+  double phase_mark_s_ = 0;
   // Per workload: the values it fixes, until they are on the GPU, or why
   // they cannot be made.
   std::vector<absl::StatusOr<std::vector<FixedValue>>> fixed_;

@@ -11,7 +11,10 @@
 //     sandbox, the reference host forked, the harness drops its privileges;
 //  2. the reference host calibrates the bracket (bracket.h) and times the
 //     production library on every workload — before any submitted code
-//     exists on the machine's GPU;
+//     exists on the machine's GPU — but those whose figure an earlier run on
+//     this GPU measured (the job's known_references, which the worker keeps
+//     for a while: worker/reference_times.h); each trace's log says which,
+//     and how long each set-up step took;
 //  3. the candidate host calibrates (its own code still), loads the
 //     submission, and per workload: `trials` checked calls on fresh inputs,
 //     then `trials` timing runs of warm-up + timed calls, every one on fresh

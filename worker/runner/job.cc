@@ -1,7 +1,9 @@
 #include "worker/runner/job.h"
 
 #include <algorithm>
+#include <cmath>
 #include <iterator>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -18,6 +20,26 @@ namespace {
 
 constexpr const char* kReferenceChoices[] = {"auto", "native", "pytorch"};
 
+json ToJson(const KnownReference& k) {
+  return {{"workload_uuid", k.workload_uuid}, {"name", k.name}, {"ms", k.ms}, {"log", k.log}};
+}
+
+// nullopt for anything but a well-formed entry with a positive figure.
+std::optional<KnownReference> KnownReferenceFromJson(const json& j) {
+  if (!j.is_object()) return std::nullopt;
+  KnownReference k;
+  try {
+    k.workload_uuid = j.at("workload_uuid").get<std::string>();
+    k.name = j.at("name").get<std::string>();
+    k.ms = j.at("ms").get<double>();
+    k.log = j.at("log").get<std::string>();
+  } catch (const json::exception&) {
+    return std::nullopt;
+  }
+  if (!(k.ms > 0) || !std::isfinite(k.ms) || k.workload_uuid.empty()) return std::nullopt;
+  return k;
+}
+
 }  // namespace
 
 std::string SerializeJob(const RunnerJob& job) {
@@ -30,6 +52,8 @@ std::string SerializeJob(const RunnerJob& job) {
     }
     workloads.push_back({{"uuid", w.uuid}, {"axes", w.axes}, {"fixed", fixed}});
   }
+  json known = json::array();
+  for (const KnownReference& k : job.known_references) known.push_back(ToJson(k));
   return json{{"artifact", job.artifact},
               {"language", job.language},
               {"launch_spec", job.launch_spec},
@@ -43,6 +67,7 @@ std::string SerializeJob(const RunnerJob& job) {
               {"compare_references", job.compare_references},
               {"calibration_survey", job.calibration_survey},
               {"calls_per_bracket", job.calls_per_bracket},
+              {"known_references", known},
               {"profile",
                {{"ncu", job.profile.ncu},
                 {"ncu_root", job.profile.ncu_root},
@@ -98,6 +123,13 @@ absl::StatusOr<RunnerJob> ParseJob(absl::string_view text) {
     job.compare_references = j.value("compare_references", false);
     job.calibration_survey = j.value("calibration_survey", false);
     job.calls_per_bracket = j.value("calls_per_bracket", 1);
+    if (j.contains("known_references")) {
+      for (const json& k : j.at("known_references")) {
+        std::optional<KnownReference> known = KnownReferenceFromJson(k);
+        if (!known) return absl::InvalidArgumentError("job: a malformed known_references entry");
+        job.known_references.push_back(*std::move(known));
+      }
+    }
     if (j.contains("profile")) {
       job.profile.ncu = j.at("profile").at("ncu").get<std::string>();
       job.profile.ncu_root = j.at("profile").at("ncu_root").get<std::string>();
@@ -141,6 +173,9 @@ absl::StatusOr<RunnerJob> ParseJob(absl::string_view text) {
   if (job.isolation.call_deadline_s < 1) {
     return absl::InvalidArgumentError("job: isolation.call_deadline_s must be >= 1");
   }
+  if (!job.known_references.empty() && job.reference_only) {
+    return absl::InvalidArgumentError("job: known_references and reference_only exclude each other");
+  }
   if (job.compare_references && !job.reference_only) {
     return absl::InvalidArgumentError("job: compare_references needs reference_only");
   }
@@ -180,6 +215,10 @@ std::string StartedLine(absl::string_view uuid) {
   return json{{"started", std::string(uuid)}}.dump() + "\n";
 }
 
+std::string ReferenceLine(const KnownReference& reference) {
+  return json{{"reference", ToJson(reference)}}.dump() + "\n";
+}
+
 std::string TraceLine(const ptxbench::v1::WorkloadTrace& trace) {
   std::string body;
   // Cannot fail for a message without Any fields.
@@ -194,6 +233,10 @@ RunnerOutput ParseRunnerOutput(absl::string_view text) {
     if (j.is_discarded() || !j.is_object()) continue;
     if (j.contains("started") && j["started"].is_string()) {
       out.unfinished = j["started"].get<std::string>();
+    } else if (j.contains("reference")) {
+      if (std::optional<KnownReference> k = KnownReferenceFromJson(j["reference"])) {
+        out.references.push_back(*std::move(k));
+      }
     } else if (j.contains("trace")) {
       ptxbench::v1::WorkloadTrace trace;
       if (!google::protobuf::util::JsonStringToMessage(j["trace"].dump(), &trace).ok()) continue;

@@ -8,6 +8,7 @@
 // runner that dies half-way still leaves the results it finished and names
 // the workload it was on:
 //   {"started": "<workload uuid>"}
+//   {"reference": <KnownReference>}   (the reference timed in this run)
 //   {"trace": <WorkloadTrace as proto JSON>}
 // Plain C++ (no CUDA): the worker side uses it without a GPU.
 
@@ -114,6 +115,17 @@ inline constexpr char kProfileCsv[] = "profile.csv";
 // evaluation.
 inline constexpr int64_t kMaxProfileFileBytes = int64_t{8} << 20;
 
+// The reference's figure for one workload, timed by an earlier run on the
+// same GPU (the worker's ReferenceTimes): a run given one does not time the
+// reference on that workload again. `log` holds that run's calibration and
+// trial lines, prefixed by the worker with where and when they were measured.
+struct KnownReference {
+  std::string workload_uuid;
+  std::string name;  // "cuBLAS", "PyTorch", ...: used only if the run's own matches
+  double ms = 0;
+  std::string log;
+};
+
 struct RunnerJob {
   std::string artifact;         // the candidate's kernel.so (cuda) or kernel.cubin (ptx)
   std::string language = "cuda";  // "cuda" | "ptx"
@@ -149,6 +161,7 @@ struct RunnerJob {
   // bench/gpu/NOTES.md).
   int calls_per_bracket = 1;
   ProfileSpec profile;
+  std::vector<KnownReference> known_references;
 };
 
 std::string SerializeJob(const RunnerJob& job);
@@ -160,12 +173,14 @@ absl::StatusOr<RunnerJob> ParseJob(absl::string_view json);
 // it open. An error names why the definition has no reference of that kind.
 absl::StatusOr<bool> UsesPyTorch(const RunnerJob& job, const workloads::Definition& definition);
 
-// The two kinds of result line (with the trailing newline).
+// The kinds of result line (with the trailing newline).
 std::string StartedLine(absl::string_view uuid);
+std::string ReferenceLine(const KnownReference& reference);
 std::string TraceLine(const ptxbench::v1::WorkloadTrace& trace);
 
 struct RunnerOutput {
   std::vector<ptxbench::v1::WorkloadTrace> traces;  // finished workloads, in order
+  std::vector<KnownReference> references;           // timed in this run
   std::string unfinished;  // uuid started without a trace line after it; "" if none
 };
 // Lines that do not parse are skipped (a line cut short by a crash).

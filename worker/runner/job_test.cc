@@ -84,6 +84,26 @@ TEST(RunnerJob, AProfileJobRoundTripsAndRunsExactlyOneWorkload) {
               testing::HasSubstr("a profile runs one workload"));
 }
 
+TEST(RunnerJob, KnownReferencesRoundTripAndAreNeverABenchmarksInput) {
+  RunnerJob job = SampleJob();
+  job.known_references = {{"u1", "cuBLAS", 0.0393, "reference cuBLAS trial 0: ...\n"}};
+  absl::StatusOr<RunnerJob> back = ParseJob(SerializeJob(job));
+  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_EQ(back->known_references.size(), 1u);
+  EXPECT_EQ(back->known_references[0].workload_uuid, "u1");
+  EXPECT_EQ(back->known_references[0].name, "cuBLAS");
+  EXPECT_DOUBLE_EQ(back->known_references[0].ms, 0.0393);
+  EXPECT_EQ(back->known_references[0].log, "reference cuBLAS trial 0: ...\n");
+  // A benchmark times the reference itself.
+  job.reference_only = true;
+  EXPECT_FALSE(ParseJob(SerializeJob(job)).ok());
+  // A figure that is no time at all is refused, not used.
+  job = SampleJob();
+  job.known_references = {{"u1", "cuBLAS", -1, ""}};
+  EXPECT_THAT(std::string(ParseJob(SerializeJob(job)).status().message()),
+              testing::HasSubstr("malformed known_references"));
+}
+
 TEST(RunnerJob, RejectsMalformedJobs) {
   EXPECT_FALSE(ParseJob("not json").ok());
   EXPECT_FALSE(ParseJob("{\"artifact\": \"x\"}").ok());
@@ -127,6 +147,22 @@ TEST(RunnerOutput, KeepsFinishedTracesAndNamesTheUnfinishedWorkload) {
   EXPECT_DOUBLE_EQ(out.traces[0].latency_ms(), 0.75);
   EXPECT_EQ(out.traces[0].axes().at("M"), 70);
   EXPECT_EQ(out.unfinished, "u2");
+}
+
+TEST(RunnerOutput, CollectsTheReferenceLinesAndSkipsMalformedOnes) {
+  ptxbench::v1::WorkloadTrace a;
+  a.set_workload_uuid("u1");
+  std::string text = ReferenceLine({"u1", "cuBLAS", 0.75, "log\n"}) +
+                     "{\"reference\": {\"workload_uuid\": \"u2\", \"name\": \"x\", \"ms\": 0, "
+                     "\"log\": \"\"}}\n" +
+                     StartedLine("u1") + TraceLine(a);
+  RunnerOutput out = ParseRunnerOutput(text);
+  ASSERT_EQ(out.references.size(), 1u);
+  EXPECT_EQ(out.references[0].workload_uuid, "u1");
+  EXPECT_EQ(out.references[0].name, "cuBLAS");
+  EXPECT_DOUBLE_EQ(out.references[0].ms, 0.75);
+  EXPECT_EQ(out.references[0].log, "log\n");
+  EXPECT_EQ(out.traces.size(), 1u);
 }
 
 TEST(RunnerOutput, NothingUnfinishedAfterTheLastTrace) {

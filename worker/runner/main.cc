@@ -20,14 +20,17 @@
 #include "worker/runner/runner.h"
 
 int main(int argc, char** argv) {
-  // Every module of the harness is loaded when its CUDA context is created.
-  // With CUDA's lazy loading, the first launch of a check kernel loads its
-  // module inside a call's bracket, while the harness's own stream is held
-  // by the gate, and blocks there for good (seen on the H200: a candidate
-  // that enqueued its call within the gate's patience hung the evaluation
-  // at the first call). Before any CUDA call; the reference host, a fork,
-  // inherits it.
-  setenv("CUDA_MODULE_LOADING", "EAGER", 1);
+  // Modules load lazily, each kernel at its first use: eager loading made
+  // cuBLAS load every kernel it has (about 2 s in the harness and again in
+  // the reference host, of an evaluation's ~4 s of set-up on an H100). A
+  // lazy load waits for the harness's own stream, so what a call launches
+  // while its gate holds that stream is loaded before the first call
+  // (Bracket::Create, LoadCheckKernels; a missed one hung the evaluation on
+  // the H200: bench/gpu/NOTES.md); the libraries' kernels run only outside
+  // brackets in the harness, and in a host a lazy load at most forces its
+  // gate open (a warm-up call, flagged). Before any CUDA call; the reference
+  // host, a fork, inherits it.
+  setenv("CUDA_MODULE_LOADING", "LAZY", 1);
   std::string job_path, out_path;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--health") == 0) return ptxbench::runner::CheckHealth(std::cout);

@@ -7,6 +7,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "common/status_macros.h"
 #include "worker/gpu/timing.h"
 #include "worker/runner/workload_trace.h"
@@ -24,6 +26,7 @@ PreparedWorkload PrepareWorkload(const RunnerJob& job, const workloads::Definiti
     w.error = absl::StrCat("the workload's inputs: ", fixed.status().message());
     return w;
   }
+  const absl::Time start = absl::Now();
   if (!use_torch || job.compare_references) {
     absl::StatusOr<std::unique_ptr<Reference>> ref = MakeReference(definition, spec.axes);
     if (!ref.ok()) {
@@ -36,7 +39,10 @@ PreparedWorkload PrepareWorkload(const RunnerJob& job, const workloads::Definiti
     w.reference = std::make_unique<TorchReference>(torch_link, index,
                                                    WorkloadRequest(definition, spec, {}));
   }
+  const absl::Time made = absl::Now();
+  w.reference_setup_s = absl::ToDoubleSeconds(made - start);
   absl::StatusOr<WorkloadBuffers> b = WorkloadBuffers::Allocate(definition, spec.axes, use_torch);
+  w.allocation_s = absl::ToDoubleSeconds(absl::Now() - made);
   if (!b.ok()) {
     w.error = std::string(b.status().message());
     return w;

@@ -36,6 +36,10 @@ struct PreparedWorkload {
   std::string error;  // why it cannot be evaluated (infrastructure)
   double reference_ms = 0;
   std::string reference_log;
+  // Set-up time: making the harness's reference (its library's handles and
+  // modules) and allocating the buffers, seconds.
+  double reference_setup_s = 0;
+  double allocation_s = 0;
 };
 
 // The reference and every buffer of workload `index` of `job`, with the
