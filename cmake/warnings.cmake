@@ -22,9 +22,9 @@ endif()
 # WAITS: the test mostly waits (on a deadline, a rate window, a slow
 # scripted evaluation), not computes; scripts/test.sh runs the tests so
 # labelled beside the rest (ctest label "waits").
-# A test's own sources build without optimization: they are 42% of the
-# build's compile time at -O3 and take about half as long at -O0 (a heavy
-# test file 19.0 s -> 10.2 s, -O1 16.3 s), while the code they test is the
+# A test's own sources build without optimization: they were 42% of the
+# build's compile time at -O3 and take about 29% less at -O0 (a heavy test
+# file 19.0 s -> 10.2 s, -O1 16.3 s), while the code they test is the
 # libraries', still built as configured.
 function(ptxb_test name)
   cmake_parse_arguments(T "WAITS" "" "SOURCES;LIBS" ${ARGN})
