@@ -77,12 +77,12 @@ class Harness {
     }
     Phase("CUDA", "CUDA ready");
     PrepareWorkloads();
-    Phase("buffers", "buffers allocated; timing the reference");
+    Phase("buffers", "buffers allocated; timing the reference", BuffersDetail());
 
     // 3. The baseline, before the candidate host may even start. A native
     // reference host is done then; the PyTorch one stays to compute the
     // expected outputs of every checked call.
-    TimeReferences();
+    const std::string references = TimeReferences();
     if (use_torch_) {
       torch_link_.Attach(reference_.get());
     } else {
@@ -90,7 +90,7 @@ class Harness {
     }
     if (job_.compare_references) return CompareReferences();
     if (job_.reference_only) return WriteReferenceFigures();
-    Phase("reference timing", "reference timed; starting the candidate host");
+    Phase("reference timing", "reference timed; starting the candidate host", references);
 
     // 4. The candidate.
     return EvaluateCandidate();
@@ -277,42 +277,32 @@ class Harness {
     }
   }
 
-  // The end of a set-up step: its time kept for SetUpLine, `progress` logged.
-  void Phase(const char* name, absl::string_view progress) {
+  // The end of a set-up step: its time (and `detail`, if any) kept for
+  // SetUpLine, `progress` logged.
+  void Phase(absl::string_view name, absl::string_view progress, absl::string_view detail = "") {
     const double now = SecondsSinceStart();
-    phases_.emplace_back(name, now - phase_mark_s_);
+    std::string part = absl::StrFormat("%s %.2f", name, now - phase_mark_s_);
+    if (!detail.empty()) absl::StrAppend(&part, " [", detail, "]");
+    phases_.push_back(std::move(part));
     phase_mark_s_ = now;
     Progress(progress);
   }
 
-  // "4.21 s (isolation 0.04, CUDA 0.30, buffers 0.51, reference host 0.60,
-  // reference timing 1.60 [5 timed here], candidate host 0.20, kernel load
-  // 0.01)"; no reference host step where every figure came from an earlier
-  // run.
+  // "4.21 s (isolation 0.04, CUDA 0.30, buffers 0.51 [...], reference host
+  // 0.60, reference timing 1.60 [5 timed here], candidate host 0.20, kernel
+  // load 0.01)"; no reference host step where every figure came from an
+  // earlier run.
   std::string SetUpLine() const {
-    double total = 0;
-    std::vector<std::string> parts;
-    for (const auto& [name, s] : phases_) {
-      total += s;
-      std::string part = absl::StrFormat("%s %.2f", name, s);
-      if (name == std::string("buffers")) {
-        double made = 0, allocated = 0;
-        for (const PreparedWorkload& w : workloads_) {
-          made += w.reference_setup_s;
-          allocated += w.allocation_s;
-        }
-        absl::StrAppendFormat(&part, " [references %.2f, allocations %.2f]", made, allocated);
-      }
-      if (name == std::string("reference timing")) {
-        absl::StrAppend(&part, " [", references_timed_, " timed here",
-                        references_reused_ > 0
-                            ? absl::StrCat(", ", references_reused_, " from an earlier run")
-                            : "",
-                        "]");
-      }
-      parts.push_back(std::move(part));
+    return absl::StrFormat("%.2f s (%s)", phase_mark_s_, absl::StrJoin(phases_, ", "));
+  }
+
+  std::string BuffersDetail() const {
+    double made = 0, allocated = 0;
+    for (const PreparedWorkload& w : workloads_) {
+      made += w.reference_setup_s;
+      allocated += w.allocation_s;
     }
-    return absl::StrFormat("%.2f s (%s)", total, absl::StrJoin(parts, ", "));
+    return absl::StrFormat("references %.2f, allocations %.2f", made, allocated);
   }
 
   // The values the workloads fix, read now with the worker's privileges.
@@ -348,9 +338,10 @@ class Harness {
   // Every workload's reference figure: the one an earlier run on this GPU
   // measured where the job gives it (and the run's reference is the same),
   // else timed here on the reference host and reported in a reference line
-  // for the worker to keep.
-  void TimeReferences() {
+  // for the worker to keep. Returns how many were timed and reused, in words.
+  std::string TimeReferences() {
     std::vector<size_t> to_time;
+    int reused = 0;
     for (size_t i = 0; i < workloads_.size(); ++i) {
       PreparedWorkload& w = workloads_[i];
       if (!w.error.empty()) continue;
@@ -358,13 +349,14 @@ class Harness {
       if (known != nullptr && w.reference != nullptr && known->name == w.reference->Name()) {
         w.reference_ms = known->ms;
         w.reference_log = known->log;
-        ++references_reused_;
+        ++reused;
       } else {
         to_time.push_back(i);
       }
     }
-    references_timed_ = static_cast<int>(to_time.size());
-    if (to_time.empty()) return;
+    std::string counts = absl::StrCat(to_time.size(), " timed here");
+    if (reused > 0) absl::StrAppend(&counts, ", ", reused, " from an earlier run");
+    if (to_time.empty()) return counts;
     HostChannel& host = *reference_;
     absl::StatusOr<Calibration> calibration = timer_->SetUpHost(host, "reference host");
     if (calibration.ok() && job_.calibration_survey) {
@@ -409,6 +401,7 @@ class Harness {
         w.reference_log += again.ok() ? *again : std::string(again.status().message()) + "\n";
       }
     }
+    return counts;
   }
 
   absl::StatusOr<double> TimeReference(HostChannel& host, size_t i, const Calibration& cal) {
@@ -710,10 +703,8 @@ class Harness {
   std::unique_ptr<CallTimer> timer_;
   std::vector<PreparedWorkload> workloads_;
   bool use_torch_ = false;
-  int references_reused_ = 0;  // workloads whose reference figure the job gave
-  int references_timed_ = 0;   // workloads whose reference this run timed
-  std::vector<std::pair<std::string, double>> phases_;  // set-up steps, seconds each
-  double phase_mark_s_ = 0;
+  std::vector<std::string> phases_;  // set-up steps: "name seconds [detail]"
+  double phase_mark_s_ = 0;          // the end of the last set-up step
   // Per workload: the values it fixes, until they are on the GPU, or why
   // they cannot be made.
   std::vector<absl::StatusOr<std::vector<FixedValue>>> fixed_;
