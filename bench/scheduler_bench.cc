@@ -9,10 +9,15 @@
 // one-turn trajectories (each is an LLM step, then an eval step), then runs
 // `executors` simulated executors (60% gateways, 40% workers by default, so
 // that eval tasks back up and neither kind waits for work to exist) on the gRPC
-// callback API: Lease (long-poll) -> Complete -> Lease ... No heartbeats:
-// each task is held for well under the lease TTL. Prints one table row per
-// scenario: throughput over the measured window and lease latency
-// percentiles (time from sending Lease to receiving a task). Every call
+// callback API: Lease (long-poll) -> Complete -> Lease ..., or, as the real
+// executors do (--next, the default), Complete asking for the next task in
+// the same call and Lease only when it brought none. No heartbeats: each task
+// is held for well under the lease TTL. Prints one table row per scenario:
+// throughput over the measured window, lease latency percentiles (from
+// asking for a task, by Lease or by Complete with next, to holding it) and
+// the executors' idle time between tasks (from sending a task's Complete to
+// holding the next task: with --next=false, Complete's round trip and then
+// the Lease's latency). Every call
 // carries the data directory's admin token, as every call to a scheduler
 // must; --tls serves and calls over TLS (a CA made by scripts/make_certs.sh).
 #include <signal.h>
@@ -69,6 +74,9 @@ ABSL_FLAG(std::string, background, "",
           "\"report bench-results --by model\"");
 ABSL_FLAG(std::string, cli_bin, PTXB_CLI_BIN, "ptxbench binary, for --background");
 ABSL_FLAG(bool, tls, false, "TLS between the executors and the scheduler");
+ABSL_FLAG(bool, next, true,
+          "executors ask for their next task in Complete (CompleteRequest.next), as "
+          "executor/executor_runner does; false: a Lease after every Complete");
 
 namespace ptxbench::bench {
 namespace {
@@ -141,14 +149,15 @@ struct Stats {
   std::atomic<int64_t> errors{0};
   absl::Mutex mu;
   std::vector<double> lease_ms ABSL_GUARDED_BY(mu);  // measured window only
+  std::vector<double> idle_ms ABSL_GUARDED_BY(mu);
 };
 
 // One executor: a chain of async calls, no thread of its own.
 class Executor {
  public:
   Executor(v1::ExecutorService::Stub* stub, v1::ExecutorKind kind, Stats* stats,
-           DelayQueue* work, int work_ms)
-      : stub_(stub), kind_(kind), stats_(stats), work_(work), work_ms_(work_ms) {}
+           DelayQueue* work, int work_ms, bool next)
+      : stub_(stub), kind_(kind), stats_(stats), work_(work), work_ms_(work_ms), next_(next) {}
 
   bool Register() {
     grpc::ClientContext ctx;
@@ -176,7 +185,10 @@ class Executor {
     lease_req_.set_executor_id(id_);
     lease_req_.set_wait_ms(5000);
     lease_resp_.Clear();
-    sent_ = Clock::now();
+    const Clock::time_point now = Clock::now();
+    if (!asked_after_complete_) asked_ = now;
+    asked_after_complete_ = false;
+    if (!idle_from_complete_) idle_from_ = now;
     stub_->async()->Lease(ctx_.get(), &lease_req_, &lease_resp_,
                           [this](grpc::Status s) { OnLease(s); });
   }
@@ -187,13 +199,22 @@ class Executor {
   void OnLease(const grpc::Status& status) {
     if (!status.ok() || !lease_resp_.has_task()) {
       if (!status.ok()) stats_->errors.fetch_add(1);
+      idle_from_complete_ = false;  // idle from this poll's start on
       StartLease();
       return;
     }
+    Holding();
+  }
+
+  // A task is in lease_resp_: count the wait, then work on it.
+  void Holding() {
+    idle_from_complete_ = false;
     if (stats_->measuring.load()) {
-      double ms = std::chrono::duration<double, std::milli>(Clock::now() - sent_).count();
+      const Clock::time_point now = Clock::now();
       absl::MutexLock lock(&stats_->mu);
-      stats_->lease_ms.push_back(ms);
+      stats_->lease_ms.push_back(std::chrono::duration<double, std::milli>(now - asked_).count());
+      stats_->idle_ms.push_back(
+          std::chrono::duration<double, std::milli>(now - idle_from_).count());
     }
     if (work_ms_ > 0) {
       work_->After(std::chrono::milliseconds(work_ms_), [this] { StartComplete(); });
@@ -220,11 +241,24 @@ class Executor {
       eval->set_min_speedup(1.0);
       eval->set_simulated(true);
     }
+    if (next_ && !stats_->stopping.load()) complete_req_.mutable_next()->set_executor_id(id_);
     ctx_ = std::make_unique<grpc::ClientContext>();
+    idle_from_ = Clock::now();
+    idle_from_complete_ = true;
+    if (next_) {
+      asked_ = idle_from_;
+      asked_after_complete_ = true;
+    }
+    complete_resp_.Clear();
     stub_->async()->Complete(ctx_.get(), &complete_req_, &complete_resp_,
                              [this](grpc::Status s) {
                                if (s.ok() && stats_->measuring.load()) stats_->completed.fetch_add(1);
                                if (!s.ok()) stats_->errors.fetch_add(1);
+                               if (s.ok() && complete_resp_.next().has_task()) {
+                                 lease_resp_ = complete_resp_.next();
+                                 Holding();
+                                 return;
+                               }
                                StartLease();
                              });
   }
@@ -234,13 +268,21 @@ class Executor {
   Stats* stats_;
   DelayQueue* work_;
   int work_ms_;
+  bool next_;
   std::string id_;
   std::unique_ptr<grpc::ClientContext> ctx_;
   v1::LeaseRequest lease_req_;
   v1::LeaseResponse lease_resp_;
   v1::CompleteRequest complete_req_;
   v1::CompleteResponse complete_resp_;
-  Clock::time_point sent_;
+  // When it asked for the task it waits for (Lease sent, or Complete with
+  // next), and when its idle time began (its last Complete sent, or the
+  // poll that follows an empty one); the flags carry these across a Lease
+  // that follows a Complete.
+  Clock::time_point asked_;
+  Clock::time_point idle_from_;
+  bool asked_after_complete_ = false;
+  bool idle_from_complete_ = false;
   std::atomic<bool> done_{false};
 };
 
@@ -350,7 +392,8 @@ int RunScenario(int64_t queued) {
                                                        ? v1::GATEWAY
                                                        : v1::WORKER,
                                                    &stats, &work,
-                                                   absl::GetFlag(FLAGS_work_ms)));
+                                                   absl::GetFlag(FLAGS_work_ms),
+                                                   absl::GetFlag(FLAGS_next)));
     if (!executors.back()->Register()) {
       std::fprintf(stderr, "register failed\n");
       return 1;
@@ -408,15 +451,18 @@ int RunScenario(int64_t queued) {
   stats.stopping.store(true);
 
   std::vector<double> lat;
+  std::vector<double> idle;
   {
     absl::MutexLock lock(&stats.mu);
     lat = stats.lease_ms;
+    idle = stats.idle_ms;
   }
   const double rate = stats.completed.load() / window;
-  std::printf("| %9lld | %9d | %7d | %8.1f | %9lld | %8.0f | %7.2f | %7.2f | %7.2f | %7.2f | %6ld | %6lld |\n",
+  std::printf("| %9lld | %9d | %7d | %8.1f | %9lld | %8.0f | %7.2f | %7.2f | %7.2f | %8.2f | %8.2f | %7.2f | %6ld | %6lld |\n",
               static_cast<long long>(queued), n, absl::GetFlag(FLAGS_work_ms), submit_s,
               static_cast<long long>(stats.completed.load()), rate, Percentile(lat, 0.5),
-              Percentile(lat, 0.99), Percentile(lat, 0.999), cpu / window, rss,
+              Percentile(lat, 0.99), Percentile(lat, 0.999), Percentile(idle, 0.5),
+              Percentile(idle, 0.99), cpu / window, rss,
               static_cast<long long>(stats.errors.load()));
   std::fflush(stdout);
   scheduler.Signal(SIGTERM);
@@ -447,8 +493,8 @@ int RunScenario(int64_t queued) {
 int main(int argc, char** argv) {
   ptxbench::DashedArgs args(argc, argv);
   absl::ParseCommandLine(args.argc(), args.argv());
-  std::printf("| queued    | executors | work ms | submit s | completed | tasks/s  | p50 ms  | p99 ms  | p99.9ms | sched CPU | RSS MiB | errors |\n");
-  std::printf("|-----------|-----------|---------|----------|-----------|----------|---------|---------|---------|---------|--------|--------|\n");
+  std::printf("| queued    | executors | work ms | submit s | completed | tasks/s  | p50 ms  | p99 ms  | p99.9ms | idle p50 | idle p99 | sched CPU | RSS MiB | errors |\n");
+  std::printf("|-----------|-----------|---------|----------|-----------|----------|---------|---------|---------|----------|----------|---------|--------|--------|\n");
   for (absl::string_view q : absl::StrSplit(absl::GetFlag(FLAGS_queued), ',')) {
     int64_t queued = 0;
     if (!absl::SimpleAtoi(q, &queued)) return 2;

@@ -363,9 +363,11 @@ std::shared_ptr<ExecutorRunner::HeldTask> ExecutorRunner::HoldTask(const Task& t
   return held;
 }
 
-void ExecutorRunner::FinishTask(CompleteRequest request, const std::shared_ptr<HeldTask>& held) {
+std::optional<Task> ExecutorRunner::FinishTask(CompleteRequest request,
+                                               const std::shared_ptr<HeldTask>& held) {
   const LeaseRef& lease = held->lease;
   *request.mutable_lease() = lease;
+  std::optional<Task> next;
   if (held->revoked) {
     LogWarning("revoked; result dropped",
                {{"task_id", lease.task_id()}, {"lease_id", lease.lease_id()}});
@@ -373,15 +375,19 @@ void ExecutorRunner::FinishTask(CompleteRequest request, const std::shared_ptr<H
     LogWarning("abandoned", {{"task_id", lease.task_id()}, {"lease_id", lease.lease_id()}});
     ReportAbandoned(lease);
   } else {
-    ReportComplete(std::move(request), held);
+    next = ReportComplete(std::move(request), held);
   }
   absl::MutexLock lock(&mu_);
   held_.erase(lease.task_id());
+  return next;
 }
 
 void ExecutorRunner::RunTask(const Task& task) {
-  std::shared_ptr<HeldTask> held = HoldTask(task);
-  FinishTask(handler_->Run(task, held->cancelled), held);
+  std::optional<Task> next = task;
+  while (next.has_value()) {
+    std::shared_ptr<HeldTask> held = HoldTask(*next);
+    next = FinishTask(handler_->Run(*next, held->cancelled), held);
+  }
 }
 
 void ExecutorRunner::StartTask(const Task& task) {
@@ -406,14 +412,18 @@ void ExecutorRunner::ReportLoop() {
       next = std::move(finished_.front());
       finished_.pop_front();
     }
-    FinishTask(std::move(next.first), next.second);
+    std::optional<Task> task = FinishTask(std::move(next.first), next.second);
+    if (task.has_value()) {
+      StartTask(*task);  // takes the room of the one reported, counted already
+      continue;
+    }
     absl::MutexLock lock(&mu_);
     --started_tasks_;
   }
 }
 
-void ExecutorRunner::ReportComplete(CompleteRequest request,
-                                    const std::shared_ptr<HeldTask>& held) {
+std::optional<Task> ExecutorRunner::ReportComplete(CompleteRequest request,
+                                                   const std::shared_ptr<HeldTask>& held) {
   const std::string task_id = request.lease().task_id();
   const std::string lease_id = request.lease().lease_id();
   Backoff backoff(options_.initial_backoff, options_.max_backoff);
@@ -421,14 +431,25 @@ void ExecutorRunner::ReportComplete(CompleteRequest request,
     if (held->revoked) {
       LogWarning("revoked while reporting; result dropped",
                  {{"task_id", task_id}, {"lease_id", lease_id}});
-      return;
+      return std::nullopt;
     }
     if (stopping()) {
       LogWarning("stopped before the report was accepted; result dropped",
                  {{"task_id", task_id}, {"lease_id", lease_id}});
-      return;
+      return std::nullopt;
     }
     request.set_executor_id(executor_id());
+    // The next task is asked for on the first attempt only: a retry may
+    // repeat a report that was accepted, whose next task's reply was lost.
+    request.clear_next();
+    if (attempt == 1) {
+      absl::MutexLock lock(&mu_);
+      if (!draining_ && !stopping_) {
+        ptxbench::v1::LeaseRequest* next = request.mutable_next();
+        next->set_executor_id(executor_id_);
+        for (ptxbench::v1::TaskKind kind : options_.lease_kinds) next->add_kinds(kind);
+      }
+    }
     ptxbench::v1::CompleteResponse response;
     grpc::Status status;
     {
@@ -440,17 +461,19 @@ void ExecutorRunner::ReportComplete(CompleteRequest request,
                             {"lease_id", lease_id},
                             {"outcome", OutcomeName(request)},
                             {"attempt", absl::StrCat(attempt)}});
-      return;
+      if (response.next().drain()) SetDraining("complete");
+      if (!response.next().has_task()) return std::nullopt;
+      return response.next().task();
     }
     if (status.error_code() == grpc::StatusCode::FAILED_PRECONDITION) {
       LogWarning("rejected",
                  {{"task_id", task_id}, {"lease_id", lease_id}, {"error", ErrorText(status)}});
-      return;
+      return std::nullopt;
     }
     if (!IsTransient(status) && status.error_code() != grpc::StatusCode::CANCELLED) {
       LogError("report failed; result dropped",
                {{"task_id", task_id}, {"lease_id", lease_id}, {"error", ErrorText(status)}});
-      return;
+      return std::nullopt;
     }
     absl::Duration retry_in = backoff.Next();
     LogWarning("report failed; retrying", {{"task_id", task_id},

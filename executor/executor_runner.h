@@ -10,6 +10,7 @@
 #include <chrono>
 #include <deque>
 #include <map>
+#include <optional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -116,12 +117,18 @@ class ExecutorRunner {
   void LeaseLoop(int slot);
   // The lease is held (heartbeated) from HoldTask to FinishTask, which
   // reports the outcome unless the lease was revoked or the task cancelled.
+  // The report asks for the next task in the same call (CompleteRequest.next)
+  // unless the runner is draining or stopping; FinishTask returns it, for
+  // the room the finished task leaves.
   std::shared_ptr<HeldTask> HoldTask(const ptxbench::v1::Task& task);
-  void FinishTask(ptxbench::v1::CompleteRequest request, const std::shared_ptr<HeldTask>& held);
+  std::optional<ptxbench::v1::Task> FinishTask(ptxbench::v1::CompleteRequest request,
+                                               const std::shared_ptr<HeldTask>& held);
+  // Runs `task`, then each next task its report brought.
   void RunTask(const ptxbench::v1::Task& task);
   void StartTask(const ptxbench::v1::Task& task);
   void ReportLoop();
-  void ReportComplete(ptxbench::v1::CompleteRequest request, const std::shared_ptr<HeldTask>& held);
+  std::optional<ptxbench::v1::Task> ReportComplete(ptxbench::v1::CompleteRequest request,
+                                                   const std::shared_ptr<HeldTask>& held);
   void ReportAbandoned(const ptxbench::v1::LeaseRef& lease);
   // Says goodbye (ExecutorService.Leave) when Run ends: the scheduler
   // re-queues any lease still recorded for this executor. A drain cancels

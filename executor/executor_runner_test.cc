@@ -59,6 +59,16 @@ class FakeScheduler final : public v1::ExecutorService::Service {
     absl::MutexLock lock(&mu_);
     drain_on_heartbeat_ = true;
   }
+  // A Complete asking for its next task gets one (or drain, when empty and
+  // DrainWhenEmpty), as the scheduler does.
+  void GrantOnComplete() {
+    absl::MutexLock lock(&mu_);
+    grant_on_complete_ = true;
+  }
+  int nexts_granted() const {
+    absl::MutexLock lock(&mu_);
+    return nexts_granted_;
+  }
   void ReregisterOnNextLease() {
     absl::MutexLock lock(&mu_);
     reregister_next_lease_ = true;
@@ -178,7 +188,7 @@ class FakeScheduler final : public v1::ExecutorService::Service {
   }
 
   grpc::Status Complete(grpc::ServerContext*, const v1::CompleteRequest* request,
-                        v1::CompleteResponse*) override {
+                        v1::CompleteResponse* response) override {
     absl::MutexLock lock(&mu_);
     completes_.push_back(*request);
     auto& script = complete_script_[request->lease().task_id()];
@@ -186,6 +196,15 @@ class FakeScheduler final : public v1::ExecutorService::Service {
       grpc::StatusCode code = script.front();
       script.pop_front();
       if (code != grpc::StatusCode::OK) return grpc::Status(code, "scripted complete error");
+    }
+    if (grant_on_complete_ && request->has_next()) {
+      if (!tasks_.empty()) {
+        *response->mutable_next()->mutable_task() = tasks_.front();
+        tasks_.pop_front();
+        ++nexts_granted_;
+      } else {
+        response->mutable_next()->set_drain(drain_when_empty_);
+      }
     }
     return grpc::Status::OK;
   }
@@ -210,6 +229,8 @@ class FakeScheduler final : public v1::ExecutorService::Service {
   bool drain_when_empty_ ABSL_GUARDED_BY(mu_) = false;
   bool drain_on_heartbeat_ ABSL_GUARDED_BY(mu_) = false;
   bool reregister_next_lease_ ABSL_GUARDED_BY(mu_) = false;
+  bool grant_on_complete_ ABSL_GUARDED_BY(mu_) = false;
+  int nexts_granted_ ABSL_GUARDED_BY(mu_) = 0;
   int leases_granted_ ABSL_GUARDED_BY(mu_) = 0;
   std::vector<v1::CompleteRequest> completes_ ABSL_GUARDED_BY(mu_);
   std::vector<v1::RegisterRequest> registers_ ABSL_GUARDED_BY(mu_);
@@ -391,6 +412,31 @@ TEST_F(executor_runner, CompletesCarryTheLeaseTheyWereLeasedUnder) {
   EXPECT_EQ(runner.executor_id(), "exec-1");
 }
 
+TEST_F(executor_runner, EachCompletionAsksForTheNextTaskAndRunsIt) {
+  for (int i = 1; i <= 4; ++i) fake_.AddTask(absl::StrCat("t", i), absl::StrCat("l", i));
+  fake_.DrainWhenEmpty();
+  fake_.GrantOnComplete();
+  EchoHandler handler;
+  ExecutorRunner::Options options = MakeOptions();
+  options.lease_kinds = {v1::LLM};
+  ExecutorRunner runner(options, &handler);
+  EXPECT_TRUE(RunToEnd(runner).ok());
+  // One Lease, then each task's report brought the next; the last report's
+  // drain ended the run.
+  EXPECT_EQ(fake_.leases_granted(), 1);
+  EXPECT_EQ(fake_.nexts_granted(), 3);
+  std::vector<v1::CompleteRequest> completes = fake_.completes();
+  ASSERT_EQ(completes.size(), 4u);
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(completes[i].lease().task_id(), absl::StrCat("t", i + 1));
+    EXPECT_EQ(completes[i].llm().text(), absl::StrCat("t", i + 1));
+    ASSERT_TRUE(completes[i].has_next());
+    EXPECT_EQ(completes[i].next().executor_id(), "exec-1");
+    ASSERT_EQ(completes[i].next().kinds_size(), 1);
+    EXPECT_EQ(completes[i].next().kinds(0), v1::LLM);
+  }
+}
+
 TEST_F(executor_runner, RejectedCompletionIsDroppedNotRetried) {
   fake_.AddTask("t1", "l1");
   fake_.AddTask("t2", "l2");
@@ -422,6 +468,10 @@ TEST_F(executor_runner, UnavailableCompletionIsRetriedUntilAccepted) {
     EXPECT_EQ(c.lease().lease_id(), "l1");
     EXPECT_EQ(c.llm().text(), "t1");
   }
+  // Only the first attempt asks for a next task: a retry may repeat an
+  // accepted report whose answer (and next task) was lost.
+  EXPECT_TRUE(completes[0].has_next());
+  for (size_t i = 1; i < completes.size(); ++i) EXPECT_FALSE(completes[i].has_next()) << i;
 }
 
 TEST_F(executor_runner, OtherCompletionErrorsAreNotRetried) {
@@ -467,12 +517,16 @@ TEST_F(executor_runner, DrainFromHeartbeatFinishesHeldTaskAndTakesNoMore) {
   fake_.DrainOnHeartbeat();
   // t1 is held until two heartbeats went out: the second is sent only after
   // the runner has processed the first answer (drain).
+  fake_.GrantOnComplete();
   EchoHandler handler({}, [this] { return fake_.heartbeats().size() >= 2; });
   ExecutorRunner runner(MakeOptions(), &handler);
   EXPECT_TRUE(RunToEnd(runner).ok());
   EXPECT_EQ(fake_.leases_granted(), 1);
+  EXPECT_EQ(fake_.nexts_granted(), 0);
   EXPECT_EQ(CompletesFor("t1"), 1);
   EXPECT_EQ(CompletesFor("t2"), 0);
+  ASSERT_EQ(fake_.completes().size(), 1u);
+  EXPECT_FALSE(fake_.completes()[0].has_next()) << "a draining executor asks for no next task";
 }
 
 TEST_F(executor_runner, RegisterIsRetriedWhileUnavailable) {
@@ -612,6 +666,8 @@ TEST_F(executor_runner, AsyncHandlerHoldsEveryLeaseOfItsSlotsAtOnce) {
 TEST_F(executor_runner, AsyncHandlerNeverHoldsMoreThanItsSlots) {
   for (int i = 0; i < 30; ++i) fake_.AddTask(absl::StrCat("t", i), absl::StrCat("l", i));
   fake_.DrainWhenEmpty();
+  // A next task a report brings takes the room of the task reported.
+  fake_.GrantOnComplete();
   // Answers whenever 3 are held (and at the end, when fewer remain).
   std::atomic<int> rounds{0};
   AsyncEchoHandler handler([&rounds](int held) { return held >= 3 || ++rounds % 50 == 0; });
@@ -621,6 +677,8 @@ TEST_F(executor_runner, AsyncHandlerNeverHoldsMoreThanItsSlots) {
   EXPECT_TRUE(RunToEnd(runner).ok());
   EXPECT_EQ(handler.most_held(), 3);
   EXPECT_EQ(fake_.completes().size(), 30u);
+  EXPECT_GT(fake_.nexts_granted(), 0);
+  EXPECT_EQ(fake_.leases_granted() + fake_.nexts_granted(), 30);
 }
 
 TEST_F(executor_runner, AsyncStopCancelsHeldTasksAndReportsThemAsInfra) {

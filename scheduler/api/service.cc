@@ -100,15 +100,13 @@ grpc::ServerUnaryReactor* ExecutorServiceImpl::Complete(grpc::CallbackServerCont
                                                         v1::CompleteResponse* response) {
   absl::StatusOr<auth::Principal> who = access_->Check(ctx, "Complete");
   if (!who.ok()) return Refuse(ctx, who.status());
-  return Dispatch<bool, v1::CompleteResponse>(
-      ctx, dispatcher_, response,
-      [request, owner = who->name](Core& core) -> absl::StatusOr<bool> {
-        PTXB_RETURN_IF_ERROR(core.CheckOwner(request->executor_id(), owner));
-        absl::Status status = core.Complete(*request);
-        if (!status.ok()) return status;
-        return true;
-      },
-      [](bool&, v1::CompleteResponse*) {});
+  auto* reactor = ctx->DefaultReactor();
+  dispatcher_->Complete(*request, who->name,
+                        [reactor, response](absl::StatusOr<v1::CompleteResponse> result) {
+                          if (result.ok()) *response = std::move(*result);
+                          reactor->Finish(ToGrpcStatus(result.status()));
+                        });
+  return reactor;
 }
 
 grpc::ServerUnaryReactor* ExecutorServiceImpl::Leave(grpc::CallbackServerContext* ctx,

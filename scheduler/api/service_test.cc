@@ -247,6 +247,45 @@ TEST_F(ServiceTest, StaleCompletionIsRejectedOverTheWire) {
   EXPECT_TRUE(executor_->Complete(&ok_ctx, req, &out).ok());
 }
 
+TEST_F(ServiceTest, CompleteWithNextLeasesTheNextTaskInTheSameCall) {
+  std::string gw = Register(v1::GATEWAY);
+  v1::SubmitExperimentResponse resp;
+  ASSERT_TRUE(Submit(kSpec, &resp).ok());
+  v1::Task first = Lease(gw, 1000).task();
+  ASSERT_EQ(first.kind(), v1::LLM);
+  auto complete = [&](const v1::LeaseRef& lease, int next_kind, v1::CompleteResponse* out) {
+    grpc::ClientContext ctx;
+    v1::CompleteRequest req;
+    req.set_executor_id(gw);
+    *req.mutable_lease() = lease;
+    req.mutable_llm()->set_text("```cpp\n__global__ void k(){}\n```");
+    req.mutable_next()->add_kinds(static_cast<v1::TaskKind>(next_kind));
+    return executor_->Complete(&ctx, req, out);
+  };
+  v1::CompleteResponse out;
+  ASSERT_TRUE(complete(first.lease(), v1::LLM, &out).ok());
+  ASSERT_TRUE(out.next().has_task()) << "the second trajectory's model call";
+  const v1::Task second = out.next().task();
+  EXPECT_EQ(second.kind(), v1::LLM);
+  EXPECT_NE(second.lease().task_id(), first.lease().task_id());
+
+  // A report that is refused leases nothing.
+  v1::LeaseRef forged = second.lease();
+  forged.set_lease_id("ls_forged");
+  v1::CompleteResponse refused;
+  EXPECT_EQ(complete(forged, v1::LLM, &refused).error_code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_FALSE(refused.has_next());
+
+  // A next of an unknown kind refuses the lease only: the report stands.
+  v1::CompleteResponse bad_next;
+  ASSERT_TRUE(complete(second.lease(), 99, &bad_next).ok());
+  EXPECT_FALSE(bad_next.next().has_task());
+  std::string worker = Register(v1::WORKER);
+  EXPECT_EQ(Lease(worker, 1000).task().kind(), v1::EVAL);
+  EXPECT_EQ(Lease(worker, 1000).task().kind(), v1::EVAL) << "both reports were accepted";
+}
+
 TEST_F(ServiceTest, UnknownExecutorIsToldToRegisterAndDrainIsObeyed) {
   v1::LeaseResponse unknown = Lease("gw_nobody", 0);
   EXPECT_TRUE(unknown.reregister());

@@ -97,6 +97,27 @@ absl::StatusOr<SchedulerGauges> Dispatcher::Gauges() {
   return gauges;
 }
 
+absl::StatusOr<v1::LeaseResponse> Dispatcher::LeaseNow(const v1::LeaseRequest& request) {
+  v1::LeaseResponse response;
+  if (!core_.IsKnownExecutor(request.executor_id())) {
+    response.set_reregister(true);
+    return response;
+  }
+  if (core_.IsDraining(request.executor_id())) {
+    response.set_drain(true);
+    return response;
+  }
+  for (int kind : request.kinds()) {
+    if (kind < v1::LLM || kind > v1::AGENT) {
+      return absl::InvalidArgumentError(absl::StrCat("unknown task kind ", kind));
+    }
+  }
+  PTXB_ASSIGN_OR_RETURN(std::optional<v1::Task> task,
+                        core_.TryLease(request.executor_id(), KindsOf(request)));
+  if (task.has_value()) *response.mutable_task() = std::move(*task);
+  return response;
+}
+
 void Dispatcher::Lease(const v1::LeaseRequest& request, const std::string& owner,
                        std::shared_ptr<std::atomic<bool>> cancelled,
                        Callback<v1::LeaseResponse> done) {
@@ -107,48 +128,22 @@ void Dispatcher::Lease(const v1::LeaseRequest& request, const std::string& owner
   queue_.Post(
       [this, request, owner, cancelled, done, reply, parked,
        asked](storage::Database&) -> absl::Status {
-        v1::LeaseResponse response;
         if (absl::Status mine = core_.CheckOwner(request.executor_id(), owner); !mine.ok()) {
           *reply = mine;
           return absl::OkStatus();
         }
-        if (!core_.IsKnownExecutor(request.executor_id())) {
-          response.set_reregister(true);
-          *reply = response;
-          return absl::OkStatus();
-        }
-        if (core_.IsDraining(request.executor_id())) {
-          response.set_drain(true);
-          *reply = response;
-          return absl::OkStatus();
-        }
-        for (int kind : request.kinds()) {
-          if (kind < v1::LLM || kind > v1::AGENT) {
-            *reply = absl::InvalidArgumentError(absl::StrCat("unknown task kind ", kind));
-            return absl::OkStatus();
-          }
-        }
-        const std::set<StepKind> kinds = KindsOf(request);
-        absl::StatusOr<std::optional<v1::Task>> task =
-            core_.TryLease(request.executor_id(), kinds);
-        FatalIfBroken(task.status());
-        if (!task.ok()) {
-          *reply = task.status();
-          return task.status();
-        }
-        if (task->has_value()) {
-          *response.mutable_task() = std::move(**task);
-          *reply = response;
-          return absl::OkStatus();
-        }
+        absl::StatusOr<v1::LeaseResponse> now = LeaseNow(request);
+        FatalIfBroken(now.status());
+        *reply = now;
+        if (!now.ok()) return now.status();
         absl::Duration wait =
             std::min(absl::Milliseconds(request.wait_ms()), options_.core.max_lease_wait);
-        if (wait <= absl::ZeroDuration()) {
-          *reply = response;
+        if (now->has_task() || now->drain() || now->reregister() ||
+            wait <= absl::ZeroDuration()) {
           return absl::OkStatus();
         }
-        waiters_.push_back(Waiter{request.executor_id(), kinds, asked, clock_->Now() + wait,
-                                  cancelled, done});
+        waiters_.push_back(Waiter{request.executor_id(), KindsOf(request), asked,
+                                  clock_->Now() + wait, cancelled, done});
         *parked = true;
         return absl::OkStatus();
       },
@@ -156,6 +151,39 @@ void Dispatcher::Lease(const v1::LeaseRequest& request, const std::string& owner
         if (*parked) return;
         if ((*reply)->ok() && (**reply)->has_task()) GrantedAfter(asked);
         done(std::move(**reply));
+      });
+}
+
+void Dispatcher::Complete(const v1::CompleteRequest& request, const std::string& owner,
+                          Callback<v1::CompleteResponse> done) {
+  const absl::Time asked = clock_->Now();
+  auto reply = std::make_shared<absl::StatusOr<v1::CompleteResponse>>(
+      absl::UnknownError("not run"));
+  queue_.Post(
+      [this, request, owner, reply](storage::Database&) -> absl::Status {
+        absl::Status status = core_.CheckOwner(request.executor_id(), owner);
+        if (status.ok()) status = core_.Complete(request);
+        FatalIfBroken(status);
+        if (!status.ok()) {
+          *reply = status;
+          return status;
+        }
+        v1::CompleteResponse response;
+        if (request.has_next()) {
+          v1::LeaseRequest next = request.next();
+          next.set_executor_id(request.executor_id());
+          absl::StatusOr<v1::LeaseResponse> now = LeaseNow(next);
+          FatalIfBroken(now.status());
+          // A bad `next` (an unknown kind) refuses only the lease: the
+          // outcome is accepted and stays.
+          if (now.ok()) *response.mutable_next() = std::move(*now);
+        }
+        *reply = std::move(response);
+        return absl::OkStatus();
+      },
+      [this, reply, done, asked](absl::Status) {
+        if (reply->ok() && (*reply)->next().has_task()) GrantedAfter(asked);
+        done(std::move(*reply));
       });
 }
 

@@ -59,6 +59,11 @@ class Dispatcher {
              std::shared_ptr<std::atomic<bool>> cancelled,
              Callback<ptxbench::v1::LeaseResponse> done);
 
+  // Core::Complete, and with request.next the executor's next task leased
+  // in the same op (LeaseNow: never parks). `owner` as for Lease.
+  void Complete(const ptxbench::v1::CompleteRequest& request, const std::string& owner,
+                Callback<ptxbench::v1::CompleteResponse> done);
+
   // Core::AgentEval with long-poll: when the evaluation has not ended, waits
   // up to request.wait_ms (capped by max_lease_wait) for it, then answers
   // with what there is (done or not). `cancelled` and `owner` as for Lease.
@@ -74,7 +79,8 @@ class Dispatcher {
   // on the writer thread and waits for it: kFailedPrecondition once stopped.
   absl::StatusOr<SchedulerGauges> Gauges();
   const SchedulerCounters& counters() const { return core_.counters(); }
-  // From a Lease call's arrival to the reply with a task, after its commit.
+  // From a Lease call's arrival (or a Complete's with next) to the reply with
+  // a task, after its commit.
   const prometheus::Histogram& lease_wait_seconds() const { return lease_wait_seconds_; }
   const prometheus::Histogram& commit_seconds() const { return queue_.commit_seconds(); }
 
@@ -93,6 +99,9 @@ class Dispatcher {
     std::shared_ptr<std::atomic<bool>> cancelled;
     Callback<ptxbench::v1::AgentEvalResponse> done;
   };
+  // Writer thread: what a Lease gets without waiting (a task, drain,
+  // reregister or nothing), or the caller's error. The owner was checked.
+  absl::StatusOr<ptxbench::v1::LeaseResponse> LeaseNow(const ptxbench::v1::LeaseRequest& request);
   // Writer thread: tick timers, then hand ready tasks to parked waiters and
   // ended evaluations to the sessions waiting for them.
   void OnBatch();

@@ -65,8 +65,9 @@ std::string RenderSchedulerMetrics(const SchedulerMetricsInput& in) {
               "was poisoned)");
   page.Sample({}, static_cast<double>(c.leases_expired.load()));
   page.Family("ptxbench_scheduler_lease_wait_seconds", Type::kHistogram,
-              "From a Lease call's arrival to its task being granted and committed "
-              "(long-poll wait included; calls that end without a task are not counted)");
+              "From a Lease call's arrival, or a Complete's that asked for the next task, to "
+              "its task being granted and committed (long-poll wait included; calls that end "
+              "without a task are not counted)");
   page.Sample({}, in.lease_wait);
   page.Family("ptxbench_scheduler_commit_seconds", Type::kHistogram,
               "Duration of each batch transaction's COMMIT on the writer thread");
