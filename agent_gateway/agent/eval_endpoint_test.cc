@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <future>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
@@ -171,6 +172,37 @@ TEST_F(EvalSocketTest, AnswersRequestsAndRefusesMalformedOnes) {
   EXPECT_EQ(refused->exit_code, 2);
   EXPECT_THAT(refused->text, HasSubstr("refused: malformed request"));
   EXPECT_EQ(endpoint.evaluations(), 1);
+}
+
+// The socket's mode is not set through the umask, which is the whole
+// process's: a gateway makes other sessions' directories on other threads
+// while one session listens, and one made in such a window came out 0600
+// (its CLI could not reach its own HOME).
+TEST_F(EvalSocketTest, ListeningLeavesOtherThreadsFilesTheirModes) {
+  const std::string dirs = path_ + "-dirs";
+  std::filesystem::create_directories(dirs);
+  const mode_t expected = 0777 & ~umask(022);
+  umask(0777 & ~expected);
+  std::atomic<bool> done{false};
+  std::thread listener([&] {
+    for (int i = 0; i < 300; ++i) {
+      EvalEndpoint endpoint(Settings(), Recorder(), Budget);
+      EXPECT_TRUE(endpoint.Listen(absl::StrCat(path_, "-", i)));
+    }
+    done = true;
+  });
+  int made = 0, wrong = 0;
+  while (!done) {
+    const std::string dir = absl::StrCat(dirs, "/", made++);
+    ASSERT_EQ(mkdir(dir.c_str(), 0777), 0);
+    struct stat st {};
+    ASSERT_EQ(stat(dir.c_str(), &st), 0);
+    wrong += (st.st_mode & 0777) != expected;
+    rmdir(dir.c_str());
+  }
+  listener.join();
+  std::filesystem::remove_all(dirs);
+  EXPECT_EQ(wrong, 0) << "of " << made << " directories made while sockets were being bound";
 }
 
 TEST_F(EvalSocketTest, AnOversizeFrameGetsAClosedConnection) {

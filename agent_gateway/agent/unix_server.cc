@@ -23,10 +23,17 @@ bool UnixSocketServer::Listen(const std::string& path) {
   unlink(path.c_str());
   listener_ = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (listener_ < 0) return false;
-  const mode_t old = umask(0177);
+  // The socket is made 0600 by chmod after bind, not by a umask around it:
+  // the umask is the whole process's, and the gateway sets up other
+  // sessions' directories and files on other threads meanwhile (a directory
+  // made in that window came out 0600, and its session's CLI could not
+  // reach its own HOME). Until the chmod the file has the process's usual
+  // mode (0755 under umask 022): connecting needs write permission, which
+  // only its owner has.
   const bool bound = bind(listener_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
-  umask(old);
-  if (!bound || listen(listener_, max_connections_) != 0) return false;
+  if (!bound || chmod(path.c_str(), 0600) != 0 || listen(listener_, max_connections_) != 0) {
+    return false;
+  }
   path_ = path;
   server_ = std::thread([this] { Serve(); });
   return true;

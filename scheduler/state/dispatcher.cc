@@ -159,8 +159,11 @@ void Dispatcher::Complete(const v1::CompleteRequest& request, const std::string&
   const absl::Time asked = clock_->Now();
   auto reply = std::make_shared<absl::StatusOr<v1::CompleteResponse>>(
       absl::UnknownError("not run"));
+  // By address: a report carries the model's answer or the evaluation's logs,
+  // and the caller keeps it until `done` (an RPC's own request does).
   queue_.Post(
-      [this, request, owner, reply](storage::Database&) -> absl::Status {
+      [this, req = &request, owner, reply](storage::Database&) -> absl::Status {
+        const v1::CompleteRequest& request = *req;
         absl::Status status = core_.CheckOwner(request.executor_id(), owner);
         if (status.ok()) status = core_.Complete(request);
         FatalIfBroken(status);

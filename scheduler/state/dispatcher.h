@@ -60,7 +60,8 @@ class Dispatcher {
              Callback<ptxbench::v1::LeaseResponse> done);
 
   // Core::Complete, and with request.next the executor's next task leased
-  // in the same op (LeaseNow: never parks). `owner` as for Lease.
+  // in the same op (LeaseNow: never parks). `owner` as for Lease. `request`
+  // must stay valid until `done` has run.
   void Complete(const ptxbench::v1::CompleteRequest& request, const std::string& owner,
                 Callback<ptxbench::v1::CompleteResponse> done);
 
