@@ -176,7 +176,9 @@ class Executor {
     return true;
   }
 
-  void StartLease() {
+  // `after_complete`: the poll follows a Complete that brought no task, so the
+  // idle time (and, with next, the ask) began when that Complete was sent.
+  void StartLease(bool after_complete = false) {
     if (stats_->stopping.load()) {
       done_.store(true);
       return;
@@ -186,9 +188,8 @@ class Executor {
     lease_req_.set_wait_ms(5000);
     lease_resp_.Clear();
     const Clock::time_point now = Clock::now();
-    if (!asked_after_complete_) asked_ = now;
-    asked_after_complete_ = false;
-    if (!idle_from_complete_) idle_from_ = now;
+    if (!after_complete) idle_from_ = now;
+    if (!after_complete || !next_) asked_ = now;
     stub_->async()->Lease(ctx_.get(), &lease_req_, &lease_resp_,
                           [this](grpc::Status s) { OnLease(s); });
   }
@@ -199,7 +200,6 @@ class Executor {
   void OnLease(const grpc::Status& status) {
     if (!status.ok() || !lease_resp_.has_task()) {
       if (!status.ok()) stats_->errors.fetch_add(1);
-      idle_from_complete_ = false;  // idle from this poll's start on
       StartLease();
       return;
     }
@@ -208,7 +208,6 @@ class Executor {
 
   // A task is in lease_resp_: count the wait, then work on it.
   void Holding() {
-    idle_from_complete_ = false;
     if (stats_->measuring.load()) {
       const Clock::time_point now = Clock::now();
       absl::MutexLock lock(&stats_->mu);
@@ -244,11 +243,7 @@ class Executor {
     if (next_ && !stats_->stopping.load()) complete_req_.mutable_next()->set_executor_id(id_);
     ctx_ = std::make_unique<grpc::ClientContext>();
     idle_from_ = Clock::now();
-    idle_from_complete_ = true;
-    if (next_) {
-      asked_ = idle_from_;
-      asked_after_complete_ = true;
-    }
+    if (next_) asked_ = idle_from_;
     complete_resp_.Clear();
     stub_->async()->Complete(ctx_.get(), &complete_req_, &complete_resp_,
                              [this](grpc::Status s) {
@@ -259,7 +254,7 @@ class Executor {
                                  Holding();
                                  return;
                                }
-                               StartLease();
+                               StartLease(/*after_complete=*/true);
                              });
   }
 
@@ -277,12 +272,9 @@ class Executor {
   v1::CompleteResponse complete_resp_;
   // When it asked for the task it waits for (Lease sent, or Complete with
   // next), and when its idle time began (its last Complete sent, or the
-  // poll that follows an empty one); the flags carry these across a Lease
-  // that follows a Complete.
+  // poll that follows an empty one).
   Clock::time_point asked_;
   Clock::time_point idle_from_;
-  bool asked_after_complete_ = false;
-  bool idle_from_complete_ = false;
   std::atomic<bool> done_{false};
 };
 

@@ -181,8 +181,9 @@ TEST_F(EvalSocketTest, AnswersRequestsAndRefusesMalformedOnes) {
 TEST_F(EvalSocketTest, ListeningLeavesOtherThreadsFilesTheirModes) {
   const std::string dirs = path_ + "-dirs";
   std::filesystem::create_directories(dirs);
-  const mode_t expected = 0777 & ~umask(022);
-  umask(0777 & ~expected);
+  const mode_t mask = umask(0);  // read, then put back
+  umask(mask);
+  const mode_t expected = 0777 & ~mask;
   std::atomic<bool> done{false};
   std::thread listener([&] {
     for (int i = 0; i < 300; ++i) {
