@@ -88,6 +88,7 @@ std::string MetricsPage(Dispatcher& dispatcher, Reader& reader, const std::strin
   }
   in.lease_wait = dispatcher.lease_wait_seconds().Read();
   in.commit = dispatcher.commit_seconds().Read();
+  in.sync = dispatcher.sync_seconds().Read();
   std::tie(in.database_bytes, in.wal_bytes) = DatabaseFileSizes(db_path);
   return RenderSchedulerMetrics(in);
 }
@@ -294,6 +295,8 @@ int LogStatsUntilStopped(Dispatcher& dispatcher, const sigset_t& signals) {
                       {"failed_ops", std::to_string(now.failed_ops - last.failed_ops)},
                       {"writer_busy_ops", Share(now.in_ops - last.in_ops, interval_s)},
                       {"writer_busy_commit", Share(now.in_commit - last.in_commit, interval_s)},
+                      {"syncs_per_s", std::to_string((now.syncs - last.syncs) / interval_s)},
+                      {"reply_busy_sync", Share(now.in_sync - last.in_sync, interval_s)},
                       {"reply_busy", Share(now.in_done - last.in_done, interval_s)}});
     last = now;
   }

@@ -36,9 +36,26 @@ WriteQueue::~WriteQueue() { Stop(); }
 
 void WriteQueue::SetHook(Hook hook) { hook_ = std::move(hook); }
 
+void WriteQueue::PrepareWalSync() {
+  // An in-memory database has nothing to make durable.
+  if (!options_.sync_wal || db_->path().empty() || db_->path() == ":memory:") return;
+  absl::StatusOr<Statement*> mode = db_->Cached("PRAGMA journal_mode");
+  absl::StatusOr<bool> row = mode.ok() ? (*mode)->Step() : mode.status();
+  const bool wal = row.ok() && *row && (*mode)->ColumnText(0) == "wal";
+  if (mode.ok()) (*mode)->Reset();
+  if (!wal) {
+    LogWarning("not syncing the WAL on the reply thread: the database is not in WAL mode",
+               {{"path", db_->path()}});
+    return;
+  }
+  Must(*db_, "PRAGMA synchronous = NORMAL");
+  wal_sync_ = std::make_unique<WalSync>(db_->path());
+}
+
 void WriteQueue::Start() {
   absl::MutexLock lock(&mu_);
   if (started_ || stopped_) return;
+  PrepareWalSync();
   started_ = true;
   thread_ = std::thread(&WriteQueue::Loop, this);
   writer_id_ = thread_.get_id();
@@ -136,22 +153,38 @@ bool WriteQueue::HasRepliesOrWriterExited() const {
 
 void WriteQueue::ReplyLoop() {
   while (true) {
-    Replies next;
+    std::deque<Replies> batches;
     {
       absl::MutexLock lock(&mu_);
       mu_.Await(absl::Condition(this, &WriteQueue::HasRepliesOrWriterExited));
       if (replies_.empty()) return;  // the writer exited and every reply went out
-      next = std::move(replies_.front());
-      replies_.pop_front();
+      batches.swap(replies_);
     }
-    const absl::Time start = absl::Now();
-    for (size_t i = 0; i < next.done.size(); ++i) {
-      if (next.done[i]) next.done[i](std::move(next.results[i]));
-    }
-    const absl::Duration spent = absl::Now() - start;
-    absl::MutexLock lock(&mu_);
-    stats_.in_done += spent;
+    Reply(batches);
   }
+}
+
+void WriteQueue::Reply(std::deque<Replies>& batches) {
+  if (wal_sync_) {
+    // Every batch taken here committed before this sync began, so one sync
+    // makes them all durable before any of their replies.
+    const absl::Time start = absl::Now();
+    if (absl::Status synced = wal_sync_->Sync(); !synced.ok()) Fatal(*db_, "WAL sync", synced);
+    const absl::Duration spent = absl::Now() - start;
+    sync_seconds_.ObserveDuration(spent);
+    absl::MutexLock lock(&mu_);
+    stats_.syncs += 1;  // counted before the replies it covers
+    stats_.in_sync += spent;
+  }
+  const absl::Time start = absl::Now();
+  for (Replies& batch : batches) {
+    for (size_t i = 0; i < batch.done.size(); ++i) {
+      if (batch.done[i]) batch.done[i](std::move(batch.results[i]));
+    }
+  }
+  const absl::Duration spent = absl::Now() - start;
+  absl::MutexLock lock(&mu_);
+  stats_.in_done += spent;
 }
 
 void WriteQueue::Loop() {

@@ -18,8 +18,18 @@
 // the replies of the last one go out (finishing an RPC writes to a socket:
 // on the writer it took a quarter of its time; bench/scheduler_bench).
 //
+// With Options::sync_wal (a WAL-mode file), the connection runs
+// synchronous=NORMAL: a COMMIT writes the WAL without waiting for the disk,
+// and the reply thread syncs the WAL (storage::WalSync) before the Done
+// callbacks of every batch committed so far, once for all of them. A Done is
+// as durable as with synchronous=FULL, and the writer runs its next batch
+// while the disk syncs the last; other connections may read a batch up to one
+// sync before it is durable (docs/DECISIONS.md, "Lease latency: the disk off
+// the writer's path").
+//
 // If BEGIN, SAVEPOINT handling or COMMIT fails, or SQLite abandons the
-// transaction on its own (e.g. SQLITE_FULL, I/O error), the process logs and
+// transaction on its own (e.g. SQLITE_FULL, I/O error), or the WAL's sync
+// fails, the process logs and
 // calls std::abort(): the owner already changed its in-memory state when it
 // posted the ops, so memory is ahead of disk and no Done can tell the truth.
 // Restarting recovers from the database, which holds exactly the batches that
@@ -43,6 +53,7 @@
 #include "absl/time/time.h"
 #include "common/prometheus.h"
 #include "storage/database.h"
+#include "storage/wal_sync.h"
 
 namespace ptxbench::storage {
 
@@ -59,6 +70,9 @@ class WriteQueue {
   struct Options {
     int max_batch = 512;
     absl::Duration tick = absl::Milliseconds(50);
+    // Sync the WAL on the reply thread instead of in each COMMIT (above).
+    // Ignored, with a warning, unless the connection is in WAL mode.
+    bool sync_wal = false;
   };
 
   // Counters since construction, for tests and metrics.
@@ -67,12 +81,14 @@ class WriteQueue {
     int64_t ops = 0;           // ops run
     int64_t failed_ops = 0;    // ops that returned an error and were rolled back
     int64_t largest_batch = 0;
+    int64_t syncs = 0;         // syncs of the WAL by the reply thread
     // Where the two threads' time went: the writer's running ops (and the
     // hook) and committing, against wall time how busy the one writer is, the
-    // figure that bounds every reply's latency; the reply thread's in Done
-    // callbacks.
+    // figure that bounds every reply's latency; the reply thread's syncing
+    // the WAL and in Done callbacks.
     absl::Duration in_ops;
     absl::Duration in_commit;
+    absl::Duration in_sync;
     absl::Duration in_done;
   };
 
@@ -102,6 +118,9 @@ class WriteQueue {
   // How long each batch's COMMIT took (its fsync): the durability cost every
   // reply waits for. Thread-safe to read.
   const prometheus::Histogram& commit_seconds() const { return commit_seconds_; }
+  // How long each sync of the WAL took (Options::sync_wal), for all the
+  // batches it made durable. Thread-safe to read.
+  const prometheus::Histogram& sync_seconds() const { return sync_seconds_; }
 
   // Whether the caller runs on the writer thread (false before Start). Lets
   // an object that must live on that thread check it.
@@ -129,10 +148,17 @@ class WriteQueue {
   bool OnWriterThreadLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool OnQueueThreadLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
+  // Switches the connection to synchronous=NORMAL and makes wal_sync_ when
+  // Options::sync_wal asks and the file is in WAL mode; before the threads.
+  void PrepareWalSync();
+  // Runs every batch's Done callbacks, in order, after syncing the WAL.
+  void Reply(std::deque<Replies>& batches);
+
   // Touched only by the writer thread once Start() has run.
   std::unique_ptr<Database> db_;
   const Options options_;
   Hook hook_;  // set before Start(), then read-only
+  std::unique_ptr<WalSync> wal_sync_;  // made in Start(), then the reply thread's
 
   absl::Mutex stop_mu_ ABSL_ACQUIRED_BEFORE(mu_);  // serializes Stop() calls
   mutable absl::Mutex mu_;
@@ -142,6 +168,7 @@ class WriteQueue {
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
   Stats stats_ ABSL_GUARDED_BY(mu_);
   prometheus::Histogram commit_seconds_{prometheus::DurationBuckets(1e-4, 10)};
+  prometheus::Histogram sync_seconds_{prometheus::DurationBuckets(1e-4, 10)};
   std::deque<Replies> replies_ ABSL_GUARDED_BY(mu_);
   bool writer_exited_ ABSL_GUARDED_BY(mu_) = false;
   std::thread thread_;  // assigned in Start() under mu_, joined in Stop()

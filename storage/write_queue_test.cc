@@ -20,9 +20,11 @@ namespace {
 const std::vector<Migration> kSchema = {
     {1, "CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT UNIQUE NOT NULL);"}};
 
-std::unique_ptr<Database> OpenDb(const std::string& path, absl::Duration busy_timeout) {
+std::unique_ptr<Database> OpenDb(const std::string& path, absl::Duration busy_timeout,
+                                 bool synchronous_full = false) {
   Database::Options options;
   options.busy_timeout = busy_timeout;
+  options.synchronous_full = synchronous_full;
   auto db = OpenAndMigrate(path, options, 1, "test", kSchema);
   EXPECT_TRUE(db.ok()) << db.status();
   return std::move(db).value();
@@ -295,6 +297,68 @@ TEST_F(WriteQueueTest, FailedBeginAborts) {
         (void)queue.RunSync(Insert("never"));
       },
       "write queue cannot continue");
+}
+
+// Options::sync_wal: the disk's sync moves from each COMMIT to the reply
+// thread, and no reply goes out before a sync that covers its batch.
+class WriteQueueWalSyncTest : public WriteQueueTest {
+ protected:
+  void SetUp() override {
+    options_.sync_wal = true;
+    reader_ = OpenDb(temp_.path(), absl::Seconds(10));
+    // FULL, as the scheduler opens it: the queue turns it to NORMAL.
+    queue_ = std::make_unique<WriteQueue>(OpenDb(temp_.path(), absl::Seconds(10), true), options_);
+  }
+
+  // The writer connection's synchronous setting (0 OFF, 1 NORMAL, 2 FULL).
+  int64_t Synchronous() {
+    int64_t level = -1;
+    EXPECT_TRUE(queue_
+                    ->RunSync([&level](Database& db) -> absl::Status {
+                      PTXB_ASSIGN_OR_RETURN(Statement statement, db.Prepare("PRAGMA synchronous"));
+                      PTXB_ASSIGN_OR_RETURN(bool row, statement.Step());
+                      if (row) level = statement.ColumnInt64(0);
+                      return absl::OkStatus();
+                    })
+                    .ok());
+    return level;
+  }
+};
+
+TEST_F(WriteQueueWalSyncTest, EveryReplyWaitsForASyncOfTheWal) {
+  queue_->Start();
+  EXPECT_EQ(Synchronous(), 1);  // NORMAL: the COMMIT no longer syncs
+  constexpr int kOps = 300;
+  absl::BlockingCounter done(kOps);
+  std::atomic<int> unsynced{0};
+  for (int i = 0; i < kOps; ++i) {
+    queue_->Post(Insert(absl::StrCat("v", i)), [&](absl::Status status) {
+      EXPECT_TRUE(status.ok()) << status;
+      // The sync that covers this batch is counted before its replies run.
+      if (queue_->GetStats().syncs == 0) unsynced.fetch_add(1);
+      done.DecrementCount();
+    });
+    if (i % 50 == 0) absl::SleepFor(absl::Milliseconds(2));  // several batches
+  }
+  done.Wait();
+  EXPECT_EQ(unsynced.load(), 0);
+  const WriteQueue::Stats stats = queue_->GetStats();
+  EXPECT_GE(stats.syncs, 1);
+  EXPECT_LE(stats.syncs, stats.commits);  // one sync may cover several batches
+  EXPECT_EQ(queue_->sync_seconds().Read().count, static_cast<uint64_t>(stats.syncs));
+  EXPECT_EQ(Count(*reader_), kOps);
+}
+
+TEST(WriteQueueWalSyncMemoryTest, AnInMemoryDatabaseIsNeverSynced) {
+  auto db = Database::Open(":memory:", {});
+  ASSERT_TRUE(db.ok()) << db.status();
+  ASSERT_TRUE((*db)->Execute("CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT)").ok());
+  WriteQueue::Options options;
+  options.sync_wal = true;
+  WriteQueue queue(*std::move(db), options);
+  queue.Start();
+  EXPECT_TRUE(queue.RunSync(Insert("a")).ok());
+  EXPECT_EQ(queue.GetStats().syncs, 0);
 }
 
 }  // namespace

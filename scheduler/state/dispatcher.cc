@@ -24,7 +24,8 @@ Dispatcher::Dispatcher(std::unique_ptr<storage::Database> db, Clock* clock,
     : clock_(clock),
       options_(options),
       db_(db.get()),
-      queue_(std::move(db), storage::WriteQueue::Options{options.max_batch, options.tick}),
+      queue_(std::move(db),
+             storage::WriteQueue::Options{options.max_batch, options.tick, /*sync_wal=*/true}),
       core_(db_, clock, options.core) {}
 
 Dispatcher::~Dispatcher() { Stop(); }

@@ -84,6 +84,7 @@ class Dispatcher {
   // a task, after its commit.
   const prometheus::Histogram& lease_wait_seconds() const { return lease_wait_seconds_; }
   const prometheus::Histogram& commit_seconds() const { return queue_.commit_seconds(); }
+  const prometheus::Histogram& sync_seconds() const { return queue_.sync_seconds(); }
 
  private:
   struct Waiter {

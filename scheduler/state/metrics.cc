@@ -70,8 +70,13 @@ std::string RenderSchedulerMetrics(const SchedulerMetricsInput& in) {
               "without a task are not counted)");
   page.Sample({}, in.lease_wait);
   page.Family("ptxbench_scheduler_commit_seconds", Type::kHistogram,
-              "Duration of each batch transaction's COMMIT on the writer thread");
+              "Duration of each batch transaction's COMMIT on the writer thread (its write "
+              "of the WAL; the disk's sync is the next family)");
   page.Sample({}, in.commit);
+  page.Family("ptxbench_scheduler_wal_sync_seconds", Type::kHistogram,
+              "Duration of each sync of the WAL on the reply thread, which makes every batch "
+              "committed before it durable before their replies go out");
+  page.Sample({}, in.sync);
   Transitions(c, page);
   LiveWork(in.gauges, page);
   page.Family("ptxbench_scheduler_trajectories", Type::kGauge, "Trajectories by state");

@@ -50,6 +50,7 @@ struct SchedulerMetricsInput {
   std::map<std::string, int64_t> trajectories;
   prometheus::Histogram::Counts lease_wait;
   prometheus::Histogram::Counts commit;
+  prometheus::Histogram::Counts sync;
   int64_t database_bytes = 0;
   int64_t wal_bytes = 0;
 };
