@@ -20,6 +20,13 @@
 // the Lease's latency). Every call
 // carries the data directory's admin token, as every call to a scheduler
 // must; --tls serves and calls over TLS (a CA made by scripts/make_certs.sh).
+//
+// The executors share the machine's cores with the scheduler, which real
+// executors (on other nodes) do not: on a small machine the figures are the
+// two competing. To see the scheduler alone, give it cores of its own, e.g.
+// --scheduler_bin a script that runs `taskset -c 0,1 ptxbench-scheduler "$@"`
+// and the bench under `taskset -c 2-15` (docs/DECISIONS.md, "Lease latency:
+// the disk off the writer's path").
 #include <signal.h>
 #include <sys/resource.h>
 #include <unistd.h>
