@@ -29,9 +29,9 @@
 //
 // If BEGIN, SAVEPOINT handling or COMMIT fails, or SQLite abandons the
 // transaction on its own (e.g. SQLITE_FULL, I/O error), or the WAL's sync
-// fails, the process logs and
-// calls std::abort(): the owner already changed its in-memory state when it
-// posted the ops, so memory is ahead of disk and no Done can tell the truth.
+// fails, the process logs and calls std::abort(): the owner already changed
+// its in-memory state when it posted the ops, so memory is ahead of disk and
+// no Done can tell the truth.
 // Restarting recovers from the database, which holds exactly the batches that
 // committed.
 //
@@ -71,7 +71,8 @@ class WriteQueue {
     int max_batch = 512;
     absl::Duration tick = absl::Milliseconds(50);
     // Sync the WAL on the reply thread instead of in each COMMIT (above).
-    // Ignored, with a warning, unless the connection is in WAL mode.
+    // Ignored for an in-memory database, and with a warning for a file that
+    // is not in WAL mode.
     bool sync_wal = false;
   };
 
@@ -115,8 +116,8 @@ class WriteQueue {
   void Stop();
 
   Stats GetStats() const;
-  // How long each batch's COMMIT took (its fsync): the durability cost every
-  // reply waits for. Thread-safe to read.
+  // How long each batch's COMMIT took (with Options::sync_wal its write of
+  // the WAL; otherwise its fsync too). Thread-safe to read.
   const prometheus::Histogram& commit_seconds() const { return commit_seconds_; }
   // How long each sync of the WAL took (Options::sync_wal), for all the
   // batches it made durable. Thread-safe to read.

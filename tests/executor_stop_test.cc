@@ -260,7 +260,7 @@ int LeasesHandedBack(const std::string& log) {
 // but the answers to its polls (one per slot) may still be on the way: the
 // signal cancels those polls, and the worker's goodbye (Leave) hands their
 // leases back at once. (Under load, three of four answers were once still
-// on the way.)
+// on the way.) The signal comes once the worker holds at least one.
 TEST(WorkerStopTest, SigtermFinishesHeldEvaluations) {
   constexpr int kTrajectories = 8, kSlots = 4;
   Cluster c("stop_worker_drain");
@@ -272,6 +272,13 @@ TEST(WorkerStopTest, SigtermFinishesHeldEvaluations) {
   ASSERT_FALSE(exp.empty()) << c.SchedulerLogTail();
   ASSERT_TRUE(WaitLeased(c, StepKind::kEval, kSlots, std::chrono::seconds(20)))
       << c.SchedulerLogTail();
+  // The rows read leased before their answers leave the scheduler (they go
+  // out once the WAL is synced): wait until the worker holds one.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (LeasesReceived(c.dir() + "/worker1.log") < 1 &&
+         std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
 
   first.Signal(SIGTERM);
   std::optional<process::ExitStatus> exit = WaitExit(first, std::chrono::seconds(20));
