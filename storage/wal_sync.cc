@@ -42,15 +42,17 @@ WalSync::~WalSync() {
 absl::Status WalSync::Open() {
   if (fd_ >= 0) close(fd_);
   fd_ = open(wal_path_.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd_ < 0) return Errno("cannot open the WAL", wal_path_);
+  struct stat held {};
+  if (fd_ < 0 || fstat(fd_, &held) != 0) return Errno("cannot open the WAL", wal_path_);
+  dev_ = held.st_dev;
+  ino_ = held.st_ino;
   return SyncDirectory(wal_path_);
 }
 
 absl::Status WalSync::Sync() {
-  struct stat named {}, held {};
+  struct stat named {};
   if (stat(wal_path_.c_str(), &named) != 0) return Errno("cannot stat the WAL", wal_path_);
-  if (fd_ < 0 || fstat(fd_, &held) != 0 || held.st_ino != named.st_ino ||
-      held.st_dev != named.st_dev) {
+  if (fd_ < 0 || named.st_ino != ino_ || named.st_dev != dev_) {
     if (absl::Status opened = Open(); !opened.ok()) return opened;
   }
   if (fdatasync(fd_) != 0) return Errno("cannot sync the WAL", wal_path_);

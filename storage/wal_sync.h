@@ -17,6 +17,8 @@
 //
 // Thread safety: one thread at a time.
 
+#include <sys/types.h>
+
 #include <string>
 
 #include "absl/status/status.h"
@@ -41,6 +43,9 @@ class WalSync {
 
   const std::string wal_path_;
   int fd_ = -1;
+  // The file fd_ is open on, to notice a WAL replaced under its name.
+  dev_t dev_ = 0;
+  ino_t ino_ = 0;
 };
 
 }  // namespace ptxbench::storage

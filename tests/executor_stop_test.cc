@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -51,14 +52,19 @@ std::string TaskCount(StepKind kind, TaskState state) {
                       " AND state = ", SqlValue(state));
 }
 
-// Waits until `n` tasks of `kind` are leased.
-bool WaitLeased(const Cluster& c, StepKind kind, int n, std::chrono::seconds limit) {
+// Polls `done` until it holds or `limit` passes; whether it held.
+bool WaitUntil(const std::function<bool()>& done, std::chrono::seconds limit) {
   const auto deadline = std::chrono::steady_clock::now() + limit;
   while (std::chrono::steady_clock::now() < deadline) {
-    if (c.QueryInt(TaskCount(kind, TaskState::kLeased)) == n) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   return false;
+}
+
+// Waits until `n` tasks of `kind` are leased.
+bool WaitLeased(const Cluster& c, StepKind kind, int n, std::chrono::seconds limit) {
+  return WaitUntil([&] { return c.QueryInt(TaskCount(kind, TaskState::kLeased)) == n; }, limit);
 }
 
 // A fake provider whose answers wait for `gate`, then take `delay` more.
@@ -274,11 +280,8 @@ TEST(WorkerStopTest, SigtermFinishesHeldEvaluations) {
       << c.SchedulerLogTail();
   // The rows read leased before their answers leave the scheduler (they go
   // out once the WAL is synced): wait until the worker holds one.
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (LeasesReceived(c.dir() + "/worker1.log") < 1 &&
-         std::chrono::steady_clock::now() < give_up) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  WaitUntil([&] { return LeasesReceived(c.dir() + "/worker1.log") >= 1; },
+            std::chrono::seconds(20));
 
   first.Signal(SIGTERM);
   std::optional<process::ExitStatus> exit = WaitExit(first, std::chrono::seconds(20));
