@@ -99,7 +99,7 @@ absl::Status NcuMode(reference::CublasGemm& gemm, cudaStream_t stream, gpu::L2Fl
   const int m = absl::GetFlag(FLAGS_ncu_m);
   PTXB_ASSIGN_OR_RETURN(GemmSets sets, GemmSets::Make(m, 1000));
   for (int i = 0; i < absl::GetFlag(FLAGS_ncu_calls); ++i) {
-    PTXB_RETURN_IF_ERROR(flusher.Flush(stream, i));
+    PTXB_RETURN_IF_ERROR(flusher.Flush(stream));
     PTXB_RETURN_IF_ERROR(gpu::CudaStatus(cudaDeviceSynchronize(), "sync"));
     const int k = i % kSets;
     PTXB_RETURN_IF_ERROR(

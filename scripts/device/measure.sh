@@ -60,7 +60,7 @@ rows = [r for r in csv.reader(io.StringIO("\n".join(
     l for l in text.splitlines() if l.startswith('"')))) if r]
 header, rows = rows[0], rows[1:]
 kernel = header.index("Kernel Name"); value = header.index("Metric Value")
-ours = ("StandardNormal", "NaNKernel", "GateKernel", "Compare", "ChangedBytes", "Spin")
+ours = ("StandardNormal", "NaNKernel", "GateKernel", "Compare", "ChangedBytes", "Spin", "ReadScratch")
 # A backward definition's forward pass makes its saved statistics while the
 # inputs are prepared, outside the timed call.
 if "bwd" in name:

@@ -16,7 +16,7 @@ bins=(
   worker/gpu/gpu_test worker/compile/worker_compile_test worker/worker_compile_only_test
   cli/ptxbench scheduler/ptxbench-scheduler worker/ptxbench-worker
   agent_gateway/ptxbench-gateway bench/gpu/gemm_timing_bench bench/gpu/reference_timing_bench
-  bench/gpu/direct_call bench/gpu/ipc_reach_probe bench/gpu/ctx_handover_probe bench/gpu/ioctl_count.so tests/gpu_e2e_test
+  bench/gpu/direct_call bench/gpu/ipc_reach_probe bench/gpu/ctx_handover_probe bench/gpu/batch_gain_probe bench/gpu/ioctl_count.so tests/gpu_e2e_test
   agent_tool/ptxbench-agent-tool tests/agent_e2e_test
 )
 for b in "${bins[@]}" $(cd "$build" && ls workloads/reference/*_gpu_test 2>/dev/null); do

@@ -104,9 +104,10 @@ struct TimingHooks {
   std::function<absl::Status(int call_index)> after;
 };
 
-// Writes a scratch buffer of 2x the L2 size so no input or output of the
-// previous call stays cached, and resets persisting-L2 lines. One per device;
-// not thread-safe (one timing run per GPU at a time).
+// Reads a scratch buffer of 2x the L2 size so no input or output of the
+// previous call stays cached and the L2 holds only clean lines, and resets
+// persisting-L2 lines. One per device; not thread-safe (one timing run per
+// GPU at a time).
 class L2Flusher {
  public:
   // Allocates 2x the current device's L2 size (at least 2x 1 MiB).
@@ -114,22 +115,23 @@ class L2Flusher {
   L2Flusher(const L2Flusher&) = delete;
   L2Flusher& operator=(const L2Flusher&) = delete;
 
-  // Enqueues the flush on `stream`; `salt` varies the written value. Also
-  // resets persisting-L2 lines (ResetPersisting).
-  absl::Status Flush(cudaStream_t stream, int salt);
-  // Only the scratch write: asynchronous, safe while the stream waits on a
+  // Enqueues the flush on `stream`. Also resets persisting-L2 lines
+  // (ResetPersisting).
+  absl::Status Flush(cudaStream_t stream);
+  // Only the scratch read: asynchronous, safe while the stream waits on a
   // gate (the harness, worker/runner/bracket.h).
-  absl::Status FlushAsync(cudaStream_t stream, int salt);
+  absl::Status FlushAsync(cudaStream_t stream);
   // Persisting-L2 lines back to normal, so the next flush evicts them (not
   // stream-ordered: call it where the GPU may be waited for).
   static absl::Status ResetPersisting();
   size_t scratch_bytes() const { return bytes_; }
 
  private:
-  L2Flusher(reference::DeviceMemory scratch, size_t bytes)
-      : scratch_(std::move(scratch)), bytes_(bytes) {}
+  L2Flusher(reference::DeviceMemory scratch, size_t bytes, int sms)
+      : scratch_(std::move(scratch)), bytes_(bytes), sms_(sms) {}
   reference::DeviceMemory scratch_;
   size_t bytes_;
+  int sms_;
 };
 
 // Times `call` on the current device. `flusher` may be null only when

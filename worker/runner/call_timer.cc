@@ -72,7 +72,7 @@ CallResult CallTimer::Call(HostChannel& host, const Request& request,
   if (stream_stuck_) return {CallEnd::kInfra, "the harness's stream is held by an unfinished call"};
   absl::Status s = bracket_->Open([&](cudaStream_t st) -> absl::Status {
     PTXB_RETURN_IF_ERROR(stage(st));
-    return flusher_->FlushAsync(st, ++salt_);
+    return flusher_->FlushAsync(st);
   });
   if (!s.ok()) {
     (void)bracket_->Abandon(call_deadline_);

@@ -89,7 +89,6 @@ class CallTimer {
   std::unique_ptr<gpu::L2Flusher> flusher_;
   absl::Duration call_deadline_;
   bool stream_stuck_ = false;
-  int salt_ = 0;
 };
 
 }  // namespace ptxbench::runner
