@@ -33,8 +33,10 @@
 //
 // Between Open and the end of Close the harness's stream is held by the
 // gate, so no CUDA call made there may wait for that stream: the runner
-// loads its modules eagerly (worker/runner/main.cc), as a kernel's first
-// launch would otherwise load its module there and wait for good.
+// loads modules lazily (worker/runner/main.cc), and a kernel's first launch
+// there would load its module and wait for good, so every kernel a call
+// launches is launched once before the first gate (Bracket::Create,
+// L2Flusher::Create, LoadCheckKernels).
 //
 // Thread-compatible; one call at a time.
 
