@@ -13,7 +13,8 @@
 //      same-B       one strided-batched GEMM over K A's and one B (inputs whose
 //                   weights repeat between the calls)
 // 2. What precedes one timed call and what it costs that call: a memset
-//    flush, a read flush, idle time, an untimed call of another set.
+//    flush, the harness's flush (gpu::L2Flusher, a read), idle time, an
+//    untimed call of another set.
 // 3. Whether a read flush evicts lines written (dirty) or read before it:
 //    a read of 24 MiB (fits the L2) timed after each preparation.
 // Usage: batch_gain_probe [repeats]; prints markdown tables.
@@ -24,7 +25,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <vector>
+
+#include "worker/gpu/timing.h"
 
 namespace {
 
@@ -56,7 +60,7 @@ __global__ void Fill(__nv_bfloat16* p, size_t n, unsigned seed) {
   }
 }
 
-// Reads `n` words and keeps the L2 clean (a flush that leaves no dirty lines).
+// Reads `n` words (the timed read of table 3).
 __global__ void ReadAll(const uint4* p, size_t n, uint4* sink) {
   uint4 acc = make_uint4(0, 0, 0, 0);
   for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
@@ -103,6 +107,13 @@ int main(int argc, char** argv) {
   const size_t flush_bytes = 2 * static_cast<size_t>(prop.l2CacheSize);
   void* flush;
   CUDA_OK(cudaMalloc(&flush, flush_bytes));
+  // The read flush is the harness's own.
+  absl::StatusOr<std::unique_ptr<ptxbench::gpu::L2Flusher>> flusher =
+      ptxbench::gpu::L2Flusher::Create();
+  if (!flusher.ok()) {
+    std::fprintf(stderr, "%s\n", flusher.status().ToString().c_str());
+    return 1;
+  }
   cudaStream_t main_stream;
   CUDA_OK(cudaStreamCreateWithFlags(&main_stream, cudaStreamNonBlocking));
   std::vector<cudaStream_t> side(kMaxCalls);
@@ -156,22 +167,35 @@ int main(int argc, char** argv) {
         break;
     }
   };
-  // ms per call of `way`, median over the repeats; the L2 evicted first.
-  auto time = [&](Way way, int m, int calls) {
-    run(way, m, calls);  // warm: cuBLAS picks and loads its kernels
-    CUDA_OK(cudaStreamSynchronize(main_stream));
-    std::vector<double> per_call;
-    for (int r = 0; r < repeats; ++r) {
-      CUDA_OK(cudaMemsetAsync(flush, r & 0xff, flush_bytes, main_stream));
+  // The median over the repeats of the events' span around `timed`, with
+  // `before` enqueued ahead of the start event; a first round untimed.
+  auto median_ms = [&](const auto& before, const auto& timed) {
+    std::vector<double> spans;
+    for (int r = 0; r <= repeats; ++r) {
+      before(r);
       CUDA_OK(cudaEventRecord(start, main_stream));
-      run(way, m, calls);
+      timed();
       CUDA_OK(cudaEventRecord(end, main_stream));
       CUDA_OK(cudaEventSynchronize(end));
-      float ms_total = 0;
-      CUDA_OK(cudaEventElapsedTime(&ms_total, start, end));
-      per_call.push_back(ms_total / calls);
+      float ms = 0;
+      CUDA_OK(cudaEventElapsedTime(&ms, start, end));
+      if (r > 0) spans.push_back(ms);
     }
-    return Median(per_call);
+    return Median(spans);
+  };
+  auto memset_flush = [&](int r) {
+    CUDA_OK(cudaMemsetAsync(flush, r & 0xff, flush_bytes, main_stream));
+  };
+  auto read_flush = [&] {
+    if (const absl::Status s = (*flusher)->FlushAsync(main_stream); !s.ok()) {
+      std::fprintf(stderr, "%s\n", s.ToString().c_str());
+      std::exit(1);
+    }
+  };
+  // ms per call of `way` after a memset flush (the harness's flush when this
+  // table was first measured).
+  auto time = [&](Way way, int m, int calls) {
+    return median_ms(memset_flush, [&] { run(way, m, calls); }) / calls;
   };
 
   std::printf("%s, %d repeats, ms per call (median); gain = sequential / fastest other\n\n",
@@ -189,40 +213,32 @@ int main(int argc, char** argv) {
   }
 
   // What precedes one timed call of set 0, and what it costs that call.
-  // Each row: [before] start-event call end-event, median over the repeats.
+  struct Before {
+    const char* name;
+    bool memset, read, call_of_set_1, idle;
+    unsigned long long idle_ns;  // the idle kernel's span (0: an empty kernel)
+  };
+  const Before befores[] = {
+      {"memset flush", true, false, false, false, 0},
+      {"read flush", false, true, false, false, 0},
+      {"memset flush, read flush", true, true, false, false, 0},
+      {"memset flush, 300 us idle", true, false, false, true, 300000},
+      {"memset flush, a call of set 1", true, false, true, false, 0},
+      {"memset flush, a call of set 1, 300 us idle", true, false, true, true, 300000},
+      {"nothing (the previous repeat's call)", false, false, false, false, 0},
+      {"an empty kernel", false, false, false, true, 0}};
   std::printf("\n| M | before the call | ms |\n|---|---|---|\n");
-  const size_t words = flush_bytes / sizeof(uint4);
-  uint4* sink;
-  CUDA_OK(cudaMalloc(&sink, sizeof(uint4)));
-  const char* befores[] = {"memset flush",
-                           "read flush",
-                           "memset flush, read flush",
-                           "memset flush, 300 us idle",
-                           "memset flush, a call of set 1",
-                           "memset flush, a call of set 1, 300 us idle",
-                           "nothing (the previous repeat's call)",
-                           "an empty kernel"};
   for (int m : ms) {
-    for (int b = 0; b < 8; ++b) {
-      std::vector<double> t;
-      for (int r = 0; r <= repeats; ++r) {
-        if (b == 0 || b == 2 || b == 3 || b == 4 || b == 5)
-          CUDA_OK(cudaMemsetAsync(flush, r & 0xff, flush_bytes, main_stream));
-        if (b == 1 || b == 2)
-          ReadAll<<<prop.multiProcessorCount * 4, 256, 0, main_stream>>>(
-              static_cast<const uint4*>(flush), words, sink);
-        if (b == 4 || b == 5) gemm(m, 1, main_stream);
-        if (b == 3 || b == 5) Idle<<<1, 32, 0, main_stream>>>(300000);
-        if (b == 7) Idle<<<1, 32, 0, main_stream>>>(0);
-        CUDA_OK(cudaEventRecord(start, main_stream));
-        gemm(m, 0, main_stream);
-        CUDA_OK(cudaEventRecord(end, main_stream));
-        CUDA_OK(cudaEventSynchronize(end));
-        float ms_total = 0;
-        CUDA_OK(cudaEventElapsedTime(&ms_total, start, end));
-        if (r > 0) t.push_back(ms_total);
-      }
-      std::printf("| %d | %s | %.4f |\n", m, befores[b], Median(t));
+    for (const Before& b : befores) {
+      const double t = median_ms(
+          [&](int r) {
+            if (b.memset) memset_flush(r);
+            if (b.read) read_flush();
+            if (b.call_of_set_1) gemm(m, 1, main_stream);
+            if (b.idle) Idle<<<1, 32, 0, main_stream>>>(b.idle_ns);
+          },
+          [&] { gemm(m, 0, main_stream); });
+      std::printf("| %d | %s | %.4f |\n", m, b.name, t);
     }
   }
 
@@ -232,30 +248,29 @@ int main(int argc, char** argv) {
   const size_t x_bytes = 24u << 20;
   uint4* x;
   CUDA_OK(cudaMalloc(&x, x_bytes));
-  const size_t x_words = x_bytes / sizeof(uint4);
-  const char* preps[] = {"X written (dirty in the L2)", "X written, read flush",
-                         "X written, memset flush", "X read (clean in the L2)",
-                         "X read, read flush", "X read, memset flush"};
+  uint4* sink;
+  CUDA_OK(cudaMalloc(&sink, sizeof(uint4)));
+  auto read_x = [&] {
+    ReadAll<<<prop.multiProcessorCount * 4, 256, 0, main_stream>>>(x, x_bytes / sizeof(uint4),
+                                                                   sink);
+  };
   std::printf("\n| before the read of X | ms |\n|---|---|\n");
-  for (int p = 0; p < 6; ++p) {
-    std::vector<double> t;
-    for (int r = 0; r <= repeats; ++r) {
-      if (p < 3) CUDA_OK(cudaMemsetAsync(x, r & 0xff, x_bytes, main_stream));
-      if (p >= 3)
-        ReadAll<<<prop.multiProcessorCount * 4, 256, 0, main_stream>>>(x, x_words, sink);
-      if (p == 1 || p == 4)
-        ReadAll<<<prop.multiProcessorCount * 4, 256, 0, main_stream>>>(
-            static_cast<const uint4*>(flush), words, sink);
-      if (p == 2 || p == 5) CUDA_OK(cudaMemsetAsync(flush, r & 0xff, flush_bytes, main_stream));
-      CUDA_OK(cudaEventRecord(start, main_stream));
-      ReadAll<<<prop.multiProcessorCount * 4, 256, 0, main_stream>>>(x, x_words, sink);
-      CUDA_OK(cudaEventRecord(end, main_stream));
-      CUDA_OK(cudaEventSynchronize(end));
-      float ms_total = 0;
-      CUDA_OK(cudaEventElapsedTime(&ms_total, start, end));
-      if (r > 0) t.push_back(ms_total);
+  for (bool written : {true, false}) {
+    for (int flush_kind = 0; flush_kind < 3; ++flush_kind) {  // none, read, memset
+      const double t = median_ms(
+          [&](int r) {
+            if (written) {
+              CUDA_OK(cudaMemsetAsync(x, r & 0xff, x_bytes, main_stream));
+            } else {
+              read_x();
+            }
+            if (flush_kind == 1) read_flush();
+            if (flush_kind == 2) memset_flush(r);
+          },
+          read_x);
+      const char* flushes[] = {"", ", read flush", ", memset flush"};
+      std::printf("| X %s%s | %.4f |\n", written ? "written" : "read", flushes[flush_kind], t);
     }
-    std::printf("| %s | %.4f |\n", preps[p], Median(t));
   }
   return 0;
 }
