@@ -6,6 +6,8 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "auth/server.h"
 
 namespace ptxbench::daemon {
@@ -48,6 +50,9 @@ absl::StatusOr<std::unique_ptr<StatusServer>> StatusServer::Start(const std::str
   }
   out->address_ = absl::StrCat(host, ":", bound);
   out->impl_->thread = std::thread([&server] { server.listen_after_bind(); });
+  // httplib's stop() does nothing before the server runs: a daemon stopped
+  // right after it started would otherwise wait for ever in the destructor.
+  while (!server.is_running()) absl::SleepFor(absl::Milliseconds(1));
   return out;
 }
 

@@ -2,6 +2,9 @@
 
 #include <httplib.h>
 
+#include <chrono>
+#include <thread>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 
@@ -43,7 +46,12 @@ ScriptedModel::ScriptedModel(agents::Wire wire, std::vector<Step> steps)
     res.set_content(Answer(body), "text/event-stream");
   });
   port_ = impl_->server.bind_to_any_port("127.0.0.1");
-  if (port_ > 0) thread_ = std::thread([this] { impl_->server.listen_after_bind(); });
+  if (port_ <= 0) return;
+  thread_ = std::thread([this] { impl_->server.listen_after_bind(); });
+  // httplib's stop() does nothing before the server runs: a model destroyed
+  // at once (a test that never calls it) would otherwise wait for ever in
+  // the destructor's join (seen once in CI under load).
+  while (!impl_->server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }
 
 ScriptedModel::~ScriptedModel() {
