@@ -253,9 +253,15 @@ absl::StatusOr<std::unique_ptr<daemon::StatusServer>> StartMetrics(
 
 // Says the scheduler is up: DATA_DIR/scheduler.addr (tests and `ptxbench
 // up` read the bound address there), the log, and systemd (Type=notify).
+// The file comes last: whoever waits for it finds every start-up line
+// already in the log.
 void AnnounceServing(const std::filesystem::path& dir, const std::string& address,
                      const std::string& db_path, const auth::ServerTls& tls) {
-  std::ofstream((dir / "scheduler.addr").string()) << address << "\n";
+  if (!tls.tls() && !auth::IsLoopbackAddress(address)) {
+    LogWarning("serving plaintext beyond loopback (--insecure): tokens, prompts and results "
+               "cross the network unencrypted",
+               {{"address", address}});
+  }
   LogInfo("listening", {{"address", address},
                         {"database", db_path},
                         {"tls", !tls.tls() ? "off"
@@ -264,11 +270,7 @@ void AnnounceServing(const std::filesystem::path& dir, const std::string& addres
   if (absl::Status s = SdNotify(absl::StrCat("READY=1\nSTATUS=serving on ", address)); !s.ok()) {
     LogWarning("cannot tell the service manager", {{"why", std::string(s.message())}});
   }
-  if (!tls.tls() && !auth::IsLoopbackAddress(address)) {
-    LogWarning("serving plaintext beyond loopback (--insecure): tokens, prompts and results "
-               "cross the network unencrypted",
-               {{"address", address}});
-  }
+  std::ofstream((dir / "scheduler.addr").string()) << address << "\n";
 }
 
 // `busy` as a share of `interval_s` seconds, two decimals.
