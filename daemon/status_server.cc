@@ -2,19 +2,19 @@
 
 #include <httplib.h>
 
-#include <thread>
+#include <optional>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "auth/server.h"
+#include "daemon/http_thread.h"
 
 namespace ptxbench::daemon {
 
 struct StatusServer::Impl {
   httplib::Server server;
-  std::thread thread;
+  std::optional<HttpThread> thread;  // after the server: stopped first
 };
 
 absl::StatusOr<std::unique_ptr<StatusServer>> StatusServer::Start(const std::string& asked,
@@ -49,10 +49,7 @@ absl::StatusOr<std::unique_ptr<StatusServer>> StatusServer::Start(const std::str
                                                " (address in use or invalid)"));
   }
   out->address_ = absl::StrCat(host, ":", bound);
-  out->impl_->thread = std::thread([&server] { server.listen_after_bind(); });
-  // httplib's stop() does nothing before the server runs: a daemon stopped
-  // right after it started would otherwise wait for ever in the destructor.
-  while (!server.is_running()) absl::SleepFor(absl::Milliseconds(1));
+  out->impl_->thread.emplace(server);
   return out;
 }
 
@@ -68,9 +65,6 @@ PeriodicLog::~PeriodicLog() {
   if (thread_.joinable()) thread_.join();
 }
 
-StatusServer::~StatusServer() {
-  impl_->server.stop();
-  if (impl_->thread.joinable()) impl_->thread.join();
-}
+StatusServer::~StatusServer() = default;
 
 }  // namespace ptxbench::daemon

@@ -1,16 +1,16 @@
 #include "dashboard/server.h"
 
 #include <functional>
-#include <thread>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
-#include "absl/time/clock.h"
 #include "auth/server.h"
 #include "common/log.h"
 #include "common/status_macros.h"
+#include "daemon/http_thread.h"
 #include "dashboard/assets.h"
 #include "dashboard/routes.h"
 #include "httplib.h"
@@ -62,7 +62,7 @@ struct DashboardServer::Impl {
   SessionStore sessions;
   Routes routes;
   std::unique_ptr<httplib::Server> server;
-  std::thread thread;
+  std::optional<daemon::HttpThread> thread;  // after the server: stopped first
   std::string url;
   std::string address;
 };
@@ -150,11 +150,7 @@ absl::StatusOr<std::unique_ptr<DashboardServer>> DashboardServer::Start(Dashboar
                "and tokens cross the network in the clear",
                {{"address", impl->address}});
   }
-  httplib::Server* server = impl->server.get();
-  impl->thread = std::thread([server] { server->listen_after_bind(); });
-  // httplib's stop() does nothing before the server runs: Stop() right after
-  // Start() would then wait for ever.
-  while (!server->is_running()) absl::SleepFor(absl::Milliseconds(1));
+  impl->thread.emplace(*impl->server);
   return std::unique_ptr<DashboardServer>(new DashboardServer(std::move(impl)));
 }
 
@@ -166,9 +162,7 @@ const std::string& DashboardServer::url() const { return impl_->url; }
 const std::string& DashboardServer::address() const { return impl_->address; }
 
 void DashboardServer::Stop() {
-  if (!impl_->thread.joinable()) return;
-  impl_->server->stop();
-  impl_->thread.join();
+  if (impl_->thread) impl_->thread->Stop();
 }
 
 }  // namespace ptxbench::dashboard

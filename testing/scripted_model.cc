@@ -2,11 +2,11 @@
 
 #include <httplib.h>
 
-#include <chrono>
-#include <thread>
+#include <optional>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "daemon/http_thread.h"
 
 namespace ptxbench::testing {
 namespace {
@@ -21,6 +21,7 @@ std::string Event(const std::string& name, const Json& data) {
 
 struct ScriptedModel::Impl {
   httplib::Server server;
+  std::optional<daemon::HttpThread> thread;  // after the server: stopped first
 };
 
 ScriptedModel::ScriptedModel(agents::Wire wire, std::vector<Step> steps)
@@ -47,17 +48,11 @@ ScriptedModel::ScriptedModel(agents::Wire wire, std::vector<Step> steps)
   });
   port_ = impl_->server.bind_to_any_port("127.0.0.1");
   if (port_ <= 0) return;
-  thread_ = std::thread([this] { impl_->server.listen_after_bind(); });
-  // httplib's stop() does nothing before the server runs: a model destroyed
-  // at once (a test that never calls it) would otherwise wait for ever in
-  // the destructor's join (seen once in CI under load).
-  while (!impl_->server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  impl_->thread.emplace(impl_->server);
 }
 
-ScriptedModel::~ScriptedModel() {
-  impl_->server.stop();
-  if (thread_.joinable()) thread_.join();
-}
+// Stopped before the members its handlers use are destroyed.
+ScriptedModel::~ScriptedModel() { impl_->thread.reset(); }
 
 std::vector<Json> ScriptedModel::requests() const {
   std::lock_guard<std::mutex> lock(mu_);

@@ -14,7 +14,6 @@
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "agents/clis.h"
@@ -64,7 +63,6 @@ class ScriptedModel {
   struct Impl;
   std::unique_ptr<Impl> impl_;
   int port_ = 0;
-  std::thread thread_;
   mutable std::mutex mu_;
   std::vector<nlohmann::json> requests_;  // guarded by mu_
   std::vector<std::string> headers_;      // guarded by mu_

@@ -20,6 +20,7 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -27,6 +28,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "daemon/http_thread.h"
 #include "nlohmann/json.hpp"
 
 namespace ptxbench::agent_gateway::testing_support {
@@ -92,16 +94,14 @@ class FakeModelServer {
     });
     port_ = server_.bind_to_any_port("127.0.0.1");
     if (listen_fd >= 0) ::listen(listen_fd, SOMAXCONN);
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    thread_.emplace(server_);
   }
   ~FakeModelServer() { Stop(); }
 
   // Stops serving; waits for handlers still running (release any that block
   // first).
   void Stop() {
-    server_.stop();
-    if (thread_.joinable()) thread_.join();
+    if (thread_) thread_->Stop();
   }
   void Answer(Handler h) {
     absl::MutexLock lock(&mu_);
@@ -147,7 +147,7 @@ class FakeModelServer {
   httplib::Server server_;
   const bool keep_requests_;
   int port_ = 0;
-  std::thread thread_;
+  std::optional<daemon::HttpThread> thread_;
   absl::Mutex mu_;
   Handler handler_ ABSL_GUARDED_BY(mu_);
   std::vector<httplib::Request> requests_ ABSL_GUARDED_BY(mu_);
