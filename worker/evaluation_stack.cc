@@ -11,6 +11,7 @@ absl::StatusOr<std::unique_ptr<EvaluationStack>> EvaluationStack::Create(
   stack->gpu_options_ = settings.gpu;
   stack->compiler_options_.abi_include_dir = DataDir() + "/worker/kernel_abi";
   stack->compiler_options_.cache_dir = settings.cache_dir;
+  stack->compiler_options_.cache_bytes = settings.cache_bytes;
   stack->protections_ =
       ConfigureSandbox(settings.sandbox, &stack->compiler_options_, &stack->gpu_options_);
   absl::StatusOr<std::string> version = Compiler::ToolkitVersion(stack->compiler_options_.nvcc);

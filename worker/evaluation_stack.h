@@ -26,6 +26,7 @@ namespace ptxbench::worker {
 struct EvaluationSettings {
   SandboxSettings sandbox;
   std::string cache_dir;      // the build cache; empty: none
+  uint64_t cache_bytes = CompilerOptions().cache_bytes;  // its bound (0: none)
   bool compile_only = false;  // offer no GPU, even where there is one
   // The GPU evaluation's own settings (deadline, seed, calls); Create fills
   // in its sandbox and runner.

@@ -40,6 +40,9 @@ ABSL_FLAG(bool, simulate, false,
           "Simulate evaluations instead of compiling and running kernels");
 ABSL_FLAG(std::string, cache_dir, "",
           "Build cache folder (default: $XDG_CACHE_HOME or ~/.cache, /ptxbench/builds)");
+ABSL_FLAG(double, cache_max_gib, 20,
+          "Bound of the build cache: past it the least recently used builds go, none used in "
+          "the last 30 minutes (--cache-max-gib; 0: unbounded)");
 ABSL_FLAG(std::vector<std::string>, dataset, {},
           "extra FlashInfer-Trace dataset folders (comma-separated)");
 ABSL_FLAG(bool, prefer_dataset, false,
@@ -232,6 +235,8 @@ int RunRealWorker() {
   sandbox_settings.cgroup_root = absl::GetFlag(FLAGS_cgroup_root);
   settings.cache_dir = absl::GetFlag(FLAGS_cache_dir);
   if (settings.cache_dir.empty()) settings.cache_dir = DefaultCacheDir();
+  settings.cache_bytes =
+      static_cast<uint64_t>(std::max(0.0, absl::GetFlag(FLAGS_cache_max_gib)) * 1073741824.0);
   settings.compile_only = absl::GetFlag(FLAGS_compile_only);
   settings.gpu.deadline = absl::Seconds(absl::GetFlag(FLAGS_eval_deadline_s));
   settings.gpu.seed = absl::GetFlag(FLAGS_seed);
@@ -309,6 +314,8 @@ int RunRealWorker() {
                                  {"gpus", gpu_names},
                                  {"runner", eval_options.runner_path},
                                  {"cache", (*stack)->compiler_options().cache_dir},
+                                 {"cache_max_mib",
+                                  std::to_string((*stack)->compiler_options().cache_bytes >> 20)},
                                  {"toolkit", version}});
   // A GPU worker whose every GPU failed its health check is unhealthy (it
   // also stops); a compile-only one needs none.

@@ -8,8 +8,10 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <set>
 #include <system_error>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -20,6 +22,7 @@
 #include "common/file.h"
 #include "common/gpu_arch.h"
 #include "common/hash.h"
+#include "common/log.h"
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
 #include "process/run.h"
@@ -218,7 +221,7 @@ sandbox::Policy CompilerPolicy(const CompilerOptions& o, const std::string& buil
   policy.memory_bytes = o.sandbox.memory_bytes;
   policy.max_processes = o.sandbox.max_processes;
   policy.cgroup_parent = o.sandbox.cgroup_parent;
-  policy.rlimits = {{RLIMIT_CORE, 0}, {RLIMIT_FSIZE, uint64_t{1} << 30}, {RLIMIT_NOFILE, 1024}};
+  policy.rlimits = {{RLIMIT_CORE, 0}, {RLIMIT_FSIZE, o.sandbox.file_bytes}, {RLIMIT_NOFILE, 1024}};
   return policy;
 }
 
@@ -398,10 +401,63 @@ absl::StatusOr<StepResult> RunBuild(const CompilerOptions& o, const BuildCommand
   return build;
 }
 
+// Whether the build was stopped by RLIMIT_FSIZE: a tool says so (gcc
+// names the signal, nvcc its number, 25) or left its file at the limit.
+bool ReachedFileLimit(const std::string& dir, const std::string& output, uint64_t limit) {
+  if (absl::StrContains(output, "File size limit exceeded") ||
+      absl::StrContains(output, "died due to signal 25")) {
+    return true;
+  }
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code size_ec;
+    if (it->is_regular_file(size_ec) && it->file_size(size_ec) >= limit && !size_ec) return true;
+  }
+  return false;
+}
+
+// A build whose module or PTX is over CompilerOptions::module_bytes: the
+// kernel's COMPILE_ERROR, saying which and how large.
+bool OverModuleLimit(const CompilerOptions& o, const std::string& dir, bool cuda,
+                     CompileResult* result) {
+  for (const char* name : {cuda ? "kernel.so" : "kernel.cubin", cuda ? "kernel.ptx" : ""}) {
+    if (*name == '\0') continue;
+    std::error_code ec;
+    const uintmax_t size = fs::file_size(fs::path(dir) / name, ec);
+    if (ec || size <= o.module_bytes) continue;
+    result->status = ptxbench::v1::COMPILE_ERROR;
+    absl::StrAppend(&result->log, "The build's ", name, " holds ", size >> 20,
+                    " MiB; a module and its PTX may hold at most ", FormatBytes(o.module_bytes),
+                    ", data carried into them included.\n");
+    return true;
+  }
+  return false;
+}
+
+// After a build that yields no module: only the submission's own files
+// stay (a failed build's leftovers may be as large as the per-file limit).
+void KeepOnlySources(const std::string& dir, const SubmissionPlan& plan, bool cuda) {
+  std::set<fs::path> keep;
+  if (cuda) {
+    for (const workloads::SourceFile& f : plan.files) keep.insert(fs::path(dir) / f.path);
+    keep.insert(fs::path(dir) / "trampoline.cpp");
+  } else {
+    keep.insert(fs::path(dir) / "kernel.ptx");
+  }
+  std::vector<fs::path> drop;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code type_ec;
+    if (!it->is_directory(type_ec) && keep.count(it->path()) == 0) drop.push_back(it->path());
+  }
+  for (const fs::path& p : drop) fs::remove(p, ec);
+}
+
 // The verdict of a build that did not succeed, and what the log should tell
 // the model.
 void JudgeFailedBuild(const CompilerOptions& o, const StepResult& build, const CompileRequest& request,
-                      const SubmissionPlan& plan, bool cuda, CompileResult* result) {
+                      const SubmissionPlan& plan, const std::string& dir, bool cuda,
+                      CompileResult* result) {
   if (build.timed_out) {
     // Cached like any verdict: the same source would burn the compile
     // budget again (a submission that takes this long to build is the
@@ -412,7 +468,10 @@ void JudgeFailedBuild(const CompilerOptions& o, const StepResult& build, const C
     return;
   }
   result->status = ptxbench::v1::COMPILE_ERROR;
-  if (build.memory_exceeded || build.processes_exceeded) {
+  if (ReachedFileLimit(dir, build.output, o.sandbox.file_bytes)) {
+    absl::StrAppend(&result->log, "A file of the build reached the compiler's limit of ",
+                    FormatBytes(o.sandbox.file_bytes), " per file.\n");
+  } else if (build.memory_exceeded || build.processes_exceeded) {
     // Deterministic for a given source and limit, so cached like any error.
     absl::StrAppend(&result->log,
                     build.memory_exceeded
@@ -517,7 +576,12 @@ absl::StatusOr<CompileResult> Publish(const std::string& dir, const fs::path& fi
 
 }  // namespace
 
-Compiler::Compiler(CompilerOptions options) : options_(std::move(options)) {}
+Compiler::Compiler(CompilerOptions options) : options_(std::move(options)) {
+  if (!options_.cache_dir.empty()) {
+    cache_ = std::make_unique<BuildCache>(options_.cache_dir, options_.cache_bytes,
+                                          options_.cache_grace);
+  }
+}
 
 absl::StatusOr<std::string> Compiler::ToolkitVersion(const std::string& nvcc) {
   if (access(nvcc.c_str(), X_OK) != 0) {
@@ -596,6 +660,7 @@ absl::StatusOr<CompileResult> Compiler::Compile(const CompileRequest& request) {
   if (caching && fs::exists(final_dir / kResultFile)) {
     auto cached = LoadCached(final_dir);
     if (cached.ok()) {
+      BuildCache::Touch(final_dir);
       cached->cache_key = result.cache_key;
       return cached;
     }
@@ -611,15 +676,28 @@ absl::StatusOr<CompileResult> Compiler::Compile(const CompileRequest& request) {
     return absl::InternalError(absl::StrCat("cannot hand ", dir, " to the compiler's sandbox uid"));
   }
   PTXB_ASSIGN_OR_RETURN(StepResult build, RunBuild(options_, commands, plan, dir, &result.log));
-  if (build.ok) {
+  if (build.ok && !OverModuleLimit(options_, dir, cuda, &result)) {
     PTXB_RETURN_IF_ERROR(InspectBuilt(options_, dir, build, cuda, &result));
-  } else {
-    JudgeFailedBuild(options_, build, request, plan, cuda, &result);
+  } else if (!build.ok) {
+    JudgeFailedBuild(options_, build, request, plan, dir, cuda, &result);
+  }
+  if (result.status != ptxbench::v1::COMPILED && result.status != ptxbench::v1::LIBRARY_FALLBACK) {
+    KeepOnlySources(dir, plan, cuda);
   }
   PTXB_RETURN_IF_ERROR(WriteFile(dir + "/" + kLogFile, result.log));
   PTXB_RETURN_IF_ERROR(WriteFile(dir + "/" + kResultFile, ResultToJson(result).dump(2)));
   if (!caching) return result;
-  return Publish(dir, final_dir, result.cache_key);
+  absl::StatusOr<CompileResult> published = Publish(dir, final_dir, result.cache_key);
+  if (published.ok()) {
+    const BuildCache::Pruned pruned = cache_->Added(BuildCache::BytesUnder(final_dir));
+    if (pruned.entries > 0) {
+      LogInfo("build cache pruned", {{"removed", std::to_string(pruned.entries)},
+                                     {"removed_mib", std::to_string(pruned.bytes >> 20)},
+                                     {"kept_mib", std::to_string(pruned.kept >> 20)},
+                                     {"dir", options_.cache_dir}});
+    }
+  }
+  return published;
 }
 
 }  // namespace ptxbench::worker

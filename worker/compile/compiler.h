@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,6 +24,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "ptxbench/v1/common.pb.h"
+#include "worker/compile/build_cache.h"
 #include "workloads/definition.h"
 
 namespace ptxbench::worker {
@@ -37,6 +39,9 @@ struct CompileSandboxOptions {
   uint64_t memory_bytes = uint64_t{8} << 30;  // over it: COMPILE_ERROR
   int max_processes = 256;
   std::string cgroup_parent;  // empty: the watchdog
+  // The most one file of a build may hold (RLIMIT_FSIZE): a tool that
+  // writes more is stopped, and the build is the kernel's COMPILE_ERROR.
+  uint64_t file_bytes = uint64_t{256} << 20;
 };
 
 struct CompilerOptions {
@@ -48,6 +53,15 @@ struct CompilerOptions {
   // Builds live in cache_dir/<cache_key>/. Empty: no cache; each build gets a
   // fresh directory under the system temp dir, which the caller may delete.
   std::string cache_dir;
+  // The cache's bound (build_cache.h; 0: unbounded), and how long an entry
+  // stays after its last use whatever the bound.
+  uint64_t cache_bytes = uint64_t{20} << 30;
+  absl::Duration cache_grace = absl::Minutes(30);
+  // The most a built module (kernel.so, kernel.cubin) or its PTX may hold:
+  // past it the build is a COMPILE_ERROR and neither is kept. Honest
+  // modules take a few MiB; what a source carries in (.incbin of toolchain
+  // files, initialized arrays) counts.
+  uint64_t module_bytes = uint64_t{32} << 20;
   // The directory holding ptxbench/kernel_abi.h (worker/kernel_abi).
   std::string abi_include_dir;
   // For the whole build (all passes together).
@@ -101,6 +115,7 @@ class Compiler {
   absl::StatusOr<std::string> CachedAbiHeaders();
 
   const CompilerOptions options_;
+  std::unique_ptr<BuildCache> cache_;  // null without a cache_dir
   absl::Mutex mu_;
   std::map<std::string, std::string> versions_ ABSL_GUARDED_BY(mu_);
   std::string abi_headers_ ABSL_GUARDED_BY(mu_);

@@ -453,6 +453,57 @@ TEST_F(CompilerSandboxTest, VendorLibrariesOfTheToolkitCannotBeCarried) {
       << vendor << " was carried into the module";
 }
 
+// What a source can carry into its module from the compiler's view (a
+// toolchain file, .incbin), many times over, each build kept in the cache:
+// one submitter varying its source would fill the worker's disk.
+std::string CarryCicc(const CompilerOptions& o) {
+  const fs::path cicc = fs::path(o.nvcc).parent_path().parent_path() / "nvvm" / "bin" / "cicc";
+  return absl::StrCat("asm(\".section .rodata\\n.global carried\\ncarried: .incbin \\\"",
+                      cicc.string(), "\\\"\\n.previous\");");
+}
+
+TEST_F(CompilerSandboxTest, AModuleOverTheLimitIsACompileErrorAndIsNotKept) {
+  ASSERT_GT(fs::file_size(fs::path(options_.nvcc).parent_path().parent_path() / "nvvm" / "bin" /
+                          "cicc"),
+            options_.module_bytes);
+  auto r = CompileCuda(Kernel(CarryCicc(options_)));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->status, ptxbench::v1::COMPILE_ERROR) << r->log;
+  EXPECT_THAT(r->log, HasSubstr("The build's kernel.so holds "));
+  EXPECT_THAT(r->log, HasSubstr("may hold at most 32 MiB"));
+  EXPECT_TRUE(r->artifact_path.empty());
+  EXPECT_LT(BuildCache::BytesUnder(options_.cache_dir), 1 << 20) << "the module was kept";
+  // Its verdict is kept: the same source is not built again.
+  auto again = CompileCuda(Kernel(CarryCicc(options_)));
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_TRUE(again->cache_hit);
+  EXPECT_EQ(again->status, ptxbench::v1::COMPILE_ERROR);
+}
+
+TEST_F(CompilerSandboxTest, AFileOverTheLimitStopsTheBuildAndLeavesNothing) {
+  options_.sandbox.file_bytes = uint64_t{8} << 20;
+  auto r = CompileCuda(Kernel(CarryCicc(options_)));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->status, ptxbench::v1::COMPILE_ERROR) << r->log;
+  EXPECT_THAT(r->log, HasSubstr("A file of the build reached the compiler's limit of 8 MiB per file"));
+  EXPECT_LT(BuildCache::BytesUnder(options_.cache_dir), 1 << 20) << "the build's files were kept";
+}
+
+TEST_F(CompilerTest, TheCacheKeepsToItsBound) {
+  options_.cache_bytes = 1;  // every entry is over it
+  options_.cache_grace = absl::Milliseconds(300);
+  Compiler compiler(options_);
+  auto first = compiler.Compile({absl::StrCat(kRawPtx, "// 1\n"), "ptx", nullptr, "sm_90a"});
+  ASSERT_TRUE(first.ok()) << first.status();
+  absl::SleepFor(absl::Milliseconds(400));
+  auto second = compiler.Compile({absl::StrCat(kRawPtx, "// 2\n"), "ptx", nullptr, "sm_90a"});
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_FALSE(fs::exists(fs::path(options_.cache_dir) / first->cache_key))
+      << "an entry unused for longer than the grace stayed over the bound";
+  // The new one stays for its evaluation, over the bound or not.
+  EXPECT_TRUE(fs::exists(second->artifact_path));
+}
+
 // A worker started by a Slurm job inherits its umask 077: the sources it
 // writes must still be readable by the sandboxed tools.
 TEST_F(CompilerSandboxTest, CompilesWhateverTheWorkersUmask) {
