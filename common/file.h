@@ -1,6 +1,7 @@
 #ifndef PTXBENCH_COMMON_FILE_H_
 #define PTXBENCH_COMMON_FILE_H_
 
+#include <cstddef>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -11,6 +12,14 @@ namespace ptxbench {
 // The whole file, byte for byte. kNotFound naming the path when it cannot
 // be read.
 absl::StatusOr<std::string> ReadFile(const std::string& path);
+
+// A file that an untrusted process could have replaced (an agent's
+// workspace, seen from outside its sandbox): read only when the path is
+// itself a regular file of at most `max` bytes, never through a symbolic
+// link (which would name a file of this machine), nor from a FIFO or a
+// device (which could block or never end). kNotFound when there is none,
+// kFailedPrecondition naming what it is instead, kOutOfRange when larger.
+absl::StatusOr<std::string> ReadUntrustedFile(const std::string& path, size_t max);
 
 // Replaces the file's content with `content` (creating it). kInternal
 // naming the path when it cannot be written (for a /proc or cgroup file:

@@ -290,6 +290,32 @@ TEST_P(AgentSessionTest, AFixItSessionStartsFromTheBrokenKernelAndItsLog) {
   EXPECT_EQ(done.agent().evaluations(), 0);
 }
 
+// The kernel file the gateway reads at a session's end is the agent's: one
+// it replaced by a link to a file of the gateway's machine (or to a device,
+// which would never end) is not read, and nothing of the file reaches an
+// evaluation.
+TEST_P(AgentSessionTest, AKernelFileLinkedOutOfItsWorkspaceIsNotReadAtTheEnd) {
+  const fs::path secret = dir_ / "gateway_secret.txt";
+  std::ofstream(secret) << "PTXB-GATEWAY-SECRET-42\n";
+  const std::vector<Step> link = {
+      Steps(Workspace("tk_link"), absl::StrCat("ln -sf ", secret.string(), " kernel.cu")).front()};
+  testing::ScriptedModel model(cli_->wire, link);
+  UseModel(model);
+  FakeScheduler scheduler;
+  std::atomic<bool> cancelled{false};
+  v1::Task task = Task("tk_link");
+  task.mutable_agent()->mutable_settings()->set_final_evaluation("if-changed");
+  agent_gateway::SessionRecord record;
+  const v1::CompleteRequest done =
+      agent_gateway::RunAgentSession(Options(scheduler), task, cancelled, &record);
+  ASSERT_TRUE(done.has_agent()) << done.DebugString() << record.stderr_text;
+  EXPECT_EQ(done.agent().end(), v1::AGENT_FINISHED);
+  for (const v1::AgentEvalRequest& r : scheduler.requests()) {
+    EXPECT_THAT(r.kernel_source(), ::testing::Not(HasSubstr("PTXB-GATEWAY-SECRET")));
+  }
+  EXPECT_EQ(scheduler.requests().size(), 0u) << "a link is no kernel";
+}
+
 TEST_P(AgentSessionTest, TheTokenBudgetEndsTheSession) {
   testing::ScriptedModel model(cli_->wire, Steps(Workspace("tk_2")));
   UseModel(model);

@@ -18,6 +18,7 @@
 #include "agent_gateway/agent/model_proxy.h"
 #include "agent_gateway/agent/session_record.h"
 #include "agent_gateway/agent/session_setup.h"
+#include "agent_tool/eval_wire.h"
 #include "common/file.h"
 #include "common/hash.h"
 #include "common/log.h"
@@ -292,8 +293,16 @@ v1::CompleteRequest Session::Exited(const sandbox::Outcome& outcome, const Captu
 
 void Session::FinalEvaluation() {
   if (settings_.final_evaluation() != "if-changed" || endpoint_->limit_reached()) return;
-  absl::StatusOr<std::string> text = ReadFile(files_.kernel);
-  if (!text.ok()) return;
+  // The agent's file, read from outside its sandbox: a link it left there
+  // would name a file of this machine.
+  absl::StatusOr<std::string> text = ReadUntrustedFile(files_.kernel, agent_tool::kMaxSource);
+  if (!text.ok()) {
+    if (!absl::IsNotFound(text.status())) {
+      LogWarning("no final evaluation", {{"session", files_.dir},
+                                         {"why", std::string(text.status().message())}});
+    }
+    return;
+  }
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (Sha256Hex(*text) == last_source_sha_) return;
