@@ -265,6 +265,7 @@ absl::StatusOr<runner::RunnerJob> GpuEvaluator::MakeJob(const v1::EvalRequest& r
     job.launch_spec = workloads::FindLaunchSpecJson(request.kernel_source()).value_or("");
   }
   job.seed = options_.seed != 0 ? options_.seed : RandomSeed();
+  job.seed_fixed = options_.seed != 0;
   job.trials = options_.trials;
   job.warmup_calls = options_.warmup_calls;
   job.timed_calls = options_.timed_calls;

@@ -55,8 +55,9 @@ struct GpuEvalOptions {
   absl::Duration health_deadline = absl::Minutes(1);
   // Root of the input seeds; 0: drawn at random for every evaluation, so no
   // submission can know its inputs ahead of a call (a seed derived from the
-  // kernel would let a kernel that knows its own source compute them). The
-  // seed used is in every trace's log; setting it reproduces an evaluation.
+  // kernel would let a kernel that knows its own source compute them). A
+  // drawn seed is in every trace's log afterwards; a set one reproduces
+  // evaluations and is never shown (every later evaluation uses it).
   uint64_t seed = 0;
   int trials = 0;  // 0: the definition's
   int warmup_calls = 10;

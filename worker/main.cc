@@ -53,7 +53,8 @@ ABSL_FLAG(int, slots, 0,
           "each GPU; compile-only: one per CPU core; simulated: 4)");
 ABSL_FLAG(uint64_t, seed, 0,
           "Seed of the simulated results and injected faults; with GPUs, the root of the "
-          "input seeds (0: derived from each kernel's sha256)");
+          "input seeds (0: a fresh secret seed per evaluation, shown in its traces once it is "
+          "over; one set here reproduces evaluations and is never shown)");
 ABSL_FLAG(int, eval_deadline_s, 600,
           "Wall-clock limit of one GPU evaluation, seconds (--eval-deadline-s)");
 ABSL_FLAG(int, timed_calls, 50, "Timed calls per trial (--timed-calls)");

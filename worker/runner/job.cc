@@ -60,6 +60,7 @@ std::string SerializeJob(const RunnerJob& job) {
               {"definition_json", job.definition_json},
               {"workloads", workloads},
               {"seed", job.seed},
+              {"seed_fixed", job.seed_fixed},
               {"trials", job.trials},
               {"warmup_calls", job.warmup_calls},
               {"timed_calls", job.timed_calls},
@@ -116,6 +117,7 @@ absl::StatusOr<RunnerJob> ParseJob(absl::string_view text) {
       job.workloads.push_back(std::move(spec));
     }
     job.seed = j.at("seed").get<uint64_t>();
+    job.seed_fixed = j.value("seed_fixed", false);
     job.trials = j.at("trials").get<int>();
     job.warmup_calls = j.at("warmup_calls").get<int>();
     job.timed_calls = j.at("timed_calls").get<int>();

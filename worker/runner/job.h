@@ -138,6 +138,10 @@ struct RunnerJob {
   // candidate never learns it, so no submission can compute its inputs
   // ahead of a call.
   uint64_t seed = 0;
+  // The worker's own fixed seed (--seed), the same for every evaluation:
+  // then the log never shows it, since an evaluation that saw it in an
+  // earlier one's feedback could compute all its inputs ahead.
+  bool seed_fixed = false;
   int trials = 0;  // 0: the definition's own count
   int warmup_calls = 10;
   int timed_calls = 50;

@@ -18,6 +18,7 @@ RunnerJob SampleJob() {
   job.torch = {"/opt/torch/bin/python3", "/opt/ptxbench/torch_host.py",
                "/opt/ptxbench/libptxbench-host.so"};
   job.seed = 18446744073709551615ull;  // the full uint64 range survives JSON
+  job.seed_fixed = true;
   job.trials = 3;
   job.warmup_calls = 2;
   job.timed_calls = 5;
@@ -44,6 +45,7 @@ TEST(RunnerJob, RoundTrips) {
   EXPECT_EQ(back->workloads[1].uuid, "u2");
   EXPECT_EQ(back->workloads[1].axes.at("M"), 8192);
   EXPECT_EQ(back->seed, 18446744073709551615ull);
+  EXPECT_TRUE(back->seed_fixed);
   EXPECT_EQ(back->trials, 3);
   EXPECT_EQ(back->warmup_calls, 2);
   EXPECT_EQ(back->timed_calls, 5);

@@ -33,11 +33,14 @@ v1::WorkloadTrace FailedTrace(const WorkloadSpec& workload, v1::EvalStatus statu
 }
 
 std::string MethodLine(absl::string_view gpu_name, const RunnerJob& job, int trials) {
+  const std::string seed =
+      job.seed_fixed ? "the worker's fixed seed (--seed; not shown: later evaluations use it too)"
+                     : absl::StrFormat("seed %d (secret during the evaluation)", job.seed);
   return absl::StrFormat(
-      "gpu %s; inputs from seed %d (secret during the evaluation; per call: "
-      "StableHash64(\"seed/uuid/phase/trial/call\")); %d trials, %d warm-up + %d timed calls; "
-      "timed by the harness (bracket minus calibrated overhead)\n",
-      gpu_name, job.seed, trials, job.warmup_calls, job.timed_calls);
+      "gpu %s; inputs from %s; per call: StableHash64(\"seed/uuid/phase/trial/call\"); %d "
+      "trials, %d warm-up + %d timed calls; timed by the harness (bracket minus calibrated "
+      "overhead)\n",
+      gpu_name, seed, trials, job.warmup_calls, job.timed_calls);
 }
 
 CallVerdict JudgeCall(const CallResult& result, bool stream_stuck) {

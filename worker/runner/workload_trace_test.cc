@@ -10,6 +10,7 @@ namespace {
 
 namespace v1 = ::ptxbench::v1;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 TEST(CallSeed, EveryCallHasItsOwnStableSeed) {
   std::set<uint64_t> seeds;
@@ -49,6 +50,17 @@ TEST(MethodLine, SaysHowTheWorkloadWasMeasured) {
   EXPECT_THAT(line, HasSubstr("gpu NVIDIA H200"));
   EXPECT_THAT(line, HasSubstr("seed 42"));
   EXPECT_THAT(line, HasSubstr("5 trials, 3 warm-up + 9 timed calls"));
+}
+
+// The worker's own seed is the same for every evaluation: shown in one's
+// feedback, it would give the model every later evaluation's inputs.
+TEST(MethodLine, NeverShowsAFixedSeed) {
+  RunnerJob job;
+  job.seed = 987654321;
+  job.seed_fixed = true;
+  const std::string line = MethodLine("NVIDIA H200", job, 5);
+  EXPECT_THAT(line, Not(HasSubstr("987654321")));
+  EXPECT_THAT(line, HasSubstr("the worker's fixed seed"));
 }
 
 TEST(JudgeCall, EachEndingHasItsStatusAndConsequences) {
