@@ -12,6 +12,16 @@
 namespace ptxbench::worker {
 namespace fs = std::filesystem;
 
+namespace {
+
+// A cache key: 64 lowercase hex digits (sha256).
+bool IsEntryName(const std::string& name) {
+  return name.size() == 64 &&
+         name.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+}  // namespace
+
 BuildCache::BuildCache(std::string dir, uint64_t max_bytes, absl::Duration grace)
     : dir_(std::move(dir)), max_bytes_(max_bytes), grace_(grace) {}
 
@@ -59,10 +69,16 @@ BuildCache::Pruned BuildCache::Prune() {
   std::error_code ec;
   for (fs::directory_iterator it(dir_, ec), end; !ec && it != end; it.increment(ec)) {
     std::error_code entry_ec;
-    if (!it->is_directory(entry_ec) || it->is_symlink(entry_ec)) continue;
+    const std::string name = it->path().filename().string();
+    const bool building = absl::StartsWith(name, ".build-");
+    // Only what the compiler makes: a folder given by mistake (a home)
+    // keeps everything else.
+    if (!(building || IsEntryName(name)) || !it->is_directory(entry_ec) ||
+        it->is_symlink(entry_ec)) {
+      continue;
+    }
     const fs::path mark = it->path() / kUseMark;
-    const bool finished = fs::exists(mark, entry_ec) &&
-                          !absl::StartsWith(it->path().filename().string(), ".build-");
+    const bool finished = !building && fs::exists(mark, entry_ec);
     const fs::file_time_type used =
         fs::last_write_time(finished ? mark : it->path(), entry_ec);
     if (entry_ec) continue;  // removed meanwhile by another process

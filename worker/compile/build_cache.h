@@ -9,7 +9,9 @@
 // every hit), but never one used within `grace`: an evaluation reads its
 // module minutes after the build, possibly in another worker sharing the
 // folder. Unfinished build folders (".build-*") older than `grace` are
-// left from a crash and go too.
+// left from a crash and go too. Nothing else in the folder is counted or
+// touched: only entries named by a cache key (64 hex digits) and build
+// folders, so a cache folder given by mistake (a home) loses nothing else.
 //
 // Thread-safe. Several processes may share a folder: each bounds it, and a
 // removal that loses a race to another is harmless.
