@@ -103,7 +103,7 @@ constexpr unsigned long kWritable = MS_NOSUID | MS_NODEV | MS_NOEXEC;
 void SetupView(const ChildPlan& plan) {
   const char* root = plan.root_dir.c_str();
   if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) Fail(plan, "make / private");
-  if (mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m") != 0) {
+  if (mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, plan.root_options.c_str()) != 0) {
     Fail(plan, "tmpfs root");
   }
   CreateFile(plan.empty_file.c_str());

@@ -46,6 +46,7 @@ struct PlannedMount {
 
 struct ChildPlan {
   std::string root_dir;    // host directory the view's tmpfs is mounted on
+  std::string root_options;  // that tmpfs's mount options (TmpfsOptions)
   std::string empty_file;  // root_dir + "/.ptxb-empty": the source of masks
   std::string old_root;    // root_dir + "/.ptxb-old": for pivot_root
   std::string proc_dir;    // root_dir + "/proc"

@@ -390,6 +390,22 @@ TEST_F(SandboxTest, WritableMountsAreNotExecutable) {
   EXPECT_TRUE(absl::StrContains(r.output, "mapped")) << r.output;
 }
 
+// A tmpfs bounds its files as well as its bytes: an empty file takes no
+// block but about 1 KiB of the kernel's memory (TmpfsOptions; every tmpfs
+// of a sandbox, the candidate's disk and an agent session's directory).
+TEST_F(SandboxTest, ATmpfsBoundsItsFilesNotOnlyItsBytes) {
+  EXPECT_EQ(TmpfsOptions(64 << 20, "mode=1777"), "size=67108864,nr_inodes=8192,mode=1777");
+  EXPECT_EQ(TmpfsOptions(1 << 20, ""), "size=1048576,nr_inodes=1024");
+  ViewBuilder view = ProbeView();
+  view.Add({Mount::Kind::kTmpfs, "", "/scratch"});
+  CommandResult r = Probe({"files", "/scratch"}, PolicyOf(view));
+  long made = -1;
+  ASSERT_EQ(std::sscanf(r.output.c_str(), "made %ld files", &made), 1) << r.output;
+  EXPECT_GT(made, 8000) << r.output;
+  EXPECT_LT(made, 8192) << "a 64 MiB tmpfs took more files than its bound: " << r.output;
+  EXPECT_TRUE(absl::StrContains(r.output, "No space left on device")) << r.output;
+}
+
 std::string Slurp(const std::string& path) {
   std::ifstream in(path);
   std::stringstream text;

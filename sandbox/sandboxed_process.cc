@@ -21,6 +21,7 @@
 #include "common/file.h"
 #include "common/status_macros.h"
 #include "sandbox/child.h"
+#include "sandbox/view.h"
 #include "sandbox/seccomp_filter.h"
 
 namespace ptxbench::sandbox {
@@ -82,7 +83,8 @@ absl::StatusOr<PlannedMount> PlanMount(const Mount& m, const std::string& root) 
     case Mount::Kind::kTmpfs:
       p.source_is_dir = true;
       p.read_only_after_setup = m.target == "/dev";
-      p.options = m.target == "/dev" ? "mode=0755,size=64k" : "mode=1777,size=64m";
+      p.options = m.target == "/dev" ? TmpfsOptions(64 << 10, "mode=0755")
+                                     : TmpfsOptions(64 << 20, "mode=1777");
       break;
     case Mount::Kind::kSymlink:
     case Mount::Kind::kMask:
@@ -99,6 +101,7 @@ absl::Status BuildPlan(const SandboxedProcess::Spec& spec, bool user_namespace, 
     return absl::InternalError(absl::StrCat("sandbox: mkdtemp: ", strerror(errno)));
   }
   plan->root_dir = root;
+  plan->root_options = TmpfsOptions(1 << 20, "mode=0755");
   plan->empty_file = root + "/.ptxb-empty";
   plan->old_root = root + "/.ptxb-old";
   plan->proc_dir = root + "/proc";

@@ -31,6 +31,11 @@ constexpr int kMaxLinks = 40;
 
 }  // namespace
 
+std::string TmpfsOptions(uint64_t bytes, absl::string_view rest) {
+  const uint64_t inodes = std::max<uint64_t>(1024, bytes / 8192);
+  return absl::StrCat("size=", bytes, ",nr_inodes=", inodes, rest.empty() ? "" : ",", rest);
+}
+
 const std::vector<std::string>& VendorLibraryPrefixes() {
   static const auto* prefixes = new std::vector<std::string>{
       "libcublas",  // with libcublasLt, libcublasmp

@@ -7,9 +7,11 @@
 // the view, so the path resolves there as it does on the host. Add parents
 // before what they contain: a bind covers whatever was added below it.
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "sandbox/policy.h"
 
 namespace ptxbench::sandbox {
@@ -46,6 +48,14 @@ class ViewBuilder {
 
   std::vector<Mount> mounts_;
 };
+
+// The mount options of every tmpfs ptxbench makes for untrusted code:
+// `size=bytes`, `nr_inodes` and then `rest` ("mode=0700,uid=..."). The size
+// does not bound the number of files, and an empty file takes no block but
+// about 1 KiB of the kernel's memory, outside a memory watchdog's count
+// (200,000 empty files in a 1 MiB tmpfs took 190 MB of slab; the default
+// allows half of RAM's pages): one file per 8 KiB of size, at least 1,024.
+std::string TmpfsOptions(uint64_t bytes, absl::string_view rest);
 
 // Vendor libraries a submission must not load at run time (cuBLAS, cuDNN,
 // NVRTC, ...): file name prefixes for MaskFiles. Matched as prefixes, so

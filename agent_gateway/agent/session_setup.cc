@@ -100,7 +100,7 @@ absl::StatusOr<SessionFiles> MakeSessionFiles(const SessionOptions& options,
   // gateway's disk (and so fail its neighbours) by writing in its workspace.
   if (geteuid() == 0 &&
       mount("tmpfs", f.dir.c_str(), "tmpfs", MS_NOSUID | MS_NODEV,
-            absl::StrCat("size=", options.disk_bytes, ",mode=0755").c_str()) != 0) {
+            sandbox::TmpfsOptions(options.disk_bytes, "mode=0755").c_str()) != 0) {
     return absl::InternalError(absl::StrCat("cannot mount the session's tmpfs at ", f.dir, ": ",
                                             strerror(errno)));
   }

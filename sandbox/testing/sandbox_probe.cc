@@ -34,6 +34,9 @@
 //                                       busy for SECONDS of wall time, then
 //                                       print the CPU time it used
 //   sandbox_probe raise SIGNAL          raise(SIGNAL)
+//   sandbox_probe files DIR             create empty files in DIR until
+//                                       refused (at most 100,000), then
+//                                       print how many and why
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <dlfcn.h>
@@ -267,6 +270,17 @@ int main(int argc, char** argv) {
     if (f == nullptr) return Refused("write " + arg);
     std::fclose(f);
     std::printf("wrote %s\n", arg.c_str());
+    return 0;
+  }
+  if (action == "files") {
+    long made = 0;
+    for (; made < 100000; ++made) {
+      const int fd = open((arg + "/f" + std::to_string(made)).c_str(),
+                          O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+      if (fd < 0) break;
+      close(fd);
+    }
+    std::printf("made %ld files: %s\n", made, strerror(errno));
     return 0;
   }
   if (action == "environ") return Environ(arg);

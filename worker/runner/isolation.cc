@@ -196,7 +196,8 @@ absl::StatusOr<std::unique_ptr<Isolation>> Isolation::Prepare(const RunnerJob& j
     PTXB_RETURN_IF_ERROR(WriteProcSelf("gid_map", absl::StrCat(gid, " ", gid, " 1\n")));
   }
   if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return Errno("make / private");
-  if (mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=64m") != 0) {
+  if (mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV,
+            sandbox::TmpfsOptions(64 << 20, "mode=1777").c_str()) != 0) {
     return Errno("a private /dev/shm");
   }
   // The candidate's disk: everything it may write, noexec, its own.
@@ -208,8 +209,9 @@ absl::StatusOr<std::unique_ptr<Isolation>> Isolation::Prepare(const RunnerJob& j
   // A profile run's harness opens the profiler's files by name (0711:
   // through the disk, never listing it).
   const bool profile = !job.profile.ncu.empty();
-  const std::string options = absl::StrCat("size=", job.isolation.disk_bytes, ",mode=",
-                                           profile ? "0711" : "0700", ",uid=", owner, ",gid=", group);
+  const std::string options = sandbox::TmpfsOptions(
+      job.isolation.disk_bytes,
+      absl::StrCat("mode=", profile ? "0711" : "0700", ",uid=", owner, ",gid=", group));
   if (mount("tmpfs", disk.c_str(), "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, options.c_str()) !=
       0) {
     return Errno("mounting the candidate's disk");
