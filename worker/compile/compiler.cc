@@ -420,8 +420,9 @@ bool ReachedFileLimit(const std::string& dir, const std::string& output, uint64_
 // kernel's COMPILE_ERROR, saying which and how large.
 bool OverModuleLimit(const CompilerOptions& o, const std::string& dir, bool cuda,
                      CompileResult* result) {
-  for (const char* name : {cuda ? "kernel.so" : "kernel.cubin", cuda ? "kernel.ptx" : ""}) {
-    if (*name == '\0') continue;
+  std::vector<const char*> names = {cuda ? "kernel.so" : "kernel.cubin"};
+  if (cuda) names.push_back("kernel.ptx");  // a PTX submission's is its source
+  for (const char* name : names) {
     std::error_code ec;
     const uintmax_t size = fs::file_size(fs::path(dir) / name, ec);
     if (ec || size <= o.module_bytes) continue;

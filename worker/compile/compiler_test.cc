@@ -456,16 +456,16 @@ TEST_F(CompilerSandboxTest, VendorLibrariesOfTheToolkitCannotBeCarried) {
 // What a source can carry into its module from the compiler's view (a
 // toolchain file, .incbin), many times over, each build kept in the cache:
 // one submitter varying its source would fill the worker's disk.
+fs::path Cicc(const CompilerOptions& o) {
+  return fs::path(o.nvcc).parent_path().parent_path() / "nvvm" / "bin" / "cicc";
+}
 std::string CarryCicc(const CompilerOptions& o) {
-  const fs::path cicc = fs::path(o.nvcc).parent_path().parent_path() / "nvvm" / "bin" / "cicc";
   return absl::StrCat("asm(\".section .rodata\\n.global carried\\ncarried: .incbin \\\"",
-                      cicc.string(), "\\\"\\n.previous\");");
+                      Cicc(o).string(), "\\\"\\n.previous\");");
 }
 
 TEST_F(CompilerSandboxTest, AModuleOverTheLimitIsACompileErrorAndIsNotKept) {
-  ASSERT_GT(fs::file_size(fs::path(options_.nvcc).parent_path().parent_path() / "nvvm" / "bin" /
-                          "cicc"),
-            options_.module_bytes);
+  ASSERT_GT(fs::file_size(Cicc(options_)), options_.module_bytes);
   auto r = CompileCuda(Kernel(CarryCicc(options_)));
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->status, ptxbench::v1::COMPILE_ERROR) << r->log;
