@@ -83,6 +83,33 @@ std::string DescribeInteger(int64_t min, int64_t max) {
 
 }  // namespace
 
+absl::Status CheckJsonDepth(absl::string_view text, int max_depth, absl::string_view origin) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;  // the escaped character, whatever it is
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            origin, ": nested more than ", max_depth, " levels deep (at byte ", i, ")"));
+      }
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<StrictJson> ParseStrictJson(absl::string_view text, absl::string_view origin) {
   using Json = StrictJson;
   std::vector<Frame> stack;

@@ -49,6 +49,15 @@ using StrictJson = nlohmann::ordered_json;
 // INVALID_ARGUMENT naming `origin` and where it happened.
 absl::StatusOr<StrictJson> ParseStrictJson(absl::string_view text, absl::string_view origin);
 
+// OK when `text` nests arrays and objects at most `max_depth` deep, read by
+// a linear scan that skips strings, before any parser sees it:
+// INVALID_ARGUMENT naming `origin` otherwise. For hostile documents: the
+// parser is iterative, but what later walks or writes the value (dump())
+// recurses once per level, and a 2 MB body nested a million deep overflowed
+// the gateway's stack that way. Malformed text passes here and is the
+// parser's to refuse.
+absl::Status CheckJsonDepth(absl::string_view text, int max_depth, absl::string_view origin);
+
 // Paths inside a document, from its root (""): JsonField("axes", "M") ==
 // "axes.M", JsonIndex("models", 2) == "models[2]". Errors print them from
 // `$` (JsonPath).

@@ -97,6 +97,7 @@ class Watchdog final : public Limiter {
     return false;
   }
   void Finish(Outcome* outcome) override { outcome->peak_memory_bytes = peak_; }
+  absl::Duration CpuTime(pid_t init) override { return TreeCpuTime(init); }
   std::string Describe() const override { return "watchdog"; }
 
  private:
@@ -170,6 +171,10 @@ class CgroupLimiter final : public Limiter {
       outcome->peak_memory_bytes = peak;
     }
   }
+  absl::Duration CpuTime(pid_t) override {
+    const int64_t us = KeyedValue(ReadFile(dir_ + "/cpu.stat").value_or(""), "usage_usec");
+    return absl::Microseconds(us);
+  }
   std::string Describe() const override { return absl::StrCat("cgroup v2 (", dir_, ")"); }
 
  private:
@@ -235,6 +240,44 @@ TreeUsage MeasureTree(pid_t root) {
     return MeasureTreeByScan(root);
   }
   return Walk(root, Children, ResidentBytes);
+}
+
+absl::Duration TreeCpuTime(pid_t root) {
+  static const int64_t ticks = sysconf(_SC_CLK_TCK);
+  auto cpu_of = [](pid_t pid) -> uint64_t {
+    const std::string stat = ReadFile(absl::StrCat("/proc/", pid, "/stat")).value_or("");
+    const size_t paren = stat.rfind(')');
+    if (paren == std::string::npos || paren + 2 > stat.size()) return 0;
+    std::vector<absl::string_view> f =
+        absl::StrSplit(absl::string_view(stat).substr(paren + 2), ' ');
+    uint64_t user = 0, system = 0;  // fields 14 and 15, in clock ticks
+    if (f.size() < 13 || !absl::SimpleAtoi(f[11], &user) || !absl::SimpleAtoi(f[12], &system)) {
+      return 0;
+    }
+    return user + system;
+  };
+  const bool readable =
+      static_cast<bool>(std::ifstream(absl::StrCat("/proc/", root, "/task/", root, "/children")));
+  std::map<pid_t, std::vector<pid_t>> scanned;
+  if (!readable) {
+    DIR* dir = opendir("/proc");
+    while (dirent* e = dir == nullptr ? nullptr : readdir(dir)) {
+      pid_t pid = 0, parent = 0;
+      uint64_t bytes = 0;
+      if (absl::SimpleAtoi(e->d_name, &pid) && ParentAndResident(pid, &parent, &bytes)) {
+        scanned[parent].push_back(pid);
+      }
+    }
+    if (dir != nullptr) closedir(dir);
+  }
+  uint64_t total = 0;
+  Walk(
+      root, [&](pid_t pid) { return readable ? Children(pid) : scanned[pid]; },
+      [&](pid_t pid) {
+        total += cpu_of(pid);
+        return uint64_t{0};
+      });
+  return absl::Seconds(static_cast<double>(total) / static_cast<double>(ticks > 0 ? ticks : 100));
 }
 
 absl::StatusOr<std::unique_ptr<Limiter>> Limiter::Create(const Policy& policy) {

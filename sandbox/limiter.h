@@ -21,6 +21,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "sandbox/policy.h"
 
 namespace ptxbench::sandbox {
@@ -39,6 +40,10 @@ class Limiter {
   virtual bool Exceeded(pid_t init, Outcome* outcome) = 0;
   // After everything ended: the last accounting (a kernel OOM kill, the peak).
   virtual void Finish(Outcome* outcome) = 0;
+  // The CPU time (user and system) the sandbox's processes have used:
+  // cgroup v2's cpu.stat, or the watchdog's sum over the live process tree
+  // (a process that ended takes its share with it).
+  virtual absl::Duration CpuTime(pid_t init) = 0;
   // "cgroup v2 (/sys/fs/cgroup/...)" or "watchdog".
   virtual std::string Describe() const = 0;
 };
@@ -60,6 +65,8 @@ struct TreeUsage {
   int processes = 0;
 };
 TreeUsage MeasureTree(pid_t root);
+// User and system CPU time of `root` and its live descendants.
+absl::Duration TreeCpuTime(pid_t root);
 
 }  // namespace ptxbench::sandbox
 

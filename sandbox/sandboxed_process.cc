@@ -328,4 +328,9 @@ bool SandboxedProcess::Poll() {
   return true;
 }
 
+absl::Duration SandboxedProcess::CpuTime() const {
+  if (ended_ || init_pid_ <= 0) return absl::ZeroDuration();
+  return limiter_->CpuTime(init_pid_);
+}
+
 }  // namespace ptxbench::sandbox

@@ -65,6 +65,8 @@ class SandboxedProcess {
   // Valid once Poll() returned true.
   const Outcome& outcome() const { return outcome_; }
   pid_t init_pid() const { return init_pid_; }
+  // The CPU time its processes have used (Limiter::CpuTime).
+  absl::Duration CpuTime() const;
 
  private:
   SandboxedProcess() = default;

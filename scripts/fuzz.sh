@@ -11,12 +11,15 @@ CC=clang CXX=clang++ cmake -S fuzz -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWith
 cmake --build "$dir" -j "$(nproc)"
 status=0
 for target in launch_spec extract library_check runner_reply safetensors solution trace \
-    eval_wire ncu_csv; do
+    eval_wire ncu_csv model_proxy; do
   work="$dir/corpus-$target"
   mkdir -p "$work"
+  # A target with a dictionary of its format's tokens gets it.
+  dict=()
+  [ -f "fuzz/$target.dict" ] && dict=(-dict="fuzz/$target.dict")
   echo "fuzz: $target for ${seconds}s"
   if ! "$dir/${target}_fuzz" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-      -max_len=65536 -print_final_stats=1 "$work" "fuzz/corpus/$target" \
+      -max_len=65536 -print_final_stats=1 "${dict[@]}" "$work" "fuzz/corpus/$target" \
       > "$dir/$target.log" 2>&1; then
     echo "fuzz: $target FAILED:"
     tail -40 "$dir/$target.log"

@@ -28,7 +28,8 @@ ScriptedModel::ScriptedModel(agents::Wire wire, std::vector<Step> steps)
     : wire_(wire), steps_(std::move(steps)), impl_(std::make_unique<Impl>()) {
   impl_->server.Post(R"(/.*)", [this](const httplib::Request& req, httplib::Response& res) {
     if (req.path.find("count_tokens") != std::string::npos ||
-        req.path.find(":countTokens") != std::string::npos) {
+        req.path.find(":countTokens") != std::string::npos ||
+        req.path.find("/responses/input_tokens") != std::string::npos) {
       res.set_content(Json{{"input_tokens", kInputTokens}, {"totalTokens", kInputTokens}}.dump(),
                       "application/json");
       return;

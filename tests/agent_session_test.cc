@@ -351,9 +351,11 @@ TEST_P(AgentSessionTest, EachBudgetEndsTheSessionAtItsPoint) {
        v1::AGENT_EVALUATION_LIMIT, "the 1 evaluations are used", 1, 10},
       {"model calls", [](v1::AgentSettings& a) { a.set_max_model_calls(2); },
        v1::AGENT_MODEL_CALL_LIMIT, "model call limit of 2 reached", 1, 2},
-      // $0.00014 a call at the scripted prices: spent by the second.
+      // $0.00014 a call at the scripted prices: the second call's prompt
+      // alone would pass what is left, so it is refused before it is made
+      // (the budget is never overshot), and its kernel is never evaluated.
       {"cost", [](v1::AgentSettings& a) { a.set_max_cost_usd(0.0002); }, v1::AGENT_COST_BUDGET,
-       "cost budget of $0.0002 spent", 1, 2},
+       "cost budget of $0.0002 spent", 0, 1},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);

@@ -1,163 +1,180 @@
+// A session's model proxy (model_proxy.h): the connection, the request's
+// checks and the budget's reservations. The upstream transfer is in
+// model_proxy_forward.cc.
 #include "agent_gateway/agent/model_proxy.h"
 
 #include <curl/curl.h>
 #include <poll.h>
+#include <sys/time.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
+#include <exception>
+#include <limits>
+#include <tuple>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
+#include "agent_gateway/agent/http_request.h"
+#include "agent_gateway/agent/model_proxy_wire.h"
+#include "agent_gateway/agent/request_allowlist.h"
 #include "agent_gateway/agent/request_policy.h"
-#include "agent_gateway/agent/stream_usage.h"
-#include "nlohmann/json.hpp"
+#include "agent_gateway/agent/routes.h"
+#include "common/log.h"
 
 namespace ptxbench::agent_gateway {
-namespace {
 
 namespace v1 = ::ptxbench::v1;
-using Json = nlohmann::json;
+using proxy_internal::Answered;
+using proxy_internal::ErrorBody;
+using proxy_internal::HttpHead;
+using proxy_internal::WriteAll;
+using proxy_internal::WriteChunk;
 
-constexpr absl::Duration kIdle = absl::Seconds(60);
-
-// The endpoints a session may call, by the path's end: `counted` answers
-// are model calls (billed, budgeted); the others count tokens for free.
-struct Endpoint {
-  bool allowed = false;
-  bool counted = false;
+// What admission holds for a model call until it is settled.
+struct ModelProxy::Reservation {
+  int64_t slot = 0;
+  int64_t prompt = 0;  // tokens: the bound, or the provider's count
+  int64_t output = 0;  // the answer's cap
+  double cost_usd = 0;
+  int64_t tokens() const { return prompt + output; }
 };
-
-Endpoint EndpointOf(agents::Wire wire, absl::string_view path) {
-  switch (wire) {
-    case agents::Wire::kOpenAIResponses:
-      return {absl::EndsWith(path, "/responses"), true};
-    case agents::Wire::kAnthropicMessages:
-      if (absl::EndsWith(path, "/v1/messages/count_tokens")) return {true, false};
-      return {absl::EndsWith(path, "/v1/messages"), true};
-    case agents::Wire::kGeminiGenerate:
-      if (absl::EndsWith(path, ":countTokens")) return {true, false};
-      return {absl::EndsWith(path, ":streamGenerateContent") ||
-                  absl::EndsWith(path, ":generateContent"),
-              true};
-  }
-  return {};
-}
-
-// An error body in the API's own shape, so the CLI shows its message.
-std::string ErrorBody(agents::Wire wire, int status, const std::string& message) {
-  switch (wire) {
-    case agents::Wire::kAnthropicMessages:
-      return Json{{"type", "error"},
-                  {"error", {{"type", "invalid_request_error"}, {"message", message}}}}
-          .dump();
-    case agents::Wire::kOpenAIResponses:
-      return Json{{"error",
-                   {{"message", message}, {"type", "invalid_request_error"}, {"code", "ptxbench"}}}}
-          .dump();
-    case agents::Wire::kGeminiGenerate:
-      return Json{{"error", {{"code", status}, {"message", message}, {"status", "INVALID_ARGUMENT"}}}}
-          .dump();
-  }
-  return message;
-}
-
-const char* Reason(int status) {
-  switch (status) {
-    case 200: return "OK";
-    case 400: return "Bad Request";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 413: return "Payload Too Large";
-    case 415: return "Unsupported Media Type";
-    case 429: return "Too Many Requests";
-    case 502: return "Bad Gateway";
-    default: return "Status";
-  }
-}
-
-bool WriteAll(int fd, absl::string_view bytes) {
-  while (!bytes.empty()) {
-    const ssize_t n = send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    bytes.remove_prefix(static_cast<size_t>(n));
-  }
-  return true;
-}
-
-std::string Head(int status, const std::string& content_type) {
-  return absl::StrCat("HTTP/1.1 ", status, " ", Reason(status), "\r\nContent-Type: ", content_type,
-                      "\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n");
-}
-
-bool WriteChunk(int fd, absl::string_view bytes) {
-  if (bytes.empty()) return true;
-  return WriteAll(fd, absl::StrCat(absl::Hex(bytes.size()), "\r\n", bytes, "\r\n"));
-}
-
-// Reads into `buffer` until it holds `want` bytes more than `from`, or an
-// error; false on EOF, timeout or a read error.
-bool ReadMore(int fd, std::string& buffer) {
-  pollfd p{fd, POLLIN, 0};
-  const int ready = poll(&p, 1, static_cast<int>(absl::ToInt64Milliseconds(kIdle)));
-  if (ready <= 0) return false;
-  char chunk[64 << 10];
-  const ssize_t n = recv(fd, chunk, sizeof(chunk), 0);
-  if (n <= 0) return false;
-  buffer.append(chunk, static_cast<size_t>(n));
-  return true;
-}
-
-// A chunked body from `data` (the bytes after the head), reading more from
-// `fd` as needed. INVALID_ARGUMENT for a malformed or oversized one.
-absl::StatusOr<std::string> ReadChunked(int fd, std::string data, size_t max) {
-  std::string body;
-  size_t at = 0;
-  for (;;) {
-    size_t eol;
-    while ((eol = data.find("\r\n", at)) == std::string::npos) {
-      if (data.size() - at > 64 || !ReadMore(fd, data)) {
-        return absl::InvalidArgumentError("malformed chunked body");
-      }
-    }
-    uint64_t size = 0;
-    absl::string_view line(data.data() + at, eol - at);
-    line = line.substr(0, line.find(';'));
-    if (!absl::SimpleHexAtoi(line, &size) || size > max - body.size()) {
-      return absl::InvalidArgumentError("malformed or oversized chunk");
-    }
-    at = eol + 2;
-    while (data.size() < at + size + 2) {
-      if (!ReadMore(fd, data)) return absl::InvalidArgumentError("truncated chunk");
-    }
-    if (size == 0) return body;  // trailers are not read: Connection: close
-    body.append(data, at, size);
-    at += size + 2;
-  }
-}
-
-}  // namespace
 
 namespace {
 
-// DNS answers and TLS sessions are shared by the session's calls, so a call
-// resumes the TLS session of the last one instead of a full handshake. Each
-// call opens its own connection: reusing them was measured 30 ms slower per
-// call against a keep-alive server (agent_proxy_bench). curl asks for the
-// lock of each kind of data it touches.
-void LockShare(CURL*, curl_lock_data data, curl_lock_access, void* user) {
-  static_cast<std::mutex*>(user)[data % 8].lock();
+// A prompt's tokens are at most its body's bytes (every token of a byte-level
+// vocabulary covers at least one byte of text, and JSON only adds bytes),
+// plus what the provider adds that the body does not show: framing of
+// messages and tools, and the tokens of an image, which no byte count bounds.
+constexpr int64_t kPromptMargin = 4096;
+constexpr int64_t kTokensPerMedia = 2048;
+
+// Adds `u` to `total`.
+void Add(v1::Usage& total, const v1::Usage& u) {
+  total.set_input_tokens(total.input_tokens() + u.input_tokens());
+  total.set_output_tokens(total.output_tokens() + u.output_tokens());
+  total.set_reasoning_tokens(total.reasoning_tokens() + u.reasoning_tokens());
+  total.set_cached_tokens(total.cached_tokens() + u.cached_tokens());
 }
-void UnlockShare(CURL*, curl_lock_data data, void* user) {
-  static_cast<std::mutex*>(user)[data % 8].unlock();
+
+std::string Cut(absl::string_view text, size_t max) {
+  return std::string(text.substr(0, std::min(text.size(), max)));
+}
+
+// Reads one request from `fd`, whole, within the deadline; gives up when
+// `stop` is set (the session is over: an idle connection must not hold it).
+absl::StatusOr<HttpRequest> ReadRequest(int fd, const std::function<void()>& touch,
+                                        const std::atomic<bool>& stop) {
+  HttpLimits limits;
+  limits.max_head_bytes = ModelProxy::kMaxHeadBytes;
+  limits.max_body_bytes = ModelProxy::kMaxBodyBytes;
+  HttpRequestParser parser(limits);
+  const absl::Time deadline = absl::Now() + ModelProxy::kRequestDeadline;
+  bool continued = false;
+  char chunk[64 << 10];
+  while (parser.state() == HttpRequestParser::State::kNeedMore) {
+    const int64_t wait = absl::ToInt64Milliseconds(deadline - absl::Now());
+    if (wait <= 0 || stop.load()) return absl::DeadlineExceededError("no whole request in time");
+    pollfd p{fd, POLLIN, 0};
+    const int ready = poll(&p, 1, static_cast<int>(std::min<int64_t>(wait, 250)));
+    if (ready < 0 && errno != EINTR) return absl::DeadlineExceededError("poll failed");
+    if (ready <= 0) continue;
+    const ssize_t n = recv(fd, chunk, sizeof(chunk), 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      parser.Finish();
+      break;
+    }
+    touch();
+    parser.Feed(absl::string_view(chunk, static_cast<size_t>(n)));
+    if (parser.expects_continue() && parser.head_done() && !continued &&
+        parser.state() == HttpRequestParser::State::kNeedMore) {
+      continued = true;
+      (void)WriteAll(fd, "HTTP/1.1 100 Continue\r\n\r\n");
+    }
+  }
+  if (parser.state() == HttpRequestParser::State::kError) return parser.error();
+  if (parser.state() != HttpRequestParser::State::kDone) {
+    return absl::InvalidArgumentError("malformed request: the connection ended mid-request");
+  }
+  return std::move(parser.request());
+}
+
+// After refusing a request it did not read whole: the rest of what the
+// client sends is read and dropped for a moment, so that the refusal reaches
+// it (a socket closed with unread bytes resets the connection, and the
+// client sees an error instead of the answer).
+void Linger(int fd) {
+  shutdown(fd, SHUT_WR);
+  const absl::Time until = absl::Now() + absl::Seconds(2);
+  char chunk[64 << 10];
+  size_t dropped = 0;
+  while (dropped < (64u << 20)) {
+    const int64_t wait = absl::ToInt64Milliseconds(until - absl::Now());
+    pollfd p{fd, POLLIN, 0};
+    if (wait <= 0 || poll(&p, 1, static_cast<int>(wait)) <= 0) return;
+    const ssize_t n = recv(fd, chunk, sizeof(chunk), 0);
+    if (n <= 0) return;
+    dropped += static_cast<size_t>(n);
+  }
+}
+
+// The headers the CLI sent that go upstream, each rebuilt from what its
+// grammar allows; INVALID_ARGUMENT for one that is not of its form. Every
+// other header (keys above all) stays behind.
+absl::StatusOr<std::vector<std::string>> ForwardedHeaders(const HttpRequest& r) {
+  std::vector<std::string> out;
+  auto list = [](absl::string_view value, size_t max_items, auto item_ok) -> std::optional<std::string> {
+    std::vector<std::string> items;
+    for (absl::string_view item : absl::StrSplit(value, ',')) {
+      item = absl::StripAsciiWhitespace(item);
+      if (item.empty() || item.size() > 80 || !item_ok(item) || items.size() >= max_items) {
+        return std::nullopt;
+      }
+      items.emplace_back(item);
+    }
+    return absl::StrJoin(items, ",");
+  };
+  auto chars = [](absl::string_view allowed) {
+    return [allowed](absl::string_view item) {
+      for (char c : item) {
+        if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) &&
+            allowed.find(c) == absl::string_view::npos) {
+          return false;
+        }
+      }
+      return true;
+    };
+  };
+  if (const std::string* v = r.Header("anthropic-version"); v != nullptr) {
+    if (v->size() != 10 || (*v)[4] != '-' || (*v)[7] != '-' ||
+        !chars("-")(*v)) {
+      return absl::InvalidArgumentError("ptxbench refused the request: anthropic-version is not a date");
+    }
+    out.push_back(absl::StrCat("anthropic-version: ", *v));
+  }
+  // Feature lists: each item a name of letters, digits and a few marks.
+  for (const auto& [name, allowed, max_items] :
+       {std::tuple{"anthropic-beta", "-.", 32}, std::tuple{"openai-beta", "-._=", 8}}) {
+    const std::string* v = r.Header(name);
+    if (v == nullptr) continue;
+    std::optional<std::string> items = list(*v, max_items, chars(allowed));
+    if (!items) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "ptxbench refused the request: ", name, " is not a list of feature names"));
+    }
+    out.push_back(absl::StrCat(name, ": ", *items));
+  }
+  return out;
 }
 
 }  // namespace
@@ -166,21 +183,28 @@ ModelProxy::ModelProxy(Upstream upstream, Budget budget)
     : upstream_(std::move(upstream)),
       budget_(budget),
       server_(kMaxConnections, [this](int fd) { Answer(fd); }) {
-  share_ = curl_share_init();
-  curl_share_setopt(share_, CURLSHOPT_LOCKFUNC, LockShare);
-  curl_share_setopt(share_, CURLSHOPT_UNLOCKFUNC, UnlockShare);
-  curl_share_setopt(share_, CURLSHOPT_USERDATA, share_locks_);
-  curl_share_setopt(share_, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
-  curl_share_setopt(share_, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+  share_ = proxy_internal::NewShare(share_locks_);
 }
 
 ModelProxy::~ModelProxy() {
-  stopping_ = true;  // calls in flight end at their next progress callback
+  Close(absl::ZeroDuration());
   server_.Stop();
-  curl_share_cleanup(share_);
+  proxy_internal::FreeShare(share_);
 }
 
 bool ModelProxy::Listen(const std::string& path) { return server_.Listen(path); }
+
+void ModelProxy::Close(absl::Duration grace) {
+  std::unique_lock<std::mutex> lock(mu_);
+  closing_ = true;
+  settled_.notify_all();  // admissions waiting give up
+  // Calls admitted are over once settled (counted), not when their transfer
+  // ends: the totals are final only then.
+  auto over = [this] { return in_flight_ == 0 && calls_answering_ == 0; };
+  settled_.wait_for(lock, absl::ToChronoMilliseconds(grace), over);
+  cut_ = true;  // the rest end at their next progress callback, charged
+  settled_.wait(lock, over);
+}
 
 v1::AgentUsage ModelProxy::totals() const {
   std::lock_guard<std::mutex> lock(mu_);
@@ -189,16 +213,15 @@ v1::AgentUsage ModelProxy::totals() const {
 
 v1::AgentUsage ModelProxy::CountedLocked() const {
   v1::AgentUsage t = totals_;
-  for (const auto& [id, usage] : answering_) {
-    v1::Usage& u = *t.mutable_usage();
-    u.set_input_tokens(u.input_tokens() + usage.input_tokens());
-    u.set_output_tokens(u.output_tokens() + usage.output_tokens());
+  for (const auto& [slot, usage] : answering_) {
+    Add(*t.mutable_usage(), usage);
     t.set_cost_usd(t.cost_usd() + CostUsd(upstream_.price, usage));
   }
   return t;
 }
 
 std::optional<v1::AgentEnd> ModelProxy::SpentLocked() const {
+  if (exhausted_) return exhausted_;
   const v1::AgentUsage t = CountedLocked();
   const int64_t tokens = t.usage().input_tokens() + t.usage().output_tokens();
   if (tokens >= budget_.tokens) return v1::AGENT_TOKEN_BUDGET;
@@ -218,6 +241,7 @@ std::string ModelProxy::spent_reason() const {
   std::lock_guard<std::mutex> lock(mu_);
   const std::optional<v1::AgentEnd> which = SpentLocked();
   if (!which) return "";
+  if (exhausted_) return exhausted_reason_;
   const v1::AgentUsage t = CountedLocked();
   switch (*which) {
     case v1::AGENT_TOKEN_BUDGET:
@@ -235,6 +259,11 @@ absl::Time ModelProxy::last_activity() const {
   return last_activity_;
 }
 
+absl::Time ModelProxy::last_call_admitted() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return last_call_admitted_;
+}
+
 int ModelProxy::in_flight() const {
   std::lock_guard<std::mutex> lock(mu_);
   return in_flight_;
@@ -245,325 +274,327 @@ std::vector<ModelProxy::Call> ModelProxy::calls() const {
   return calls_;
 }
 
+int64_t ModelProxy::calls_dropped() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return calls_dropped_;
+}
+
+int64_t ModelProxy::token_count_calls() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return token_count_calls_;
+}
+
 void ModelProxy::Touch() {
   std::lock_guard<std::mutex> lock(mu_);
   last_activity_ = absl::Now();
 }
 
-absl::StatusOr<ModelProxy::Request> ModelProxy::ReadRequest(int fd) {
-  std::string data;
-  size_t head_end;
-  while ((head_end = data.find("\r\n\r\n")) == std::string::npos) {
-    if (data.size() > kMaxHeadBytes) return absl::InvalidArgumentError("request head too large");
-    if (!ReadMore(fd, data)) return absl::InvalidArgumentError("no request");
-  }
-  Touch();
-  std::vector<absl::string_view> lines =
-      absl::StrSplit(absl::string_view(data).substr(0, head_end), "\r\n");
-  std::vector<absl::string_view> first = absl::StrSplit(lines[0], ' ');
-  if (first.size() != 3 || !absl::StartsWith(first[2], "HTTP/1.") ||
-      !absl::StartsWith(first[1], "/")) {
-    return absl::InvalidArgumentError("malformed request line");
-  }
-  Request r;
-  r.method = std::string(first[0]);
-  r.target = std::string(first[1]);
-  for (size_t i = 1; i < lines.size(); ++i) {
-    const size_t colon = lines[i].find(':');
-    if (colon == absl::string_view::npos || colon == 0) {
-      return absl::InvalidArgumentError("malformed header");
-    }
-    r.headers[absl::AsciiStrToLower(lines[i].substr(0, colon))] =
-        std::string(absl::StripAsciiWhitespace(lines[i].substr(colon + 1)));
-  }
-  data.erase(0, head_end + 4);
-  auto header = [&](const char* name) {
-    auto it = r.headers.find(name);
-    return it == r.headers.end() ? std::string() : it->second;
-  };
-  if (absl::AsciiStrToLower(header("transfer-encoding")) == "chunked") {
-    absl::StatusOr<std::string> body = ReadChunked(fd, std::move(data), kMaxBodyBytes);
-    if (!body.ok()) return body.status();
-    r.body = *std::move(body);
-  } else {
-    uint64_t length = 0;
-    if (!header("content-length").empty() &&
-        !absl::SimpleAtoi(header("content-length"), &length)) {
-      return absl::InvalidArgumentError("malformed Content-Length");
-    }
-    if (length > kMaxBodyBytes) return absl::OutOfRangeError("request body too large");
-    while (data.size() < length) {
-      if (!ReadMore(fd, data)) return absl::InvalidArgumentError("truncated request body");
-    }
-    data.resize(length);
-    r.body = std::move(data);
-  }
-  return r;
-}
-
-void ModelProxy::Answer(int fd) {
-  Call call;
-  call.started_unix_ms = absl::ToUnixMillis(absl::Now());
-  const absl::Time start = absl::Now();
-  absl::StatusOr<Request> request = ReadRequest(fd);
-  if (!request.ok()) {
-    if (request.status().message() == "no request") return;  // an idle or closed connection
-    Refuse(fd, request.status().code() == absl::StatusCode::kOutOfRange ? 413 : 400,
-           absl::StrCat("ptxbench model proxy: ", request.status().message()), call);
-  } else {
-    call.target = absl::StrCat(request->method, " ", request->target);
-    Handle(fd, *request, call);
-  }
-  call.latency_ms = absl::ToInt64Milliseconds(absl::Now() - start);
+void ModelProxy::Record(Call call) {
   std::lock_guard<std::mutex> lock(mu_);
   last_activity_ = absl::Now();
+  if (calls_.size() >= kMaxCallRecords) {
+    ++calls_dropped_;
+    return;
+  }
+  const size_t bodies = call.request.size() + call.response.size();
+  if (recorded_bodies_ + bodies > kRecordedBodies) {
+    call.bodies_truncated |= bodies > 0;
+    call.request.clear();
+    call.response.clear();
+  } else {
+    recorded_bodies_ += bodies;
+  }
   calls_.push_back(std::move(call));
 }
 
-void ModelProxy::Handle(int fd, const Request& request, Call& call) {
-  std::string path = request.target.substr(0, request.target.find('?'));
-  const Endpoint endpoint = EndpointOf(upstream_.wire, path);
-  if (request.method != "POST" || !endpoint.allowed) {
-    return Refuse(fd, 404,
-                  absl::StrCat("ptxbench model proxy: a session may call only its model (",
-                               agents::WireTitle(upstream_.wire), "), not ", call.target),
-                  call);
+void ModelProxy::Answer(int fd) {
+  // A CLI that stops reading must not hold the transfer (and with it the
+  // call's reservation and the session's end): a send that cannot go on for
+  // 5 s counts the CLI as gone, and the answer is read on without it.
+  const timeval patience{5, 0};
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &patience, sizeof(patience));
+  Call call;
+  call.started_unix_ms = absl::ToUnixMillis(absl::Now());
+  const absl::Time start = absl::Now();
+  // Hostile input never ends the gateway: whatever escapes the checks below
+  // (none should) is this connection's 500, not an uncaught exception on a
+  // thread of the gateway.
+  try {
+    absl::StatusOr<HttpRequest> request = ReadRequest(fd, [this] { Touch(); }, cut_);
+    if (!request.ok()) {
+      if (absl::IsDeadlineExceeded(request.status()) ||
+          request.status().message() == "malformed request: the connection ended mid-request") {
+        return;  // an idle, slow or closed connection: nothing to answer
+      }
+      Refuse(fd, absl::IsOutOfRange(request.status()) ? 413 : 400,
+             std::string(request.status().message()), call);
+      Linger(fd);
+    } else {
+      call.target = Cut(absl::StrCat(request->method, " ", request->path), 512);
+      Handle(fd, *request, call);
+    }
+  } catch (const std::exception& e) {
+    LogError("model proxy: a request's handler failed", {{"error", e.what()}});
+    Refuse(fd, 500, "ptxbench model proxy: internal error", call);
+  } catch (...) {
+    LogError("model proxy: a request's handler failed", {{"error", "unknown"}});
+    Refuse(fd, 500, "ptxbench model proxy: internal error", call);
   }
-  auto encoding = request.headers.find("content-encoding");
-  if (encoding != request.headers.end() && encoding->second != "identity") {
+  call.latency_ms = absl::ToInt64Milliseconds(absl::Now() - start);
+  Record(std::move(call));
+}
+
+void ModelProxy::Handle(int fd, HttpRequest& request, Call& call) {
+  absl::StatusOr<Route> route =
+      MatchRoute(upstream_.wire, request, upstream_.base_url, upstream_.model_id);
+  if (!route.ok()) {
+    return Refuse(fd, 404, absl::StrCat("ptxbench model proxy: ", route.status().message()), call);
+  }
+  if (const std::string* encoding = request.Header("content-encoding");
+      encoding != nullptr && !absl::EqualsIgnoreCase(*encoding, "identity")) {
     return Refuse(fd, 415, "ptxbench model proxy: request bodies must be plain JSON", call);
+  }
+  if (const std::string* type = request.Header("content-type");
+      type != nullptr && !absl::StartsWithIgnoreCase(*type, "application/json")) {
+    return Refuse(fd, 415, "ptxbench model proxy: request bodies must be application/json", call);
   }
   if (std::optional<v1::AgentEnd> spent_budget = spent()) {
     return Refuse(fd, 400,
-                  absl::StrCat("ptxbench: this session's ", spent_reason(),
-                               "; the session is over"),
+                  absl::StrCat("ptxbench: this session's ", spent_reason(), "; the session is over"),
                   call);
   }
-  Json body = Json::parse(request.body, nullptr, /*allow_exceptions=*/false);
-  if (!body.is_object()) {
-    return Refuse(fd, 400, "ptxbench model proxy: the request body is not a JSON object", call);
+  absl::StatusOr<std::vector<std::string>> headers = ForwardedHeaders(request);
+  if (!headers.ok()) return Refuse(fd, 400, std::string(headers.status().message()), call);
+  absl::StatusOr<CheckedRequest> checked =
+      CheckRequestBody(upstream_.wire, route->kind, request.body);
+  if (!checked.ok()) return Refuse(fd, 400, std::string(checked.status().message()), call);
+  // The bound of the prompt's tokens counts the bytes as sent.
+  const size_t body_bytes = request.body.size();
+  request.body.clear();  // the checked body is what goes on; free the copy
+  request.body.shrink_to_fit();
+  if (!route->requested_model.empty() && route->requested_model != upstream_.model_id) {
+    call.edits.push_back(absl::StrCat("model ", route->requested_model, " -> ", upstream_.model_id));
   }
-  int64_t left = 0;
-  if (endpoint.counted) {
+  if (route->kind == RouteKind::kTokenCount) {
+    return HandleTokenCount(fd, *route, *checked, *headers, call);
+  }
+  HandleModelCall(fd, *route, *checked, body_bytes, *headers, call);
+}
+
+void ModelProxy::HandleTokenCount(int fd, const Route& route, CheckedRequest& checked,
+                                  const std::vector<std::string>& headers, Call& call) {
+  call.kind = CallKind::kTokenCount;
+  bool allowed = false;
+  {
     std::lock_guard<std::mutex> lock(mu_);
-    const v1::AgentUsage t = CountedLocked();
-    left = std::max<int64_t>(1, budget_.tokens - t.usage().input_tokens() -
-                                    t.usage().output_tokens());
-  }
-  std::string target = request.target;
-  call.edits = ApplyRequestPolicy(upstream_.wire, {upstream_.model_id, left}, body, target);
-  call.request = body.dump();
-  // A call limit holds against calls made at once: each counted call holds
-  // its place from here until its answer is counted.
-  if (endpoint.counted) {
-    std::unique_lock<std::mutex> lock(mu_);
-    if (budget_.model_calls > 0 &&
-        totals_.model_calls() + calls_answering_ >= budget_.model_calls) {
-      lock.unlock();
-      return Refuse(fd, 400,
-                    absl::StrCat("ptxbench: this session's model call limit of ",
-                                 budget_.model_calls, " is taken by the calls made so far"),
-                    call);
+    const absl::Time now = absl::Now();
+    counter_tokens_ = std::min<double>(
+        kCounterBurst, counter_tokens_ + absl::ToDoubleSeconds(now - counter_refilled_));
+    counter_refilled_ = now;
+    if (token_count_calls_ < kMaxCounterCalls && counter_tokens_ >= 1) {
+      counter_tokens_ -= 1;
+      ++token_count_calls_;
+      allowed = true;
     }
-    ++calls_answering_;
   }
-  Forward(fd, target, request, endpoint.counted, call);
-  if (endpoint.counted) {
-    std::lock_guard<std::mutex> lock(mu_);
-    --calls_answering_;
+  if (!allowed) {
+    return Refuse(fd, 429,
+                  absl::StrCat("ptxbench model proxy: token counting is limited to ",
+                               kCounterBurst, " at once and one a second (", kMaxCounterCalls,
+                               " in a session)"),
+                  call);
   }
+  PolicyEdits edits = ApplyRequestPolicy(upstream_.wire, {upstream_.model_id, 0}, checked.body);
+  call.edits.insert(call.edits.end(), edits.begin(), edits.end());
+  Answered answer = Exchange(fd, route.upstream_url, headers, checked.body, /*slot=*/-1, call);
+  EndRelay(fd, answer, call);
+}
+
+ModelProxy::Answered ModelProxy::Exchange(int fd, const std::string& url,
+                                          const std::vector<std::string>& headers,
+                                          StrictJson& body_json, int64_t slot, Call& call) {
+  const std::string body = body_json.dump(-1, ' ', false, StrictJson::error_handler_t::replace);
+  body_json = StrictJson();  // what is sent is `body`
+  call.request = Cut(body, kRecordedBody);
+  call.bodies_truncated = body.size() > kRecordedBody;
+  Answered answer = Forward(fd, url, headers, body, slot);
+  call.status = answer.status;
+  call.response = Cut(answer.recorded, kRecordedBody);
+  call.bodies_truncated |= answer.recorded_truncated;
+  return answer;
+}
+
+void ModelProxy::EndRelay(int fd, Answered& answer, Call& call) {
+  if (!answer.reached) {
+    // Nothing reached the CLI yet: tell it in its API's words. Not counted.
+    return Refuse(fd, 502,
+                  absl::StrCat("ptxbench model proxy: the provider could not be reached: ",
+                               answer.error),
+                  call);
+  }
+  proxy_internal::FinishRelay(fd, answer);
+}
+
+void ModelProxy::HandleModelCall(int fd, const Route& route, CheckedRequest& checked,
+                                 size_t body_bytes, const std::vector<std::string>& headers,
+                                 Call& call) {
+  call.kind = CallKind::kModel;
+  absl::StatusOr<Reservation> reservation = Admit(checked, body_bytes, headers);
+  if (!reservation.ok()) {
+    const int status = absl::IsUnavailable(reservation.status()) ? 429 : 400;
+    call.kind = CallKind::kRefused;
+    return Refuse(fd, status, std::string(reservation.status().message()), call);
+  }
+  call.reserved_tokens = reservation->tokens();
+  PolicyEdits edits =
+      ApplyRequestPolicy(upstream_.wire, {upstream_.model_id, reservation->output}, checked.body);
+  call.edits.insert(call.edits.end(), edits.begin(), edits.end());
+  Answered answer =
+      Exchange(fd, route.upstream_url, headers, checked.body, reservation->slot, call);
+  Settle(*reservation, answer, call);
+  EndRelay(fd, answer, call);
+}
+
+std::optional<int64_t> ModelProxy::CountPrompt(const CheckedRequest& checked,
+                                               const std::vector<std::string>& headers) {
+  Call call;
+  call.started_unix_ms = absl::ToUnixMillis(absl::Now());
+  call.kind = CallKind::kAdmissionCount;
+  call.target = "POST (the provider's token counter, before admitting a call)";
+  const absl::Time start = absl::Now();
+  const std::string body = proxy_internal::CounterBody(upstream_.wire, upstream_.model_id, checked.body);
+  const Answered answer =
+      Forward(-1, CounterUrl(upstream_.wire, upstream_.base_url, upstream_.model_id), headers,
+              body, /*slot=*/-1);
+  call.status = answer.status;
+  call.latency_ms = absl::ToInt64Milliseconds(absl::Now() - start);
+  std::optional<int64_t> tokens;
+  if (answer.reached && answer.status == 200) {
+    tokens = proxy_internal::CountedTokens(upstream_.wire, answer.body);
+  }
+  if (!tokens) call.refused = "the provider's count could not be read: the prompt's bound stands";
+  Record(std::move(call));
+  return tokens;
+}
+
+absl::StatusOr<ModelProxy::Reservation> ModelProxy::Admit(
+    const CheckedRequest& checked, size_t body_bytes, const std::vector<std::string>& headers) {
+  const int64_t bound = static_cast<int64_t>(body_bytes) + kPromptMargin +
+                        kTokensPerMedia * static_cast<int64_t>(checked.media_parts);
+  std::optional<int64_t> counted;
+  const absl::Time deadline = absl::Now() + kAdmissionWait;
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    if (closing_) return absl::UnavailableError("ptxbench: the session is over");
+    if (std::optional<v1::AgentEnd> spent_budget = SpentLocked()) {
+      lock.unlock();
+      return absl::ResourceExhaustedError(
+          absl::StrCat("ptxbench: this session's ", spent_reason(), "; the session is over"));
+    }
+    if (budget_.model_calls > 0 && totals_.model_calls() + calls_answering_ >= budget_.model_calls) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("ptxbench: this session's model call limit of ", budget_.model_calls,
+                       " is taken by the calls made so far"));
+    }
+    const v1::AgentUsage t = CountedLocked();
+    const int64_t left = budget_.tokens - t.usage().input_tokens() - t.usage().output_tokens() -
+                         reserved_tokens_;
+    const double in_price = upstream_.price.input_per_mtok / 1e6;
+    const double out_price = upstream_.price.output_per_mtok / 1e6;
+    const double cost_left = budget_.cost_usd > 0
+                                 ? budget_.cost_usd - t.cost_usd() - reserved_cost_
+                                 : std::numeric_limits<double>::infinity();
+    const int64_t prompt = counted.value_or(bound);
+    auto output_left = [&](int64_t p) {
+      int64_t out = left - p;
+      if (std::isfinite(cost_left) && out_price > 0) {
+        const double by_cost = std::floor((cost_left - p * in_price) / out_price);
+        out = std::min<int64_t>(out, by_cost < -1e18 ? -1 : static_cast<int64_t>(std::min(by_cost, 9e18)));
+      } else if (std::isfinite(cost_left) && p * in_price > cost_left) {
+        out = -1;
+      }
+      return out;
+    };
+    if (!counted && output_left(prompt) < 1) {
+      // The bound does not fit: the provider's own count may.
+      lock.unlock();
+      counted = CountPrompt(checked, headers).value_or(bound);
+      lock.lock();
+      continue;
+    }
+    int64_t output = output_left(prompt);
+    if (checked.requested_max_output > 0) output = std::min(output, checked.requested_max_output);
+    if (output >= 1) {
+      Reservation r;
+      r.slot = next_slot_++;
+      r.prompt = prompt;
+      r.output = output;
+      v1::Usage worst;
+      worst.set_input_tokens(prompt);
+      worst.set_output_tokens(output);
+      r.cost_usd = CostUsd(upstream_.price, worst);
+      reserved_tokens_ += r.tokens();
+      reserved_cost_ += r.cost_usd;
+      ++calls_answering_;
+      answering_[r.slot] = v1::Usage();
+      last_call_admitted_ = absl::Now();
+      return r;
+    }
+    if (calls_answering_ > 0 && absl::Now() < deadline) {
+      // The calls in flight hold what this one needs: it waits for them.
+      settled_.wait_until(lock, absl::ToChronoTime(deadline));
+      continue;
+    }
+    if (calls_answering_ > 0) {
+      return absl::UnavailableError(
+          "ptxbench: the budget left is reserved by the session's calls in flight; try again");
+    }
+    const bool by_cost = std::isfinite(cost_left) && left - prompt >= 1;
+    exhausted_ = by_cost ? v1::AGENT_COST_BUDGET : v1::AGENT_TOKEN_BUDGET;
+    exhausted_reason_ =
+        by_cost ? absl::StrFormat("cost budget of $%.4f spent: $%.4f left, less than the next "
+                                  "call's prompt of %d tokens and one token of answer would cost",
+                                  budget_.cost_usd, cost_left, prompt)
+                : absl::StrCat("token budget of ", budget_.tokens, " spent: ", left,
+                               " tokens left, fewer than the next call's prompt of ", prompt,
+                               " tokens and one token of answer");
+    return absl::ResourceExhaustedError(
+        absl::StrCat("ptxbench: this session's ", exhausted_reason_, "; the session is over"));
+  }
+}
+
+void ModelProxy::Settle(const Reservation& r, const Answered& answer, Call& call) {
+  std::lock_guard<std::mutex> lock(mu_);
+  answering_.erase(r.slot);
+  --calls_answering_;
+  reserved_tokens_ -= r.tokens();
+  reserved_cost_ -= r.cost_usd;
+  settled_.notify_all();
+  // Only an answer is a model call: the provider's errors cost nothing.
+  if (!answer.reached || answer.status < 200 || answer.status >= 300) return;
+  v1::Usage usage = proxy_internal::ToProto(answer.usage);
+  if (!answer.usage_whole) {
+    // Cut short, or in a shape that did not say its usage: the worst case
+    // the call was admitted with.
+    usage.set_input_tokens(std::max(usage.input_tokens(), r.prompt));
+    usage.set_output_tokens(std::max(usage.output_tokens(), r.output));
+    call.charged_reservation = true;
+  }
+  call.usage = usage;
+  call.cost_usd = CostUsd(upstream_.price, usage);
+  Add(*totals_.mutable_usage(), usage);
+  totals_.set_cost_usd(totals_.cost_usd() + call.cost_usd);
+  totals_.set_model_calls(totals_.model_calls() + 1);
+  totals_.set_latency_ms(totals_.latency_ms() +
+                         (absl::ToUnixMillis(absl::Now()) - call.started_unix_ms));
 }
 
 void ModelProxy::Refuse(int fd, int status, const std::string& message, Call& call) {
   call.status = status;
   call.refused = message;
   call.response = ErrorBody(upstream_.wire, status, message);
-  (void)(WriteAll(fd, Head(status, "application/json")) && WriteChunk(fd, call.response) &&
+  (void)(WriteAll(fd, HttpHead(status, "application/json")) && WriteChunk(fd, call.response) &&
          WriteAll(fd, "0\r\n\r\n"));
-}
-
-std::string ModelProxy::UpstreamUrl(const std::string& target) const {
-  // The registry's base URL names the API's root ("https://host/v1"); the
-  // CLI's target is a path under the same root, so it goes to the base's
-  // scheme and host.
-  absl::string_view base = absl::StripSuffix(upstream_.base_url, "/");
-  const size_t scheme = base.find("://");
-  const size_t slash = base.find('/', scheme == absl::string_view::npos ? 0 : scheme + 3);
-  const absl::string_view origin = base.substr(0, slash);
-  const absl::string_view root = slash == absl::string_view::npos ? "" : base.substr(slash);
-  if (!absl::StartsWith(target, root)) return absl::StrCat(base, target);
-  return absl::StrCat(origin, target);
-}
-
-namespace {
-
-// What a transfer needs in curl's callbacks.
-struct Relay {
-  int fd = -1;
-  const std::atomic<bool>* stopping = nullptr;
-  std::function<void()> touch;
-  // A streamed answer's usage so far, told before its bytes go to the CLI.
-  std::function<void(const v1::Usage&)> counted;
-  bool head_sent = false;
-  bool client_gone = false;
-  long status = 0;
-  std::string content_type = "application/json";
-  bool sse = false;
-  std::string* recorded = nullptr;
-  bool* truncated = nullptr;
-  // A plain answer is held until it is whole and its usage counted: the CLI
-  // acts on it only then. One over kMaxBodyBytes (no model's) is
-  // passed on as it comes.
-  std::string json;
-  bool passing = false;
-  StreamUsage* usage = nullptr;
-  CURL* curl = nullptr;
-};
-
-size_t OnHeader(char* data, size_t size, size_t n, void* user) {
-  Relay& r = *static_cast<Relay*>(user);
-  absl::string_view line(data, size * n);
-  if (absl::StartsWithIgnoreCase(line, "content-type:")) {
-    r.content_type = std::string(absl::StripAsciiWhitespace(line.substr(13)));
-    r.sse = absl::StartsWithIgnoreCase(r.content_type, "text/event-stream");
-  }
-  return size * n;
-}
-
-bool SendHead(Relay& r) {
-  if (r.head_sent) return true;
-  r.head_sent = true;
-  curl_easy_getinfo(r.curl, CURLINFO_RESPONSE_CODE, &r.status);
-  return WriteAll(r.fd, Head(static_cast<int>(r.status), r.content_type));
-}
-
-bool Pass(Relay& r, absl::string_view bytes) {
-  if (!SendHead(r) || !WriteChunk(r.fd, bytes)) {
-    r.client_gone = true;
-    return false;
-  }
-  return true;
-}
-
-size_t OnBody(char* data, size_t size, size_t n, void* user) {
-  Relay& r = *static_cast<Relay*>(user);
-  const absl::string_view bytes(data, size * n);
-  r.touch();
-  const size_t room = ModelProxy::kMaxRecordedResponse - std::min(r.recorded->size(),
-                                                                  ModelProxy::kMaxRecordedResponse);
-  const absl::string_view kept = bytes.substr(0, room);
-  r.recorded->append(kept.data(), kept.size());
-  if (bytes.size() > room) *r.truncated = true;
-  if (r.sse) {
-    r.usage->Feed(bytes);
-    r.counted(r.usage->usage());
-  } else if (!r.passing) {
-    r.json.append(bytes.data(), bytes.size());
-    if (r.json.size() <= ModelProxy::kMaxBodyBytes) return size * n;
-    r.passing = true;
-    if (!Pass(r, r.json)) return 0;
-    return size * n;
-  }
-  return Pass(r, bytes) ? size * n : 0;  // 0: the CLI went away, the call ends here
-}
-
-int OnProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
-  return static_cast<Relay*>(user)->stopping->load() ? 1 : 0;
-}
-
-}  // namespace
-
-void ModelProxy::Forward(int fd, const std::string& target, const Request& request,
-                         bool counted, Call& call) {
-  StreamUsage usage(upstream_.wire);
-  Relay relay;
-  relay.fd = fd;
-  relay.stopping = &stopping_;
-  relay.touch = [this] { Touch(); };
-  relay.recorded = &call.response;
-  relay.truncated = &call.response_truncated;
-  relay.usage = &usage;
-  CURL* curl = curl_easy_init();
-  relay.curl = curl;
-  curl_slist* headers = nullptr;
-  headers = curl_slist_append(headers, "Content-Type: application/json");
-  // The API version and beta features the CLI asked for; never its key.
-  for (const char* pass : {"anthropic-version", "anthropic-beta", "openai-beta", "accept"}) {
-    auto it = request.headers.find(pass);
-    if (it != request.headers.end()) {
-      headers = curl_slist_append(headers, absl::StrCat(pass, ": ", it->second).c_str());
-    }
-  }
-  for (const std::string& h : upstream_.key_headers) headers = curl_slist_append(headers, h.c_str());
-  headers = curl_slist_append(headers, "Expect:");
-  const std::string url = UpstreamUrl(target);
-  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-  curl_easy_setopt(curl, CURLOPT_POSTFIELDS, call.request.data());
-  curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(call.request.size()));
-  curl_easy_setopt(curl, CURLOPT_USERAGENT, "ptxbench-model-proxy");
-  curl_easy_setopt(curl, CURLOPT_SHARE, share_);
-  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, 30L);
-  // An answer that sends nothing for 10 minutes is over.
-  curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
-  curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, 600L);
-  curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, OnHeader);
-  curl_easy_setopt(curl, CURLOPT_HEADERDATA, &relay);
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, OnBody);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &relay);
-  curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, OnProgress);
-  curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &relay);
-  curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
-  int64_t answer = 0;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    ++in_flight_;
-    if (counted) answer = next_answer_++;
-  }
-  relay.counted = [this, counted, answer](const v1::Usage& so_far) {
-    if (!counted) return;
-    std::lock_guard<std::mutex> lock(mu_);
-    answering_[answer] = so_far;
-  };
-  const CURLcode code = curl_easy_perform(curl);
-  if (!relay.head_sent) curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &relay.status);
-  if (!relay.sse && !relay.passing) usage.Answer(relay.json);
-  // What reached the CLI, or will: a whole answer, or the part of a stream
-  // relayed before it broke.
-  const bool answered = code == CURLE_OK || relay.head_sent;
-  // Only an answer is a model call; the provider's errors cost nothing. It
-  // is counted before the rest of it goes to the CLI.
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    --in_flight_;
-    if (counted) answering_.erase(answer);  // only a counted call has a slot
-    if (counted && answered && relay.status == 200) {
-      call.usage = usage.usage();
-      call.cost_usd = CostUsd(upstream_.price, call.usage);
-      v1::Usage& total = *totals_.mutable_usage();
-      total.set_input_tokens(total.input_tokens() + call.usage.input_tokens());
-      total.set_output_tokens(total.output_tokens() + call.usage.output_tokens());
-      total.set_reasoning_tokens(total.reasoning_tokens() + call.usage.reasoning_tokens());
-      total.set_cached_tokens(total.cached_tokens() + call.usage.cached_tokens());
-      totals_.set_cost_usd(totals_.cost_usd() + call.cost_usd);
-      totals_.set_model_calls(totals_.model_calls() + 1);
-      totals_.set_latency_ms(totals_.latency_ms() +
-                             (absl::ToUnixMillis(absl::Now()) - call.started_unix_ms));
-    }
-  }
-  if (answered) {
-    const bool rest = relay.head_sent || relay.passing ? SendHead(relay) : Pass(relay, relay.json);
-    if (rest) (void)WriteAll(fd, "0\r\n\r\n");
-    call.status = static_cast<int>(relay.status);
-  } else {
-    // Nothing reached the CLI yet: tell it in its API's words. Not counted.
-    Refuse(fd, 502, absl::StrCat("ptxbench model proxy: the provider could not be reached: ",
-                                 curl_easy_strerror(code)),
-           call);
-  }
-  curl_slist_free_all(headers);
-  curl_easy_cleanup(curl);
 }
 
 }  // namespace ptxbench::agent_gateway

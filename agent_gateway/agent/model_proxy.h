@@ -4,49 +4,65 @@
 // The model proxy of one agent session (docs/AGENTS.md, "The model proxy"):
 // the session's only way to a model. It serves HTTP/1.1 on a unix socket,
 // which the relay inside the session's sandbox joins each of the CLI's
-// connections to, and for each request:
-//  1. accepts only the model endpoints of the session's API (a streamed or
-//     plain answer, and the free token counters), as plain JSON;
-//  2. refuses, with an error in that API's own shape, once a budget of the
-//     session is spent (tokens, cost, model calls): the CLI shows it and
-//     stops, and the session runner ends the session;
-//  3. applies the request policy (request_policy.h: the model pinned, the
-//     provider's server-side tools removed, the answer capped to the tokens
-//     left);
-//  4. forwards it with the real key (the CLI only ever has a placeholder),
-//     relaying the answer as it streams, and counts its tokens from the
-//     provider's own usage (stream_usage.h) and its cost from the registry's
-//     prices;
-//  5. records the call: the request as sent, the answer (capped), usage,
-//     cost, latency and what the policy changed.
-// Requests are hostile input: bounded head and body, strict parsing, a
-// connection that sends nothing for 60 s dropped, at most kMaxConnections
-// at once. One connection is one request (`Connection: close`).
+// connections to. Everything it receives is hostile, so it parses and
+// rebuilds, and forwards nothing as text:
+//  1. the request is read strictly (http_request.h) and must match one of
+//     the API's routes (routes.h); the upstream URL is the proxy's own, with
+//     the pinned model in it;
+//  2. the body is checked against the API's allow-lists (request_allowlist.h)
+//     and re-written by the policy (request_policy.h: the model pinned, the
+//     answer's length capped); only allow-listed headers go upstream, each
+//     checked against its grammar, with the real key (the CLI only ever
+//     has a placeholder);
+//  3. a model call is admitted only with its worst case reserved: its
+//     prompt's tokens (at most one per byte of its body and a margin for
+//     media and framing, or the provider's own count when that bound does
+//     not fit) plus the output it may produce, capped to what is left; calls
+//     at once share what is left, a call that does not fit waits for those
+//     in flight and is refused if it still does not fit;
+//  4. the answer is relayed as it streams, and read to its end from the
+//     provider whatever the CLI does; its usage is the provider's own
+//     (stream_usage.h), or the reservation when the answer did not say it
+//     whole; so an answer can neither be cut short nor shaped to go
+//     uncounted;
+//  5. the provider's free token counters are rate-limited and recorded as
+//     calls of their own;
+//  6. every call is recorded (bounded in bytes and in number).
+// No exception from hostile input leaves a connection's handler.
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "absl/time/time.h"
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "agent_gateway/agent/unix_server.h"
 #include "agent_gateway/model_registry.h"
 #include "agents/clis.h"
+#include "common/json_reader.h"
 #include "ptxbench/v1/executor.pb.h"
 
 namespace ptxbench::agent_gateway {
+
+struct CheckedRequest;
+struct HttpRequest;
+struct Route;
+namespace proxy_internal {
+struct Answered;
+}  // namespace proxy_internal
 
 class ModelProxy {
  public:
   struct Upstream {
     agents::Wire wire = agents::Wire::kOpenAIResponses;
     // As the registry has it: "https://api.openai.com/v1",
-    // "https://api.anthropic.com", ".../v1beta". The CLI's paths are taken
-    // relative to its scheme and host, and must start with its path.
+    // "https://api.anthropic.com", ".../v1beta" (routes.h).
     std::string base_url;
     // The headers that carry the real key ("x-api-key: ..."): sent upstream
     // only, never recorded.
@@ -59,27 +75,49 @@ class ModelProxy {
     double cost_usd = 0;      // 0: none
     int64_t model_calls = 0;  // 0: none
   };
+  enum class CallKind { kModel, kTokenCount, kAdmissionCount, kRefused };
   struct Call {
     int64_t started_unix_ms = 0;
     int64_t latency_ms = 0;
-    std::string target;   // method and path, as asked
+    CallKind kind = CallKind::kRefused;
+    std::string target;   // method and path, as asked (cut at 512 bytes)
     int status = 0;       // the upstream's, or the proxy's own answer
     std::string refused;  // why the proxy answered itself; "" when forwarded
-    std::string request;  // the body as sent upstream (after the policy)
-    std::string response;  // as relayed, up to kMaxRecordedResponse
-    bool response_truncated = false;
-    ptxbench::v1::Usage usage;
+    // The bodies as sent upstream (after the policy) and as relayed, each
+    // kept up to kRecordedBody while the session's kept bodies stay under
+    // kRecordedBodies.
+    std::string request;
+    std::string response;
+    bool bodies_truncated = false;
+    ptxbench::v1::Usage usage;  // as charged
     double cost_usd = 0;
+    int64_t reserved_tokens = 0;  // held while it was in flight
+    // The answer did not say its usage whole (cut, or in no shape the
+    // provider sends): its reservation was charged.
+    bool charged_reservation = false;
     std::vector<std::string> edits;  // what the policy changed
   };
 
   static constexpr int kMaxConnections = 16;
   static constexpr size_t kMaxHeadBytes = 64 << 10;
-  static constexpr size_t kMaxBodyBytes = 64 << 20;
-  static constexpr size_t kMaxRecordedResponse = 4 << 20;
+  static constexpr size_t kMaxBodyBytes = 16 << 20;
+  // What is read of one answer from the provider, at most.
+  static constexpr size_t kMaxAnswerBytes = 64 << 20;
+  static constexpr size_t kRecordedBody = 256 << 10;
+  static constexpr size_t kRecordedBodies = 4 << 20;
+  static constexpr size_t kMaxCallRecords = 10'000;
+  // A request arrives whole within this, or is dropped.
+  static constexpr absl::Duration kRequestDeadline = absl::Seconds(60);
+  // A call the budget left cannot cover waits this long for the calls in
+  // flight to end before it is refused.
+  static constexpr absl::Duration kAdmissionWait = absl::Seconds(60);
+  // The CLI's token counters: a burst, then one a second; at most this many
+  // in a session.
+  static constexpr int kCounterBurst = 10;
+  static constexpr int kMaxCounterCalls = 1'000;
 
   ModelProxy(Upstream upstream, Budget budget);
-  // Stops serving, cancels the calls in flight and waits for them.
+  // Close(0) and stop serving.
   ~ModelProxy();
   ModelProxy(const ModelProxy&) = delete;
   ModelProxy& operator=(const ModelProxy&) = delete;
@@ -87,41 +125,67 @@ class ModelProxy {
   // Serves the unix socket at `path` (created 0600; the caller hands it to
   // the session's uid). False when it cannot listen.
   bool Listen(const std::string& path);
+  // The session is over: no call is admitted from now; the calls in flight
+  // have `grace` to be read to their end, then are cut and charged their
+  // reservations. The totals are final when it returns.
+  void Close(absl::Duration grace);
 
-  // The calls answered upstream so far, summed.
+  // The calls answered so far, summed (token counts of refused and counter
+  // calls are 0; `model_calls` counts answers).
   ptxbench::v1::AgentUsage totals() const;
   // The budget that is spent, if one is: every request is refused from now.
-  // Counts what the answers still streaming have reported so far too: the
-  // CLI may act on an answer (and make its next call) before the proxy has
-  // seen the answer's last byte.
+  // Counts what the answers still streaming have reported so far too (the
+  // CLI may act on an answer, and call again, before the proxy has its last
+  // byte), and a call refused because what was left could not cover it.
   std::optional<ptxbench::v1::AgentEnd> spent() const;
   // In words, e.g. "token budget of 200000 spent (201344 tokens)"; "" when
   // none is.
   std::string spent_reason() const;
   // When a byte last went either way (the stall detector's clock).
   absl::Time last_activity() const;
+  // When the last model call was admitted (InfinitePast: none yet).
+  absl::Time last_call_admitted() const;
   int in_flight() const;
   std::vector<Call> calls() const;
+  // Calls not kept in calls() (past kMaxCallRecords).
+  int64_t calls_dropped() const;
+  int64_t token_count_calls() const;
 
  private:
-  struct Request {
-    std::string method;
-    std::string target;  // path and query
-    std::map<std::string, std::string> headers;  // names lower-cased
-    std::string body;
-  };
+  struct Reservation;
+  using Answered = proxy_internal::Answered;
   // One connection: one request and its answer, recorded.
   void Answer(int fd);
-  absl::StatusOr<Request> ReadRequest(int fd);
-  // Checks the endpoint and the budgets, applies the policy, forwards.
-  void Handle(int fd, const Request& request, Call& call);
-  // Sends the call upstream (at `target`, the policy's) and relays the
-  // answer to `fd`; a `counted` answer adds to the totals.
-  void Forward(int fd, const std::string& target, const Request& request, bool counted,
-               Call& call);
+  void Handle(int fd, HttpRequest& request, Call& call);
+  void HandleModelCall(int fd, const Route& route, CheckedRequest& checked, size_t body_bytes,
+                       const std::vector<std::string>& headers, Call& call);
+  void HandleTokenCount(int fd, const Route& route, CheckedRequest& checked,
+                        const std::vector<std::string>& headers, Call& call);
+  // Sends `body` (the checked body, consumed) upstream for `call`, recording
+  // the bodies and the status.
+  Answered Exchange(int fd, const std::string& url, const std::vector<std::string>& headers,
+                    StrictJson& body, int64_t slot, Call& call);
+  // Ends the CLI's answer: the rest of the relay, or the proxy's 502 when
+  // the provider could not be reached.
+  void EndRelay(int fd, Answered& answer, Call& call);
+  // Reserves the call's worst case, waiting for calls in flight where what
+  // is left cannot cover it; the output cap, or why not.
+  absl::StatusOr<Reservation> Admit(const CheckedRequest& checked, size_t body_bytes,
+                                    const std::vector<std::string>& headers);
+  // The provider's count of the prompt of `checked` (kAdmissionCount).
+  std::optional<int64_t> CountPrompt(const CheckedRequest& checked,
+                                     const std::vector<std::string>& headers);
+  // Charges a finished call and frees its reservation.
+  void Settle(const Reservation& reservation, const Answered& answer, Call& call);
+  // Sends `body` upstream to `url` with the CLI's allowed `headers` and the
+  // key, and relays the answer to `fd` (-1: to nobody, kept whole); reads it
+  // to its end whatever the CLI does. A model call's `slot` (-1: none) gets
+  // the answer's usage as it streams.
+  Answered Forward(int fd, const std::string& url, const std::vector<std::string>& headers,
+                   const std::string& body, int64_t slot);
   // The proxy's own answer: `status` and an error in the API's shape.
   void Refuse(int fd, int status, const std::string& message, Call& call);
-  std::string UpstreamUrl(const std::string& target) const;
+  void Record(Call call);
   void Touch();
   // totals_ plus the usage so far of the answers streaming (mu_ held).
   ptxbench::v1::AgentUsage CountedLocked() const;
@@ -131,20 +195,34 @@ class ModelProxy {
   const Budget budget_;
 
   mutable std::mutex mu_;
+  std::condition_variable settled_;  // a reservation was freed
   ptxbench::v1::AgentUsage totals_;
   std::vector<Call> calls_;
+  int64_t calls_dropped_ = 0;
+  size_t recorded_bodies_ = 0;
   int in_flight_ = 0;
-  int64_t calls_answering_ = 0;  // counted calls admitted, not yet counted
-  // The counted answers streaming, by a number of their own: the usage their
-  // events have reported so far. It is known before the CLI gets the bytes
-  // that carry it.
+  bool closing_ = false;
+  // Reservations of the model calls admitted and not yet settled.
+  int64_t calls_answering_ = 0;
+  int64_t reserved_tokens_ = 0;
+  double reserved_cost_ = 0;
+  // A call was refused because what was left could not cover it.
+  std::optional<ptxbench::v1::AgentEnd> exhausted_;
+  std::string exhausted_reason_;
+  // The usage the streaming answers have reported so far, by slot: known
+  // before the CLI gets the bytes that carry it.
   std::map<int64_t, ptxbench::v1::Usage> answering_;
-  int64_t next_answer_ = 0;
+  int64_t next_slot_ = 0;
   absl::Time last_activity_ = absl::Now();
+  absl::Time last_call_admitted_ = absl::InfinitePast();
+  // The CLI's token counters: a token bucket.
+  double counter_tokens_ = kCounterBurst;
+  absl::Time counter_refilled_ = absl::Now();
+  int64_t token_count_calls_ = 0;
 
-  std::atomic<bool> stopping_{false};
-  void* share_ = nullptr;       // CURLSH*: the calls' shared connections
-  std::mutex share_locks_[8];   // one per curl_lock_data kind
+  std::atomic<bool> cut_{false};  // calls in flight end at their next progress callback
+  void* share_ = nullptr;         // CURLSH*: the calls' shared DNS and TLS sessions
+  std::mutex share_locks_[8];     // one per curl_lock_data kind
   // Last: stopped first, while what its connections use is alive.
   UnixSocketServer server_;
 };

@@ -1,3 +1,5 @@
+// The proxy's edits of an allowed request (request_policy.h): the model
+// pinned, the answer capped to what its reservation holds, each edit said.
 #include "agent_gateway/agent/request_policy.h"
 
 #include <gmock/gmock.h>
@@ -8,86 +10,65 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::UnorderedElementsAre;
-using Json = nlohmann::json;
+using Json = StrictJson;
 
 const RequestLimits kLimits{"gpt-5.6-sol", 4000};
 
-TEST(RequestPolicy, ResponsesModelPinnedServerToolsGoneOutputCapped) {
-  // The shape Codex sends, with the server-side tools an agent could switch
-  // on by starting a second CLI with web search "live".
-  Json body = Json::parse(R"({
-    "model": "gpt-4o-mini", "stream": true, "max_output_tokens": 128000,
-    "tools": [{"type": "function", "name": "exec_command", "parameters": {}},
-              {"type": "web_search"}, {"type": "web_search_preview_2025_03_11"},
-              {"type": "file_search", "vector_store_ids": ["vs_1"]},
-              {"type": "code_interpreter"}, {"type": "image_generation"},
-              {"type": "mcp", "server_url": "https://example.invalid"},
-              {"type": "custom", "name": "apply_patch"}, {"type": "local_shell"}]})");
-  std::string path = "/v1/responses";
-  PolicyEdits edits = ApplyRequestPolicy(agents::Wire::kOpenAIResponses, kLimits, body, path);
+TEST(RequestPolicy, ResponsesModelPinnedOutputCapped) {
+  Json body = Json::parse(R"({"model": "gpt-4o-mini", "stream": true, "max_output_tokens": 128000,
+                              "tools": [{"type": "function", "name": "exec_command"}]})");
+  PolicyEdits edits = ApplyRequestPolicy(agents::Wire::kOpenAIResponses, kLimits, body);
   EXPECT_EQ(body["model"], "gpt-5.6-sol");
   EXPECT_EQ(body["max_output_tokens"], 4000);
-  std::vector<std::string> kept;
-  for (const Json& t : body["tools"]) kept.push_back(t["type"]);
-  EXPECT_THAT(kept, ElementsAre("function", "custom", "local_shell"));
-  EXPECT_THAT(edits, UnorderedElementsAre(
-                         "model gpt-4o-mini -> gpt-5.6-sol", "removed tool web_search",
-                         "removed tool web_search_preview_2025_03_11", "removed tool file_search",
-                         "removed tool code_interpreter", "removed tool image_generation",
-                         "removed tool mcp", "max_output_tokens 128000 -> 4000"));
+  EXPECT_EQ(body["tools"].size(), 1u);
+  EXPECT_THAT(edits, UnorderedElementsAre("model gpt-4o-mini -> gpt-5.6-sol",
+                                          "max_output_tokens 128000 -> 4000"));
 }
 
-TEST(RequestPolicy, AnthropicModelPinnedServerToolsAndConnectorGone) {
-  Json body = Json::parse(R"({
-    "model": "claude-haiku-4-5", "max_tokens": 32000, "stream": true,
-    "mcp_servers": [{"type": "url", "url": "https://example.invalid/sse"}],
-    "tools": [{"name": "Bash", "input_schema": {}},
-              {"type": "web_search_20250305", "name": "web_search"},
-              {"type": "web_fetch_20250910", "name": "web_fetch"},
-              {"type": "code_execution_20250825", "name": "code_execution"}]})");
-  std::string path = "/v1/messages?beta=true";
-  const RequestLimits limits{"claude-sonnet-4-5", 8192};
-  PolicyEdits edits = ApplyRequestPolicy(agents::Wire::kAnthropicMessages, limits, body, path);
-  EXPECT_EQ(body["model"], "claude-sonnet-4-5");
+TEST(RequestPolicy, AnthropicThinkingStaysInsideTheCap) {
+  Json body = Json::parse(R"({"model": "claude-sonnet-4-5", "max_tokens": 32000,
+                              "thinking": {"type": "enabled", "budget_tokens": 31999}})");
+  PolicyEdits edits =
+      ApplyRequestPolicy(agents::Wire::kAnthropicMessages, {"claude-sonnet-4-5", 8192}, body);
   EXPECT_EQ(body["max_tokens"], 8192);
-  ASSERT_EQ(body["tools"].size(), 1u);
-  EXPECT_EQ(body["tools"][0]["name"], "Bash");
-  EXPECT_FALSE(body.contains("mcp_servers"));
-  EXPECT_EQ(edits.size(), 6u);
-  EXPECT_EQ(path, "/v1/messages?beta=true");
+  EXPECT_EQ(body["thinking"]["budget_tokens"], 8191) << "below max_tokens, as the API requires";
+  EXPECT_THAT(edits, ElementsAre("max_tokens 32000 -> 8192", "thinking.budget_tokens 31999 -> 8191"));
+  // Too little left for the smallest budget the API takes: thinking is off.
+  Json small = Json::parse(R"({"model": "m", "max_tokens": 32000,
+                               "thinking": {"type": "enabled", "budget_tokens": 31999}})");
+  ApplyRequestPolicy(agents::Wire::kAnthropicMessages, {"m", 500}, small);
+  EXPECT_EQ(small["thinking"], Json({{"type", "disabled"}}));
 }
 
-TEST(RequestPolicy, GeminiModelInThePathAndToolKeysInsideEntries) {
-  Json body = Json::parse(R"({
-    "contents": [{"role": "user", "parts": [{"text": "hi"}]}],
-    "tools": [{"functionDeclarations": [{"name": "write_file"}]},
-              {"googleSearch": {}}, {"urlContext": {}, "codeExecution": {}}],
-    "generationConfig": {"temperature": 1}})");
-  std::string path = "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse";
-  const RequestLimits limits{"gemini-2.5-pro", 1000};
-  PolicyEdits edits = ApplyRequestPolicy(agents::Wire::kGeminiGenerate, limits, body, path);
-  EXPECT_EQ(path, "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse");
-  ASSERT_EQ(body["tools"].size(), 1u);
-  EXPECT_TRUE(body["tools"][0].contains("functionDeclarations"));
+TEST(RequestPolicy, GeminiOutputAndThinkingCapped) {
+  Json body = Json::parse(R"({"contents": [], "generationConfig": {"temperature": 1,
+                              "thinkingConfig": {"thinkingBudget": -1}}})");
+  PolicyEdits edits = ApplyRequestPolicy(agents::Wire::kGeminiGenerate, {"gemini-2.5-pro", 1000}, body);
   EXPECT_EQ(body["generationConfig"]["maxOutputTokens"], 1000);
+  EXPECT_EQ(body["generationConfig"]["thinkingConfig"]["thinkingBudget"], 1000);
   EXPECT_EQ(body["generationConfig"]["temperature"], 1);
-  EXPECT_THAT(edits, UnorderedElementsAre("model gemini-2.5-flash -> gemini-2.5-pro",
-                                          "removed tool googleSearch", "removed tool urlContext",
-                                          "removed tool codeExecution",
-                                          "maxOutputTokens unset -> 1000"));
+  EXPECT_THAT(edits, ElementsAre("maxOutputTokens unset -> 1000", "thinkingBudget -1 -> 1000"));
+  // A countTokens request that wraps a generate request gets the pinned model.
+  Json count = Json::parse(R"({"generateContentRequest": {"model": "models/other", "contents": []}})");
+  ApplyRequestPolicy(agents::Wire::kGeminiGenerate, {"gemini-2.5-pro", 0}, count);
+  EXPECT_EQ(count["generateContentRequest"]["model"], "models/gemini-2.5-pro");
 }
 
 TEST(RequestPolicy, ARequestWithinThePolicyIsLeftAlone) {
   Json body = Json::parse(R"({"model": "gpt-5.6-sol", "max_output_tokens": 100,
                               "tools": [{"type": "function", "name": "f"}]})");
   const Json before = body;
-  std::string path = "/v1/responses";
-  EXPECT_TRUE(ApplyRequestPolicy(agents::Wire::kOpenAIResponses, kLimits, body, path).empty());
+  EXPECT_TRUE(ApplyRequestPolicy(agents::Wire::kOpenAIResponses, kLimits, body).empty());
   EXPECT_EQ(body, before);
   // A larger cap than asked is not raised; a missing one is set.
   Json uncapped = Json::parse(R"({"model": "gpt-5.6-sol"})");
-  EXPECT_THAT(ApplyRequestPolicy(agents::Wire::kOpenAIResponses, kLimits, uncapped, path),
+  EXPECT_THAT(ApplyRequestPolicy(agents::Wire::kOpenAIResponses, kLimits, uncapped),
               ElementsAre("max_output_tokens unset -> 4000"));
+  // A token counter's request has no answer to cap.
+  Json count = Json::parse(R"({"model": "x", "messages": []})");
+  EXPECT_THAT(ApplyRequestPolicy(agents::Wire::kAnthropicMessages, {"m", 0}, count),
+              ElementsAre("model x -> m"));
+  EXPECT_FALSE(count.contains("max_tokens"));
 }
 
 }  // namespace

@@ -33,6 +33,10 @@ namespace v1 = ::ptxbench::v1;
 using agent_tool::EvalReply;
 using namespace session_internal;  // NOLINT: this file's own internals
 
+// How long the answers still streaming when a session ends may take to be
+// read to their end; past it they are cut and charged their reservations.
+constexpr absl::Duration kAnswerGrace = absl::Seconds(30);
+
 v1::CompleteRequest Failure(v1::FailureClass klass, const std::string& message) {
   v1::CompleteRequest c;
   c.mutable_failure()->set_failure_class(klass);
@@ -93,6 +97,11 @@ class Session {
  private:
   // Ends with `end` and `why` (it ran its course).
   v1::CompleteRequest Outcome(v1::AgentEnd end, const std::string& why);
+  // The usage, evaluations and times of `o` as they stand.
+  void FillUsage(v1::AgentOutcome* o);
+  // Counts the time since the last sample as blocked when the agent could
+  // do nothing but wait for its evaluation (see the definition).
+  void SampleBlocked(sandbox::SandboxedProcess& process);
   EvalReply Evaluate(int turn, const std::string& source, bool profile);
   std::string BudgetLine() const;
   // Time the session has been running, less its time blocked in evaluations.
@@ -114,7 +123,9 @@ class Session {
   v1::AgentUsage reported_;     // the usage the scheduler has with turns
   bool evaluating_ = false;
   absl::Time eval_started_;
-  absl::Duration blocked_;      // summed over ended evaluations
+  absl::Duration blocked_;      // summed by SampleBlocked
+  absl::Time last_sample_ = absl::Now();
+  absl::Duration last_cpu_;
   absl::Time last_eval_end_ = absl::Now();
   bool target_met_ = false;
   bool lease_lost_ = false;
@@ -150,9 +161,27 @@ std::string Session::BudgetLine() const {
 
 absl::Duration Session::Active() const {
   std::lock_guard<std::mutex> lock(mu_);
-  absl::Duration blocked = blocked_;
-  if (evaluating_) blocked += absl::Now() - eval_started_;
-  return absl::Now() - start_ - blocked;
+  return absl::Now() - start_ - blocked_;
+}
+
+// The wall-time budget stops only while the agent is blocked on an
+// evaluation: one is in flight, no model call was admitted since it began
+// (nor is one still streaming), and the session's processes use at most a
+// quarter of a CPU. An agent that starts an evaluation in the background and
+// goes on working, with its model or its shell, spends its time; a CLI
+// waiting on its evaluate tool does not.
+void Session::SampleBlocked(sandbox::SandboxedProcess& process) {
+  const absl::Time now = absl::Now();
+  const absl::Duration since = now - last_sample_;
+  if (since < absl::Milliseconds(250)) return;
+  const absl::Duration cpu = process.CpuTime();
+  const bool idle = cpu - last_cpu_ <= since / 4;
+  last_cpu_ = cpu;
+  last_sample_ = now;
+  const bool model_busy = proxy_->in_flight() > 0;
+  const absl::Time admitted = proxy_->last_call_admitted();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (evaluating_ && idle && !model_busy && admitted < eval_started_) blocked_ += since;
 }
 
 EvalReply Session::Evaluate(int turn, const std::string& source, bool profile) {
@@ -186,17 +215,20 @@ EvalReply Session::Evaluate(int turn, const std::string& source, bool profile) {
     }
     if (r.ok()) continue;  // the long poll ended: ask again
     const absl::StatusCode code = r.status().code();
-    if (code == absl::StatusCode::kFailedPrecondition ||
-        code == absl::StatusCode::kPermissionDenied ||
-        code == absl::StatusCode::kInvalidArgument) {
+    // Only an answer that says "try again" is tried again (the call is
+    // idempotent): a request the scheduler cannot take is refused at once,
+    // not retried until eval_wait_timeout with the slot held.
+    if (code != absl::StatusCode::kUnavailable && code != absl::StatusCode::kDeadlineExceeded &&
+        code != absl::StatusCode::kAborted) {
       reply = {2, absl::StrCat("refused: ", r.status().message())};
-      if (code != absl::StatusCode::kInvalidArgument) {
+      if (code == absl::StatusCode::kFailedPrecondition ||
+          code == absl::StatusCode::kPermissionDenied) {
         std::lock_guard<std::mutex> lock(mu_);
         lease_lost_ = absl::StrContains(r.status().message(), "is not current");
       }
       break;
     }
-    absl::SleepFor(absl::Seconds(1));  // the scheduler is away: the call is idempotent
+    absl::SleepFor(absl::Seconds(1));  // the scheduler is away
   }
   if (absl::Now() >= deadline && reply.exit_code == 2 && !cancelled_.load()) {
     reply = {2, absl::StrCat("refused: no evaluation came back within ",
@@ -206,7 +238,6 @@ EvalReply Session::Evaluate(int turn, const std::string& source, bool profile) {
   // A refused call recorded nothing: its calls' usage goes with the next.
   if (taken) reported_ = reported;
   evaluating_ = false;
-  blocked_ += absl::Now() - eval_started_;
   last_eval_end_ = absl::Now();
   return reply;
 }
@@ -216,6 +247,11 @@ v1::CompleteRequest Session::Outcome(v1::AgentEnd end, const std::string& why) {
   v1::AgentOutcome* o = c.mutable_agent();
   o->set_end(end);
   o->set_reason(why);
+  FillUsage(o);
+  return c;
+}
+
+void Session::FillUsage(v1::AgentOutcome* o) {
   std::lock_guard<std::mutex> lock(mu_);
   const v1::AgentUsage total = proxy_->totals();
   *o->mutable_usage_since_last_eval() = Minus(total, reported_);
@@ -223,7 +259,6 @@ v1::CompleteRequest Session::Outcome(v1::AgentEnd end, const std::string& why) {
   o->set_evaluations(endpoint_->evaluations());
   o->set_blocked_ms(absl::ToInt64Milliseconds(blocked_));
   o->set_wall_ms(absl::ToInt64Milliseconds(absl::Now() - start_));
-  return c;
 }
 
 std::optional<v1::CompleteRequest> Session::Check(const absl::Time& last_output) {
@@ -318,6 +353,7 @@ v1::CompleteRequest Session::Supervise(sandbox::SandboxedProcess& process, Captu
     const bool said = out.Drain(options_.max_output_bytes);
     if (err.Drain(options_.max_output_bytes) || said) last_output = absl::Now();
     if (ended) return Exited(process.outcome(), err);
+    SampleBlocked(process);
     if (std::optional<v1::CompleteRequest> end = Check(last_output)) {
       process.Kill();
       while (!process.Poll()) absl::SleepFor(absl::Milliseconds(5));
@@ -389,6 +425,9 @@ v1::CompleteRequest Session::Run(SessionRecord* record) {
   v1::CompleteRequest result = Supervise(**process, out, err);
   ending_ = true;
   process->reset();
+  // The calls still streaming are read to their end (or cut and charged
+  // their reservations) before the totals are final.
+  proxy_->Close(kAnswerGrace);
   if (record != nullptr) {
     *record = {files_.dir, out.text, err.text, out.dropped};
   }
@@ -396,6 +435,7 @@ v1::CompleteRequest Session::Run(SessionRecord* record) {
   v1::AgentOutcome* outcome = result.has_agent() ? result.mutable_agent()
                                                  : result.mutable_failure()->mutable_agent_session();
   if (!result.has_agent()) *outcome = Outcome(v1::AGENT_END_UNSPECIFIED, "").agent();
+  FillUsage(outcome);
   for (v1::AgentRecord& r : SessionRecords({out.text, out.dropped, err.text, err.dropped},
                                            proxy_->calls(), files_.home, files_.workspace)) {
     *outcome->add_records() = std::move(r);

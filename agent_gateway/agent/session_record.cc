@@ -32,11 +32,22 @@ v1::AgentRecord Record(std::string name, std::string content, bool truncated) {
 
 std::string Capped(const std::string& text, size_t cap) { return text.substr(0, cap); }
 
+const char* CallKindName(ModelProxy::CallKind kind) {
+  switch (kind) {
+    case ModelProxy::CallKind::kModel: return "model";
+    case ModelProxy::CallKind::kTokenCount: return "token_count";
+    case ModelProxy::CallKind::kAdmissionCount: return "admission_count";
+    case ModelProxy::CallKind::kRefused: return "refused";
+  }
+  return "refused";
+}
+
 std::string CallsJsonl(const std::vector<ModelProxy::Call>& calls, bool* truncated) {
   std::string out;
   for (const ModelProxy::Call& c : calls) {
     Json line = {{"started_unix_ms", c.started_unix_ms},
                  {"latency_ms", c.latency_ms},
+                 {"kind", CallKindName(c.kind)},
                  {"target", c.target},
                  {"status", c.status},
                  {"refused", c.refused},
@@ -45,12 +56,14 @@ std::string CallsJsonl(const std::vector<ModelProxy::Call>& calls, bool* truncat
                  {"output_tokens", c.usage.output_tokens()},
                  {"reasoning_tokens", c.usage.reasoning_tokens()},
                  {"cached_tokens", c.usage.cached_tokens()},
-                 {"cost_usd", c.cost_usd}};
+                 {"cost_usd", c.cost_usd},
+                 {"reserved_tokens", c.reserved_tokens},
+                 {"charged_reservation", c.charged_reservation}};
     if (out.size() < kCalls) {
       line["request"] = Capped(c.request, kCallBody);
       line["response"] = Capped(c.response, kCallBody);
       line["bodies_truncated"] =
-          c.request.size() > kCallBody || c.response.size() > kCallBody || c.response_truncated;
+          c.request.size() > kCallBody || c.response.size() > kCallBody || c.bodies_truncated;
     } else {
       *truncated = true;  // the line without its bodies
     }

@@ -51,6 +51,14 @@ void StreamUsage::Feed(absl::string_view bytes) {
 
 void StreamUsage::Answer(absl::string_view body) {
   Json j = Json::parse(body, nullptr, /*allow_exceptions=*/false);
+  // Gemini's streamGenerateContent without alt=sse answers one JSON array
+  // of the chunks a stream would carry.
+  if (wire_ == agents::Wire::kGeminiGenerate && j.is_array()) {
+    for (const Json& chunk : j) {
+      if (chunk.is_object()) Data(chunk.dump());
+    }
+    return;
+  }
   if (!j.is_object()) return;
   switch (wire_) {
     case agents::Wire::kOpenAIResponses:  // the response object
@@ -58,7 +66,7 @@ void StreamUsage::Answer(absl::string_view body) {
       return;
     case agents::Wire::kAnthropicMessages:  // the message, with its final usage
       Data(Json{{"type", "message_start"}, {"message", std::move(j)}}.dump());
-      finished_ = true;
+      finished_ = started_;
       return;
     case agents::Wire::kGeminiGenerate:  // one chunk with the whole answer
       Data(j.dump());
@@ -89,26 +97,28 @@ void StreamUsage::Data(const std::string& text) {
         return;
       }
       const Json& u = Member(Member(j, "response"), "usage");
-      usage_.set_input_tokens(Int(u, "input_tokens"));
-      usage_.set_cached_tokens(Int(Member(u, "input_tokens_details"), "cached_tokens"));
-      usage_.set_output_tokens(Int(u, "output_tokens"));
-      usage_.set_reasoning_tokens(Int(Member(u, "output_tokens_details"), "reasoning_tokens"));
+      if (!u.is_object()) return;  // no usage: the answer is not counted whole
+      usage_.input_tokens = Int(u, "input_tokens");
+      usage_.cached_tokens = Int(Member(u, "input_tokens_details"), "cached_tokens");
+      usage_.output_tokens = Int(u, "output_tokens");
+      usage_.reasoning_tokens = Int(Member(u, "output_tokens_details"), "reasoning_tokens");
       finished_ = true;
       return;
     }
     case agents::Wire::kAnthropicMessages: {
       if (type == "message_start") {
         const Json& u = Member(Member(j, "message"), "usage");
+        started_ = u.is_object();
         const int64_t read = Int(u, "cache_read_input_tokens");
-        usage_.set_input_tokens(Int(u, "input_tokens") + read +
-                                Int(u, "cache_creation_input_tokens"));
-        usage_.set_cached_tokens(read);
-        usage_.set_output_tokens(Int(u, "output_tokens"));
+        usage_.input_tokens =
+            Int(u, "input_tokens") + read + Int(u, "cache_creation_input_tokens");
+        usage_.cached_tokens = read;
+        usage_.output_tokens = Int(u, "output_tokens");
       } else if (type == "message_delta") {
         // Cumulative for the message: the last one is the answer's.
-        usage_.set_output_tokens(Int(Member(j, "usage"), "output_tokens"));
+        usage_.output_tokens = Int(Member(j, "usage"), "output_tokens");
       } else if (type == "message_stop") {
-        finished_ = true;
+        finished_ = started_;
       }
       return;
     }
@@ -116,10 +126,10 @@ void StreamUsage::Data(const std::string& text) {
       const Json& u = Member(j, "usageMetadata");
       if (!u.is_object()) return;
       const int64_t thoughts = Int(u, "thoughtsTokenCount");
-      usage_.set_input_tokens(Int(u, "promptTokenCount"));
-      usage_.set_cached_tokens(Int(u, "cachedContentTokenCount"));
-      usage_.set_output_tokens(Int(u, "candidatesTokenCount") + thoughts);
-      usage_.set_reasoning_tokens(thoughts);
+      usage_.input_tokens = Int(u, "promptTokenCount");
+      usage_.cached_tokens = Int(u, "cachedContentTokenCount");
+      usage_.output_tokens = Int(u, "candidatesTokenCount") + thoughts;
+      usage_.reasoning_tokens = thoughts;
       // Gemini's stream has no end event: a candidate's finishReason marks it.
       const Json& candidates = Member(j, "candidates");
       if (candidates.is_array() && !candidates.empty() &&

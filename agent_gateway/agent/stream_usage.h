@@ -14,16 +14,24 @@
 //  - Gemini: the last chunk's usageMetadata (promptTokenCount with
 //    cachedContentTokenCount, candidatesTokenCount plus thoughtsTokenCount).
 // The result follows v1::Usage's convention (model_registry.h CostUsd):
-// cached tokens are counted inside input, reasoning tokens inside output.
+// cached tokens are counted inside input, reasoning tokens inside output. It
+// is a plain struct (no protobuf), so the proxy's fuzz target links it alone.
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "absl/strings/string_view.h"
 #include "agents/clis.h"
-#include "ptxbench/v1/common.pb.h"
 
 namespace ptxbench::agent_gateway {
+
+struct TokenUsage {
+  int64_t input_tokens = 0;      // with cached
+  int64_t output_tokens = 0;     // with reasoning
+  int64_t reasoning_tokens = 0;
+  int64_t cached_tokens = 0;
+};
 
 class StreamUsage {
  public:
@@ -34,15 +42,17 @@ class StreamUsage {
 
   void Feed(absl::string_view bytes);
   // A plain (not streamed) answer: its JSON body, whose usage is that of
-  // the stream's final event.
+  // the stream's final event (Gemini: an array of a stream's chunks too).
   void Answer(absl::string_view body);
   // What the events so far reported.
-  const ptxbench::v1::Usage& usage() const { return usage_; }
-  // The answer's final event arrived (its usage is complete).
+  const TokenUsage& usage() const { return usage_; }
+  // The answer's final event arrived with its usage (the usage is whole).
+  // An answer that never says so is charged its reservation
+  // (model_proxy.h).
   bool finished() const { return finished_; }
   // Tokens towards a token budget: input (with cached) plus output (with
   // reasoning).
-  int64_t total() const { return usage_.input_tokens() + usage_.output_tokens(); }
+  int64_t total() const { return usage_.input_tokens + usage_.output_tokens; }
 
  private:
   void Event(absl::string_view event);
@@ -51,7 +61,8 @@ class StreamUsage {
   const agents::Wire wire_;
   std::string pending_;  // the bytes of the event not yet complete
   bool skipping_ = false;  // inside an event over kMaxEvent
-  ptxbench::v1::Usage usage_;
+  TokenUsage usage_;
+  bool started_ = false;  // Anthropic: message_start carried a usage
   bool finished_ = false;
 };
 

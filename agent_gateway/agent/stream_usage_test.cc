@@ -9,12 +9,17 @@
 namespace ptxbench::agent_gateway {
 namespace {
 
+namespace v1 = ::ptxbench::v1;
+
 // Feeds `stream` one byte at a time, then in one piece: both must agree.
 StreamUsage Read(agents::Wire wire, const std::string& stream) {
   StreamUsage bytewise(wire), whole(wire);
   for (char c : stream) bytewise.Feed(absl::string_view(&c, 1));
   whole.Feed(stream);
-  EXPECT_EQ(bytewise.usage().SerializeAsString(), whole.usage().SerializeAsString());
+  EXPECT_EQ(bytewise.usage().input_tokens, whole.usage().input_tokens);
+  EXPECT_EQ(bytewise.usage().output_tokens, whole.usage().output_tokens);
+  EXPECT_EQ(bytewise.usage().reasoning_tokens, whole.usage().reasoning_tokens);
+  EXPECT_EQ(bytewise.usage().cached_tokens, whole.usage().cached_tokens);
   EXPECT_EQ(bytewise.finished(), whole.finished());
   return whole;
 }
@@ -29,14 +34,19 @@ TEST(StreamUsage, ResponsesCompletedCarriesTheUsage) {
       "\"total_tokens\":1500}}}\n\n";
   StreamUsage u = Read(agents::Wire::kOpenAIResponses, stream);
   EXPECT_TRUE(u.finished());
-  EXPECT_EQ(u.usage().input_tokens(), 1200);
-  EXPECT_EQ(u.usage().cached_tokens(), 1000);
-  EXPECT_EQ(u.usage().output_tokens(), 300);
-  EXPECT_EQ(u.usage().reasoning_tokens(), 250);
+  EXPECT_EQ(u.usage().input_tokens, 1200);
+  EXPECT_EQ(u.usage().cached_tokens, 1000);
+  EXPECT_EQ(u.usage().output_tokens, 300);
+  EXPECT_EQ(u.usage().reasoning_tokens, 250);
   EXPECT_EQ(u.total(), 1500);
   // Priced by the registry's rule: cached input and reasoning at their rates.
   ModelPrice price{2.0, 10.0, 20.0, 0.5};
-  EXPECT_DOUBLE_EQ(CostUsd(price, u.usage()),
+  v1::Usage usage;
+  usage.set_input_tokens(u.usage().input_tokens);
+  usage.set_cached_tokens(u.usage().cached_tokens);
+  usage.set_output_tokens(u.usage().output_tokens);
+  usage.set_reasoning_tokens(u.usage().reasoning_tokens);
+  EXPECT_DOUBLE_EQ(CostUsd(price, usage),
                    (200 * 2.0 + 1000 * 0.5 + 50 * 10.0 + 250 * 20.0) / 1e6);
 }
 
@@ -50,9 +60,9 @@ TEST(StreamUsage, AnthropicStartAndLastDelta) {
       "event: message_delta\ndata: {\"type\":\"message_delta\",\"usage\":{\"output_tokens\":75}}\n\n";
   StreamUsage u = Read(agents::Wire::kAnthropicMessages, stream);
   EXPECT_FALSE(u.finished());  // no message_stop yet
-  EXPECT_EQ(u.usage().input_tokens(), 1050);
-  EXPECT_EQ(u.usage().cached_tokens(), 900);
-  EXPECT_EQ(u.usage().output_tokens(), 75);
+  EXPECT_EQ(u.usage().input_tokens, 1050);
+  EXPECT_EQ(u.usage().cached_tokens, 900);
+  EXPECT_EQ(u.usage().output_tokens, 75);
   u.Feed("event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n");
   EXPECT_TRUE(u.finished());
   EXPECT_EQ(u.total(), 1125);
@@ -67,10 +77,10 @@ TEST(StreamUsage, GeminiLastUsageMetadataWithThoughts) {
       "\"candidatesTokenCount\":30,\"thoughtsTokenCount\":70,\"totalTokenCount\":500}}\n\n";
   StreamUsage u = Read(agents::Wire::kGeminiGenerate, stream);
   EXPECT_TRUE(u.finished());
-  EXPECT_EQ(u.usage().input_tokens(), 400);
-  EXPECT_EQ(u.usage().cached_tokens(), 300);
-  EXPECT_EQ(u.usage().output_tokens(), 100);
-  EXPECT_EQ(u.usage().reasoning_tokens(), 70);
+  EXPECT_EQ(u.usage().input_tokens, 400);
+  EXPECT_EQ(u.usage().cached_tokens, 300);
+  EXPECT_EQ(u.usage().output_tokens, 100);
+  EXPECT_EQ(u.usage().reasoning_tokens, 70);
   EXPECT_EQ(u.total(), 500);
 }
 
@@ -95,13 +105,13 @@ TEST(StreamUsage, PlainAnswersOfEachApi) {
   responses.Answer(R"({"object":"response","usage":{"input_tokens":10,"output_tokens":5,)"
                    R"("output_tokens_details":{"reasoning_tokens":2}}})");
   EXPECT_EQ(responses.total(), 15);
-  EXPECT_EQ(responses.usage().reasoning_tokens(), 2);
+  EXPECT_EQ(responses.usage().reasoning_tokens, 2);
   StreamUsage anthropic(agents::Wire::kAnthropicMessages);
   anthropic.Answer(R"({"type":"message","usage":{"input_tokens":7,)"
                    R"("cache_read_input_tokens":3,"output_tokens":9}})");
   EXPECT_TRUE(anthropic.finished());
-  EXPECT_EQ(anthropic.usage().input_tokens(), 10);
-  EXPECT_EQ(anthropic.usage().output_tokens(), 9);
+  EXPECT_EQ(anthropic.usage().input_tokens, 10);
+  EXPECT_EQ(anthropic.usage().output_tokens, 9);
   StreamUsage gemini(agents::Wire::kGeminiGenerate);
   gemini.Answer(R"({"candidates":[{"finishReason":"STOP"}],"usageMetadata":)"
                 R"({"promptTokenCount":4,"candidatesTokenCount":6}})");
@@ -109,6 +119,28 @@ TEST(StreamUsage, PlainAnswersOfEachApi) {
   StreamUsage garbage(agents::Wire::kGeminiGenerate);
   garbage.Answer("not json");
   EXPECT_EQ(garbage.total(), 0);
+  EXPECT_FALSE(garbage.finished()) << "an answer that says no usage is charged its reservation";
+}
+
+// Gemini's streamGenerateContent without alt=sse answers one JSON array of
+// the chunks a stream carries: the last usage counts, and the answer is whole
+// once a candidate has finished. An answer with no usage is never whole.
+TEST(StreamUsage, GeminiArraysAndAnswersWithoutUsage) {
+  StreamUsage array(agents::Wire::kGeminiGenerate);
+  array.Answer(R"([{"candidates":[{"content":{}}],"usageMetadata":{"promptTokenCount":4}},)"
+               R"({"candidates":[{"finishReason":"STOP"}],"usageMetadata":)"
+               R"({"promptTokenCount":4,"candidatesTokenCount":600}}])");
+  EXPECT_EQ(array.total(), 604);
+  EXPECT_TRUE(array.finished());
+  StreamUsage cut(agents::Wire::kGeminiGenerate);
+  cut.Answer(R"([{"candidates":[{"content":{}}],"usageMetadata":{"promptTokenCount":4}}])");
+  EXPECT_FALSE(cut.finished());
+  StreamUsage responses(agents::Wire::kOpenAIResponses);
+  responses.Feed("data: {\"type\":\"response.completed\",\"response\":{}}\n\n");
+  EXPECT_FALSE(responses.finished()) << "completed without a usage";
+  StreamUsage anthropic(agents::Wire::kAnthropicMessages);
+  anthropic.Feed("data: {\"type\":\"message_stop\"}\n\n");
+  EXPECT_FALSE(anthropic.finished()) << "a stop without a start that carried usage";
 }
 
 }  // namespace
