@@ -11,7 +11,7 @@ CC=clang CXX=clang++ cmake -S fuzz -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWith
 cmake --build "$dir" -j "$(nproc)"
 status=0
 for target in launch_spec extract library_check runner_reply safetensors solution trace \
-    eval_wire ncu_csv; do
+    eval_wire ncu_csv utf8; do
   work="$dir/corpus-$target"
   mkdir -p "$work"
   echo "fuzz: $target for ${seconds}s"
