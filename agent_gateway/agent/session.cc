@@ -406,8 +406,9 @@ v1::CompleteRequest Session::Run(SessionRecord* record) {
   v1::AgentOutcome* outcome = result.has_agent() ? result.mutable_agent()
                                                  : result.mutable_failure()->mutable_agent_session();
   if (!result.has_agent()) *outcome = Outcome(v1::AGENT_END_UNSPECIFIED, "").agent();
-  for (v1::AgentRecord& r : SessionRecords({out.text, out.dropped, err.text, err.dropped},
-                                           proxy_->calls(), files_.home, files_.workspace)) {
+  for (v1::AgentRecord& r :
+       SessionRecords({out.text, out.dropped, err.text, err.dropped}, proxy_->calls(),
+                      files_.home, files_.workspace, {fs::path(files_.kernel).filename()})) {
     *outcome->add_records() = std::move(r);
   }
   return result;
