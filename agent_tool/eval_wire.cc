@@ -72,7 +72,9 @@ std::string EncodeRequest(const EvalRequest& request) {
          {"workload_sha256", request.workload_sha256}};
     if (request.profile) j["profile"] = true;
   }
-  // Invalid UTF-8 in a source is replaced, not thrown on: the agent wrote it.
+  // Never throws: the tool refuses a source that is not UTF-8 before it
+  // gets here (ReadKernelFile), and the gateway refuses one that comes
+  // another way; replacing is the last guard, not the rule.
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 

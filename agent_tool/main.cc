@@ -116,7 +116,7 @@ int RunEval(const Settings& s, const std::string& kernel, const std::string& wor
                  "profiles\n";
     return 2;
   }
-  absl::StatusOr<std::string> source = ReadAgentFile(kernel, kMaxSource);
+  absl::StatusOr<std::string> source = ReadKernelFile(kernel);
   absl::StatusOr<std::string> task = ReadAgentFile(workload, 64 << 20);
   if (!source.ok() || !task.ok()) {
     std::cerr << "ptxbench-eval: " << (source.ok() ? task.status() : source.status()).message()

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/hash.h"
+#include "common/utf8.h"
 #include "nlohmann/json.hpp"
 
 namespace ptxbench::agent_tool {
@@ -60,6 +61,16 @@ absl::StatusOr<std::string> ReadAgentFile(const std::string& path, size_t max) {
   return text;
 }
 
+absl::StatusOr<std::string> ReadKernelFile(const std::string& path) {
+  absl::StatusOr<std::string> source = ReadAgentFile(path, kMaxSource);
+  if (!source.ok()) return source.status();
+  if (const std::string bad = DescribeInvalidUtf8(*source); !bad.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, " is not UTF-8 text: ", bad, "; a kernel is UTF-8 source"));
+  }
+  return source;
+}
+
 McpServer::ToolResult McpServer::FromReply(const absl::StatusOr<EvalReply>& reply) const {
   if (!reply.ok()) {
     return {absl::StrCat("PTXBENCH_INFRA_ERROR: the evaluation service did not answer (",
@@ -70,10 +81,12 @@ McpServer::ToolResult McpServer::FromReply(const absl::StatusOr<EvalReply>& repl
 }
 
 McpServer::ToolResult McpServer::EvaluateKernel(bool profile) {
-  absl::StatusOr<std::string> source = ReadAgentFile(config_.kernel_path, kMaxSource);
+  absl::StatusOr<std::string> source = ReadKernelFile(config_.kernel_path);
   if (!source.ok()) {
     return {absl::StrCat("nothing was evaluated: ", source.status().message(),
-                         "; write the kernel there, then call ",
+                         absl::IsInvalidArgument(source.status()) ? "; fix the file"
+                                                                  : "; write the kernel there",
+                         ", then call ",
                          profile ? "profile_kernel" : "evaluate_kernel", " again"),
             true};
   }

@@ -12,7 +12,8 @@
 //  - budget_status: what is left of the session's budgets.
 // A kernel that fails is normal feedback (isError false); isError is for
 // what keeps ptxbench from evaluating it (no kernel file, an unreachable
-// gateway, an infrastructure failure), so the agent can tell the two apart.
+// gateway, an infrastructure failure, a kernel file that is not UTF-8
+// text), so the agent can tell the two apart.
 
 #include <functional>
 #include <istream>
@@ -69,6 +70,13 @@ class McpServer {
 // Reads a file the agent wrote, at most `max` bytes: NOT_FOUND when absent,
 // OUT_OF_RANGE when larger.
 absl::StatusOr<std::string> ReadAgentFile(const std::string& path, size_t max);
+
+// Reads the kernel file the agent wrote, as both ways to evaluate send it:
+// at most kMaxSource bytes of UTF-8 text. NOT_FOUND when absent,
+// OUT_OF_RANGE when larger, INVALID_ARGUMENT naming the first byte that is
+// not UTF-8 (the kernel travels in a proto `string`; a byte replaced on the
+// way would evaluate another kernel than the one the agent wrote).
+absl::StatusOr<std::string> ReadKernelFile(const std::string& path);
 
 }  // namespace ptxbench::agent_tool
 

@@ -149,6 +149,24 @@ TEST_F(McpServerTest, NoKernelOrATooLargeOneIsNotSent) {
   EXPECT_TRUE(sent_.empty());
 }
 
+// A kernel file that is not UTF-8 text is refused in the tool, naming
+// where: sent, it would have been changed on the way (or, before, broke the
+// scheduler's parse of the request and blocked the session's slot).
+TEST_F(McpServerTest, AKernelThatIsNotUtf8IsRefusedNamingTheOffset) {
+  Write(config_.kernel_path, "__global__ void k() {}\n// caf\xe9\n");
+  McpServer server = Server();
+  Json r = Ask(server, Call("evaluate_kernel"));
+  EXPECT_EQ(r["result"]["isError"], true);
+  const std::string text = r["result"]["content"][0]["text"];
+  EXPECT_THAT(text, HasSubstr("is not UTF-8 text: byte 0xe9 at offset 29 (line 2, column 7)"));
+  EXPECT_THAT(text, HasSubstr("fix the file, then call evaluate_kernel again"));
+  EXPECT_TRUE(sent_.empty()) << "nothing was sent, nothing counted";
+  // The same text in UTF-8 is a kernel like any other.
+  Write(config_.kernel_path, "__global__ void k() {}\n// caf\xc3\xa9\n");
+  EXPECT_EQ(Ask(server, Call("evaluate_kernel"))["result"]["isError"], false);
+  EXPECT_EQ(sent_.size(), 1u);
+}
+
 TEST_F(McpServerTest, BudgetStatusAsksTheGateway) {
   McpServer server = Server();
   reply_ = EvalReply{0, "Budget: 4 of 20 evaluations"};

@@ -104,6 +104,19 @@ TEST_F(ToolBinaryTest, InfrastructureIsExitTwoOnStderr) {
   EXPECT_THAT(usage.err, HasSubstr("usage: ptxbench-eval [--profile] KERNEL WORKLOAD"));
 }
 
+// The command refuses a kernel that is not UTF-8 text as infrastructure
+// (exit 2, nothing sent), naming the offset of the first bad byte.
+TEST_F(ToolBinaryTest, AKernelThatIsNotUtf8IsExitTwoNamingTheOffset) {
+  testing::EvalSocketStub gateway(socket_, {0, "Evaluation results:\nPASSED"});
+  std::ofstream(dir_ / "kernel.cu", std::ios::binary) << "__global__ void k() {\xff}";
+  const std::string args =
+      absl::StrCat((dir_ / "kernel.cu").string(), " ", (dir_ / "workload.json").string());
+  Run refused = Tool("ptxbench-eval", args);
+  EXPECT_EQ(refused.code, 2);
+  EXPECT_THAT(refused.err, HasSubstr("is not UTF-8 text: byte 0xff at offset 21"));
+  EXPECT_TRUE(gateway.requests().empty());
+}
+
 // `--profile` asks for a profile where the session's experiment profiles
 // (tool.json says so), and is refused, sending nothing, elsewhere.
 TEST_F(ToolBinaryTest, ProfileAsksForAProfileOnlyWhereTheExperimentProfiles) {

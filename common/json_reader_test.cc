@@ -181,5 +181,16 @@ TEST(JsonReaderTest, Numbers) {
             "f.json: $.o: expected an object, found []");
 }
 
+TEST(CheckJsonDepthTest, CountsNestingOutsideStringsOnly) {
+  EXPECT_TRUE(CheckJsonDepth(R"({"a":[1,{"b":2}]})", 3, "body").ok());
+  const absl::Status deep = CheckJsonDepth(R"({"a":[1,{"b":[2]}]})", 3, "body");
+  EXPECT_EQ(deep.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(deep.message(), HasSubstr("body: nested more than 3 levels deep"));
+  // Brackets inside strings, escaped quotes included, are text.
+  EXPECT_TRUE(CheckJsonDepth(R"(["[[[[\"{{{{", "]]"])", 1, "body").ok());
+  // A million levels are refused without recursion.
+  EXPECT_FALSE(CheckJsonDepth(std::string(1'000'000, '['), 64, "body").ok());
+}
+
 }  // namespace
 }  // namespace ptxbench

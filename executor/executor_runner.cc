@@ -5,11 +5,13 @@
 
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "auth/channel.h"
 #include "common/grpc_status.h"
 #include "common/log.h"
 #include "common/sd_notify.h"
 #include "executor/backoff.h"
+#include "executor/report_repair.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 #include "grpcpp/support/channel_arguments.h"
@@ -426,6 +428,16 @@ std::optional<Task> ExecutorRunner::ReportComplete(CompleteRequest request,
                                                    const std::shared_ptr<HeldTask>& held) {
   const std::string task_id = request.lease().task_id();
   const std::string lease_id = request.lease().lease_id();
+  // Text hostile input wrote (an agent's file names, a CLI's last words)
+  // must not make the whole report unparseable at the scheduler.
+  if (std::vector<std::string> fixed = MakeStringsValidUtf8(&request); !fixed.empty()) {
+    const size_t listed = std::min<size_t>(fixed.size(), 8);
+    LogWarning("report fields were not UTF-8; bad bytes replaced",
+               {{"task_id", task_id},
+                {"fields", absl::StrJoin(fixed.begin(), fixed.begin() + listed, ",")},
+                {"count", absl::StrCat(fixed.size())}});
+  }
+  bool minimal = false;  // the refused report's minimal form was sent
   Backoff backoff(options_.initial_backoff, options_.max_backoff);
   for (int attempt = 1;; ++attempt) {
     if (held->revoked) {
@@ -471,6 +483,16 @@ std::optional<Task> ExecutorRunner::ReportComplete(CompleteRequest request,
       return std::nullopt;
     }
     if (!IsTransient(status) && status.error_code() != grpc::StatusCode::CANCELLED) {
+      if (!minimal) {
+        // Never a silent drop: the outcome's class, reason and totals go
+        // once more, without what made the report too much to take.
+        LogError("report refused; sending its minimal form",
+                 {{"task_id", task_id}, {"lease_id", lease_id}, {"error", ErrorText(status)}});
+        request = MinimalReport(request, ErrorText(status));
+        minimal = true;
+        backoff.Reset();
+        continue;
+      }
       LogError("report failed; result dropped",
                {{"task_id", task_id}, {"lease_id", lease_id}, {"error", ErrorText(status)}});
       return std::nullopt;

@@ -36,6 +36,10 @@ namespace ptxbench::executor {
 // under; a report that fails UNAVAILABLE/DEADLINE_EXCEEDED/ABORTED is kept and
 // retried with backoff until accepted, rejected (FAILED_PRECONDITION: the
 // lease is no longer current, the result is dropped) or the lease is revoked;
+// a report refused for any other reason is sent once more in its minimal
+// form (report_repair.h: the outcome's class, reason and totals, no
+// records), so it is never dropped unheard; every `string` field of a
+// report is made valid UTF-8 first, so none fails to parse at the scheduler;
 // a revoked lease's work is cancelled and never reported. When Run() ends
 // after registering, it says goodbye (Leave), so that nothing stays leased
 // to it until expiry.

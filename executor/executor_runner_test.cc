@@ -474,14 +474,97 @@ TEST_F(executor_runner, UnavailableCompletionIsRetriedUntilAccepted) {
   for (size_t i = 1; i < completes.size(); ++i) EXPECT_FALSE(completes[i].has_next()) << i;
 }
 
-TEST_F(executor_runner, OtherCompletionErrorsAreNotRetried) {
+// A report refused for a reason retrying cannot fix is sent once more in
+// its minimal form (an LLM answer becomes an INFRA failure saying why),
+// and no more.
+TEST_F(executor_runner, OtherCompletionErrorsSendTheMinimalReportOnce) {
   fake_.AddTask("t1", "l1");
-  fake_.ScriptComplete("t1", {grpc::StatusCode::INVALID_ARGUMENT});
+  fake_.ScriptComplete("t1", {grpc::StatusCode::INVALID_ARGUMENT,
+                              grpc::StatusCode::INVALID_ARGUMENT});
   fake_.DrainWhenEmpty();
   EchoHandler handler;
   ExecutorRunner runner(MakeOptions(), &handler);
   EXPECT_TRUE(RunToEnd(runner).ok());
-  EXPECT_EQ(CompletesFor("t1"), 1);
+  const std::vector<v1::CompleteRequest> completes = fake_.completes();
+  ASSERT_EQ(completes.size(), 2u);
+  EXPECT_EQ(completes[1].lease().lease_id(), "l1");
+  EXPECT_EQ(completes[1].failure().failure_class(), v1::INFRA);
+  EXPECT_EQ(completes[1].failure().message(),
+            "the report could not be sent: INVALID_ARGUMENT: scripted complete error");
+}
+
+// Runs every task to the same completion.
+class FixedHandler final : public TaskHandler {
+ public:
+  explicit FixedHandler(v1::CompleteRequest result) : result_(std::move(result)) {}
+  v1::CompleteRequest Run(const v1::Task&, const std::atomic<bool>&) override { return result_; }
+
+ private:
+  const v1::CompleteRequest result_;
+};
+
+// An agent session's end as a hostile workspace could leave it: a record
+// name and a reason that are not UTF-8, records besides.
+v1::CompleteRequest HostileAgentEnd() {
+  v1::CompleteRequest c;
+  v1::AgentOutcome* a = c.mutable_agent();
+  a->set_end(v1::AGENT_FINISHED);
+  a->set_reason("the CLI exited on its own; its last words: \xff\xfe");
+  a->mutable_usage_since_last_eval()->set_cost_usd(0.25);
+  a->mutable_usage_since_last_eval()->set_model_calls(3);
+  a->mutable_total()->set_cost_usd(1.5);
+  a->mutable_total()->set_model_calls(12);
+  a->set_evaluations(4);
+  v1::AgentRecord* r = a->add_records();
+  r->set_name("workspace/bad\xffname.cu");
+  r->set_content("\xff bytes stay bytes");
+  a->add_records()->set_name("events.jsonl");
+  return c;
+}
+
+// A report whose text is not UTF-8 once failed to parse at the scheduler
+// ("report failed; result dropped", the trajectory lost with its records):
+// every string field is made valid before it is sent, bytes left alone.
+TEST_F(executor_runner, AReportWithTextThatIsNotUtf8ArrivesRepaired) {
+  fake_.AddTask("t1", "l1");
+  fake_.DrainWhenEmpty();
+  FixedHandler handler(HostileAgentEnd());
+  ExecutorRunner runner(MakeOptions(), &handler);
+  EXPECT_TRUE(RunToEnd(runner).ok());
+  const std::vector<v1::CompleteRequest> completes = fake_.completes();
+  ASSERT_EQ(completes.size(), 1u) << "the scheduler parsed it";
+  const v1::AgentOutcome& a = completes[0].agent();
+  EXPECT_EQ(a.reason(), "the CLI exited on its own; its last words: \xef\xbf\xbd");
+  ASSERT_EQ(a.records_size(), 2);
+  EXPECT_EQ(a.records(0).name(), "workspace/bad\xef\xbf\xbdname.cu");
+  EXPECT_EQ(a.records(0).content(), "\xff bytes stay bytes");
+}
+
+// A report the scheduler refuses for good (here too large; any code but
+// FAILED_PRECONDITION) is sent once more without its records, keeping the
+// end, the reason and what the session spent: the trajectory ends with its
+// reason and its calls charged.
+TEST_F(executor_runner, ARefusedAgentReportIsSentAgainWithoutItsRecords) {
+  fake_.AddTask("t1", "l1");
+  fake_.ScriptComplete("t1", {grpc::StatusCode::RESOURCE_EXHAUSTED});
+  fake_.DrainWhenEmpty();
+  FixedHandler handler(HostileAgentEnd());
+  ExecutorRunner runner(MakeOptions(), &handler);
+  EXPECT_TRUE(RunToEnd(runner).ok());
+  const std::vector<v1::CompleteRequest> completes = fake_.completes();
+  ASSERT_EQ(completes.size(), 2u);
+  EXPECT_EQ(completes[0].agent().records_size(), 2);
+  const v1::AgentOutcome& a = completes[1].agent();
+  EXPECT_EQ(completes[1].lease().lease_id(), "l1");
+  EXPECT_EQ(a.end(), v1::AGENT_FINISHED);
+  EXPECT_EQ(a.records_size(), 0);
+  EXPECT_EQ(a.reason(),
+            "the report could not be sent: RESOURCE_EXHAUSTED: scripted complete error; the CLI "
+            "exited on its own; its last words: \xef\xbf\xbd");
+  EXPECT_EQ(a.usage_since_last_eval().cost_usd(), 0.25);
+  EXPECT_EQ(a.usage_since_last_eval().model_calls(), 3);
+  EXPECT_EQ(a.total().model_calls(), 12);
+  EXPECT_EQ(a.evaluations(), 4);
 }
 
 TEST_F(executor_runner, DrainFromLeaseEndsRun) {

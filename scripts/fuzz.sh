@@ -11,7 +11,7 @@ CC=clang CXX=clang++ cmake -S fuzz -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWith
 cmake --build "$dir" -j "$(nproc)"
 status=0
 for target in launch_spec extract library_check runner_reply safetensors solution trace \
-    eval_wire ncu_csv model_proxy; do
+    eval_wire ncu_csv model_proxy utf8; do
   work="$dir/corpus-$target"
   mkdir -p "$work"
   # A target with a dictionary of its format's tokens gets it.

@@ -206,6 +206,19 @@ class AgentSessionTest : public ::testing::TestWithParam<std::string> {
     return n;
   }
 
+  // Runs task `id` with final_evaluation if-changed against the model in
+  // use; its end, which must be an agent outcome.
+  v1::CompleteRequest RunWithFinalEvaluation(const std::string& id, FakeScheduler& scheduler) {
+    v1::Task task = Task(id);
+    task.mutable_agent()->mutable_settings()->set_final_evaluation("if-changed");
+    std::atomic<bool> cancelled{false};
+    agent_gateway::SessionRecord record;
+    v1::CompleteRequest done =
+        agent_gateway::RunAgentSession(Options(scheduler), task, cancelled, &record);
+    EXPECT_TRUE(done.has_agent()) << done.DebugString() << record.stderr_text;
+    return done;
+  }
+
   std::string Workspace(const std::string& task_id) const {
     return (dir_ / absl::StrCat(task_id, "-1") / "workspace").string();
   }
@@ -302,18 +315,46 @@ TEST_P(AgentSessionTest, AKernelFileLinkedOutOfItsWorkspaceIsNotReadAtTheEnd) {
   testing::ScriptedModel model(cli_->wire, link);
   UseModel(model);
   FakeScheduler scheduler;
-  std::atomic<bool> cancelled{false};
-  v1::Task task = Task("tk_link");
-  task.mutable_agent()->mutable_settings()->set_final_evaluation("if-changed");
-  agent_gateway::SessionRecord record;
-  const v1::CompleteRequest done =
-      agent_gateway::RunAgentSession(Options(scheduler), task, cancelled, &record);
-  ASSERT_TRUE(done.has_agent()) << done.DebugString() << record.stderr_text;
+  const v1::CompleteRequest done = RunWithFinalEvaluation("tk_link", scheduler);
   EXPECT_EQ(done.agent().end(), v1::AGENT_FINISHED);
   for (const v1::AgentEvalRequest& r : scheduler.requests()) {
     EXPECT_THAT(r.kernel_source(), ::testing::Not(HasSubstr("PTXB-GATEWAY-SECRET")));
   }
   EXPECT_EQ(scheduler.requests().size(), 0u) << "a link is no kernel";
+}
+
+// What an agent leaves that is not UTF-8 is data, never a broken report: a
+// kernel file that is not UTF-8 text is refused by the tool naming where
+// (once sent, the scheduler could not parse the request and the slot waited
+// out eval_wait_timeout) and not evaluated at the end, saying so; a file
+// named with bytes that are not UTF-8 is recorded under its escaped name
+// (once, the end report did not parse and the trajectory was lost).
+TEST_P(AgentSessionTest, AKernelAndANameThatAreNotUtf8EndWithTheOutcome) {
+  const std::vector<Step> steps = Steps(
+      Workspace("tk_utf8"),
+      // No $(...): Gemini CLI refuses command substitution.
+      "printf '// caf\\351\\n' > kernel.cu; printf x > t; printf 'bad\\377name.cu' | xargs mv t");
+  testing::ScriptedModel model(cli_->wire, {steps[0], steps[2]});  // the probe, evaluate
+  UseModel(model);
+  FakeScheduler scheduler;
+  const v1::CompleteRequest done = RunWithFinalEvaluation("tk_utf8", scheduler);
+  EXPECT_EQ(done.agent().end(), v1::AGENT_FINISHED);
+  EXPECT_TRUE(scheduler.requests().empty()) << "neither the tool nor the end sent it";
+  const std::vector<Json> requests = model.requests();
+  ASSERT_GE(requests.size(), 3u);
+  EXPECT_THAT(requests[2].dump(), HasSubstr("is not UTF-8 text: byte 0xe9 at offset 6"))
+      << "the tool's refusal, as the model read it";
+  EXPECT_THAT(done.agent().reason(),
+              HasSubstr("its final kernel was not evaluated: kernel.cu is not UTF-8 text: byte "
+                        "0xe9 at offset 6 (line 1, column 7)"));
+  std::map<std::string, std::string> records;
+  for (const v1::AgentRecord& r : done.agent().records()) records[r.name()] = r.content();
+  EXPECT_EQ(records["workspace/kernel.cu"], "// caf\xe9\n") << "its bytes, as they are";
+  EXPECT_EQ(records["workspace/bad\\xffname.cu"], "x");
+  EXPECT_THAT(records["workspace.notes"], HasSubstr("escaped: workspace/bad\\xffname.cu"));
+  v1::CompleteRequest parsed;
+  EXPECT_TRUE(parsed.ParseFromString(done.SerializeAsString())) << "the end report parses";
+  EXPECT_EQ(parsed.agent().records_size(), done.agent().records_size());
 }
 
 TEST_P(AgentSessionTest, TheTokenBudgetEndsTheSession) {

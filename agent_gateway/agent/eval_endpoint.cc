@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "common/utf8.h"
 
 namespace ptxbench::agent_gateway {
 
@@ -43,6 +44,14 @@ EvalReply EvalEndpoint::Handle(const EvalRequest& request) {
     return Refused(absl::StrCat("workload mismatch: this session is bound to ",
                                 settings_.workload_name,
                                 " (the task file it was given); nothing was evaluated"));
+  }
+  // The agent can write to its socket directly: its source becomes the
+  // AgentEval request's `string` field, which the scheduler would refuse to
+  // parse (the gateway retrying it as "scheduler away" until its wait ran
+  // out). Today's JSON reader already refuses such bytes; this says why.
+  if (const std::string bad = DescribeInvalidUtf8(request.source); !bad.empty()) {
+    return Refused(absl::StrCat("the kernel is not UTF-8 text: ", bad,
+                                "; nothing was evaluated"));
   }
   return Evaluated(request);
 }

@@ -14,6 +14,9 @@
 //    for, waiting for it if it is still running; it is not counted again.
 //  - At most max_evaluations (0: no limit): the call after the last one is
 //    refused with the count, and the session is told to end.
+//  - UTF-8 text only: a source that is not is refused naming its first bad
+//    byte, and not counted (the scheduler's request carries it as a proto
+//    `string`).
 // Refusals are exit code 2 with the reason; the kernel's own failures are
 // the evaluation's feedback (exit 1). The time calls spend blocked in an
 // evaluation is summed: it counts towards no time budget of the session.

@@ -89,6 +89,21 @@ TEST_F(EvalEndpointTest, AnotherWorkloadIsRefusedAndNotCounted) {
   EXPECT_EQ(endpoint.evaluations(), 0);
 }
 
+// An agent writing to its socket directly can send any source: one that is
+// not UTF-8 text is refused naming where, and is no turn (sent on, the
+// scheduler could not parse it and the session waited out its
+// eval_wait_timeout).
+TEST_F(EvalEndpointTest, ASourceThatIsNotUtf8IsRefusedAndNotCounted) {
+  EvalEndpoint endpoint(Settings(), Recorder(), Budget);
+  const EvalReply refused = endpoint.Handle(Evaluate("a1", "__global__ void k() {}\xc0\xaf"));
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_THAT(refused.text, HasSubstr("not UTF-8 text: byte 0xc0 at offset 22"));
+  EXPECT_EQ(endpoint.evaluations(), 0);
+  EXPECT_TRUE(turns_.empty());
+  EXPECT_EQ(endpoint.Handle(Evaluate("a2", "// caf\xc3\xa9")).exit_code, 1);
+  EXPECT_EQ(endpoint.evaluations(), 1);
+}
+
 TEST_F(EvalEndpointTest, OneEvaluationInFlightAndARetryJoinsIt) {
   hold_ = true;
   EvalEndpoint endpoint(Settings(), Recorder(), Budget);

@@ -22,6 +22,7 @@
 #include "common/file.h"
 #include "common/hash.h"
 #include "common/log.h"
+#include "common/utf8.h"
 #include "nlohmann/json.hpp"
 #include "sandbox/sandboxed_process.h"
 
@@ -110,7 +111,9 @@ class Session {
   std::optional<v1::CompleteRequest> Check(const absl::Time& last_output);
   v1::CompleteRequest Supervise(sandbox::SandboxedProcess& process, Capture& out, Capture& err);
   v1::CompleteRequest Exited(const sandbox::Outcome& outcome, const Capture& err);
-  void FinalEvaluation();
+  // Evaluates the kernel file as the agent left it, when it changed; why
+  // it was not evaluated when it could not be ("" otherwise).
+  std::string FinalEvaluation();
 
   const SessionOptions& options_;
   const v1::Task& task_;
@@ -313,8 +316,9 @@ v1::CompleteRequest Session::Exited(const sandbox::Outcome& outcome, const Captu
     return Outcome(*spent, proxy_->spent_reason());  // the CLI stopped at the proxy's refusal
   }
   if (outcome.exited && outcome.exit_code == 0) {
-    FinalEvaluation();
-    return Outcome(v1::AGENT_FINISHED, "the CLI exited on its own");
+    const std::string skipped = FinalEvaluation();
+    return Outcome(v1::AGENT_FINISHED, absl::StrCat("the CLI exited on its own",
+                                                    skipped.empty() ? "" : "; ", skipped));
   }
   std::string why = !outcome.setup_error.empty() ? absl::StrCat("sandbox: ", outcome.setup_error)
                     : outcome.memory_exceeded    ? "the session went over its memory limit"
@@ -326,23 +330,29 @@ v1::CompleteRequest Session::Exited(const sandbox::Outcome& outcome, const Captu
   return Failure(outcome.setup_error.empty() ? v1::TERMINAL : v1::INFRA, why);
 }
 
-void Session::FinalEvaluation() {
-  if (settings_.final_evaluation() != "if-changed" || endpoint_->limit_reached()) return;
+std::string Session::FinalEvaluation() {
+  if (settings_.final_evaluation() != "if-changed" || endpoint_->limit_reached()) return "";
   // The agent's file, read from outside its sandbox: a link it left there
-  // would name a file of this machine.
+  // would name a file of this machine. Not UTF-8, it is no kernel the
+  // scheduler's request can carry (nor one the tool would have sent).
   absl::StatusOr<std::string> text = ReadUntrustedFile(files_.kernel, agent_tool::kMaxSource);
+  if (text.ok() && !IsValidUtf8(*text)) {
+    text = absl::InvalidArgumentError(absl::StrCat(fs::path(files_.kernel).filename().string(),
+                                                   " is not UTF-8 text: ",
+                                                   DescribeInvalidUtf8(*text)));
+  }
   if (!text.ok()) {
-    if (!absl::IsNotFound(text.status())) {
-      LogWarning("no final evaluation", {{"session", files_.dir},
-                                         {"why", std::string(text.status().message())}});
-    }
-    return;
+    if (absl::IsNotFound(text.status())) return "";
+    const std::string why(text.status().message());
+    LogWarning("no final evaluation", {{"session", files_.dir}, {"why", why}});
+    return absl::StrCat("its final kernel was not evaluated: ", why);
   }
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (Sha256Hex(*text) == last_source_sha_) return;
+    if (Sha256Hex(*text) == last_source_sha_) return "";
   }
   (void)Evaluate(endpoint_->evaluations() + 1, *text, /*profile=*/false);
+  return "";
 }
 
 v1::CompleteRequest Session::Supervise(sandbox::SandboxedProcess& process, Capture& out,
@@ -436,8 +446,9 @@ v1::CompleteRequest Session::Run(SessionRecord* record) {
                                                  : result.mutable_failure()->mutable_agent_session();
   if (!result.has_agent()) *outcome = Outcome(v1::AGENT_END_UNSPECIFIED, "").agent();
   FillUsage(outcome);
-  for (v1::AgentRecord& r : SessionRecords({out.text, out.dropped, err.text, err.dropped},
-                                           proxy_->calls(), files_.home, files_.workspace)) {
+  for (v1::AgentRecord& r :
+       SessionRecords({out.text, out.dropped, err.text, err.dropped}, proxy_->calls(),
+                      files_.home, files_.workspace, {fs::path(files_.kernel).filename()})) {
     *outcome->add_records() = std::move(r);
   }
   return result;
