@@ -83,9 +83,12 @@ PolicyEdits ApplyRequestPolicy(agents::Wire wire, const RequestLimits& limits, J
       auto thinking = config.find("thinkingConfig");
       if (thinking != config.end() && thinking->is_object()) {
         auto budget = thinking->find("thinkingBudget");
+        // -1 (the model decides) is left alone where the cap is past any
+        // model's thinking limit (32,768): a budget past the model's own is
+        // refused by the API.
         if (budget != thinking->end() && budget->is_number_integer() &&
-            (budget->get<int64_t>() < 0 || budget->get<int64_t>() > limits.max_output_tokens) &&
-            limits.max_output_tokens < 32768) {
+            (budget->get<int64_t>() > limits.max_output_tokens ||
+             (budget->get<int64_t>() < 0 && limits.max_output_tokens < 32768))) {
           edits.push_back(absl::StrCat("thinkingBudget ", budget->dump(), " -> ",
                                        limits.max_output_tokens));
           *budget = limits.max_output_tokens;

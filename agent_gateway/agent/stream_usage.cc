@@ -89,7 +89,9 @@ void StreamUsage::Event(absl::string_view event) {
 void StreamUsage::Data(const std::string& text) {
   const Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object()) return;
-  const std::string type = j.value("type", "");
+  // value("type", "") would throw for a type that is not a string.
+  const Json& kind = Member(j, "type");
+  const std::string type = kind.is_string() ? kind.get<std::string>() : "";
   switch (wire_) {
     case agents::Wire::kOpenAIResponses: {
       if (type != "response.completed" && type != "response.incomplete" &&

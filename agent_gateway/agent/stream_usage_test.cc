@@ -84,6 +84,15 @@ TEST(StreamUsage, GeminiLastUsageMetadataWithThoughts) {
   EXPECT_EQ(u.total(), 500);
 }
 
+// Found by fuzz/model_proxy_fuzz: an event whose type is not a string threw
+// out of the parser (and would have ended the gateway).
+TEST(StreamUsage, AnEventWhoseTypeIsNotAStringIsSkipped) {
+  StreamUsage u = Read(agents::Wire::kAnthropicMessages,
+                       "data: {\"type\":8e9}\n\ndata: {\"type\":[1]}\n\n");
+  EXPECT_EQ(u.total(), 0);
+  EXPECT_FALSE(u.finished());
+}
+
 TEST(StreamUsage, GarbageAndAHugeEventCountNothing) {
   StreamUsage u(agents::Wire::kOpenAIResponses);
   u.Feed("data: {not json\n\n: a comment\n\ndata: [1,2]\n\n");
