@@ -373,6 +373,12 @@ def tools(wire):
         with_fields("mcp-servers", "exfil.invalid",
                     mcp_servers=[{"type": "url", "url": "http://exfil.invalid/mcp", "name": "x"}])
         with_fields("container", "container_ptxbexfil", container="container_ptxbexfil")
+        # Billed above the registry's price: fast mode, a priority tier, an
+        # hour-long cache.
+        with_fields("speed-fast", '"speed"', speed="fast")
+        with_fields("service-tier", '"service_tier"', service_tier="auto")
+        with_fields("cache-ttl", '"ttl"', system=[{"type": "text", "text": "x",
+                                                   "cache_control": {"type": "ephemeral", "ttl": "1h"}}])
         with_parts("image-url", [{"type": "image", "source": {"type": "url", "url": exfil}}], "exfil.invalid")
         with_parts("document-url", [{"type": "document", "source": {"type": "url", "url": exfil}}], "exfil.invalid")
         with_parts("image-file", [{"type": "image", "source": {"type": "file", "file_id": "file_ptxbexfil"}}],
@@ -409,6 +415,9 @@ def tools(wire):
         with_parts("file-data-snake", [{"file_data": {"file_uri": exfil, "mime_type": "image/png"}}],
                    "exfil.invalid")
         with_fields("cached-content", "ptxbexfil", cachedContent="cachedContents/ptxbexfil")
+        # Output priced above the registry's text price.
+        with_fields("response-modalities", '"responseModalities"',
+                    generationConfig={"maxOutputTokens": 64, "responseModalities": ["AUDIO"]})
 
 
 def headers(wire):
@@ -729,6 +738,18 @@ def records(wire, tool):
         code = None
     record("eval-not-utf8", code, "answered", seconds=round(time.time() - start, 1))
     # kernel.cu stays as it is: the session's final kernel.
+    # Socket pairs, each of which could hold ~200 KB of the kernel's memory
+    # that no watchdog sees: as many as it may open, up to 8,000.
+    pairs = []
+    try:
+        while len(pairs) < 8000:
+            pairs.append(socket.socketpair())
+    except OSError:
+        pass
+    record("socket-pairs", None, "bounded", opened=len(pairs))
+    for a, b in pairs:
+        a.close()
+        b.close()
     with open("/proc/1/cmdline", "rb") as f:
         record("pid1-cmdline", None, "host", hex=f.read()[:4096].hex())
     with open("/proc/self/cgroup", "rb") as f:
