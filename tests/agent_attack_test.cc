@@ -515,7 +515,8 @@ TEST_P(AgentAttackTest, AnEvaluationInTheBackgroundDoesNotStopTheClock) {
 }
 
 // What a session leaves is data, bounded, and its sandbox shows nothing of
-// the host: a file named with bytes that are not UTF-8, 20,000 empty files
+// the host: files named with bytes that are not UTF-8 (in the workspace and
+// HOME), links to the gateway's own files (never followed), 20,000 empty files
 // and a tree 1,500 levels deep leave a record that the scheduler can parse,
 // of bounded size and depth; a kernel that is not UTF-8, evaluated with the
 // command or left as the final kernel (final_evaluation if-changed), is
@@ -552,6 +553,10 @@ TEST_P(AgentAttackTest, WhatTheSessionLeavesIsBoundedDataAndShowsNothingOfTheHos
   const Result& eval = results["eval-not-utf8"];
   EXPECT_TRUE(eval.status.has_value()) << "the evaluation of a kernel that is not UTF-8 hung";
   EXPECT_LT(eval.line.value("seconds", 99.0), 15.0);
+  for (const v1::AgentRecord& r : a.done.agent().records()) {
+    EXPECT_THAT(r.content(), Not(HasSubstr("sk-session-test")))
+        << r.name() << ": a link out of the session was followed to the gateway's own files";
+  }
   int workspace = 0;
   size_t deepest = 0;
   for (const v1::AgentRecord& r : a.done.agent().records()) {

@@ -709,10 +709,19 @@ def walltime(wire, tool):
 
 
 def records(wire, tool):
-    """What the session leaves: names and sources that are not UTF-8, many
-    files, a deep tree; and what its sandbox shows of the host."""
+    """What the session leaves: names and sources that are not UTF-8, links
+    out of the session, many files, a deep tree; and what its sandbox shows
+    of the host."""
     with open(b"bad-\xff\xfe-name.txt", "wb") as f:
         f.write(b"x")
+    home = os.environ["HOME"].encode()
+    with open(os.path.join(home, b"bad-\xff-session.jsonl"), "wb") as f:
+        f.write(b"{}\n")
+    # Links out of the session: read from outside, they would name the
+    # gateway's own files (its environment holds the model's key).
+    for link in (b"leak.txt", os.path.join(home, b"leak.jsonl")):
+        os.symlink(b"/proc/self/environ", link)
+    os.symlink(b"/etc/passwd", b"passwd.txt")
     os.mkdir("many")
     for i in range(20000):
         os.close(os.open("many/%d" % i, os.O_CREAT | os.O_WRONLY, 0o644))
