@@ -94,14 +94,17 @@ class ProxyAttackTest : public ::testing::Test {
   }
 
   static std::string Post(const std::string& target, const std::string& body) {
-    return absl::StrCat("POST ", target, " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n",
+    return absl::StrCat("POST ", target,
+                        " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n",
                         "Content-Length: ", body.size(), "\r\nConnection: close\r\n\r\n", body);
   }
 
   static std::string Route(agents::Wire wire) {
     switch (wire) {
-      case agents::Wire::kAnthropicMessages: return "/v1/messages?beta=true";
-      case agents::Wire::kOpenAIResponses: return "/v1/responses";
+      case agents::Wire::kAnthropicMessages:
+        return "/v1/messages?beta=true";
+      case agents::Wire::kOpenAIResponses:
+        return "/v1/responses";
       case agents::Wire::kGeminiGenerate:
         return "/v1beta/models/scripted-agent-model:streamGenerateContent?alt=sse";
     }
@@ -217,9 +220,11 @@ TEST_F(ProxyAttackTest, ACallLimitHoldsAgainstCallsMadeAtOnce) {
   std::vector<std::thread> calls;
   for (int i = 0; i < 16; ++i) {
     calls.emplace_back([&, i] {
-      const Json body = {{"model", "m"}, {"max_tokens", 64}, {"stream", true},
-                         {"messages", {{{"role", "user"},
-                                        {"content", absl::StrCat("@ptxb:slow ", i)}}}}};
+      const Json body = {
+          {"model", "m"},
+          {"max_tokens", 64},
+          {"stream", true},
+          {"messages", {{{"role", "user"}, {"content", absl::StrCat("@ptxb:slow ", i)}}}}};
       Send(Post("/v1/messages", body.dump()));
     });
   }
@@ -238,7 +243,9 @@ TEST_F(ProxyAttackTest, AnAnswerItsClientNeverReadsIsCountedAnyway) {
   auto proxy = Start(agents::Wire::kAnthropicMessages, model.port(), {/*tokens=*/1'000'000});
   const int fd = Connect(/*rcvbuf=*/4096);
   ASSERT_GE(fd, 0);
-  const Json body = {{"model", "m"}, {"max_tokens", 64}, {"stream", true},
+  const Json body = {{"model", "m"},
+                     {"max_tokens", 64},
+                     {"stream", true},
                      {"messages", {{{"role", "user"}, {"content", "@ptxb:bulk"}}}}};
   const std::string request = Post("/v1/messages", body.dump());
   ASSERT_EQ(write(fd, request.data(), request.size()), static_cast<ssize_t>(request.size()));
@@ -277,7 +284,9 @@ TEST_F(ProxyAttackTest, SlowHeadsDoNotLockOutTheClisCall) {
     });
   }
   absl::SleepFor(absl::Seconds(2));  // every place taken
-  const Json body = {{"model", "m"}, {"max_tokens", 64}, {"stream", true},
+  const Json body = {{"model", "m"},
+                     {"max_tokens", 64},
+                     {"stream", true},
                      {"messages", {{{"role", "user"}, {"content", "hi"}}}}};
   const absl::Time start = absl::Now();
   std::string answer;
@@ -316,7 +325,9 @@ TEST_F(ProxyAttackTest, EveryFramingOfAProvidersAnswerIsCounted) {
   std::thread serving([&] { upstream.listen_after_bind(); });
   {
     auto proxy = Start(agents::Wire::kAnthropicMessages, port, {/*tokens=*/1'000'000});
-    const Json body = {{"model", "m"}, {"max_tokens", 64}, {"stream", true},
+    const Json body = {{"model", "m"},
+                       {"max_tokens", 64},
+                       {"stream", true},
                        {"messages", {{{"role", "user"}, {"content", "hi"}}}}};
     EXPECT_THAT(Send(Post("/v1/messages", body.dump())), HasSubstr("HTTP/1.1 200"));
     const ptxbench::v1::Usage u = proxy->totals().usage();
@@ -335,9 +346,13 @@ TEST_F(ProxyAttackTest, EveryFramingOfAProvidersAnswerIsCounted) {
   const Case cases[] = {
       {agents::Wire::kGeminiGenerate, "/v1beta/models/m:streamGenerateContent", gemini},
       {agents::Wire::kGeminiGenerate, "/v1beta/models/m:generateContent", gemini},
-      {agents::Wire::kAnthropicMessages, "/v1/messages",
-       {{"model", "m"}, {"max_tokens", 64}, {"messages", {{{"role", "user"}, {"content", "@ptxb:plain"}}}}}},
-      {agents::Wire::kOpenAIResponses, "/v1/responses",
+      {agents::Wire::kAnthropicMessages,
+       "/v1/messages",
+       {{"model", "m"},
+        {"max_tokens", 64},
+        {"messages", {{{"role", "user"}, {"content", "@ptxb:plain"}}}}}},
+      {agents::Wire::kOpenAIResponses,
+       "/v1/responses",
        {{"model", "m"}, {"input", "@ptxb:plain"}, {"stream", false}}},
   };
   for (const Case& c : cases) {

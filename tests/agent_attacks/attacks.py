@@ -16,7 +16,7 @@ through the session's unix socket (../model.sock) where an attack needs it.
 Each attack appends one JSON line to results.jsonl: {"attack": name,
 "status": the HTTP status it got (null: no answer), "expect": what the test
 requires of it, ...}. The test (agent_attack_test.cc) reads the file from the
-session's record of its workspace and checks each line against what the
+session's workspace, kept for it, and checks each line against what the
 provider received:
   refuse  a 4xx answer, and nothing of the request reached the provider
   strip   refused as above, or forwarded without `forbid` (a tool, a URL)
@@ -24,7 +24,8 @@ provider received:
   alive   any answer or none; the proxy serves the next probe
   probe   a normal call: 200, and it reached the provider
   413     refused as too large
-Every request carries its own marker, "@ptxb:atk:" + its name + "@", in its body
+(and, checked by the test as a whole: counters, counted, spend, tick, host,
+bounded, answered). Every request carries its own marker, "@ptxb:atk:" + its name + "@", in its body
 (and the provider's stand-in answers a marked request as the real API frames
 it: testing/scripted_model.h). Only names and statuses are printed: the CLI
 sends what its shell printed to the model, so a printed marker, path or key
