@@ -26,19 +26,10 @@
 #include "testing/pinned_clis.h"
 #include "tests/agent_attack_fixture.h"
 
-namespace ptxbench {
+// In the fixture's namespace: its names (v1, Json, HasSubstr, ...) are these
+// tests' too.
+namespace ptxbench::attack_testing {
 namespace {
-
-namespace v1 = ::ptxbench::v1;
-using ::testing::HasSubstr;
-using ::testing::Not;
-using Json = nlohmann::json;
-using attack_testing::AgentAttackTest;
-using attack_testing::Ended;
-using attack_testing::PeakRssBytes;
-using attack_testing::ResetPeakRss;
-using testing::FakeScheduler;
-using testing::ScriptedModel;
 
 // Bodies of the wrong JSON types ({"model": 0}, {"tools":[{"type":7}]},
 // the conversation as a number, max tokens as a string, a float, 1e30, -1,
@@ -280,4 +271,4 @@ INSTANTIATE_TEST_SUITE_P(PinnedClis, AgentAttackTest,
                          testing::CliTestName);
 
 }  // namespace
-}  // namespace ptxbench
+}  // namespace ptxbench::attack_testing
