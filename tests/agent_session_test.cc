@@ -10,20 +10,18 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <mutex>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "agent_gateway/agent/session.h"
 #include "agents/clis.h"
+#include "testing/agent_session_fixture.h"
 #include "testing/pinned_clis.h"
 #include "testing/scripted_model.h"
 
@@ -36,176 +34,10 @@ using ::testing::HasSubstr;
 using Json = nlohmann::json;
 using Step = testing::ScriptedModel::Step;
 
-// The scheduler's side of AgentEval: each new action id is a turn, answered
-// after `delay` with a failure for the first kernel and a pass after.
-class FakeScheduler {
- public:
-  // The first evaluation takes this long (the session long-polls for it).
-  absl::Duration first_delay = absl::ZeroDuration();
-  std::atomic<bool> block{false};  // never answer (a cancelled session's)
+using testing::FakeScheduler;
 
-  absl::StatusOr<v1::AgentEvalResponse> operator()(const v1::AgentEvalRequest& r) {
-    int turn;
-    absl::Time ready;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      auto [it, added] = turns_.emplace(r.action_id(), static_cast<int>(turns_.size()));
-      if (added) {
-        requests_.push_back(r);
-        ready_.push_back(absl::Now() + (it->second == 0 ? first_delay : absl::ZeroDuration()));
-      }
-      turn = it->second;
-      ready = ready_[turn];
-    }
-    const absl::Time poll_end = absl::Now() + absl::Milliseconds(r.wait_ms());
-    absl::SleepFor(std::max(absl::ZeroDuration(), std::min(ready, poll_end) - absl::Now()));
-    v1::AgentEvalResponse out;
-    out.set_turn(turn);
-    if (block.load() || absl::Now() < ready) return out;
-    out.set_done(true);
-    out.mutable_result()->set_status(turn == 0 ? v1::COMPILE_ERROR : v1::PASSED);
-    out.mutable_result()->set_all_passed(turn > 0);
-    out.mutable_result()->set_min_speedup(turn > 0 ? 2.0 : 0);
-    out.set_feedback(absl::StrCat("feedback of turn ", turn, " for: ", r.kernel_source()));
-    return out;
-  }
-  std::vector<v1::AgentEvalRequest> requests() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return requests_;
-  }
-
- private:
-  std::mutex mu_;
-  std::map<std::string, int> turns_;
-  std::vector<v1::AgentEvalRequest> requests_;
-  std::vector<absl::Time> ready_;
-};
-
-class AgentSessionTest : public ::testing::TestWithParam<std::string> {
+class AgentSessionTest : public testing::AgentSessionFixture {
  protected:
-  void SetUp() override {
-    cli_ = agents::FindAgentCli(GetParam());
-    ASSERT_NE(cli_, nullptr);
-    if (!fs::exists(fs::path(PTXB_AGENT_CLIS_DIR) / cli_->executable)) {
-      GTEST_SKIP() << cli_->name << " is not installed under " << PTXB_AGENT_CLIS_DIR
-                   << " (scripts/setup.sh installs the pinned CLIs with npm ci)";
-    }
-    if (geteuid() != 0) GTEST_SKIP() << "a session's sandbox runs it as its own uid: needs root";
-    dir_ = fs::temp_directory_path() / absl::StrCat("ptxb-s-", getpid(), "-", cli_->name);
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    fs::permissions(dir_, fs::perms::all);  // the session's uid walks through it
-    setenv("PTXB_SESSION_TEST_KEY", "sk-session-test", 1);
-  }
-  void TearDown() override {
-    if (!dir_.empty()) fs::remove_all(dir_);
-  }
-
-  // The registry entry of the scripted model, in the API the CLI speaks.
-  void UseModel(const testing::ScriptedModel& model) {
-    const std::string suffix = cli_->wire == agents::Wire::kGeminiGenerate    ? "/v1beta"
-                               : cli_->wire == agents::Wire::kOpenAIResponses ? "/v1"
-                                                                              : "";
-    std::ofstream(dir_ / "models.json")
-        << Json{{"models",
-                 {{"scripted-agent-model",
-                   {{"provider", std::string(agents::WireProvider(cli_->wire))},
-                    {"base_url", absl::StrCat("http://127.0.0.1:", model.port(), suffix)},
-                    {"model_id", "pinned-model"},
-                    {"api_key_env", "PTXB_SESSION_TEST_KEY"},
-                    {"price", {{"input_per_mtok", 1.0}, {"output_per_mtok", 2.0}}}}}}}}
-               .dump();
-    auto registry = agent_gateway::ModelRegistry::Load({(dir_ / "models.json").string()});
-    ASSERT_TRUE(registry.ok()) << registry.status();
-    registry_ = *std::move(registry);
-  }
-
-  agent_gateway::SessionOptions Options(FakeScheduler& scheduler) {
-    agent_gateway::SessionOptions o;
-    o.clis_dir = PTXB_AGENT_CLIS_DIR;
-    o.tool_binary = PTXB_AGENT_TOOL_BIN;
-    o.sessions_dir = dir_.string();
-    o.registry = registry_.get();
-    o.agent_eval = [&scheduler](const v1::AgentEvalRequest& r) { return scheduler(r); };
-    return o;
-  }
-
-  v1::Task Task(const std::string& task_id, int64_t token_budget = 1'000'000) {
-    v1::Task t;
-    t.set_kind(v1::AGENT);
-    t.mutable_lease()->set_task_id(task_id);
-    t.mutable_lease()->set_lease_id("ls_1");
-    v1::AgentSession* s = t.mutable_agent();
-    v1::AgentSettings* a = s->mutable_settings();
-    a->set_cli(cli_->name);
-    a->set_cli_version(cli_->version);
-    a->set_eval_interface("mcp");
-    a->set_shell(true);
-    a->set_token_budget(token_budget);
-    a->set_wall_time_s(600);
-    a->set_stall_timeout_s(120);
-    a->set_eval_wait_timeout_s(120);
-    a->set_budget_grace_s(30);
-    a->set_show_budget(true);
-    a->set_final_evaluation("none");
-    s->set_model("scripted-agent-model");
-    s->set_definition("gemm_n7168_k5120");
-    s->set_language("cuda");
-    s->set_target_speedup(1.5);
-    s->set_system_prompt("You write CUDA kernels.");
-    s->set_task_prompt("Write a GEMM.");
-    s->set_session(1);
-    return t;
-  }
-
-  // The model's script: run `probe` in the CLI's shell if given, then
-  // write a kernel, evaluate, write another, evaluate.
-  std::vector<Step> Steps(const std::string& workspace, const std::string& probe = "") const {
-    std::vector<Step> steps;
-    if (!probe.empty()) {
-      const bool codex = cli_->name == "codex", gemini = cli_->name == "gemini-cli";
-      steps.push_back({codex ? "exec_command" : gemini ? "run_shell_command" : "Bash",
-                       {{codex ? "cmd" : "command", probe}}});
-    }
-    for (const char* k : {"// first\n", "// second\n"}) {
-      if (cli_->name == "codex") {
-        steps.push_back({"exec_command", {{"cmd", absl::StrCat("printf '", k, "' > kernel.cu")}}});
-        steps.push_back({"evaluate_kernel", Json::object(), "", "mcp__ptxbench"});
-        continue;
-      }
-      const bool gemini = cli_->name == "gemini-cli";
-      steps.push_back({gemini ? "write_file" : "Write",
-                       {{"file_path", workspace + "/kernel.cu"}, {"content", k}}});
-      steps.push_back(
-          {gemini ? "mcp_ptxbench_evaluate_kernel" : "mcp__ptxbench__evaluate_kernel"});
-    }
-    return steps;
-  }
-  // Processes still working in this test's sessions (their working
-  // directory or command line under its folder): other tests' sessions may
-  // run at the same time as the same uid.
-  int Survivors() const {
-    int n = 0;
-    for (const auto& entry : fs::directory_iterator("/proc")) {
-      const std::string pid = entry.path().filename().string();
-      if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
-      std::error_code ec;
-      const std::string cwd = fs::read_symlink(entry.path() / "cwd", ec).string();
-      // read(2), not a stream: a process may end while it is read (ESRCH).
-      std::string cmdline;
-      const int fd = open((entry.path() / "cmdline").c_str(), O_RDONLY | O_CLOEXEC);
-      char buffer[4096];
-      for (ssize_t n; fd >= 0 && (n = read(fd, buffer, sizeof(buffer))) > 0;) {
-        cmdline.append(buffer, static_cast<size_t>(n));
-      }
-      if (fd >= 0) close(fd);
-      if (cwd.rfind(dir_.string(), 0) == 0 || cmdline.find(dir_.string()) != std::string::npos) {
-        ++n;
-      }
-    }
-    return n;
-  }
-
   // Runs task `id` with final_evaluation if-changed against the model in
   // use; its end, which must be an agent outcome.
   v1::CompleteRequest RunWithFinalEvaluation(const std::string& id, FakeScheduler& scheduler) {
@@ -218,14 +50,6 @@ class AgentSessionTest : public ::testing::TestWithParam<std::string> {
     EXPECT_TRUE(done.has_agent()) << done.DebugString() << record.stderr_text;
     return done;
   }
-
-  std::string Workspace(const std::string& task_id) const {
-    return (dir_ / absl::StrCat(task_id, "-1") / "workspace").string();
-  }
-
-  const agents::AgentCli* cli_ = nullptr;
-  fs::path dir_;
-  std::unique_ptr<agent_gateway::ModelRegistry> registry_;
 };
 
 TEST_P(AgentSessionTest, AWholeSessionEndsWhenTheCliFinishes) {
