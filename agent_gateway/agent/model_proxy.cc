@@ -79,10 +79,14 @@ absl::StatusOr<HttpRequest> ReadRequest(int fd, const std::function<void()>& tou
   limits.max_body_bytes = ModelProxy::kMaxBodyBytes;
   HttpRequestParser parser(limits);
   const absl::Time deadline = absl::Now() + ModelProxy::kRequestDeadline;
+  // A head arrives at once from a client; one that trickles in holds one of
+  // the few connections (16 slow heads locked the CLI out).
+  const absl::Time head_deadline = absl::Now() + ModelProxy::kHeadDeadline;
   bool continued = false;
   char chunk[64 << 10];
   while (parser.state() == HttpRequestParser::State::kNeedMore) {
-    const int64_t wait = absl::ToInt64Milliseconds(deadline - absl::Now());
+    const int64_t wait = absl::ToInt64Milliseconds(
+        (parser.head_done() ? deadline : std::min(deadline, head_deadline)) - absl::Now());
     if (wait <= 0 || stop.load()) return absl::DeadlineExceededError("no whole request in time");
     pollfd p{fd, POLLIN, 0};
     const int ready = poll(&p, 1, static_cast<int>(std::min<int64_t>(wait, 250)));
@@ -128,6 +132,33 @@ void Linger(int fd) {
   }
 }
 
+// The Anthropic betas a session may ask for, by family (the name without its
+// date): those the pinned Claude Code sends, which change neither the price
+// nor what runs at the provider. A beta that does (context-1m and fast-mode
+// price tokens above the registry's, extended-cache-ttl caches at twice the
+// input price, mcp-client, files-api, code-execution, web-fetch and skills
+// run or read things at the provider) is refused with the request.
+bool AllowedBeta(absl::string_view beta) {
+  // "name-2025-05-14" or "name-20250219": the family is the name.
+  absl::string_view family = beta;
+  const size_t dash = family.find_last_of('-');
+  if (dash != absl::string_view::npos && family.size() - dash - 1 == 8 &&
+      family.substr(dash + 1).find_first_not_of("0123456789") == absl::string_view::npos) {
+    family = family.substr(0, dash);
+  } else if (family.size() > 11 && family[family.size() - 3] == '-' &&
+             family[family.size() - 6] == '-' && family[family.size() - 11] == '-') {
+    family = family.substr(0, family.size() - 11);
+  }
+  for (absl::string_view allowed :
+       {"claude-code", "interleaved-thinking", "context-management", "thinking-token-count",
+        "advanced-tool-use", "thinking-display-updates", "mid-conversation-tool-changes", "effort",
+        "fine-grained-tool-streaming", "token-efficient-tools", "prompt-caching", "output-128k",
+        "structured-outputs"}) {
+    if (family == allowed) return true;
+  }
+  return false;
+}
+
 // The headers the CLI sent that go upstream, each rebuilt from what its
 // grammar allows; INVALID_ARGUMENT for one that is not of its form. Every
 // other header (keys above all) stays behind.
@@ -171,6 +202,16 @@ absl::StatusOr<std::vector<std::string>> ForwardedHeaders(const HttpRequest& r) 
     if (!items) {
       return absl::InvalidArgumentError(absl::StrCat(
           "ptxbench refused the request: ", name, " is not a list of feature names"));
+    }
+    if (absl::string_view(name) == "anthropic-beta") {
+      for (absl::string_view beta : absl::StrSplit(*items, ',')) {
+        if (!AllowedBeta(beta)) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "ptxbench refused the request: the beta ", beta,
+              " is not one a session may use (it changes the price, or runs or reads things at "
+              "the provider)"));
+        }
+      }
     }
     out.push_back(absl::StrCat(name, ": ", *items));
   }

@@ -106,7 +106,9 @@ class ModelProxy {
   static constexpr size_t kRecordedBody = 256 << 10;
   static constexpr size_t kRecordedBodies = 4 << 20;
   static constexpr size_t kMaxCallRecords = 10'000;
-  // A request arrives whole within this, or is dropped.
+  // A request's head arrives within the first, the whole request within the
+  // second, or the connection is dropped.
+  static constexpr absl::Duration kHeadDeadline = absl::Seconds(10);
   static constexpr absl::Duration kRequestDeadline = absl::Seconds(60);
   // A call the budget left cannot cover waits this long for the calls in
   // flight to end before it is refused.

@@ -123,7 +123,8 @@ TEST_F(ModelProxyTest, ForwardsWithTheRealKeyThePinnedModelAndCountsTheUsage) {
   auto proxy = Start(model, {/*tokens=*/10'000});
   const std::string answer = Send(Post(
       "/v1/messages", Message({{"tools", {{{"name", "Bash"}, {"input_schema", Json::object()}}}}}),
-      "anthropic-version: 2023-06-01\r\nanthropic-beta: a-1, b-2\r\nx-stainless-os: Linux\r\n"));
+      "anthropic-version: 2023-06-01\r\nanthropic-beta: claude-code-20250219, effort-2025-11-24\r\n"
+      "x-stainless-os: Linux\r\n"));
   EXPECT_THAT(answer, HasSubstr("HTTP/1.1 200"));
   EXPECT_THAT(answer, HasSubstr("message_stop"));
   ASSERT_EQ(model.requests().size(), 1u);
@@ -131,7 +132,9 @@ TEST_F(ModelProxyTest, ForwardsWithTheRealKeyThePinnedModelAndCountsTheUsage) {
   EXPECT_EQ(model.requests()[0]["tools"].size(), 1u);
   EXPECT_THAT(model.headers()[0], HasSubstr("x-api-key: sk-real"));
   EXPECT_THAT(model.headers()[0], HasSubstr("anthropic-version: 2023-06-01"));
-  EXPECT_THAT(model.headers()[0], HasSubstr("anthropic-beta: a-1,b-2")) << "rebuilt from its list";
+  EXPECT_THAT(model.headers()[0],
+              HasSubstr("anthropic-beta: claude-code-20250219,effort-2025-11-24"))
+      << "rebuilt from its list";
   EXPECT_THAT(model.headers()[0], ::testing::Not(HasSubstr("ptxbench-session")));
   EXPECT_THAT(model.headers()[0], ::testing::Not(HasSubstr("x-stainless"))) << "not on the list";
   const ptxbench::v1::AgentUsage t = proxy->totals();
@@ -209,6 +212,13 @@ TEST_F(ModelProxyTest, OnlyTheModelEndpointsAndPlainJsonPass) {
               HasSubstr("HTTP/1.1 413"));
   EXPECT_THAT(Send(Post("/v1/messages", Message(), "anthropic-beta: a,b c\r\n")),
               HasSubstr("anthropic-beta is not a list"));
+  for (const char* beta : {"context-1m-2025-08-07", "fast-mode-2026-02-01",
+                           "extended-cache-ttl-2025-04-11", "mcp-client-2025-04-04",
+                           "files-api-2025-04-14"}) {
+    EXPECT_THAT(Send(Post("/v1/messages", Message(),
+                          absl::StrCat("anthropic-beta: claude-code-20250219,", beta, "\r\n"))),
+                HasSubstr(absl::StrCat("the beta ", beta, " is not one a session may use")));
+  }
   EXPECT_TRUE(model.requests().empty()) << "nothing of it reached the model";
   EXPECT_EQ(proxy->totals().model_calls(), 0);
   // A chunked body is read whole; a token counter is free.

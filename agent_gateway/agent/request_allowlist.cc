@@ -111,9 +111,28 @@ absl::Status ToolRefused(const std::string& path, absl::string_view type) {
 
 // ---- Anthropic Messages -------------------------------------------------
 
+// A prompt cache marker, where the block has one: only the default (5 minute)
+// cache, which the registry's prices describe. A longer one writes at twice
+// the input price, which the budget would not see.
+absl::Status CacheControl(const Json& block, const std::string& path) {
+  auto cache = block.find("cache_control");
+  if (cache == block.end()) return absl::OkStatus();
+  const std::string p = JsonField(path, "cache_control");
+  if (absl::Status s = Fields(*cache, p, {{"type", Type::kString}, {"ttl", Type::kString}});
+      !s.ok()) {
+    return s;
+  }
+  if (Str(*cache, "type") != "ephemeral" || (cache->contains("ttl") && Str(*cache, "ttl") != "5m")) {
+    return Refuse(p, "may only ask for the default cache (ephemeral, 5m): a longer one is priced "
+                     "above the registry's input price");
+  }
+  return absl::OkStatus();
+}
+
 absl::Status AnthropicBlock(const Json& block, const std::string& path, bool in_result,
                             int* media) {
   if (!block.is_object()) return Refuse(path, "must be an object");
+  if (absl::Status s = CacheControl(block, path); !s.ok()) return s;
   const std::string type = Str(block, "type");
   if (type == "text" || type == "thinking" || type == "redacted_thinking" ||
       (in_result && type == "tool_reference")) {
@@ -168,6 +187,7 @@ absl::Status AnthropicTool(const Json& tool, const std::string& path) {
   if (!tool.is_object()) return Refuse(path, "must be an object");
   const std::string type = Str(tool, "type");
   if (tool.contains("type") && type != "custom") return ToolRefused(path, type);
+  if (absl::Status s = CacheControl(tool, path); !s.ok()) return s;
   if (absl::Status s = Fields(tool, path,
                               {{"type", Type::kString},
                                {"name", Type::kString},
@@ -239,6 +259,7 @@ absl::Status CheckAnthropic(const Json& body, RouteKind kind, CheckedRequest* ou
       if (!block.is_object() || Str(block, "type") != "text") {
         return Refuse(JsonIndex("system", i), "must be a text block");
       }
+      if (absl::Status s = CacheControl(block, JsonIndex("system", i)); !s.ok()) return s;
     }
   }
   if (body.contains("tools")) {
@@ -304,9 +325,25 @@ absl::Status ResponsesParts(const Json& content, const std::string& path, int* m
   return absl::OkStatus();
 }
 
+absl::Status ResponsesTool(const Json& tool, const std::string& path, bool nested);
+
 absl::Status ResponsesItem(const Json& item, const std::string& path, int* media) {
   if (!item.is_object()) return Refuse(path, "must be an object");
   const std::string type = item.contains("type") ? Str(item, "type") : "message";
+  // Codex 0.171 declares its tools in the conversation (an item of this
+  // type) instead of the request's "tools": the same list holds for them.
+  if (type == "additional_tools") {
+    auto tools = item.find("tools");
+    if (tools == item.end()) return absl::OkStatus();
+    if (!tools->is_array()) return Refuse(JsonField(path, "tools"), "must be an array");
+    for (size_t i = 0; i < tools->size(); ++i) {
+      if (absl::Status s = ResponsesTool((*tools)[i], JsonIndex(JsonField(path, "tools"), i), false);
+          !s.ok()) {
+        return s;
+      }
+    }
+    return absl::OkStatus();
+  }
   if (type == "message") {
     return item.contains("content") ? ResponsesParts(item["content"], JsonField(path, "content"), media)
                                     : absl::OkStatus();

@@ -47,6 +47,9 @@ Json CodexBody() {
   return Json::parse(R"({
     "model": "gpt-5", "stream": true,
     "input": [
+      {"type": "additional_tools", "id": "at_1", "role": "developer", "tools": [
+        {"type": "namespace", "name": "functions", "description": "", "tools": [
+          {"type": "custom", "name": "exec", "description": "d"}]}]},
       {"type": "message", "role": "developer", "content": [{"type": "input_text", "text": "x"}]},
       {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "y"}]},
       {"type": "reasoning", "summary": [], "encrypted_content": "gAAA"},
@@ -159,6 +162,12 @@ TEST(RequestAllowlist, EachWayPastTheListIsRefusedByName) {
       {"a container", kAnthropic, [](Json& b) { b["container"] = "c"; }, "$.container"},
       {"a priced tier", kAnthropic, [](Json& b) { b["service_tier"] = "priority"; },
        "service_tier"},
+      {"a fast mode", kAnthropic, [](Json& b) { b["speed"] = "fast"; }, "$.speed"},
+      {"an hour's cache", kAnthropic,
+       [](Json& b) { b["system"][0]["cache_control"]["ttl"] = "1h"; }, "default cache"},
+      {"an hour's cache on a message", kAnthropic,
+       [](Json& b) { b["messages"][0]["content"][0]["cache_control"]["ttl"] = "1h"; },
+       "default cache"},
       {"an image by URL", kAnthropic,
        [](Json& b) {
          b["messages"][0]["content"].push_back(
@@ -187,6 +196,14 @@ TEST(RequestAllowlist, EachWayPastTheListIsRefusedByName) {
       {"Responses code interpreter", kResponses,
        [](Json& b) { b["tools"].push_back({{"type", "code_interpreter"}}); },
        "runs at the provider"},
+      {"a server tool among the conversation's tools", kResponses,
+       [](Json& b) {
+         b["input"].push_back({{"type", "additional_tools"},
+                               {"role", "developer"},
+                               {"tools", {{{"type", "function"}, {"name", "f"}},
+                                          {{"type", "web_search"}}}}});
+       },
+       "runs at the provider"},
       {"a server tool in a namespace", kResponses,
        [](Json& b) { b["tools"][1]["tools"].push_back({{"type", "web_search"}}); },
        "runs at the provider"},
@@ -200,13 +217,13 @@ TEST(RequestAllowlist, EachWayPastTheListIsRefusedByName) {
        "not an input item"},
       {"an image by URL", kResponses,
        [](Json& b) {
-         b["input"][1]["content"].push_back(
+         b["input"][2]["content"].push_back(
              {{"type", "input_image"}, {"image_url", "https://evil/x.png"}});
        },
        "which the provider fetches"},
       {"a file by id", kResponses,
        [](Json& b) {
-         b["input"][1]["content"].push_back({{"type", "input_file"}, {"file_id", "f"}});
+         b["input"][2]["content"].push_back({{"type", "input_file"}, {"file_id", "f"}});
        },
        "which the provider fetches"},
       {"search results included", kResponses,
