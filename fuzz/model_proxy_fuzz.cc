@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "agent_gateway/agent/http_request.h"
+#include "agent_gateway/agent/client_request.h"
 #include "agent_gateway/agent/model_proxy_wire.h"
 #include "agent_gateway/agent/request_allowlist.h"
 #include "agent_gateway/agent/request_policy.h"
@@ -23,14 +23,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const agents::Wire wire = static_cast<agents::Wire>(data[0] % 3);
   const size_t step = 1 + (data[0] >> 2);  // the bytes arrive in pieces of this size
   const std::string bytes(reinterpret_cast<const char*>(data) + 1, size - 1);
-  ag::HttpRequestParser parser;
-  for (size_t at = 0; at < bytes.size() && parser.state() != ag::HttpRequestParser::State::kError;
+  ag::ClientRequestParser parser;
+  for (size_t at = 0; at < bytes.size() && parser.state() != ag::ClientRequestParser::State::kError;
        at += step) {
     parser.Feed(absl::string_view(bytes).substr(at, step));
   }
   parser.Finish();
-  if (parser.state() == ag::HttpRequestParser::State::kDone) {
-    ag::HttpRequest& r = parser.request();
+  if (parser.state() == ag::ClientRequestParser::State::kDone) {
+    ag::ClientRequest& r = parser.request();
     // The reader never lets a dot segment, an encoding, a fragment or a
     // backslash through.
     if (r.path.find_first_of("%#\\") != std::string::npos || r.path.find("//") != std::string::npos ||

@@ -24,7 +24,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
-#include "agent_gateway/agent/http_request.h"
+#include "agent_gateway/agent/client_request.h"
 #include "agent_gateway/agent/model_proxy_wire.h"
 #include "agent_gateway/agent/request_allowlist.h"
 #include "agent_gateway/agent/request_policy.h"
@@ -72,19 +72,19 @@ std::string Cut(absl::string_view text, size_t max) {
 
 // Reads one request from `fd`, whole, within the deadline; gives up when
 // `stop` is set (the session is over: an idle connection must not hold it).
-absl::StatusOr<HttpRequest> ReadRequest(int fd, const std::function<void()>& touch,
+absl::StatusOr<ClientRequest> ReadRequest(int fd, const std::function<void()>& touch,
                                         const std::atomic<bool>& stop) {
-  HttpLimits limits;
+  ClientRequestLimits limits;
   limits.max_head_bytes = ModelProxy::kMaxHeadBytes;
   limits.max_body_bytes = ModelProxy::kMaxBodyBytes;
-  HttpRequestParser parser(limits);
+  ClientRequestParser parser(limits);
   const absl::Time deadline = absl::Now() + ModelProxy::kRequestDeadline;
   // A head arrives at once from a client; one that trickles in holds one of
   // the few connections (16 slow heads locked the CLI out).
   const absl::Time head_deadline = absl::Now() + ModelProxy::kHeadDeadline;
   bool continued = false;
   char chunk[64 << 10];
-  while (parser.state() == HttpRequestParser::State::kNeedMore) {
+  while (parser.state() == ClientRequestParser::State::kNeedMore) {
     const int64_t wait = absl::ToInt64Milliseconds(
         (parser.head_done() ? deadline : std::min(deadline, head_deadline)) - absl::Now());
     if (wait <= 0 || stop.load()) return absl::DeadlineExceededError("no whole request in time");
@@ -101,13 +101,13 @@ absl::StatusOr<HttpRequest> ReadRequest(int fd, const std::function<void()>& tou
     touch();
     parser.Feed(absl::string_view(chunk, static_cast<size_t>(n)));
     if (parser.expects_continue() && parser.head_done() && !continued &&
-        parser.state() == HttpRequestParser::State::kNeedMore) {
+        parser.state() == ClientRequestParser::State::kNeedMore) {
       continued = true;
       (void)WriteAll(fd, "HTTP/1.1 100 Continue\r\n\r\n");
     }
   }
-  if (parser.state() == HttpRequestParser::State::kError) return parser.error();
-  if (parser.state() != HttpRequestParser::State::kDone) {
+  if (parser.state() == ClientRequestParser::State::kError) return parser.error();
+  if (parser.state() != ClientRequestParser::State::kDone) {
     return absl::InvalidArgumentError("malformed request: the connection ended mid-request");
   }
   return std::move(parser.request());
@@ -162,7 +162,7 @@ bool AllowedBeta(absl::string_view beta) {
 // The headers the CLI sent that go upstream, each rebuilt from what its
 // grammar allows; INVALID_ARGUMENT for one that is not of its form. Every
 // other header (keys above all) stays behind.
-absl::StatusOr<std::vector<std::string>> ForwardedHeaders(const HttpRequest& r) {
+absl::StatusOr<std::vector<std::string>> ForwardedHeaders(const ClientRequest& r) {
   std::vector<std::string> out;
   auto list = [](absl::string_view value, size_t max_items, auto item_ok) -> std::optional<std::string> {
     std::vector<std::string> items;
@@ -361,7 +361,7 @@ void ModelProxy::Answer(int fd) {
   // (none should) is this connection's 500, not an uncaught exception on a
   // thread of the gateway.
   try {
-    absl::StatusOr<HttpRequest> request = ReadRequest(fd, [this] { Touch(); }, cut_);
+    absl::StatusOr<ClientRequest> request = ReadRequest(fd, [this] { Touch(); }, cut_);
     if (!request.ok()) {
       if (absl::IsDeadlineExceeded(request.status()) ||
           request.status().message() == "malformed request: the connection ended mid-request") {
@@ -385,7 +385,7 @@ void ModelProxy::Answer(int fd) {
   Record(std::move(call));
 }
 
-void ModelProxy::Handle(int fd, HttpRequest& request, Call& call) {
+void ModelProxy::Handle(int fd, ClientRequest& request, Call& call) {
   absl::StatusOr<Route> route =
       MatchRoute(upstream_.wire, request, upstream_.base_url, upstream_.model_id);
   if (!route.ok()) {

@@ -6,7 +6,7 @@
 // which the relay inside the session's sandbox joins each of the CLI's
 // connections to. Everything it receives is hostile, so it parses and
 // rebuilds, and forwards nothing as text:
-//  1. the request is read strictly (http_request.h) and must match one of
+//  1. the request is read strictly (client_request.h) and must match one of
 //     the API's routes (routes.h); the upstream URL is the proxy's own, with
 //     the pinned model in it;
 //  2. the body is checked against the API's allow-lists (request_allowlist.h)
@@ -51,7 +51,7 @@
 namespace ptxbench::agent_gateway {
 
 struct CheckedRequest;
-struct HttpRequest;
+struct ClientRequest;
 struct Route;
 namespace proxy_internal {
 struct Answered;
@@ -158,7 +158,7 @@ class ModelProxy {
   using Answered = proxy_internal::Answered;
   // One connection: one request and its answer, recorded.
   void Answer(int fd);
-  void Handle(int fd, HttpRequest& request, Call& call);
+  void Handle(int fd, ClientRequest& request, Call& call);
   void HandleModelCall(int fd, const Route& route, CheckedRequest& checked, size_t body_bytes,
                        const std::vector<std::string>& headers, Call& call);
   void HandleTokenCount(int fd, const Route& route, CheckedRequest& checked,

@@ -13,7 +13,7 @@ absl::string_view Base(absl::string_view base_url) { return absl::StripSuffix(ba
 
 // The query is exactly `allowed` (name=value) or empty; anything else, a
 // parameter the upstream might read (a key, a second alt), is refused.
-bool QueryIs(const HttpRequest& r, absl::string_view allowed_name, absl::string_view allowed_value,
+bool QueryIs(const ClientRequest& r, absl::string_view allowed_name, absl::string_view allowed_value,
              bool* present) {
   *present = false;
   if (r.query.empty()) return true;
@@ -33,7 +33,7 @@ bool IsModelName(absl::string_view name) {
   return true;
 }
 
-absl::Status NotAllowed(agents::Wire wire, const HttpRequest& r) {
+absl::Status NotAllowed(agents::Wire wire, const ClientRequest& r) {
   return absl::NotFoundError(absl::StrCat("a session may call only its model (",
                                           agents::WireTitle(wire), "), not ", r.method, " ",
                                           r.path));
@@ -41,7 +41,7 @@ absl::Status NotAllowed(agents::Wire wire, const HttpRequest& r) {
 
 }  // namespace
 
-absl::StatusOr<Route> MatchRoute(agents::Wire wire, const HttpRequest& r,
+absl::StatusOr<Route> MatchRoute(agents::Wire wire, const ClientRequest& r,
                                  absl::string_view base_url, absl::string_view pinned_model) {
   if (r.method != "POST") return NotAllowed(wire, r);
   const absl::string_view base = Base(base_url);

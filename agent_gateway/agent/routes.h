@@ -23,7 +23,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "agent_gateway/agent/http_request.h"
+#include "agent_gateway/agent/client_request.h"
 #include "agents/clis.h"
 
 namespace ptxbench::agent_gateway {
@@ -44,7 +44,7 @@ struct Route {
 // The route `request` takes, or NOT_FOUND naming what a session may call.
 // `base_url` is the registry's ("https://api.openai.com/v1",
 // "https://api.anthropic.com", ".../v1beta").
-absl::StatusOr<Route> MatchRoute(agents::Wire wire, const HttpRequest& request,
+absl::StatusOr<Route> MatchRoute(agents::Wire wire, const ClientRequest& request,
                                  absl::string_view base_url, absl::string_view pinned_model);
 
 // The provider's token counter for a prompt of `wire`: Responses

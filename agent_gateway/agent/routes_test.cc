@@ -12,9 +12,9 @@ namespace {
 
 using ::testing::HasSubstr;
 
-HttpRequest Request(const std::string& method, const std::string& path,
+ClientRequest Request(const std::string& method, const std::string& path,
                     std::vector<std::pair<std::string, std::string>> query = {}) {
-  HttpRequest r;
+  ClientRequest r;
   r.method = method;
   r.path = path;
   r.query = std::move(query);
@@ -24,7 +24,7 @@ HttpRequest Request(const std::string& method, const std::string& path,
 TEST(Routes, EachApiHasItsCallsAndTheUpstreamUrlIsBuiltFromTheRegistry) {
   struct Case {
     agents::Wire wire;
-    HttpRequest request;
+    ClientRequest request;
     const char* base;
     RouteKind kind;
     const char* url;
@@ -62,7 +62,7 @@ TEST(Routes, EachApiHasItsCallsAndTheUpstreamUrlIsBuiltFromTheRegistry) {
 TEST(Routes, EveryOtherPathMethodOrQueryIsNotARoute) {
   struct Case {
     agents::Wire wire;
-    HttpRequest request;
+    ClientRequest request;
   };
   const Case cases[] = {
       {agents::Wire::kAnthropicMessages, Request("POST", "/v1/messages/batches")},

@@ -1,5 +1,5 @@
-#ifndef PTXBENCH_AGENT_GATEWAY_AGENT_HTTP_REQUEST_H_
-#define PTXBENCH_AGENT_GATEWAY_AGENT_HTTP_REQUEST_H_
+#ifndef PTXBENCH_AGENT_GATEWAY_AGENT_CLIENT_REQUEST_H_
+#define PTXBENCH_AGENT_GATEWAY_AGENT_CLIENT_REQUEST_H_
 
 // The model proxy's reader of one HTTP/1.1 request (model_proxy.h), written
 // for hostile clients: an agent's shell reaches the proxy through the relay
@@ -23,7 +23,7 @@
 //    request followed by more bytes (a second, pipelined request) is
 //    refused: one connection carries one request.
 //
-// HttpRequestParser is fed bytes as they arrive and says when the request
+// ClientRequestParser is fed bytes as they arrive and says when the request
 // is whole; it holds no descriptor, so the fuzz target drives it directly.
 
 #include <cstddef>
@@ -37,7 +37,7 @@
 
 namespace ptxbench::agent_gateway {
 
-struct HttpRequest {
+struct ClientRequest {
   std::string method;
   std::string path;  // as sent, checked (no query)
   // The query's pairs, in order, as sent (checked, not decoded).
@@ -51,13 +51,13 @@ struct HttpRequest {
   const std::string* Header(absl::string_view name) const;
 };
 
-struct HttpLimits {
+struct ClientRequestLimits {
   size_t max_head_bytes = 64 << 10;
   size_t max_body_bytes = 16 << 20;
   int max_headers = 64;
 };
 
-class HttpRequestParser {
+class ClientRequestParser {
  public:
   static constexpr int kMaxHeaders = 64;
 
@@ -67,7 +67,7 @@ class HttpRequestParser {
     kError,     // error() says why; the connection is answered and closed
   };
 
-  explicit HttpRequestParser(HttpLimits limits = {}) : limits_(limits) {}
+  explicit ClientRequestParser(ClientRequestLimits limits = {}) : limits_(limits) {}
 
   // Takes the next bytes of the connection.
   State Feed(absl::string_view bytes);
@@ -78,7 +78,7 @@ class HttpRequestParser {
   // INVALID_ARGUMENT (malformed) or OUT_OF_RANGE (too large), in words.
   const absl::Status& error() const { return error_; }
   // Valid in kDone; may be moved from.
-  HttpRequest& request() { return request_; }
+  ClientRequest& request() { return request_; }
   // The head has been read and asks for `Expect: 100-continue`: the caller
   // may answer "100 Continue" before the body comes.
   bool expects_continue() const { return expects_continue_; }
@@ -97,11 +97,11 @@ class HttpRequestParser {
   // body (or chunk) is whole.
   bool TakeBody();
 
-  const HttpLimits limits_;
+  const ClientRequestLimits limits_;
   State state_ = State::kNeedMore;
   Phase phase_ = Phase::kHead;
   absl::Status error_;
-  HttpRequest request_;
+  ClientRequest request_;
   std::string buffer_;  // bytes not yet consumed, from pos_
   size_t pos_ = 0;
   uint64_t remaining_ = 0;  // of the body (kLengthBody) or the chunk
@@ -112,4 +112,4 @@ class HttpRequestParser {
 
 }  // namespace ptxbench::agent_gateway
 
-#endif  // PTXBENCH_AGENT_GATEWAY_AGENT_HTTP_REQUEST_H_
+#endif  // PTXBENCH_AGENT_GATEWAY_AGENT_CLIENT_REQUEST_H_

@@ -1,7 +1,7 @@
-// The proxy's strict request reader (http_request.h): what well-behaved
+// The proxy's strict request reader (client_request.h): what well-behaved
 // clients send passes, in one piece or a byte at a time; each way of making
 // two parsers read one request two ways is refused with its reason.
-#include "agent_gateway/agent/http_request.h"
+#include "agent_gateway/agent/client_request.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -12,11 +12,11 @@ namespace ptxbench::agent_gateway {
 namespace {
 
 using ::testing::HasSubstr;
-using State = HttpRequestParser::State;
+using State = ClientRequestParser::State;
 
 // Feeds `bytes` in pieces of `step` (0: at once), then the end.
-HttpRequestParser Parse(const std::string& bytes, size_t step = 0, HttpLimits limits = {}) {
-  HttpRequestParser p(limits);
+ClientRequestParser Parse(const std::string& bytes, size_t step = 0, ClientRequestLimits limits = {}) {
+  ClientRequestParser p(limits);
   if (step == 0) {
     p.Feed(bytes);
   } else {
@@ -34,13 +34,13 @@ std::string Post(const std::string& target, const std::string& body,
                       "Content-Length: ", body.size(), "\r\n\r\n", body);
 }
 
-TEST(HttpRequestParser, AWellFormedRequestIsReadWholeAtOnceOrByteByByte) {
+TEST(ClientRequestParser, AWellFormedRequestIsReadWholeAtOnceOrByteByByte) {
   const std::string raw =
       Post("/v1beta/models/m:streamGenerateContent?alt=sse", R"({"contents":[]})",
            "Content-Type: application/json\r\nanthropic-beta:  a-1,b-2  \r\n");
   for (size_t step : {0, 1, 7}) {
     SCOPED_TRACE(step);
-    HttpRequestParser p = Parse(raw, step);
+    ClientRequestParser p = Parse(raw, step);
     ASSERT_EQ(p.state(), State::kDone) << p.error();
     EXPECT_EQ(p.request().method, "POST");
     EXPECT_EQ(p.request().path, "/v1beta/models/m:streamGenerateContent");
@@ -53,19 +53,19 @@ TEST(HttpRequestParser, AWellFormedRequestIsReadWholeAtOnceOrByteByByte) {
   }
 }
 
-TEST(HttpRequestParser, AChunkedBodyIsReadWithItsTrailers) {
+TEST(ClientRequestParser, AChunkedBodyIsReadWithItsTrailers) {
   const std::string raw =
       "POST /v1/messages HTTP/1.1\r\nTransfer-Encoding: Chunked\r\n\r\n"
       "5;ext=1\r\nhello\r\n6\r\n world\r\n0\r\nX-Trailer: 1\r\n\r\n";
   for (size_t step : {0, 1, 3}) {
-    HttpRequestParser p = Parse(raw, step);
+    ClientRequestParser p = Parse(raw, step);
     ASSERT_EQ(p.state(), State::kDone) << p.error();
     EXPECT_EQ(p.request().body, "hello world");
   }
 }
 
-TEST(HttpRequestParser, ExpectContinueIsSaidOnceTheHeadIsRead) {
-  HttpRequestParser p;
+TEST(ClientRequestParser, ExpectContinueIsSaidOnceTheHeadIsRead) {
+  ClientRequestParser p;
   p.Feed("POST /v1/responses HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n");
   EXPECT_EQ(p.state(), State::kNeedMore);
   EXPECT_TRUE(p.head_done());
@@ -80,7 +80,7 @@ struct Refused {
   const char* why;
 };
 
-TEST(HttpRequestParser, EveryAmbiguityIsRefusedWithItsReason) {
+TEST(ClientRequestParser, EveryAmbiguityIsRefusedWithItsReason) {
   const std::string body = "{}";
   const Refused cases[] = {
       {"bare LF ending a header", "POST /v1/messages HTTP/1.1\r\nanthropic-beta: x\nHost: y\r\n\r\n",
@@ -132,7 +132,7 @@ TEST(HttpRequestParser, EveryAmbiguityIsRefusedWithItsReason) {
   for (const Refused& c : cases) {
     for (size_t step : {0, 1}) {
       SCOPED_TRACE(absl::StrCat(c.name, ", step ", step));
-      HttpRequestParser p = Parse(c.raw, step);
+      ClientRequestParser p = Parse(c.raw, step);
       ASSERT_EQ(p.state(), State::kError) << "accepted: " << p.request().path;
       EXPECT_EQ(p.error().code(), absl::StatusCode::kInvalidArgument);
       EXPECT_THAT(p.error().message(), HasSubstr(c.why));
@@ -140,8 +140,8 @@ TEST(HttpRequestParser, EveryAmbiguityIsRefusedWithItsReason) {
   }
 }
 
-TEST(HttpRequestParser, EveryPartIsBounded) {
-  HttpLimits limits;
+TEST(ClientRequestParser, EveryPartIsBounded) {
+  ClientRequestLimits limits;
   limits.max_head_bytes = 1024;
   limits.max_body_bytes = 100;
   limits.max_headers = 4;
@@ -166,8 +166,8 @@ TEST(HttpRequestParser, EveryPartIsBounded) {
       << "trailers";
 }
 
-TEST(HttpRequestParser, ARequestCutShortIsAnError) {
-  HttpRequestParser p = Parse("POST /v1/messages HTTP/1.1\r\nContent-Length: 10\r\n\r\n{}");
+TEST(ClientRequestParser, ARequestCutShortIsAnError) {
+  ClientRequestParser p = Parse("POST /v1/messages HTTP/1.1\r\nContent-Length: 10\r\n\r\n{}");
   EXPECT_EQ(p.state(), State::kError);
   EXPECT_THAT(p.error().message(), HasSubstr("ended mid-request"));
 }

@@ -1,5 +1,5 @@
-// One HTTP/1.1 request, read strictly (http_request.h).
-#include "agent_gateway/agent/http_request.h"
+// One HTTP/1.1 request, read strictly (client_request.h).
+#include "agent_gateway/agent/client_request.h"
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -33,7 +33,7 @@ absl::Status Malformed(absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat("malformed request: ", what));
 }
 
-absl::Status CheckTarget(absl::string_view target, HttpRequest* r) {
+absl::Status CheckTarget(absl::string_view target, ClientRequest* r) {
   if (target.empty() || target[0] != '/') {
     return Malformed("the target must be a path (origin-form), e.g. /v1/messages");
   }
@@ -98,21 +98,21 @@ absl::Status CheckHeader(absl::string_view line, std::string* name, std::string*
 
 }  // namespace
 
-const std::string* HttpRequest::Header(absl::string_view name) const {
+const std::string* ClientRequest::Header(absl::string_view name) const {
   for (const auto& [n, v] : headers) {
     if (n == name) return &v;
   }
   return nullptr;
 }
 
-HttpRequestParser::State HttpRequestParser::Fail(absl::Status status) {
+ClientRequestParser::State ClientRequestParser::Fail(absl::Status status) {
   error_ = std::move(status);
   buffer_.clear();
   pos_ = 0;
   return state_ = State::kError;
 }
 
-HttpRequestParser::State HttpRequestParser::Feed(absl::string_view bytes) {
+ClientRequestParser::State ClientRequestParser::Feed(absl::string_view bytes) {
   if (state_ != State::kNeedMore) {
     if (state_ == State::kDone && !bytes.empty()) {
       return Fail(Malformed("more than one request on a connection"));
@@ -123,12 +123,12 @@ HttpRequestParser::State HttpRequestParser::Feed(absl::string_view bytes) {
   return Run();
 }
 
-HttpRequestParser::State HttpRequestParser::Finish() {
+ClientRequestParser::State ClientRequestParser::Finish() {
   if (state_ == State::kNeedMore) return Fail(Malformed("the connection ended mid-request"));
   return state_;
 }
 
-bool HttpRequestParser::Line(size_t max, absl::string_view* line, bool* failed) {
+bool ClientRequestParser::Line(size_t max, absl::string_view* line, bool* failed) {
   const size_t lf = buffer_.find('\n', pos_);
   if (lf == std::string::npos) {
     if (buffer_.size() - pos_ > max) {
@@ -152,7 +152,7 @@ bool HttpRequestParser::Line(size_t max, absl::string_view* line, bool* failed) 
   return true;
 }
 
-HttpRequestParser::State HttpRequestParser::ParseHead(absl::string_view head) {
+ClientRequestParser::State ClientRequestParser::ParseHead(absl::string_view head) {
   // Every LF ends a line with CR before it; no CR stands alone.
   for (size_t i = 0; i < head.size(); ++i) {
     if (head[i] == '\n' && (i == 0 || head[i - 1] != '\r')) return Fail(Malformed("a bare LF"));
@@ -216,7 +216,7 @@ HttpRequestParser::State HttpRequestParser::ParseHead(absl::string_view head) {
   return State::kNeedMore;
 }
 
-bool HttpRequestParser::TakeBody() {
+bool ClientRequestParser::TakeBody() {
   const size_t take = static_cast<size_t>(std::min<uint64_t>(remaining_, buffer_.size() - pos_));
   request_.body.append(buffer_, pos_, take);
   pos_ += take;
@@ -227,7 +227,7 @@ bool HttpRequestParser::TakeBody() {
   return false;
 }
 
-HttpRequestParser::State HttpRequestParser::Run() {
+ClientRequestParser::State ClientRequestParser::Run() {
   for (;;) {
     bool failed = false;
     absl::string_view line;
