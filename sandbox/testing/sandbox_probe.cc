@@ -15,6 +15,11 @@
 //                                       caller: PID 1's cmdline (C-escaped)
 //                                       and environ (its size, or why not),
 //                                       and /proc/self/cgroup
+//   sandbox_probe fill pipes|sockets N  make N pipes (socket pairs), fill each
+//                                       until it takes no more, then print
+//                                       "filled P of N: B bytes" and sleep 5 s
+//                                       (kernel memory outside its resident
+//                                       set)
 //   sandbox_probe sleep SECONDS [MARKER]
 //   sandbox_probe alloc MIB             allocate and touch MIB MiB, 8 at a time
 //   sandbox_probe forkbomb              fork until refused, then sleep
@@ -276,6 +281,23 @@ int Spin(int seconds) {
   return 0;
 }
 
+// Kernel memory a process holds outside its resident set: N pipes or
+// socket pairs, each filled until it takes no more.
+int Fill(const std::string& what, int n) {
+  static char chunk[65536];
+  long filled = 0, bytes = 0;
+  for (; filled < n; ++filled) {
+    int fds[2];
+    const int made = what == "pipes" ? pipe2(fds, O_NONBLOCK)
+                                     : socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, fds);
+    if (made != 0) break;
+    for (ssize_t w; (w = write(fds[1], chunk, sizeof(chunk))) > 0;) bytes += w;
+  }
+  std::printf("filled %ld of %d: %ld bytes (%s)\n", filled, n, bytes, strerror(errno));
+  sleep(5);
+  return 0;
+}
+
 // A grandchild in a session of its own (fork, setsid, fork) that sleeps with
 // `marker` in its argv.
 void LeaveBehind(const char* self, const std::string& marker) {
@@ -352,6 +374,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (action == "host") return Host();
+  if (action == "fill") return Fill(arg, atoi(arg2.c_str()));
   if (action == "sleep") {
     sleep(static_cast<unsigned>(atoi(arg.c_str())));
     return 0;
