@@ -5,8 +5,10 @@
 // finish); each budget (tokens, evaluations, model calls, cost, wall time)
 // ending it at its point; an evaluation slower than Codex's default tool
 // timeout; a cancel that leaves no process; two sessions at once that do
-// not mix; a stall, a full disk and a flooding tool. Each skips, saying so,
-// where the CLI is not installed or the test does not run as root.
+// not mix and run as two uids; nothing of the host in a session (PID 1's
+// argv and environment, the cgroup path, a vendor library of the toolkit);
+// a stall, a full disk and a flooding tool. Each skips, saying so, where the
+// CLI is not installed or the test does not run as root.
 
 #include <fcntl.h>
 #include <gmock/gmock.h>
