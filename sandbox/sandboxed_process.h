@@ -16,8 +16,9 @@
 // Start (a parent-death signal, armed again after the init's change of ids,
 // and its caller's pidfd checked after that for a caller that died before),
 // so a caller killed any way (kill -9 included) takes its sandboxes, and
-// whatever they started, detached or stopped, with it. Poll and Kill it from
-// that thread, or one that it outlives.
+// whatever they started, detached or stopped, with it. So the thread that
+// calls Start must outlive the sandbox (another may Poll and Kill it, as the
+// harness's watcher does).
 //
 // Nothing of the caller shows inside: the init's /proc/1/cmdline reads
 // "ptxbench-init" (zeros in a user namespace) and its environment nothing,
