@@ -113,10 +113,9 @@ int RunAgentGateway(const AgentGatewayConfig& c) {
       return UsageError(absl::StrCat("--agent-cgroup: ", prepared.message(), " (docs/AGENTS.md)"));
     }
   }
-  const std::string& cgroup = c.cgroup_parent;
   SessionOptions options;
   const sandbox::Protections protections = SessionProtections(
-      {block ? &*block : nullptr, options.disk_bytes, options.open_files, cgroup});
+      {block ? &*block : nullptr, options.disk_bytes, options.open_files, c.cgroup_parent});
   for (const std::string& p : protections.active) LogInfo("protection", {{"active", p}});
   for (const std::string& w : protections.warnings) {
     LogWarning("protection missing", {{"warning", w}});
@@ -144,7 +143,7 @@ int RunAgentGateway(const AgentGatewayConfig& c) {
   options.sessions_dir = sessions;
   options.registry = registry->get();
   options.uids = &uids;
-  options.cgroup_parent = cgroup;
+  options.cgroup_parent = c.cgroup_parent;
   options.agent_eval = [&stub, &runner_ptr](const v1::AgentEvalRequest& r)
       -> absl::StatusOr<v1::AgentEvalResponse> {
     v1::AgentEvalRequest request = r;
