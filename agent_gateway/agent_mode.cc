@@ -1,16 +1,17 @@
 #include "agent_gateway/agent_mode.h"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "agent_gateway/agent/session.h"
+#include "agent_gateway/agent_host.h"
 #include "agent_gateway/model_registry.h"
 #include "common/data_dir.h"
 #include "common/grpc_status.h"
@@ -19,8 +20,11 @@
 #include "executor/command_line.h"
 #include "executor/executor_runner.h"
 #include "executor/health.h"
+#include "executor/report_repair.h"
 #include "executor/run_until_stopped.h"
 #include "ptxbench/v1/executor.grpc.pb.h"
+#include "sandbox/protections.h"
+#include "sandbox/uid_range.h"
 
 namespace ptxbench::agent_gateway {
 namespace {
@@ -75,12 +79,47 @@ int RunAgentGateway(const AgentGatewayConfig& c) {
   files.insert(files.end(), c.model_files.begin(), c.model_files.end());
   absl::StatusOr<std::unique_ptr<ModelRegistry>> registry = ModelRegistry::Load(files);
   if (!registry.ok()) return UsageError(std::string(registry.status().message()));
+  // What the gateway takes of its machine (agent_host.h), in this order:
+  // the host's mounts are out of reach once it has its own, and no thread
+  // may exist before that.
   const std::string sessions = c.sessions_dir.empty() ? "/tmp/ptxbench-sessions" : c.sessions_dir;
-  std::error_code ec;
-  fs::create_directories(sessions, ec);
-  // Sessions' uid passes through to its own directory; lists nothing.
-  if (ec || chmod(sessions.c_str(), 0711) != 0) {
-    return UsageError(absl::StrCat("cannot make the sessions directory ", sessions));
+  absl::StatusOr<SessionsDirectory> sessions_dir = SessionsDirectory::Take(sessions);
+  if (!sessions_dir.ok()) return UsageError(std::string(sessions_dir.status().message()));
+  const bool root = geteuid() == 0;
+  std::optional<sandbox::UidBlock> block;
+  if (root) {
+    absl::StatusOr<sandbox::UidBlock> claimed = ClaimSessionUids(c.uid_base, c.slots);
+    if (!claimed.ok()) {
+      return UsageError(absl::StrCat("no uids for the sessions: ", claimed.status().message(),
+                                     " (--agent-uid-base)"));
+    }
+    block = *std::move(claimed);
+  }
+  if (const int removed = sessions_dir->RemoveLeftovers(); removed > 0) {
+    LogWarning("removed what an earlier gateway's sessions left",
+               {{"sessions", sessions}, {"directories", std::to_string(removed)}});
+  }
+  if (root) {
+    if (absl::Status own = EnterOwnMountNamespace(); !own.ok()) {
+      return UsageError(std::string(own.message()));
+    }
+  }
+  // Without root the sandbox maps each session's uid to the gateway's own.
+  sandbox::UidRange uids(block ? block->first() : kFirstSessionUid, c.slots);
+  if (const std::string why = sandbox::ProbeSandbox(uids.first()); !why.empty()) {
+    return UsageError(absl::StrCat("sessions cannot be sandboxed here: ", why));
+  }
+  if (!c.cgroup_parent.empty()) {
+    if (absl::Status prepared = PrepareSessionsCgroup(c.cgroup_parent); !prepared.ok()) {
+      return UsageError(absl::StrCat("--agent-cgroup: ", prepared.message(), " (docs/AGENTS.md)"));
+    }
+  }
+  SessionOptions options;
+  const sandbox::Protections protections = SessionProtections(
+      {block ? &*block : nullptr, options.disk_bytes, options.open_files, c.cgroup_parent});
+  for (const std::string& p : protections.active) LogInfo("protection", {{"active", p}});
+  for (const std::string& w : protections.warnings) {
+    LogWarning("protection missing", {{"warning", w}});
   }
 
   executor::ExecutorRunner::Options runner_options;
@@ -91,21 +130,32 @@ int RunAgentGateway(const AgentGatewayConfig& c) {
   runner_options.slots = c.slots;
   runner_options.capabilities.set_agent_slots(c.slots);
   for (const v1::AgentCliInstall& cli : installed) *runner_options.capabilities.add_agent_clis() = cli;
+  for (const std::string& p : protections.active) runner_options.capabilities.add_protections(p);
+  for (const std::string& w : protections.warnings) {
+    runner_options.capabilities.add_protection_warnings(w);
+  }
   runner_options.lease_kinds = {v1::AGENT};
 
   // The sessions' evaluations go to the scheduler on a channel of their own.
   auto stub = v1::ExecutorService::NewStub(auth::NewChannel(c.scheduler, c.security));
   executor::ExecutorRunner* runner_ptr = nullptr;
-  SessionOptions options;
   options.clis_dir = clis_dir;
   options.tool_binary = tool;
   options.sessions_dir = sessions;
   options.registry = registry->get();
+  options.uids = &uids;
   options.cgroup_parent = c.cgroup_parent;
   options.agent_eval = [&stub, &runner_ptr](const v1::AgentEvalRequest& r)
       -> absl::StatusOr<v1::AgentEvalResponse> {
     v1::AgentEvalRequest request = r;
     request.set_executor_id(runner_ptr->executor_id());
+    // Every path already refuses a kernel that is not UTF-8; a request that
+    // still carried one would fail to parse at the scheduler.
+    if (const std::vector<std::string> repaired = executor::MakeStringsValidUtf8(&request);
+        !repaired.empty()) {
+      LogWarning("an evaluation request's text was not UTF-8; repaired",
+                 {{"fields", absl::StrJoin(repaired, ",")}});
+    }
     grpc::ClientContext ctx;
     ctx.set_deadline(std::chrono::system_clock::now() +
                      std::chrono::milliseconds(request.wait_ms() + 15'000));
@@ -130,12 +180,14 @@ int RunAgentGateway(const AgentGatewayConfig& c) {
   for (const v1::AgentCliInstall& cli : installed) {
     clis.push_back(absl::StrCat(cli.name(), "@", cli.version()));
   }
-  LogInfo("starting", {{"scheduler", c.scheduler},
-                       {"name", c.name},
-                       {"agent_slots", std::to_string(c.slots)},
-                       {"clis", absl::StrJoin(clis, ",")},
-                       {"sessions", sessions},
-                       {"status", status_server ? status_server->address() : "off"}});
+  LogInfo("starting",
+          {{"scheduler", c.scheduler},
+           {"name", c.name},
+           {"agent_slots", std::to_string(c.slots)},
+           {"clis", absl::StrJoin(clis, ",")},
+           {"sessions", sessions},
+           {"session_uids", absl::StrCat(uids.first(), "..", uids.first() + uids.count() - 1)},
+           {"status", status_server ? status_server->address() : "off"}});
   return executor::RunUntilStopped(runner, "gateway");
 }
 

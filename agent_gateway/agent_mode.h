@@ -8,6 +8,7 @@
 // of its own. A machine that runs both runs two gateways: one for model
 // calls, one for sessions.
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,9 @@ struct AgentGatewayConfig {
   std::vector<std::string> model_files;  // besides the bundled registry
   std::string status_listen;
   std::string cgroup_parent;
+  // The first of the sessions' uids (one per slot, as root); 0: the first
+  // free block from 65100 (agent_host.h).
+  uint32_t uid_base = 0;
 };
 
 // Runs until drained or stopped by signals; the process exit code. Usage

@@ -78,8 +78,14 @@ ABSL_FLAG(std::string, agent_tool, "",
 ABSL_FLAG(std::string, agent_dir, "",
           "Where each session's directory is made (default /tmp/ptxbench-sessions) (--agent-dir)");
 ABSL_FLAG(std::string, agent_cgroup, "",
-          "A cgroup v2 directory for the sessions' memory and process limits (--agent-cgroup); "
-          "without it a watchdog enforces them");
+          "A cgroup v2 directory for the sessions' memory, process and kernel-memory limits "
+          "(--agent-cgroup; the memory and pids controllers must be available to it, e.g. a "
+          "systemd unit with Delegate=yes: docs/AGENTS.md); without it a watchdog limits memory "
+          "and processes, and nothing bounds a session's kernel memory");
+ABSL_FLAG(uint32_t, agent_uid_base, 0,
+          "As root, the sessions run as the uids --agent-uid-base .. + --agent-slots - 1, one "
+          "per session, claimed on the machine for as long as the gateway runs "
+          "(--agent-uid-base; default: the first free block from 65100)");
 ABSL_FLAG(std::string, request_log, "",
           "Append '<trajectory_id> <turn>' to this file before every simulated model call "
           "(--request-log)");
@@ -205,6 +211,7 @@ int main(int argc, char** argv) {
     config.model_files = NonEmpty(absl::GetFlag(FLAGS_models));
     config.status_listen = absl::GetFlag(FLAGS_status_listen);
     config.cgroup_parent = absl::GetFlag(FLAGS_agent_cgroup);
+    config.uid_base = absl::GetFlag(FLAGS_agent_uid_base);
     return ptxbench::agent_gateway::RunAgentGateway(config);
   }
   if (!absl::GetFlag(FLAGS_simulate)) return RunRealGateway();

@@ -97,13 +97,15 @@ std::string ExecutorTable(const v1::ListExecutorsResponse& list, absl::Time now)
                   FormatAge(e.last_seen_unix_ms(), now), status});
   }
   std::string text = table.Render();
-  // What the sandbox of each worker's node does, and what it does not.
+  // What the sandbox of each worker's node (and of each gateway's agent
+  // sessions) does, and what it does not.
   for (const v1::ExecutorInfo& e : list.executors()) {
     const v1::Capabilities& caps = e.capabilities();
-    if (e.kind() != v1::WORKER || caps.simulated()) continue;
+    const bool sessions = e.kind() == v1::GATEWAY && caps.agent_slots() > 0;
+    if ((e.kind() != v1::WORKER && !sessions) || caps.simulated()) continue;
     if (!caps.protections().empty()) {
-      absl::StrAppend(&text, e.executor_id(), " sandbox: ", absl::StrJoin(caps.protections(), "; "),
-                      "\n");
+      absl::StrAppend(&text, e.executor_id(), sessions ? " sessions: " : " sandbox: ",
+                      absl::StrJoin(caps.protections(), "; "), "\n");
     }
     for (const std::string& w : caps.protection_warnings()) {
       absl::StrAppend(&text, e.executor_id(), " WARNING: ", w, "\n");

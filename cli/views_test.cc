@@ -260,6 +260,21 @@ TEST(ExecutorViewTest, WorkersShowTheirSandboxAndWhatItLacks) {
   EXPECT_EQ(j["executors"][0]["protection_warnings"][0], "no cgroup v2: limits by a watchdog");
 }
 
+// A gateway with agent slots says what its sessions are protected by, and
+// what bounds they lack (no cgroup: their kernel memory).
+TEST(ExecutorViewTest, AgentGatewaysShowTheirSessionsProtections) {
+  v1::ListExecutorsResponse list;
+  v1::ExecutorInfo* g = list.add_executors();
+  g->set_executor_id("ex_g1");
+  g->set_kind(v1::GATEWAY);
+  g->mutable_capabilities()->set_agent_slots(2);
+  g->mutable_capabilities()->add_protections("each session runs as its own uid");
+  g->mutable_capabilities()->add_protection_warnings("no --agent-cgroup: kernel memory");
+  const std::string table = ExecutorTable(list, absl::FromUnixSeconds(1000000));
+  EXPECT_THAT(table, HasSubstr("ex_g1 sessions: each session runs as its own uid"));
+  EXPECT_THAT(table, HasSubstr("ex_g1 WARNING: no --agent-cgroup: kernel memory"));
+}
+
 TEST(ExecutorViewTest, GpuWorkersSayWhetherTheyRunPyTorchReferences) {
   v1::ListExecutorsResponse list;
   for (const char* id : {"ex_w1", "ex_w2", "ex_c1"}) {

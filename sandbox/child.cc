@@ -9,6 +9,7 @@
 #include <linux/seccomp.h>
 #include <linux/securebits.h>
 #include <net/if.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
@@ -22,6 +23,8 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <utility>
 
 #include "process/process.h"
 
@@ -291,6 +294,53 @@ bool CpuLimitKilled(const ChildPlan& plan, int status, const rusage& usage) {
   return used_us >= limit_s * 1000000;
 }
 
+// What /proc/1/cmdline shows inside the sandbox, with its NUL.
+constexpr char kInitName[] = "ptxbench-init";
+
+// The init is a copy of its caller (the gateway, a worker, a test), argv and
+// environment strings included, and /proc/1/cmdline is readable by every
+// process of the sandbox (it needs no ptrace access, unlike environ): an
+// agent read the gateway's scheduler address and token-file path there.
+// Both areas are zeroed, and the name written where the arguments were:
+// when the last byte of their area is not NUL, the kernel shows them only
+// up to the first NUL (the convention of setproctitle), so /proc/1/cmdline
+// reads exactly the name, with no privilege needed (PR_SET_MM would need
+// CAP_SYS_RESOURCE of the host, which a container's root may lack).
+void HideCallersArguments(const ChildPlan& plan) {
+  for (const auto& [start, end] :
+       {std::pair{plan.arg_start, plan.arg_end}, std::pair{plan.env_start, plan.env_end}}) {
+    // The kernel's ARG_MAX-bounded area; anything else is a misread.
+    if (start == 0 || end <= start || end - start > (64u << 20)) continue;
+    for (auto* p = reinterpret_cast<volatile char*>(start); p < reinterpret_cast<char*>(end); ++p) {
+      *p = 0;
+    }
+  }
+  if (plan.arg_start != 0 && plan.arg_end > plan.arg_start && plan.env_end >= plan.env_start &&
+      plan.arg_end - plan.arg_start <= (64u << 20)) {
+    const uintptr_t size = plan.arg_end - plan.arg_start;
+    // The kernel reads on into the environment's area when it follows.
+    const uintptr_t room = plan.env_start == plan.arg_end ? plan.env_end - plan.arg_start : size;
+    if (room >= sizeof(kInitName)) {
+      auto* area = reinterpret_cast<volatile char*>(plan.arg_start);
+      for (size_t i = 0; i < sizeof(kInitName); ++i) area[i] = kInitName[i];
+      if (size > sizeof(kInitName)) area[size - 1] = ' ';
+    }
+  }
+  prctl(PR_SET_NAME, kInitName, 0, 0, 0);
+}
+
+// Closes every descriptor but `a` and `b` (either may be -1).
+void CloseAllBut(int a, int b) {
+  const int low = a < b ? a : b, high = a < b ? b : a;
+  int next = 0;
+  for (int keep : {low, high}) {
+    if (keep < 0) continue;
+    if (keep > next) syscall(SYS_close_range, next, keep - 1, 0);
+    next = keep + 1;
+  }
+  syscall(SYS_close_range, next, ~0U, 0);
+}
+
 // lo of the sandbox's own network namespace (Policy::loopback), while the
 // init still has its capabilities there.
 void BringUpLoopback(const ChildPlan& plan) {
@@ -315,6 +365,11 @@ void InitMain(const ChildPlan& plan) {
   char go = 0;
   if (read(plan.sync_read, &go, 1) != 1) _exit(0);  // the caller gave up
   close(plan.sync_read);
+  // The caller has put the init in its cgroup (Limiter::Attach) by now: that
+  // cgroup is the root of what the sandbox sees in /proc/self/cgroup, so no
+  // host cgroup path (a service's name, a Slurm job's id) shows inside.
+  if (unshare(CLONE_NEWCGROUP) != 0) Fail(plan, "cgroup namespace");
+  HideCallersArguments(plan);
   // The view's directories must be searchable by the sandbox uid whatever
   // umask the caller runs under (a Slurm job's 077 made them root's alone, and
   // every exec in the view failed); the payload starts with the same 022.
@@ -333,9 +388,21 @@ void InitMain(const ChildPlan& plan) {
   if (payload == 0) PayloadMain(plan);
   close(plan.release_read);
   // The init keeps only its status pipe, and no privilege.
-  syscall(SYS_close_range, 0, plan.status_write - 1, 0);
-  syscall(SYS_close_range, plan.status_write + 1, ~0U, 0);
+  CloseAllBut(plan.status_write, plan.parent_pidfd);
   DropCapabilities(plan, /*init=*/true);
+  // The change of ids cleared the parent-death signal (and made the init
+  // dumpable again where fs.suid_dumpable says so): armed again, the init,
+  // and with it everything in the namespace, dies with the thread that
+  // started it. A caller that died before this line sent no signal: its
+  // pidfd says so. The init's memory is a copy of its caller's (a gateway's
+  // keys): no process may read it.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  prctl(PR_SET_DUMPABLE, 0);
+  if (plan.parent_pidfd >= 0) {
+    pollfd parent{plan.parent_pidfd, POLLIN, 0};
+    if (poll(&parent, 1, 0) > 0) _exit(0);  // it exited
+    close(plan.parent_pidfd);
+  }
   while (true) {
     int status = 0;
     rusage usage{};

@@ -62,6 +62,15 @@ struct ChildPlan {
   uid_t keeper_uid = 65534;  // the init's real uid (policy.h)
   bool suspended = false;
   bool loopback = false;  // bring up the network namespace's lo
+  // The caller's process (pidfd_open before the clone; -1 where the kernel
+  // has none): the init checks it once its parent-death signal is armed for
+  // good, so a caller that died before that leaves nothing running.
+  int parent_pidfd = -1;
+  // The caller's argv and environment strings, which the init's copy of
+  // its memory still holds and /proc/1/cmdline and /proc/1/environ would
+  // show inside the sandbox (0: unknown): [arg_start, arg_end) and
+  // [env_start, env_end) of /proc/self/stat.
+  uintptr_t arg_start = 0, arg_end = 0, env_start = 0, env_end = 0;
   std::vector<sock_filter> filter;  // empty: no seccomp
   // Pipe ends (the child closes the parent's).
   int sync_read = -1, sync_write = -1;
@@ -69,8 +78,10 @@ struct ChildPlan {
   int release_read = -1, release_write = -1;
 };
 
-// The init: waits for the parent's go, builds the view, forks the payload,
-// reports kReady, drops its privileges and waits for the payload. Never
+// The init: waits for the parent's go, enters a cgroup namespace of its
+// own, hides the caller's argv and environment, builds the view, forks the
+// payload, reports kReady, drops its privileges (re-arming its parent-death
+// signal, which the change of ids cleared) and waits for the payload. Never
 // returns.
 [[noreturn]] void InitMain(const ChildPlan& plan);
 

@@ -3,9 +3,10 @@
 
 // What a sandboxed process may see and use (docs/SECURITY.md has the threat
 // model). Every process that compiles or runs submitted code gets one:
-//  - its own PID, network, mount, IPC and UTS namespaces: it sees no other
-//    process, has no network (not even loopback, unless `loopback`), and
-//    everything it starts dies with it;
+//  - its own PID, network, mount, IPC, UTS and cgroup namespaces: it sees no
+//    other process, has no network (not even loopback, unless `loopback`)
+//    and no host cgroup path, and everything it starts dies with it, and
+//    with its caller (sandboxed_process.h);
 //  - a filesystem view built from `mounts` on an empty tmpfs root, so any
 //    path not listed does not exist; only kReadWrite and kTmpfs mounts are
 //    writable, and nothing on them can be executed or mapped executable;

@@ -14,10 +14,7 @@
 #include "sandbox/view.h"
 
 namespace ptxbench::sandbox {
-namespace {
 
-
-// A cgroup directory whose children get memory.max and pids.max.
 std::string PrepareCgroupRoot(const std::string& root, std::string* why_not) {
   const std::string controllers = ReadFile("/sys/fs/cgroup/cgroup.controllers").value_or("");
   if (!absl::StrContains(controllers, "memory") || !absl::StrContains(controllers, "pids")) {
@@ -35,12 +32,7 @@ std::string PrepareCgroupRoot(const std::string& root, std::string* why_not) {
   return root;
 }
 
-}  // namespace
-
-Protections ProbeProtections(const std::string& cgroup_root, unsigned uid) {
-  Protections p;
-  const bool root = geteuid() == 0;
-  // A process in a full sandbox: namespaces, view, seccomp, dropped ids.
+std::string ProbeSandbox(unsigned uid) {
   ViewBuilder view;
   view.AddHostPath("/usr/bin", Mount::Kind::kReadOnly);
   view.AddHostPath("/usr/lib", Mount::Kind::kReadOnly);
@@ -52,17 +44,26 @@ Protections ProbeProtections(const std::string& cgroup_root, unsigned uid) {
   probe.argv = {"/usr/bin/true"};
   probe.deadline = absl::Seconds(20);
   absl::StatusOr<CommandResult> ran = RunCommand(probe);
-  p.sandbox_works = ran.ok() && ran->ok();
+  if (ran.ok() && ran->ok()) return "";
+  if (!ran.ok()) return std::string(ran.status().message());
+  return ran->outcome.setup_error.empty() ? ran->output : ran->outcome.setup_error;
+}
+
+Protections ProbeProtections(const std::string& cgroup_root, unsigned uid) {
+  Protections p;
+  const bool root = geteuid() == 0;
+  // A process in a full sandbox: namespaces, view, seccomp, dropped ids.
+  const std::string why_no_sandbox = ProbeSandbox(uid);
+  p.sandbox_works = why_no_sandbox.empty();
   if (p.sandbox_works) {
-    p.active.push_back("own PID, network, mount, IPC and UTS namespaces per sandbox");
+    p.active.push_back(
+        "own PID, network, mount, IPC, UTS and cgroup namespaces per sandbox, which dies with "
+        "its caller");
     p.active.push_back("filesystem view: toolchain or host libraries read-only, own directory");
     p.active.push_back("no capabilities, no_new_privs, seccomp filter");
   } else {
-    p.warnings.push_back(absl::StrCat(
-        "no sandbox (",
-        ran.ok() ? (ran->outcome.setup_error.empty() ? ran->output : ran->outcome.setup_error)
-                 : std::string(ran.status().message()),
-        "): compilers run unsandboxed and GPU evaluations fail"));
+    p.warnings.push_back(absl::StrCat("no sandbox (", why_no_sandbox,
+                                      "): compilers run unsandboxed and GPU evaluations fail"));
   }
   if (root) {
     p.active.push_back(absl::StrCat("submitted code runs as uid ", uid));

@@ -26,6 +26,15 @@ struct Protections {
 // `uid`: the sandbox uid when running as root.
 Protections ProbeProtections(const std::string& cgroup_root, unsigned uid);
 
+// The two probes of ProbeProtections, for a daemon that words its own
+// protections (a gateway with agent slots):
+// - whether a process runs in a full sandbox (namespaces, view, seccomp,
+//   dropped ids, as `uid` when root): "" when it does, else why not;
+std::string ProbeSandbox(unsigned uid);
+// - `root` made a cgroup whose children get memory.max and pids.max: `root`,
+//   or "" with `why_not` said.
+std::string PrepareCgroupRoot(const std::string& root, std::string* why_not);
+
 }  // namespace ptxbench::sandbox
 
 #endif  // PTXBENCH_SANDBOX_PROTECTIONS_H_

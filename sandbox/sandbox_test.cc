@@ -15,15 +15,17 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/match.h"
-#include "common/file.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
+#include "common/file.h"
 #include "gtest/gtest.h"
 #include "sandbox/command.h"
 #include "sandbox/file_walk.h"
@@ -222,11 +224,8 @@ TEST_F(SandboxTest, SeesNoFileOutsideItsView) {
   EXPECT_FALSE(r.ok()) << r.output;
 }
 
-TEST_F(SandboxTest, NothingItStartsOutlivesIt) {
-  const std::string marker = absl::StrCat("ptxb-linger-", getpid(), "-", rand());
-  CommandResult r = Probe({"linger", marker});
-  EXPECT_TRUE(absl::StrContains(r.output, "left a process behind")) << r.output;
-  // Scan every process of the machine for the marker.
+// The processes of the machine with `marker` in their command line.
+int ProcessesWith(const std::string& marker) {
   int found = 0;
   for (const auto& entry : fs::directory_iterator("/proc")) {
     std::ifstream in(entry.path() / "cmdline");
@@ -234,7 +233,98 @@ TEST_F(SandboxTest, NothingItStartsOutlivesIt) {
     text << in.rdbuf();
     if (absl::StrContains(text.str(), marker)) ++found;
   }
-  EXPECT_EQ(found, 0);
+  return found;
+}
+
+TEST_F(SandboxTest, NothingItStartsOutlivesIt) {
+  const std::string marker = absl::StrCat("ptxb-linger-", getpid(), "-", rand());
+  CommandResult r = Probe({"linger", marker});
+  EXPECT_TRUE(absl::StrContains(r.output, "left a process behind")) << r.output;
+  EXPECT_EQ(ProcessesWith(marker), 0);
+}
+
+// A sandbox outlives nothing: its caller killed with SIGKILL (a gateway
+// crashed by its agent), the sandbox dies with it, and so does what its
+// payload left detached in the background (setsid, double fork). The init's
+// change of ids cleared its parent-death signal before, and everything lived
+// on under the host's PID 1. The harness's way too: its caller drops to the
+// keeper uid after Start, then dies.
+TEST_F(SandboxTest, ASandboxDiesWithItsCallerAndEverythingItStarted) {
+  struct Case {
+    const char* name;
+    bool keeper;  // the caller drops to the keeper uid after Start
+  };
+  for (const Case& c : {Case{"plain", false}, Case{"keeper", true}}) {
+    SCOPED_TRACE(c.name);
+    if (c.keeper && geteuid() != 0) continue;  // uids of its own need root
+    const std::string marker = absl::StrCat("ptxb-orphan-", getpid(), "-", c.name, "-", rand());
+    Policy policy = ProbePolicy();
+    if (c.keeper) {
+      policy.uid = policy.gid = 61001;
+      policy.keeper_uid = 61002;
+    }
+    int ready[2];
+    ASSERT_EQ(pipe(ready), 0);
+    const pid_t caller = fork();
+    if (caller == 0) {
+      close(ready[0]);
+      SandboxedProcess::Spec spec;
+      spec.policy = policy;
+      spec.argv = {PTXB_SANDBOX_PROBE, "detach", marker};
+      absl::StatusOr<std::unique_ptr<SandboxedProcess>> p = SandboxedProcess::Start(spec);
+      if (!p.ok()) _exit(1);
+      if (c.keeper &&
+          (setresgid(61002, 61002, 61002) != 0 || setresuid(61002, 61002, 61002) != 0)) {
+        _exit(2);
+      }
+      (void)!write(ready[1], "r", 1);
+      pause();
+      _exit(0);
+    }
+    close(ready[1]);
+    char r = 0;
+    ASSERT_EQ(read(ready[0], &r, 1), 1) << "the caller could not start its sandbox";
+    close(ready[0]);
+    // The payload and its detached grandchild.
+    for (int i = 0; i < 500 && ProcessesWith(marker) < 2; ++i)
+      absl::SleepFor(absl::Milliseconds(10));
+    ASSERT_EQ(ProcessesWith(marker), 2) << "the payload did not leave its process behind";
+    kill(caller, SIGKILL);
+    ASSERT_EQ(waitpid(caller, nullptr, 0), caller);
+    const absl::Time deadline = absl::Now() + absl::Seconds(5);
+    while (ProcessesWith(marker) > 0 && absl::Now() < deadline) {
+      absl::SleepFor(absl::Milliseconds(10));
+    }
+    EXPECT_EQ(ProcessesWith(marker), 0) << "the sandbox outlived its caller by 5 s";
+  }
+}
+
+// PID 1 of the sandbox is a copy of its caller, but nothing of the caller
+// shows there: not its argv (a gateway's scheduler address and token-file
+// path were read from /proc/1/cmdline), not its environment, not its cgroup.
+TEST_F(SandboxTest, PidOneShowsNothingOfItsCaller) {
+  for (bool user_namespace : {false, true}) {
+    SCOPED_TRACE(user_namespace ? "user namespace" : "own uid");
+    Policy policy = ProbePolicy();
+    policy.force_user_namespace = user_namespace;
+    CommandResult r = Probe({"host"}, policy);
+    ASSERT_TRUE(r.ok()) << r.output << r.outcome.setup_error;
+    const size_t at = r.output.find("cmdline: ");
+    ASSERT_NE(at, std::string::npos) << r.output;
+    const std::string cmdline = r.output.substr(at + 9, r.output.find('\n', at) - at - 9);
+    EXPECT_EQ(cmdline, "ptxbench-init\\0");
+    EXPECT_FALSE(absl::StrContains(r.output, "sandbox_test")) << r.output;
+    EXPECT_FALSE(absl::StrContains(r.output, "PATH=")) << r.output;
+    EXPECT_TRUE(absl::StrContains(r.output, "environ: unreadable") ||
+                absl::StrContains(r.output, "environ: 0 bytes"))
+        << r.output;
+    // Every hierarchy's path is the root of the sandbox's own namespace.
+    const std::string cgroup = r.output.substr(r.output.find("cgroup:\n") + 8);
+    ASSERT_FALSE(cgroup.empty()) << r.output;
+    for (absl::string_view line : absl::StrSplit(cgroup, '\n', absl::SkipEmpty())) {
+      EXPECT_TRUE(absl::EndsWith(line, ":/")) << line;
+    }
+  }
 }
 
 TEST_F(SandboxTest, CannotTraceOrMakeNamespaces) {
@@ -600,6 +690,31 @@ TEST_F(SandboxTest, CpuShareHoldsInACgroup) {
               std::sscanf(r.output.c_str() + at, "spun cpu_ms %ld", &cpu_ms) == 1)
       << r.output;
   EXPECT_LT(cpu_ms, 1000) << "2 s of spinning under a 0.2 CPU share";
+}
+
+// What a watchdog never sees: pipes and socket pairs filled with data hold
+// kernel memory outside every process's resident set (7,000 socket pairs
+// held about 1.8 GB). Where the machine has cgroup v2, the sandbox's
+// memory.max counts it (not the development machine).
+TEST_F(SandboxTest, KernelMemoryOfPipesAndSocketsCountsInACgroup) {
+  std::string why_not;
+  const std::string parent = PrepareCgroupRoot(
+      absl::StrCat("/sys/fs/cgroup/ptxb-sandbox-test-", getpid()), &why_not);
+  if (geteuid() != 0 || parent.empty()) GTEST_SKIP() << "no cgroup v2 here: " << why_not;
+  for (const char* what : {"pipes", "sockets"}) {
+    SCOPED_TRACE(what);
+    Policy policy = ProbePolicy();
+    policy.cgroup_parent = parent;
+    policy.memory_bytes = uint64_t{128} << 20;
+    policy.rlimits = {{RLIMIT_NOFILE, 65536}};
+    // 8,000 of them hold 512 MB (pipes, 64 KiB each) to 1.7 GB (socket pairs).
+    CommandResult r = Probe({"fill", what, "8000"}, policy);
+    std::cout << what << ": " << r.output << " memory_exceeded " << r.outcome.memory_exceeded
+              << " peak " << r.outcome.peak_memory_bytes << "\n";
+    EXPECT_TRUE(r.outcome.memory_exceeded) << r.output;
+    EXPECT_FALSE(absl::StrContains(r.output, "filled 8000")) << r.output;
+  }
+  rmdir(parent.c_str());
 }
 
 TEST_F(SandboxTest, AMissingCpuControllerIsReported) {

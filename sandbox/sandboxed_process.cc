@@ -15,14 +15,15 @@
 #include <fstream>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "common/file.h"
 #include "common/status_macros.h"
 #include "sandbox/child.h"
-#include "sandbox/view.h"
 #include "sandbox/seccomp_filter.h"
+#include "sandbox/view.h"
 
 namespace ptxbench::sandbox {
 namespace {
@@ -93,6 +94,27 @@ absl::StatusOr<PlannedMount> PlanMount(const Mount& m, const std::string& root) 
   return p;
 }
 
+// Where this process's argv and environment strings lie (child.h says why
+// the init wants them): fields 48 to 51 of /proc/self/stat, after the
+// command's name, which may hold anything but ends at the last ')'.
+void FindCallersArguments(ChildPlan* plan) {
+  const std::string stat = ReadFile("/proc/self/stat").value_or("");
+  const size_t name_end = stat.rfind(')');
+  if (name_end == std::string::npos) return;
+  const std::vector<absl::string_view> fields =
+      absl::StrSplit(absl::string_view(stat).substr(name_end + 1), ' ', absl::SkipEmpty());
+  constexpr size_t kArgStart = 48 - 3;  // the list starts at field 3
+  uint64_t v[4] = {};
+  if (fields.size() < kArgStart + 4) return;
+  for (size_t i = 0; i < 4; ++i) {
+    if (!absl::SimpleAtoi(fields[kArgStart + i], &v[i])) return;
+  }
+  plan->arg_start = v[0];
+  plan->arg_end = v[1];
+  plan->env_start = v[2];
+  plan->env_end = v[3];
+}
+
 absl::Status BuildPlan(const SandboxedProcess::Spec& spec, bool user_namespace, ChildPlan* plan) {
   const Policy& policy = spec.policy;
   if (spec.argv.empty()) return absl::InvalidArgumentError("sandbox: empty argv");
@@ -133,6 +155,11 @@ absl::Status BuildPlan(const SandboxedProcess::Spec& spec, bool user_namespace, 
   plan->keeper_uid =
       policy.keeper_uid == Policy::kSameUid || user_namespace ? policy.uid : policy.keeper_uid;
   plan->suspended = spec.suspended;
+  FindCallersArguments(plan);
+  // Of this process, not of the calling thread: the init checks it once
+  // (child.h). A kernel without pidfds (before 5.3) leaves the parent-death
+  // signal alone to it.
+  plan->parent_pidfd = static_cast<int>(syscall(SYS_pidfd_open, getpid(), 0));
   if (policy.seccomp) {
     PTXB_ASSIGN_OR_RETURN(plan->filter, CompileSeccompFilter(policy));
   }
@@ -144,7 +171,7 @@ absl::Status BuildPlan(const SandboxedProcess::Spec& spec, bool user_namespace, 
 
 void ClosePlanPipes(ChildPlan* plan) {
   for (int* fd : {&plan->sync_read, &plan->sync_write, &plan->status_read, &plan->status_write,
-                  &plan->release_read, &plan->release_write}) {
+                  &plan->release_read, &plan->release_write, &plan->parent_pidfd}) {
     CloseFd(fd);
   }
 }
@@ -204,6 +231,7 @@ absl::StatusOr<std::unique_ptr<SandboxedProcess>> SandboxedProcess::Start(const 
         "PID, network, mount, IPC, UTS): ", strerror(err)));
   }
   process->init_pid_ = static_cast<pid_t>(pid);
+  CloseFd(&plan.parent_pidfd);
   CloseFd(&plan.sync_read);
   CloseFd(&plan.status_write);
   CloseFd(&plan.release_read);

@@ -12,6 +12,19 @@
 // namespace. Killing the init (Kill, the deadline, a limit) kills them all.
 // The payload cannot signal or trace the init (namespace init, seccomp).
 //
+// A sandbox outlives nothing: its init dies with the thread that called
+// Start (a parent-death signal, armed again after the init's change of ids,
+// and its caller's pidfd checked after that for a caller that died before),
+// so a caller killed any way (kill -9 included) takes its sandboxes, and
+// whatever they started, detached or stopped, with it. So the thread that
+// calls Start must outlive the sandbox (another may Poll and Kill it, as the
+// harness's watcher does).
+//
+// Nothing of the caller shows inside: the init's /proc/1/cmdline reads
+// "ptxbench-init" (zeros in a user namespace) and its environment nothing,
+// and the init enters a cgroup namespace of its own once it is in its
+// cgroup, so /proc/self/cgroup shows "/" as its path.
+//
 // A sandbox may start suspended: everything is set up and the payload waits
 // just before exec until Release(). A caller that must give up privileges
 // before the payload may run (the runner's harness) starts it while still

@@ -76,6 +76,11 @@ void AgentSessionFixture::SetUp() {
   fs::create_directories(dir_);
   fs::permissions(dir_, fs::perms::all);  // the session's uid walks through it
   setenv("PTXB_SESSION_TEST_KEY", "sk-session-test", 1);
+  // Two uids no gateway of this machine runs sessions as (agent_host.h).
+  absl::StatusOr<sandbox::UidBlock> block = sandbox::UidBlock::ClaimFree(65100, 65534, 2);
+  ASSERT_TRUE(block.ok()) << block.status();
+  block_ = std::make_unique<sandbox::UidBlock>(*std::move(block));
+  uids_ = std::make_unique<sandbox::UidRange>(block_->first(), block_->count());
 }
 
 void AgentSessionFixture::TearDown() {
@@ -106,6 +111,7 @@ agent_gateway::SessionOptions AgentSessionFixture::Options(FakeScheduler& schedu
   o.tool_binary = AgentToolBinary();
   o.sessions_dir = dir_.string();
   o.registry = registry_.get();
+  o.uids = uids_.get();
   o.agent_eval = [&scheduler](const v1::AgentEvalRequest& r) { return scheduler(r); };
   return o;
 }

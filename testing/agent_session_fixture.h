@@ -24,6 +24,7 @@
 #include "agent_gateway/model_registry.h"
 #include "agents/clis.h"
 #include "ptxbench/v1/executor.pb.h"
+#include "sandbox/uid_range.h"
 #include "testing/scripted_model.h"
 
 namespace ptxbench::testing {
@@ -82,6 +83,9 @@ class AgentSessionFixture : public ::testing::TestWithParam<std::string> {
   const agents::AgentCli* cli_ = nullptr;
   std::filesystem::path dir_;
   std::unique_ptr<agent_gateway::ModelRegistry> registry_;
+  // The sessions' uids: a block of two, claimed on the machine.
+  std::unique_ptr<sandbox::UidBlock> block_;
+  std::unique_ptr<sandbox::UidRange> uids_;
 };
 
 // The pinned CLI's install and the evaluate tool, as the build has them.

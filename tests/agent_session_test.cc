@@ -5,22 +5,30 @@
 // finish); each budget (tokens, evaluations, model calls, cost, wall time)
 // ending it at its point; an evaluation slower than Codex's default tool
 // timeout; a cancel that leaves no process; two sessions at once that do
-// not mix; a stall, a full disk and a flooding tool. Each skips, saying so,
-// where the CLI is not installed or the test does not run as root.
+// not mix and run as two uids; nothing of the host in a session (PID 1's
+// argv and environment, the cgroup path, a vendor library of the toolkit);
+// a stall, a full disk and a flooding tool. Each skips, saying so, where the
+// CLI is not installed or the test does not run as root.
 
+#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <thread>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "agent_gateway/agent/session.h"
 #include "agents/clis.h"
+#include "sandbox/uid_range.h"
 #include "testing/agent_session_fixture.h"
 #include "testing/pinned_clis.h"
 #include "testing/scripted_model.h"
@@ -51,6 +59,14 @@ class AgentSessionTest : public testing::AgentSessionFixture {
     return done;
   }
 };
+
+// What `marker=[...]` holds in `text` ("" when it is not there).
+std::string Marked(const std::string& text, const std::string& marker) {
+  const size_t at = text.find(marker + "=[");
+  if (at == std::string::npos) return "";
+  const size_t start = at + marker.size() + 2;
+  return text.substr(start, text.find(']', start) - start);
+}
 
 TEST_P(AgentSessionTest, AWholeSessionEndsWhenTheCliFinishes) {
   testing::ScriptedModel model(cli_->wire, Steps(Workspace("tk_1")));
@@ -301,9 +317,16 @@ TEST_P(AgentSessionTest, ACancelledSessionEndsWithinSecondsLeavingNoProcess) {
   EXPECT_EQ(Survivors(), 0) << "a process of the session survived";
 }
 
-TEST_P(AgentSessionTest, TwoSessionsAtOnceDoNotMix) {
-  testing::ScriptedModel model_a(cli_->wire, Steps(Workspace("tk_a")));
-  testing::ScriptedModel model_b(cli_->wire, Steps(Workspace("tk_b")));
+// Two sessions at once share nothing: not their files, not their model
+// calls, and not their uid (each leases its own for its lifetime: on one
+// uid, one session holding 126 inotify instances made the other's
+// inotify_init fail).
+// `uid=[N]` (Gemini CLI refuses a command with a command substitution).
+constexpr char kUidProbe[] = "printf 'uid=['; id -u | tr -d '\\n'; echo ']'";
+
+TEST_P(AgentSessionTest, TwoSessionsAtOnceDoNotMixAndRunAsUidsOfTheirOwn) {
+  testing::ScriptedModel model_a(cli_->wire, Steps(Workspace("tk_a"), kUidProbe));
+  testing::ScriptedModel model_b(cli_->wire, Steps(Workspace("tk_b"), kUidProbe));
   FakeScheduler scheduler_a, scheduler_b;
   UseModel(model_a);
   auto registry_a = std::move(registry_);
@@ -325,6 +348,71 @@ TEST_P(AgentSessionTest, TwoSessionsAtOnceDoNotMix) {
   }
   EXPECT_EQ(done_a.agent().total().model_calls(), static_cast<int>(model_a.requests().size()));
   EXPECT_EQ(done_b.agent().total().model_calls(), static_cast<int>(model_b.requests().size()));
+  // What `id -u` said in each CLI's shell.
+  std::vector<std::string> uids;
+  for (const testing::ScriptedModel* model : {&model_a, &model_b}) {
+    const std::vector<Json> requests = model->requests();
+    ASSERT_GE(requests.size(), 2u);
+    uids.push_back(Marked(model->ToolResults(requests[1]).at(0).dump(), "uid"));
+  }
+  EXPECT_NE(uids[0], uids[1]) << "two sessions at once ran as one uid";
+  for (const std::string& uid : uids) {
+    EXPECT_TRUE(uid == std::to_string(uids_->first()) || uid == std::to_string(uids_->first() + 1))
+        << uid << ": not a uid of the sessions' range";
+  }
+}
+
+// Nothing of the host shows in a session: its PID 1 (a copy of the gateway)
+// has no argv of the gateway's (its scheduler address and token file were
+// read there) and no environment, no host cgroup path shows, and a vendor
+// library of the toolkit under /usr reads empty, as in the kernels' views.
+TEST_P(AgentSessionTest, ASessionSeesNothingOfTheHost) {
+  // A vendor library of the real toolkit, where this machine has one.
+  std::string vendor;
+  std::error_code ec;
+  for (const char* dir : {"/usr/local/cuda/lib64", "/usr/local/cuda/targets/x86_64-linux/lib"}) {
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      if (vendor.empty() && name.rfind("libcublas", 0) == 0 && fs::file_size(it->path(), ec) > 0) {
+        vendor = it->path().string();
+      }
+    }
+  }
+  // Each as `name=[...]`, with no command substitution (Gemini CLI refuses it).
+  const std::string probe = absl::StrCat(
+      "printf 'cmdline=['; tr '\\0' '|' < /proc/1/cmdline; echo ']'; ",
+      "printf 'environ=['; cat /proc/1/environ 2>&1 | tr '\\0' '|'; echo ']'; ",
+      "printf 'cgroup=['; tr '\\n' '|' < /proc/self/cgroup; echo ']'",
+      vendor.empty()
+          ? ""
+          : absl::StrCat("; printf 'vendor=['; wc -c < ", vendor, " | tr -d '\\n'; echo ']'"));
+  const std::vector<Step> look = {Steps(Workspace("tk_host"), probe).front()};
+  testing::ScriptedModel model(cli_->wire, look);
+  UseModel(model);
+  FakeScheduler scheduler;
+  std::atomic<bool> cancelled{false};
+  agent_gateway::SessionRecord record;
+  const v1::CompleteRequest done =
+      agent_gateway::RunAgentSession(Options(scheduler), Task("tk_host"), cancelled, &record);
+  ASSERT_TRUE(done.has_agent()) << done.DebugString() << record.stderr_text;
+  const std::vector<Json> requests = model.requests();
+  ASSERT_GE(requests.size(), 2u);
+  const std::string seen = model.ToolResults(requests[1]).at(0).dump();
+  EXPECT_EQ(Marked(seen, "cmdline"), "ptxbench-init|") << seen;
+  EXPECT_THAT(seen, ::testing::Not(HasSubstr("agent_session_test"))) << "the host's argv";
+  const std::string environ = Marked(seen, "environ");
+  EXPECT_TRUE(environ.empty() || absl::StrContains(environ, "Permission denied")) << environ;
+  EXPECT_THAT(seen, ::testing::Not(HasSubstr("PTXB_SESSION_TEST_KEY")));
+  const std::string cgroup = Marked(seen, "cgroup");
+  ASSERT_FALSE(cgroup.empty()) << seen;
+  for (absl::string_view line : absl::StrSplit(cgroup, '|', absl::SkipEmpty())) {
+    EXPECT_TRUE(absl::EndsWith(line, ":/")) << "a host cgroup path: " << line;
+  }
+  if (vendor.empty()) {
+    std::cout << "no libcublas under /usr/local/cuda: the vendor mask is not checked\n";
+  } else {
+    EXPECT_EQ(Marked(seen, "vendor"), "0") << vendor << " in the session's view: " << seen;
+  }
 }
 
 // A CLI that goes quiet (here its shell tool waits on a command that never

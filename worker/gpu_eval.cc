@@ -240,8 +240,8 @@ GpuEvaluator::GpuEvaluator(Compiler* compiler, const workloads::DefinitionRegist
       options_(std::move(options)),
       worker_id_(std::move(worker_id)),
       toolkit_version_(std::move(toolkit_version)),
-      candidate_uids_(std::make_unique<CandidateUids>(options_.candidate_uid_first,
-                                                      options_.candidate_uid_count)),
+      candidate_uids_(std::make_unique<sandbox::UidRange>(options_.candidate_uid_first,
+                                                          options_.candidate_uid_count)),
       reference_times_(options_.reference_reuse) {}
 
 CompiledKernel GpuEvaluator::Compile(const v1::EvalRequest& request) {
@@ -337,7 +337,7 @@ v1::EvalResult GpuEvaluator::Run(const v1::EvalRequest& request, CompiledKernel 
   if (!workloads.ok()) return infra(std::string(workloads.status().message()));
 
   // The candidate's own uid for as long as its evaluation runs.
-  const CandidateUids::Lease candidate_uid = candidate_uids_->Acquire();
+  const sandbox::UidRange::Lease candidate_uid = candidate_uids_->Acquire();
   absl::StatusOr<runner::RunnerJob> made = MakeJob(request, compiled, gpu, candidate_uid.uid());
   if (!made.ok()) return infra(std::string(made.status().message()));
   runner::RunnerJob& job = *made;

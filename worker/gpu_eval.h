@@ -15,7 +15,7 @@
 #include "absl/time/time.h"
 #include "ptxbench/v1/common.pb.h"
 #include "sandbox/protections.h"
-#include "worker/candidate_uids.h"
+#include "sandbox/uid_range.h"
 #include "worker/compile/compiler.h"
 #include "worker/compile_only.h"
 #include "worker/gpu/device_info.h"
@@ -35,7 +35,7 @@ struct GpuEvalOptions {
   std::string candidate_host_path;
   // The sandboxes (docs/SECURITY.md), when the worker is root: the uid the
   // harness drops to; the range of uids the candidate hosts run as, one per
-  // evaluation in flight (CandidateUids: evaluations wait for a free one);
+  // evaluation in flight (sandbox::UidRange: evaluations wait for a free one);
   // the candidate host's limits (memory, processes, its own disk, CPU share;
   // its CPU time is the share times `deadline`); and the cgroup v2 directory
   // per-evaluation cgroups are made in (empty: the watchdog).
@@ -170,7 +170,7 @@ class GpuEvaluator {
   const GpuEvalOptions options_;
   const std::string worker_id_;
   const std::string toolkit_version_;
-  std::unique_ptr<CandidateUids> candidate_uids_;
+  std::unique_ptr<sandbox::UidRange> candidate_uids_;
   ReferenceTimes reference_times_;
 };
 

@@ -61,7 +61,7 @@ void GpuEvaluator::Profile(const v1::EvalRequest& request, const CompiledKernel&
     }
   }
 
-  const CandidateUids::Lease candidate_uid = candidate_uids_->Acquire();
+  const sandbox::UidRange::Lease candidate_uid = candidate_uids_->Acquire();
   absl::StatusOr<runner::RunnerJob> made = MakeJob(request, compiled, gpu, candidate_uid.uid());
   if (!made.ok()) return end(v1::INFRA_ERROR, {std::string(made.status().message())});
   runner::RunnerJob& job = *made;

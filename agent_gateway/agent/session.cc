@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -383,7 +384,10 @@ v1::CompleteRequest Session::Run(SessionRecord* record) {
   absl::StatusOr<ModelProxy::Upstream> upstream =
       UpstreamFor(*options_.registry, *cli, s.model());
   if (!upstream.ok()) return Failure(v1::TERMINAL, std::string(upstream.status().message()));
-  absl::StatusOr<SessionFiles> files = MakeSessionFiles(options_, task_);
+  if (options_.uids == nullptr) return Failure(v1::INFRA, "the gateway gave sessions no uids");
+  // Its own until the session ends: no two sessions at once share one.
+  const sandbox::UidRange::Lease uid = options_.uids->Acquire();
+  absl::StatusOr<SessionFiles> files = MakeSessionFiles(options_, task_, uid.uid());
   if (!files.ok()) return Failure(v1::INFRA, std::string(files.status().message()));
   files_ = *files;
   // A fix-it starter was evaluated already (error.log says how): a final
@@ -407,13 +411,17 @@ v1::CompleteRequest Session::Run(SessionRecord* record) {
       !launch.ok()) {
     return Failure(v1::INFRA, "cannot open the session's sockets or write its CLI's settings");
   }
-  if (absl::Status handed = HandOver(options_, files_); !handed.ok()) {
+  if (absl::Status handed = HandOver(files_); !handed.ok()) {
     return Failure(v1::INFRA, std::string(handed.message()));
   }
   Capture out, err;
   if (!out.Open() || !err.Open()) return Failure(v1::INFRA, "cannot make the session's pipes");
   sandbox::SandboxedProcess::Spec spec;
+  // Its view masks vendor libraries: the walk of each tree is the first
+  // session's cost (docs/AGENTS.md), logged with the sandbox's start.
+  const absl::Time setup = absl::Now();
   spec.policy = SessionPolicy(options_, *cli, files_, *launch);
+  const absl::Duration view_time = absl::Now() - setup;
   // The relay first (it goes to the background once listening), then the CLI.
   spec.argv = {"/bin/sh", "-c",
                absl::StrCat("\"$0\" relay ", kRelayPort, " ", files_.model_socket,
@@ -424,14 +432,23 @@ v1::CompleteRequest Session::Run(SessionRecord* record) {
   absl::StatusOr<std::unique_ptr<sandbox::SandboxedProcess>> process =
       sandbox::SandboxedProcess::Start(spec);
   if (!process.ok()) return Failure(v1::INFRA, std::string(process.status().message()));
+  const absl::Duration sandbox_time = absl::Now() - setup - view_time;
   close(out.write_fd);
   close(err.write_fd);
   out.write_fd = err.write_fd = -1;
   start_ = absl::Now();
-  LogInfo("agent session started", {{"task", task_.lease().task_id()},
-                                    {"cli", cli->name},
-                                    {"session", std::to_string(s.session())},
-                                    {"dir", files_.dir}});
+  const long masked =
+      std::count_if(spec.policy.mounts.begin(), spec.policy.mounts.end(),
+                    [](const sandbox::Mount& m) { return m.kind == sandbox::Mount::Kind::kMask; });
+  LogInfo("agent session started",
+          {{"task", task_.lease().task_id()},
+           {"cli", cli->name},
+           {"session", std::to_string(s.session())},
+           {"dir", files_.dir},
+           {"uid", std::to_string(files_.uid)},
+           {"view_ms", absl::StrFormat("%.1f", absl::ToDoubleMilliseconds(view_time))},
+           {"masked", std::to_string(masked)},
+           {"sandbox_ms", absl::StrFormat("%.1f", absl::ToDoubleMilliseconds(sandbox_time))}});
   v1::CompleteRequest result = Supervise(**process, out, err);
   ending_ = true;
   process->reset();

@@ -33,6 +33,7 @@
 #include "absl/time/time.h"
 #include "agent_gateway/model_registry.h"
 #include "ptxbench/v1/executor.pb.h"
+#include "sandbox/uid_range.h"
 
 namespace ptxbench::agent_gateway {
 
@@ -45,14 +46,20 @@ struct SessionOptions {
   std::function<absl::StatusOr<ptxbench::v1::AgentEvalResponse>(
       const ptxbench::v1::AgentEvalRequest&)>
       agent_eval;
-  // The sandbox: the session's ids (when the gateway runs as root), limits.
-  uid_t uid = 65534;
-  gid_t gid = 65534;
+  // The sessions' uids (when the gateway runs as root; not owned, required):
+  // each session leases one for its lifetime and runs as it, gid = uid, so
+  // no two sessions at once share a uid (nor the kernel's per-uid limits).
+  sandbox::UidRange* uids = nullptr;
+  // The sandbox's limits.
   uint64_t memory_bytes = uint64_t{8} << 30;
   // The session's directory is a tmpfs of this size when the gateway runs
   // as root, so a session that fills its disk fails only itself.
   uint64_t disk_bytes = uint64_t{1} << 30;
   int max_processes = 512;
+  // RLIMIT_NOFILE of each of its processes (soft = hard: Node raises its soft
+  // limit to the hard one). Without a cgroup nothing else bounds the kernel
+  // memory of its sockets and pipes (docs/AGENTS.md).
+  uint64_t open_files = 4096;
   std::string cgroup_parent;  // "" = the watchdog
   // Stored event stream and stderr, each; the rest is counted, not kept.
   size_t max_output_bytes = 8 << 20;

@@ -2,6 +2,7 @@
 #include "agent_gateway/agent/session_setup.h"
 
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -88,10 +89,11 @@ std::string SessionDirectory(const SessionOptions& options, const v1::Task& task
       .string();
 }
 
-absl::StatusOr<SessionFiles> MakeSessionFiles(const SessionOptions& options,
-                                              const v1::Task& task) {
+absl::StatusOr<SessionFiles> MakeSessionFiles(const SessionOptions& options, const v1::Task& task,
+                                              uid_t uid) {
   SessionFiles f;
   const v1::AgentSession& s = task.agent();
+  f.uid = uid;
   f.dir = SessionDirectory(options, task);
   std::error_code ec;
   RemoveSessionDirectory(f.dir);
@@ -138,17 +140,14 @@ absl::StatusOr<SessionFiles> MakeSessionFiles(const SessionOptions& options,
         Write(f.workspace + "/TASK.md", s.task_prompt()),
         // starter fixit: the broken kernel and what its evaluation said.
         s.starter_kernel().empty() ? absl::OkStatus() : Write(f.kernel, s.starter_kernel()),
-        s.starter_kernel().empty() ? absl::OkStatus()
-                                   : Write(f.error_log, s.starter_log()),
-        Write(f.workspace + "/" +
-                  InstructionFile(*agents::FindAgentCli(s.settings().cli())),
+        s.starter_kernel().empty() ? absl::OkStatus() : Write(f.error_log, s.starter_log()),
+        Write(f.workspace + "/" + InstructionFile(*agents::FindAgentCli(s.settings().cli())),
               Instructions(s, f)),
         // The session's /etc: who it is and where localhost is, nothing else
         // of the host's.
-        Write(f.etc + "/passwd",
-              absl::StrCat("root:x:0:0::/root:/bin/sh\nagent:x:", options.uid, ":",
-                           options.gid, "::", f.home, ":/bin/sh\n")),
-        Write(f.etc + "/group", absl::StrCat("root:x:0:\nagent:x:", options.gid, ":\n")),
+        Write(f.etc + "/passwd", absl::StrCat("root:x:0:0::/root:/bin/sh\nagent:x:", f.uid, ":",
+                                              f.uid, "::", f.home, ":/bin/sh\n")),
+        Write(f.etc + "/group", absl::StrCat("root:x:0:\nagent:x:", f.uid, ":\n")),
         Write(f.etc + "/hosts", "127.0.0.1 localhost\n::1 localhost\n"),
         Write(f.etc + "/nsswitch.conf", "passwd: files\ngroup: files\nhosts: files\n"),
         Write(f.etc + "/resolv.conf", ""),
@@ -166,21 +165,21 @@ void RemoveSessionDirectory(const std::string& dir) {
   fs::remove_all(dir, ec);
 }
 
-absl::Status HandOver(const SessionOptions& options, const SessionFiles& f) {
+absl::Status HandOver(const SessionFiles& f) {
   if (geteuid() != 0) return absl::OkStatus();  // the sandbox maps the caller's uid
   for (const std::string& own : {f.workspace, f.home}) {
     for (const auto& entry : fs::recursive_directory_iterator(own)) {
-      if (lchown(entry.path().c_str(), options.uid, options.gid) != 0) {
+      if (lchown(entry.path().c_str(), f.uid, f.uid) != 0) {
         return absl::InternalError(absl::StrCat("cannot hand ", entry.path().string(),
                                                 " to the session's uid"));
       }
     }
-    if (chown(own.c_str(), options.uid, options.gid) != 0 || chmod(own.c_str(), 0700) != 0) {
+    if (chown(own.c_str(), f.uid, f.uid) != 0 || chmod(own.c_str(), 0700) != 0) {
       return absl::InternalError(absl::StrCat("cannot hand ", own, " to the session's uid"));
     }
   }
   for (const std::string& socket : {f.eval_socket, f.model_socket}) {
-    if (chown(socket.c_str(), options.uid, options.gid) != 0) {
+    if (chown(socket.c_str(), f.uid, f.uid) != 0) {
       return absl::InternalError(absl::StrCat("cannot hand ", socket, " to the session's uid"));
     }
   }
@@ -268,15 +267,21 @@ sandbox::Policy SessionPolicy(const SessionOptions& options, const agents::Agent
   view.AddHostPath(options.clis_dir, sandbox::Mount::Kind::kReadOnly);
   view.AddHostPath(options.tool_binary, sandbox::Mount::Kind::kReadOnly);
   view.AddHostPath(files.dir, sandbox::Mount::Kind::kReadWrite);
+  // As in the kernels' views: no vendor library's bytes (the toolkit under
+  // /usr/local included), so an agent cannot carry cuBLAS into the kernel it
+  // evaluates. Each tree is walked once per gateway; docs/AGENTS.md has the
+  // cost.
+  view.MaskFiles(sandbox::VendorLibraryPrefixes());
   sandbox::Policy p;
   p.mounts = view.mounts();
   p.loopback = true;
   p.cwd = files.workspace;
   p.env = launch.env;
-  p.uid = options.uid;
-  p.gid = options.gid;
+  p.uid = files.uid;
+  p.gid = files.uid;
   p.memory_bytes = options.memory_bytes;
   p.max_processes = options.max_processes;
+  p.rlimits = {{RLIMIT_NOFILE, options.open_files}};
   p.cgroup_parent = options.cgroup_parent;
   return p;
 }

@@ -4,6 +4,8 @@
 // Internal to session.cc: the session's directory, files and sandbox view,
 // and what the proxy needs of the model (session.h has the layout).
 
+#include <sys/types.h>
+
 #include <string>
 #include <vector>
 
@@ -29,21 +31,22 @@ struct SessionFiles {
   std::string tool_config;    // opt/tool.json
   std::string eval_socket, model_socket;
   std::string etc;            // the minimal /etc
+  uid_t uid = 0;              // the session's uid (leased), its gid too
 };
 
 // Where the session of `task` lives: its own directory under sessions_dir.
 std::string SessionDirectory(const SessionOptions& options, const ptxbench::v1::Task& task);
 
-// Makes the directory of `task`'s session and writes its files. INTERNAL
-// when the machine refuses (disk, permissions).
+// Makes the directory of `task`'s session, which runs as `uid`, and writes
+// its files. INTERNAL when the machine refuses (disk, permissions).
 absl::StatusOr<SessionFiles> MakeSessionFiles(const SessionOptions& options,
-                                              const ptxbench::v1::Task& task);
+                                              const ptxbench::v1::Task& task, uid_t uid);
 
 // Unmounts and removes a session's directory.
 void RemoveSessionDirectory(const std::string& dir);
 
 // Hands the session's own parts (workspace, home, the sockets) to its uid.
-absl::Status HandOver(const SessionOptions& options, const SessionFiles& files);
+absl::Status HandOver(const SessionFiles& files);
 
 // The proxy's upstream for the session's model: TERMINAL-worthy errors
 // (INVALID_ARGUMENT: not in the registry, spoken by another API; NOT_FOUND:
@@ -58,7 +61,8 @@ absl::StatusOr<agents::Launch> LaunchFor(const SessionOptions& options,
                                          const ptxbench::v1::AgentSession& session,
                                          const SessionFiles& files);
 
-// The sandbox policy of the session: its view, uid, loopback, limits.
+// The sandbox policy of the session: its view (vendor libraries masked as
+// in the kernels' views), uid, loopback, limits.
 sandbox::Policy SessionPolicy(const SessionOptions& options, const agents::AgentCli& cli,
                               const SessionFiles& files, const agents::Launch& launch);
 

@@ -9,6 +9,17 @@
 //   sandbox_probe processes             count the entries of /proc
 //   sandbox_probe linger MARKER         fork, setsid, fork: a grandchild
 //                                       that sleeps with MARKER in its argv
+//   sandbox_probe detach MARKER         as linger, and then sleeps itself
+//                                       (with MARKER in its argv)
+//   sandbox_probe host                  what the sandbox shows of its
+//                                       caller: PID 1's cmdline (C-escaped)
+//                                       and environ (its size, or why not),
+//                                       and /proc/self/cgroup
+//   sandbox_probe fill pipes|sockets N  make N pipes (socket pairs), fill each
+//                                       until it takes no more, then print
+//                                       "filled P of N: B bytes" and sleep 5 s
+//                                       (kernel memory outside its resident
+//                                       set)
 //   sandbox_probe sleep SECONDS [MARKER]
 //   sandbox_probe alloc MIB             allocate and touch MIB MiB, 8 at a time
 //   sandbox_probe forkbomb              fork until refused, then sleep
@@ -149,6 +160,39 @@ int Ids() {
   return 0;
 }
 
+// A file's bytes, NULs and all, or "unreadable: <why>".
+std::string Bytes(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::string("unreadable: ") + strerror(errno);
+  std::string text;
+  char buffer[4096];
+  ssize_t n;
+  while ((n = read(fd, buffer, sizeof(buffer))) > 0) text.append(buffer, static_cast<size_t>(n));
+  const int error = errno;
+  close(fd);
+  if (n < 0) return std::string("unreadable: ") + strerror(error);
+  return text;
+}
+
+int Host() {
+  std::string cmdline;
+  for (char c : Bytes("/proc/1/cmdline")) {
+    if (c == '\0') {
+      cmdline += "\\0";
+    } else {
+      cmdline += c;
+    }
+  }
+  const std::string environ = Bytes("/proc/1/environ");
+  std::printf("cmdline: %s\n", cmdline.c_str());
+  std::printf("environ: %s\n",
+              environ.rfind("unreadable", 0) == 0
+                  ? environ.c_str()
+                  : (std::to_string(environ.size()) + " bytes: " + environ).c_str());
+  std::printf("cgroup:\n%s", Bytes("/proc/self/cgroup").c_str());
+  return 0;
+}
+
 int Status() {
   std::ifstream in("/proc/self/status");
   std::string line;
@@ -237,6 +281,36 @@ int Spin(int seconds) {
   return 0;
 }
 
+// Kernel memory a process holds outside its resident set: N pipes or
+// socket pairs, each filled until it takes no more.
+int Fill(const std::string& what, int n) {
+  static char chunk[65536];
+  long filled = 0, bytes = 0;
+  for (; filled < n; ++filled) {
+    int fds[2];
+    const int made = what == "pipes" ? pipe2(fds, O_NONBLOCK)
+                                     : socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, fds);
+    if (made != 0) break;
+    for (ssize_t w; (w = write(fds[1], chunk, sizeof(chunk))) > 0;) bytes += w;
+  }
+  std::printf("filled %ld of %d: %ld bytes (%s)\n", filled, n, bytes, strerror(errno));
+  sleep(5);
+  return 0;
+}
+
+// A grandchild in a session of its own (fork, setsid, fork) that sleeps with
+// `marker` in its argv.
+void LeaveBehind(const char* self, const std::string& marker) {
+  if (fork() == 0) {
+    setsid();
+    if (fork() == 0) {
+      execl(self, self, "sleep", "300", marker.c_str(), nullptr);
+      _exit(1);
+    }
+    _exit(0);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -288,18 +362,19 @@ int main(int argc, char** argv) {
   if (action == "status") return Status();
   if (action == "ids") return Ids();
   if (action == "linger") {
-    if (fork() == 0) {
-      setsid();
-      if (fork() == 0) {
-        execl(argv[0], argv[0], "sleep", "300", arg.c_str(), nullptr);
-        _exit(1);
-      }
-      _exit(0);
-    }
+    LeaveBehind(argv[0], arg);
     sleep(1);
     std::printf("left a process behind\n");
     return 0;
   }
+  if (action == "detach") {
+    LeaveBehind(argv[0], arg);
+    std::printf("detached\n");
+    sleep(300);
+    return 0;
+  }
+  if (action == "host") return Host();
+  if (action == "fill") return Fill(arg, atoi(arg2.c_str()));
   if (action == "sleep") {
     sleep(static_cast<unsigned>(atoi(arg.c_str())));
     return 0;

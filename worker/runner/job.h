@@ -69,7 +69,7 @@ struct IsolationSpec {
   // When the runner starts as root: the uid/gid the harness (and a reference
   // host) drops to, and the candidate host's own, which no other process of
   // the node has while it runs (the worker gives each evaluation slot its
-  // own, worker/candidate_uids.h).
+  // own, sandbox/uid_range.h).
   uint32_t uid = 65534;
   uint32_t gid = 65534;
   uint32_t candidate_uid = 65534;
