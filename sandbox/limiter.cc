@@ -198,13 +198,19 @@ TreeUsage Walk(pid_t root, ChildrenOf children_of, ResidentOf resident_of) {
   return usage;
 }
 
-// /proc/<pid>/stat: the parent and the resident pages (fields 4 and 24),
-// readable even for a process whose other entries are closed to us.
-bool ParentAndResident(pid_t pid, pid_t* parent, uint64_t* resident_bytes) {
+// /proc/<pid>/stat from its third field on (the command's name before it may
+// hold spaces: it ends at the last ')'); readable even for a process whose
+// other entries are closed to us. Empty when the process is gone.
+std::vector<std::string> StatFields(pid_t pid) {
   const std::string stat = ReadFile(absl::StrCat("/proc/", pid, "/stat")).value_or("");
-  const size_t paren = stat.rfind(')');  // the command name may hold spaces
-  if (paren == std::string::npos) return false;
-  std::vector<absl::string_view> f = absl::StrSplit(absl::string_view(stat).substr(paren + 2), ' ');
+  const size_t paren = stat.rfind(')');
+  if (paren == std::string::npos || paren + 2 > stat.size()) return {};
+  return absl::StrSplit(absl::string_view(stat).substr(paren + 2), ' ');
+}
+
+// The parent and the resident pages (fields 4 and 24).
+bool ParentAndResident(pid_t pid, pid_t* parent, uint64_t* resident_bytes) {
+  const std::vector<std::string> f = StatFields(pid);
   uint64_t pages = 0;
   if (f.size() < 22 || !absl::SimpleAtoi(f[1], parent) || !absl::SimpleAtoi(f[21], &pages)) {
     return false;
@@ -213,70 +219,63 @@ bool ParentAndResident(pid_t pid, pid_t* parent, uint64_t* resident_bytes) {
   return true;
 }
 
-// The same tree from every process's parent link: for a tree whose
-// /proc/<pid>/task/*/children we may not read (a sandbox init that dropped
-// to the same unprivileged uid is not dumpable).
-TreeUsage MeasureTreeByScan(pid_t root) {
+// User and system CPU time in clock ticks (fields 14 and 15).
+uint64_t CpuTicks(pid_t pid) {
+  const std::vector<std::string> f = StatFields(pid);
+  uint64_t user = 0, system = 0;
+  if (f.size() < 13 || !absl::SimpleAtoi(f[11], &user) || !absl::SimpleAtoi(f[12], &system)) {
+    return 0;
+  }
+  return user + system;
+}
+
+// Whether the tree under `root` can be followed by its children links: not
+// for a sandbox init that dropped to the same unprivileged uid (it is not
+// dumpable).
+bool ChildrenReadable(pid_t root) {
+  return static_cast<bool>(std::ifstream(absl::StrCat("/proc/", root, "/task/", root, "/children")));
+}
+
+// Every process's children from its parent link, for a tree whose children
+// links we may not read, and (where asked) each one's resident bytes.
+std::map<pid_t, std::vector<pid_t>> ChildrenByScan(std::map<pid_t, uint64_t>* resident) {
   std::map<pid_t, std::vector<pid_t>> children;
-  std::map<pid_t, uint64_t> resident;
   DIR* dir = opendir("/proc");
-  if (dir == nullptr) return {};
+  if (dir == nullptr) return children;
   while (dirent* e = readdir(dir)) {
     pid_t pid = 0, parent = 0;
     uint64_t bytes = 0;
     if (!absl::SimpleAtoi(e->d_name, &pid) || !ParentAndResident(pid, &parent, &bytes)) continue;
     children[parent].push_back(pid);
-    resident[pid] = bytes;
+    if (resident != nullptr) (*resident)[pid] = bytes;
   }
   closedir(dir);
-  return Walk(root, [&](pid_t pid) { return children[pid]; },
-              [&](pid_t pid) { return resident[pid]; });
+  return children;
 }
 
 }  // namespace
 
 TreeUsage MeasureTree(pid_t root) {
-  if (!std::ifstream(absl::StrCat("/proc/", root, "/task/", root, "/children"))) {
-    return MeasureTreeByScan(root);
-  }
-  return Walk(root, Children, ResidentBytes);
+  if (ChildrenReadable(root)) return Walk(root, Children, ResidentBytes);
+  std::map<pid_t, uint64_t> resident;
+  std::map<pid_t, std::vector<pid_t>> children = ChildrenByScan(&resident);
+  return Walk(root, [&](pid_t pid) { return children[pid]; },
+              [&](pid_t pid) { return resident[pid]; });
 }
 
 absl::Duration TreeCpuTime(pid_t root) {
   static const int64_t ticks = sysconf(_SC_CLK_TCK);
-  auto cpu_of = [](pid_t pid) -> uint64_t {
-    const std::string stat = ReadFile(absl::StrCat("/proc/", pid, "/stat")).value_or("");
-    const size_t paren = stat.rfind(')');
-    if (paren == std::string::npos || paren + 2 > stat.size()) return 0;
-    std::vector<absl::string_view> f =
-        absl::StrSplit(absl::string_view(stat).substr(paren + 2), ' ');
-    uint64_t user = 0, system = 0;  // fields 14 and 15, in clock ticks
-    if (f.size() < 13 || !absl::SimpleAtoi(f[11], &user) || !absl::SimpleAtoi(f[12], &system)) {
-      return 0;
-    }
-    return user + system;
-  };
-  const bool readable =
-      static_cast<bool>(std::ifstream(absl::StrCat("/proc/", root, "/task/", root, "/children")));
-  std::map<pid_t, std::vector<pid_t>> scanned;
-  if (!readable) {
-    DIR* dir = opendir("/proc");
-    while (dirent* e = dir == nullptr ? nullptr : readdir(dir)) {
-      pid_t pid = 0, parent = 0;
-      uint64_t bytes = 0;
-      if (absl::SimpleAtoi(e->d_name, &pid) && ParentAndResident(pid, &parent, &bytes)) {
-        scanned[parent].push_back(pid);
-      }
-    }
-    if (dir != nullptr) closedir(dir);
-  }
   uint64_t total = 0;
-  Walk(
-      root, [&](pid_t pid) { return readable ? Children(pid) : scanned[pid]; },
-      [&](pid_t pid) {
-        total += cpu_of(pid);
-        return uint64_t{0};
-      });
+  auto add_cpu = [&total](pid_t pid) {
+    total += CpuTicks(pid);
+    return uint64_t{0};
+  };
+  if (ChildrenReadable(root)) {
+    Walk(root, Children, add_cpu);
+  } else {
+    std::map<pid_t, std::vector<pid_t>> children = ChildrenByScan(nullptr);
+    Walk(root, [&](pid_t pid) { return children[pid]; }, add_cpu);
+  }
   return absl::Seconds(static_cast<double>(total) / static_cast<double>(ticks > 0 ? ticks : 100));
 }
 

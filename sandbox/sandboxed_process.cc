@@ -96,23 +96,33 @@ absl::StatusOr<PlannedMount> PlanMount(const Mount& m, const std::string& root) 
 
 // Where this process's argv and environment strings lie (child.h says why
 // the init wants them): fields 48 to 51 of /proc/self/stat, after the
-// command's name, which may hold anything but ends at the last ')'.
-void FindCallersArguments(ChildPlan* plan) {
+// command's name, which may hold anything but ends at the last ')'. They do
+// not move while the process lives: read once, not at every sandbox start.
+struct ArgumentAreas {
+  uint64_t arg_start = 0, arg_end = 0, env_start = 0, env_end = 0;
+};
+
+ArgumentAreas ReadArgumentAreas() {
   const std::string stat = ReadFile("/proc/self/stat").value_or("");
   const size_t name_end = stat.rfind(')');
-  if (name_end == std::string::npos) return;
+  if (name_end == std::string::npos) return {};
   const std::vector<absl::string_view> fields =
       absl::StrSplit(absl::string_view(stat).substr(name_end + 1), ' ', absl::SkipEmpty());
   constexpr size_t kArgStart = 48 - 3;  // the list starts at field 3
   uint64_t v[4] = {};
-  if (fields.size() < kArgStart + 4) return;
+  if (fields.size() < kArgStart + 4) return {};
   for (size_t i = 0; i < 4; ++i) {
-    if (!absl::SimpleAtoi(fields[kArgStart + i], &v[i])) return;
+    if (!absl::SimpleAtoi(fields[kArgStart + i], &v[i])) return {};
   }
-  plan->arg_start = v[0];
-  plan->arg_end = v[1];
-  plan->env_start = v[2];
-  plan->env_end = v[3];
+  return {v[0], v[1], v[2], v[3]};
+}
+
+void FindCallersArguments(ChildPlan* plan) {
+  static const ArgumentAreas areas = ReadArgumentAreas();
+  plan->arg_start = areas.arg_start;
+  plan->arg_end = areas.arg_end;
+  plan->env_start = areas.env_start;
+  plan->env_end = areas.env_end;
 }
 
 absl::Status BuildPlan(const SandboxedProcess::Spec& spec, bool user_namespace, ChildPlan* plan) {

@@ -72,6 +72,7 @@ std::string Cut(absl::string_view text, size_t max) {
 
 // Reads one request from `fd`, whole, within the deadline; gives up when
 // `stop` is set (the session is over: an idle connection must not hold it).
+// DEADLINE_EXCEEDED and CANCELLED (the client closed) need no answer.
 absl::StatusOr<ClientRequest> ReadRequest(int fd, const std::function<void()>& touch,
                                         const std::atomic<bool>& stop) {
   ClientRequestLimits limits;
@@ -94,10 +95,7 @@ absl::StatusOr<ClientRequest> ReadRequest(int fd, const std::function<void()>& t
     if (ready <= 0) continue;
     const ssize_t n = recv(fd, chunk, sizeof(chunk), 0);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      parser.Finish();
-      break;
-    }
+    if (n <= 0) return absl::CancelledError("the connection ended mid-request");
     touch();
     parser.Feed(absl::string_view(chunk, static_cast<size_t>(n)));
     if (parser.expects_continue() && parser.head_done() && !continued &&
@@ -107,9 +105,6 @@ absl::StatusOr<ClientRequest> ReadRequest(int fd, const std::function<void()>& t
     }
   }
   if (parser.state() == ClientRequestParser::State::kError) return parser.error();
-  if (parser.state() != ClientRequestParser::State::kDone) {
-    return absl::InvalidArgumentError("malformed request: the connection ended mid-request");
-  }
   return std::move(parser.request());
 }
 
@@ -280,6 +275,10 @@ std::optional<v1::AgentEnd> ModelProxy::spent() const {
 
 std::string ModelProxy::spent_reason() const {
   std::lock_guard<std::mutex> lock(mu_);
+  return SpentReasonLocked();
+}
+
+std::string ModelProxy::SpentReasonLocked() const {
   const std::optional<v1::AgentEnd> which = SpentLocked();
   if (!which) return "";
   if (exhausted_) return exhausted_reason_;
@@ -363,8 +362,7 @@ void ModelProxy::Answer(int fd) {
   try {
     absl::StatusOr<ClientRequest> request = ReadRequest(fd, [this] { Touch(); }, cut_);
     if (!request.ok()) {
-      if (absl::IsDeadlineExceeded(request.status()) ||
-          request.status().message() == "malformed request: the connection ended mid-request") {
+      if (absl::IsDeadlineExceeded(request.status()) || absl::IsCancelled(request.status())) {
         return;  // an idle, slow or closed connection: nothing to answer
       }
       Refuse(fd, absl::IsOutOfRange(request.status()) ? 413 : 400,
@@ -399,9 +397,9 @@ void ModelProxy::Handle(int fd, ClientRequest& request, Call& call) {
       type != nullptr && !absl::StartsWithIgnoreCase(*type, "application/json")) {
     return Refuse(fd, 415, "ptxbench model proxy: request bodies must be application/json", call);
   }
-  if (std::optional<v1::AgentEnd> spent_budget = spent()) {
+  if (const std::string spent_budget = spent_reason(); !spent_budget.empty()) {
     return Refuse(fd, 400,
-                  absl::StrCat("ptxbench: this session's ", spent_reason(), "; the session is over"),
+                  absl::StrCat("ptxbench: this session's ", spent_budget, "; the session is over"),
                   call);
   }
   absl::StatusOr<std::vector<std::string>> headers = ForwardedHeaders(request);
@@ -527,10 +525,9 @@ absl::StatusOr<ModelProxy::Reservation> ModelProxy::Admit(
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
     if (closing_) return absl::UnavailableError("ptxbench: the session is over");
-    if (std::optional<v1::AgentEnd> spent_budget = SpentLocked()) {
-      lock.unlock();
+    if (const std::string spent_budget = SpentReasonLocked(); !spent_budget.empty()) {
       return absl::ResourceExhaustedError(
-          absl::StrCat("ptxbench: this session's ", spent_reason(), "; the session is over"));
+          absl::StrCat("ptxbench: this session's ", spent_budget, "; the session is over"));
     }
     if (budget_.model_calls > 0 && totals_.model_calls() + calls_answering_ >= budget_.model_calls) {
       return absl::ResourceExhaustedError(

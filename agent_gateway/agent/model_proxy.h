@@ -192,6 +192,7 @@ class ModelProxy {
   // totals_ plus the usage so far of the answers streaming (mu_ held).
   ptxbench::v1::AgentUsage CountedLocked() const;
   std::optional<ptxbench::v1::AgentEnd> SpentLocked() const;
+  std::string SpentReasonLocked() const;
 
   const Upstream upstream_;
   const Budget budget_;

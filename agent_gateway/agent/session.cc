@@ -461,7 +461,6 @@ v1::CompleteRequest Session::Run(SessionRecord* record) {
   // What the session left goes with its end, whichever it was.
   v1::AgentOutcome* outcome = result.has_agent() ? result.mutable_agent()
                                                  : result.mutable_failure()->mutable_agent_session();
-  if (!result.has_agent()) *outcome = Outcome(v1::AGENT_END_UNSPECIFIED, "").agent();
   FillUsage(outcome);
   for (v1::AgentRecord& r :
        SessionRecords({out.text, out.dropped, err.text, err.dropped}, proxy_->calls(),

@@ -27,7 +27,6 @@ constexpr size_t kEvents = 8 << 20;
 constexpr size_t kStderr = 1 << 20;
 constexpr size_t kCalls = 4 << 20;      // bodies up to here
 constexpr size_t kCallLines = 5 << 20;  // lines up to here
-constexpr size_t kCallBody = 256 << 10;
 constexpr size_t kHome = 2 << 20;
 constexpr size_t kWorkspaceFile = 256 << 10;
 constexpr size_t kWorkspace = 1 << 20;
@@ -77,11 +76,11 @@ std::string CallsJsonl(const std::vector<ModelProxy::Call>& calls, bool* truncat
                  {"cost_usd", c.cost_usd},
                  {"reserved_tokens", c.reserved_tokens},
                  {"charged_reservation", c.charged_reservation}};
+    // Each body is as the proxy kept it (ModelProxy::kRecordedBody each).
     if (out.size() < kCalls) {
-      line["request"] = Capped(c.request, kCallBody);
-      line["response"] = Capped(c.response, kCallBody);
-      line["bodies_truncated"] =
-          c.request.size() > kCallBody || c.response.size() > kCallBody || c.bodies_truncated;
+      line["request"] = c.request;
+      line["response"] = c.response;
+      line["bodies_truncated"] = c.bodies_truncated;
     } else {
       *truncated = true;  // the line without its bodies
     }
