@@ -18,6 +18,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/match.h"
 #include "absl/synchronization/mutex.h"
+#include "sandbox/vendor_library.h"
 
 namespace ptxbench::sandbox {
 namespace {
@@ -40,18 +41,10 @@ bool KernelFilesystem(const std::string& dir) {
          (fs.f_type == SYSFS_MAGIC || fs.f_type == PROC_SUPER_MAGIC);
 }
 
-bool Matches(const char* name, const std::vector<std::string>& prefixes) {
-  for (const std::string& p : prefixes) {
-    if (absl::StartsWith(name, p)) return true;
-  }
-  return false;
-}
-
-// The process's walks, per (directory, prefixes).
+// The process's walks, per directory.
 struct WalkCache {
   absl::Mutex mu;
-  std::map<std::pair<std::string, std::vector<std::string>>, std::vector<std::string>> found
-      ABSL_GUARDED_BY(mu);
+  std::map<std::string, std::vector<std::string>> found ABSL_GUARDED_BY(mu);
 };
 
 WalkCache& Cache() {
@@ -61,9 +54,8 @@ WalkCache& Cache() {
 
 }  // namespace
 
-std::vector<std::string> FindFilesByPrefix(const std::string& dir,
-                                           const std::vector<std::string>& prefixes,
-                                           const WalkBounds& bounds) {
+std::vector<std::string> FindFiles(const std::string& dir, const FileMatch& match,
+                                   const WalkBounds& bounds) {
   std::vector<std::string> found;
   // Below the root no link is followed; the root itself may be one.
   char real[PATH_MAX];
@@ -105,7 +97,7 @@ std::vector<std::string> FindFilesByPrefix(const std::string& dir,
             mount == root_mount) {
           pending.push_back({relative, here.depth + 1});
         }
-      } else if ((type == DT_REG || type == DT_LNK) && Matches(name, prefixes)) {
+      } else if ((type == DT_REG || type == DT_LNK) && match(path, name)) {
         found.push_back(relative);
       }
     }
@@ -115,20 +107,20 @@ std::vector<std::string> FindFilesByPrefix(const std::string& dir,
   return found;
 }
 
-std::vector<std::string> CachedFilesByPrefix(const std::string& dir,
-                                             const std::vector<std::string>& prefixes) {
+std::vector<std::string> CachedVendorLibraries(const std::string& dir) {
   WalkCache& cache = Cache();
-  auto key = std::make_pair(dir, prefixes);
   {
     absl::MutexLock lock(&cache.mu);
-    if (auto it = cache.found.find(key); it != cache.found.end()) return it->second;
+    if (auto it = cache.found.find(dir); it != cache.found.end()) return it->second;
   }
   // Walked without the lock, so that one slow walk does not hold up the
   // starts of sandboxes over other directories; a racing walk of the same
   // directory finds the same files, and the first to finish is kept.
-  std::vector<std::string> found = FindFilesByPrefix(dir, prefixes);
+  VendorLibraryRule rule;
+  std::vector<std::string> found = FindFiles(
+      dir, [&rule](const std::string& in, const char* name) { return rule.IsVendorLibrary(in, name); });
   absl::MutexLock lock(&cache.mu);
-  return cache.found.emplace(std::move(key), std::move(found)).first->second;
+  return cache.found.emplace(dir, std::move(found)).first->second;
 }
 
 }  // namespace ptxbench::sandbox

@@ -32,6 +32,7 @@
 #include "sandbox/limiter.h"
 #include "sandbox/protections.h"
 #include "sandbox/sandboxed_process.h"
+#include "sandbox/vendor_library.h"
 #include "sandbox/view.h"
 #include "testing/child_process.h"
 #include "testing/loopback_canary.h"
@@ -532,7 +533,7 @@ TEST_F(SandboxTest, VendorLibrariesAreMaskedInEverySubdirectory) {
   fs::create_directory_symlink(".", tree + "/a/loop");          // a loop: not followed
   ViewBuilder view = ProbeView();
   ASSERT_TRUE(view.AddHostPath(tree, Mount::Kind::kReadOnly));
-  view.MaskFiles(VendorLibraryPrefixes());
+  view.MaskVendorLibraries();
   std::vector<std::string> args = {"bytes"};
   for (const std::string& f : vendor) args.push_back(tree + "/" + f);
   for (const std::string& f : kept) args.push_back(tree + "/" + f);
@@ -560,31 +561,64 @@ TEST_F(SandboxTest, FileWalkStopsAtItsBoundsAndFollowsNoDirectoryLink) {
   WriteHostFile(tree + "/1/other.so", "");
   fs::create_symlink("libcublas.so", tree + "/1/libcublasLt.so");
   fs::create_directory_symlink("..", tree + "/1/up");
-  const std::vector<std::string> prefixes = {"libcublas", "libcudnn"};
-  EXPECT_EQ(FindFilesByPrefix(tree, prefixes),
+  const FileMatch vendor = [](const std::string&, const char* name) {
+    return IsVendorLibraryName(name);
+  };
+  EXPECT_EQ(FindFiles(tree, vendor),
             (std::vector<std::string>{"1/2/3/libcudnn.so", "1/libcublasLt.so", "libcublas.so"}));
-  EXPECT_EQ(FindFilesByPrefix(tree, prefixes, {.max_depth = 2, .max_entries = 1000}),
+  EXPECT_EQ(FindFiles(tree, vendor, {.max_depth = 2, .max_entries = 1000}),
             (std::vector<std::string>{"1/libcublasLt.so", "libcublas.so"}));
-  EXPECT_LT(FindFilesByPrefix(tree, prefixes, {.max_depth = 12, .max_entries = 4}).size(), 3u);
-  EXPECT_TRUE(FindFilesByPrefix("/sys", {"lib", "c", "d"}).empty());  // the kernel's files
+  EXPECT_LT(FindFiles(tree, vendor, {.max_depth = 12, .max_entries = 4}).size(), 3u);
+  EXPECT_TRUE(
+      FindFiles("/sys", [](const std::string&, const char*) { return true; }).empty());
   // The first walk of a directory is remembered for the process.
-  EXPECT_EQ(CachedFilesByPrefix(tree, prefixes).size(), 3u);
+  EXPECT_EQ(CachedVendorLibraries(tree).size(), 3u);
   WriteHostFile(tree + "/libcudnn_new.so", "");
-  EXPECT_EQ(CachedFilesByPrefix(tree, prefixes).size(), 3u);
-  EXPECT_EQ(FindFilesByPrefix(tree, prefixes).size(), 4u);
+  EXPECT_EQ(CachedVendorLibraries(tree).size(), 3u);
+  EXPECT_EQ(FindFiles(tree, vendor).size(), 4u);
 }
 
-TEST(VendorLibraryPrefixesTest, CoverEveryVendorFamily) {
+TEST(VendorLibraryTest, NamesCoverEveryVendorFamily) {
   for (const char* name :
        {"libcublas.so.13", "libcublasLt.so.13", "libcusparseLt.so.0", "libnvblas.so.13",
         "libcutensor.so.2", "libcudnn.so.9", "libnvinfer.so.10", "libtorch_cuda.so", "libc10.so",
         "libnppc.so.13", "libcufile.so.0", "libnvjpeg.so.13", "libcusolverMp.so.0",
         "libcublasmp.so.0", "libnccl.so.2", "libnvshmem_host.so.3", "libnvrtc.so.13",
-        "libnvJitLink.so.13", "libcupti.so.13"}) {
-    EXPECT_TRUE(std::any_of(VendorLibraryPrefixes().begin(), VendorLibraryPrefixes().end(),
-                            [&](const std::string& p) { return absl::StartsWith(name, p); }))
-        << name;
+        "libnvJitLink.so.13", "libcupti.so.13", "libcublasLt_static.a", "cublas_static.a",
+        "libnvfatbin.so.13", "libcudss.so.0", "libpcsamplingutil.so"}) {
+    EXPECT_TRUE(IsVendorLibraryName(name)) << name;
   }
+  // Headers, the runtime and the driver are not libraries of a vendor's.
+  for (const char* name : {"cublas_v2.h", "cudnn.h", "libcudart.so.13", "libcuda.so.1",
+                           "libc.so.6", "libsnappy.so.1", "torch.py"}) {
+    EXPECT_FALSE(IsVendorLibraryName(name)) << name;
+  }
+}
+
+// In a toolkit (a directory with bin/nvcc) or a wheel's nvidia/ package,
+// every library file is a vendor's unless the allow-list names it: a family
+// no name list knows yet is masked there all the same.
+TEST_F(SandboxTest, EveryLibraryOfAToolkitOrWheelButTheAllowListIsAVendorsOwn) {
+  const std::string toolkit = work_ + "/cuda-99.0";
+  WriteHostFile(toolkit + "/bin/nvcc", "");
+  WriteHostFile(toolkit + "/lib/libcudart.so.99", "");
+  WriteHostFile(toolkit + "/lib/libcudadevrt.a", "");
+  WriteHostFile(toolkit + "/lib/stubs/libcuda.so", "");
+  WriteHostFile(toolkit + "/lib/libcunewmath.so.1", "");
+  WriteHostFile(toolkit + "/targets/x86_64-linux/lib/libcheckpoint.so", "");
+  WriteHostFile(toolkit + "/nvvm/lib64/libnvvm.so.4", "");
+  WriteHostFile(toolkit + "/include/cublas_v2.h", "");
+  const std::string wheels = work_ + "/py/site-packages";
+  WriteHostFile(wheels + "/nvidia/cu_new/lib/libcunew.so.1", "");
+  WriteHostFile(wheels + "/nvidia/cuda_runtime/lib/libcudart.so.12", "");
+  WriteHostFile(wheels + "/numpy/libopenblas.so", "");
+  VendorLibraryRule rule;
+  EXPECT_EQ(FindFiles(work_, [&](const std::string& dir,
+                                 const char* name) { return rule.IsVendorLibrary(dir, name); }),
+            (std::vector<std::string>{"cuda-99.0/lib/libcunewmath.so.1",
+                                      "cuda-99.0/nvvm/lib64/libnvvm.so.4",
+                                      "cuda-99.0/targets/x86_64-linux/lib/libcheckpoint.so",
+                                      "py/site-packages/nvidia/cu_new/lib/libcunew.so.1"}));
 }
 
 // The candidate host's rules refuse the NVIDIA driver's escapes that open or

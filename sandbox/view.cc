@@ -36,18 +36,6 @@ std::string TmpfsOptions(uint64_t bytes, absl::string_view rest) {
   return absl::StrCat("size=", bytes, ",nr_inodes=", inodes, rest.empty() ? "" : ",", rest);
 }
 
-const std::vector<std::string>& VendorLibraryPrefixes() {
-  static const auto* prefixes = new std::vector<std::string>{
-      "libcublas",  // with libcublasLt, libcublasmp
-      "libcudnn",     "libcufft",         "libcurand",
-      "libcusolver",  // with libcusolverMp
-      "libcusparse",  // with libcusparseLt
-      "libcutensor",  "libnvblas",        "libnccl",   "libnvshmem", "libnvinfer", "libnvrtc",
-      "libnvJitLink", "libnvptxcompiler", "libcupti",  "libnvperf",  "libcutlass", "libnpp",
-      "libcufile",    "libnvjpeg",        "libtorch",  "libc10"};
-  return *prefixes;
-}
-
 bool ViewBuilder::Covered(const std::string& path) const {
   for (const Mount& m : mounts_) {
     if (IsBind(m) && (path == m.target || absl::StartsWith(path, m.target + "/"))) return true;
@@ -112,12 +100,12 @@ int ViewBuilder::ShownBy(const std::string& path) const {
   return shown_by;
 }
 
-void ViewBuilder::MaskFiles(const std::vector<std::string>& prefixes) {
+void ViewBuilder::MaskVendorLibraries() {
   std::set<std::string> targets;  // a file behind several links is masked once
   for (size_t i = 0; i < mounts_.size(); ++i) {
     const Mount& m = mounts_[i];
     if (m.kind != Mount::Kind::kReadOnly && m.kind != Mount::Kind::kReadWrite) continue;
-    for (const std::string& relative : CachedFilesByPrefix(m.source, prefixes)) {
+    for (const std::string& relative : CachedVendorLibraries(m.source)) {
       const std::string host = m.source + "/" + relative;
       struct stat st;
       if (lstat(host.c_str(), &st) != 0) continue;

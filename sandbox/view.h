@@ -24,9 +24,9 @@ class ViewBuilder {
   bool AddHostPath(const std::string& path, Mount::Kind kind);
   // Adds `mount` as it is (a tmpfs, a bind at another path, a symlink).
   void Add(Mount mount);
-  // Hides every regular file (or link to one) whose name starts with one of
-  // `prefixes` anywhere in the directories bound so far, subdirectories
-  // included: an empty file is mounted over each where the view shows it (a
+  // Hides every vendor library (a regular file, or a link to one, that
+  // VendorLibraryRule picks: vendor_library.h) anywhere in the directories
+  // bound so far, subdirectories included: an empty file is mounted over each where the view shows it (a
   // link's file at its own path, which must be bound at the same path: then
   // every path to it reads empty, and a link leading out of the view dangles
   // there anyway). The walk (file_walk.h) does not follow links to
@@ -34,7 +34,9 @@ class ViewBuilder {
   // directory's mount, and stops at 12 levels or 200000 entries per
   // directory. It is done once per directory per process: a library
   // installed after the first walk is seen only after a restart.
-  void MaskFiles(const std::vector<std::string>& prefixes);
+  // Every view that builds or runs submitted code calls it, after its last
+  // bind of host files.
+  void MaskVendorLibraries();
   const std::vector<Mount>& mounts() const { return mounts_; }
 
  private:
@@ -56,11 +58,6 @@ class ViewBuilder {
 // (200,000 empty files in a 1 MiB tmpfs took 190 MB of slab; the default
 // allows half of RAM's pages): one file per 8 KiB of size, at least 1,024.
 std::string TmpfsOptions(uint64_t bytes, absl::string_view rest);
-
-// Vendor libraries a submission must not load at run time (cuBLAS, cuDNN,
-// NVRTC, ...): file name prefixes for MaskFiles. Matched as prefixes, so
-// "libcublas" covers libcublasLt and libcublasmp too.
-const std::vector<std::string>& VendorLibraryPrefixes();
 
 }  // namespace ptxbench::sandbox
 

@@ -271,7 +271,7 @@ sandbox::Policy SessionPolicy(const SessionOptions& options, const agents::Agent
   // /usr/local included), so an agent cannot carry cuBLAS into the kernel it
   // evaluates. Each tree is walked once per gateway; docs/AGENTS.md has the
   // cost.
-  view.MaskFiles(sandbox::VendorLibraryPrefixes());
+  view.MaskVendorLibraries();
   sandbox::Policy p;
   p.mounts = view.mounts();
   p.loopback = true;

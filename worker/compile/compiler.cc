@@ -188,10 +188,8 @@ struct StepResult {
   std::string output;
 };
 
-// The compiler's sandbox: the toolchain (nvcc's toolkit, the host compiler
-// and its headers and libraries) read-only, the ABI header read-only, the
-// build directory writable; nothing else exists, so an #include of any other
-// file is "not found" and its content never reaches a log.
+}  // namespace
+
 sandbox::Policy CompilerPolicy(const CompilerOptions& o, const std::string& build_dir) {
   sandbox::ViewBuilder view;
   for (const char* path : {"/usr/bin", "/usr/lib", "/usr/lib64", "/usr/libexec", "/usr/include",
@@ -207,7 +205,7 @@ sandbox::Policy CompilerPolicy(const CompilerOptions& o, const std::string& buil
   // No vendor library's bytes: a source cannot .incbin one into its module
   // to write out and load at run time (docs/SECURITY.md); nvcc and the
   // linker need none of them.
-  view.MaskFiles(sandbox::VendorLibraryPrefixes());
+  view.MaskVendorLibraries();
   view.Add({sandbox::Mount::Kind::kReadOnly, o.abi_include_dir, kSandboxAbiDir});
   view.Add({sandbox::Mount::Kind::kReadWrite, build_dir, kSandboxBuildDir});
   sandbox::Policy policy;
@@ -224,6 +222,8 @@ sandbox::Policy CompilerPolicy(const CompilerOptions& o, const std::string& buil
   policy.rlimits = {{RLIMIT_CORE, 0}, {RLIMIT_FSIZE, o.sandbox.file_bytes}, {RLIMIT_NOFILE, 1024}};
   return policy;
 }
+
+namespace {
 
 // Runs one tool invocation in `dir` (in the sandbox unless it is off),
 // appending "$ command" and its output to `log`. `deadline` is the absolute

@@ -24,6 +24,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "ptxbench/v1/common.pb.h"
+#include "sandbox/policy.h"
 #include "worker/compile/build_cache.h"
 #include "workloads/definition.h"
 
@@ -68,6 +69,14 @@ struct CompilerOptions {
   absl::Duration deadline = absl::Minutes(2);
   CompileSandboxOptions sandbox;
 };
+
+// The compiler's sandbox: the toolchain (nvcc's toolkit, the host compiler
+// and its headers and libraries) read-only with every vendor library masked
+// (sandbox/vendor_library.h), the ABI header read-only, the build directory
+// `build_dir` writable; nothing else exists, so an #include of any other
+// file is "not found" and its content never reaches a log. Public for
+// tests/view_walk_test.cc, which walks what it shows.
+sandbox::Policy CompilerPolicy(const CompilerOptions& o, const std::string& build_dir);
 
 struct CompileRequest {
   // The kernel source, or for "solution" the FlashInfer-Trace solution JSON.

@@ -110,7 +110,7 @@ absl::StatusOr<sandbox::Policy> CandidateHostPolicy(const RunnerJob& job,
   }
   // Loaded libraries' directories may hold cuBLAS, cuDNN, NVRTC...: the
   // candidate host never sees them.
-  view.MaskFiles(sandbox::VendorLibraryPrefixes());
+  view.MaskVendorLibraries();
   view.Add({Mount::Kind::kReadOnly, job.isolation.candidate_host, kHostBinary});
   view.Add({Mount::Kind::kReadOnly, dirs.module, kModuleDir});
   view.Add({Mount::Kind::kReadWrite, dirs.work, kWorkDir});

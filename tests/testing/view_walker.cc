@@ -1,0 +1,185 @@
+// The payload of view_walk_test: run inside a sandbox (or a process's view)
+// as the uid that view runs as, it walks every file it can read below the
+// roots it is given and reports each that is a vendor library, by name and
+// by content. Output, one line each:
+//   VENDOR <path> <why>
+//   walked <files> files (<readable> readable, <elf> ELF, <checked> read whole,
+//     <big> too big to read whole) in <dirs> directories
+// Exit 0 when it walked; 2 on bad arguments.
+//
+//   view_walker ROOT...   (/proc, /sys and /dev are never walked)
+
+#include <dirent.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/string_view.h"
+#include "sandbox/vendor_library.h"
+#include "worker/compile/library_check.h"
+
+namespace {
+
+// Bounds, so that a huge view cannot stall the test.
+constexpr long kMaxEntries = 4'000'000;
+constexpr int kMaxDepth = 48;
+// ELF files up to this size are read whole (mapped) for embedded images;
+// past it only their headers and dynamic section are read.
+constexpr off_t kMaxWholeRead = 512 << 20;
+
+// Vendor families by what a file's name contains anywhere (the test's own
+// list, wider than a prefix: it does not trust the rule it checks).
+bool NameLooksVendor(absl::string_view name) {
+  const std::string lower = absl::AsciiStrToLower(name);
+  if (!ptxbench::sandbox::IsLibraryFileName(lower)) return false;
+  for (const char* family : {"cublas", "cudnn", "cufft", "curand", "cusolver", "cusparse",
+                             "cutensor", "nvblas", "nccl", "nvshmem", "nvrtc", "nvjitlink",
+                             "cupti", "nvjpeg", "cufile", "nvinfer", "cutlass", "libnpp"}) {
+    if (absl::StrContains(lower, family)) return true;
+  }
+  return ptxbench::sandbox::IsVendorLibraryName(name);
+}
+
+// The DT_SONAME of an ELF64 image `data` (mapped), or "". Bounds-checked.
+std::string Soname(absl::string_view data) {
+  if (data.size() < sizeof(Elf64_Ehdr) || data[EI_CLASS] != ELFCLASS64) return "";
+  Elf64_Ehdr eh;
+  std::memcpy(&eh, data.data(), sizeof(eh));
+  if (eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shoff > data.size() ||
+      uint64_t{eh.e_shnum} * sizeof(Elf64_Shdr) > data.size() - eh.e_shoff) {
+    return "";
+  }
+  auto section = [&](size_t i) {
+    Elf64_Shdr s;
+    std::memcpy(&s, data.data() + eh.e_shoff + i * sizeof(Elf64_Shdr), sizeof(s));
+    return s;
+  };
+  auto fits = [&](const Elf64_Shdr& s) {
+    return s.sh_type != SHT_NOBITS && s.sh_offset <= data.size() &&
+           s.sh_size <= data.size() - s.sh_offset;
+  };
+  for (size_t i = 0; i < eh.e_shnum; ++i) {
+    const Elf64_Shdr dyn = section(i);
+    if (dyn.sh_type != SHT_DYNAMIC || !fits(dyn) || dyn.sh_link >= eh.e_shnum) continue;
+    const Elf64_Shdr str = section(dyn.sh_link);
+    if (!fits(str)) continue;
+    for (uint64_t off = 0; off + sizeof(Elf64_Dyn) <= dyn.sh_size; off += sizeof(Elf64_Dyn)) {
+      Elf64_Dyn d;
+      std::memcpy(&d, data.data() + dyn.sh_offset + off, sizeof(d));
+      if (d.d_tag == DT_NULL) break;
+      if (d.d_tag != DT_SONAME || d.d_un.d_val >= str.sh_size) continue;
+      absl::string_view table(data.data() + str.sh_offset + d.d_un.d_val,
+                              str.sh_size - d.d_un.d_val);
+      return std::string(table.substr(0, std::min<size_t>(table.find('\0'), 256)));
+    }
+  }
+  return "";
+}
+
+struct Counts {
+  long files = 0, readable = 0, elf = 0, checked = 0, big = 0, dirs = 0, entries = 0;
+};
+
+// Why the regular file `path` (open as `fd`, `size` bytes) is a vendor
+// library, or "".
+std::string VendorContent(int fd, off_t size, Counts* counts) {
+  char magic[SELFMAG];
+  if (size < static_cast<off_t>(sizeof(Elf64_Ehdr)) || pread(fd, magic, SELFMAG, 0) != SELFMAG ||
+      std::memcmp(magic, ELFMAG, SELFMAG) != 0) {
+    return "";
+  }
+  ++counts->elf;
+  void* map = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  if (map == MAP_FAILED) return "";
+  const absl::string_view data(static_cast<const char*>(map), size);
+  std::string why;
+  if (const std::string soname = Soname(data);
+      !soname.empty() && (NameLooksVendor(soname) ||
+                          ptxbench::sandbox::IsVendorLibraryName(soname))) {
+    why = "SONAME " + soname;
+  } else if (size <= kMaxWholeRead) {
+    ++counts->checked;
+    absl::StatusOr<ptxbench::worker::LibraryUse> use =
+        ptxbench::worker::DetectLibraryInElfData(data);
+    if (use.ok() && use->found()) why = use->library + ": " + use->evidence;
+  } else {
+    ++counts->big;
+  }
+  munmap(map, size);
+  return why;
+}
+
+void Walk(const std::string& root, Counts* counts) {
+  struct Pending {
+    std::string path;
+    int depth;
+  };
+  std::vector<Pending> pending = {{root, 0}};
+  while (!pending.empty() && counts->entries < kMaxEntries) {
+    const Pending here = std::move(pending.back());
+    pending.pop_back();
+    if (here.path == "/proc" || here.path == "/sys" || here.path == "/dev") continue;
+    const int dir_fd = open(here.path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR* listing = dir_fd >= 0 ? fdopendir(dir_fd) : nullptr;
+    if (listing == nullptr) {
+      if (dir_fd >= 0) close(dir_fd);
+      continue;
+    }
+    ++counts->dirs;
+    const std::string prefix = here.path == "/" ? "/" : here.path + "/";
+    while (dirent* e = readdir(listing)) {
+      if (++counts->entries > kMaxEntries) break;
+      if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
+      const std::string path = prefix + e->d_name;
+      struct stat st;
+      // Links are not followed: what they lead to is walked where it is.
+      if (fstatat(dir_fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+      if (S_ISDIR(st.st_mode)) {
+        if (here.depth < kMaxDepth) pending.push_back({path, here.depth + 1});
+        continue;
+      }
+      if (!S_ISREG(st.st_mode)) continue;
+      ++counts->files;
+      const int fd = openat(dir_fd, e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+      if (fd < 0) continue;  // not readable as this uid: not in the view's reach
+      ++counts->readable;
+      // A mask reads as an empty file: nothing of a vendor's is left in it.
+      std::string why;
+      if (st.st_size > 0 && NameLooksVendor(e->d_name)) why = "name";
+      if (st.st_size > 0) {
+        const std::string content = VendorContent(fd, st.st_size, counts);
+        if (!content.empty()) why = why.empty() ? content : why + ", " + content;
+      }
+      close(fd);
+      if (!why.empty()) std::printf("VENDOR %s %s\n", path.c_str(), why.c_str());
+    }
+    closedir(listing);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: view_walker ROOT...\n");
+    return 2;
+  }
+  Counts counts;
+  for (int i = 1; i < argc; ++i) Walk(argv[i], &counts);
+  std::printf(
+      "walked %ld files (%ld readable, %ld ELF, %ld read whole, %ld too big to read whole) in "
+      "%ld directories%s\n",
+      counts.files, counts.readable, counts.elf, counts.checked, counts.big, counts.dirs,
+      counts.entries >= kMaxEntries ? " (stopped at the entry bound)" : "");
+  return 0;
+}
