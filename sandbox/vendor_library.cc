@@ -24,8 +24,7 @@ const std::vector<std::string>& VendorLibraryFamilies() {
 
 bool IsLibraryFileName(absl::string_view name) {
   return absl::EndsWith(name, ".so") || absl::StrContains(name, ".so.") ||
-         absl::EndsWith(name, ".a") || absl::EndsWith(name, ".o") ||
-         absl::EndsWith(name, ".cubin") || absl::EndsWith(name, ".fatbin");
+         absl::EndsWith(name, ".a") || absl::EndsWith(name, ".cubin") || absl::EndsWith(name, ".fatbin");
 }
 
 bool IsVendorLibraryName(absl::string_view name) {

@@ -11,7 +11,7 @@
 //    libcudnn*, ... `VendorLibraryFamilies`), so a distribution's package
 //    (Debian's libcublas13) or a Python wheel's copy is covered wherever it
 //    lies;
-//  - by place: every library file (.so, .so.N, .a, .o, .cubin, .fatbin) in
+//  - by place: every library file (.so, .so.N, .a, .cubin, .fatbin) in
 //    an NVIDIA distribution (a CUDA toolkit: a directory with bin/nvcc, and
 //    everything below it; a Python wheel's site-packages/nvidia/) that is
 //    not on the allow-list of what a compiler and a CUDA program's host need
@@ -36,7 +36,8 @@ const std::vector<std::string>& VendorLibraryFamilies();
 // library file (so cublas_v2.h, a header, is not).
 bool IsVendorLibraryName(absl::string_view name);
 
-// Whether `name` is a library file: .so, .so.N..., .a, .o, .cubin, .fatbin.
+// Whether `name` is a library file: .so, .so.N..., .a, .cubin, .fatbin (not
+// .o: a build's objects are named after their sources, torch_reference.cc.o).
 bool IsLibraryFileName(absl::string_view name);
 
 // Whether `name` is on the allow-list of an NVIDIA distribution's library

@@ -59,15 +59,18 @@ Walk Parse(const std::string& output) {
   return w;
 }
 
-// Runs the walker in `policy`'s sandbox over the whole view.
-Walk WalkSandbox(sandbox::Policy policy) {
+// Runs the walker in `policy`'s sandbox over the whole view, showing the
+// size of each of `show` there too.
+Walk WalkSandbox(sandbox::Policy policy, const std::vector<std::string>& show = {}) {
   policy.mounts.push_back({Mount::Kind::kReadOnly, PTXB_VIEW_WALKER, kWalkerInView});
   // A walk of a big view outlasts a build's limits; nothing else changes.
   policy.rlimits.clear();
   policy.memory_bytes = 0;
   sandbox::CommandOptions command;
   command.policy = std::move(policy);
-  command.argv = {kWalkerInView, "/"};
+  command.argv = {kWalkerInView};
+  for (const std::string& path : show) command.argv.push_back("--show=" + path);
+  command.argv.push_back("/");
   command.deadline = absl::Minutes(10);
   command.max_output_bytes = 16 << 20;
   absl::StatusOr<sandbox::CommandResult> r = sandbox::RunCommand(command);
@@ -216,7 +219,8 @@ TEST_F(ViewWalkTest, TheHarnessAndReferenceViewHoldsTheProductionLibraries) {
       fs::exists("/usr/lib/x86_64-linux-gnu/libcublas.so");
   if (machine_has_cublas) {
     EXPECT_TRUE(std::any_of(w.vendor.begin(), w.vendor.end(), [](const std::string& v) {
-      return absl::StrContains(v, "/libcublas") && absl::StrContains(v, "cuBLAS");
+      return absl::StrContains(v, "/libcublas") &&
+             (absl::StrContains(v, "SONAME libcublas") || absl::StrContains(v, "cuBLAS"));
     })) << w.output.substr(0, 8000);
   }
 }
@@ -244,13 +248,25 @@ TEST_P(AgentViewWalkTest, TheAgentsViewHoldsNoVendorLibrary) {
   ASSERT_TRUE(files.ok()) << files.status();
   const agents::AgentCli* cli = agents::FindAgentCli("codex");
   ASSERT_NE(cli, nullptr);
+  // The toolkit's headers, compilers and runtime stay: what the agent needs
+  // to build and check a kernel without a GPU.
+  const std::vector<std::string> toolkit = {"/usr/local/cuda/bin/nvcc", "/usr/local/cuda/bin/ptxas",
+                                            "/usr/local/cuda/include/cuda_runtime.h",
+                                            "/usr/local/cuda/include/cublas_v2.h"};
   const Walk w = WalkSandbox(
-      agent_gateway::session_internal::SessionPolicy(options, *cli, *files, agents::Launch{}));
+      agent_gateway::session_internal::SessionPolicy(options, *cli, *files, agents::Launch{}),
+      toolkit);
   agent_gateway::session_internal::RemoveSessionDirectory(files->dir);
   fs::remove_all(options.sessions_dir);
   Report(absl::StrCat("agent, toolchain ", GetParam()), w);
   ASSERT_FALSE(w.summary.empty()) << w.output;
   EXPECT_TRUE(w.vendor.empty()) << w.output.substr(0, 8000);
+  for (const std::string& path : toolkit) {
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0 || st.st_size == 0) continue;  // not on this machine
+    EXPECT_TRUE(absl::StrContains(w.output, absl::StrCat("SHOW ", path, " ", st.st_size, "\n")))
+        << path << " is not whole in the agent's view:\n" << w.output.substr(0, 2000);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Toolchains, AgentViewWalkTest, ::testing::Values("none", "cuda"));

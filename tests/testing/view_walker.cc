@@ -7,7 +7,9 @@
 //     <big> too big to read whole) in <dirs> directories
 // Exit 0 when it walked; 2 on bad arguments.
 //
-//   view_walker ROOT...   (/proc, /sys and /dev are never walked)
+//   view_walker [--show=PATH]... ROOT...   (/proc, /sys and /dev are never walked)
+// --show=PATH prints "SHOW <path> <bytes>" (-1 when it cannot be read): what
+// a view must hold (an agent's toolkit headers and compilers).
 
 #include <dirent.h>
 #include <elf.h>
@@ -25,6 +27,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
 #include "sandbox/vendor_library.h"
 #include "worker/compile/library_check.h"
 
@@ -175,7 +178,19 @@ int main(int argc, char** argv) {
     return 2;
   }
   Counts counts;
-  for (int i = 1; i < argc; ++i) Walk(argv[i], &counts);
+  for (int i = 1; i < argc; ++i) {
+    absl::string_view arg = argv[i];
+    if (absl::ConsumePrefix(&arg, "--show=")) {
+      const std::string path(arg);
+      struct stat st;
+      const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+      const long long size = fd >= 0 && fstat(fd, &st) == 0 ? st.st_size : -1;
+      if (fd >= 0) close(fd);
+      std::printf("SHOW %s %lld\n", path.c_str(), size);
+      continue;
+    }
+    Walk(argv[i], &counts);
+  }
   std::printf(
       "walked %ld files (%ld readable, %ld ELF, %ld read whole, %ld too big to read whole) in "
       "%ld directories%s\n",
