@@ -1,4 +1,5 @@
 #include "tests/cluster.h"
+#include "tests/testing/test_binary.h"
 
 #include <unistd.h>
 
@@ -15,13 +16,7 @@
 namespace ptxbench::testing {
 namespace {
 
-// The binary built at `built`, or the one of that name in
-// $PTXBENCH_TEST_BIN_DIR (a build copied to another machine, e.g. a GPU host).
-std::string Binary(const char* built) {
-  const char* dir = std::getenv("PTXBENCH_TEST_BIN_DIR");
-  if (dir == nullptr || *dir == '\0') return built;
-  return absl::StrCat(dir, "/", std::filesystem::path(built).filename().string());
-}
+std::string Binary(const char* built) { return TestBinary(built); }
 
 }  // namespace
 

@@ -32,10 +32,14 @@
 #include "sandbox/view.h"
 #include "worker/compile/compiler.h"
 #include "worker/runner/isolation.h"
+#include "tests/testing/test_binary.h"
 #include "worker/runner/job.h"
 
 namespace ptxbench {
 namespace {
+
+// The walker, built here or copied beside the tests on a GPU machine.
+std::string ViewWalker() { return ptxbench::testing::TestBinary(PTXB_VIEW_WALKER); }
 
 namespace fs = std::filesystem;
 using sandbox::Mount;
@@ -62,7 +66,7 @@ Walk Parse(const std::string& output) {
 // Runs the walker in `policy`'s sandbox over the whole view, showing the
 // size of each of `show` there too.
 Walk WalkSandbox(sandbox::Policy policy, const std::vector<std::string>& show = {}) {
-  policy.mounts.push_back({Mount::Kind::kReadOnly, PTXB_VIEW_WALKER, kWalkerInView});
+  policy.mounts.push_back({Mount::Kind::kReadOnly, ViewWalker(), kWalkerInView});
   // A walk of a big view outlasts a build's limits; nothing else changes.
   policy.rlimits.clear();
   policy.memory_bytes = 0;
@@ -107,7 +111,7 @@ class ViewWalkTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (geteuid() != 0) GTEST_SKIP() << "needs root: each view runs as its own uid";
-    if (!fs::exists(PTXB_VIEW_WALKER)) GTEST_SKIP() << "no view_walker at " << PTXB_VIEW_WALKER;
+    if (!fs::exists(ViewWalker())) GTEST_SKIP() << "no view_walker at " << ViewWalker();
   }
 };
 
@@ -157,7 +161,7 @@ TEST_F(ViewWalkTest, WithoutItsMasksTheCompilersViewHoldsTheToolkitsLibraries) {
 // GPU's device node and the driver library to be set up at all.
 TEST_F(ViewWalkTest, TheCandidateHostsViewHoldsNoVendorLibrary) {
   runner::RunnerJob job;
-  job.isolation.candidate_host = PTXB_CANDIDATE_HOST;
+  job.isolation.candidate_host = ptxbench::testing::TestBinary(PTXB_CANDIDATE_HOST);
   job.isolation.candidate_uid = kUid;
   const std::string dir = TempDir("walk_candidate");
   runner::CandidateDirs dirs{dir + "/module", dir + "/work", dir + "/shm", ""};
@@ -189,6 +193,7 @@ TEST_F(ViewWalkTest, TheCandidateHostsViewHoldsNoVendorLibrary) {
 TEST_F(ViewWalkTest, TheHarnessAndReferenceViewHoldsTheProductionLibraries) {
   int out[2];
   ASSERT_EQ(pipe2(out, O_CLOEXEC), 0);
+  const std::string walker = ViewWalker();  // no allocation after the fork
   const pid_t pid = fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
@@ -200,7 +205,7 @@ TEST_F(ViewWalkTest, TheHarnessAndReferenceViewHoldsTheProductionLibraries) {
         setresuid(kUid, kUid, kUid) != 0) {
       _exit(126);
     }
-    execl(PTXB_VIEW_WALKER, PTXB_VIEW_WALKER, "/", nullptr);
+    execl(walker.c_str(), walker.c_str(), "/", nullptr);
     _exit(127);
   }
   close(out[1]);
