@@ -344,6 +344,18 @@ TEST_F(CompilerTest, AVendorKernelPaddedAndCompressedIsLibraryFallback) {
   EXPECT_THAT(r->log, HasSubstr("the entry compressed at byte"));
 }
 
+// Bytes that start like an ELF image but are none: the module is refused
+// as the kernel's COMPILE_ERROR saying where, never passed, never an
+// infrastructure error (the old scan took them for data: COMPILED).
+TEST_F(CompilerTest, AnImageTheScanCannotReadIsACompileError) {
+  auto r = CompileCuda(absl::StrCat(
+      "__attribute__((used)) static const char kNotAnImage[] = \"\\x7f\" \"ELF\\x02\\x01 no more\";\n",
+      kValidKernel));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->status, ptxbench::v1::COMPILE_ERROR) << r->log;
+  EXPECT_THAT(r->log, HasSubstr("an embedded image ptxbench cannot read at byte"));
+}
+
 TEST_F(CompilerTest, RawPtxAssemblesWithResources) {
   Compiler compiler(options_);
   auto r = compiler.Compile({kRawPtx, "ptx", nullptr, "sm_90a"});
