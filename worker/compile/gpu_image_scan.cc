@@ -65,7 +65,7 @@ class Scanner {
         budget_(limits.work_slack + Scaled(module_bytes)) {}
 
   // Scans one byte space; true when the visitor ended the scan.
-  absl::StatusOr<bool> ScanSpace(absl::string_view space, const std::string& prefix, int depth);
+  absl::StatusOr<bool> ScanSpace(absl::string_view space, const std::string& suffix, int depth);
 
   ScanStats stats() {
     stats_.work = budget_.spent();
@@ -80,9 +80,9 @@ class Scanner {
   }
   // The hit at `at`; `compressed`: inside a compressed entry's bytes, where
   // one that does not parse is data.
-  absl::StatusOr<bool> Elf(absl::string_view space, size_t at, const std::string& prefix,
+  absl::StatusOr<bool> Elf(absl::string_view space, size_t at, const std::string& suffix,
                            int depth, bool compressed);
-  absl::StatusOr<bool> Fatbin(absl::string_view space, size_t at, const std::string& prefix,
+  absl::StatusOr<bool> Fatbin(absl::string_view space, size_t at, const std::string& suffix,
                               int depth);
   absl::StatusOr<std::string> Decompress(absl::string_view in, uint64_t flags, uint64_t size,
                                          const std::string& where);
@@ -97,7 +97,7 @@ class Scanner {
   std::vector<std::priority_queue<Range, std::vector<Range>, std::greater<>>> pending_;
 };
 
-absl::StatusOr<bool> Scanner::ScanSpace(absl::string_view space, const std::string& prefix,
+absl::StatusOr<bool> Scanner::ScanSpace(absl::string_view space, const std::string& suffix,
                                         int depth) {
   PTXB_RETURN_IF_ERROR(budget_.Charge(space.size()));
   pending_.emplace_back();
@@ -115,13 +115,13 @@ absl::StatusOr<bool> Scanner::ScanSpace(absl::string_view space, const std::stri
       const bool compressed = at < covered_until;
       if (at == next_elf) {
         if (IsElfHit(space, at)) {
-          PTXB_ASSIGN_OR_RETURN(bool done, Elf(space, at, prefix, depth, compressed));
+          PTXB_ASSIGN_OR_RETURN(bool done, Elf(space, at, suffix, depth, compressed));
           if (done) return true;
         }
         next_elf = space.find('\x7f', at + 1);
       } else {
         if (IsFatbinHit(space, at)) {
-          absl::StatusOr<bool> done = Fatbin(space, at, prefix, depth);
+          absl::StatusOr<bool> done = Fatbin(space, at, suffix, depth);
           if (!done.ok() && !((compressed || limits_.skip_unreadable) &&
                               absl::IsInvalidArgument(done.status()))) {
             return done;
@@ -138,9 +138,9 @@ absl::StatusOr<bool> Scanner::ScanSpace(absl::string_view space, const std::stri
   return result;
 }
 
-absl::StatusOr<bool> Scanner::Elf(absl::string_view space, size_t at, const std::string& prefix,
+absl::StatusOr<bool> Scanner::Elf(absl::string_view space, size_t at, const std::string& suffix,
                                   int depth, bool compressed) {
-  const std::string where = absl::StrCat(prefix, "byte ", at);
+  const std::string where = absl::StrCat("byte ", at, suffix);
   absl::StatusOr<ElfView> elf = ElfView::Parse(space.substr(at), &budget_);
   if (!elf.ok()) {
     if (!absl::IsInvalidArgument(elf.status())) return elf.status();
@@ -153,8 +153,8 @@ absl::StatusOr<bool> Scanner::Elf(absl::string_view space, size_t at, const std:
 }
 
 absl::StatusOr<bool> Scanner::Fatbin(absl::string_view space, size_t at,
-                                     const std::string& prefix, int depth) {
-  const std::string where = absl::StrCat(prefix, "byte ", at);
+                                     const std::string& suffix, int depth) {
+  const std::string where = absl::StrCat("byte ", at, suffix);
   PTXB_RETURN_IF_ERROR(budget_.Charge(kFatbinHeaderSize));
   const uint16_t header_size = Load<uint16_t>(space, at + 6);
   const uint64_t fat_size = Load<uint64_t>(space, at + 8);
@@ -167,7 +167,7 @@ absl::StatusOr<bool> Scanner::Fatbin(absl::string_view space, size_t at,
   size_t pos = 0;
   while (pos < body.size()) {
     const size_t entry_at = at + kFatbinHeaderSize + pos;
-    const std::string entry_where = absl::StrCat(prefix, "byte ", entry_at);
+    const std::string entry_where = absl::StrCat("byte ", entry_at, suffix);
     PTXB_RETURN_IF_ERROR(budget_.Charge(kEntryMinHeader));
     if (body.size() - pos < kEntryMinHeader) {
       return Unreadable(entry_where, "a truncated fatbin entry");
@@ -220,7 +220,8 @@ absl::StatusOr<bool> Scanner::Fatbin(absl::string_view space, size_t at,
       PTXB_ASSIGN_OR_RETURN(std::string out,
                             Decompress(payload.substr(0, compressed_size), flags, size,
                                        entry_where));
-      const std::string inner = absl::StrCat(prefix, "the entry compressed at byte ", entry_at, ", ");
+      const std::string inner =
+          absl::StrCat(" of the entry compressed at byte ", entry_at, suffix);
       if (kind == kEntryCubin && !IsElfHit(out, 0)) {
         return Unreadable(entry_where, "a compressed fatbin cubin entry that is not an ELF image");
       }

@@ -97,7 +97,7 @@ class ElfView {
   WorkBudget* budget_ = nullptr;
 };
 
-// Where an image was found, for evidence: "byte 1234", or "byte 56 of the
+// Where an image was found, for evidence: "byte 1234", or "byte 0 of the
 // entry compressed at byte 1234".
 struct ImageSite {
   std::string where;
