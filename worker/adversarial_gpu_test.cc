@@ -374,6 +374,15 @@ TEST_F(AdversarialTest, AVendorLibraryCarriedInTheModuleIsNotLoaded) {
   EXPECT_TRUE(absl::StrContains(errors, "CARRIED 0 bytes")) << errors;
 }
 
+// Vendor GPU code carried as data, hidden from a scan that gives up (300
+// ELF magics in front) or reads only plain ELF (nvcc's zstd fatbin): the
+// built module's scan reads it whole (worker/compile/gpu_image_scan.h).
+TEST_F(AdversarialTest, AVendorKernelPaddedAndCompressedIsLibraryFallback) {
+  v1::EvalResult r = Eval("adversarial/padded_compressed_vendor_kernel.cu");
+  EXPECT_EQ(r.status(), v1::LIBRARY_FALLBACK) << r.compile_log();
+  EXPECT_TRUE(absl::StrContains(r.compile_log(), "nvjet_sm90_tst")) << r.compile_log();
+}
+
 TEST_F(AdversarialTest, CodeItWritesOrMakesCannotRun) {
   v1::EvalResult r = Eval("adversarial/load_written_library.cu");
   const std::string errors = Errors(r);

@@ -1,9 +1,47 @@
 #include "worker/evaluation_stack.h"
 
+#include <filesystem>
+
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "common/data_dir.h"
+#include "common/log.h"
 
 namespace ptxbench::worker {
+namespace {
+
+// The hashes of the toolkit's vendor kernels (vendor_code_table.h), from the
+// lib64 beside nvcc and the system's library folder; kept beside the build
+// cache (else in the temp folder) so a restart reads them back. None found,
+// or a table that cannot be made: logged, and the scan goes on by names.
+std::shared_ptr<const VendorCodeTable> LoadVendorCode(const std::string& nvcc,
+                                                      const std::string& cache_dir) {
+  namespace fs = std::filesystem;
+  const std::string lib64 = (fs::path(nvcc).parent_path().parent_path() / "lib64").string();
+  const std::vector<VendorLibrary> libraries =
+      VendorCodeTable::FindLibraries({lib64, "/usr/lib/x86_64-linux-gnu"});
+  if (libraries.empty()) {
+    LogWarning("no vendor library found to hash: built modules are checked by kernel names only",
+               {{"searched", lib64 + ", /usr/lib/x86_64-linux-gnu"}});
+    return nullptr;
+  }
+  const absl::Time start = absl::Now();
+  absl::StatusOr<std::unique_ptr<VendorCodeTable>> table = VendorCodeTable::LoadOrBuild(
+      libraries, cache_dir.empty() ? (fs::temp_directory_path() / "ptxbench-vendor-code").string()
+                                   : cache_dir);
+  if (!table.ok()) {
+    LogWarning("vendor code table not made: built modules are checked by kernel names only",
+               {{"error", table.status().ToString()}});
+    return nullptr;
+  }
+  LogInfo("vendor code table ready",
+          {{"libraries", std::to_string(libraries.size())},
+           {"kernel_sections", std::to_string((*table)->size())},
+           {"seconds", absl::StrCat(absl::ToDoubleSeconds(absl::Now() - start))}});
+  return std::shared_ptr<const VendorCodeTable>(std::move(*table));
+}
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<EvaluationStack>> EvaluationStack::Create(
     const EvaluationSettings& settings) {
@@ -17,6 +55,8 @@ absl::StatusOr<std::unique_ptr<EvaluationStack>> EvaluationStack::Create(
   absl::StatusOr<std::string> version = Compiler::ToolkitVersion(stack->compiler_options_.nvcc);
   if (!version.ok()) return version.status();
   stack->toolkit_version_ = *std::move(version);
+  stack->compiler_options_.vendor_code =
+      LoadVendorCode(stack->compiler_options_.nvcc, settings.cache_dir);
   stack->compiler_ = std::make_unique<Compiler>(stack->compiler_options_);
 
   GpuEvalOptions& o = stack->gpu_options_;

@@ -348,15 +348,19 @@ BuildCommands CudaCommands(const CompilerOptions& o, const CompileRequest& reque
 // Everything that determines the build, each part length-prefixed.
 std::string CacheKey(const CompileRequest& request, const BuildCommands& c,
                      const std::string& version, const std::string& abi_headers,
-                     const std::string& trampoline) {
+                     const std::string& trampoline, const VendorCodeTable* vendor_code) {
   const std::string build_flags = absl::StrJoin(c.build, "\x1f");
   std::string ptx_flags;
   for (const auto& pass : c.ptx_passes) absl::StrAppend(&ptx_flags, absl::StrJoin(pass, "\x1f"), "\x1e");
   const std::string census = kCensusVersion;
+  // A verdict of an older module scan, or one made without this toolkit's
+  // vendor code table, is judged again.
+  const std::string scan = absl::StrCat(kModuleScanVersion, ";",
+                                        vendor_code == nullptr ? "" : vendor_code->identity());
   std::string key_material;
   for (const std::string* part : std::initializer_list<const std::string*>{
            &request.source, &request.language, &build_flags, &ptx_flags, &version, &abi_headers,
-           &trampoline, &census}) {
+           &trampoline, &census, &scan}) {
     absl::StrAppend(&key_material, part->size(), ":", *part, ";");
   }
   return Sha256Hex(key_material);
@@ -544,11 +548,21 @@ absl::Status InspectBuilt(const CompilerOptions& o, const std::string& dir, cons
   result->ptx = CensusPtx(ptx);
   CensusBuiltSass(o, dir, result);
   if (!cuda) return absl::OkStatus();
-  PTXB_ASSIGN_OR_RETURN(LibraryUse use, DetectLibraryInElf(result->artifact_path));
-  if (use.found()) {
+  absl::StatusOr<LibraryUse> use = DetectLibraryInElf(result->artifact_path, o.vendor_code.get());
+  if (absl::IsInvalidArgument(use.status()) || absl::IsResourceExhausted(use.status())) {
+    // The model's module refused by the scan (gpu_image_scan.h): its fault,
+    // cached like any verdict, never a pass.
+    result->status = ptxbench::v1::COMPILE_ERROR;
+    absl::StrAppend(&result->log, "The built module cannot be checked for vendor code: ",
+                    use.status().message(),
+                    ". GPU code must be built from the submission's source.\n");
+    return absl::OkStatus();
+  }
+  if (!use.ok()) return use.status();
+  if (use->found()) {
     result->status = ptxbench::v1::LIBRARY_FALLBACK;
-    result->library = use.library;
-    absl::StrAppend(&result->log, "The kernel uses ", use.library, " (", use.evidence,
+    result->library = use->library;
+    absl::StrAppend(&result->log, "The kernel uses ", use->library, " (", use->evidence,
                     "); vendor libraries are not allowed.\n");
   }
   return absl::OkStatus();
@@ -654,7 +668,8 @@ absl::StatusOr<CompileResult> Compiler::Compile(const CompileRequest& request) {
                       "kernel.cubin"};
   }
   CompileResult result;
-  result.cache_key = CacheKey(request, commands, version, abi_headers, plan.trampoline);
+  result.cache_key = CacheKey(request, commands, version, abi_headers, plan.trampoline,
+                              options_.vendor_code.get());
 
   const bool caching = !options_.cache_dir.empty();
   const fs::path final_dir = fs::path(options_.cache_dir) / result.cache_key;

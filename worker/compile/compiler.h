@@ -26,6 +26,7 @@
 #include "ptxbench/v1/common.pb.h"
 #include "sandbox/policy.h"
 #include "worker/compile/build_cache.h"
+#include "worker/compile/vendor_code_table.h"
 #include "workloads/definition.h"
 
 namespace ptxbench::worker {
@@ -63,6 +64,9 @@ struct CompilerOptions {
   // modules take a few MiB; what a source carries in (.incbin of toolchain
   // files, initialized arrays) counts.
   uint64_t module_bytes = uint64_t{32} << 20;
+  // Vendor GPU code by its hashes (vendor_code_table.h), looked up for every
+  // cubin a built module carries; null: kernel names only.
+  std::shared_ptr<const VendorCodeTable> vendor_code;
   // The directory holding ptxbench/kernel_abi.h (worker/kernel_abi).
   std::string abi_include_dir;
   // For the whole build (all passes together).

@@ -13,6 +13,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "worker/compile/testing/vector_add.h"
+#include "common/file.h"
+#include "workloads/registry.h"
 
 namespace ptxbench::worker {
 namespace {
@@ -286,6 +288,72 @@ PTXB_EXPORT void run(const ptxb::Tensor& A, const ptxb::Tensor& B, ptxb::Tensor&
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->status, ptxbench::v1::LIBRARY_FALLBACK) << r->log;
   EXPECT_EQ(r->library, "cuBLAS");
+}
+
+// The module scan (gpu_image_scan.h) on what nvcc builds from honest
+// sources: the five bundled definitions' simple kernels compile clean, none
+// refused as unreadable and none taken for vendor code, with cuBLAS's kernel
+// hashes looked up (the toolkit's libcublas; its kernels are hashed here in
+// about a second).
+TEST_F(CompilerTest, TheBundledSimpleKernelsPassTheModuleScan) {
+  const char* kCublas = "/usr/local/cuda/lib64/libcublas.so";
+  if (fs::exists(kCublas)) {
+    auto table = VendorCodeTable::Build({{fs::canonical(kCublas).string(), "cuBLAS"}});
+    ASSERT_TRUE(table.ok()) << table.status();
+    EXPECT_GT((*table)->size(), 1000u);
+    options_.vendor_code = std::move(*table);
+  }
+  auto registry = workloads::DefinitionRegistry::Load({});
+  ASSERT_TRUE(registry.ok()) << registry.status();
+  Compiler compiler(options_);
+  for (const auto& [definition, file] : std::vector<std::pair<std::string, std::string>>{
+           {"gemm_n7168_k5120", "gemm/correct.cu"},
+           {"mha_with_lse_d128", "attention/mha_with_lse_d128.cu"},
+           {"mha_with_lse_d128_causal", "attention/mha_with_lse_d128_causal.cu"},
+           {"mha_bwd_d128", "attention/mha_bwd_d128.cu"},
+           {"mha_bwd_d128_causal", "attention/mha_bwd_d128_causal.cu"}}) {
+    absl::StatusOr<const workloads::Definition*> d = (*registry)->Find(definition);
+    ASSERT_TRUE(d.ok()) << d.status();
+    auto source = ReadFile(DataDir() + "/worker/testdata/" + file);
+    ASSERT_TRUE(source.ok()) << source.status();
+    auto r = compiler.Compile({*source, "cuda", *d, "sm_90a"});
+    ASSERT_TRUE(r.ok()) << file << ": " << r.status();
+    EXPECT_EQ(r->status, ptxbench::v1::COMPILED) << file << ": " << r->log;
+  }
+}
+
+// worker/testdata/adversarial/padded_compressed_vendor_kernel.cu: a
+// vendor-named kernel in nvcc's zstd fatbin, carried as data behind 300
+// copies of the ELF magic. The old scan stopped after 256 hits and never
+// decompressed: COMPILED.
+TEST_F(CompilerTest, AVendorKernelPaddedAndCompressedIsLibraryFallback) {
+  auto registry = workloads::DefinitionRegistry::Load({});
+  ASSERT_TRUE(registry.ok()) << registry.status();
+  absl::StatusOr<const workloads::Definition*> gemm = (*registry)->Find("gemm_n7168_k5120");
+  ASSERT_TRUE(gemm.ok()) << gemm.status();
+  const std::string dir = DataDir() + "/worker/testdata/adversarial/";
+  auto prefix = ReadFile(dir + "simple_gemm.inc");
+  auto attack = ReadFile(dir + "padded_compressed_vendor_kernel.cu");
+  ASSERT_TRUE(prefix.ok() && attack.ok());
+  Compiler compiler(options_);
+  auto r = compiler.Compile({*prefix + *attack, "cuda", *gemm, "sm_90a"});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->status, ptxbench::v1::LIBRARY_FALLBACK) << r->log;
+  EXPECT_EQ(r->library, "cuBLASLt");
+  EXPECT_THAT(r->log, HasSubstr("nvjet_sm90_tst"));
+  EXPECT_THAT(r->log, HasSubstr("the entry compressed at byte"));
+}
+
+// Bytes that start like an ELF image but are none: the module is refused
+// as the kernel's COMPILE_ERROR saying where, never passed, never an
+// infrastructure error (the old scan took them for data: COMPILED).
+TEST_F(CompilerTest, AnImageTheScanCannotReadIsACompileError) {
+  auto r = CompileCuda(absl::StrCat(
+      "__attribute__((used)) static const char kNotAnImage[] = \"\\x7f\" \"ELF\\x02\\x01 no more\";\n",
+      kValidKernel));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->status, ptxbench::v1::COMPILE_ERROR) << r->log;
+  EXPECT_THAT(r->log, HasSubstr("an embedded image ptxbench cannot read at byte"));
 }
 
 TEST_F(CompilerTest, RawPtxAssemblesWithResources) {

@@ -12,6 +12,8 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "common/status_macros.h"
+#include "worker/compile/gpu_image_scan.h"
+#include "worker/compile/vendor_code_table.h"
 
 namespace ptxbench::worker {
 namespace {
@@ -162,14 +164,15 @@ LibraryUse DetectLibraryInLinkLog(absl::string_view log) {
   return {};
 }
 
-absl::StatusOr<LibraryUse> DetectLibraryInElf(const std::string& path) {
+absl::StatusOr<LibraryUse> DetectLibraryInElf(const std::string& path,
+                                              const VendorCodeTable* vendor_code) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(absl::StrCat("cannot open ", path));
   std::ostringstream buf;
   buf << in.rdbuf();
-  absl::StatusOr<LibraryUse> use = DetectLibraryInElfData(buf.str());
+  absl::StatusOr<LibraryUse> use = DetectLibraryInElfData(buf.str(), vendor_code);
   if (!use.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": ", use.status().message()));
+    return absl::Status(use.status().code(), absl::StrCat(path, ": ", use.status().message()));
   }
   return use;
 }
@@ -197,105 +200,97 @@ LibraryUse VendorKernel(absl::string_view name) {
   return {};
 }
 
-// One ELF64 image (the whole file, or one embedded in it). `embedded`:
-// what would only be evidence there (a vendor SONAME, vendor functions
-// defined, vendor GPU kernels).
-absl::StatusOr<LibraryUse> ScanImage(absl::string_view data, bool embedded) {
-  auto bad = [](absl::string_view why) {
-    return absl::InvalidArgumentError(absl::StrCat("not a valid ELF64 file: ", why));
-  };
-  if (data.size() < sizeof(Elf64_Ehdr) || std::memcmp(data.data(), ELFMAG, SELFMAG) != 0 ||
-      data[EI_CLASS] != ELFCLASS64) {
-    return bad("bad header");
-  }
-  Elf64_Ehdr eh;
-  std::memcpy(&eh, data.data(), sizeof(eh));
-  // Every offset and size comes from the file: compared by subtraction, so
-  // no sum can wrap around.
-  if (eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shoff > data.size() ||
-      uint64_t{eh.e_shnum} * sizeof(Elf64_Shdr) > data.size() - eh.e_shoff) {
-    return bad("section headers out of range");
-  }
-  std::vector<Elf64_Shdr> sections(eh.e_shnum);
-  if (eh.e_shnum > 0) {
-    std::memcpy(sections.data(), data.data() + eh.e_shoff, eh.e_shnum * sizeof(Elf64_Shdr));
-  }
-  auto in_range = [&](const Elf64_Shdr& s) {
-    return s.sh_type == SHT_NOBITS ||
-           (s.sh_offset <= data.size() && s.sh_size <= data.size() - s.sh_offset);
-  };
-  // A NUL-terminated string at `offset` of string table `link`, or "".
-  auto str = [&](uint32_t link, uint64_t offset) -> absl::string_view {
-    if (link >= sections.size() || !in_range(sections[link])) return "";
-    const Elf64_Shdr& t = sections[link];
-    if (t.sh_type == SHT_NOBITS || offset >= t.sh_size) return "";
-    absl::string_view table(data.data() + t.sh_offset, t.sh_size);
-    table.remove_prefix(offset);
-    // Names past this length are not library names: bounding the scan keeps
-    // a crafted table from costing its size once per entry.
-    table = table.substr(0, 4096);
-    return table.substr(0, table.find('\0'));
-  };
-  const absl::string_view where = embedded ? "an embedded library's " : "";
-  for (const Elf64_Shdr& s : sections) {
-    if (s.sh_type != SHT_DYNAMIC || !in_range(s)) continue;
-    for (uint64_t off = 0; off + sizeof(Elf64_Dyn) <= s.sh_size; off += sizeof(Elf64_Dyn)) {
-      Elf64_Dyn d;
-      std::memcpy(&d, data.data() + s.sh_offset + off, sizeof(d));
-      if (d.d_tag == DT_NULL) break;
-      if (d.d_tag != DT_NEEDED && !(embedded && d.d_tag == DT_SONAME)) continue;
-      absl::string_view name = str(s.sh_link, d.d_un.d_val);
-      if (std::string lib = LibraryOf(name); !lib.empty() && lib != "CUTLASS") {
-        return LibraryUse{
-            lib, absl::StrCat(where, d.d_tag == DT_NEEDED ? "DT_NEEDED " : "SONAME ", name)};
-      }
-    }
-  }
-  for (const Elf64_Shdr& s : sections) {
-    const bool gpu_symbols = embedded && eh.e_machine == EM_CUDA && s.sh_type == SHT_SYMTAB;
-    if ((s.sh_type != SHT_DYNSYM && !gpu_symbols) || !in_range(s)) continue;
-    for (uint64_t off = 0; off + sizeof(Elf64_Sym) <= s.sh_size; off += sizeof(Elf64_Sym)) {
-      Elf64_Sym sym;
-      std::memcpy(&sym, data.data() + s.sh_offset + off, sizeof(sym));
-      absl::string_view name = str(s.sh_link, sym.st_name);
-      if (gpu_symbols) {
-        if (LibraryUse use = VendorKernel(name); use.found()) return use;
-        continue;
-      }
-      // The file's own imports; an embedded library's exports too.
-      if (sym.st_shndx != SHN_UNDEF && !embedded) continue;
-      if (absl::StartsWith(name, "cublas") || absl::StartsWith(name, "cudnn")) {
-        return LibraryUse{LibraryOf(name),
-                          absl::StrCat(where, sym.st_shndx == SHN_UNDEF ? "undefined" : "defined",
-                                       " symbol ", name)};
-      }
-    }
-  }
-  return LibraryUse{};
-}
+// Judges each image gpu_image_scan.h finds. The module itself: what it
+// needs (DT_NEEDED) and imports. Any image inside it: also what it is (a
+// vendor SONAME), defines (vendor functions) and, for cubins and PTX, its
+// kernels' names and code.
+class LibraryFinder final : public ImageVisitor {
+ public:
+  explicit LibraryFinder(const VendorCodeTable* vendor_code) : vendor_code_(vendor_code) {}
 
-// The most embedded images looked at: a file of magic numbers costs no more.
-constexpr int kMaxEmbeddedImages = 256;
+  const LibraryUse& use() const { return use_; }
+
+  absl::StatusOr<bool> OnElf(const ElfView& elf, const ImageSite& site) override {
+    const bool embedded = !site.top;
+    const absl::string_view where = embedded ? "an embedded library's " : "";
+    auto found = [&](std::string library, std::string evidence) {
+      use_ = {std::move(library), std::move(evidence)};
+      if (embedded) absl::StrAppend(&use_.evidence, " (carried at ", site.where, ")");
+      return true;
+    };
+    for (const Elf64_Shdr& s : elf.sections()) {
+      if (s.sh_type != SHT_DYNAMIC) continue;
+      const absl::string_view dynamic = elf.SectionBytes(s);
+      PTXB_RETURN_IF_ERROR(elf.budget()->Charge(dynamic.size()));
+      for (uint64_t off = 0; off + sizeof(Elf64_Dyn) <= dynamic.size(); off += sizeof(Elf64_Dyn)) {
+        Elf64_Dyn d;
+        std::memcpy(&d, dynamic.data() + off, sizeof(d));
+        if (d.d_tag == DT_NULL) break;
+        if (d.d_tag != DT_NEEDED && !(embedded && d.d_tag == DT_SONAME)) continue;
+        PTXB_ASSIGN_OR_RETURN(absl::string_view name, elf.String(s.sh_link, d.d_un.d_val));
+        if (std::string lib = LibraryOf(name); !lib.empty() && lib != "CUTLASS") {
+          return found(lib, absl::StrCat(where, d.d_tag == DT_NEEDED ? "DT_NEEDED " : "SONAME ",
+                                         name));
+        }
+      }
+    }
+    const bool cubin = elf.header().e_machine == EM_CUDA;
+    for (const Elf64_Shdr& s : elf.sections()) {
+      const bool gpu_symbols = cubin && s.sh_type == SHT_SYMTAB;
+      if (s.sh_type != SHT_DYNSYM && !gpu_symbols) continue;
+      const absl::string_view table = elf.SectionBytes(s);
+      PTXB_RETURN_IF_ERROR(elf.budget()->Charge(table.size()));
+      for (uint64_t off = 0; off + sizeof(Elf64_Sym) <= table.size(); off += sizeof(Elf64_Sym)) {
+        Elf64_Sym sym;
+        std::memcpy(&sym, table.data() + off, sizeof(sym));
+        PTXB_ASSIGN_OR_RETURN(absl::string_view name, elf.String(s.sh_link, sym.st_name));
+        if (gpu_symbols) {
+          if (LibraryUse use = VendorKernel(name); use.found()) {
+            return found(use.library, use.evidence);
+          }
+          continue;
+        }
+        // The file's own imports; an embedded library's exports too.
+        if (sym.st_shndx != SHN_UNDEF && !embedded) continue;
+        if (absl::StartsWith(name, "cublas") || absl::StartsWith(name, "cudnn")) {
+          return found(LibraryOf(name),
+                       absl::StrCat(where, sym.st_shndx == SHN_UNDEF ? "undefined" : "defined",
+                                    " symbol ", name));
+        }
+      }
+    }
+    if (vendor_code_ == nullptr || vendor_code_->size() == 0) return false;
+    return ForEachKernelSection(elf, [&](absl::string_view name, absl::string_view code) {
+      const absl::string_view library = vendor_code_->Find(KernelSectionHash(code));
+      if (library.empty()) return false;
+      return found(std::string(library),
+                   absl::StrCat("the code of a ", library, " kernel, in section ",
+                                name.substr(0, 200)));
+    });
+  }
+
+  absl::StatusOr<bool> OnPtx(absl::string_view text, const ImageSite& site) override {
+    for (absl::string_view name : PtxEntryNames(text)) {
+      if (LibraryUse use = VendorKernel(name); use.found()) {
+        use_ = {use.library, absl::StrCat(use.evidence, " in PTX (carried at ", site.where, ")")};
+        return true;
+      }
+    }
+    return false;
+  }
+
+ private:
+  const VendorCodeTable* const vendor_code_;
+  LibraryUse use_;
+};
 
 }  // namespace
 
-absl::StatusOr<LibraryUse> DetectLibraryInElfData(absl::string_view data) {
-  PTXB_ASSIGN_OR_RETURN(LibraryUse use, ScanImage(data, /*embedded=*/false));
-  if (use.found()) return use;
-  // ELF images carried inside it: a vendor library written out and loaded
-  // at run time, or vendor GPU kernels loaded from bytes. Those that do not
-  // parse are data, not images.
-  int looked = 0;
-  for (size_t at = data.find(ELFMAG, 1);
-       at != absl::string_view::npos && looked < kMaxEmbeddedImages;
-       at = data.find(ELFMAG, at + 1), ++looked) {
-    absl::StatusOr<LibraryUse> embedded = ScanImage(data.substr(at), /*embedded=*/true);
-    if (embedded.ok() && embedded->found()) {
-      embedded->evidence = absl::StrCat(embedded->evidence, " (carried at byte ", at, ")");
-      return embedded;
-    }
-  }
-  return LibraryUse{};
+absl::StatusOr<LibraryUse> DetectLibraryInElfData(absl::string_view data,
+                                                  const VendorCodeTable* vendor_code) {
+  LibraryFinder finder(vendor_code);
+  PTXB_RETURN_IF_ERROR(ScanGpuImages(data, ScanLimits(), &finder));
+  return finder.use();
 }
 
 }  // namespace ptxbench::worker

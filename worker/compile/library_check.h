@@ -17,6 +17,8 @@
 
 namespace ptxbench::worker {
 
+class VendorCodeTable;  // vendor_code_table.h
+
 struct LibraryUse {
   std::string library;   // "cuBLAS", "cuBLASLt", "cuDNN", "CUTLASS"; empty if none
   std::string evidence;  // what gave it away, e.g. "#include <cublas_v2.h>"
@@ -35,12 +37,23 @@ LibraryUse DetectLibraryInLinkLog(absl::string_view log);
 
 // Reads the ELF shared library at `path` (its .dynamic and .dynsym sections)
 // for DT_NEEDED libcublas* / libcublasLt* / libcudnn* and undefined dynamic
-// symbols starting with cublas / cudnn. Errors when the file is not a
-// readable 64-bit ELF.
-absl::StatusOr<LibraryUse> DetectLibraryInElf(const std::string& path);
-// The same on the file's bytes (kInvalidArgument for anything but a sound
-// ELF64; total on any input).
-absl::StatusOr<LibraryUse> DetectLibraryInElfData(absl::string_view data);
+// symbols starting with cublas / cudnn; then every image it carries
+// (gpu_image_scan.h: embedded ELF files, fatbins, compressed or not, their
+// cubins and PTX) for a vendor SONAME, vendor functions defined, vendor
+// kernel names, and, with `vendor_code`, kernel code that is a vendor
+// kernel's byte for byte. kNotFound when the file cannot be read;
+// otherwise the scan's refusals: kInvalidArgument (the file, or an image in
+// it, is not one ptxbench can read) or kResourceExhausted (past the scan's
+// bound). A refusal is the module's fault, never a pass.
+absl::StatusOr<LibraryUse> DetectLibraryInElf(const std::string& path,
+                                              const VendorCodeTable* vendor_code = nullptr);
+// The same on the file's bytes; total on any input.
+absl::StatusOr<LibraryUse> DetectLibraryInElfData(absl::string_view data,
+                                                  const VendorCodeTable* vendor_code = nullptr);
+
+// Changes with what DetectLibraryInElf reads: part of the build cache's key,
+// so no verdict of an older scan is reused.
+inline constexpr char kModuleScanVersion[] = "module-scan-2";
 
 }  // namespace ptxbench::worker
 
