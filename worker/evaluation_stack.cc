@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "common/cache_dir.h"
 #include "common/data_dir.h"
 #include "common/log.h"
 
@@ -11,11 +12,12 @@ namespace ptxbench::worker {
 namespace {
 
 // The hashes of the toolkit's vendor kernels (vendor_code_table.h), from the
-// lib64 beside nvcc and the system's library folder; kept beside the build
-// cache (else in the temp folder) so a restart reads them back. None found,
-// or a table that cannot be made: logged, and the scan goes on by names.
-std::shared_ptr<const VendorCodeTable> LoadVendorCode(const std::string& nvcc,
-                                                      const std::string& cache_dir) {
+// lib64 beside nvcc and the system's library folder; kept in this user's
+// cache folder (one per machine and user: the table depends on the toolkit's
+// files only) so that a restart, or another worker or `ptxbench eval`,
+// reads them back. None found, or a table that cannot be made: logged, and
+// the scan goes on by names.
+std::shared_ptr<const VendorCodeTable> LoadVendorCode(const std::string& nvcc) {
   namespace fs = std::filesystem;
   const std::string lib64 = (fs::path(nvcc).parent_path().parent_path() / "lib64").string();
   const std::vector<VendorLibrary> libraries =
@@ -26,9 +28,8 @@ std::shared_ptr<const VendorCodeTable> LoadVendorCode(const std::string& nvcc,
     return nullptr;
   }
   const absl::Time start = absl::Now();
-  absl::StatusOr<std::unique_ptr<VendorCodeTable>> table = VendorCodeTable::LoadOrBuild(
-      libraries, cache_dir.empty() ? (fs::temp_directory_path() / "ptxbench-vendor-code").string()
-                                   : cache_dir);
+  absl::StatusOr<std::unique_ptr<VendorCodeTable>> table =
+      VendorCodeTable::LoadOrBuild(libraries, UserCacheDir() + "/vendor-code");
   if (!table.ok()) {
     LogWarning("vendor code table not made: built modules are checked by kernel names only",
                {{"error", table.status().ToString()}});
@@ -56,7 +57,7 @@ absl::StatusOr<std::unique_ptr<EvaluationStack>> EvaluationStack::Create(
   if (!version.ok()) return version.status();
   stack->toolkit_version_ = *std::move(version);
   stack->compiler_options_.vendor_code =
-      LoadVendorCode(stack->compiler_options_.nvcc, settings.cache_dir);
+      LoadVendorCode(stack->compiler_options_.nvcc);
   stack->compiler_ = std::make_unique<Compiler>(stack->compiler_options_);
 
   GpuEvalOptions& o = stack->gpu_options_;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "common/cache_dir.h"
 #include "common/gpu_arch.h"
 #include "common/log.h"
 #include "daemon/start.h"
@@ -120,14 +121,7 @@ std::string HostName() {
   return host;
 }
 
-std::string DefaultCacheDir() {
-  const char* xdg = std::getenv("XDG_CACHE_HOME");
-  const char* home = std::getenv("HOME");
-  std::string base = xdg != nullptr && *xdg != '\0' ? xdg
-                     : home != nullptr            ? std::string(home) + "/.cache"
-                                                  : "/tmp";
-  return base + "/ptxbench/builds";
-}
+std::string DefaultCacheDir() { return ptxbench::UserCacheDir() + "/builds"; }
 
 // The Python of this worker's PyTorch references (empty: none), probed once
 // and logged; a worker without one still evaluates every definition a native

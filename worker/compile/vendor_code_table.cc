@@ -16,6 +16,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "common/cache_dir.h"
 #include "common/file.h"
 #include "common/hash.h"
 #include "common/log.h"
@@ -190,7 +191,12 @@ absl::StatusOr<std::unique_ptr<VendorCodeTable>> VendorCodeTable::LoadOrBuild(
           : (fs::path(cache_dir) / absl::StrCat("vendor-code-", Sha256Hex(identity).substr(0, 16),
                                                 ".bin"))
                 .string();
-  if (!path.empty() && fs::exists(path)) {
+  // A table that misses entries passes vendor code: one that another user
+  // could have written is not read.
+  if (!path.empty() && fs::exists(path) && !PrivateFile(path)) {
+    LogWarning("vendor code table cache not private (owner or mode); rebuilding",
+               {{"path", path}});
+  } else if (!path.empty() && fs::exists(path)) {
     absl::StatusOr<std::string> bytes = ReadFile(path);
     if (bytes.ok()) {
       absl::StatusOr<std::unique_ptr<VendorCodeTable>> table = Deserialize(*bytes);
@@ -202,6 +208,7 @@ absl::StatusOr<std::unique_ptr<VendorCodeTable>> VendorCodeTable::LoadOrBuild(
   if (!path.empty()) {
     std::error_code ec;
     fs::create_directories(cache_dir, ec);
+    chmod(cache_dir.c_str(), 0700);
     if (absl::Status s = WriteFileAtomically(path, table->Serialize()); !s.ok()) {
       LogWarning("vendor code table not kept", {{"path", path}, {"error", s.ToString()}});
     }

@@ -88,6 +88,38 @@ TEST(VendorCodeTableTest, IsBuiltOnceAndAgainWhenALibraryChanges) {
   fs::remove_all(dir);
 }
 
+// A kept table that another user could have written (an empty one passes
+// every vendor kernel) is not read: the table is built again.
+TEST(VendorCodeTableTest, AKeptTableOthersCouldWriteIsNotRead) {
+  const std::string dir = TempDir();
+  const std::string code(512, '\x42');
+  ASSERT_TRUE(WriteFile(dir + "/libcublas.so.13",
+                        MakeHostModule() + MakeFatbin(MakeCubin("k", code), Packing::kZstd))
+                  .ok());
+  const std::vector<VendorLibrary> found = VendorCodeTable::FindLibraries({dir});
+  ASSERT_EQ(found.size(), 1u);
+  const std::string cache = dir + "/cache";
+  ASSERT_TRUE(VendorCodeTable::LoadOrBuild(found, cache).ok());
+  EXPECT_EQ(fs::status(cache).permissions() & fs::perms::all, fs::perms::owner_all);
+  const std::string kept = fs::directory_iterator(cache)->path().string();
+  // The kept file forged: the same identity, its one hash changed (the last
+  // entry is 8 bytes of hash and 4 of library index).
+  std::string forged = ReadFile(kept).value();
+  forged[forged.size() - 12] ^= '\xff';
+  ASSERT_TRUE(WriteFile(kept, forged).ok());
+  chmod(kept.c_str(), 0600);
+  // Written by this user, it is read (the forgery would work): the control.
+  auto mine = VendorCodeTable::LoadOrBuild(found, cache);
+  ASSERT_TRUE(mine.ok()) << mine.status();
+  EXPECT_EQ((*mine)->Find(KernelSectionHash(code)), "");
+  // Writable by others, it is not read: the table is built again.
+  chmod(kept.c_str(), 0666);
+  auto again = VendorCodeTable::LoadOrBuild(found, cache);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ((*again)->Find(KernelSectionHash(code)), "cuBLAS") << "the forged table was read";
+  fs::remove_all(dir);
+}
+
 // Finds the first kernel section of a library's cubins.
 class FirstKernel final : public ImageVisitor {
  public:
