@@ -596,12 +596,18 @@ TEST(VendorLibraryTest, NamesCoverEveryVendorFamily) {
   }
 }
 
-// In a toolkit (a directory with bin/nvcc) or a wheel's nvidia/ package,
-// every library file is a vendor's unless the allow-list names it: a family
-// no name list knows yet is masked there all the same.
+// In a toolkit (a directory with bin/nvcc and bin/nvcc.profile) or a
+// wheel's nvidia/ package, every library file is a vendor's unless the
+// allow-list names it: a family no name list knows yet is masked there all
+// the same. A directory with a bin/nvcc alone (a distribution's /usr, whose
+// nvcc is a wrapper) is no toolkit: its system libraries stay.
 TEST_F(SandboxTest, EveryLibraryOfAToolkitOrWheelButTheAllowListIsAVendorsOwn) {
   const std::string toolkit = work_ + "/cuda-99.0";
   WriteHostFile(toolkit + "/bin/nvcc", "");
+  WriteHostFile(toolkit + "/bin/nvcc.profile", "");
+  WriteHostFile(work_ + "/usr/bin/nvcc", "#!/bin/sh\n");
+  WriteHostFile(work_ + "/usr/lib/x86_64-linux-gnu/libc.so.6", "");
+  WriteHostFile(work_ + "/usr/lib/x86_64-linux-gnu/libcublas.so.12", "");
   WriteHostFile(toolkit + "/lib/libcudart.so.99", "");
   WriteHostFile(toolkit + "/lib/libcudadevrt.a", "");
   WriteHostFile(toolkit + "/lib/stubs/libcuda.so", "");
@@ -619,7 +625,8 @@ TEST_F(SandboxTest, EveryLibraryOfAToolkitOrWheelButTheAllowListIsAVendorsOwn) {
             (std::vector<std::string>{"cuda-99.0/lib/libcunewmath.so.1",
                                       "cuda-99.0/nvvm/lib64/libnvvm.so.4",
                                       "cuda-99.0/targets/x86_64-linux/lib/libcheckpoint.so",
-                                      "py/site-packages/nvidia/cu_new/lib/libcunew.so.1"}));
+                                      "py/site-packages/nvidia/cu_new/lib/libcunew.so.1",
+                                      "usr/lib/x86_64-linux-gnu/libcublas.so.12"}));
 }
 
 // The candidate host's rules refuse the NVIDIA driver's escapes that open or

@@ -46,6 +46,18 @@ bool IsAllowedToolkitLibrary(absl::string_view name) {
   return false;
 }
 
+// A CUDA toolkit's root as NVIDIA installs it: bin/nvcc beside the
+// bin/nvcc.profile it reads. Not /usr or /usr/local, where a distribution's
+// nvcc (Debian's is a wrapper in /usr/bin) or a link to one would otherwise
+// make every library of the system a toolkit's; a distribution's vendor
+// libraries there are known by name.
+static bool IsToolkitRoot(const std::string& dir) {
+  if (dir == "/usr" || dir == "/usr/local") return false;
+  struct stat st;
+  return stat((dir + "/bin/nvcc").c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+         stat((dir + "/bin/nvcc.profile").c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
 bool VendorLibraryRule::InNvidiaDistribution(const std::string& dir) {
   if (dir.empty() || dir == "/") return false;
   if (auto it = distribution_.find(dir); it != distribution_.end()) return it->second;
@@ -57,11 +69,10 @@ bool VendorLibraryRule::InNvidiaDistribution(const std::string& dir) {
     const size_t before = dir.rfind('/', slash - 1);
     return absl::string_view(dir).substr(before + 1, slash - before - 1);
   }();
-  struct stat st;
   if (name == "nvidia" && (parent_name == "site-packages" || parent_name == "dist-packages")) {
     in = true;  // a wheel's nvidia/ package (nvidia-cublas-cu12, ...)
-  } else if (stat((dir + "/bin/nvcc").c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
-    in = true;  // a CUDA toolkit's root
+  } else if (IsToolkitRoot(dir)) {
+    in = true;
   } else if (slash != std::string::npos && slash > 0) {
     in = InNvidiaDistribution(dir.substr(0, slash));
   }
