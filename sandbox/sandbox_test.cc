@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -20,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -283,20 +285,33 @@ TEST_F(SandboxTest, ASandboxDiesWithItsCallerAndEverythingItStarted) {
       _exit(0);
     }
     close(ready[1]);
+    // The caller goes whatever fails below: left paused, it would hold the
+    // test's output open and ctest would wait for it until its timeout.
+    bool reaped = false;
+    const absl::Cleanup end_caller = [&] {
+      if (!reaped) {
+        kill(caller, SIGKILL);
+        waitpid(caller, nullptr, 0);
+      }
+    };
+    pollfd wait_ready{ready[0], POLLIN, 0};
     char r = 0;
-    ASSERT_EQ(read(ready[0], &r, 1), 1) << "the caller could not start its sandbox";
+    const bool started = poll(&wait_ready, 1, 60000) == 1 && read(ready[0], &r, 1) == 1;
     close(ready[0]);
-    // The payload and its detached grandchild.
-    for (int i = 0; i < 500 && ProcessesWith(marker) < 2; ++i)
+    ASSERT_TRUE(started) << "the caller could not start its sandbox within 60 s";
+    // The payload and its detached grandchild (given 30 s: CI's machine runs
+    // the slow tests beside this one).
+    for (int i = 0; i < 3000 && ProcessesWith(marker) < 2; ++i)
       absl::SleepFor(absl::Milliseconds(10));
     ASSERT_EQ(ProcessesWith(marker), 2) << "the payload did not leave its process behind";
     kill(caller, SIGKILL);
     ASSERT_EQ(waitpid(caller, nullptr, 0), caller);
-    const absl::Time deadline = absl::Now() + absl::Seconds(5);
+    reaped = true;
+    const absl::Time deadline = absl::Now() + absl::Seconds(15);
     while (ProcessesWith(marker) > 0 && absl::Now() < deadline) {
       absl::SleepFor(absl::Milliseconds(10));
     }
-    EXPECT_EQ(ProcessesWith(marker), 0) << "the sandbox outlived its caller by 5 s";
+    EXPECT_EQ(ProcessesWith(marker), 0) << "the sandbox outlived its caller by 15 s";
   }
 }
 
