@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -95,6 +96,13 @@ TEST_F(UidBlockTest, AnotherProcesssBlockIsRefusedUntilItDies) {
     pause();
     _exit(0);
   }
+  bool reaped = false;
+  const absl::Cleanup end_holder = [&] {  // on every path: a paused child holds the output
+    if (!reaped) {
+      kill(holder, SIGKILL);
+      waitpid(holder, nullptr, 0);
+    }
+  };
   char c = 0;
   ASSERT_EQ(read(ready[0], &c, 1), 1);
   ASSERT_EQ(c, 'y');
@@ -102,6 +110,7 @@ TEST_F(UidBlockTest, AnotherProcesssBlockIsRefusedUntilItDies) {
             absl::StatusCode::kFailedPrecondition);
   kill(holder, SIGKILL);
   waitpid(holder, nullptr, 0);
+  reaped = true;
   EXPECT_TRUE(UidBlock::Claim(90301, 1, lock_file_).ok()) << "the dead holder's block";
 }
 

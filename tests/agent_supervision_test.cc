@@ -19,6 +19,7 @@
 #include <set>
 #include <sstream>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -214,6 +215,14 @@ TEST_F(AgentSupervisionTest, AKilledGatewayLeavesNothingAndARestartedOneCleansUp
     pause();
     _exit(0);
   }
+  // Ended on every path: a paused child holds the test's output open.
+  bool reaped = false;
+  const absl::Cleanup end_straggler = [&] {
+    if (!reaped) {
+      kill(straggler, SIGKILL);
+      waitpid(straggler, nullptr, 0);
+    }
+  };
   // A gateway started again on the same directory and uids cleans up
   // before it takes a session.
   process::Process& restarted = c.AddRealGateway(gateway_flags);
@@ -224,6 +233,7 @@ TEST_F(AgentSupervisionTest, AKilledGatewayLeavesNothingAndARestartedOneCleansUp
   ASSERT_TRUE(absl::StrContains(ReadFile(log).value_or(""), "msg=starting ")) << Tail(log);
   int status = 0;
   ASSERT_EQ(waitpid(straggler, &status, 0), straggler);
+  reaped = true;
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
       << "a process of the sessions' uids outlived the restart";
   EXPECT_EQ(MountsUnder("/proc/self/mountinfo", sessions), std::vector<std::string>{});
