@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
 #include "sandbox/vendor_library.h"
+#include "worker/compile/gpu_image_scan.h"
 #include "worker/compile/library_check.h"
 
 namespace {
@@ -53,37 +55,22 @@ bool NameLooksVendor(absl::string_view name) {
   return ptxbench::sandbox::IsVendorLibraryName(name);
 }
 
-// The DT_SONAME of an ELF64 image `data` (mapped), or "". Bounds-checked.
+// The DT_SONAME of an ELF64 image `data` (mapped), or "": read through the
+// module scan's ElfView, which checks every offset against the bytes.
 std::string Soname(absl::string_view data) {
-  if (data.size() < sizeof(Elf64_Ehdr) || data[EI_CLASS] != ELFCLASS64) return "";
-  Elf64_Ehdr eh;
-  std::memcpy(&eh, data.data(), sizeof(eh));
-  if (eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shoff > data.size() ||
-      uint64_t{eh.e_shnum} * sizeof(Elf64_Shdr) > data.size() - eh.e_shoff) {
-    return "";
-  }
-  auto section = [&](size_t i) {
-    Elf64_Shdr s;
-    std::memcpy(&s, data.data() + eh.e_shoff + i * sizeof(Elf64_Shdr), sizeof(s));
-    return s;
-  };
-  auto fits = [&](const Elf64_Shdr& s) {
-    return s.sh_type != SHT_NOBITS && s.sh_offset <= data.size() &&
-           s.sh_size <= data.size() - s.sh_offset;
-  };
-  for (size_t i = 0; i < eh.e_shnum; ++i) {
-    const Elf64_Shdr dyn = section(i);
-    if (dyn.sh_type != SHT_DYNAMIC || !fits(dyn) || dyn.sh_link >= eh.e_shnum) continue;
-    const Elf64_Shdr str = section(dyn.sh_link);
-    if (!fits(str)) continue;
-    for (uint64_t off = 0; off + sizeof(Elf64_Dyn) <= dyn.sh_size; off += sizeof(Elf64_Dyn)) {
+  ptxbench::worker::WorkBudget budget(std::numeric_limits<uint64_t>::max());
+  absl::StatusOr<ptxbench::worker::ElfView> elf = ptxbench::worker::ElfView::Parse(data, &budget);
+  if (!elf.ok()) return "";
+  for (const Elf64_Shdr& s : elf->sections()) {
+    if (s.sh_type != SHT_DYNAMIC) continue;
+    const absl::string_view dynamic = elf->SectionBytes(s);
+    for (uint64_t off = 0; off + sizeof(Elf64_Dyn) <= dynamic.size(); off += sizeof(Elf64_Dyn)) {
       Elf64_Dyn d;
-      std::memcpy(&d, data.data() + dyn.sh_offset + off, sizeof(d));
+      std::memcpy(&d, dynamic.data() + off, sizeof(d));
       if (d.d_tag == DT_NULL) break;
-      if (d.d_tag != DT_SONAME || d.d_un.d_val >= str.sh_size) continue;
-      absl::string_view table(data.data() + str.sh_offset + d.d_un.d_val,
-                              str.sh_size - d.d_un.d_val);
-      return std::string(table.substr(0, std::min<size_t>(table.find('\0'), 256)));
+      if (d.d_tag != DT_SONAME) continue;
+      absl::StatusOr<absl::string_view> name = elf->String(s.sh_link, d.d_un.d_val);
+      return name.ok() ? std::string(name->substr(0, 256)) : "";
     }
   }
   return "";

@@ -175,17 +175,7 @@ std::string OverlappingHeaders(int headers, size_t symbols) {
   const std::string strtab("\0name\0", 6);
   for (int i = 0; i < headers; ++i) {
     const size_t base = module.size();
-    Elf64_Ehdr eh{};
-    std::memcpy(eh.e_ident, ELFMAG, SELFMAG);
-    eh.e_ident[EI_CLASS] = ELFCLASS64;
-    eh.e_ident[EI_DATA] = ELFDATA2LSB;
-    eh.e_ident[EI_VERSION] = EV_CURRENT;
-    eh.e_machine = EM_CUDA;
-    eh.e_ehsize = sizeof(Elf64_Ehdr);
-    eh.e_shentsize = sizeof(Elf64_Shdr);
-    eh.e_shoff = sizeof(Elf64_Ehdr);
-    eh.e_shnum = 4;
-    eh.e_shstrndx = 1;
+    const Elf64_Ehdr eh = testing::ElfHeader(EM_CUDA, sizeof(Elf64_Ehdr), 4, 1);
     Elf64_Shdr sh[4]{};
     sh[1].sh_type = SHT_STRTAB;
     sh[1].sh_offset = tables - base;

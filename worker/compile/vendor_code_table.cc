@@ -76,11 +76,9 @@ class Collector final : public ImageVisitor {
 std::string Identity(const std::vector<VendorLibrary>& libraries) {
   std::string id = "vendor-code-1";
   for (const VendorLibrary& l : libraries) {
-    std::error_code ec;
-    const uintmax_t size = fs::file_size(l.path, ec);
-    struct stat st{};
+    struct stat st{};  // zeros when it cannot be read (Build then fails on it)
     stat(l.path.c_str(), &st);
-    absl::StrAppend(&id, ";", l.path, ":", ec ? 0 : size, ":", st.st_mtim.tv_sec, ".",
+    absl::StrAppend(&id, ";", l.path, ":", st.st_size, ":", st.st_mtim.tv_sec, ".",
                     st.st_mtim.tv_nsec);
   }
   return id;

@@ -24,6 +24,25 @@ struct Section {
   uint64_t entsize = 0;
 };
 
+// A little-endian ELF64 header of `machine` whose `shnum` section headers
+// start at `shoff`.
+inline Elf64_Ehdr ElfHeader(uint16_t machine, uint64_t shoff, uint16_t shnum, uint16_t shstrndx) {
+  Elf64_Ehdr eh{};
+  std::memcpy(eh.e_ident, ELFMAG, SELFMAG);
+  eh.e_ident[EI_CLASS] = ELFCLASS64;
+  eh.e_ident[EI_DATA] = ELFDATA2LSB;
+  eh.e_ident[EI_VERSION] = EV_CURRENT;
+  eh.e_type = ET_EXEC;
+  eh.e_machine = machine;
+  eh.e_version = EV_CURRENT;
+  eh.e_ehsize = sizeof(Elf64_Ehdr);
+  eh.e_shentsize = sizeof(Elf64_Shdr);
+  eh.e_shoff = shoff;
+  eh.e_shnum = shnum;
+  eh.e_shstrndx = shstrndx;
+  return eh;
+}
+
 // An ELF64 of `machine` (EM_CUDA: a cubin) with `sections` after the null
 // section and a section name table at the end.
 inline std::string MakeElf(std::vector<Section> sections, uint16_t machine = EM_CUDA) {
@@ -51,19 +70,7 @@ inline std::string MakeElf(std::vector<Section> sections, uint16_t machine = EM_
     headers.push_back(h);
   }
   while (out.size() % 8 != 0) out.push_back('\0');
-  Elf64_Ehdr eh{};
-  std::memcpy(eh.e_ident, ELFMAG, SELFMAG);
-  eh.e_ident[EI_CLASS] = ELFCLASS64;
-  eh.e_ident[EI_DATA] = ELFDATA2LSB;
-  eh.e_ident[EI_VERSION] = EV_CURRENT;
-  eh.e_type = ET_EXEC;
-  eh.e_machine = machine;
-  eh.e_version = EV_CURRENT;
-  eh.e_ehsize = sizeof(Elf64_Ehdr);
-  eh.e_shentsize = sizeof(Elf64_Shdr);
-  eh.e_shoff = out.size();
-  eh.e_shnum = headers.size();
-  eh.e_shstrndx = headers.size() - 1;
+  const Elf64_Ehdr eh = ElfHeader(machine, out.size(), headers.size(), headers.size() - 1);
   out.append(reinterpret_cast<const char*>(headers.data()), headers.size() * sizeof(Elf64_Shdr));
   std::memcpy(out.data(), &eh, sizeof(eh));
   return out;
