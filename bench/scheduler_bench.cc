@@ -51,6 +51,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "auth/channel.h"
+#include "bench/bench_support.h"
 #include "auth/token.h"
 #include "common/file.h"
 #include "common/flags.h"
@@ -90,10 +91,6 @@ namespace {
 
 namespace v1 = ::ptxbench::v1;
 using Clock = std::chrono::steady_clock;
-
-constexpr char kAnswer[] =
-    "```cpp\n#include \"ptxbench/kernel_abi.h\"\n__global__ void k() {}\n"
-    "PTXB_EXPORT void run() { k<<<1, 1>>>(); }\n```\n";
 
 // Runs callbacks after a delay, on one thread: the executors' "work".
 class DelayQueue {
@@ -234,19 +231,7 @@ class Executor {
     complete_req_.Clear();
     complete_req_.set_executor_id(id_);
     *complete_req_.mutable_lease() = task.lease();
-    if (task.kind() == v1::LLM) {
-      auto* llm = complete_req_.mutable_llm();
-      llm->set_text(kAnswer);
-      llm->set_finish_reason("stop");
-      llm->set_provider("simulated");
-      llm->set_simulated(true);
-    } else {
-      auto* eval = complete_req_.mutable_eval();
-      eval->set_status(v1::PASSED);
-      eval->set_all_passed(true);
-      eval->set_min_speedup(1.0);
-      eval->set_simulated(true);
-    }
+    FillSimulatedCompletion(task, &complete_req_);
     if (next_ && !stats_->stopping.load()) complete_req_.mutable_next()->set_executor_id(id_);
     ctx_ = std::make_unique<grpc::ClientContext>();
     idle_from_ = Clock::now();
@@ -340,10 +325,7 @@ int RunScenario(int64_t queued) {
     security.ca_pem = *ReadFile(certs->ca);
   }
   process::Process scheduler = testing::SpawnLogged(scheduler_argv, dir + "/scheduler.log");
-  for (int i = 0; i < 200 && !std::filesystem::exists(dir + "/scheduler.addr"); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  absl::StatusOr<std::string> token = auth::ReadTokenFile(dir + "/admin.token");
+  absl::StatusOr<std::string> token = WaitForScheduler(dir);
   if (!token.ok()) {
     std::fprintf(stderr, "%s\n", std::string(token.status().message()).c_str());
     return 1;

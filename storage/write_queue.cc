@@ -63,15 +63,21 @@ void WriteQueue::Start() {
   reply_id_ = reply_thread_.get_id();
 }
 
-void WriteQueue::Post(Op op, Done done) {
+void WriteQueue::Post(Op op, Done done) { Enqueue(Pending{std::move(op), std::move(done)}); }
+
+void WriteQueue::PostSolo(Op op, Done done) {
+  Enqueue(Pending{std::move(op), std::move(done), /*solo=*/true});
+}
+
+void WriteQueue::Enqueue(Pending pending) {
   {
     absl::MutexLock lock(&mu_);
     if (!stopped_) {
-      queue_.push_back(Pending{std::move(op), std::move(done)});
+      queue_.push_back(std::move(pending));
       return;
     }
   }
-  if (done) done(absl::FailedPreconditionError("WriteQueue is stopped"));
+  if (pending.done) pending.done(absl::FailedPreconditionError("WriteQueue is stopped"));
 }
 
 absl::Status WriteQueue::RunSync(Op op) {
@@ -196,7 +202,10 @@ void WriteQueue::Loop() {
       absl::MutexLock lock(&mu_);
       mu_.AwaitWithDeadline(absl::Condition(this, &WriteQueue::HasWorkOrStopping),
                             hook_ ? next_hook : absl::InfiniteFuture());
-      size_t n = std::min(queue_.size(), max_batch);
+      // A solo op is a batch of its own; the ops before it form the one before.
+      size_t n = 0;
+      while (n < std::min(queue_.size(), max_batch) && !queue_[n].solo) ++n;
+      if (n == 0 && !queue_.empty()) n = 1;
       auto end = queue_.begin() + static_cast<std::ptrdiff_t>(n);
       std::move(queue_.begin(), end, std::back_inserter(batch));
       queue_.erase(queue_.begin(), end);
@@ -223,6 +232,21 @@ absl::Status WriteQueue::RunOp(const Op& op) {
   return status;
 }
 
+absl::Status WriteQueue::RunSoloOp(const Op& op) {
+  Database& db = *db_;
+  absl::Status status = op(db);
+  if (!db.InTransaction()) {
+    Fatal(db, "solo op", absl::InternalError(absl::StrCat(
+                             "the transaction ended inside a solo op; op status: ",
+                             status.ToString())));
+  }
+  if (!status.ok()) {
+    Must(db, "ROLLBACK");
+    Must(db, "BEGIN IMMEDIATE");  // for the hook
+  }
+  return status;
+}
+
 void WriteQueue::RunBatch(std::deque<Pending>& batch) {
   Database& db = *db_;
   const absl::Time start = absl::Now();
@@ -231,7 +255,7 @@ void WriteQueue::RunBatch(std::deque<Pending>& batch) {
   results.reserve(batch.size());
   int64_t failed = 0;
   for (const Pending& p : batch) {
-    results.push_back(RunOp(p.op));
+    results.push_back(p.solo ? RunSoloOp(p.op) : RunOp(p.op));
     if (!results.back().ok()) ++failed;
   }
   if (hook_) {

@@ -11,6 +11,16 @@
 //                returned an error (only that op's writes are undone)
 //   hook(db)     (also in rounds without ops, at least every `tick`)
 //   COMMIT
+// A solo op (PostSolo) runs alone in its batch, with no SAVEPOINT: BEGIN
+// IMMEDIATE; op(db); ROLLBACK and BEGIN IMMEDIATE again when it failed; hook;
+// COMMIT. Inside a savepoint SQLite keeps every page the op changed in an
+// in-memory sub-journal, and each statement's end walks that whole list
+// (memjournal's truncate), so an op of n statements costs O(n^2): a submit
+// of 100,000 trajectories took 33 s with 100,000 in the database and 131 s
+// with 300,000 (docs/DECISIONS.md, "Big writes"). Without the savepoint
+// each statement's end frees only its own records. An op that writes many
+// rows is posted solo, in parts that each hold the writer briefly.
+//
 // and hands the batch's Done callbacks to the reply thread, which calls
 // done(status) for each op, batch after batch, in order: OK, or the op's own
 // error. A Done therefore never runs before the op's writes are durable and
@@ -107,6 +117,9 @@ class WriteQueue {
   // Queues `op`; never blocks on I/O. After Stop, `done` (if any) is called
   // at once on the calling thread with kFailedPrecondition and `op` never runs.
   void Post(Op op, Done done);
+  // Post, as a solo op (above): it runs in a transaction of its own, whole
+  // or not at all, after the ops queued before it.
+  void PostSolo(Op op, Done done);
   // Post, then wait for the op's Done status. kFailedPrecondition when called
   // from the writer thread (it would deadlock) or before Start.
   absl::Status RunSync(Op op);
@@ -131,6 +144,7 @@ class WriteQueue {
   struct Pending {
     Op op;
     Done done;
+    bool solo = false;
   };
   // A committed batch's callbacks and their ops' results.
   struct Replies {
@@ -138,6 +152,7 @@ class WriteQueue {
     std::vector<absl::Status> results;
   };
 
+  void Enqueue(Pending pending);
   void Loop();
   void ReplyLoop();
   // Runs one batch transaction: ops, hook, commit; then queues the Done
@@ -145,6 +160,7 @@ class WriteQueue {
   void RunBatch(std::deque<Pending>& batch);
   bool HasRepliesOrWriterExited() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status RunOp(const Op& op);
+  absl::Status RunSoloOp(const Op& op);
   bool HasWorkOrStopping() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool OnWriterThreadLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool OnQueueThreadLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

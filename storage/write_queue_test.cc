@@ -138,6 +138,47 @@ TEST_F(WriteQueueTest, FailingOpIsRolledBackAlone) {
   EXPECT_EQ(queue_->commit_seconds().Read().count, 2u);
 }
 
+// A solo op is a transaction of its own between the ops queued around it,
+// and one that fails leaves none of its writes.
+TEST_F(WriteQueueTest, ASoloOpRunsAloneWholeOrNotAtAll) {
+  queue_->Start();
+  absl::Notification release;
+  BlockWriter(&release);
+  std::vector<absl::Status> results(5);
+  absl::BlockingCounter done(5);
+  auto record = [&](int i) {
+    return [&, i](absl::Status s) {
+      results[i] = s;
+      done.DecrementCount();
+    };
+  };
+  queue_->Post(Insert("a"), record(0));
+  queue_->PostSolo(
+      [](Database& db) -> absl::Status {
+        PTXB_RETURN_IF_ERROR(Insert("s1")(db));
+        return Insert("s2")(db);
+      },
+      record(1));
+  queue_->PostSolo(
+      [](Database& db) -> absl::Status {
+        PTXB_RETURN_IF_ERROR(Insert("f1")(db));
+        return Insert("a")(db);  // UNIQUE violation: f1 goes too
+      },
+      record(2));
+  queue_->Post(Insert("b"), record(3));
+  queue_->Post(Insert("c"), record(4));
+  const int64_t commits_before = queue_->GetStats().commits;
+  release.Notify();
+  done.Wait();
+  EXPECT_TRUE(results[0].ok() && results[1].ok() && results[3].ok() && results[4].ok());
+  EXPECT_EQ(results[2].code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(Count(*reader_), 5);  // a, s1, s2, b, c
+  EXPECT_EQ(Count(*reader_, "v = 'f1'"), 0);
+  // The blocker's batch; "a"; each solo op alone; "b" and "c" together.
+  EXPECT_EQ(queue_->GetStats().commits - commits_before, 5);
+  EXPECT_EQ(queue_->GetStats().largest_batch, 2);
+}
+
 TEST_F(WriteQueueTest, DoneRunsOnlyAfterCommit) {
   queue_->Start();
   int64_t seen_inside_op = -1, seen_in_done = -1;

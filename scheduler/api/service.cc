@@ -160,14 +160,17 @@ grpc::ServerUnaryReactor* ClientServiceImpl::SubmitExperiment(
   }
   std::shared_ptr<RenderedPrompts> prompts = *std::move(rendered);
   auto experiment = std::make_shared<ExpandedExperiment>(*std::move(expanded));
-  return Dispatch<SubmitOutcome, v1::SubmitExperimentResponse>(
-      ctx, deps_.dispatcher, response,
-      [experiment, prompts](Core& core) { return core.Submit(*experiment, *prompts); },
-      [](SubmitOutcome& o, v1::SubmitExperimentResponse* out) {
-        out->set_experiment_id(o.experiment_id);
-        out->set_created(o.created);
-        out->set_trajectories(o.trajectories);
-      });
+  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+  deps_.dispatcher->Submit(experiment, prompts,
+                           [reactor, response](absl::StatusOr<SubmitOutcome> o) {
+                             if (o.ok()) {
+                               response->set_experiment_id(o->experiment_id);
+                               response->set_created(o->created);
+                               response->set_trajectories(o->trajectories);
+                             }
+                             reactor->Finish(ToGrpcStatus(o.status()));
+                           });
+  return reactor;
 }
 
 absl::StatusOr<std::shared_ptr<RenderedPrompts>> ClientServiceImpl::RenderPrompts(
@@ -352,12 +355,16 @@ grpc::ServerUnaryReactor* ClientServiceImpl::ListExecutors(
     v1::ListExecutorsResponse* response) {
   if (absl::Status denied = Deny(ctx, "ListExecutors"); !denied.ok()) return Refuse(ctx, denied);
   using List = std::vector<v1::ExecutorInfo>;
-  return Dispatch<List, v1::ListExecutorsResponse>(
-      ctx, deps_.dispatcher, response,
+  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+  deps_.dispatcher->Read<List>(
       [](Core& core) -> absl::StatusOr<List> { return core.ListExecutors(); },
-      [](List& list, v1::ListExecutorsResponse* out) {
-        for (auto& e : list) *out->add_executors() = std::move(e);
+      [reactor, response](absl::StatusOr<List> list) {
+        if (list.ok()) {
+          for (auto& e : *list) *response->add_executors() = std::move(e);
+        }
+        reactor->Finish(ToGrpcStatus(list.status()));
       });
+  return reactor;
 }
 
 grpc::ServerUnaryReactor* ClientServiceImpl::Drain(grpc::CallbackServerContext* ctx,

@@ -17,7 +17,7 @@ absl::StatusOr<StoredExperiment> ReadExperiment(storage::Database& db, const std
       storage::Statement * s,
       db.Cached("SELECT rowid, id, name, spec_json, created_ms, priority, eval_mode, "
                 "language, context_policy, max_cost_usd, num_turns, cost_usd, architectures, "
-                "lineage_json FROM experiments WHERE id = ? OR name = ?"));
+                "lineage_json FROM experiments WHERE (id = ? OR name = ?) AND staged = 0"));
   s->BindText(1, id).BindText(2, id);
   PTXB_ASSIGN_OR_RETURN(bool found, s->Step());
   if (!found) return absl::NotFoundError(absl::StrCat("unknown experiment '", id, "'"));
@@ -46,7 +46,7 @@ const char kTrajectorySummarySelect[] =
     "j.target_speedup, j.state, j.failure_class, j.reason, j.turns_completed, "
     "j.best_speedup, j.correct, j.cost_usd, j.updated_ms, j.rowid, j.system_blob, "
     "j.task_blob, j.workloads, j.agent_outcome FROM trajectories j "
-    "JOIN experiments e ON e.rowid = j.experiment ";
+    "JOIN experiments e ON e.rowid = j.experiment AND e.staged = 0 ";
 
 v1::TrajectorySummary ReadSummary(const storage::Statement& s) {
   v1::TrajectorySummary t;

@@ -76,7 +76,8 @@ absl::StatusOr<std::map<std::string, int64_t>> Reader::TrajectoriesByState() {
   absl::MutexLock lock(&mu_);
   PTXB_ASSIGN_OR_RETURN(storage::Statement * s,
                         db_->Cached("SELECT state, sum(trajectories) FROM trajectory_counts "
-                                    "GROUP BY state"));
+                                    "WHERE experiment IN (SELECT rowid FROM experiments "
+                                    "WHERE staged = 0) GROUP BY state"));
   std::map<std::string, int64_t> out;
   while (true) {
     PTXB_ASSIGN_OR_RETURN(bool row, s->Step());
@@ -106,7 +107,7 @@ absl::StatusOr<v1::ListExperimentsResponse> Reader::ListExperiments() {
   absl::MutexLock lock(&mu_);
   ReadTransaction snapshot(db_.get());
   PTXB_ASSIGN_OR_RETURN(storage::Statement * s,
-                        db_->Cached("SELECT id FROM experiments ORDER BY rowid DESC"));
+                        db_->Cached("SELECT id FROM experiments WHERE staged = 0 ORDER BY rowid DESC"));
   std::vector<std::string> ids;
   while (true) {
     PTXB_ASSIGN_OR_RETURN(bool row, s->Step());

@@ -105,6 +105,20 @@ struct SubmitOutcome {
   int64_t trajectories = 0;
 };
 
+// A submission written in parts (Core::BeginSubmit; Dispatcher::Submit). Its
+// experiment is staged, seen by no reader and leased by no one, until
+// FinishSubmit shows it; parts of any size keep each write short.
+struct StagedSubmit {
+  // !outcome.created: the experiment existed (the same spec); nothing to write.
+  SubmitOutcome outcome;
+  int64_t experiment = 0;  // rowid
+  std::map<std::string, std::string> system_hash;  // by prompt tag
+  std::map<std::string, std::string> task_hash;    // by TaskPromptKey
+  size_t written = 0;  // trajectories written so far, in the spec's order
+  // The first task of each trajectory written, queued by FinishSubmit.
+  std::vector<std::pair<int64_t, const std::string*>> queued;  // task rowid, model
+};
+
 class Core {
  public:
   Core(storage::Database* db, Clock* clock, CoreOptions options);
@@ -121,8 +135,22 @@ class Core {
   absl::Status Load();
 
   // --- client operations ---
+  // Submits `experiment` whole, in one op: BeginSubmit, every part,
+  // FinishSubmit.
   absl::StatusOr<SubmitOutcome> Submit(const ExpandedExperiment& experiment,
                                        const RenderedPrompts& prompts);
+  // A submission in parts, each its own op (Dispatcher::Submit). `experiment`
+  // must outlive the StagedSubmit. Begin checks and writes the staged
+  // experiment and its prompts; each part writes up to `max_trajectories`
+  // more trajectories and their first tasks; Finish shows the experiment
+  // and queues its tasks. AbandonSubmitPart deletes up to `max_rows` of what
+  // was written; true when nothing is left.
+  absl::StatusOr<StagedSubmit> BeginSubmit(const ExpandedExperiment& experiment,
+                                           const RenderedPrompts& prompts);
+  absl::Status SubmitPart(const ExpandedExperiment& experiment, size_t max_trajectories,
+                          StagedSubmit& staged);
+  absl::Status FinishSubmit(const ExpandedExperiment& experiment, StagedSubmit& staged);
+  absl::StatusOr<bool> AbandonSubmitPart(const StagedSubmit& staged, int64_t max_rows);
   // A one-off evaluation (`ptxbench eval` through a scheduler): `experiment`
   // holds one trajectory of one turn, whose answer is `answer` — the kernel
   // file in a code block, recorded as that turn's answer (provider "file")
@@ -203,6 +231,8 @@ class Core {
   int64_t ReadyGeneration() const;
 
  private:
+  // Load: deletes what a submission cut short by a restart wrote.
+  absl::Status DeleteStagedExperiments();
   using Executor = ExecutorRegistry::Executor;
   using Lease = LeaseTable::Lease;
   struct ReadyRef {

@@ -326,6 +326,7 @@ absl::Status Core::Tick() {
 absl::Status Core::Load() {
   AssertOnWriterThread();
   const absl::Time now = clock_->Now();
+  PTXB_RETURN_IF_ERROR(DeleteStagedExperiments());
   PTXB_RETURN_IF_ERROR(experiment_rows_.ForEach([&](const ExperimentRow& e) {
     experiments_[e.rowid] = e;
     llm_ready_.SetWeight(e.rowid, e.priority);

@@ -33,6 +33,10 @@ struct DispatcherOptions {
   int max_batch = 512;
   // How often timers (lease expiry, backoff) are checked when idle.
   absl::Duration tick = absl::Milliseconds(50);
+  // Submit writes an experiment this many trajectories at a time, each part
+  // an op of its own, so that no lease waits long behind a big submit
+  // (about 10 ms a part here; docs/DECISIONS.md, "Big writes").
+  int submit_part = 1000;
 };
 
 class Dispatcher {
@@ -51,6 +55,22 @@ class Dispatcher {
   // Runs `fn` on the writer thread; `done` gets its result after commit.
   template <typename T>
   void Run(std::function<absl::StatusOr<T>(Core&)> fn, Callback<T> done);
+
+  // Runs `fn`, which must only read (the Core's memory, its rows), on the
+  // writer thread and hands its result to `done` there, at once: it waits
+  // for no commit and no sync of the WAL, which after a burst of writes took
+  // 50 ms and more while the disk flushed (`ptxbench status` asks for the
+  // executors). What it reads may include writes of the batch it runs in,
+  // not yet durable; `done` must be quick (it holds the writer).
+  template <typename T>
+  void Read(std::function<absl::StatusOr<T>(Core&)> fn, Callback<T> done);
+
+  // Core::Submit in parts (Core::BeginSubmit): each part a solo op of
+  // `submit_part` trajectories, the ops of other calls running between them;
+  // readers see the experiment only once whole. A part that fails deletes
+  // what the earlier ones wrote, in parts too, before `done` has the error.
+  void Submit(std::shared_ptr<const ExpandedExperiment> experiment,
+              std::shared_ptr<const RenderedPrompts> prompts, Callback<SubmitOutcome> done);
 
   // Lease with long-poll. `cancelled` is set by the RPC layer when the
   // caller went away; a parked waiter is then dropped.
@@ -114,6 +134,11 @@ class Dispatcher {
   absl::Status ServeWaiters(std::vector<std::function<void()>>* replies);
   absl::Status ServeAgentWaiters(std::vector<std::function<void()>>* replies);
   static void FatalIfBroken(const absl::Status& status);
+  struct Submission;
+  // Submit's steps, each posting the next.
+  void PostSubmitPart(std::shared_ptr<Submission> s);
+  void PostSubmitFinish(std::shared_ptr<Submission> s);
+  void PostSubmitAbandon(std::shared_ptr<Submission> s, absl::Status why);
   // A task granted to a call that arrived at `asked` is being sent.
   void GrantedAfter(absl::Time asked);
 
@@ -142,6 +167,16 @@ void Dispatcher::Run(std::function<absl::StatusOr<T>(Core&)> fn, Callback<T> don
         return result->status();
       },
       [result, done = std::move(done)](absl::Status) { done(std::move(*result)); });
+}
+
+template <typename T>
+void Dispatcher::Read(std::function<absl::StatusOr<T>(Core&)> fn, Callback<T> done) {
+  queue_.Post(
+      [this, fn = std::move(fn), done = std::move(done)](storage::Database&) -> absl::Status {
+        done(fn(core_));
+        return absl::OkStatus();
+      },
+      nullptr);
 }
 
 }  // namespace ptxbench::scheduler

@@ -34,11 +34,12 @@ absl::StatusOr<std::optional<ExistingExperiment>> ExperimentStore::FindByName(
   PTXB_ASSIGN_OR_RETURN(
       storage::Statement * s,
       db_->Cached("SELECT e.id, e.spec_hash, (SELECT count(*) FROM trajectories j "
-                  "WHERE j.experiment = e.rowid) FROM experiments e WHERE e.name = ?"));
+                  "WHERE j.experiment = e.rowid), e.staged FROM experiments e WHERE e.name = ?"));
   s->BindText(1, name);
   PTXB_ASSIGN_OR_RETURN(bool exists, s->Step());
   if (!exists) return std::nullopt;
-  ExistingExperiment found{s->ColumnText(0), s->ColumnText(1), s->ColumnInt64(2)};
+  ExistingExperiment found{s->ColumnText(0), s->ColumnText(1), s->ColumnInt64(2),
+                           s->ColumnInt64(3) != 0};
   s->Reset();
   return found;
 }
@@ -49,8 +50,8 @@ absl::StatusOr<int64_t> ExperimentStore::Insert(const ExpandedExperiment& x, int
       storage::Statement * s,
       db_->Cached("INSERT INTO experiments(id, name, spec_hash, spec_json, priority, "
                   "eval_mode, language, context_policy, max_cost_usd, num_turns, "
-                  "created_ms, architectures, agent_json, synthesis_json, lineage_json, profile) "
-                  "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
+                  "created_ms, architectures, agent_json, synthesis_json, lineage_json, profile, "
+                  "staged) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,1)"));
   s->BindText(1, x.experiment_id)
       .BindText(2, x.name)
       .BindText(3, x.spec_hash)
@@ -71,12 +72,56 @@ absl::StatusOr<int64_t> ExperimentStore::Insert(const ExpandedExperiment& x, int
   return db_->LastInsertRowId();
 }
 
+absl::Status ExperimentStore::Show(int64_t rowid) {
+  PTXB_ASSIGN_OR_RETURN(storage::Statement * s,
+                        db_->Cached("UPDATE experiments SET staged = 0 WHERE rowid = ?"));
+  s->BindInt64(1, rowid);
+  return s->Run();
+}
+
+absl::StatusOr<bool> ExperimentStore::DeleteStagedPart(int64_t rowid, int64_t max_rows) {
+  // Only ever a staged experiment's rows: a shown one is never deleted here.
+  PTXB_ASSIGN_OR_RETURN(storage::Statement * staged,
+                        db_->Cached("SELECT staged FROM experiments WHERE rowid = ?"));
+  staged->BindInt64(1, rowid);
+  PTXB_ASSIGN_OR_RETURN(bool found, staged->Step());
+  const bool is_staged = found && staged->ColumnInt64(0) != 0;
+  staged->Reset();
+  if (!found) return true;
+  if (!is_staged) {
+    return absl::FailedPreconditionError(absl::StrCat("experiment #", rowid, " is not staged"));
+  }
+  int64_t left = max_rows;
+  for (const char* sql :
+       {"DELETE FROM tasks WHERE rowid IN (SELECT rowid FROM tasks WHERE experiment = ?1 "
+        "LIMIT ?2)",
+        "DELETE FROM trajectories WHERE rowid IN (SELECT rowid FROM trajectories WHERE "
+        "experiment = ?1 LIMIT ?2)"}) {
+    PTXB_ASSIGN_OR_RETURN(storage::Statement * s, db_->Cached(sql));
+    s->BindInt64(1, rowid).BindInt64(2, left);
+    PTXB_RETURN_IF_ERROR(s->Run());
+    left -= db_->Changes();
+    if (left <= 0) return false;
+  }
+  PTXB_ASSIGN_OR_RETURN(storage::Statement * s,
+                        db_->Cached("DELETE FROM experiments WHERE rowid = ?"));
+  s->BindInt64(1, rowid);
+  PTXB_RETURN_IF_ERROR(s->Run());
+  return true;
+}
+
+absl::StatusOr<std::vector<int64_t>> ExperimentStore::Staged() {
+  PTXB_ASSIGN_OR_RETURN(storage::Statement * s,
+                        db_->Cached("SELECT rowid FROM experiments WHERE staged != 0"));
+  return ReadInt64Column(s);
+}
+
 absl::Status ExperimentStore::ForEach(const std::function<void(const ExperimentRow&)>& fn) {
   PTXB_ASSIGN_OR_RETURN(
       storage::Statement * s,
       db_->Cached("SELECT rowid, id, language, context_policy, eval_mode, priority, "
                   "max_cost_usd, cost_usd, architectures, agent_json, synthesis_json, profile "
-                  "FROM experiments"));
+                  "FROM experiments WHERE staged = 0"));
   while (true) {
     PTXB_ASSIGN_OR_RETURN(bool row, s->Step());
     if (!row) break;

@@ -44,6 +44,7 @@ struct ExistingExperiment {
   std::string id;
   std::string spec_hash;
   int64_t trajectories = 0;
+  bool staged = false;  // still being submitted (schema v11)
 };
 
 class ExperimentStore {
@@ -51,8 +52,16 @@ class ExperimentStore {
   explicit ExperimentStore(storage::Database* db) : db_(db) {}
 
   absl::StatusOr<std::optional<ExistingExperiment>> FindByName(const std::string& name);
-  // Inserts `x` with `num_turns` (its trajectories' largest); returns its rowid.
+  // Inserts `x` with `num_turns` (its trajectories' largest), staged (no
+  // reader sees it until Show); returns its rowid.
   absl::StatusOr<int64_t> Insert(const ExpandedExperiment& x, int num_turns, int64_t now_ms);
+  absl::Status Show(int64_t rowid);
+  // Deletes up to `max_rows` rows of staged experiment `rowid` (tasks, then
+  // trajectories, then the experiment's own row). Returns whether it is gone.
+  absl::StatusOr<bool> DeleteStagedPart(int64_t rowid, int64_t max_rows);
+  // The rowids of staged experiments: submissions a restart cut short.
+  absl::StatusOr<std::vector<int64_t>> Staged();
+  // Every experiment but staged ones.
   absl::Status ForEach(const std::function<void(const ExperimentRow&)>& fn);
   // NOT_FOUND for an unknown rowid.
   absl::StatusOr<int> NumTurns(int64_t rowid);

@@ -208,13 +208,19 @@ constexpr char kSchemaV9[] =
 // Version 10: per-experiment counters kept by triggers (counts.h), so
 // status reads a few rows at any size.
 
+// Version 11: an experiment being submitted in parts (Dispatcher::Submit)
+// is staged: its rows are written but no reader sees it, no lease takes its
+// tasks, and a scheduler restarted before its last part deletes it.
+constexpr char kSchemaV11[] =
+    "ALTER TABLE experiments ADD COLUMN staged INTEGER NOT NULL DEFAULT 0;";
+
 std::vector<storage::Migration> Migrations() {
   static const std::string* v1 = new std::string(
       absl::StrCat(kSchemaV1, LiveTaskIndexSql(), kSchemaV1Executors, storage::kBlobTableSql,
                    ";\n", kEventTableSql, ";\n"));
   return {{1, v1->c_str()}, {2, kSchemaV2}, {3, kSchemaV3}, {4, kSchemaV4}, {5, kSchemaV5},
           {6, kSchemaV6}, {7, kSchemaV7}, {8, kSchemaV8}, {9, kSchemaV9},
-          {10, CountsSchemaSql().c_str()}};
+          {10, CountsSchemaSql().c_str()}, {11, kSchemaV11}};
 }
 
 }  // namespace

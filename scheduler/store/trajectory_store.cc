@@ -60,7 +60,9 @@ absl::StatusOr<TrajectoryRow> TrajectoryStore::Read(int64_t rowid) {
 
 absl::StatusOr<TrajectoryRow> TrajectoryStore::ReadById(const std::string& id) {
   static const std::string* const kSql =
-      new std::string(absl::StrCat("SELECT ", kTrajectoryColumns, "WHERE j.id = ?"));
+      // A trajectory of an experiment still being submitted is unknown.
+      new std::string(
+          absl::StrCat("SELECT ", kTrajectoryColumns, "WHERE j.id = ? AND e.staged = 0"));
   PTXB_ASSIGN_OR_RETURN(storage::Statement * s, db_->Cached(*kSql));
   s->BindText(1, id);
   return ReadOne(s, id);
