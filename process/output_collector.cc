@@ -39,14 +39,17 @@ void OutputCollector::Drain() {
   }
 }
 
-void OutputCollector::Await(absl::Duration at_most) {
-  if (!open_) {
+void OutputCollector::Await(absl::Duration at_most, int wake_fd) {
+  pollfd p[2];
+  nfds_t n = 0;
+  if (open_) p[n++] = pollfd{fd_, POLLIN, 0};
+  if (wake_fd >= 0) p[n++] = pollfd{wake_fd, POLLIN, 0};
+  if (n == 0) {
     absl::SleepFor(at_most);
     return;
   }
-  pollfd p{fd_, POLLIN, 0};
-  poll(&p, 1, ToPollMs(at_most));
-  Drain();
+  poll(p, n, ToPollMs(at_most));
+  if (open_) Drain();
 }
 
 void OutputCollector::DrainToEnd(absl::Duration quiet) {

@@ -18,9 +18,11 @@ class OutputCollector {
  public:
   OutputCollector(int fd, size_t max_bytes);
 
-  // Waits up to `at_most` for output (just sleeps once the pipe reached its
-  // end), then reads what is there. The pacing step of a caller's loop.
-  void Await(absl::Duration at_most);
+  // Waits up to `at_most` for output, or for `wake_fd` (if not -1) to be
+  // readable, e.g. a pidfd at the child's exit (once the pipe reached its end
+  // only for that), then reads what is there. The pacing step of a caller's
+  // loop.
+  void Await(absl::Duration at_most, int wake_fd = -1);
   // Reads to the end of the output, giving up once none came for `quiet`
   // (a writer that escaped the caller's kill may still hold the pipe).
   void DrainToEnd(absl::Duration quiet);

@@ -2,7 +2,6 @@
 
 #include "common/log.h"
 #include "common/status_macros.h"
-#include "common/thread_priority.h"
 
 namespace ptxbench::storage {
 
@@ -31,10 +30,6 @@ int64_t Checkpointer::runs() const {
 }
 
 void Checkpointer::Loop() {
-  // Copying a burst's WAL back (hundreds of MiB after a big submit) took the
-  // CPU from the scheduler's readers: `ptxbench status` took 80 ms instead
-  // of 30 every few runs while it ran (bench/submit_bench, 2 cores).
-  LowerThreadPriority();
   while (true) {
     {
       absl::MutexLock lock(&mu_);

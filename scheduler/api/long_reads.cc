@@ -3,6 +3,10 @@
 // neither holds a gRPC callback thread nor the Reader's connection for its
 // duration, and its thread runs at a lower CPU priority than the scheduler's
 // writer: an export of a million turns slows leasing as little as it can.
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <thread>
 
@@ -12,7 +16,6 @@
 #include "common/grpc_status.h"
 #include "common/log.h"
 #include "common/status_macros.h"
-#include "common/thread_priority.h"
 #include "google/protobuf/arena.h"
 #include "scheduler/api/service.h"
 #include "scheduler/api/stream_reactor.h"
@@ -33,6 +36,12 @@ constexpr size_t kPartBytes = 1 << 20;
 
 // Long reads at once; more are refused (RESOURCE_EXHAUSTED), not queued.
 constexpr int kMaxLongReads = 8;
+
+// Gives the calling thread the lowest priority (nice 19; Linux: per thread),
+// so that it takes the CPU that the writer and the gRPC threads leave.
+void LowerThreadPriority() {
+  setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 19);
+}
 
 // Paces a long read while the scheduler is busy: between chunks of work it
 // sleeps so that it works at most kBusyDuty of the time. A low priority alone

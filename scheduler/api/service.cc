@@ -355,16 +355,12 @@ grpc::ServerUnaryReactor* ClientServiceImpl::ListExecutors(
     v1::ListExecutorsResponse* response) {
   if (absl::Status denied = Deny(ctx, "ListExecutors"); !denied.ok()) return Refuse(ctx, denied);
   using List = std::vector<v1::ExecutorInfo>;
-  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
-  deps_.dispatcher->Read<List>(
+  return Dispatch<List, v1::ListExecutorsResponse>(
+      ctx, deps_.dispatcher, response,
       [](Core& core) -> absl::StatusOr<List> { return core.ListExecutors(); },
-      [reactor, response](absl::StatusOr<List> list) {
-        if (list.ok()) {
-          for (auto& e : *list) *response->add_executors() = std::move(e);
-        }
-        reactor->Finish(ToGrpcStatus(list.status()));
+      [](List& list, v1::ListExecutorsResponse* out) {
+        for (auto& e : list) *out->add_executors() = std::move(e);
       });
-  return reactor;
 }
 
 grpc::ServerUnaryReactor* ClientServiceImpl::Drain(grpc::CallbackServerContext* ctx,

@@ -56,15 +56,6 @@ class Dispatcher {
   template <typename T>
   void Run(std::function<absl::StatusOr<T>(Core&)> fn, Callback<T> done);
 
-  // Runs `fn`, which must only read (the Core's memory, its rows), on the
-  // writer thread and hands its result to `done` there, at once: it waits
-  // for no commit and no sync of the WAL, which after a burst of writes took
-  // 50 ms and more while the disk flushed (`ptxbench status` asks for the
-  // executors). What it reads may include writes of the batch it runs in,
-  // not yet durable; `done` must be quick (it holds the writer).
-  template <typename T>
-  void Read(std::function<absl::StatusOr<T>(Core&)> fn, Callback<T> done);
-
   // Core::Submit in parts (Core::BeginSubmit): each part a solo op of
   // `submit_part` trajectories, the ops of other calls running between them;
   // readers see the experiment only once whole. A part that fails deletes
@@ -167,16 +158,6 @@ void Dispatcher::Run(std::function<absl::StatusOr<T>(Core&)> fn, Callback<T> don
         return result->status();
       },
       [result, done = std::move(done)](absl::Status) { done(std::move(*result)); });
-}
-
-template <typename T>
-void Dispatcher::Read(std::function<absl::StatusOr<T>(Core&)> fn, Callback<T> done) {
-  queue_.Post(
-      [this, fn = std::move(fn), done = std::move(done)](storage::Database&) -> absl::Status {
-        done(fn(core_));
-        return absl::OkStatus();
-      },
-      nullptr);
 }
 
 }  // namespace ptxbench::scheduler
