@@ -15,9 +15,10 @@
 namespace ptxbench::bench {
 
 // The admin token of a scheduler just started on `dir`, once it is up (it
-// writes scheduler.addr when it listens; up to 10 s).
+// writes scheduler.addr when it listens, after loading its database; up to
+// 60 s).
 inline absl::StatusOr<std::string> WaitForScheduler(const std::string& dir) {
-  for (int i = 0; i < 200 && !std::filesystem::exists(dir + "/scheduler.addr"); ++i) {
+  for (int i = 0; i < 1200 && !std::filesystem::exists(dir + "/scheduler.addr"); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   return auth::ReadTokenFile(dir + "/admin.token");

@@ -15,6 +15,7 @@
 // experiment of `trajectories`/5 gives the leasers work from the start. Then,
 // the leasers stopped, `ptxbench status` of the first experiment, 50 times,
 // as whole CLI processes, right after the last submit and 10 s later.
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -34,8 +35,11 @@
 #include "auth/token.h"
 #include "common/file.h"
 #include "grpcpp/create_channel.h"
+#include "nlohmann/json.hpp"
 #include "process/run.h"
 #include "ptxbench/v1/executor.grpc.pb.h"
+#include "scheduler/store/schema.h"
+#include "storage/database.h"
 #include "testing/child_process.h"
 #include "testing/unused_port.h"
 
@@ -122,36 +126,124 @@ absl::StatusOr<process::RunResult> RunCli(const std::vector<std::string>& argv) 
   return process::Run(options);
 }
 
+// A scheduler on `dir`, with `leasers` simulated executors working against it.
+class Fleet {
+ public:
+  Fleet(const std::string& dir, Leases* leases) : dir_(dir), leases_(leases) {}
+  ~Fleet() { Stop(); }
+
+  absl::Status Start() {
+    address_ = absl::StrCat("127.0.0.1:", testing::UnusedPort());
+    std::filesystem::remove(dir_ + "/scheduler.addr");  // the last one's
+    scheduler_ = testing::SpawnLogged(
+        {absl::GetFlag(FLAGS_scheduler_bin), "--listen", address_, "--data-dir", dir_,
+         "--max-trajectories", "100000000", "--model-inflight-cap", "100000"},
+        dir_ + "/scheduler.log");
+    absl::StatusOr<std::string> token = WaitForScheduler(dir_);
+    if (!token.ok()) return token.status();
+    auth::ChannelSecurity security;
+    security.token = *token;
+    stub_ = v1::ExecutorService::NewStub(
+        auth::NewChannel(address_, security, grpc::ChannelArguments()));
+    leases_->stop.store(false);
+    for (int i = 0; i < absl::GetFlag(FLAGS_leasers); ++i) {
+      leasers_.emplace_back(Lease, stub_.get(), i % 2 == 0 ? v1::GATEWAY : v1::WORKER, leases_);
+    }
+    return absl::OkStatus();
+  }
+  void StopLeasers() {
+    leases_->stop.store(true);
+    for (std::thread& t : leasers_) t.join();
+    leasers_.clear();
+  }
+  void Stop() {
+    StopLeasers();
+    if (scheduler_.running()) {
+      scheduler_.Signal(SIGTERM);
+      scheduler_.Wait();
+    }
+  }
+  std::vector<std::string> Cli(std::vector<std::string> args) const {
+    std::vector<std::string> argv = {absl::GetFlag(FLAGS_cli_bin), "--scheduler", address_,
+                                     "--data-dir", dir_};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return argv;
+  }
+  const std::string& address() const { return address_; }
+  pid_t pid() const { return scheduler_.pid(); }
+
+ private:
+  const std::string dir_;
+  Leases* leases_;
+  std::string address_;
+  process::Process scheduler_;
+  std::unique_ptr<v1::ExecutorService::Stub> stub_;
+  std::vector<std::thread> leasers_;
+};
+
+// Runs a CLI command, prints its row: wall time and the leases meanwhile.
+bool TimedRow(const std::string& label, int64_t before, const std::vector<std::string>& argv,
+              Leases& leases) {
+  const Clock::time_point start = Clock::now();
+  absl::StatusOr<process::RunResult> run = RunCli(argv);
+  const Clock::time_point end = Clock::now();
+  const bool ok = run.ok() && run->ok();
+  if (!ok) {
+    std::fprintf(stderr, "%s failed: %s\n", label.c_str(),
+                 run.ok() ? run->output.c_str() : run.status().ToString().c_str());
+  }
+  std::vector<double> during;
+  {
+    absl::MutexLock lock(&leases.mu);
+    for (const auto& [asked, ms] : leases.asked_ms) {
+      if (asked >= start && asked <= end) during.push_back(ms);
+    }
+  }
+  std::printf("| %s | %lld | %.2f | %zu | %.1f | %.1f | %.1f |\n", label.c_str(),
+              static_cast<long long>(before), Ms(end - start) / 1000, during.size(),
+              Percentile(during, 0.5), Percentile(during, 0.99), Percentile(during, 1.0));
+  std::fflush(stdout);
+  return ok;
+}
+
+// Turns experiment `name`'s trajectories into ones that `extend` (hit their
+// turn limit) or `retry --failed api` (failed by the model's API) resume,
+// as the scheduler would have left them; run while it is stopped.
+absl::Status Prepare(const std::string& db_path, const std::string& name, bool failed) {
+  absl::StatusOr<std::unique_ptr<storage::Database>> db =
+      storage::Database::Open(db_path, storage::Database::Options());
+  if (!db.ok()) return db.status();
+  const std::string experiment =
+      absl::StrCat("(SELECT rowid FROM experiments WHERE name = '", name, "')");
+  const std::string task_state = scheduler::SqlValue(
+      failed ? scheduler::TaskState::kFailed : scheduler::TaskState::kDone);
+  const std::string trajectory_state =
+      scheduler::SqlValue(failed ? v1::FAILED : v1::LIMITS_EXCEEDED);
+  return (*db)->Execute(absl::StrCat(
+      "BEGIN; UPDATE tasks SET state = ", task_state, ", lease_id = '', executor = '' ",
+      "WHERE experiment = ", experiment, " AND ", scheduler::LiveTaskCondition("state"), ";",
+      "UPDATE trajectories SET state = ", trajectory_state, ", failure_class = ",
+      failed ? static_cast<int>(v1::MODEL_API) : 0,
+      failed ? "" : ", turns_completed = num_turns", " WHERE experiment = ", experiment,
+      "; COMMIT;"));
+}
+
 int Main() {
   const std::string dir = absl::StrCat("/tmp/ptxb_submit_bench_", getpid());
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
-  const std::string address = absl::StrCat("127.0.0.1:", testing::UnusedPort());
-  process::Process scheduler = testing::SpawnLogged(
-      {absl::GetFlag(FLAGS_scheduler_bin), "--listen", address, "--data-dir", dir,
-       "--max-trajectories", "100000000", "--model-inflight-cap", "100000"},
-      dir + "/scheduler.log");
-  absl::StatusOr<std::string> token = WaitForScheduler(dir);
-  if (!token.ok()) {
-    std::fprintf(stderr, "%s\n", std::string(token.status().message()).c_str());
+  Leases leases;
+  Fleet fleet(dir, &leases);
+  if (absl::Status started = fleet.Start(); !started.ok()) {
+    std::fprintf(stderr, "%s\n", started.ToString().c_str());
     return 1;
   }
-  auth::ChannelSecurity security;
-  security.token = *token;
-  auto channel = auth::NewChannel(address, security, grpc::ChannelArguments());
-  auto stub = v1::ExecutorService::NewStub(channel);
-  Leases leases;
-  std::vector<std::thread> leasers;
-  for (int i = 0; i < absl::GetFlag(FLAGS_leasers); ++i) {
-    leasers.emplace_back(Lease, stub.get(), i % 2 == 0 ? v1::GATEWAY : v1::WORKER, &leases);
-  }
-  const std::vector<std::string> cli = {absl::GetFlag(FLAGS_cli_bin), "--scheduler", address,
-                                        "--data-dir", dir};
   const int per = absl::GetFlag(FLAGS_trajectories);
-  std::printf("| submit | trajectories before | wall s | leases | lease p50 ms | lease p99 ms | "
+  const int submits = absl::GetFlag(FLAGS_submits);
+  std::printf("| write | trajectories before | wall s | leases | lease p50 ms | lease p99 ms | "
               "lease max ms |\n|---|---|---|---|---|---|---|\n");
   int failed = 0;
-  for (int i = 0; i <= absl::GetFlag(FLAGS_submits); ++i) {
+  for (int i = 0; i <= submits; ++i) {
     const std::string spec = absl::StrCat(dir, "/spec", i, ".json");
     WriteFile(spec, absl::StrCat(
                         R"({"name": "scale-)", i,
@@ -160,36 +252,18 @@ int Main() {
                         R"("prompt_tags": ["ptxb-basic"], "samples": )",
                         i == 0 ? per / 20 : per / 4, R"(, "num_turns": 5, "target_speedup": 1.0})"))
         .IgnoreError();
-    std::vector<std::string> argv = cli;
-    argv.insert(argv.end(), {"submit", spec});
-    const Clock::time_point start = Clock::now();
-    absl::StatusOr<process::RunResult> run = RunCli(argv);
-    const Clock::time_point end = Clock::now();
-    const bool ok = run.ok() && run->ok();
-    if (!ok) {
-      ++failed;
-      std::fprintf(stderr, "submit %d failed: %s\n", i,
-                   run.ok() ? run->output.c_str() : run.status().ToString().c_str());
+    if (i == 0) {  // the leasers' work from the start
+      absl::StatusOr<process::RunResult> run = RunCli(fleet.Cli({"submit", spec}));
+      if (!run.ok() || !run->ok()) ++failed;
+      continue;
     }
-    if (i == 0) continue;  // the leasers' work
-    std::vector<double> during;
-    {
-      absl::MutexLock lock(&leases.mu);
-      for (const auto& [asked, ms] : leases.asked_ms) {
-        if (asked >= start && asked <= end) during.push_back(ms);
-      }
-    }
-    std::printf("| %d | %d | %.2f | %zu | %.1f | %.1f | %.1f |\n", i, per / 5 + (i - 1) * per,
-                Ms(end - start) / 1000, during.size(), Percentile(during, 0.5),
-                Percentile(during, 0.99), Percentile(during, 1.0));
-    std::fflush(stdout);
+    failed += !TimedRow(absl::StrCat("submit ", i), per / 5 + (i - 1) * per,
+                        fleet.Cli({"submit", spec}), leases);
   }
-  leases.stop.store(true);
-  for (std::thread& t : leasers) t.join();
+  const int64_t total = per / 5 + static_cast<int64_t>(submits) * per;
+  fleet.StopLeasers();
   // Right after the last submit the machine is still writing it back (the
-  // WAL into the database file, the file to disk): any process started then
-  // is slower (`ptxbench definitions`, which calls no scheduler, took 70-85
-  // ms instead of 20 every few runs on 2 cores). Measured then, and again
+  // WAL into the database file, the file to disk). Measured then, and again
   // once the machine is quiet.
   for (const char* when : {"right after the last submit", "10 s later"}) {
     if (std::string(when) != "right after the last submit") {
@@ -197,27 +271,60 @@ int Main() {
     }
     std::vector<double> status_ms;
     for (int i = 0; i < 50; ++i) {
-      std::vector<std::string> argv = cli;
-      argv.insert(argv.end(), {"status", "scale-1"});
       const Clock::time_point start = Clock::now();
-      absl::StatusOr<process::RunResult> run = RunCli(argv);
+      absl::StatusOr<process::RunResult> run = RunCli(fleet.Cli({"status", "scale-1"}));
       if (!run.ok() || !run->ok()) ++failed;
       status_ms.push_back(Ms(Clock::now() - start));
     }
-    std::string series;
-    for (double ms : status_ms) absl::StrAppend(&series, " ", static_cast<int>(ms));
     std::printf("\n`ptxbench status scale-1` %s (whole process, 50 runs): p50 %.1f ms, "
-                "p99 %.1f ms\nin order (ms):%s\n",
-                when, Percentile(status_ms, 0.5), Percentile(status_ms, 0.99), series.c_str());
+                "p99 %.1f ms\n",
+                when, Percentile(status_ms, 0.5), Percentile(status_ms, 0.99));
+  }
+  if (submits >= 3) {
+    // The other big writes, each of one experiment of `per` among them all.
+    // The scheduler is stopped to make the last two experiments' states
+    // what extend and retry resume, and started again.
+    fleet.Stop();
+    const std::string db = dir + "/ptxbench.db";
+    for (const auto& [name, failed_api] :
+         {std::pair{absl::StrCat("scale-", submits - 1), false},
+          std::pair{absl::StrCat("scale-", submits - 2), true}}) {
+      if (absl::Status prepared = Prepare(db, name, failed_api); !prepared.ok()) {
+        std::fprintf(stderr, "%s\n", prepared.ToString().c_str());
+        return 1;
+      }
+    }
+    if (absl::Status started = fleet.Start(); !started.ok()) {
+      std::fprintf(stderr, "%s\n", started.ToString().c_str());
+      return 1;
+    }
+    std::this_thread::sleep_for(std::chrono::seconds(2));  // the leasers at work
+    std::printf("\n| write | trajectories in the database | wall s | leases | lease p50 ms | "
+                "lease p99 ms | lease max ms |\n|---|---|---|---|---|---|---|\n");
+    // cancel, extend and retry take an experiment's id, not its name.
+    auto id_of = [&](int i) -> std::string {
+      absl::StatusOr<process::RunResult> run =
+          RunCli(fleet.Cli({"--output", "json", "status", absl::StrCat("scale-", i)}));
+      const nlohmann::json status =
+          run.ok() ? nlohmann::json::parse(run->output, nullptr, false) : nlohmann::json();
+      return status.is_object() ? status.value("experiment", "") : "";
+    };
+    failed += !TimedRow(absl::StrCat("cancel scale-", submits, " (", per, " live)"), total,
+                        fleet.Cli({"cancel", id_of(submits)}), leases);
+    failed += !TimedRow(absl::StrCat("extend scale-", submits - 1, " to 6 turns"), total,
+                        fleet.Cli({"extend", id_of(submits - 1), "--turns", "6"}), leases);
+    failed += !TimedRow(absl::StrCat("retry scale-", submits - 2, " --failed api"), total,
+                        fleet.Cli({"retry", id_of(submits - 2), "--failed", "api"}), leases);
   }
   std::printf("lease errors: %lld\n", static_cast<long long>(leases.errors.load()));
   if (absl::GetFlag(FLAGS_hold_s) > 0) {
-    std::printf("holding: %s --scheduler %s --data-dir %s (pid %d)\n", cli[0].c_str(),
-                address.c_str(), dir.c_str(), scheduler.pid());
+    std::printf("holding: %s --scheduler %s --data-dir %s (pid %d)\n",
+                absl::GetFlag(FLAGS_cli_bin).c_str(), fleet.address().c_str(), dir.c_str(),
+                fleet.pid());
     std::fflush(stdout);
     std::this_thread::sleep_for(std::chrono::seconds(absl::GetFlag(FLAGS_hold_s)));
   }
-  scheduler.Kill();
+  fleet.Stop();
   std::filesystem::remove_all(dir);
   return failed == 0 ? 0 : 1;
 }

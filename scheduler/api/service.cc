@@ -318,10 +318,17 @@ grpc::ServerUnaryReactor* ClientServiceImpl::Cancel(grpc::CallbackServerContext*
                                                     v1::CancelResponse* response) {
   if (absl::Status denied = Deny(ctx, "Cancel"); !denied.ok()) return Refuse(ctx, denied);
   v1::CancelRequest req = *request;
+  if (req.has_experiment_id()) {
+    return DispatchInParts<v1::CancelResponse>(
+        ctx, deps_.dispatcher, response,
+        [id = req.experiment_id()](Core& core, int max, WritePart& part) {
+          return core.CancelExperiment(id, max, part);
+        },
+        [](int64_t n, v1::CancelResponse* out) { out->set_cancelled(n); });
+  }
   return Dispatch<int64_t, v1::CancelResponse>(
       ctx, deps_.dispatcher, response,
       [req](Core& core) -> absl::StatusOr<int64_t> {
-        if (req.has_experiment_id()) return core.CancelExperiment(req.experiment_id());
         if (req.has_trajectory_id()) return core.CancelTrajectory(req.trajectory_id());
         return absl::InvalidArgumentError("cancel needs an experiment or a trajectory id");
       },
@@ -333,10 +340,12 @@ grpc::ServerUnaryReactor* ClientServiceImpl::Retry(grpc::CallbackServerContext* 
                                                    v1::RetryResponse* response) {
   if (absl::Status denied = Deny(ctx, "Retry"); !denied.ok()) return Refuse(ctx, denied);
   v1::RetryRequest req = *request;
-  return Dispatch<int64_t, v1::RetryResponse>(
+  return DispatchInParts<v1::RetryResponse>(
       ctx, deps_.dispatcher, response,
-      [req](Core& core) { return core.Retry(req.experiment_id(), req.scope()); },
-      [](int64_t& n, v1::RetryResponse* out) { out->set_retried(n); });
+      [req](Core& core, int max, WritePart& part) {
+        return core.Retry(req.experiment_id(), req.scope(), max, part);
+      },
+      [](int64_t n, v1::RetryResponse* out) { out->set_retried(n); });
 }
 
 grpc::ServerUnaryReactor* ClientServiceImpl::Extend(grpc::CallbackServerContext* ctx,
@@ -344,10 +353,12 @@ grpc::ServerUnaryReactor* ClientServiceImpl::Extend(grpc::CallbackServerContext*
                                                     v1::ExtendResponse* response) {
   if (absl::Status denied = Deny(ctx, "Extend"); !denied.ok()) return Refuse(ctx, denied);
   v1::ExtendRequest req = *request;
-  return Dispatch<int64_t, v1::ExtendResponse>(
+  return DispatchInParts<v1::ExtendResponse>(
       ctx, deps_.dispatcher, response,
-      [req](Core& core) { return core.Extend(req.experiment_id(), req.num_turns()); },
-      [](int64_t& n, v1::ExtendResponse* out) { out->set_resumed(n); });
+      [req](Core& core, int max, WritePart& part) {
+        return core.Extend(req.experiment_id(), req.num_turns(), max, part);
+      },
+      [](int64_t n, v1::ExtendResponse* out) { out->set_resumed(n); });
 }
 
 grpc::ServerUnaryReactor* ClientServiceImpl::ListExecutors(

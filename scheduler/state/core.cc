@@ -179,29 +179,60 @@ absl::StatusOr<int64_t> Core::CancelTrajectory(const std::string& trajectory_id)
   return 1;
 }
 
+namespace {
+
+// A change in parts, run whole.
+absl::StatusOr<int64_t> Whole(const std::function<absl::Status(WritePart&)>& part) {
+  WritePart p;
+  while (!p.done) PTXB_RETURN_IF_ERROR(part(p));
+  return p.changed;
+}
+
+}  // namespace
+
 absl::StatusOr<int64_t> Core::CancelExperiment(const std::string& experiment_id) {
+  return Whole([&](WritePart& p) { return CancelExperiment(experiment_id, 1000, p); });
+}
+
+absl::StatusOr<int64_t> Core::Retry(const std::string& experiment_id, v1::RetryScope scope) {
+  return Whole([&](WritePart& p) { return Retry(experiment_id, scope, 1000, p); });
+}
+
+absl::StatusOr<int64_t> Core::Extend(const std::string& experiment_id, int num_turns) {
+  return Whole([&](WritePart& p) { return Extend(experiment_id, num_turns, 1000, p); });
+}
+
+absl::Status Core::CancelExperiment(const std::string& experiment_id, int max, WritePart& part) {
   AssertOnWriterThread();
   PTXB_ASSIGN_OR_RETURN(int64_t exp, ExperimentRowid(experiment_id));
-  int64_t cancelled = 0;
+  part.started = true;
+  // A cancelled trajectory leaves the live states: each part takes the
+  // first ones left.
+  int64_t left = max;
   for (v1::TrajectoryState live : {v1::AWAITING_MODEL, v1::AWAITING_EVAL, v1::AWAITING_AGENT}) {
-    PTXB_ASSIGN_OR_RETURN(std::vector<int64_t> rowids, trajectories_.InState(exp, live));
+    PTXB_ASSIGN_OR_RETURN(std::vector<int64_t> rowids,
+                          trajectories_.InState(exp, live, /*after=*/0, left));
     for (int64_t rowid : rowids) {
       PTXB_ASSIGN_OR_RETURN(TrajectoryRow t, trajectories_.Read(rowid));
       PTXB_RETURN_IF_ERROR(Transit(t, TrajectoryEvent::kCancel, "cancelled by user"));
-      ++cancelled;
+      ++part.changed;
     }
+    left -= static_cast<int64_t>(rowids.size());
+    if (left <= 0) break;
   }
-  PTXB_RETURN_IF_ERROR(AddEvent(experiment_id, "", -1, "experiment.cancelled",
-                                absl::StrCat(cancelled, " trajectories cancelled")));
+  part.done = left > 0;
   // Their queue entries would be skipped when popped; dropping them now
   // keeps the queues short.
   llm_ready_.RemoveExperiment(exp);
   eval_ready_.RemoveExperiment(exp);
   agent_ready_.RemoveExperiment(exp);
-  return cancelled;
+  if (!part.done) return absl::OkStatus();
+  return AddEvent(experiment_id, "", -1, "experiment.cancelled",
+                  absl::StrCat(part.changed, " trajectories cancelled"));
 }
 
-absl::StatusOr<int64_t> Core::Retry(const std::string& experiment_id, v1::RetryScope scope) {
+absl::Status Core::Retry(const std::string& experiment_id, v1::RetryScope scope, int max,
+                         WritePart& part) {
   AssertOnWriterThread();
   PTXB_ASSIGN_OR_RETURN(int64_t exp, ExperimentRowid(experiment_id));
   std::optional<v1::FailureClass> only;  // nullopt: every failure class
@@ -211,9 +242,13 @@ absl::StatusOr<int64_t> Core::Retry(const std::string& experiment_id, v1::RetryS
     case v1::RETRY_ALL_FAILED: break;
     default: return absl::InvalidArgumentError("retry needs a scope: infra, api or all");
   }
-  PTXB_ASSIGN_OR_RETURN(std::vector<int64_t> failed, trajectories_.InState(exp, v1::FAILED));
-  int64_t retried = 0;
+  part.started = true;
+  // Some FAILED trajectories stay so: the next part starts after the last seen.
+  PTXB_ASSIGN_OR_RETURN(std::vector<int64_t> failed,
+                        trajectories_.InState(exp, v1::FAILED, part.after, max));
+  part.done = static_cast<int64_t>(failed.size()) < max;
   for (int64_t rowid : failed) {
+    part.after = rowid;
     PTXB_ASSIGN_OR_RETURN(TrajectoryRow t, trajectories_.Read(rowid));
     if (only && t.failure_class != *only) continue;
     PTXB_ASSIGN_OR_RETURN(std::optional<int64_t> last, tasks_.LastEndedOf(rowid));
@@ -229,36 +264,47 @@ absl::StatusOr<int64_t> Core::Retry(const std::string& experiment_id, v1::RetryS
       event = TrajectoryEvent::kRetryAgent;
     }
     PTXB_RETURN_IF_ERROR(Transit(t, event, v1::RetryScope_Name(scope)));
-    ++retried;
+    ++part.changed;
   }
-  return retried;
+  return absl::OkStatus();
 }
 
-absl::StatusOr<int64_t> Core::Extend(const std::string& experiment_id, int num_turns) {
+absl::Status Core::Extend(const std::string& experiment_id, int num_turns, int max,
+                          WritePart& part) {
   AssertOnWriterThread();
   PTXB_ASSIGN_OR_RETURN(int64_t exp, ExperimentRowid(experiment_id));
-  if (experiments_.at(exp).agent) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "experiment ", experiment_id, " is in agent mode: its sessions are limited by "
-        "agent.max_evaluations and its budgets, not by turns; extend applies to the multiturn "
-        "loop"));
+  if (!part.started) {
+    if (experiments_.at(exp).agent) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "experiment ", experiment_id, " is in agent mode: its sessions are limited by "
+          "agent.max_evaluations and its budgets, not by turns; extend applies to the "
+          "multiturn loop"));
+    }
+    PTXB_ASSIGN_OR_RETURN(const int current, experiment_rows_.NumTurns(exp));
+    if (num_turns <= current || num_turns > 1000) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--turns ", num_turns, ": must be above the current limit of ", current,
+          " and at most 1000"));
+    }
+    PTXB_RETURN_IF_ERROR(experiment_rows_.SetNumTurns(exp, num_turns));
+    part.started = true;
   }
-  PTXB_ASSIGN_OR_RETURN(const int current, experiment_rows_.NumTurns(exp));
-  if (num_turns <= current || num_turns > 1000) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--turns ", num_turns, ": must be above the current limit of ", current,
-        " and at most 1000"));
-  }
-  PTXB_RETURN_IF_ERROR(experiment_rows_.SetNumTurns(exp, num_turns));
-  PTXB_RETURN_IF_ERROR(trajectories_.RaiseNumTurns(exp, num_turns));
+  // Every trajectory's limit is raised, the next `max` of them by rowid;
+  // those that had reached the old one resume.
+  PTXB_ASSIGN_OR_RETURN(const int64_t last,
+                        trajectories_.RaiseNumTurns(exp, num_turns, part.after, max));
+  part.done = last == 0;
+  if (part.done) return absl::OkStatus();
   PTXB_ASSIGN_OR_RETURN(std::vector<int64_t> resumable,
-                        trajectories_.InState(exp, v1::LIMITS_EXCEEDED));
+                        trajectories_.InState(exp, v1::LIMITS_EXCEEDED, part.after, max, last));
+  part.after = last;
   for (int64_t rowid : resumable) {
     PTXB_ASSIGN_OR_RETURN(TrajectoryRow t, trajectories_.Read(rowid));
     PTXB_RETURN_IF_ERROR(
         Transit(t, TrajectoryEvent::kExtend, absl::StrCat("num_turns=", num_turns)));
+    ++part.changed;
   }
-  return static_cast<int64_t>(resumable.size());
+  return absl::OkStatus();
 }
 
 absl::StatusOr<v1::RegisterResponse> Core::Register(const v1::RegisterRequest& request,

@@ -105,6 +105,14 @@ struct SubmitOutcome {
   int64_t trajectories = 0;
 };
 
+// Where a change made in parts (Core::CancelExperiment and the like) is.
+struct WritePart {
+  int64_t after = 0;    // rowid of the last trajectory looked at
+  int64_t changed = 0;  // trajectories changed by all parts so far
+  bool started = false;
+  bool done = false;
+};
+
 // A submission written in parts (Core::BeginSubmit; Dispatcher::Submit). Its
 // experiment is staged, seen by no reader and leased by no one, until
 // FinishSubmit shows it; parts of any size keep each write short.
@@ -159,15 +167,27 @@ class Core {
   absl::StatusOr<std::string> SubmitEval(const ExpandedExperiment& experiment,
                                          const RenderedPrompts& prompts,
                                          const std::string& answer);
-  // Cancels every live trajectory of the experiment; returns how many.
-  absl::StatusOr<int64_t> CancelExperiment(const std::string& experiment_id);
-  // 1 when the trajectory was live and is now CANCELLED, else 0.
-  absl::StatusOr<int64_t> CancelTrajectory(const std::string& trajectory_id);
+  // Changes to a whole experiment, made in parts (Dispatcher::RunInParts):
+  // each call changes up to `max` trajectories and moves `part` on, until
+  // part.done. Each part is consistent on its own; between parts other
+  // calls run, and a trajectory not reached yet goes on as before.
+  //
+  // Cancels every live trajectory of the experiment.
+  absl::Status CancelExperiment(const std::string& experiment_id, int max, WritePart& part);
   // Resumes FAILED trajectories of `scope` from their failed step.
+  absl::Status Retry(const std::string& experiment_id, ptxbench::v1::RetryScope scope, int max,
+                     WritePart& part);
+  // Raises the turn limit (checked and set by the first part); the
+  // LIMITS_EXCEEDED trajectories reached ask the model again.
+  absl::Status Extend(const std::string& experiment_id, int num_turns, int max,
+                      WritePart& part);
+  // The same, whole in one call (tests); returns how many changed.
+  absl::StatusOr<int64_t> CancelExperiment(const std::string& experiment_id);
   absl::StatusOr<int64_t> Retry(const std::string& experiment_id,
                                 ptxbench::v1::RetryScope scope);
-  // Raises the turn limit; LIMITS_EXCEEDED trajectories ask the model again.
   absl::StatusOr<int64_t> Extend(const std::string& experiment_id, int num_turns);
+  // 1 when the trajectory was live and is now CANCELLED, else 0.
+  absl::StatusOr<int64_t> CancelTrajectory(const std::string& trajectory_id);
   absl::Status Drain(const std::string& executor_id);
   // Every executor with the tasks it holds now.
   absl::StatusOr<std::vector<ptxbench::v1::ExecutorInfo>> ListExecutors();

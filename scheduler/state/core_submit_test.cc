@@ -99,6 +99,74 @@ TEST_F(CoreSubmitTest, AnExperimentSubmittedInPartsIsTheSameAsOneSubmittedWhole)
   EXPECT_EQ(again->trajectories, 10);
 }
 
+// A whole-experiment change made in parts of `max`: its parts, run to the end.
+template <typename Part>
+int64_t InParts(int max, Part part, int* parts = nullptr) {
+  WritePart at;
+  int n = 0;
+  while (!at.done) {
+    absl::Status status = part(max, at);
+    EXPECT_TRUE(status.ok()) << status;
+    if (!status.ok() || ++n > 1000) break;
+  }
+  if (parts != nullptr) *parts = n;
+  return at.changed;
+}
+
+TEST_F(CoreSubmitTest, ACancelInPartsCancelsEveryLiveTrajectoryOnce) {
+  const std::string exp = Submit(MakeExperiment("cancel", 10, 3));
+  const std::string gateway = RegisterGateway();
+  ASSERT_TRUE(CompleteLlm(MustLease(gateway)).ok());  // one now awaits its evaluation
+  int parts = 0;
+  EXPECT_EQ(InParts(3, [&](int max, WritePart& at) {
+              return core_->CancelExperiment(exp, max, at);
+            }, &parts),
+            10);
+  EXPECT_EQ(parts, 4);
+  EXPECT_EQ(TrajectoriesIn(v1::CANCELLED), 10);
+  EXPECT_EQ(Count("SELECT count(*) FROM events WHERE kind = 'experiment.cancelled'"), 1);
+  EXPECT_TRUE(NothingFor(gateway));
+}
+
+TEST_F(CoreSubmitTest, ARetryInPartsPassesOverTheFailuresItLeaves) {
+  const std::string exp = Submit(MakeExperiment("retry", 7, 3));
+  const std::string gateway = RegisterGateway();
+  options_.max_api_failures = 1;
+  Restart();
+  // Failed alternately by the model's API (retried) and for good (left).
+  for (int i = 0; i < 7; ++i) {
+    ASSERT_TRUE(Fail(MustLease(gateway), i % 2 == 0 ? v1::MODEL_API : v1::TERMINAL).ok());
+  }
+  EXPECT_EQ(TrajectoriesIn(v1::FAILED), 7);
+  EXPECT_EQ(InParts(2, [&](int max, WritePart& at) {
+              return core_->Retry(exp, v1::RETRY_API, max, at);
+            }),
+            4);
+  EXPECT_EQ(TrajectoriesIn(v1::FAILED), 3);
+  EXPECT_EQ(TrajectoriesIn(v1::AWAITING_MODEL), 4);
+}
+
+TEST_F(CoreSubmitTest, AnExtendInPartsRaisesEveryLimitAndResumesThoseThatHitIt) {
+  const std::string exp = Submit(MakeExperiment("extend", 8, 1));
+  const std::string gateway = RegisterGateway(), worker = RegisterWorker();
+  for (int i = 0; i < 5; ++i) {  // five reach the limit of 1; three still wait
+    ASSERT_TRUE(CompleteLlm(MustLease(gateway)).ok());
+    ASSERT_TRUE(CompleteEval(MustLease(worker), v1::PASSED, 1.0).ok());
+  }
+  EXPECT_EQ(TrajectoriesIn(v1::LIMITS_EXCEEDED), 5);
+  EXPECT_EQ(InParts(3, [&](int max, WritePart& at) {
+              return core_->Extend(exp, 4, max, at);
+            }),
+            5);
+  EXPECT_EQ(Count("SELECT count(*) FROM trajectories WHERE num_turns = 4"), 8);
+  EXPECT_EQ(Count("SELECT num_turns FROM experiments"), 4);
+  EXPECT_EQ(TrajectoriesIn(v1::AWAITING_MODEL), 8);
+  // A bad limit is refused by the first part, before anything changes.
+  WritePart at;
+  EXPECT_EQ(core_->Extend(exp, 2, 3, at).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_FALSE(at.started);
+}
+
 // The Dispatcher's submissions, on a scheduler database file.
 class DispatcherSubmitTest : public ::testing::Test {
  protected:
@@ -109,7 +177,7 @@ class DispatcherSubmitTest : public ::testing::Test {
     auto db = OpenSchedulerDatabase(path_);
     ASSERT_TRUE(db.ok()) << db.status();
     DispatcherOptions options;
-    options.submit_part = 3;
+    options.write_part = 3;
     dispatcher_ = std::make_unique<Dispatcher>(*std::move(db), Clock::Real(), options);
     ASSERT_TRUE(dispatcher_->Start().ok());
     auto read = OpenReadOnly(path_);
@@ -188,6 +256,34 @@ TEST_F(DispatcherSubmitTest, OtherOpsRunBetweenTheParts) {
   for (int64_t n : seen) partly += n > 0 && n < 30;
   EXPECT_GE(partly, 5) << "ops did not run between the parts of a 10-part submission";
   EXPECT_EQ(QueryInt(*read_, "SELECT count(*) FROM trajectories"), 30);
+}
+
+// A cancel through the Dispatcher in parts of 3: each part's op answers once.
+TEST_F(DispatcherSubmitTest, ACancelInPartsAnswersOnceWithTheCount) {
+  const ExpandedExperiment x = MakeExperiment("cancelled", 10, 2);
+  ASSERT_TRUE(Submit(x).ok());
+  for (int round = 0; round < 2; ++round) {
+    absl::Notification done;
+    std::atomic<int> answers{0};
+    absl::StatusOr<int64_t> out = absl::UnknownError("not done");
+    dispatcher_->RunInParts(
+        [&](Core& core, int max, WritePart& at) {
+          return core.CancelExperiment(x.experiment_id, max, at);
+        },
+        [&](absl::StatusOr<int64_t> n) {
+          out = n;
+          if (++answers == 1) done.Notify();
+        });
+    done.WaitForNotification();
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_EQ(*out, round == 0 ? 10 : 0);  // nothing left to cancel the second time
+    // A second answer would come right after the first.
+    absl::SleepFor(absl::Milliseconds(200));
+    EXPECT_EQ(answers.load(), 1);
+  }
+  EXPECT_EQ(QueryInt(*read_, "SELECT count(*) FROM trajectories WHERE state = " +
+                                 SqlValue(v1::CANCELLED)),
+            10);
 }
 
 }  // namespace

@@ -33,10 +33,10 @@ struct DispatcherOptions {
   int max_batch = 512;
   // How often timers (lease expiry, backoff) are checked when idle.
   absl::Duration tick = absl::Milliseconds(50);
-  // Submit writes an experiment this many trajectories at a time, each part
-  // an op of its own, so that no lease waits long behind a big submit
-  // (about 10 ms a part here; docs/DECISIONS.md, "Big writes").
-  int submit_part = 1000;
+  // Big writes (Submit, RunInParts) go this many trajectories at a time,
+  // each part an op of its own, so that no lease waits long behind them
+  // (docs/DECISIONS.md, "Big writes in parts").
+  int write_part = 1000;
 };
 
 class Dispatcher {
@@ -57,11 +57,18 @@ class Dispatcher {
   void Run(std::function<absl::StatusOr<T>(Core&)> fn, Callback<T> done);
 
   // Core::Submit in parts (Core::BeginSubmit): each part a solo op of
-  // `submit_part` trajectories, the ops of other calls running between them;
+  // `write_part` trajectories, the ops of other calls running between them;
   // readers see the experiment only once whole. A part that fails deletes
   // what the earlier ones wrote, in parts too, before `done` has the error.
   void Submit(std::shared_ptr<const ExpandedExperiment> experiment,
               std::shared_ptr<const RenderedPrompts> prompts, Callback<SubmitOutcome> done);
+
+  // Runs `part` (Core::CancelExperiment and the like) as solo ops, one after
+  // another with the ops of other calls between them, until it is done;
+  // `done` gets how many trajectories it changed, or the error that stopped
+  // it (the parts before stay made).
+  void RunInParts(std::function<absl::Status(Core&, int max, WritePart&)> part,
+                  Callback<int64_t> done);
 
   // Lease with long-poll. `cancelled` is set by the RPC layer when the
   // caller went away; a parked waiter is then dropped.

@@ -1,5 +1,6 @@
-// Dispatcher::Submit: an experiment written in parts (dispatcher.h).
+// Dispatcher::Submit and RunInParts: big writes in parts (dispatcher.h).
 #include <algorithm>
+#include <optional>
 #include <utility>
 
 #include "common/log.h"
@@ -46,7 +47,7 @@ void Dispatcher::Submit(std::shared_ptr<const ExpandedExperiment> experiment,
 void Dispatcher::PostSubmitPart(std::shared_ptr<Submission> s) {
   queue_.PostSolo(
       [this, s](storage::Database&) -> absl::Status {
-        const size_t part = static_cast<size_t>(std::max(1, options_.submit_part));
+        const size_t part = static_cast<size_t>(std::max(1, options_.write_part));
         // Rolled back whole when it fails (a solo op); `staged` is unchanged then.
         absl::Status written = core_.SubmitPart(*s->experiment, part, s->staged);
         if (!written.ok()) {
@@ -79,7 +80,7 @@ void Dispatcher::PostSubmitAbandon(std::shared_ptr<Submission> s, absl::Status w
   queue_.PostSolo(
       [this, s, why, gone](storage::Database&) -> absl::Status {
         // Rows, not trajectories: a trajectory and its task are two.
-        *gone = core_.AbandonSubmitPart(s->staged, 2 * std::max(1, options_.submit_part));
+        *gone = core_.AbandonSubmitPart(s->staged, 2 * std::max(1, options_.write_part));
         if (gone->ok() && !**gone) PostSubmitAbandon(s, why);
         return gone->status();
       },
@@ -96,6 +97,44 @@ void Dispatcher::PostSubmitAbandon(std::shared_ptr<Submission> s, absl::Status w
           s->done(why);
         }
       });
+}
+
+void Dispatcher::RunInParts(std::function<absl::Status(Core&, int max, WritePart&)> part,
+                            Callback<int64_t> done) {
+  struct Chain {
+    std::function<absl::Status(Core&, int, WritePart&)> part;
+    Callback<int64_t> done;
+    WritePart at;  // the writer thread's
+    std::function<void()> post;
+  };
+  auto chain = std::make_shared<Chain>();
+  chain->part = std::move(part);
+  chain->done = std::move(done);
+  // Each op holds the chain; the chain holds only a weak pointer to itself.
+  chain->post = [this, chain_ptr = std::weak_ptr<Chain>(chain)] {
+    std::shared_ptr<Chain> c = chain_ptr.lock();
+    // This op's own end, for its Done: the reply thread runs a Done while the
+    // writer may already run the next part.
+    auto end = std::make_shared<std::optional<absl::StatusOr<int64_t>>>();
+    queue_.PostSolo(
+        [this, c, end](storage::Database&) -> absl::Status {
+          absl::Status status = c->part(core_, std::max(1, options_.write_part), c->at);
+          // Memory may have changed with the rows: as for Run.
+          FatalIfBroken(status);
+          if (!status.ok()) {
+            *end = status;
+          } else if (c->at.done) {
+            *end = c->at.changed;
+          } else {
+            c->post();
+          }
+          return status;
+        },
+        [c, end](absl::Status) {
+          if (end->has_value()) c->done(**end);
+        });
+  };
+  chain->post();
 }
 
 }  // namespace ptxbench::scheduler

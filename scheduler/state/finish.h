@@ -30,6 +30,22 @@ grpc::ServerUnaryReactor* Dispatch(grpc::CallbackServerContext* ctx, Dispatcher*
   return reactor;
 }
 
+// Dispatch for a change made in parts (Dispatcher::RunInParts): `fill` gets
+// how many trajectories it changed.
+template <typename Response>
+grpc::ServerUnaryReactor* DispatchInParts(
+    grpc::CallbackServerContext* ctx, Dispatcher* dispatcher, Response* response,
+    std::function<absl::Status(Core&, int, WritePart&)> part,
+    std::function<void(int64_t, Response*)> fill) {
+  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+  dispatcher->RunInParts(std::move(part),
+                         [reactor, response, fill](absl::StatusOr<int64_t> changed) {
+                           if (changed.ok()) fill(*changed, response);
+                           reactor->Finish(ToGrpcStatus(changed.status()));
+                         });
+  return reactor;
+}
+
 // Answers at once from a query's result.
 template <typename T, typename Response>
 grpc::ServerUnaryReactor* Answer(grpc::CallbackServerContext* ctx, absl::StatusOr<T> result,

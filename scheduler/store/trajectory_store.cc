@@ -124,12 +124,15 @@ absl::StatusOr<const TrajectoryTransition*> TrajectoryStore::Transit(TrajectoryR
 }
 
 absl::StatusOr<std::vector<int64_t>> TrajectoryStore::InState(int64_t experiment,
-                                                              v1::TrajectoryState state) {
+                                                              v1::TrajectoryState state,
+                                                              int64_t after, int64_t limit,
+                                                              int64_t up_to) {
   PTXB_ASSIGN_OR_RETURN(
       storage::Statement * s,
       db_->Cached("SELECT rowid FROM trajectories WHERE experiment = ? AND state = ? "
-                  "ORDER BY rowid"));
-  s->BindInt64(1, experiment).BindInt64(2, state);
+                  "AND rowid > ? AND rowid <= ? ORDER BY rowid LIMIT ?"));
+  s->BindInt64(1, experiment).BindInt64(2, state).BindInt64(3, after).BindInt64(4, up_to)
+      .BindInt64(5, limit);
   return ReadInt64Column(s);
 }
 
@@ -140,12 +143,24 @@ absl::Status TrajectoryStore::SetAgentOutcome(int64_t rowid, const std::string& 
   return s->Run();
 }
 
-absl::Status TrajectoryStore::RaiseNumTurns(int64_t experiment, int num_turns) {
+absl::StatusOr<int64_t> TrajectoryStore::RaiseNumTurns(int64_t experiment, int num_turns,
+                                                       int64_t after, int64_t limit) {
+  PTXB_ASSIGN_OR_RETURN(
+      storage::Statement * last,
+      db_->Cached("SELECT ifnull(max(rowid), 0) FROM (SELECT rowid FROM trajectories "
+                  "WHERE experiment = ? AND rowid > ? ORDER BY rowid LIMIT ?)"));
+  last->BindInt64(1, experiment).BindInt64(2, after).BindInt64(3, limit);
+  PTXB_ASSIGN_OR_RETURN(std::vector<int64_t> rows, ReadInt64Column(last));
+  const int64_t up_to = rows.empty() ? 0 : rows[0];
+  if (up_to == 0) return 0;
   PTXB_ASSIGN_OR_RETURN(
       storage::Statement * s,
-      db_->Cached("UPDATE trajectories SET num_turns = ? WHERE experiment = ? AND num_turns < ?"));
-  s->BindInt64(1, num_turns).BindInt64(2, experiment).BindInt64(3, num_turns);
-  return s->Run();
+      db_->Cached("UPDATE trajectories SET num_turns = ? WHERE experiment = ? AND rowid > ? "
+                  "AND rowid <= ? AND num_turns < ?"));
+  s->BindInt64(1, num_turns).BindInt64(2, experiment).BindInt64(3, after).BindInt64(4, up_to)
+      .BindInt64(5, num_turns);
+  PTXB_RETURN_IF_ERROR(s->Run());
+  return up_to;
 }
 
 }  // namespace ptxbench::scheduler

@@ -9,6 +9,7 @@
 // Threading: as Core (the writer thread, or one test thread).
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -67,11 +68,16 @@ class TrajectoryStore {
   // the table row, whose effect the caller applies.
   absl::StatusOr<const TrajectoryTransition*> Transit(TrajectoryRow& row, TrajectoryEvent event,
                                                       int64_t now_ms);
-  // The rowids of an experiment's trajectories in `state`.
-  absl::StatusOr<std::vector<int64_t>> InState(int64_t experiment,
-                                               ptxbench::v1::TrajectoryState state);
-  // Raises num_turns of an experiment's trajectories to at least `num_turns`.
-  absl::Status RaiseNumTurns(int64_t experiment, int num_turns);
+  // The rowids of an experiment's trajectories in `state`, in order: the
+  // first `limit` of those above `after` and at most `up_to`.
+  absl::StatusOr<std::vector<int64_t>> InState(
+      int64_t experiment, ptxbench::v1::TrajectoryState state, int64_t after, int64_t limit,
+      int64_t up_to = std::numeric_limits<int64_t>::max());
+  // Raises num_turns to at least `num_turns` for the experiment's next
+  // `limit` trajectories above rowid `after`; returns the last one's rowid (0
+  // when none is left).
+  absl::StatusOr<int64_t> RaiseNumTurns(int64_t experiment, int num_turns, int64_t after,
+                                        int64_t limit);
 
  private:
   storage::Database* db_;
