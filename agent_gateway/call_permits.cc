@@ -15,6 +15,9 @@ namespace v1 = ::ptxbench::v1;
 
 // The most Acquire sleeps before it asks `give_up` again.
 constexpr absl::Duration kGiveUpPoll = absl::Milliseconds(200);
+// The permits' thread wakes at least this often to see whether a renewal
+// is due.
+constexpr absl::Duration kRenewCheck = absl::Milliseconds(500);
 // Not registered yet: ask again soon.
 constexpr absl::Duration kUnregisteredWait = absl::Milliseconds(200);
 
@@ -168,7 +171,7 @@ absl::Duration SchedulerCallPermits::last_acquire_latency() const {
 }
 
 void SchedulerCallPermits::Loop() {
-  absl::Time next_renew = absl::Now();
+  absl::Time last_renew = absl::Now();
   executor::Backoff backoff(options_.initial_backoff, options_.max_backoff);
   for (;;) {
     std::vector<Pending> releases;
@@ -181,15 +184,18 @@ void SchedulerCallPermits::Loop() {
       auto work = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
         return stopping_ || !releases_.empty();
       };
-      mu_.AwaitWithDeadline(absl::Condition(&work), next_renew);
+      // A few renewals per TTL, so one lost does not expire a permit. The
+      // TTL is the scheduler's (its first grant says it): look again at
+      // least every kRenewCheck.
+      mu_.AwaitWithDeadline(absl::Condition(&work),
+                            std::min(last_renew + ttl_ / 6, absl::Now() + kRenewCheck));
       stopping = stopping_;
       releases.assign(releases_.begin(), releases_.end());
       releases_.clear();
       ttl = ttl_;
-      if (absl::Now() >= next_renew) {
+      if (absl::Now() >= last_renew + ttl_ / 6) {
         renew.assign(held_.begin(), held_.end());
-        // A few renewals per TTL, so one lost does not expire a permit.
-        next_renew = absl::Now() + ttl / 6;
+        last_renew = absl::Now();
       }
     }
     if (!releases.empty() || !renew.empty()) {
