@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -138,17 +139,31 @@ int RunAgentGateway(const AgentGatewayConfig& c) {
 
   // The sessions' evaluations go to the scheduler on a channel of their own.
   auto stub = v1::ExecutorService::NewStub(auth::NewChannel(c.scheduler, c.security));
-  executor::ExecutorRunner* runner_ptr = nullptr;
+  std::atomic<executor::ExecutorRunner*> runner_ptr{nullptr};
   options.clis_dir = clis_dir;
   options.tool_binary = tool;
   options.sessions_dir = sessions;
   options.registry = registry->get();
   options.uids = &uids;
   options.cgroup_parent = c.cgroup_parent;
+  // Every session's model calls wait for the scheduler's permits: one rate
+  // limit per model across the fleet (call_permits.h).
+  SchedulerCallPermits::Options permit_options;
+  permit_options.scheduler_address = c.scheduler;
+  permit_options.security = c.security;
+  permit_options.executor_id = [&runner_ptr] {
+    executor::ExecutorRunner* runner = runner_ptr.load();
+    return runner == nullptr ? std::string() : runner->executor_id();
+  };
+  for (const std::string& name : (*registry)->Names()) {
+    permit_options.limits[name] = (*(*registry)->Find(name))->limits;
+  }
+  SchedulerCallPermits permits(std::move(permit_options));
+  options.permits = &permits;
   options.agent_eval = [&stub, &runner_ptr](const v1::AgentEvalRequest& r)
       -> absl::StatusOr<v1::AgentEvalResponse> {
     v1::AgentEvalRequest request = r;
-    request.set_executor_id(runner_ptr->executor_id());
+    request.set_executor_id(runner_ptr.load()->executor_id());
     // Every path already refuses a kernel that is not UTF-8; a request that
     // still carried one would fail to parse at the scheduler.
     if (const std::vector<std::string> repaired = executor::MakeStringsValidUtf8(&request);
@@ -166,7 +181,7 @@ int RunAgentGateway(const AgentGatewayConfig& c) {
   };
   SessionHandler handler(options);
   executor::ExecutorRunner runner(std::move(runner_options), &handler);
-  runner_ptr = &runner;
+  runner_ptr.store(&runner);
 
   std::unique_ptr<daemon::StatusServer> status_server;
   if (!c.status_listen.empty()) {
@@ -188,7 +203,9 @@ int RunAgentGateway(const AgentGatewayConfig& c) {
            {"sessions", sessions},
            {"session_uids", absl::StrCat(uids.first(), "..", uids.first() + uids.count() - 1)},
            {"status", status_server ? status_server->address() : "off"}});
-  return executor::RunUntilStopped(runner, "gateway");
+  const int rc = executor::RunUntilStopped(runner, "gateway");
+  permits.Stop();  // while the runner it asks for its id still exists
+  return rc;
 }
 
 }  // namespace ptxbench::agent_gateway

@@ -9,6 +9,7 @@
 
 #include <sys/resource.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
@@ -148,15 +149,26 @@ int RunRealGateway() {
                                                 {"why", std::string(provider.status().message())}});
       continue;
     }
-    served[name] = {**config, *std::move(provider),
-                    std::make_unique<ag::CallLimits>((*config)->limits, ptxbench::Clock::Real())};
+    served[name] = {**config, *std::move(provider)};
   }
   if (served.empty()) {
     return UsageError(
         "no model to serve: set the API key of a registry model (e.g. OPENAI_API_KEY), or add "
         "a self-hosted or scripted model with --models FILE");
   }
-  ag::ProviderGatewayHandler handler(std::move(served));
+  // Every call waits for the scheduler's permit: one rate limit per model
+  // across the fleet (call_permits.h).
+  std::atomic<ptxbench::executor::ExecutorRunner*> runner_ptr{nullptr};
+  ag::SchedulerCallPermits::Options permit_options;
+  permit_options.scheduler_address = SchedulerAddress();
+  permit_options.security = ptxbench::executor::ConnectionSecurityOrExit("ptxbench-gateway");
+  permit_options.executor_id = [&runner_ptr] {
+    ptxbench::executor::ExecutorRunner* runner = runner_ptr.load();
+    return runner == nullptr ? std::string() : runner->executor_id();
+  };
+  for (const auto& [name, s] : served) permit_options.limits[name] = s.config.limits;
+  ag::SchedulerCallPermits permits(std::move(permit_options));
+  ag::ProviderGatewayHandler handler(std::move(served), &permits);
   ptxbench::executor::ExecutorRunner::Options runner_options;
   runner_options.scheduler_address = SchedulerAddress();
   runner_options.security = ptxbench::executor::ConnectionSecurityOrExit("ptxbench-gateway");
@@ -166,6 +178,7 @@ int RunRealGateway() {
   runner_options.capabilities.set_slots(slots);
   runner_options.slots = slots;
   ptxbench::executor::ExecutorRunner runner(std::move(runner_options), &handler);
+  runner_ptr.store(&runner);
 
   std::unique_ptr<ptxbench::daemon::StatusServer> status_server;
   if (const std::string listen = absl::GetFlag(FLAGS_status_listen); !listen.empty()) {
@@ -189,7 +202,9 @@ int RunRealGateway() {
                         ptxbench::agent_gateway::GatewayMetrics::LogFields(model, c));
         }
       });
-  return ptxbench::executor::RunUntilStopped(runner, "gateway");
+  const int rc = ptxbench::executor::RunUntilStopped(runner, "gateway");
+  permits.Stop();  // while the runner it asks for its id still exists
+  return rc;
 }
 
 }  // namespace

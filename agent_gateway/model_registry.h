@@ -29,6 +29,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "common/call_limits.h"
 #include "ptxbench/v1/common.pb.h"
 
 namespace ptxbench::agent_gateway {
@@ -40,11 +41,9 @@ struct ModelPrice {
   double cached_input_per_mtok = -1;  // < 0: billed as input
 };
 
-struct ModelLimits {
-  int rpm = 0;  // requests per minute; 0 = no limit
-  int64_t tpm = 0;  // tokens per minute; 0 = no limit
-  int concurrency = 0;  // calls in flight; 0 = no limit
-};
+// rpm, tpm, concurrency; 0 = no limit. Held for the whole fleet by the
+// scheduler (docs/ARCHITECTURE.md, "One rate limit per model").
+using ModelLimits = ::ptxbench::RateLimits;
 
 struct ModelConfig {
   std::string name;

@@ -87,8 +87,9 @@ absl::StatusOr<std::unique_ptr<Provider>> MakeProvider(const ModelConfig& config
       new HttpJsonProvider(shape, config, std::move(key), timeout, http));
 }
 
-ProviderGatewayHandler::ProviderGatewayHandler(std::map<std::string, Served> models)
-    : models_(std::move(models)) {
+ProviderGatewayHandler::ProviderGatewayHandler(std::map<std::string, Served> models,
+                                               CallPermits* permits)
+    : models_(std::move(models)), permits_(permits) {
   {
     absl::MutexLock lock(&mu_);
     for (const auto& [name, served] : models_) queues_[name];
@@ -154,56 +155,81 @@ void ProviderGatewayHandler::Start(const v1::Task& task,
 }
 
 void ProviderGatewayHandler::PumpLoop() {
+  // When each model may be asked again (the permit's wait).
+  std::map<std::string, absl::Time> not_before;
   for (;;) {
+    struct Head {
+      const std::string* name;
+      Pending* pending;  // the queue's front: only this thread pops
+      int64_t tokens;
+    };
     struct Ready {
       const std::string* name;
-      Served* served;
       Pending pending;
-      CallLimits::Permit permit;
-      bool cancelled;
+      CallPermits::Permit permit;
+      absl::Status refused;  // cancelled, or the permit refused for good
     };
+    std::vector<Head> heads;
     std::vector<Ready> ready;
     bool stopping;
+    absl::Time now = absl::Now();
     {
       absl::MutexLock lock(&mu_);
-      absl::Duration next = kPumpPoll;
       stopping = stopping_;
       for (auto& [name, queue] : queues_) {
-        Served& served = models_.at(name);
+        // Cancelled steps leave the queue at once, whatever the limits.
         while (!queue.empty()) {
           Pending& head = queue.front();
-          const bool cancelled =
-              stopping || (head.call.cancelled != nullptr && head.call.cancelled->load());
-          CallLimits::Permit permit;
-          absl::Duration wait;
-          if (!cancelled && !served.limits->TryAcquire(head.reserve_tokens, &permit, &wait)) {
-            next = std::min(next, wait);
-            break;
-          }
-          ready.push_back({&name, &served, std::move(head), permit, cancelled});
+          if (!stopping && !(head.call.cancelled != nullptr && head.call.cancelled->load())) break;
+          ready.push_back({&name, std::move(head), {},
+                           absl::CancelledError("cancelled while waiting for the model's limits")});
           queue.pop_front();
         }
+        if (queue.empty() || now < not_before[name]) continue;
+        heads.push_back({&name, &queue.front(), queue.front().reserve_tokens});
+      }
+      if (stopping && ready.empty()) return;
+    }
+    // The asks, without mu_: Start() goes on queueing meanwhile.
+    std::vector<std::pair<Head, absl::StatusOr<CallPermits::Grant>>> answers;
+    for (const Head& h : heads) answers.emplace_back(h, permits_->TryAcquire(*h.name, h.tokens));
+    now = absl::Now();
+    absl::Duration next = kPumpPoll;
+    {
+      absl::MutexLock lock(&mu_);
+      for (auto& [h, grant] : answers) {
+        std::deque<Pending>& queue = queues_.at(*h.name);
+        if (grant.ok() && !grant->granted) {
+          not_before[*h.name] = now + grant->wait;
+          continue;
+        }
+        Ready r{h.name, std::move(queue.front()), {}, grant.status()};
+        if (grant.ok()) r.permit = grant->permit;
+        queue.pop_front();
+        ready.push_back(std::move(r));
+      }
+      for (const auto& [name, at] : not_before) {
+        if (!queues_.at(name).empty()) next = std::min(next, at - now);
       }
       if (ready.empty()) {
-        if (stopping) return;
         wake_.WaitWithTimeout(&mu_, std::max(next, absl::Milliseconds(1)));
         continue;
       }
     }
     for (Ready& r : ready) {
-      if (r.cancelled) {
+      if (!r.refused.ok()) {
         metrics_.Dequeued(*r.name);
-        std::move(r.pending.done)(
-            executor::FailureReport(v1::INFRA, "cancelled while waiting for the model's limits"));
+        std::move(r.pending.done)(executor::FailureReport(
+            v1::INFRA, std::string(r.refused.message())));
       } else {
-        StartCall(*r.name, *r.served, std::move(r.pending), r.permit);
+        StartCall(*r.name, models_.at(*r.name), std::move(r.pending), r.permit);
       }
     }
   }
 }
 
 void ProviderGatewayHandler::StartCall(const std::string& name, Served& served, Pending pending,
-                                       CallLimits::Permit permit) {
+                                       CallPermits::Permit permit) {
   metrics_.Started(name);
   Done done = std::move(pending.done);
   served.provider->Start(
@@ -212,7 +238,7 @@ void ProviderGatewayHandler::StartCall(const std::string& name, Served& served, 
         const v1::LlmResponse* response = outcome.response ? &*outcome.response : nullptr;
         const int64_t billed =
             response ? response->usage().input_tokens() + response->usage().output_tokens() : 0;
-        served.limits->Release(permit, billed);
+        permits_->Release(name, permit, billed);
         metrics_.Ended(name, response, outcome.failure);
         {
           absl::MutexLock lock(&mu_);

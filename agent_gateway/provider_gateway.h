@@ -3,8 +3,9 @@
 
 // The task handler of a real gateway. Each leased LLM step is checked (a
 // model served here, a context that fits the model's window by the
-// scheduler's estimate), queued for its model's limits (call_limits.h) and,
-// when they allow, started on the model's provider; the answer with usage
+// scheduler's estimate), queued until a permit for its model's limits is
+// granted (call_permits.h: the scheduler's, for the whole fleet) and then
+// started on the model's provider; the answer with usage
 // and cost, or a failure of the class the provider outcome says
 // (provider.h), goes back to the runner. No thread is held per call: one
 // thread starts queued calls, the HTTP client's thread finishes them.
@@ -20,7 +21,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
-#include "agent_gateway/call_limits.h"
+#include "agent_gateway/call_permits.h"
 #include "agent_gateway/gateway_metrics.h"
 #include "agent_gateway/http_client.h"
 #include "agent_gateway/model_registry.h"
@@ -43,9 +44,9 @@ class ProviderGatewayHandler final : public executor::AsyncTaskHandler {
   struct Served {
     ModelConfig config;
     std::unique_ptr<Provider> provider;
-    std::unique_ptr<CallLimits> limits;
   };
-  explicit ProviderGatewayHandler(std::map<std::string, Served> models);
+  // `permits` is not owned and must outlive the handler.
+  ProviderGatewayHandler(std::map<std::string, Served> models, CallPermits* permits);
   // Steps still queued end as cancelled. Calls started must have ended (the
   // runner waits for them).
   ~ProviderGatewayHandler() override;
@@ -61,18 +62,21 @@ class ProviderGatewayHandler final : public executor::AsyncTaskHandler {
     int64_t reserve_tokens = 0;  // for the tokens-per-minute window
     Done done;
   };
-  // Starts queued calls as their models' limits allow.
+  // Starts queued calls as their models' permits are granted. It asks for
+  // one permit of each model at a time, without mu_ (the ask may be an RPC);
+  // only this thread takes a step off a queue, so a head stays put.
   void PumpLoop();
   void StartCall(const std::string& name, Served& served, Pending pending,
-                 CallLimits::Permit permit);
+                 CallPermits::Permit permit);
 
   GatewayMetrics metrics_;
   absl::Mutex mu_;
   absl::CondVar wake_;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
-  // Fixed at construction, read without the lock (providers and limits are
+  // Fixed at construction, read without the lock (providers and permits are
   // thread-safe).
   std::map<std::string, Served> models_;
+  CallPermits* const permits_;
   // A FIFO per model of models_ (the same keys, fixed too): a step never
   // overtakes an older one.
   std::map<std::string, std::deque<Pending>> queues_ ABSL_GUARDED_BY(mu_);

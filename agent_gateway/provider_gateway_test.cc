@@ -42,10 +42,15 @@ class ProviderGatewayTest : public ::testing::Test {
     served.config.context_window = context_window;
     served.config.params.set_max_tokens(1000);
     served.provider = std::make_unique<RecordingProvider>(&calls_);
-    served.limits = std::make_unique<CallLimits>(limits, Clock::Real());
+    permits_ = std::make_unique<LocalCallPermits>(std::map<std::string, RateLimits>{{"m", limits}},
+                                                  Clock::Real());
+    return MakeWith(std::move(served), permits_.get());
+  }
+  std::unique_ptr<ProviderGatewayHandler> MakeWith(ProviderGatewayHandler::Served served,
+                                                   CallPermits* permits) {
     std::map<std::string, ProviderGatewayHandler::Served> models;
     models["m"] = std::move(served);
-    return std::make_unique<ProviderGatewayHandler>(std::move(models));
+    return std::make_unique<ProviderGatewayHandler>(std::move(models), permits);
   }
   static v1::Task Task(int turn, int64_t input_tokens, const std::string& model = "m") {
     v1::Task t;
@@ -65,7 +70,57 @@ class ProviderGatewayTest : public ::testing::Test {
     return future;
   }
   std::atomic<int> calls_{0};
+  std::unique_ptr<LocalCallPermits> permits_;
 };
+
+// Permits that are never granted (a scheduler out of reach), or refused for
+// good.
+class ClosedPermits final : public CallPermits {
+ public:
+  explicit ClosedPermits(absl::Status refusal) : refusal_(std::move(refusal)) {}
+  absl::StatusOr<Grant> TryAcquire(const std::string&, int64_t) override {
+    ++asks;
+    if (!refusal_.ok()) return refusal_;
+    Grant g;
+    g.wait = absl::Milliseconds(50);
+    return g;
+  }
+  void Release(const std::string&, const Permit&, int64_t) override { ++releases; }
+  std::atomic<int> asks{0};
+  std::atomic<int> releases{0};
+
+ private:
+  absl::Status refusal_;
+};
+
+TEST_F(ProviderGatewayTest, NoPermitNoCall) {
+  ClosedPermits closed(absl::OkStatus());
+  ProviderGatewayHandler::Served served;
+  served.config.name = "m";
+  served.provider = std::make_unique<RecordingProvider>(&calls_);
+  auto h = MakeWith(std::move(served), &closed);
+  auto cancelled = std::make_shared<std::atomic<bool>>(false);
+  std::future<v1::CompleteRequest> r = Begin(*h, Task(0, 100), cancelled);
+  EXPECT_EQ(r.wait_for(std::chrono::milliseconds(600)), std::future_status::timeout);
+  EXPECT_GE(closed.asks.load(), 3) << "asks again as told";
+  EXPECT_EQ(calls_.load(), 0);
+  cancelled->store(true);
+  EXPECT_EQ(r.get().failure().failure_class(), v1::INFRA);
+  EXPECT_EQ(calls_.load(), 0);
+}
+
+TEST_F(ProviderGatewayTest, APermitRefusedForGoodFailsTheStep) {
+  ClosedPermits closed(absl::InvalidArgumentError("model name too long"));
+  ProviderGatewayHandler::Served served;
+  served.config.name = "m";
+  served.provider = std::make_unique<RecordingProvider>(&calls_);
+  auto h = MakeWith(std::move(served), &closed);
+  v1::CompleteRequest r = Begin(*h, Task(0, 100)).get();
+  EXPECT_EQ(r.failure().failure_class(), v1::INFRA);
+  EXPECT_NE(r.failure().message().find("model name too long"), std::string::npos)
+      << r.DebugString();
+  EXPECT_EQ(calls_.load(), 0);
+}
 
 TEST_F(ProviderGatewayTest, TheProviderIsAskedForTheTasksTurn) {
   auto h = Make({}, 0);

@@ -330,7 +330,12 @@ absl::Status Serve() {
   storage::Checkpointer checkpointer(db_path, absl::Milliseconds(250));
   PTXB_RETURN_IF_ERROR(checkpointer.Start());
 
-  ExecutorServiceImpl executor_service(&dispatcher, &access);
+  // Each model's rpm, tpm and concurrency for the whole fleet; a permit
+  // lives as long as a lease (its gateway renews both as often).
+  FleetLimits::Options fleet_options;
+  fleet_options.permit_ttl = absl::Milliseconds(absl::GetFlag(FLAGS_lease_ttl_ms));
+  FleetLimits fleet_limits(fleet_options, Clock::Real());
+  ExecutorServiceImpl executor_service(&dispatcher, &access, &fleet_limits);
   ClientServiceDeps deps;
   deps.dispatcher = &dispatcher;
   deps.reader = &reader;

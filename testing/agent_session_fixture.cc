@@ -112,6 +112,7 @@ agent_gateway::SessionOptions AgentSessionFixture::Options(FakeScheduler& schedu
   o.sessions_dir = dir_.string();
   o.registry = registry_.get();
   o.uids = uids_.get();
+  o.permits = &permits_;
   o.agent_eval = [&scheduler](const v1::AgentEvalRequest& r) { return scheduler(r); };
   return o;
 }

@@ -20,9 +20,11 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "agent_gateway/call_permits.h"
 #include "agent_gateway/agent/session.h"
 #include "agent_gateway/model_registry.h"
 #include "agents/clis.h"
+#include "common/clock.h"
 #include "ptxbench/v1/executor.pb.h"
 #include "sandbox/uid_range.h"
 #include "testing/scripted_model.h"
@@ -86,6 +88,9 @@ class AgentSessionFixture : public ::testing::TestWithParam<std::string> {
   // The sessions' uids: a block of two, claimed on the machine.
   std::unique_ptr<sandbox::UidBlock> block_;
   std::unique_ptr<sandbox::UidRange> uids_;
+  // No limits: these sessions are alone (the fleet's limits have tests of
+  // their own: tests/fleet_limits_test.cc, model_proxy_test).
+  agent_gateway::LocalCallPermits permits_{{}, Clock::Real()};
 };
 
 // The pinned CLI's install and the evaluate tool, as the build has them.

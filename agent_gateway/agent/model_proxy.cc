@@ -215,9 +215,10 @@ absl::StatusOr<std::vector<std::string>> ForwardedHeaders(const ClientRequest& r
 
 }  // namespace
 
-ModelProxy::ModelProxy(Upstream upstream, Budget budget)
+ModelProxy::ModelProxy(Upstream upstream, Budget budget, CallPermits* permits)
     : upstream_(std::move(upstream)),
       budget_(budget),
+      permits_(permits),
       server_(kMaxConnections, [this](int fd) { Answer(fd); }) {
   share_ = proxy_internal::NewShare(share_locks_);
 }
@@ -488,9 +489,36 @@ void ModelProxy::HandleModelCall(int fd, const Route& route, CheckedRequest& che
   PolicyEdits edits =
       ApplyRequestPolicy(upstream_.wire, {upstream_.model_id, reservation->output}, checked.body);
   call.edits.insert(call.edits.end(), edits.begin(), edits.end());
+  // The fleet's limits for the model, after the session's own budget: a
+  // call waits here for its permit, as long as the session lasts.
+  CallPermits::Permit permit;
+  if (permits_ != nullptr) {
+    absl::StatusOr<CallPermits::Permit> granted =
+        permits_->Acquire(upstream_.model, reservation->tokens(), [this] {
+          std::lock_guard<std::mutex> lock(mu_);
+          return closing_ || cut_.load();
+        });
+    if (!granted.ok()) {
+      Settle(*reservation, Answered(), call);
+      call.kind = CallKind::kRefused;
+      return Refuse(fd, absl::IsCancelled(granted.status()) ? 429 : 503,
+                    absl::StrCat("ptxbench: no call permit for the model: ",
+                                 absl::IsCancelled(granted.status())
+                                     ? "the session is over"
+                                     : granted.status().message()),
+                    call);
+    }
+    permit = *granted;
+  }
   Answered answer =
       Exchange(fd, route.upstream_url, headers, checked.body, reservation->slot, call);
   Settle(*reservation, answer, call);
+  if (permits_ != nullptr) {
+    // What the session was charged (its reservation when the answer did not
+    // say its usage whole); nothing for an answer that never came.
+    permits_->Release(upstream_.model, permit,
+                      call.usage.input_tokens() + call.usage.output_tokens());
+  }
   EndRelay(fd, answer, call);
 }
 

@@ -25,8 +25,11 @@
 //     (stream_usage.h), or the reservation when the answer did not say it
 //     whole; so an answer can neither be cut short nor shaped to go
 //     uncounted;
-//  5. the provider's free token counters are rate-limited and recorded as
-//     calls of their own;
+//  5. a model call goes upstream only with a call permit for the model
+//     (call_permits.h: the fleet's rpm, tpm and concurrency, held by the
+//     scheduler), asked for its reservation and released with its usage;
+//     the provider's free token counters are rate-limited here and
+//     recorded as calls of their own;
 //  6. every call is recorded (bounded in bytes and in number).
 // No exception from hostile input leaves a connection's handler.
 
@@ -43,6 +46,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "agent_gateway/agent/unix_server.h"
+#include "agent_gateway/call_permits.h"
 #include "agent_gateway/model_registry.h"
 #include "agents/clis.h"
 #include "common/json_reader.h"
@@ -69,6 +73,8 @@ class ModelProxy {
     std::vector<std::string> key_headers;
     std::string model_id;  // pinned (request_policy.h)
     ModelPrice price;
+    // The registry's name of the model: its call permits are kept under it.
+    std::string model;
   };
   struct Budget {
     int64_t tokens = 0;       // > 0
@@ -118,7 +124,9 @@ class ModelProxy {
   static constexpr int kCounterBurst = 10;
   static constexpr int kMaxCounterCalls = 1'000;
 
-  ModelProxy(Upstream upstream, Budget budget);
+  // `permits` (not owned, outlives the proxy) grants each model call; null
+  // only in tests of the proxy alone.
+  ModelProxy(Upstream upstream, Budget budget, CallPermits* permits = nullptr);
   // Close(0) and stop serving.
   ~ModelProxy();
   ModelProxy(const ModelProxy&) = delete;
@@ -196,6 +204,7 @@ class ModelProxy {
 
   const Upstream upstream_;
   const Budget budget_;
+  CallPermits* const permits_;
 
   mutable std::mutex mu_;
   std::condition_variable settled_;  // a reservation was freed

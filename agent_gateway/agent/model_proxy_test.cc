@@ -41,7 +41,7 @@ class ModelProxyTest : public ::testing::Test {
 
   // A proxy for Anthropic Messages in front of `model`.
   std::unique_ptr<ModelProxy> Start(const testing::ScriptedModel& model,
-                                    ModelProxy::Budget budget) {
+                                    ModelProxy::Budget budget, CallPermits* permits = nullptr) {
     ModelProxy::Upstream up;
     up.wire = agents::Wire::kAnthropicMessages;
     up.base_url = absl::StrCat("http://127.0.0.1:", model.port());
@@ -49,7 +49,8 @@ class ModelProxyTest : public ::testing::Test {
     up.model_id = "claude-pinned";
     up.price.input_per_mtok = 3.0;
     up.price.output_per_mtok = 15.0;
-    auto proxy = std::make_unique<ModelProxy>(up, budget);
+    up.model = "claude-registry-name";
+    auto proxy = std::make_unique<ModelProxy>(up, budget, permits);
     EXPECT_TRUE(proxy->Listen(socket_));
     return proxy;
   }
@@ -152,6 +153,77 @@ TEST_F(ModelProxyTest, ForwardsWithTheRealKeyThePinnedModelAndCountsTheUsage) {
   EXPECT_LE(calls[0].reserved_tokens, 10'000);
   EXPECT_FALSE(calls[0].charged_reservation);
   EXPECT_THAT(calls[0].request, ::testing::Not(HasSubstr("sk-real"))) << "the key is not recorded";
+}
+
+// Permits that record what they are asked and grant after `denials` asks
+// (never, when negative).
+class RecordingPermits final : public CallPermits {
+ public:
+  explicit RecordingPermits(int denials) : denials_(denials) {}
+  absl::StatusOr<Grant> TryAcquire(const std::string& model, int64_t tokens) override {
+    absl::MutexLock lock(&mu_);
+    asked_model = model;
+    asked_tokens = tokens;
+    Grant g;
+    g.wait = absl::Milliseconds(20);
+    if (denials_ < 0 || asks++ < denials_) return g;
+    g.granted = true;
+    g.permit.id = 7;
+    return g;
+  }
+  void Release(const std::string&, const Permit& p, int64_t billed) override {
+    absl::MutexLock lock(&mu_);
+    released.push_back({p.id, billed});
+  }
+  absl::Mutex mu_;
+  int asks = 0;
+  std::string asked_model;
+  int64_t asked_tokens = 0;
+  std::vector<std::pair<uint64_t, int64_t>> released;
+
+ private:
+  const int denials_;
+};
+
+// Each model call waits for the fleet's permit for the registry's model,
+// asked for the call's reservation, and gives it back with what was charged.
+TEST_F(ModelProxyTest, AModelCallGoesUpstreamOnlyWithItsPermit) {
+  testing::ScriptedModel model(agents::Wire::kAnthropicMessages, {});
+  RecordingPermits permits(/*denials=*/3);
+  auto proxy = Start(model, {/*tokens=*/10'000}, &permits);
+  EXPECT_THAT(Send(Post("/v1/messages", Message(), "anthropic-version: 2023-06-01\r\n")),
+              HasSubstr("HTTP/1.1 200"));
+  ASSERT_EQ(model.requests().size(), 1u);
+  absl::MutexLock lock(&permits.mu_);
+  EXPECT_EQ(permits.asks, 4) << "asked again until granted";
+  EXPECT_EQ(permits.asked_model, "claude-registry-name");
+  EXPECT_EQ(permits.asked_tokens, proxy->calls()[0].reserved_tokens);
+  ASSERT_EQ(permits.released.size(), 1u);
+  EXPECT_EQ(permits.released[0].first, 7u);
+  EXPECT_EQ(permits.released[0].second,
+            testing::ScriptedModel::kInputTokens + testing::ScriptedModel::kOutputTokens);
+}
+
+// Never granted: the call waits while the session lasts, reaches nobody,
+// and its reservation is freed when the session closes.
+TEST_F(ModelProxyTest, WithoutAPermitNothingReachesTheProvider) {
+  testing::ScriptedModel model(agents::Wire::kAnthropicMessages, {});
+  RecordingPermits permits(/*denials=*/-1);
+  auto proxy = Start(model, {/*tokens=*/10'000}, &permits);
+  std::string answer;
+  std::thread cli([&] {
+    answer = Send(Post("/v1/messages", Message(), "anthropic-version: 2023-06-01\r\n"));
+  });
+  absl::SleepFor(absl::Milliseconds(500));
+  EXPECT_EQ(model.requests().size(), 0u);
+  proxy->Close(absl::Seconds(1));
+  cli.join();
+  EXPECT_THAT(answer, HasSubstr("HTTP/1.1 429"));
+  EXPECT_THAT(answer, HasSubstr("no call permit"));
+  EXPECT_EQ(model.requests().size(), 0u);
+  EXPECT_EQ(proxy->totals().model_calls(), 0);
+  absl::MutexLock lock(&permits.mu_);
+  EXPECT_TRUE(permits.released.empty());
 }
 
 // A server tool is refused by name and never reaches the provider.

@@ -385,6 +385,9 @@ v1::CompleteRequest Session::Run(SessionRecord* record) {
       UpstreamFor(*options_.registry, *cli, s.model());
   if (!upstream.ok()) return Failure(v1::TERMINAL, std::string(upstream.status().message()));
   if (options_.uids == nullptr) return Failure(v1::INFRA, "the gateway gave sessions no uids");
+  if (options_.permits == nullptr) {
+    return Failure(v1::INFRA, "the gateway gave sessions no call permits");
+  }
   // Its own until the session ends: no two sessions at once share one.
   const sandbox::UidRange::Lease uid = options_.uids->Acquire();
   absl::StatusOr<SessionFiles> files = MakeSessionFiles(options_, task_, uid.uid());
@@ -396,8 +399,10 @@ v1::CompleteRequest Session::Run(SessionRecord* record) {
     last_source_sha_ = Sha256Hex(task_.agent().starter_kernel());
   }
   proxy_ = std::make_unique<ModelProxy>(
-      *upstream, ModelProxy::Budget{settings_.token_budget(), settings_.max_cost_usd(),
-                                    settings_.max_model_calls()});
+      *upstream,
+      ModelProxy::Budget{settings_.token_budget(), settings_.max_cost_usd(),
+                         settings_.max_model_calls()},
+      options_.permits);
   EvalEndpoint::Settings binding{files_.workload_sha256, s.definition(),
                                  settings_.max_evaluations(), settings_.show_budget()};
   endpoint_ = std::make_unique<EvalEndpoint>(

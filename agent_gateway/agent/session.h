@@ -31,6 +31,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "agent_gateway/call_permits.h"
 #include "agent_gateway/model_registry.h"
 #include "ptxbench/v1/executor.pb.h"
 #include "sandbox/uid_range.h"
@@ -50,6 +51,9 @@ struct SessionOptions {
   // each session leases one for its lifetime and runs as it, gid = uid, so
   // no two sessions at once share a uid (nor the kernel's per-uid limits).
   sandbox::UidRange* uids = nullptr;
+  // Grants each model call of every session (call_permits.h: the fleet's
+  // limits, held by the scheduler). Not owned, required.
+  CallPermits* permits = nullptr;
   // The sandbox's limits.
   uint64_t memory_bytes = uint64_t{8} << 30;
   // The session's directory is a tmpfs of this size when the gateway runs

@@ -203,6 +203,7 @@ absl::StatusOr<ModelProxy::Upstream> UpstreamFor(const ModelRegistry& registry,
   up.base_url = config.base_url;
   up.model_id = config.model_id;
   up.price = config.price;
+  up.model = model;
   if (!config.api_key_env.empty()) {
     const char* key = std::getenv(config.api_key_env.c_str());
     if (key == nullptr || *key == '\0') {

@@ -20,6 +20,8 @@ const std::vector<RpcAccess>& AccessTable() {
   static const std::vector<v1::Role> kAdmin = {v1::ROLE_ADMIN};
   static const std::vector<v1::Role> kExecutor = {v1::ROLE_ADMIN, v1::ROLE_WORKER,
                                                   v1::ROLE_GATEWAY};
+  // A model's call permits: only what calls a provider may spend its limits.
+  static const std::vector<v1::Role> kGateway = {v1::ROLE_ADMIN, v1::ROLE_GATEWAY};
   static const std::vector<RpcAccess>* table = new std::vector<RpcAccess>{
       {"ClientService", "SubmitExperiment", kSubmit},
       {"ClientService", "SubmitEval", kSubmit},
@@ -49,6 +51,9 @@ const std::vector<RpcAccess>& AccessTable() {
       {"ExecutorService", "Complete", kExecutor},
       {"ExecutorService", "AgentEval", kExecutor},
       {"ExecutorService", "Leave", kExecutor},
+      {"ExecutorService", "AcquireCallPermit", kGateway},
+      {"ExecutorService", "ReleaseCallPermit", kGateway},
+      {"ExecutorService", "RenewCallPermits", kGateway},
   };
   return *table;
 }

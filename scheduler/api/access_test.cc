@@ -57,6 +57,9 @@ const std::map<std::string, std::set<std::string>>& Expected() {
       {"ExecutorService.Complete", {"admin", "worker", "gateway"}},
       {"ExecutorService.Leave", {"admin", "worker", "gateway"}},
       {"ExecutorService.AgentEval", {"admin", "worker", "gateway"}},
+      {"ExecutorService.AcquireCallPermit", {"admin", "gateway"}},
+      {"ExecutorService.ReleaseCallPermit", {"admin", "gateway"}},
+      {"ExecutorService.RenewCallPermits", {"admin", "gateway"}},
   };
   return *expected;
 }
@@ -282,6 +285,23 @@ class AccessTest : public ServiceFixture {
       r->mutable_lease()->set_lease_id("ls_not_current");
       r->set_action_id("a1");
       r->set_kernel_source("__global__ void k() {}");
+      return r;
+    }
+    if (rpc == "ExecutorService.AcquireCallPermit") {
+      auto r = std::make_unique<v1::AcquireCallPermitRequest>();
+      r->set_executor_id(own_executor);
+      r->set_model("m");
+      return r;
+    }
+    if (rpc == "ExecutorService.ReleaseCallPermit") {  // not granted: refused
+      auto r = std::make_unique<v1::ReleaseCallPermitRequest>();
+      r->set_executor_id(own_executor);
+      r->set_permit_id(1);
+      return r;
+    }
+    if (rpc == "ExecutorService.RenewCallPermits") {
+      auto r = std::make_unique<v1::RenewCallPermitsRequest>();
+      r->set_executor_id(own_executor);
       return r;
     }
     if (rpc == "ExecutorService.Leave") {  // the last RPC: no later call leases

@@ -116,11 +116,54 @@ grpc::ServerUnaryReactor* ExecutorServiceImpl::Leave(grpc::CallbackServerContext
   if (!who.ok()) return Refuse(ctx, who.status());
   return Dispatch<int, v1::LeaveResponse>(
       ctx, dispatcher_, response,
-      [request, owner = who->name](Core& core) -> absl::StatusOr<int> {
+      [this, request, owner = who->name](Core& core) -> absl::StatusOr<int> {
         PTXB_RETURN_IF_ERROR(core.CheckOwner(request->executor_id(), owner));
+        // Its calls have ended: their concurrency slots come back now.
+        limits_->ReleaseAll({owner, request->executor_id()});
         return core.Leave(request->executor_id());
       },
       [](int& released, v1::LeaveResponse* out) { out->set_released(released); });
+}
+
+grpc::ServerUnaryReactor* ExecutorServiceImpl::AcquireCallPermit(
+    grpc::CallbackServerContext* ctx, const v1::AcquireCallPermitRequest* request,
+    v1::AcquireCallPermitResponse* response) {
+  absl::StatusOr<auth::Principal> who = access_->Check(ctx, "AcquireCallPermit");
+  if (!who.ok()) return Refuse(ctx, who.status());
+  const v1::ModelRateLimits& l = request->limits();
+  absl::StatusOr<FleetLimits::Grant> grant =
+      limits_->Acquire({who->name, request->executor_id()}, request->model(), request->tokens(),
+                       {l.rpm(), l.tpm(), l.concurrency()});
+  if (grant.ok()) {
+    response->set_permit_id(grant->permit_id);
+    if (grant->permit_id == 0) {
+      response->set_wait_ms(std::max<int64_t>(1, absl::ToInt64Milliseconds(grant->wait)));
+    }
+    response->set_permit_ttl_ms(absl::ToInt64Milliseconds(limits_->permit_ttl()));
+  }
+  return Refuse(ctx, grant.status());
+}
+
+grpc::ServerUnaryReactor* ExecutorServiceImpl::ReleaseCallPermit(
+    grpc::CallbackServerContext* ctx, const v1::ReleaseCallPermitRequest* request,
+    v1::ReleaseCallPermitResponse*) {
+  absl::StatusOr<auth::Principal> who = access_->Check(ctx, "ReleaseCallPermit");
+  if (!who.ok()) return Refuse(ctx, who.status());
+  return Refuse(ctx, limits_->Release({who->name, request->executor_id()}, request->permit_id(),
+                                      request->billed_tokens()));
+}
+
+grpc::ServerUnaryReactor* ExecutorServiceImpl::RenewCallPermits(
+    grpc::CallbackServerContext* ctx, const v1::RenewCallPermitsRequest* request,
+    v1::RenewCallPermitsResponse* response) {
+  absl::StatusOr<auth::Principal> who = access_->Check(ctx, "RenewCallPermits");
+  if (!who.ok()) return Refuse(ctx, who.status());
+  absl::StatusOr<std::vector<uint64_t>> unknown =
+      limits_->Renew({who->name, request->executor_id()}, request->permit_ids());
+  if (unknown.ok()) {
+    for (uint64_t id : *unknown) response->add_unknown(id);
+  }
+  return Refuse(ctx, unknown.status());
 }
 
 grpc::ServerUnaryReactor* ClientServiceImpl::SubmitExperiment(

@@ -20,15 +20,18 @@
 #include "scheduler/read/reader.h"
 #include "scheduler/spec/spec.h"
 #include "scheduler/state/dispatcher.h"
+#include "scheduler/state/fleet_limits.h"
 #include "workloads/registry.h"
 
 namespace ptxbench::scheduler {
 
 class ExecutorServiceImpl final : public ptxbench::v1::ExecutorService::CallbackService {
  public:
-  // Neither is owned; both must outlive the service.
-  ExecutorServiceImpl(Dispatcher* dispatcher, const Access* access)
-      : dispatcher_(dispatcher), access_(access) {}
+  // None is owned; each must outlive the service. The call permits
+  // (`limits`) are answered here, off the writer thread: they are not
+  // durable (fleet_limits.h).
+  ExecutorServiceImpl(Dispatcher* dispatcher, const Access* access, FleetLimits* limits)
+      : dispatcher_(dispatcher), access_(access), limits_(limits) {}
 
   grpc::ServerUnaryReactor* Register(grpc::CallbackServerContext* ctx,
                                      const ptxbench::v1::RegisterRequest* request,
@@ -48,10 +51,20 @@ class ExecutorServiceImpl final : public ptxbench::v1::ExecutorService::Callback
   grpc::ServerUnaryReactor* Leave(grpc::CallbackServerContext* ctx,
                                   const ptxbench::v1::LeaveRequest* request,
                                   ptxbench::v1::LeaveResponse* response) override;
+  grpc::ServerUnaryReactor* AcquireCallPermit(
+      grpc::CallbackServerContext* ctx, const ptxbench::v1::AcquireCallPermitRequest* request,
+      ptxbench::v1::AcquireCallPermitResponse* response) override;
+  grpc::ServerUnaryReactor* ReleaseCallPermit(
+      grpc::CallbackServerContext* ctx, const ptxbench::v1::ReleaseCallPermitRequest* request,
+      ptxbench::v1::ReleaseCallPermitResponse* response) override;
+  grpc::ServerUnaryReactor* RenewCallPermits(
+      grpc::CallbackServerContext* ctx, const ptxbench::v1::RenewCallPermitsRequest* request,
+      ptxbench::v1::RenewCallPermitsResponse* response) override;
 
  private:
   Dispatcher* dispatcher_;
   const Access* access_;
+  FleetLimits* limits_;
 };
 
 // What the client service needs besides the dispatcher. Not owned.

@@ -57,7 +57,9 @@ class ServiceFixture : public ::testing::Test {
     prompts_ = *std::move(prompts);
 
     access_ = std::make_unique<Access>(&authenticator_);
-    executor_service_ = std::make_unique<ExecutorServiceImpl>(dispatcher_.get(), access_.get());
+    fleet_limits_ = std::make_unique<FleetLimits>(FleetLimits::Options(), Clock::Real());
+    executor_service_ = std::make_unique<ExecutorServiceImpl>(dispatcher_.get(), access_.get(),
+                                                              fleet_limits_.get());
     ClientServiceDeps deps;
     deps.dispatcher = dispatcher_.get();
     deps.reader = reader_.get();
@@ -113,6 +115,7 @@ class ServiceFixture : public ::testing::Test {
   std::unique_ptr<Reader> reader_;
   std::unique_ptr<workloads::DefinitionRegistry> definitions_;
   std::unique_ptr<PromptRegistry> prompts_;
+  std::unique_ptr<FleetLimits> fleet_limits_;
   std::unique_ptr<ExecutorServiceImpl> executor_service_;
   std::unique_ptr<ClientServiceImpl> client_service_;
   std::unique_ptr<grpc::Server> server_;

@@ -1,10 +1,10 @@
-#include "agent_gateway/call_limits.h"
+#include "common/call_limits.h"
 
 #include <gtest/gtest.h>
 
 #include <deque>
 
-namespace ptxbench::agent_gateway {
+namespace ptxbench {
 namespace {
 
 // Starts as many calls as the limits allow at each step of `step` for
@@ -104,5 +104,46 @@ TEST(CallLimitsTest, NoLimitsNeverWait) {
   for (int i = 0; i < 10000; ++i) ASSERT_TRUE(limits.TryAcquire(1000, &p, &wait));
 }
 
+TEST(CallLimitsTest, ReleaseOfAPermitNotInFlightChangesNothing) {
+  FakeClock clock;
+  CallLimits limits({0, 0, /*concurrency=*/1}, &clock);
+  CallLimits::Permit a, b;
+  absl::Duration wait;
+  ASSERT_TRUE(limits.TryAcquire(0, &a, &wait));
+  EXPECT_TRUE(limits.Release(a, 0));
+  // A second release would otherwise free a slot some other call holds.
+  ASSERT_TRUE(limits.TryAcquire(0, &b, &wait));
+  EXPECT_FALSE(limits.Release(a, 0));
+  EXPECT_FALSE(limits.Release({12345}, 0));
+  EXPECT_EQ(limits.in_flight(), 1);
+  EXPECT_FALSE(limits.TryAcquire(0, &a, &wait));
+}
+
+TEST(CallLimitsTest, ANegativeBillKeepsTheReservation) {
+  FakeClock clock;
+  CallLimits limits({0, /*tpm=*/1000, 0}, &clock);
+  CallLimits::Permit a, b;
+  absl::Duration wait;
+  ASSERT_TRUE(limits.TryAcquire(800, &a, &wait));
+  ASSERT_TRUE(limits.Release(a, -1));  // nobody saw its end: it still counts
+  EXPECT_FALSE(limits.TryAcquire(300, &b, &wait));
+}
+
+TEST(CallLimitsTest, NewLimitsCountTheStartsAlreadyInTheWindow) {
+  FakeClock clock;
+  CallLimits limits({}, &clock);
+  CallLimits::Permit p;
+  absl::Duration wait;
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(limits.TryAcquire(0, &p, &wait));
+    limits.Release(p, 0);
+    clock.Advance(absl::Seconds(10));
+  }
+  limits.SetLimits({/*rpm=*/3, 0, 0});
+  EXPECT_EQ(limits.limits().rpm, 3);
+  EXPECT_FALSE(limits.TryAcquire(0, &p, &wait));
+  EXPECT_EQ(wait, absl::Seconds(30));  // the first start, at 0 s, leaves at 60 s
+}
+
 }  // namespace
-}  // namespace ptxbench::agent_gateway
+}  // namespace ptxbench
