@@ -124,9 +124,7 @@ absl::StatusOr<CallPermits::Grant> SchedulerCallPermits::TryAcquire(const std::s
   grpc::ClientContext ctx;
   ctx.set_deadline(Deadline(options_.rpc_timeout));
   v1::AcquireCallPermitResponse response;
-  const absl::Time start = absl::Now();
   const grpc::Status status = stub_->AcquireCallPermit(&ctx, request, &response);
-  const absl::Duration took = absl::Now() - start;
   absl::MutexLock lock(&mu_);
   if (!status.ok()) {
     if (!Transient(status.error_code())) {
@@ -152,7 +150,6 @@ absl::StatusOr<CallPermits::Grant> SchedulerCallPermits::TryAcquire(const std::s
     grant.wait = absl::Milliseconds(std::max<int64_t>(1, response.wait_ms()));
     return grant;
   }
-  last_latency_ = took;
   held_.insert(response.permit_id());
   grant.granted = true;
   grant.permit.id = response.permit_id();
@@ -165,10 +162,6 @@ void SchedulerCallPermits::Release(const std::string&, const Permit& permit, int
   releases_.push_back({permit.id, billed, absl::Now()});
 }
 
-absl::Duration SchedulerCallPermits::last_acquire_latency() const {
-  absl::MutexLock lock(&mu_);
-  return last_latency_;
-}
 
 void SchedulerCallPermits::Loop() {
   absl::Time last_renew = absl::Now();

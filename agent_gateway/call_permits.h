@@ -107,9 +107,6 @@ class SchedulerCallPermits final : public CallPermits {
   absl::StatusOr<Grant> TryAcquire(const std::string& model, int64_t tokens) override;
   void Release(const std::string& model, const Permit& permit, int64_t billed) override;
 
-  // How long the last granted AcquireCallPermit took, for the metrics.
-  absl::Duration last_acquire_latency() const;
-
  private:
   struct Pending {
     uint64_t id;
@@ -127,7 +124,6 @@ class SchedulerCallPermits final : public CallPermits {
   absl::Duration ttl_ ABSL_GUARDED_BY(mu_) = absl::Seconds(30);
   executor::Backoff backoff_ ABSL_GUARDED_BY(mu_);
   bool unreachable_ ABSL_GUARDED_BY(mu_) = false;  // logged once per outage
-  absl::Duration last_latency_ ABSL_GUARDED_BY(mu_);
   std::thread loop_;
 };
 

@@ -234,7 +234,7 @@ void ProviderGatewayHandler::StartCall(const std::string& name, Served& served, 
   Done done = std::move(pending.done);
   served.provider->Start(
       std::move(pending.call),
-      [this, &name, &served, permit, done = std::move(done)](CallOutcome outcome) mutable {
+      [this, &name, permit, done = std::move(done)](CallOutcome outcome) mutable {
         const v1::LlmResponse* response = outcome.response ? &*outcome.response : nullptr;
         const int64_t billed =
             response ? response->usage().input_tokens() + response->usage().output_tokens() : 0;
