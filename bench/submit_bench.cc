@@ -158,10 +158,14 @@ class Fleet {
   }
   void Stop() {
     StopLeasers();
-    if (scheduler_.running()) {
-      scheduler_.Signal(SIGTERM);
-      scheduler_.Wait();
+    if (!scheduler_.running()) return;
+    // A graceful stop runs what is queued first; a build that queued hours
+    // of work (the old one, behind its timed-out calls) is killed at 30 s.
+    scheduler_.Signal(SIGTERM);
+    for (int i = 0; i < 300 && !scheduler_.TryWait(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
+    if (scheduler_.running()) scheduler_.Kill();
   }
   std::vector<std::string> Cli(std::vector<std::string> args) const {
     std::vector<std::string> argv = {absl::GetFlag(FLAGS_cli_bin), "--scheduler", address_,
