@@ -90,8 +90,4 @@ std::string AppPage(PageKind kind, const Session& session) {
   return Framed(PageName(kind), session, "<p class=\"status\" id=\"status\">Loading…</p>");
 }
 
-std::string NotFoundPage(const Session& session) {
-  return Framed("none", session, "<h1>Not found</h1><p>No such page.</p>");
-}
-
 }  // namespace ptxbench::dashboard

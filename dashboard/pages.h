@@ -26,9 +26,6 @@ std::string SignInPage(absl::string_view message);
 // id or token.
 std::string AppPage(PageKind kind, const Session& session);
 
-// "Not found" for an unknown path, inside the frame of `session`'s pages.
-std::string NotFoundPage(const Session& session);
-
 }  // namespace ptxbench::dashboard
 
 #endif  // PTXBENCH_DASHBOARD_PAGES_H_

@@ -27,7 +27,6 @@ class OutputCollector {
   // (a writer that escaped the caller's kill may still hold the pipe).
   void DrainToEnd(absl::Duration quiet);
 
-  bool at_end() const { return !open_; }
   bool truncated() const { return truncated_; }
   // The output, followed by a note when it was truncated. Once.
   std::string Take();

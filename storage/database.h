@@ -160,7 +160,6 @@ class Transaction {
   absl::Status Commit();
   // Rolling back a transaction that SQLite already rolled back is OK.
   absl::Status Rollback();
-  bool is_open() const { return open_; }
 
  private:
   Database* db_;
