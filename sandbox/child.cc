@@ -121,6 +121,9 @@ void SetupView(const ChildPlan& plan) {
       case Mount::Kind::kReadWrite:
         Bind(plan, m, kWritable);
         break;
+      case Mount::Kind::kReadWriteExec:
+        Bind(plan, m, MS_NOSUID | MS_NODEV);
+        break;
       case Mount::Kind::kDevice:
         Bind(plan, m, MS_NOSUID | MS_NOEXEC);
         break;

@@ -32,6 +32,11 @@ struct Mount {
   enum class Kind {
     kReadOnly,   // bind `source` read-only (nosuid, nodev)
     kReadWrite,  // bind `source` writable (nosuid, nodev, noexec)
+    // Bind `source` writable AND executable (nosuid, nodev): only for the
+    // cache of a JIT (Triton's kernels and launchers) in a sandbox that
+    // times nothing; the sandbox that times binds the same cache read-only
+    // (worker/runner/isolation.h).
+    kReadWriteExec,
     kDevice,     // bind the device node `source` (nosuid)
     kTmpfs,      // an empty writable tmpfs (`source` unused), size-limited,
                  // noexec

@@ -9,6 +9,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -494,6 +495,36 @@ TEST_F(SandboxTest, WritableMountsAreNotExecutable) {
   // Read-only binds (the view's programs and libraries) stay executable.
   r = Probe({"mmap-exec", PTXB_SANDBOX_PROBE});
   EXPECT_TRUE(absl::StrContains(r.output, "mapped")) << r.output;
+}
+
+// A JIT's cache (worker/runner/isolation.h: a Triton candidate's): the one
+// mount a sandbox may write and run (kReadWriteExec), shown to the sandbox
+// that times read-only, where what the JIT left still runs and nothing can
+// be added.
+TEST_F(SandboxTest, AJitCacheIsWritableAndExecutableOnlyWhereGivenSo) {
+  struct statvfs st;
+  ASSERT_EQ(statvfs(work_.c_str(), &st), 0);
+  if (st.f_flag & ST_NOEXEC) GTEST_SKIP() << work_ << " is on a noexec filesystem here";
+  const std::string cache = work_ + "/jit";
+  ASSERT_TRUE(fs::create_directory(cache));
+  if (geteuid() == 0) ASSERT_EQ(chown(cache.c_str(), 65534, 65534), 0);
+  ViewBuilder jit = ProbeView();
+  jit.Add({Mount::Kind::kReadWriteExec, cache, "/jit"});
+  CommandResult r = Probe({"copy-exec", PTXB_SANDBOX_PROBE, "/jit/probe"}, PolicyOf(jit));
+  EXPECT_TRUE(r.ok()) << r.output << r.outcome.setup_error;
+  ASSERT_TRUE(fs::exists(cache + "/probe"));
+  ViewBuilder timing = ProbeView();
+  timing.Add({Mount::Kind::kReadOnly, cache, "/jit"});
+  r = Probe({"mmap-exec", "/jit/probe"}, PolicyOf(timing));
+  EXPECT_TRUE(absl::StrContains(r.output, "mapped")) << r.output;
+  r = Probe({"copy-exec", PTXB_SANDBOX_PROBE, "/jit/another"}, PolicyOf(timing));
+  EXPECT_FALSE(r.ok());
+  EXPECT_FALSE(fs::exists(cache + "/another"));
+  // A plain writable bind of the same directory runs nothing.
+  ViewBuilder plain = ProbeView();
+  plain.Add({Mount::Kind::kReadWrite, cache, "/jit"});
+  r = Probe({"copy-exec", PTXB_SANDBOX_PROBE, "/jit/third"}, PolicyOf(plain));
+  EXPECT_TRUE(absl::StrContains(r.output, "refused: exec: Permission denied")) << r.output;
 }
 
 // A tmpfs bounds its files as well as its bytes: an empty file takes no

@@ -72,6 +72,7 @@ absl::StatusOr<PlannedMount> PlanMount(const Mount& m, const std::string& root) 
   switch (m.kind) {
     case Mount::Kind::kReadOnly:
     case Mount::Kind::kReadWrite:
+    case Mount::Kind::kReadWriteExec:
     case Mount::Kind::kDevice: {
       struct stat st;
       if (stat(m.source.c_str(), &st) != 0) {

@@ -18,7 +18,7 @@ namespace {
 
 bool IsBind(const Mount& m) {
   return m.kind == Mount::Kind::kReadOnly || m.kind == Mount::Kind::kReadWrite ||
-         m.kind == Mount::Kind::kDevice;
+         m.kind == Mount::Kind::kReadWriteExec || m.kind == Mount::Kind::kDevice;
 }
 
 std::string RealPath(const std::string& path) {
@@ -104,7 +104,10 @@ void ViewBuilder::MaskVendorLibraries() {
   std::set<std::string> targets;  // a file behind several links is masked once
   for (size_t i = 0; i < mounts_.size(); ++i) {
     const Mount& m = mounts_[i];
-    if (m.kind != Mount::Kind::kReadOnly && m.kind != Mount::Kind::kReadWrite) continue;
+    if (m.kind != Mount::Kind::kReadOnly && m.kind != Mount::Kind::kReadWrite &&
+        m.kind != Mount::Kind::kReadWriteExec) {
+      continue;
+    }
     for (const std::string& relative : CachedVendorLibraries(m.source)) {
       const std::string host = m.source + "/" + relative;
       struct stat st;

@@ -164,7 +164,10 @@ TEST_F(ViewWalkTest, TheCandidateHostsViewHoldsNoVendorLibrary) {
   job.isolation.candidate_host = ptxbench::testing::TestBinary(PTXB_CANDIDATE_HOST);
   job.isolation.candidate_uid = kUid;
   const std::string dir = TempDir("walk_candidate");
-  runner::CandidateDirs dirs{dir + "/module", dir + "/work", dir + "/shm", ""};
+  runner::CandidateDirs dirs;
+  dirs.module = dir + "/module";
+  dirs.work = dir + "/work";
+  dirs.shm = dir + "/shm";
   for (const std::string& d : {dirs.module, dirs.work, dirs.shm}) {
     fs::create_directory(d);
     ASSERT_EQ(chown(d.c_str(), kUid, kUid), 0);

@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/gpu_arch.h"
+#include "worker/compile/submission.h"
 #include "worker/worker_metrics.h"
 #include "workloads/launch_spec.h"
 
@@ -31,6 +32,20 @@ CompiledKernel CompileForEvaluation(Compiler& compiler,
   // it to the GPU that will run the kernel (gpu_worker.cc).
   const std::string& arch = request.architectures().empty() ? DefaultArchitectures().front()
                                                             : request.architectures(0);
+  if (request.language() == "triton") {
+    // Triton's JIT builds it on the GPU, in the candidate's sandbox, before
+    // anything is timed (worker/runner/triton_host.py); its time is in the
+    // evaluation's log.
+    k.definition = *definition;
+    result.set_compile_target(CompileTarget(arch));
+    const std::string refusal = RefuseTritonSource(request.kernel_source());
+    result.set_status(refusal.empty() ? v1::COMPILED : v1::COMPILE_ERROR);
+    result.set_compile_log(refusal.empty() ? "Triton: compiled by Triton's JIT on the GPU that "
+                                             "runs it, before timing\n"
+                                           : refusal + "\n");
+    result.set_all_passed(false);
+    return k;
+  }
   CompileRequest compile{request.kernel_source(), request.language(), *definition,
                          CompileTarget(arch)};
   result.set_compile_target(compile.target);

@@ -156,6 +156,7 @@ absl::Status CheckSandboxCanRead(const CompilerOptions& compiler, const std::str
     roots.insert(roots.end(), {{fs::path(runner).parent_path(), false},
                                {FindCandidateHost(runner), false},
                                {torch.script, false},
+                               {fs::path(torch.script).parent_path() / "triton_host.py", false},
                                {torch.library, false}});
   }
   for (const auto& [root, recurse] : roots) {
@@ -258,9 +259,20 @@ absl::StatusOr<runner::RunnerJob> GpuEvaluator::MakeJob(const v1::EvalRequest& r
                                                        const gpu::GpuInfo& gpu,
                                                        uint32_t candidate_uid) const {
   runner::RunnerJob job;
-  job.artifact = fs::absolute(compiled.artifact).string();
+  // A Triton candidate has none: its source travels in the job.
+  if (!compiled.artifact.empty()) job.artifact = fs::absolute(compiled.artifact).string();
   job.definition_json = compiled.definition->json;
-  job.language = request.language() == "ptx" ? "ptx" : "cuda";
+  job.language = request.language() == "ptx" || request.language() == "triton"
+                     ? request.language()
+                     : "cuda";
+  if (job.language == "triton") {
+    job.source = request.kernel_source();
+    if (options_.torch_python.empty()) {
+      return absl::FailedPreconditionError(
+          "a Triton kernel runs on the worker's Python with torch and Triton "
+          "(--torch-python), and this worker has none");
+    }
+  }
   if (job.language == "ptx") {
     job.launch_spec = workloads::FindLaunchSpecJson(request.kernel_source()).value_or("");
   }

@@ -4,6 +4,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/utf8.h"
 
 namespace ptxbench::worker {
 namespace {
@@ -53,6 +54,21 @@ absl::StatusOr<SubmissionPlan> PlanSubmission(absl::string_view source, absl::st
     plan.trampoline = *std::move(t);
   }
   return plan;
+}
+
+std::string RefuseTritonSource(absl::string_view source) {
+  if (source.size() > kMaxTritonSourceBytes) {
+    return absl::StrCat("kernel.py holds ", source.size(), " bytes; a Triton submission may hold ",
+                        kMaxTritonSourceBytes, " at most");
+  }
+  if (!IsValidUtf8(source)) {
+    return absl::StrCat("kernel.py is not UTF-8: ", DescribeInvalidUtf8(source));
+  }
+  if (!absl::StrContains(source, "def run")) {
+    return "kernel.py defines no run(): a Triton submission's entry point is "
+           "run(inputs..., outputs...), which writes the outputs";
+  }
+  return "";
 }
 
 }  // namespace ptxbench::worker

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -92,15 +93,20 @@ class Harness {
     if (job_.reference_only) return WriteReferenceFigures();
     Phase("reference timing", "reference timed; starting the candidate host", references);
 
-    // 4. The candidate.
+    // 4. The candidate: a Triton one's JIT first, in a host of its own.
+    if (triton()) {
+      if (std::optional<int> ended = RunJit()) return *ended;
+    }
     return EvaluateCandidate();
   }
 
   bool results_lost() const { return results_lost_; }
   bool profiling() const { return !job_.profile.ncu.empty(); }
+  bool triton() const { return job_.language == "triton"; }
 
   // Ends the hosts, and removes the candidate's sandbox (its cgroup).
   void EndHosts() {
+    jit_.reset();
     candidate_.reset();
     EndReferenceHost();
   }
@@ -157,12 +163,31 @@ class Harness {
     }
     candidate_fd_ = cpair[0];
     artifact_ = iso.candidate_artifact();
+    int jpair[2] = {-1, -1}, jpipe[2] = {-1, -1};
+    std::unique_ptr<sandbox::SandboxedProcess> jit;
+    if (triton()) {
+      if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, jpair) != 0 ||
+          pipe2(jpipe, O_CLOEXEC) != 0) {
+        return FailAll(v1::INFRA_ERROR, "cannot create the JIT host's channels", kRunnerOk);
+      }
+      absl::StatusOr<std::unique_ptr<sandbox::SandboxedProcess>> spawned =
+          iso.SpawnJitHost(jpair[1], jpipe[1]);
+      close(jpair[1]);
+      close(jpipe[1]);
+      if (!spawned.ok()) {
+        return FailAll(v1::INFRA_ERROR, Infra("the JIT host's sandbox", spawned.status()),
+                       kRunnerOk);
+      }
+      jit = *std::move(spawned);
+      jit_fd_ = jpair[0];
+    }
     absl::StatusOr<pid_t> reference_pid =
-        use_torch_ ? StartTorchHost(iso, job_.torch, rpair[1], {rpair[0], cpair[0], opipe[0]})
+        use_torch_ ? StartTorchHost(iso, job_.torch, rpair[1],
+                                    {rpair[0], cpair[0], opipe[0], jpair[0], jpipe[0]})
                    : iso.ForkReferenceHost([&]() {
-                       close(rpair[0]);
-                       close(cpair[0]);
-                       close(opipe[0]);
+                       for (int fd : {rpair[0], cpair[0], opipe[0], jpair[0], jpipe[0]}) {
+                         if (fd >= 0) close(fd);
+                       }
                        const workloads::Definition& d = def_;
                        return RunHostLoop(
                            rpair[1],
@@ -189,12 +214,16 @@ class Harness {
     }
     for (const std::string& p : iso.Protections()) std::cerr << "ptxbench-runner: " << p << "\n";
     candidate_ = std::make_shared<WatchedHost>(*std::move(sandboxed), opipe[0]);
+    if (jit != nullptr) jit_ = std::make_shared<WatchedHost>(std::move(jit), jpipe[0]);
     // Every wait of the harness is bounded by the call deadline; if it is held
     // up anyway (a CUDA call of the harness that the candidate's broken
-    // context blocks), the candidate host goes, which releases it.
+    // context blocks), the candidate's hosts go, which releases it.
     StartStuckReporter(call_deadline_ + absl::Seconds(10),
-                       [host = std::weak_ptr<WatchedHost>(candidate_)] {
-                         if (auto h = host.lock()) h->Kill(sandbox::SandboxedProcess::KillReason::kDeadline);
+                       [host = std::weak_ptr<WatchedHost>(candidate_),
+                        jit_host = std::weak_ptr<WatchedHost>(jit_)] {
+                         for (const auto& weak : {host, jit_host}) {
+                           if (auto h = weak.lock()) h->Kill(sandbox::SandboxedProcess::KillReason::kDeadline);
+                         }
                        });
     return std::nullopt;
   }
@@ -234,12 +263,7 @@ class Harness {
     }
     candidate_calibration_ = *calibration;
     Phase("candidate host", "candidate host calibrated; loading the kernel");
-    Request load{Op::kLoad};
-    load.language = job_.language;
-    load.artifact = artifact_;
-    load.launch_spec = job_.launch_spec;
-    for (const workloads::Axis& a : def_.axes) load.axis_order.push_back(a.name);
-    if (std::optional<v1::WorkloadTrace> failed = LoadCandidate(cand, load)) {
+    if (std::optional<v1::WorkloadTrace> failed = LoadCandidate(cand, LoadRequest())) {
       for (const WorkloadSpec& w : job_.workloads) {
         v1::WorkloadTrace t = *failed;
         SetIdentity(t, w);
@@ -255,6 +279,92 @@ class Harness {
     candidate_->WaitForEnd(profiling() ? call_deadline_ : absl::Seconds(2));
     if (profiling()) CopyProfileFiles();
     Progress("done");
+    return candidate_failed_ ? kRunnerCandidateFailed : kRunnerOk;
+  }
+
+  Request LoadRequest() const {
+    Request load{Op::kLoad};
+    load.language = job_.language;
+    load.artifact = artifact_;
+    load.launch_spec = job_.launch_spec;
+    // A Python host takes the definition's inputs and outputs from it.
+    if (triton()) load.definition = job_.definition_json;
+    for (const workloads::Axis& a : def_.axes) load.axis_order.push_back(a.name);
+    return load;
+  }
+
+  // A Triton candidate's JIT (isolation.h), before its timing host starts:
+  // the JIT host loads the kernel and makes one checked call per workload,
+  // on inputs no timed call gets, so that Triton compiles (and autotunes)
+  // what the workloads need; then it ends, and its cache is all the timing
+  // host may run of what the JIT made. Its wall time is compile time: in
+  // the log, in no figure. A failure there fails every workload (the
+  // kernel's, as a build error would).
+  std::optional<int> RunJit() {
+    const absl::Time start = absl::Now();
+    if (absl::Status s = jit_->Release(); !s.ok()) {
+      return FailAll(v1::INFRA_ERROR, Infra("starting the JIT host", s), kRunnerOk);
+    }
+    HostChannel host(jit_fd_, [this]() {
+      jit_->WaitForEnd(absl::Seconds(2));
+      return jit_->Describe();
+    });
+    if (absl::Status s = timer_->SetUpHostWithoutCalibration(host); !s.ok()) {
+      return FailAll(v1::INFRA_ERROR, Infra("the JIT host before loading the kernel", s),
+                     kRunnerOk);
+    }
+    Progress("Triton JIT");
+    std::optional<v1::WorkloadTrace> failed = LoadCandidate(host, LoadRequest(), jit_.get());
+    std::string at;
+    for (size_t i = 0; !failed && i < job_.workloads.size(); ++i) {
+      const WorkloadSpec& spec = job_.workloads[i];
+      PreparedWorkload& w = workloads_[i];
+      if (!w.error.empty()) continue;  // its own trace says so later
+      at = spec.uuid;
+      bool stop = false;
+      std::optional<Failure> bad = SendCandidateWorkload(host, i, &stop);
+      if (!bad) {
+        WorkloadCalls calls{spec, w, host, &stop, 0, jit_.get()};
+        CallCheck check;
+        double bracket = 0;
+        bad = CheckedCall(calls, 0, CallSeed(job_.seed, spec.uuid, "jit", 0, 0), &check, &bracket);
+      }
+      // Wrong outputs are for the checked calls that follow to say.
+      if (bad && bad->first != v1::INCORRECT_NUMERICAL) {
+        failed.emplace();
+        failed->set_status(JitStatus(*bad));
+        for (const std::string& e : bad->second) failed->add_errors(e);
+      }
+    }
+    (void)host.Send(Request{Op::kQuit});
+    if (!jit_->WaitForEnd(absl::Seconds(5))) {
+      jit_->Kill(sandbox::SandboxedProcess::KillReason::kDeadline);
+      jit_->WaitForEnd(absl::Seconds(5));
+    }
+    const double seconds = absl::ToDoubleSeconds(absl::Now() - start);
+    jit_log_ = absl::StrFormat(
+        "Triton JIT: %.2f s in a host of its own before timing (one call per workload on "
+        "inputs no timed call gets; compile and autotuning time, in no figure)\n"
+        "note: no census yet of the kernels a Triton candidate's timed calls ran "
+        "(docs/SECURITY.md, \"Triton candidates\"): these figures do not prove that only "
+        "its own kernels ran\n",
+        seconds);
+    Phase("Triton JIT", "Triton JIT done");
+    if (!failed) {
+      jit_.reset();
+      return std::nullopt;
+    }
+    const std::string output = jit_->Output();
+    for (const WorkloadSpec& w : job_.workloads) {
+      v1::WorkloadTrace t = *failed;
+      SetIdentity(t, w);
+      if (!at.empty() && t.errors_size() > 0) {
+        t.set_errors(0, absl::StrCat("during Triton's JIT (workload ", at, "): ", t.errors(0)));
+      }
+      t.set_log(absl::StrCat(jit_log_, output.empty() ? "" : "the JIT host's output:\n", output));
+      Emit(TraceLine(t));
+    }
+    jit_.reset();
     return candidate_failed_ ? kRunnerCandidateFailed : kRunnerOk;
   }
 
@@ -442,7 +552,9 @@ class Harness {
   }
 
   // The load, in the candidate host: a failed load is the kernel's fault.
-  std::optional<v1::WorkloadTrace> LoadCandidate(HostChannel& host, const Request& load) {
+  std::optional<v1::WorkloadTrace> LoadCandidate(HostChannel& host, const Request& load,
+                                                 WatchedHost* watched = nullptr) {
+    if (watched == nullptr) watched = candidate_.get();
     absl::StatusOr<Reply> reply = host.Ask(load, call_deadline_);
     v1::WorkloadTrace t;
     if (reply.ok() && reply->ok) return std::nullopt;
@@ -450,7 +562,7 @@ class Harness {
       t.set_status(v1::RUNTIME_ERROR);
       t.add_errors(absl::StrCat("the kernel did not load: ", reply->text));
     } else if (absl::IsDeadlineExceeded(reply.status())) {
-      candidate_->Kill(sandbox::SandboxedProcess::KillReason::kDeadline);
+      watched->Kill(sandbox::SandboxedProcess::KillReason::kDeadline);
       t.set_status(v1::TIMEOUT);
       t.add_errors(absl::StrCat("loading the kernel did not finish within ",
                                 absl::FormatDuration(call_deadline_)));
@@ -465,6 +577,16 @@ class Harness {
   // A failed step of a workload's evaluation: its status and errors.
   using Failure = std::pair<v1::EvalStatus, std::vector<std::string>>;
 
+  // A JIT failure's status: Triton's compile errors (the host says so) are
+  // COMPILE_ERROR, as a build's are; the rest as the call went.
+  static v1::EvalStatus JitStatus(const Failure& f) {
+    for (const std::string& e : f.second) {
+      if (absl::StrContains(e, "Triton could not compile")) return v1::COMPILE_ERROR;
+    }
+    return f.first;
+  }
+
+
   // One workload on the candidate host: its buffers sent, `trials` checked
   // calls on fresh inputs, then `trials` timing runs with every call checked.
   v1::WorkloadTrace Evaluate(size_t i, HostChannel& host, bool* stop) {
@@ -472,7 +594,7 @@ class Harness {
     PreparedWorkload& w = workloads_[i];
     v1::WorkloadTrace trace;
     SetIdentity(trace, spec);
-    std::string log = MethodLine(gpu_name_, job_, trials_) + w.reference_log +
+    std::string log = MethodLine(gpu_name_, job_, trials_) + jit_log_ + w.reference_log +
                       candidate_calibration_.log;
     if (w.reference != nullptr) trace.set_reference(w.reference->Name());
     if (!def_.inputs.empty() && spec.fixed.size() == def_.inputs.size()) {
@@ -545,6 +667,7 @@ class Harness {
     HostChannel& host;
     bool* stop;
     int forced = 0;  // calls whose gate was opened before they enqueued
+    WatchedHost* watched = nullptr;  // the host `host` reaches; null: the candidate host
   };
 
   // One checked call on buffer set `set`: nullopt when it went well, with
@@ -570,7 +693,8 @@ class Harness {
     candidate_failed_ |= verdict.candidate_failed;
     if (verdict.kill) {
       At("killing the candidate host");
-      candidate_->Kill(sandbox::SandboxedProcess::KillReason::kDeadline);
+      (calls.watched != nullptr ? calls.watched : candidate_.get())
+          ->Kill(sandbox::SandboxedProcess::KillReason::kDeadline);
     }
     if (verdict.status != v1::PASSED) return Failure{verdict.status, {verdict.error}};
     At("read checks");
@@ -712,6 +836,10 @@ class Harness {
   pid_t reference_pid_ = -1;
   TorchHostLink torch_link_;
   std::shared_ptr<WatchedHost> candidate_;
+  // A Triton candidate's JIT host (RunJit), until it ended, and its channel.
+  std::shared_ptr<WatchedHost> jit_;
+  int jit_fd_ = -1;
+  std::string jit_log_;  // what the JIT took, for every trace's log
   const Isolation* isolation_ = nullptr;  // lives as long as Run()
   int candidate_fd_ = -1;                 // the candidate host's channel
   std::string artifact_;                  // the submission as the candidate host sees it

@@ -28,6 +28,7 @@
 #include "common/file.h"
 #include "common/status_macros.h"
 #include "sandbox/view.h"
+#include "worker/runner/python_view.h"
 
 namespace ptxbench::runner {
 namespace {
@@ -39,6 +40,12 @@ constexpr char kHostBinary[] = "/ptxbench/bin/ptxbench-candidate-host";
 constexpr char kModuleDir[] = "/ptxbench/module";
 constexpr char kWorkDir[] = "/ptxbench/work";
 constexpr char kProfileDir[] = "/ptxbench/profile";
+// A Triton candidate's host: ptxbench's script and host loop, and the JIT's
+// cache (TRITON_CACHE_DIR; its other files, TRITON_HOME, beside it).
+constexpr char kTritonScript[] = "/ptxbench/bin/triton_host.py";
+constexpr char kTorchScript[] = "/ptxbench/bin/torch_host.py";
+constexpr char kHostLibrary[] = "/ptxbench/bin/libptxbench-host.so";
+constexpr char kJitDir[] = "/ptxbench/jit";
 
 absl::Status Errno(absl::string_view what) {
   return absl::InternalError(absl::StrCat(what, ": ", strerror(errno)));
@@ -92,8 +99,22 @@ absl::Status CopyFile(const std::string& from, const std::string& to) {
 }  // namespace
 
 absl::StatusOr<sandbox::Policy> CandidateHostPolicy(const RunnerJob& job,
-                                                    const CandidateDirs& dirs) {
+                                                    const CandidateDirs& dirs, bool jit) {
+  const bool triton = job.language == "triton";
   sandbox::ViewBuilder view;
+  // The JIT's C compiler and its headers and libraries (Triton's launcher
+  // is C built against Python's headers and cuda.h). Not /usr whole: a bind
+  // shows none of the mounts below it, and a container's driver libraries
+  // often are one (/usr/local/nvidia), with an older libcuda left in /lib.
+  if (triton && jit) {
+    // (/lib's entries too: glibc's libc.so names /lib/x86_64-linux-gnu/libc.so.6.)
+    for (const char* dir : {"/usr/bin", "/usr/lib/gcc", "/usr/libexec/gcc", "/usr/include",
+                            "/usr/lib/x86_64-linux-gnu", "/usr/lib/bfd-plugins",
+                            "/lib/x86_64-linux-gnu", "/lib64"}) {
+      view.AddHostPath(dir, Mount::Kind::kReadOnly);
+    }
+  }
+  for (const std::string& root : dirs.python_roots) view.AddHostPath(root, Mount::Kind::kReadOnly);
   for (const std::string& dir : LoadedLibraryDirs()) view.AddHostPath(dir, Mount::Kind::kReadOnly);
   if (const std::string driver = DriverLibraryDir(); !driver.empty()) {
     view.AddHostPath(driver, Mount::Kind::kReadOnly);
@@ -109,9 +130,18 @@ absl::StatusOr<sandbox::Policy> CandidateHostPolicy(const RunnerJob& job,
     view.AddHostPath(path, Mount::Kind::kReadOnly);
   }
   // Loaded libraries' directories may hold cuBLAS, cuDNN, NVRTC...: the
-  // candidate host never sees them.
-  view.MaskVendorLibraries();
-  view.Add({Mount::Kind::kReadOnly, job.isolation.candidate_host, kHostBinary});
+  // candidate host never sees them. But a Triton candidate's Python imports
+  // torch, which links them (docs/SECURITY.md says what holds there).
+  if (!triton) view.MaskVendorLibraries();
+  if (triton) {
+    const std::string bin = fs::path(job.torch.script).parent_path().string();
+    view.Add({Mount::Kind::kReadOnly, job.torch.script, kTorchScript});
+    view.Add({Mount::Kind::kReadOnly, bin + "/triton_host.py", kTritonScript});
+    view.Add({Mount::Kind::kReadOnly, job.torch.library, kHostLibrary});
+    view.Add({jit ? Mount::Kind::kReadWriteExec : Mount::Kind::kReadOnly, dirs.jit, kJitDir});
+  } else {
+    view.Add({Mount::Kind::kReadOnly, job.isolation.candidate_host, kHostBinary});
+  }
   view.Add({Mount::Kind::kReadOnly, dirs.module, kModuleDir});
   view.Add({Mount::Kind::kReadWrite, dirs.work, kWorkDir});
   view.Add({Mount::Kind::kTmpfs, "", "/dev"});
@@ -153,11 +183,26 @@ absl::StatusOr<sandbox::Policy> CandidateHostPolicy(const RunnerJob& job,
   policy.mounts = view.mounts();
   policy.cwd = kWorkDir;
   policy.env = {"PATH=/usr/bin:/bin", absl::StrCat("HOME=", kWorkDir),
-                absl::StrCat("TMPDIR=", kWorkDir), "CUDA_MODULE_LOADING=EAGER"};
+                absl::StrCat("TMPDIR=", kWorkDir),
+                // torch's thousands of kernels load only when used.
+                triton ? "CUDA_MODULE_LOADING=LAZY" : "CUDA_MODULE_LOADING=EAGER"};
+  if (triton) {
+    policy.env.push_back(absl::StrCat("TRITON_CACHE_DIR=", kJitDir, "/cache"));
+    policy.env.push_back(absl::StrCat("TRITON_HOME=", kJitDir));
+    // Else Triton asks /sbin/ldconfig, which the view does not have.
+    policy.env.push_back(absl::StrCat("TRITON_LIBCUDA_PATH=", DriverLibraryDir()));
+    policy.env.push_back("PYTHONDONTWRITEBYTECODE=1");
+    if (jit) policy.env.push_back("CC=/usr/bin/gcc");
+  }
   for (const char* name : {"LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER"}) {
-    if (const std::string value = Env(name); !value.empty()) {
-      policy.env.push_back(absl::StrCat(name, "=", value));
+    std::string value = Env(name);
+    // The driver library the harness itself uses, before any other that the
+    // view may show (a JIT host's /usr can hold an older one, which the
+    // kernel's driver refuses): torch's CUDA runtime loads it by name.
+    if (triton && std::string(name) == "LD_LIBRARY_PATH") {
+      value = value.empty() ? DriverLibraryDir() : absl::StrCat(DriverLibraryDir(), ":", value);
     }
+    if (!value.empty()) policy.env.push_back(absl::StrCat(name, "=", value));
   }
   policy.uid = job.isolation.candidate_uid;
   policy.gid = job.isolation.candidate_gid;
@@ -216,8 +261,11 @@ absl::StatusOr<std::unique_ptr<Isolation>> Isolation::Prepare(const RunnerJob& j
       0) {
     return Errno("mounting the candidate's disk");
   }
-  CandidateDirs dirs{private_dir + "/module", disk + "/work", disk + "/shm",
-                     profile ? disk + "/profile" : ""};
+  CandidateDirs dirs;
+  dirs.module = private_dir + "/module";
+  dirs.work = disk + "/work";
+  dirs.shm = disk + "/shm";
+  if (profile) dirs.profile = disk + "/profile";
   for (const std::string& dir : {dirs.work, dirs.shm, dirs.profile}) {
     if (dir.empty()) continue;
     if (mkdir(dir.c_str(), 0700) != 0 || chown(dir.c_str(), owner, group) != 0 ||
@@ -239,27 +287,66 @@ absl::StatusOr<std::unique_ptr<Isolation>> Isolation::Prepare(const RunnerJob& j
     return Errno("creating the candidate's module directory");
   }
   chmod(dirs.module.c_str(), 0755);
-  const std::string name = job.language == "ptx" ? "kernel.cubin" : "kernel.so";
-  if (job.reference_only) {
-    PTXB_RETURN_IF_ERROR(WriteFile(dirs.module + "/" + name, ""));  // no candidate
+  const bool triton = job.language == "triton";
+  const std::string name =
+      job.language == "ptx" ? "kernel.cubin" : (triton ? "kernel.py" : "kernel.so");
+  if (job.reference_only || triton) {
+    // No candidate, or one whose module is its source.
+    PTXB_RETURN_IF_ERROR(WriteFile(dirs.module + "/" + name, triton ? job.source : ""));
     chmod((dirs.module + "/" + name).c_str(), 0644);
   } else {
     PTXB_RETURN_IF_ERROR(CopyFile(job.artifact, dirs.module + "/" + name));
   }
   iso->candidate_artifact_ = absl::StrCat(kModuleDir, "/", name);
+  if (triton && !job.reference_only) {
+    // The JIT's cache: a disk of its own (a full one fails nobody else) that
+    // may hold code, unlike the candidate's.
+    dirs.jit = private_dir + "/jit";
+    if (mkdir(dirs.jit.c_str(), 0700) != 0 && errno != EEXIST) return Errno("creating the JIT's cache");
+    const std::string jit_options = sandbox::TmpfsOptions(
+        job.isolation.disk_bytes, absl::StrCat("mode=0700,uid=", owner, ",gid=", group));
+    if (mount("tmpfs", dirs.jit.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, jit_options.c_str()) != 0) {
+      return Errno("mounting the JIT's cache");
+    }
+    PTXB_ASSIGN_OR_RETURN(dirs.python_roots, PythonRoots(job.torch.python));
+    PTXB_ASSIGN_OR_RETURN(iso->jit_policy_, CandidateHostPolicy(job, dirs, /*jit=*/true));
+  }
   PTXB_ASSIGN_OR_RETURN(iso->policy_, CandidateHostPolicy(job, dirs));
   return iso;
 }
 
+absl::StatusOr<std::unique_ptr<sandbox::SandboxedProcess>> Isolation::SpawnJitHost(int channel,
+                                                                                    int output) {
+  if (job_.language != "triton") {
+    return absl::FailedPreconditionError("only a Triton candidate has a JIT host");
+  }
+  return Spawn(jit_policy_, {job_.torch.python, "-I", kTritonScript, "--channel", "3", "--library",
+                             kHostLibrary, "--kernel", candidate_artifact_, "--jit"},
+               channel, output);
+}
+
+absl::StatusOr<std::unique_ptr<sandbox::SandboxedProcess>> Isolation::Spawn(
+    const sandbox::Policy& policy, std::vector<std::string> argv, int channel, int output) {
+  sandbox::SandboxedProcess::Spec spec;
+  spec.policy = policy;
+  spec.argv = std::move(argv);
+  spec.fds = {{1, output}, {2, output}, {3, channel}};
+  spec.suspended = true;
+  return sandbox::SandboxedProcess::Start(spec);
+}
+
 absl::StatusOr<std::unique_ptr<sandbox::SandboxedProcess>> Isolation::SpawnCandidateHost(
     int channel, int output) {
-  sandbox::SandboxedProcess::Spec spec;
-  spec.policy = policy_;
-  spec.argv = {kHostBinary, "--channel", "3"};
+  if (job_.language == "triton") {
+    return Spawn(policy_, {job_.torch.python, "-I", kTritonScript, "--channel", "3", "--library",
+                           kHostLibrary, "--kernel", candidate_artifact_},
+                 channel, output);
+  }
+  std::vector<std::string> argv = {kHostBinary, "--channel", "3"};
   if (!job_.profile.ncu.empty()) {
     // The host drives the profiler, which runs it again as its target
     // (candidate_host_main.cc): everything of the profile stays in here.
-    spec.argv = {kHostBinary,
+    argv = {kHostBinary,
                  "--channel",
                  "3",
                  "--profile-with",
@@ -271,9 +358,7 @@ absl::StatusOr<std::unique_ptr<sandbox::SandboxedProcess>> Isolation::SpawnCandi
                  "--profile-out",
                  absl::StrCat(kProfileDir, "/profile")};
   }
-  spec.fds = {{1, output}, {2, output}, {3, channel}};
-  spec.suspended = true;
-  return sandbox::SandboxedProcess::Start(spec);
+  return Spawn(policy_, std::move(argv), channel, output);
 }
 
 absl::Status Isolation::DropTo(uid_t uid, gid_t gid) const {

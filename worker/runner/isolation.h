@@ -38,6 +38,11 @@ class Isolation {
   // Step 2: `channel` and `output` become the host's fd 3 and stdout/stderr.
   absl::StatusOr<std::unique_ptr<sandbox::SandboxedProcess>> SpawnCandidateHost(int channel,
                                                                                int output);
+  // A Triton candidate's JIT host (step 2 too, before it): the same Python
+  // candidate host in the same sandbox, but for its JIT's cache, which it
+  // may write and run; the candidate host that times sees that cache
+  // read-only, and nothing it may write can be run. Triton only.
+  absl::StatusOr<std::unique_ptr<sandbox::SandboxedProcess>> SpawnJitHost(int channel, int output);
   // Step 3: `body` runs in the child after it dropped to the sandbox uid;
   // its return value is the child's exit code.
   absl::StatusOr<pid_t> ForkReferenceHost(const std::function<int()>& body);
@@ -64,9 +69,14 @@ class Isolation {
   RunnerJob job_;
   bool root_ = false;
   std::string candidate_artifact_;
+  absl::StatusOr<std::unique_ptr<sandbox::SandboxedProcess>> Spawn(const sandbox::Policy& policy,
+                                                                   std::vector<std::string> argv,
+                                                                   int channel, int output);
+
   int profile_dir_fd_ = -1;  // O_PATH of a profile run's directory
   int disk_fd_ = -1;         // O_PATH of the candidate's disk, for its free space
   sandbox::Policy policy_;
+  sandbox::Policy jit_policy_;  // triton: the JIT host's
 };
 
 // Where the candidate host's own files are on the runner's side.
@@ -77,6 +87,11 @@ struct CandidateDirs {
   // A profile run's: where the profiler writes its report and CSV (on its
   // disk; the harness may open files there by name, not list it).
   std::string profile;
+  // triton: the JIT's cache, a disk of its own that may hold code (not
+  // noexec), written by the JIT host only.
+  std::string jit;
+  // triton: the host directories its Python reads (python_view.h).
+  std::vector<std::string> python_roots;
 };
 
 // The candidate host's sandbox: the libraries the hosts need (those the
@@ -86,8 +101,14 @@ struct CandidateDirs {
 // executable, on its own disk); nothing else. It runs as the candidate's
 // uid, may not open or share other processes' GPU objects nor make
 // executable memory of its own (sandbox/policy.h), and its CPU is limited.
+//
+// A Triton candidate's (job.language "triton") differs: its Python's
+// directories are there too, and no vendor library is masked (torch links
+// cuBLAS and cuDNN: it does not import without them); `jit` selects the JIT
+// host's policy, which adds the host C compiler (from /usr) and its cache
+// writable and executable, where the other binds that cache read-only.
 absl::StatusOr<sandbox::Policy> CandidateHostPolicy(const RunnerJob& job,
-                                                    const CandidateDirs& dirs);
+                                                    const CandidateDirs& dirs, bool jit = false);
 
 }  // namespace ptxbench::runner
 

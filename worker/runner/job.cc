@@ -56,6 +56,7 @@ std::string SerializeJob(const RunnerJob& job) {
   for (const KnownReference& k : job.known_references) known.push_back(ToJson(k));
   return json{{"artifact", job.artifact},
               {"language", job.language},
+              {"source", job.source},
               {"launch_spec", job.launch_spec},
               {"definition_json", job.definition_json},
               {"workloads", workloads},
@@ -104,6 +105,7 @@ absl::StatusOr<RunnerJob> ParseJob(absl::string_view text) {
     job.artifact = j.at("artifact").get<std::string>();
     job.definition_json = j.at("definition_json").get<std::string>();
     job.language = j.at("language").get<std::string>();
+    job.source = j.at("source").get<std::string>();
     job.launch_spec = j.at("launch_spec").get<std::string>();
     for (const json& w : j.at("workloads")) {
       WorkloadSpec spec{w.at("uuid").get<std::string>(),
@@ -166,8 +168,11 @@ absl::StatusOr<RunnerJob> ParseJob(absl::string_view text) {
     return absl::InvalidArgumentError(absl::StrCat("job: ", e.what()));
   }
   if (job.workloads.empty()) return absl::InvalidArgumentError("job: no workloads");
-  if (job.language != "cuda" && job.language != "ptx") {
-    return absl::InvalidArgumentError("job: language must be cuda or ptx");
+  if (job.language != "cuda" && job.language != "ptx" && job.language != "triton") {
+    return absl::InvalidArgumentError("job: language must be cuda, ptx or triton");
+  }
+  if (job.language == "triton" && job.torch.python.empty() && !job.reference_only) {
+    return absl::InvalidArgumentError("job: a triton candidate needs torch.python");
   }
   if (job.isolation.disk_bytes < (uint64_t{1} << 20)) {
     return absl::InvalidArgumentError("job: isolation.disk_bytes must be at least 1 MiB");

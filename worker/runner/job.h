@@ -56,7 +56,9 @@ enum class ReferenceChoice {
   kPyTorch,  // the definition's PyTorch reference (tests compare the two)
 };
 
-// The PyTorch reference host (worker/runner/torch_host.py).
+// The PyTorch reference host (worker/runner/torch_host.py). A Triton
+// candidate runs on the same interpreter, through triton_host.py beside
+// `script` (that Python must then import triton too).
 struct TorchHostSpec {
   std::string python;   // an interpreter with torch and CUDA; empty: none
   std::string script;   // torch_host.py
@@ -128,7 +130,10 @@ struct KnownReference {
 
 struct RunnerJob {
   std::string artifact;         // the candidate's kernel.so (cuda) or kernel.cubin (ptx)
-  std::string language = "cuda";  // "cuda" | "ptx"
+  std::string language = "cuda";  // "cuda" | "ptx" | "triton"
+  // triton: kernel.py's text (its own Python module, compiled by Triton's
+  // JIT in the candidate's sandbox: worker/runner/triton_host.py).
+  std::string source;
   std::string launch_spec;        // ptx: the launch spec JSON (launch_spec.h)
   std::string definition_json;  // the definition file's text
   std::vector<WorkloadSpec> workloads;

@@ -7,7 +7,8 @@ or when told to use the PyTorch one. It is ptxbench's code and the dataset's, ne
 a submission's: the candidate runs elsewhere, in its sandbox. The protocol itself
 (the channel, the buffers mapped from the harness's descriptors, the bracket's shared
 words, the calibration) is the C++ host loop of worker/runner/host_loop.h, in
-libptxbench-host.so; this script gives it three callbacks:
+libptxbench-host.so, on a thread of its own; serve() asks it for what only this
+script can do and answers:
 
   load(definition)    compile the reference's source and find run();
   workload(request)   the next workload (axes, the values of fixed scalar inputs);
@@ -15,6 +16,8 @@ libptxbench-host.so; this script gives it three callbacks:
                       call (keep = 0) drops the result, so the baseline is the
                       reference's own work; a compute call (keep = 1) writes the
                       result into the harness's expected-output buffers.
+
+The Triton candidate host (triton_host.py) shares this plumbing.
 
 The reference follows FlashInfer-Bench's convention: run() takes the inputs in the
 definition's order (tensors; a scalar input as a Python number) and returns the
@@ -90,25 +93,32 @@ def load_run(source):
     return run
 
 
-def check_arity(run, definition):
-    """run() must take the inputs (FlashInfer-Bench's value-returning style)."""
-    inputs, outputs = list(definition["inputs"]), list(definition["outputs"])
+def arity(run):
+    """(required, positional): how many positional arguments run() needs and takes; None
+    when that cannot be told (a builtin or wrapped callable, *args): its call says."""
     try:
         params = inspect.signature(run).parameters.values()
     except (TypeError, ValueError):
-        return  # a builtin or wrapped callable: its call says
+        return None
     if any(p.kind == p.VAR_POSITIONAL for p in params):
-        return
+        return None
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    required = [p for p in positional if p.default is p.empty]
-    if len(required) <= len(inputs) <= len(positional):
+    return sum(p.default is p.empty for p in positional), len(positional)
+
+
+def check_arity(run, definition):
+    """run() must take the inputs (FlashInfer-Bench's value-returning style)."""
+    inputs, outputs = list(definition["inputs"]), list(definition["outputs"])
+    counts = arity(run)
+    if counts is None or counts[0] <= len(inputs) <= counts[1]:
         return
+    positional = counts[1]
     hint = ""
-    if len(positional) == len(inputs) + len(outputs):
+    if positional == len(inputs) + len(outputs):
         hint = (" (it seems to take the outputs too: a reference returns them, "
                 f"as in `return {', '.join(outputs)}`)")
     raise ReferenceError(
-        f"the reference's run() takes {len(positional)} parameters; it must take the "
+        f"the reference's run() takes {positional} parameters; it must take the "
         f"{len(inputs)} inputs ({', '.join(inputs)}) in order and return the outputs{hint}")
 
 
@@ -172,20 +182,47 @@ def describe(exc):
     return f"the PyTorch reference raised {type(exc).__name__}: {exc}{_where(exc)}"[:MAX_ERROR]
 
 
-# The callbacks' C types (worker/runner/host_library.cc).
-class _Tensor(ctypes.Structure):  # ptxb::Tensor
+# ptxb::Tensor (worker/kernel_abi/ptxbench/kernel_abi.h), as the host loop hands it over.
+class _Tensor(ctypes.Structure):
     _fields_ = [("data", ctypes.c_void_p), ("sizes", ctypes.c_int64 * 8),
                 ("ndim", ctypes.c_int), ("dtype", ctypes.c_int32)]
 
 
-# Each callback returns 0, or 1 with a NUL-terminated message in (error, size).
-_TEXT_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_int)
-_CALL_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.POINTER(_Tensor)), ctypes.c_int,
-                            ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p, ctypes.c_int)
+# ptxb_host_kind (worker/runner/host_library.cc).
+_ENDED, _LOAD, _WORKLOAD, _CALL = 0, 1, 2, 3
 
 
-class _Callbacks(ctypes.Structure):
-    _fields_ = [("load", _TEXT_FN), ("workload", _TEXT_FN), ("call", _CALL_FN)]
+def serve(library, channel, host, describe):
+    """The host loop of `library` on `channel`, `host`'s load/workload/call for its
+    requests; each exception becomes the request's failure, in describe()'s words.
+    Returns the process's exit code."""
+    lib = ctypes.CDLL(library)
+    lib.ptxb_host_start.argtypes = [ctypes.c_int]
+    lib.ptxb_host_next.argtypes = [
+        ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(ctypes.POINTER(ctypes.POINTER(_Tensor))),
+        ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_int)]
+    lib.ptxb_host_answer.argtypes = [ctypes.c_int, ctypes.c_char_p]
+    lib.ptxb_host_answer.restype = None
+    if lib.ptxb_host_start(channel) != 0:
+        return 2
+    text, views = ctypes.c_char_p(), ctypes.POINTER(ctypes.POINTER(_Tensor))()
+    count, stream, keep = ctypes.c_int(), ctypes.c_void_p(), ctypes.c_int()
+    while True:
+        kind = lib.ptxb_host_next(ctypes.byref(text), ctypes.byref(views), ctypes.byref(count),
+                                  ctypes.byref(stream), ctypes.byref(keep))
+        if kind == _ENDED:
+            return count.value
+        try:
+            if kind == _LOAD:
+                host.load(text.value.decode("utf-8"))
+            elif kind == _WORKLOAD:
+                host.workload(text.value.decode("utf-8"))
+            else:
+                host.call([views[i].contents for i in range(count.value)], stream.value or 0,
+                          keep.value)
+            lib.ptxb_host_answer(0, b"")
+        except Exception as e:
+            lib.ptxb_host_answer(1, describe(e).encode("utf-8", "replace")[:MAX_ERROR])
 
 
 class _CudaArray:
@@ -205,63 +242,54 @@ class TorchHost:
         self.streams = {}
         self.views = {}  # data pointers -> torch tensors over them
 
-    @staticmethod
-    def _fail(exc, error, size):
-        data = describe(exc).encode("utf-8", "replace")[: size - 1] + b"\0"
-        ctypes.memmove(error, data, len(data))
-        return 1
+    def load(self, text):
+        self.definition = json.loads(text)
+        self.run = load_run(self.definition.get("reference", ""))
+        check_arity(self.run, self.definition)
 
-    def load(self, text, error, size):
-        try:
-            self.definition = json.loads(text)
-            self.run = load_run(self.definition.get("reference", ""))
-            check_arity(self.run, self.definition)
-            return 0
-        except Exception as e:
-            return self._fail(e, error, size)
+    def workload(self, text):
+        self.scalars = json.loads(text).get("scalars", {})
+        self.views.clear()
 
-    def workload(self, text, error, size):
-        try:
-            self.scalars = json.loads(text).get("scalars", {})
-            self.views.clear()
-            return 0
-        except Exception as e:
-            return self._fail(e, error, size)
+    def tensors(self, views):
+        """The harness's buffers as torch tensors, without copies (kept per buffer set)."""
+        key = tuple(v.data for v in views)
+        tensors = self.views.get(key)
+        if tensors is None:
+            tensors = [as_torch(self.torch, v) for v in views]
+            self.views[key] = tensors
+        return tensors
 
-    def _tensor(self, view):
-        name, typestr = PTXB_DTYPES[view.dtype]
-        t = self.torch.as_tensor(_CudaArray(view.data, view.sizes[: view.ndim], typestr),
-                                 device="cuda")
-        dtype = torch_dtype(self.torch, name)
-        return t if t.dtype == dtype else t.view(dtype)
+    def stream(self, stream):
+        if stream not in self.streams:
+            self.streams[stream] = self.torch.cuda.ExternalStream(stream)
+        return self.streams[stream]
 
-    def call(self, views, count, stream, keep, error, size):
+    def call(self, views, stream, keep):
         torch = self.torch
-        try:
-            key = tuple(views[i].contents.data for i in range(count))
-            tensors = self.views.get(key)
-            if tensors is None:
-                tensors = [self._tensor(views[i].contents) for i in range(count)]
-                self.views[key] = tensors
-            n_in = len(self.definition["inputs"])
-            if stream not in self.streams:
-                self.streams[stream] = torch.cuda.ExternalStream(stream)
-            with torch.no_grad(), torch.cuda.stream(self.streams[stream]):
-                inputs = tensors[:n_in]
-                if keep:
-                    # The harness's pristine inputs: a reference that writes
-                    # its inputs must not change what the candidate is given.
-                    inputs = [t.clone() for t in inputs]
-                result = self.run(*call_arguments(self.definition, inputs, self.scalars))
-                if keep:
-                    outputs = normalize_outputs(torch, self.definition, result)
-                    for (name, spec), got, into in zip(self.definition["outputs"].items(),
-                                                       outputs, tensors[n_in:]):
-                        check_output(torch, name, got, into.shape, spec["dtype"])
-                        into.copy_(got)
-            return 0
-        except Exception as e:
-            return self._fail(e, error, size)
+        tensors = self.tensors(views)
+        n_in = len(self.definition["inputs"])
+        with torch.no_grad(), torch.cuda.stream(self.stream(stream)):
+            inputs = tensors[:n_in]
+            if keep:
+                # The harness's pristine inputs: a reference that writes
+                # its inputs must not change what the candidate is given.
+                inputs = [t.clone() for t in inputs]
+            result = self.run(*call_arguments(self.definition, inputs, self.scalars))
+            if keep:
+                outputs = normalize_outputs(torch, self.definition, result)
+                for (name, spec), got, into in zip(self.definition["outputs"].items(),
+                                                   outputs, tensors[n_in:]):
+                    check_output(torch, name, got, into.shape, spec["dtype"])
+                    into.copy_(got)
+
+
+def as_torch(torch, view):
+    """A ptxb::Tensor of the harness's as a torch tensor over the same memory."""
+    name, typestr = PTXB_DTYPES[view.dtype]
+    t = torch.as_tensor(_CudaArray(view.data, view.sizes[: view.ndim], typestr), device="cuda")
+    dtype = torch_dtype(torch, name)
+    return t if t.dtype == dtype else t.view(dtype)
 
 
 def main(argv):
@@ -278,12 +306,7 @@ def main(argv):
     # CUDA itself starts at the harness's setup request, in the library.
     import torch
 
-    host = TorchHost(torch)
-    lib = ctypes.CDLL(library)
-    lib.ptxb_host_serve.argtypes = [ctypes.c_int, ctypes.POINTER(_Callbacks)]
-    lib.ptxb_host_serve.restype = ctypes.c_int
-    callbacks = _Callbacks(_TEXT_FN(host.load), _TEXT_FN(host.workload), _CALL_FN(host.call))
-    return lib.ptxb_host_serve(channel, ctypes.byref(callbacks))
+    return serve(library, channel, TorchHost(torch), describe)
 
 
 if __name__ == "__main__":
