@@ -148,6 +148,17 @@ absl::StatusOr<sandbox::Policy> CandidateHostPolicy(const RunnerJob& job,
     // Nsight Compute keeps a lock file and its inter-process files in /tmp.
     view.Add({Mount::Kind::kTmpfs, "", "/tmp"});
   }
+  // A sanitize run: compute-sanitizer's installation the same way (its
+  // injection libraries check the kernel, compute nothing; never timed),
+  // its log written into the same directory.
+  if (!job.sanitize.sanitizer.empty()) {
+    if (!view.AddHostPath(job.sanitize.sanitizer_root, Mount::Kind::kReadOnly)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "compute-sanitizer's directory ", job.sanitize.sanitizer_root, " is not there"));
+    }
+    view.Add({Mount::Kind::kReadWrite, dirs.profile, kProfileDir});
+    view.Add({Mount::Kind::kTmpfs, "", "/tmp"});
+  }
 
   sandbox::Policy policy;
   policy.mounts = view.mounts();
@@ -208,7 +219,7 @@ absl::StatusOr<std::unique_ptr<Isolation>> Isolation::Prepare(const RunnerJob& j
     return Errno("creating the candidate's disk");
   // A profile run's harness opens the profiler's files by name (0711:
   // through the disk, never listing it).
-  const bool profile = !job.profile.ncu.empty();
+  const bool profile = !job.profile.ncu.empty() || !job.sanitize.sanitizer.empty();
   const std::string options = sandbox::TmpfsOptions(
       job.isolation.disk_bytes,
       absl::StrCat("mode=", profile ? "0711" : "0700", ",uid=", owner, ",gid=", group));
@@ -270,6 +281,18 @@ absl::StatusOr<std::unique_ptr<sandbox::SandboxedProcess>> Isolation::SpawnCandi
                  job_.profile.metrics,
                  "--profile-out",
                  absl::StrCat(kProfileDir, "/profile")};
+  }
+  if (!job_.sanitize.sanitizer.empty()) {
+    // The same for compute-sanitizer: its log never on the host's output.
+    spec.argv = {kHostBinary,
+                 "--channel",
+                 "3",
+                 "--sanitize-with",
+                 job_.sanitize.sanitizer,
+                 "--sanitize-print-limit",
+                 absl::StrCat(job_.sanitize.print_limit),
+                 "--sanitize-log",
+                 absl::StrCat(kProfileDir, "/", kSanitizerLog)};
   }
   spec.fds = {{1, output}, {2, output}, {3, channel}};
   spec.suspended = true;
