@@ -1,6 +1,6 @@
 // GPU tests of the memcheck gate (docs/MEASUREMENT.md, "The memcheck gate"):
 // the worker's GpuEvaluator builds each test kernel (worker/testdata/gemm)
-// and evaluates it on GPU 0 with EvalRequest.memcheck, compute-sanitizer
+// (or a variant made of correct.cu) and evaluates it on GPU 0 with EvalRequest.memcheck, compute-sanitizer
 // running in the candidate's sandbox. Each test skips, saying why, where
 // there is no GPU or no compute-sanitizer ($PTXB_COMPUTE_SANITIZER, else
 // the toolkit's). One binary:
@@ -52,7 +52,26 @@ class MemcheckGpuTest : public ::testing::Test {
     ASSERT_FALSE(FindRunner().empty()) << "ptxbench-runner not found next to the test";
   }
 
-  v1::EvalResult Eval(const std::string& kernel_file, bool memcheck) {
+  static std::string Source(const std::string& kernel_file) {
+    return ReadFile(DataDir() + "/worker/testdata/gemm/" + kernel_file).value_or("");
+  }
+
+  // The simple correct GEMM that also writes four zeros past the end of its
+  // output: inside the allocation's padding, which is zero anyway, so the
+  // checks pass it; only memcheck sees the write.
+  static std::string WritesPastTheEnd() {
+    std::string source = Source("correct.cu");
+    const size_t marker = source.find("// PTXB_TEST_SPOIL");
+    if (marker == std::string::npos) return "";
+    source.replace(marker, std::string("// PTXB_TEST_SPOIL").size(),
+                   "ptxb_past_end<<<1, 4, 0, stream>>>((__nv_bfloat16*)C.data, C.numel());");
+    source.insert(source.find("PTXB_EXPORT"),
+                  "__global__ void ptxb_past_end(__nv_bfloat16* p, long long n) {\n"
+                  "  p[n + threadIdx.x] = __float2bfloat16(0.f);  // past the end\n}\n\n");
+    return source;
+  }
+
+  v1::EvalResult Eval(const std::string& name, const std::string& source, bool memcheck) {
     GpuEvalOptions o;
     o.runner_path = FindRunner();
     o.UseSanitizer(sanitizer_);
@@ -60,14 +79,14 @@ class MemcheckGpuTest : public ::testing::Test {
     v1::EvalRequest r;
     r.set_definition("gemm_n7168_k5120");
     r.set_language("cuda");
-    r.set_kernel_source(ReadFile(DataDir() + "/worker/testdata/gemm/" + kernel_file).value_or(""));
+    r.set_kernel_source(source);
     r.set_kernel_sha256(Sha256Hex(r.kernel_source()));
     r.set_mode(v1::FULL);
     r.add_workload_uuids(kGemmM70);
     r.set_memcheck(memcheck);
     bool suspect = false;
     v1::EvalResult result = evaluator.Evaluate(r, gpu_, &suspect);
-    std::cout << kernel_file << (memcheck ? " (memcheck)" : "") << ": "
+    std::cout << name << (memcheck ? " (memcheck)" : "") << ": "
               << v1::EvalStatus_Name(result.status()) << " " << result.error() << "\n"
               << "  gate: " << v1::EvalStatus_Name(result.memcheck().status()) << " "
               << result.memcheck().wall_time_ms() << " ms, debug "
@@ -90,9 +109,11 @@ class MemcheckGpuTest : public ::testing::Test {
 // see (it lands in the allocation's zero padding, as a zero) is the gate's
 // RUNTIME_ERROR, untimed, with the sanitizer's report and the source line.
 TEST_F(MemcheckGpuTest, AWritePastTheEndThatPassesTheChecksFailsTheGate) {
-  const v1::EvalResult unchecked = Eval("writes_past_end.cu", /*memcheck=*/false);
+  const std::string source = WritesPastTheEnd();
+  ASSERT_FALSE(source.empty()) << "correct.cu lacks its spoil marker";
+  const v1::EvalResult unchecked = Eval("past the end", source, /*memcheck=*/false);
   ASSERT_EQ(unchecked.status(), v1::PASSED) << "the checks saw the write: this test proves nothing";
-  const v1::EvalResult r = Eval("writes_past_end.cu", /*memcheck=*/true);
+  const v1::EvalResult r = Eval("past the end", source, /*memcheck=*/true);
   EXPECT_EQ(r.status(), v1::RUNTIME_ERROR);
   EXPECT_EQ(r.memcheck().status(), v1::RUNTIME_ERROR);
   EXPECT_GE(r.memcheck().errors(), 1);
@@ -107,8 +128,8 @@ TEST_F(MemcheckGpuTest, AWritePastTheEndThatPassesTheChecksFailsTheGate) {
 // A clean kernel's evaluation is the same with the gate, but for the gate's
 // own time (reported apart) and its line in the log.
 TEST_F(MemcheckGpuTest, ACleanKernelIsUnchangedButForTheGatesTime) {
-  const v1::EvalResult plain = Eval("correct.cu", /*memcheck=*/false);
-  const v1::EvalResult gated = Eval("correct.cu", /*memcheck=*/true);
+  const v1::EvalResult plain = Eval("correct.cu", Source("correct.cu"), /*memcheck=*/false);
+  const v1::EvalResult gated = Eval("correct.cu", Source("correct.cu"), /*memcheck=*/true);
   ASSERT_EQ(plain.status(), v1::PASSED);
   EXPECT_EQ(gated.status(), v1::PASSED);
   EXPECT_FALSE(plain.has_memcheck());
@@ -125,7 +146,8 @@ TEST_F(MemcheckGpuTest, ACleanKernelIsUnchangedButForTheGatesTime) {
 
 // A wild pointer: memcheck reports it, the gate stops the turn.
 TEST_F(MemcheckGpuTest, AnIllegalAddressIsTheGatesRuntimeError) {
-  const v1::EvalResult r = Eval("illegal_address.cu", /*memcheck=*/true);
+  const v1::EvalResult r =
+      Eval("illegal_address.cu", Source("illegal_address.cu"), /*memcheck=*/true);
   EXPECT_EQ(r.status(), v1::RUNTIME_ERROR);
   EXPECT_EQ(r.memcheck().status(), v1::RUNTIME_ERROR);
   ASSERT_EQ(r.traces_size(), 1);
