@@ -79,6 +79,8 @@ nlohmann::json ExecutorListJson(const v1::ListExecutorsResponse& list) {
          {"torch_reference", caps.torch_reference()},
          {"profiler", caps.profiler()},
          {"profiler_unavailable", caps.profiler_unavailable()},
+         {"sanitizer", caps.sanitizer()},
+         {"sanitizer_unavailable", caps.sanitizer_unavailable()},
          {"registered_unix_ms", e.registered_unix_ms()},
          {"last_seen_unix_ms", e.last_seen_unix_ms()}});
   }
@@ -126,6 +128,15 @@ std::string ExecutorTable(const v1::ListExecutorsResponse& list, absl::Time now)
                                                                             ? "not reported"
                                                                             : caps.profiler_unavailable(),
                                                               ")"),
+                      "\n");
+      // Whether experiments that ask for the memcheck gate can go to it.
+      absl::StrAppend(&text, e.executor_id(), " sanitizer: ",
+                      !caps.sanitizer().empty()
+                          ? caps.sanitizer()
+                          : absl::StrCat("none (", caps.sanitizer_unavailable().empty()
+                                                       ? "not reported"
+                                                       : caps.sanitizer_unavailable(),
+                                         ")"),
                       "\n");
     }
   }

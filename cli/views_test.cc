@@ -299,6 +299,28 @@ TEST(ExecutorViewTest, GpuWorkersSayWhetherTheyRunPyTorchReferences) {
   EXPECT_EQ(j["executors"][1]["torch_reference"], "");
 }
 
+TEST(ExecutorViewTest, GpuWorkersSayWhetherTheyHaveASanitizerAndWhyNot) {
+  v1::ListExecutorsResponse list;
+  for (const char* id : {"ex_w1", "ex_w2"}) {
+    v1::ExecutorInfo* w = list.add_executors();
+    w->set_executor_id(id);
+    w->set_kind(v1::WORKER);
+    w->mutable_capabilities()->add_gpus()->set_model("NVIDIA H200");
+  }
+  list.mutable_executors(0)->mutable_capabilities()->set_sanitizer(
+      "compute-sanitizer 2025.3.0.0 at /usr/local/cuda/bin/compute-sanitizer");
+  list.mutable_executors(1)->mutable_capabilities()->set_sanitizer_unavailable(
+      "no compute-sanitizer at /usr/local/cuda/bin/compute-sanitizer");
+  const std::string table = ExecutorTable(list, absl::FromUnixSeconds(1000000));
+  EXPECT_THAT(table, HasSubstr("ex_w1 sanitizer: compute-sanitizer 2025.3.0.0 at "
+                               "/usr/local/cuda/bin/compute-sanitizer\n"));
+  EXPECT_THAT(table, HasSubstr("ex_w2 sanitizer: none (no compute-sanitizer at "
+                               "/usr/local/cuda/bin/compute-sanitizer)\n"));
+  const nlohmann::json j = ExecutorListJson(list);
+  EXPECT_EQ(j["executors"][1]["sanitizer_unavailable"],
+            "no compute-sanitizer at /usr/local/cuda/bin/compute-sanitizer");
+}
+
 TEST(ExecutorViewTest, GpuWorkersSayWhetherTheyCanProfileAndWhyNot) {
   v1::ListExecutorsResponse list;
   for (const char* id : {"ex_w1", "ex_w2"}) {

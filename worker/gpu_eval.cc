@@ -327,6 +327,12 @@ void GpuEvalOptions::UseProfiler(const NcuInstall& install) {
   profiler = absl::StrCat("Nsight Compute ", install.version);
 }
 
+void GpuEvalOptions::UseSanitizer(const SanitizerInstall& install) {
+  sanitizer = install.executable;
+  sanitizer_root = install.root;
+  sanitizer_name = absl::StrCat("compute-sanitizer ", install.version);
+}
+
 v1::EvalResult GpuEvaluator::Run(const v1::EvalRequest& request, CompiledKernel compiled,
                                  const gpu::GpuInfo& gpu, bool* suspect) {
   *suspect = false;
@@ -348,6 +354,15 @@ v1::EvalResult GpuEvaluator::Run(const v1::EvalRequest& request, CompiledKernel 
       Workloads(*compiled.definition, request);
   if (!workloads.ok()) return infra(std::string(workloads.status().message()));
 
+  // PTXBench's gate: memory errors stop the turn before anything is timed.
+  if (request.memcheck() && MemcheckGate(request, compiled, gpu, *workloads, result, suspect)) {
+    if (result.status() != v1::INFRA_ERROR) {
+      Summarize(result);
+      DebugReport(request, compiled, gpu, *workloads, result, suspect);
+    }
+    return finish();
+  }
+  const bool gate_suspect = *suspect;
   // The candidate's own uid for as long as its evaluation runs.
   const sandbox::UidRange::Lease candidate_uid = candidate_uids_->Acquire();
   absl::StatusOr<runner::RunnerJob> made = MakeJob(request, compiled, gpu, candidate_uid.uid());
@@ -408,8 +423,18 @@ v1::EvalResult GpuEvaluator::Run(const v1::EvalRequest& request, CompiledKernel 
                                      p.exit_code, ")\n", outcome->diagnostic));
     }
   }
-  *suspect = crashed || context_lost || candidate_failed;
+  *suspect = gate_suspect || crashed || context_lost || candidate_failed;
   Summarize(result);
+  if (request.memcheck() && result.has_memcheck()) {
+    for (v1::WorkloadTrace& t : *result.mutable_traces()) {
+      t.set_log(absl::StrFormat("memcheck gate: clean on workload %s (%.1f s, in no figure)\n%s",
+                                result.memcheck().workload_uuid(),
+                                result.memcheck().wall_time_ms() / 1000.0, t.log()));
+    }
+    if (result.status() == v1::RUNTIME_ERROR || result.status() == v1::TIMEOUT) {
+      DebugReport(request, compiled, gpu, job.workloads, result, suspect);
+    }
+  }
   // Not after an infrastructure failure: the task is retried elsewhere.
   if (request.profile() && result.status() != v1::INFRA_ERROR) {
     Profile(request, compiled, gpu, job.workloads, result, suspect);

@@ -21,8 +21,10 @@
 #include "worker/gpu/device_info.h"
 #include "worker/harness_process.h"
 #include "worker/profile/ncu_install.h"
+#include "worker/profile/sanitizer_install.h"
 #include "worker/reference_times.h"
 #include "worker/runner/job.h"
+#include "worker/runner/sanitizer_log.h"
 #include "workloads/registry.h"
 
 namespace ptxbench::worker {
@@ -76,6 +78,18 @@ struct GpuEvalOptions {
   absl::Duration profile_deadline = absl::Minutes(3);
   // Profiles with `install` (FindNcu's answer): sets the three above.
   void UseProfiler(const NcuInstall& install);
+  // The memcheck gate and debug reports on request (docs/MEASUREMENT.md,
+  // "The memcheck gate"): compute-sanitizer (FindSanitizer in
+  // worker/profile/sanitizer_install.h); empty `sanitizer`: this worker
+  // has none. One call under memcheck past `sanitize_call_deadline` is a
+  // TIMEOUT (PTXBench's 120 s); a sanitize run ends at `sanitize_deadline`.
+  std::string sanitizer;
+  std::string sanitizer_root;
+  std::string sanitizer_name;  // e.g. "compute-sanitizer 2025.3.0.0"
+  absl::Duration sanitize_call_deadline = absl::Seconds(120);
+  absl::Duration sanitize_deadline = absl::Minutes(6);
+  // The gate with `install` (FindSanitizer's answer): sets the three above.
+  void UseSanitizer(const SanitizerInstall& install);
   // Tests: force the PyTorch reference where a native one exists.
   runner::ReferenceChoice reference = runner::ReferenceChoice::kAuto;
   // How long a reference figure measured on a GPU is reused by the next
@@ -164,6 +178,30 @@ class GpuEvaluator {
   void Profile(const ptxbench::v1::EvalRequest& request, const CompiledKernel& compiled,
                const gpu::GpuInfo& gpu, const std::vector<runner::WorkloadSpec>& evaluated,
                ptxbench::v1::EvalResult& result, bool* suspect);
+
+  // A sanitize run (gpu_sanitize.cc) of `workload`: PASSED (a finished
+  // report, clean, or a crash left to the evaluation), RUNTIME_ERROR (the
+  // report's errors), TIMEOUT, or INFRA_ERROR (`why`).
+  struct SanitizeOutcome {
+    ptxbench::v1::EvalStatus status = ptxbench::v1::INFRA_ERROR;
+    runner::SanitizerFindings findings;
+    std::string why;
+    absl::Duration wall;
+  };
+  SanitizeOutcome Sanitize(const ptxbench::v1::EvalRequest& request, const CompiledKernel& compiled,
+                           const gpu::GpuInfo& gpu, const runner::WorkloadSpec& workload,
+                           bool debug, bool* suspect);
+  // Before the evaluation, when the request asks for it: the gate on the
+  // first of `evaluated`, its figures in `result.memcheck`. True when it
+  // stopped the evaluation (`result` then says why, untimed).
+  bool MemcheckGate(const ptxbench::v1::EvalRequest& request, const CompiledKernel& compiled,
+                    const gpu::GpuInfo& gpu, const std::vector<runner::WorkloadSpec>& evaluated,
+                    ptxbench::v1::EvalResult& result, bool* suspect);
+  // After a RUNTIME_ERROR or TIMEOUT (the gate's or the evaluation's): a
+  // debug run on the first such workload, whose report replaces its log.
+  void DebugReport(const ptxbench::v1::EvalRequest& request, const CompiledKernel& compiled,
+                   const gpu::GpuInfo& gpu, const std::vector<runner::WorkloadSpec>& evaluated,
+                   ptxbench::v1::EvalResult& result, bool* suspect);
 
   Compiler* compiler_;
   const workloads::DefinitionRegistry* definitions_;

@@ -60,8 +60,16 @@ class GpuEvalFakeRunnerTest : public ::testing::Test {
   static std::string Emit(const std::string& line) { return "echo '" + line + "' >> \"$out\"\n"; }
 
   v1::EvalResult Run(const std::string& runner, std::vector<std::string> workloads,
-                     bool* suspect, absl::Duration deadline = absl::Seconds(20)) {
+                     bool* suspect, absl::Duration deadline = absl::Seconds(20),
+                     bool memcheck = false, const std::string& source = "") {
     GpuEvalOptions o;
+    if (memcheck) {
+      // The memcheck gate (gpu_sanitize.cc) with a stand-in sanitizer: the
+      // fake runner plays its runs too.
+      o.sanitizer = "/fake/compute-sanitizer";
+      o.sanitizer_root = "/fake";
+      o.sanitizer_name = "compute-sanitizer 2025.3.0.0";
+    }
     o.runner_path = runner;
     o.candidate_host_path = "/bin/true";  // the fake runner starts no host
     o.deadline = deadline;
@@ -71,6 +79,8 @@ class GpuEvalFakeRunnerTest : public ::testing::Test {
     request.set_definition("gemm_n7168_k5120");
     request.set_language("cuda");
     request.set_kernel_sha256("abc");
+    request.set_memcheck(memcheck);
+    request.set_kernel_source(source);
     for (const std::string& w : workloads) request.add_workload_uuids(w);
     CompiledKernel compiled;
     compiled.result.set_status(v1::COMPILED);
@@ -161,6 +171,125 @@ TEST_F(GpuEvalFakeRunnerTest, UnknownWorkloadIsRefusedBeforeAnythingRuns) {
   EXPECT_EQ(r.status(), v1::INFRA_ERROR);
   EXPECT_NE(r.error().find("no-such-uuid"), std::string::npos) << r.error();
   EXPECT_FALSE(fs::exists(dir_ / "job.json")) << "the runner was started";
+}
+
+// The memcheck gate (docs/MEASUREMENT.md, "The memcheck gate") with a fake
+// runner that plays three kinds of job: a gate's sanitize run (print limit
+// 1), a debug run (print limit 100), each writing `gate_log` / `debug_log`
+// as compute-sanitizer's log beside its results, and the evaluation.
+class MemcheckGateTest : public GpuEvalFakeRunnerTest {
+ protected:
+  std::string GatedRunner(const std::string& gate_log, const std::string& debug_log,
+                          const std::string& evaluation) {
+    std::ofstream(dir_ / "gate.log") << gate_log;
+    std::ofstream(dir_ / "debug.log") << debug_log;
+    return FakeRunner(
+        "log=\"$(dirname \"$out\")/memcheck.log\"\n"
+        "if grep -q '\"print_limit\":1,' \"$2\" && grep -q compute-sanitizer \"$2\"; then\n"
+        "  cp \"$2\" " + (dir_ / "gate_job.json").string() + "\n"
+        "  cp " + (dir_ / "gate.log").string() + " \"$log\"\n" +
+        Emit(Trace(kM70, "PASSED")) +
+        "elif grep -q '\"print_limit\":100,' \"$2\" && grep -q compute-sanitizer \"$2\"; then\n"
+        "  cp " + (dir_ / "debug.log").string() + " \"$log\"\n" +
+        Emit(Trace(kM70, "RUNTIME_ERROR")) +
+        "else\n"
+        "  touch " + (dir_ / "evaluated").string() + "\n" + evaluation +
+        "fi\n");
+  }
+  static std::string Log(const std::string& body) {
+    return "========= COMPUTE-SANITIZER\n" + body + "========= ERROR SUMMARY: 1 error\n";
+  }
+  static constexpr char kClean[] =
+      "========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n";
+  static constexpr char kWrite[] =
+      "========= Invalid __global__ write of size 4 bytes\n"
+      "=========     at gemm_kernel+0x90 in /tmp/ptxb-build-1/kernel.cu:3\n"
+      "=========     by thread (0,0,0) in block (0,0,0)\n"
+      "=========     Address 0x7f0000000400 is out of bounds\n"
+      "=========     Saved host backtrace up to driver entry point at kernel launch time\n"
+      "=========         Host Frame: cuLaunchKernel [0x2c1a3e] in libcuda.so.1\n"
+      "=========\n";
+  static constexpr char kSource[] = "line 1\nline 2\nout[n] = v;  // line 3\nline 4\n";
+};
+
+TEST_F(MemcheckGateTest, ACleanGateLeavesTheEvaluationAsItWasAndReportsItsTimeApart) {
+  bool suspect = true;
+  v1::EvalResult r = Run(GatedRunner(kClean, kClean, Emit(Started(kM70)) +
+                                                        Emit(Trace(kM70, "PASSED", 1.0))),
+                         {kM70, kM232}, &suspect, absl::Seconds(20), /*memcheck=*/true);
+  EXPECT_TRUE(fs::exists(dir_ / "evaluated"));
+  EXPECT_EQ(r.memcheck().status(), v1::PASSED);
+  EXPECT_EQ(r.memcheck().tool(), "compute-sanitizer 2025.3.0.0");
+  EXPECT_EQ(r.memcheck().workload_uuid(), kM70);
+  EXPECT_GE(r.memcheck().wall_time_ms(), 0);
+  ASSERT_GE(r.traces_size(), 1);
+  EXPECT_EQ(r.traces(0).status(), v1::PASSED);
+  EXPECT_DOUBLE_EQ(r.traces(0).latency_ms(), 1.0);
+  EXPECT_EQ(r.traces(0).log().rfind("memcheck gate: clean on workload ", 0), 0u) << r.traces(0).log();
+  // The gate's job: one workload, two checked calls, print limit 1, nothing timed.
+  std::ifstream in(dir_ / "gate_job.json");
+  std::stringstream job;
+  job << in.rdbuf();
+  absl::StatusOr<runner::RunnerJob> parsed = runner::ParseJob(job.str());
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->workloads.size(), 1u);
+  EXPECT_EQ(parsed->trials, 2);
+  EXPECT_EQ(parsed->warmup_calls, 0);
+  EXPECT_EQ(parsed->sanitize.print_limit, 1);
+  EXPECT_EQ(parsed->isolation.call_deadline_s, 120);
+}
+
+TEST_F(MemcheckGateTest, AReportStopsTheTurnUntimedWithTheDebugReportAndItsSourceAsTheLog) {
+  bool suspect = false;
+  v1::EvalResult r = Run(GatedRunner(Log(kWrite), Log(kWrite), Emit(Trace(kM70, "PASSED", 1.0))),
+                         {kM70, kM232}, &suspect, absl::Seconds(20), /*memcheck=*/true, kSource);
+  EXPECT_FALSE(fs::exists(dir_ / "evaluated")) << "a kernel that failed the gate was timed";
+  EXPECT_EQ(r.status(), v1::RUNTIME_ERROR);
+  EXPECT_EQ(r.memcheck().status(), v1::RUNTIME_ERROR);
+  EXPECT_EQ(r.memcheck().errors(), 1);
+  EXPECT_TRUE(r.memcheck().debug_report());
+  ASSERT_EQ(r.traces_size(), 2);
+  EXPECT_EQ(r.traces(0).status(), v1::RUNTIME_ERROR);
+  EXPECT_EQ(r.traces(0).latency_ms(), 0);
+  const std::string& log = r.traces(0).log();
+  EXPECT_NE(log.find("memcheck debug report"), std::string::npos) << log;
+  EXPECT_NE(log.find("Invalid __global__ write of size 4 bytes"), std::string::npos) << log;
+  EXPECT_NE(log.find(">     3 | out[n] = v;  // line 3"), std::string::npos) << log;
+  EXPECT_EQ(log.find("Host Frame"), std::string::npos) << log;
+  EXPECT_EQ(r.traces(1).status(), v1::RUNTIME_ERROR);
+  EXPECT_NE(r.traces(1).errors(0).find("not run: the memcheck gate"), std::string::npos);
+}
+
+TEST_F(MemcheckGateTest, NoFinishedReportFromTheSanitizerIsNeverAPass) {
+  bool suspect = false;
+  v1::EvalResult r = Run(GatedRunner("", "", Emit(Trace(kM70, "PASSED", 1.0))), {kM70}, &suspect,
+                         absl::Seconds(20), /*memcheck=*/true);
+  EXPECT_FALSE(fs::exists(dir_ / "evaluated"));
+  EXPECT_EQ(r.status(), v1::INFRA_ERROR);
+  EXPECT_NE(r.error().find("compute-sanitizer wrote no finished report"), std::string::npos)
+      << r.error();
+}
+
+TEST_F(MemcheckGateTest, AFaultInTheEvaluationGetsTheDebugReportAsItsLog) {
+  bool suspect = false;
+  v1::EvalResult r = Run(GatedRunner(kClean, Log(kWrite),
+                                     Emit(Started(kM70)) + Emit(Trace(kM70, "RUNTIME_ERROR"))),
+                         {kM70}, &suspect, absl::Seconds(20), /*memcheck=*/true, kSource);
+  EXPECT_TRUE(fs::exists(dir_ / "evaluated"));
+  EXPECT_EQ(r.status(), v1::RUNTIME_ERROR);
+  EXPECT_EQ(r.memcheck().status(), v1::PASSED);
+  EXPECT_TRUE(r.memcheck().debug_report());
+  ASSERT_EQ(r.traces_size(), 1);
+  EXPECT_NE(r.traces(0).log().find("memcheck debug report"), std::string::npos) << r.traces(0).log();
+}
+
+TEST_F(MemcheckGateTest, NoGateUnlessTheRequestAsksForIt) {
+  bool suspect = false;
+  // Not asked: no gate and no memcheck result, though the log would fail it.
+  v1::EvalResult r = Run(GatedRunner(Log(kWrite), Log(kWrite), Emit(Trace(kM70, "PASSED", 1.0))),
+                         {kM70}, &suspect);
+  EXPECT_EQ(r.status(), v1::PASSED);
+  EXPECT_FALSE(r.has_memcheck());
 }
 
 gpu::GpuInfo Gpu(int index, const std::string& sm_arch = "sm_90") {

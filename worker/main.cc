@@ -30,6 +30,7 @@
 #include "worker/gpu/device_info.h"
 #include "worker/gpu_worker.h"
 #include "worker/profile/ncu_install.h"
+#include "worker/profile/sanitizer_install.h"
 #include "worker/simulated_worker.h"
 #include "worker/stop_guard.h"
 #include "worker/torch_probe.h"
@@ -104,6 +105,9 @@ ABSL_FLAG(std::string, ncu, "",
           "Nsight Compute (e.g. /usr/local/cuda/bin/ncu) that profiles kernels of experiments "
           "that ask for profiles (--ncu; default: this worker does not profile; "
           "docs/MEASUREMENT.md, \"Profiles\")");
+ABSL_FLAG(std::string, compute_sanitizer, "/usr/local/cuda/bin/compute-sanitizer",
+          "compute-sanitizer for the memcheck gate of experiments that ask for it "
+          "(--compute-sanitizer; empty: none; docs/MEASUREMENT.md, \"The memcheck gate\")");
 ABSL_FLAG(std::string, cgroup_root, "/sys/fs/cgroup/ptxbench",
           "cgroup v2 directory for the sandboxes' cgroups; without cgroup v2 a watchdog "
           "enforces the limits (--cgroup-root)");
@@ -161,6 +165,30 @@ void ConfigureProfiler(ptxbench::worker::GpuEvalOptions* eval_options,
     ptxbench::LogInfo("profiler", {{"available", "no"}, {"why", caps->profiler_unavailable()}});
   } else {
     ptxbench::LogInfo("profiler", {{"available", caps->profiler()}, {"program", eval_options->ncu}});
+  }
+}
+
+// Whether this GPU worker runs the memcheck gate (--compute-sanitizer), set
+// in `eval_options` and `caps`, and logged either way.
+void ConfigureSanitizer(ptxbench::worker::GpuEvalOptions* eval_options,
+                        ptxbench::v1::Capabilities* caps) {
+  const std::string configured = absl::GetFlag(FLAGS_compute_sanitizer);
+  if (configured.empty()) {
+    caps->set_sanitizer_unavailable(
+        "the memcheck gate is off (start the worker with --compute-sanitizer PATH)");
+  } else if (absl::StatusOr<ptxbench::worker::SanitizerInstall> found =
+                 ptxbench::worker::FindSanitizer(configured);
+             found.ok()) {
+    eval_options->UseSanitizer(*found);
+    caps->set_sanitizer(found->Describe(configured));
+  } else {
+    caps->set_sanitizer_unavailable(std::string(found.status().message()));
+  }
+  if (caps->sanitizer().empty()) {
+    ptxbench::LogInfo("sanitizer", {{"available", "no"}, {"why", caps->sanitizer_unavailable()}});
+  } else {
+    ptxbench::LogInfo("sanitizer",
+                      {{"available", caps->sanitizer()}, {"program", eval_options->sanitizer}});
   }
 }
 
@@ -265,8 +293,9 @@ int RunRealWorker() {
   ptxbench::worker::WorkerMetrics metrics(metered_gpus, protections);
   eval_options.metrics = &metrics;
   // Before the evaluator takes its copy of the options.
-  ptxbench::v1::Capabilities profiler_caps;
-  if (!gpus.empty()) ConfigureProfiler(&eval_options, &profiler_caps);
+  ptxbench::v1::Capabilities tool_caps;
+  if (!gpus.empty()) ConfigureProfiler(&eval_options, &tool_caps);
+  if (!gpus.empty()) ConfigureSanitizer(&eval_options, &tool_caps);
   ptxbench::worker::GpuEvaluator& evaluator = (*stack)->Evaluator(definitions->get(), name);
   ptxbench::worker::GpuPool pool(gpus);
   ptxbench::executor::ExecutorRunner* running = nullptr;
@@ -290,8 +319,11 @@ int RunRealWorker() {
     runner_options.capabilities.add_protection_warnings(w);
   }
   runner_options.capabilities.set_torch_reference(torch_reference);
-  runner_options.capabilities.set_profiler(profiler_caps.profiler());
-  runner_options.capabilities.set_profiler_unavailable(profiler_caps.profiler_unavailable());
+  runner_options.capabilities.set_profiler(tool_caps.profiler());
+  runner_options.capabilities.set_profiler_unavailable(tool_caps.profiler_unavailable());
+  runner_options.capabilities.set_sanitizer(tool_caps.sanitizer());
+  runner_options.capabilities.set_sanitizer_unavailable(
+      gpus.empty() ? "no GPU: compile-only" : tool_caps.sanitizer_unavailable());
   runner_options.slots = slots;
   ptxbench::worker::StopSignalGuard guarded(
       gpus.empty() ? static_cast<ptxbench::executor::TaskHandler*>(&compile_handler) : &gpu_handler);

@@ -154,6 +154,23 @@ TEST(simulated_evaluator, EmptyWorkloadListUsesTheDefinitionsWorkloads) {
   FAIL() << "no variant compiled";
 }
 
+TEST(simulated_evaluator, TheMemcheckGateIsSimulatedCleanWhenAskedFor) {
+  auto registry = workloads::DefinitionRegistry::Load({});
+  ASSERT_TRUE(registry.ok()) << registry.status();
+  SimulatedEvaluator evaluator({.seed = 7, .worker_id = "w-test", .definitions = registry->get()});
+  v1::EvalResult r;
+  for (int v = 0; v < 20 && r.traces_size() == 0; ++v) {
+    v1::EvalRequest request = Request(v, {});
+    EXPECT_FALSE(evaluator.Evaluate(request).has_memcheck());  // not asked for
+    request.set_memcheck(true);
+    r = evaluator.Evaluate(request);
+  }
+  ASSERT_GT(r.traces_size(), 0);
+  EXPECT_EQ(r.memcheck().status(), v1::PASSED);
+  EXPECT_EQ(r.memcheck().tool(), "simulated sanitizer");
+  EXPECT_EQ(r.memcheck().workload_uuid(), r.traces(0).workload_uuid());
+}
+
 TEST(simulated_evaluator, AProfileIsSimulatedOnTheLargestWorkloadWhenAskedFor) {
   auto registry = workloads::DefinitionRegistry::Load({});
   ASSERT_TRUE(registry.ok()) << registry.status();

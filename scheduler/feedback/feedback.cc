@@ -102,6 +102,20 @@ void AppendProfile(std::string* out, const EvalResult& result) {
   absl::StrAppend(out, "\n", RenderProfile(result.profile()));
 }
 
+// The memcheck gate stopped the evaluation: the traces below carry the
+// sanitizer's report as their log (PTXBench's feedback shows it the same way).
+void AppendMemcheckNote(std::string* out, const EvalResult& result) {
+  const EvalStatus gate = result.memcheck().status();
+  if (!result.has_memcheck() || (gate != ptxbench::v1::RUNTIME_ERROR && gate != ptxbench::v1::TIMEOUT)) {
+    return;
+  }
+  absl::StrAppend(out, gate == ptxbench::v1::TIMEOUT
+                           ? "The memcheck gate (compute-sanitizer memcheck, before timing) did not "
+                             "finish: the kernel was not timed.\n"
+                           : "The memcheck gate (compute-sanitizer memcheck, before timing) found "
+                             "memory errors, reported below: the kernel was not timed.\n");
+}
+
 bool AllTracesPassed(const EvalResult& result) {
   if (result.traces().empty()) return false;
   for (const auto& t : result.traces()) {
@@ -215,6 +229,7 @@ std::string RenderEvalFeedback(const ptxbench::v1::EvalResult& result, double ta
     bool any_passed = false;
     for (const auto& t : result.traces()) any_passed |= t.status() == ptxbench::v1::PASSED;
     absl::StrAppend(&out, any_passed ? "Evaluation results:\n" : "Evaluation FAILED:\n");
+    AppendMemcheckNote(&out, result);
     int index = 0;
     for (const auto& trace : result.traces()) AppendTrace(&out, trace, index++);
     AppendResources(&out, result);

@@ -70,6 +70,29 @@ TEST(feedback_render, TargetMetEndsWithAchievedSuffix) {
   EXPECT_TRUE(TargetMet(r, 1.234));
 }
 
+TEST(feedback_render, TheMemcheckGatesReportIsTheFailingWorkloadsLog) {
+  EvalResult r;
+  r.set_status(v1::RUNTIME_ERROR);
+  r.mutable_memcheck()->set_status(v1::RUNTIME_ERROR);
+  WorkloadTrace* t = r.add_traces();
+  (*t->mutable_axes())["M"] = 16;
+  t->set_status(v1::RUNTIME_ERROR);
+  t->set_log(
+      "compute-sanitizer memcheck reported 1 error(s) on workload u1:\n"
+      "========= Invalid __global__ write of size 4 bytes\n"
+      "=========     at gemm_kernel+0x90 in /b/kernel.cu:12\n");
+  t->add_errors("the memcheck gate found memory errors; not timed");
+  const std::string text = RenderEvalFeedback(r, 1.0);
+  EXPECT_THAT(text, HasSubstr("Evaluation FAILED:\nThe memcheck gate (compute-sanitizer memcheck, "
+                              "before timing) found memory errors"));
+  EXPECT_THAT(text, HasSubstr("[M=16] RUNTIME_ERROR\n"));
+  EXPECT_THAT(text, HasSubstr("  ========= Invalid __global__ write of size 4 bytes\n"));
+  EXPECT_THAT(text, HasSubstr("kernel.cu:12"));
+  // A clean gate says nothing.
+  r.mutable_memcheck()->set_status(v1::PASSED);
+  EXPECT_THAT(RenderEvalFeedback(r, 1.0), Not(HasSubstr("memcheck gate (")));
+}
+
 TEST(feedback_render, CorrectButSlowSaysKeepOptimizing) {
   EvalResult r = PassingResult();
   std::string text = RenderEvalFeedback(r, 1.5);

@@ -107,7 +107,7 @@ absl::StatusOr<ExpandedExperiment> ExpandMatrix(const SpecReader& r, const Json&
       doc, "",
       {"name", "models", "definitions", "prompt_tags", "samples", "num_turns", "target_speedup",
        "context_policy", "language", "priority", "eval", "max_cost_usd", "architectures", "mode",
-       "agent", "profile"},
+       "agent", "profile", "memcheck"},
       /*allow_comments=*/false));
   ExpandedExperiment out;
   auto name_it = doc.find("name");
@@ -318,15 +318,18 @@ absl::StatusOr<ExpandedExperiment> ExpandList(const SpecReader& r, const Json& d
   const Json* name = nullptr;
   Options options;
   std::optional<AgentSettings> agent;
+  // PTXBench's own format: its protocol, the memcheck gate included.
+  options.memcheck = true;
   if (object_form) {
     PTXB_RETURN_IF_ERROR(r.json().CheckKeys(doc, "",
                                             {"name", "items", "mode", "agent", "context_policy",
                                              "language", "eval", "priority", "max_cost_usd",
-                                             "profile"},
+                                             "profile", "memcheck"},
                                             /*allow_comments=*/true));
     name = JsonReader::Member(doc, "name");
     PTXB_ASSIGN_OR_RETURN(agent, ReadMode(r, doc, /*list_form=*/true));
     PTXB_ASSIGN_OR_RETURN(options, r.ReadOptions(doc));
+    if (!options.memcheck) options.memcheck = true;
   }
   const Json& list = object_form ? doc["items"] : doc;
   const std::string items_at = object_form ? "items" : "";
@@ -461,6 +464,13 @@ absl::Status NoteProfile(const SpecReader& r, const PromptRegistry& prompts,
 }
 
 }  // namespace
+
+bool NormalizedSpecAsksMemcheck(absl::string_view normalized_json) {
+  const Json doc = Json::parse(std::string(normalized_json), nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object()) return false;
+  const auto it = doc.find("memcheck");
+  return it != doc.end() && it->is_boolean() && it->get<bool>();
+}
 
 absl::StatusOr<ExpandedExperiment> ExpandSpec(
     const SpecInput& input, const workloads::DefinitionRegistry& definitions,

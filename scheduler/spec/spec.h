@@ -125,6 +125,13 @@ struct ExpandedExperiment {
   // "profile": true, or a prompt tag of it that asks for profile feedback
   // (PromptRegistry::AsksForProfile). Routed to workers that can profile.
   bool profile = false;
+  // PTXBench's memcheck gate before each evaluation's timing, and a debug
+  // report on RUNTIME_ERROR/TIMEOUT (EvalRequest.memcheck): "memcheck" in
+  // the spec; unset, on for PTXBench's own forms (a list config, a
+  // coding-agent experiment.json) and off for a matrix (docs/FORMATS.md).
+  // Written into the normalized spec only when on. Routed to workers with
+  // compute-sanitizer.
+  bool memcheck = false;
   std::vector<TrajectorySpec> trajectories;  // deterministic order
   // Full evaluation only: the definitions no native reference computes, each
   // with why none does (workloads/native_reference.h). Their own PyTorch
@@ -143,6 +150,10 @@ struct ExpandedExperiment {
 // evaluation of a definition with no reference at all (no native reference
 // fits it and it has no PyTorch code) is such a problem; a compile-only one
 // runs no reference.
+// Whether a stored experiment's normalized spec (ExpandedExperiment::
+// normalized_json) asks for the memcheck gate: the one reader of that key.
+bool NormalizedSpecAsksMemcheck(absl::string_view normalized_json);
+
 absl::StatusOr<ExpandedExperiment> ExpandSpec(
     const SpecInput& input, const workloads::DefinitionRegistry& definitions,
     const PromptRegistry& prompts, const SpecLimits& limits);

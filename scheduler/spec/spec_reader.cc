@@ -162,6 +162,10 @@ absl::StatusOr<Options> SpecReader::ReadOptions(const Json& object) const {
     if (!v->is_boolean()) return Error("profile", *v, "true or false");
     o.profile = v->get<bool>();
   }
+  if (const Json* v = JsonReader::Member(object, "memcheck")) {
+    if (!v->is_boolean()) return Error("memcheck", *v, "true or false");
+    o.memcheck = v->get<bool>();
+  }
   return o;
 }
 
@@ -217,6 +221,9 @@ void FillOptions(const Options& o, nlohmann::json& normalized, ExpandedExperimen
   // their hash (and an identical resubmission stays "the same").
   if (o.architectures != DefaultArchitectures()) normalized["architectures"] = o.architectures;
   if (o.profile) normalized["profile"] = true;
+  // The gate runs the kernel: never in a compile-only experiment.
+  out.memcheck = o.memcheck.value_or(false) && o.eval != "compile-only";
+  if (out.memcheck) normalized["memcheck"] = true;
   out.architectures = o.architectures;
   out.profile = o.profile;
   out.context_policy = o.context_policy;

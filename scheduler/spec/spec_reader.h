@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,10 @@ struct Options {
   // "profile": true: every evaluation is profiled too (docs/MEASUREMENT.md,
   // "Profiles"); a prompt tag that asks for profiles sets it as well.
   bool profile = false;
+  // "memcheck": true|false: PTXBench's memcheck gate and debug reports
+  // (docs/MEASUREMENT.md, "The memcheck gate"); unset: the form's default
+  // (kMemcheckByDefault in spec.cc).
+  std::optional<bool> memcheck;
 };
 
 // Writes the options into a normalized spec and the expansion.

@@ -102,6 +102,31 @@ TEST_F(SpecTest, MatrixReadsOptionalSettings) {
   EXPECT_DOUBLE_EQ(e->max_cost_usd, 12.5);
 }
 
+// The memcheck gate (docs/FORMATS.md): off by default in a matrix (ptxbench's
+// own form), written into the normalised spec only when on.
+TEST_F(SpecTest, AMatrixAsksForTheMemcheckGateOnlyWhenItSaysSo) {
+  auto plain = Expand(Matrix());
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_FALSE(plain->memcheck);
+  EXPECT_FALSE(Json::parse(plain->normalized_json).contains("memcheck"));
+  Json spec = Matrix();
+  spec["memcheck"] = true;
+  auto gated = Expand(spec);
+  ASSERT_TRUE(gated.ok()) << gated.status();
+  EXPECT_TRUE(gated->memcheck);
+  EXPECT_TRUE(NormalizedSpecAsksMemcheck(gated->normalized_json));
+  EXPECT_NE(gated->spec_hash, plain->spec_hash);
+  spec["memcheck"] = false;
+  EXPECT_EQ(Expand(spec)->spec_hash, plain->spec_hash);
+  // The gate runs the kernel: a compile-only experiment has none.
+  spec["memcheck"] = true;
+  spec["eval"] = "compile-only";
+  auto compile_only = Expand(spec);
+  ASSERT_TRUE(compile_only.ok()) << compile_only.status();
+  EXPECT_FALSE(compile_only->memcheck);
+  EXPECT_FALSE(NormalizedSpecAsksMemcheck("not json"));
+}
+
 // Profiles (docs/FORMATS.md): asked for by the spec or by a prompt tag whose
 // text explains them; only "profile": true is written into the normalised
 // spec, so every spec before the field keeps its hash.
@@ -581,6 +606,27 @@ TEST_F(SpecListTest, NameComesFromTheFileOrTheCommandLine) {
   EXPECT_EQ(named->name, "piped");
 }
 
+// The memcheck gate (docs/FORMATS.md): on by default for PTXBench's own
+// list config, which may turn it off in the object form; never in a
+// compile-only run.
+TEST_F(SpecListTest, PTXBenchsListConfigPassesTheMemcheckGateByDefault) {
+  auto e = ExpandList(List());
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_TRUE(e->memcheck);
+  EXPECT_EQ(Json::parse(e->normalized_json)["memcheck"], true);
+  EXPECT_TRUE(NormalizedSpecAsksMemcheck(e->normalized_json));
+
+  Json object = {{"name", "no-gate"}, {"items", List()}, {"memcheck", false}};
+  auto off = ExpandList(object);
+  ASSERT_TRUE(off.ok()) << off.status();
+  EXPECT_FALSE(off->memcheck);
+  EXPECT_FALSE(Json::parse(off->normalized_json).contains("memcheck"));
+  EXPECT_FALSE(NormalizedSpecAsksMemcheck(off->normalized_json));
+  object["memcheck"] = "no";
+  ExpectInvalid(ExpandList(object),
+                "cfg.json: $.memcheck: expected true or false, found \"no\"");
+}
+
 TEST_F(SpecListTest, NormalizedJsonRecordsTheCommandLineDefaults) {
   auto e = ExpandList(List());
   ASSERT_TRUE(e.ok()) << e.status();
@@ -743,7 +789,7 @@ TEST_F(SpecListTest, TheObjectFormRunsItsItemsAsAgentSessions) {
        "cfg.json: $.items: expected a non-empty list of experiments, found []"},
       {[](Json& j) { j["architectures"] = {"hopper"}; },
        "cfg.json: $.architectures: expected a known key (name, items, mode, agent, "
-       "context_policy, language, eval, priority, max_cost_usd, profile; keys starting with '_' "
+       "context_policy, language, eval, priority, max_cost_usd, profile, memcheck; keys starting with '_' "
        "are comments), found an unknown key"},
   };
   for (const auto& [mutate, error] : refused) {

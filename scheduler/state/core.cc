@@ -118,6 +118,15 @@ absl::Status Core::CheckProfilers(const ExpandedExperiment& x) const {
       "created"));
 }
 
+absl::Status Core::CheckSanitizers(const ExpandedExperiment& x) const {
+  if (!x.memcheck || HasActiveGpuWorker(x.architectures, CanMemcheck)) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      "experiment '", x.name, "' asks for the memcheck gate (\"memcheck\": true, the default "
+      "of PTXBench's configs), and no registered GPU worker of its architectures has "
+      "compute-sanitizer (`ptxbench workers` says why each has none; \"memcheck\": false "
+      "turns the gate off); nothing was created"));
+}
+
 absl::Status Core::CheckAgentClis(const ExpandedExperiment& x) const {
   if (!x.agent) return absl::OkStatus();
   const absl::Time now = clock_->Now();

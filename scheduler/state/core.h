@@ -308,6 +308,9 @@ class Core {
   // An experiment that asks for profiles needs an active worker with a
   // healthy GPU of its architectures that can profile.
   absl::Status CheckProfilers(const ExpandedExperiment& x) const;
+  // One that asks for the memcheck gate, an active worker of its
+  // architectures with compute-sanitizer.
+  absl::Status CheckSanitizers(const ExpandedExperiment& x) const;
   absl::Status AddEvent(const std::string& experiment, const std::string& trajectory,
                         int turn, const std::string& kind, const std::string& detail);
   absl::StatusOr<int64_t> ExperimentRowid(const std::string& experiment_id) const;
@@ -331,6 +334,10 @@ class Core {
   // simulated, and say so).
   static bool CanProfile(const ptxbench::v1::Capabilities& caps) {
     return caps.simulated() || !caps.profiler().empty();
+  }
+  // A real worker with compute-sanitizer, or a simulated one.
+  static bool CanMemcheck(const ptxbench::v1::Capabilities& caps) {
+    return caps.simulated() || !caps.sanitizer().empty();
   }
   static bool HasHealthyGpuOf(const ptxbench::v1::Capabilities& caps,
                               const std::vector<std::string>& architectures);

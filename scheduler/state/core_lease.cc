@@ -22,6 +22,9 @@ namespace {
 // ("profile:sm_90") to such a worker that can profile too.
 constexpr char kEvalFullPrefix[] = "full:";
 constexpr char kEvalProfilePrefix[] = "profile:";
+// Before either: the evaluations pass the memcheck gate first
+// ("memcheck:full:sm_90"), so go only to a worker with compute-sanitizer.
+constexpr char kEvalMemcheckPrefix[] = "memcheck:";
 constexpr char kEvalCompileOnly[] = "compile-only";
 }  // namespace
 
@@ -42,7 +45,8 @@ std::string Core::RouteKey(int64_t experiment, StepKind kind, const std::string&
     return absl::StrCat(a.cli, "@", a.cli_version);
   }
   if (it->second.eval_mode == v1::COMPILE_ONLY) return kEvalCompileOnly;
-  return absl::StrCat(it->second.profile ? kEvalProfilePrefix : kEvalFullPrefix,
+  return absl::StrCat(it->second.memcheck ? kEvalMemcheckPrefix : "",
+                      it->second.profile ? kEvalProfilePrefix : kEvalFullPrefix,
                       EncodeArchitectures(it->second.architectures));
 }
 
@@ -137,6 +141,7 @@ std::optional<FairQueue::Popped> Core::PopFor(const Executor& executor,
   return eval_ready_.Pop([&](const std::string& key) {
     if (key == kEvalCompileOnly) return true;
     absl::string_view targets = key;
+    if (absl::ConsumePrefix(&targets, kEvalMemcheckPrefix) && !CanMemcheck(caps)) return false;
     if (absl::ConsumePrefix(&targets, kEvalProfilePrefix)) {
       if (!CanProfile(caps)) return false;
     } else if (!absl::ConsumePrefix(&targets, kEvalFullPrefix)) {

@@ -55,6 +55,7 @@ absl::StatusOr<StagedSubmit> Core::BeginSubmit(const ExpandedExperiment& x,
   PTXB_RETURN_IF_ERROR(CheckPyTorchReferences(x));
   PTXB_RETURN_IF_ERROR(CheckAgentClis(x));
   PTXB_RETURN_IF_ERROR(CheckProfilers(x));
+  PTXB_RETURN_IF_ERROR(CheckSanitizers(x));
   // Every prompt must be rendered before anything is written.
   int max_turns = 0;
   for (const TrajectorySpec& t : x.trajectories) {
@@ -144,6 +145,7 @@ absl::Status Core::FinishSubmit(const ExpandedExperiment& x, StagedSubmit& stage
   info.max_cost_usd = x.max_cost_usd;
   info.architectures = x.architectures;
   info.profile = x.profile;
+  info.memcheck = x.memcheck;
   info.agent = x.agent;
   info.synthesis = x.synthesis;
   experiments_[exp_rowid] = info;

@@ -144,6 +144,42 @@ TEST_F(CoreTest, ProfiledEvaluationsGoOnlyToWorkersThatCanProfile) {
   EXPECT_EQ(Count("SELECT count(*) FROM experiments WHERE profile = 1"), 1);
 }
 
+// The memcheck gate (docs/MEASUREMENT.md, "The memcheck gate"): refused at
+// submit until an active GPU worker has compute-sanitizer; then only such
+// workers get the experiment's evaluations, asked to run the gate, also
+// after a restart (the setting is read back from the stored spec).
+TEST_F(CoreTest, MemcheckedEvaluationsGoOnlyToWorkersWithASanitizer) {
+  ExpandedExperiment x = MakeExperiment("exp-memcheck", 1, 1);
+  x.memcheck = true;
+  x.normalized_json = R"({"memcheck":true,"name":"exp-memcheck"})";
+  const std::string plain = RegisterWorker("plain");
+  auto refused = core_->Submit(x, PromptsFor(x));
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(refused.status().message()),
+              testing::HasSubstr("experiment 'exp-memcheck' asks for the memcheck gate"));
+  EXPECT_EQ(Count("SELECT count(*) FROM experiments"), 0);
+
+  Submit(MakeExperiment("exp-plain", 1, 1));
+  // A profiler alone is not enough.
+  (void)RegisterWorker("profiling", "sm_90", "Nsight Compute 2025.3.1.0 at /usr/local/cuda/bin/ncu");
+  EXPECT_EQ(core_->Submit(x, PromptsFor(x)).status().code(), absl::StatusCode::kFailedPrecondition);
+  (void)RegisterWorker("sanitizing", "sm_90", "",
+                       "compute-sanitizer 2025.3.0.0 at /usr/local/cuda/bin/compute-sanitizer");
+  Submit(x);
+  Restart();
+  const std::string gw = RegisterGateway();
+  const std::string plain_again = RegisterWorker("plain");
+  const std::string sanitizing = RegisterWorker(
+      "sanitizing", "sm_90", "", "compute-sanitizer 2025.3.0.0 at /usr/local/cuda/bin/compute-sanitizer");
+  ASSERT_TRUE(CompleteLlm(MustLease(gw)).ok());
+  ASSERT_TRUE(CompleteLlm(MustLease(gw)).ok());
+  const v1::Task plain_eval = MustLease(plain_again);
+  EXPECT_FALSE(plain_eval.eval().memcheck());
+  EXPECT_TRUE(NothingFor(plain_again));
+  const v1::Task gated = MustLease(sanitizing);
+  EXPECT_TRUE(gated.eval().memcheck());
+}
+
 TEST_F(CoreTest, TurnLoopReachesTargetAndSubmits) {
   Submit(MakeExperiment("exp", 1, 5, 1, "model-a", /*target=*/1.5));
   std::string gw = RegisterGateway(), wk = RegisterWorker();

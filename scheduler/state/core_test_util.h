@@ -102,10 +102,12 @@ class CoreFixture : public ::testing::Test {
     return core_->Register(r)->executor_id();
   }
 
-  // `profiler`: what it says it profiles with ("" : it cannot profile).
+  // `profiler`: what it says it profiles with ("" : it cannot profile);
+  // `sanitizer`: the compute-sanitizer of its memcheck gate ("": none).
   std::string RegisterWorker(const std::string& name = "wk",
                              const std::string& sm_arch = "sm_90",
-                             const std::string& profiler = "") {
+                             const std::string& profiler = "",
+                             const std::string& sanitizer = "") {
     ptxbench::v1::RegisterRequest r;
     r.set_kind(ptxbench::v1::WORKER);
     r.set_name(name);
@@ -115,6 +117,7 @@ class CoreFixture : public ::testing::Test {
     gpu->set_healthy(true);
     r.mutable_capabilities()->set_slots(1);
     r.mutable_capabilities()->set_profiler(profiler);
+    r.mutable_capabilities()->set_sanitizer(sanitizer);
     return core_->Register(r)->executor_id();
   }
 

@@ -92,6 +92,7 @@ absl::Status TaskPayloads::Build(const TaskRow& task, const TrajectoryRow& traje
     // Every evaluation of a profiled multiturn experiment; in agent mode
     // those the session asked for with profile_kernel.
     eval->set_profile(exp.profile && (!exp.agent || kernel.profile));
+    eval->set_memcheck(exp.memcheck);
     for (const std::string& a : exp.architectures) eval->add_architectures(a);
     for (const std::string& w : trajectory.workloads) eval->add_workload_uuids(w);
     return absl::OkStatus();

@@ -120,8 +120,8 @@ absl::Status ExperimentStore::ForEach(const std::function<void(const ExperimentR
   PTXB_ASSIGN_OR_RETURN(
       storage::Statement * s,
       db_->Cached("SELECT rowid, id, language, context_policy, eval_mode, priority, "
-                  "max_cost_usd, cost_usd, architectures, agent_json, synthesis_json, profile "
-                  "FROM experiments WHERE staged = 0"));
+                  "max_cost_usd, cost_usd, architectures, agent_json, synthesis_json, profile, "
+                  "spec_json FROM experiments WHERE staged = 0"));
   while (true) {
     PTXB_ASSIGN_OR_RETURN(bool row, s->Step());
     if (!row) break;
@@ -136,6 +136,7 @@ absl::Status ExperimentStore::ForEach(const std::function<void(const ExperimentR
     e.cost_usd = s->ColumnDouble(7);
     e.architectures = DecodeArchitectures(s->ColumnText(8));
     e.profile = s->ColumnInt64(11) != 0;
+    e.memcheck = NormalizedSpecAsksMemcheck(s->ColumnText(12));
     absl::Status stored =
         ReadStoredSettings(s->ColumnText(9), e.id, AgentSettingsFromJson, e.agent);
     if (stored.ok()) {

@@ -31,6 +31,9 @@ struct ExperimentRow {
   std::vector<std::string> architectures;
   // Its evaluations are profiled too: they go to workers that can profile.
   bool profile = false;
+  // Its evaluations pass the memcheck gate first: they go to workers with
+  // compute-sanitizer (read from the stored spec: NormalizedSpecAsksMemcheck).
+  bool memcheck = false;
   // Agent mode: the settings of its sessions; nullopt for the multiturn loop.
   std::optional<AgentSettings> agent;
   // A synthesis experiment: its answers' length bounds; nullopt otherwise.

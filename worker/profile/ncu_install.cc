@@ -18,13 +18,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool IsElf(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  char magic[4] = {};
-  in.read(magic, 4);
-  return in && magic[0] == 0x7f && magic[1] == 'E' && magic[2] == 'L' && magic[3] == 'F';
-}
-
 // The program of an installation: <root>/target/<platform>/ncu.
 std::string ProgramIn(const fs::path& root) {
   std::error_code ec;
@@ -34,7 +27,7 @@ std::string ProgramIn(const fs::path& root) {
   std::sort(platforms.begin(), platforms.end());
   for (const fs::path& p : platforms) {
     const fs::path program = p / "ncu";
-    if (IsElf(program) && access(program.c_str(), X_OK) == 0) return fs::canonical(program, ec).string();
+    if (IsElf(program.string()) && access(program.c_str(), X_OK) == 0) return fs::canonical(program, ec).string();
   }
   return "";
 }
@@ -52,6 +45,31 @@ std::vector<fs::path> Installs(const fs::path& parent, absl::string_view prefix)
 
 }  // namespace
 
+bool IsElf(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  char magic[4] = {};
+  in.read(magic, 4);
+  return in && magic[0] == 0x7f && magic[1] == 'E' && magic[2] == 'L' && magic[3] == 'F';
+}
+
+absl::StatusOr<std::string> ToolVersion(const std::string& executable) {
+  process::RunOptions run;
+  run.argv = {executable, "--version"};
+  run.output = process::SpawnOptions::Output::kCapture;
+  run.deadline = absl::Seconds(30);
+  absl::StatusOr<process::RunResult> answered = process::Run(run);
+  if (!answered.ok() || !answered->exited || answered->exit_code != 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(executable, " --version failed",
+                     answered.ok() ? absl::StrCat(": ", answered->output.substr(0, 300)) : ""));
+  }
+  for (absl::string_view line : absl::StrSplit(answered->output, '\n')) {
+    line = absl::StripAsciiWhitespace(line);
+    if (absl::ConsumePrefix(&line, "Version ")) return std::string(line.substr(0, line.find(' ')));
+  }
+  return absl::FailedPreconditionError(absl::StrCat(executable, " --version names no version"));
+}
+
 std::string NcuInstall::Describe(const std::string& configured) const {
   return absl::StrCat("Nsight Compute ", version, " at ", configured);
 }
@@ -63,7 +81,7 @@ absl::StatusOr<NcuInstall> FindNcu(const std::string& configured, const std::str
     return absl::NotFoundError(absl::StrCat("no ncu at ", configured));
   }
   NcuInstall install;
-  if (IsElf(file)) {
+  if (IsElf(file.string())) {
     install.executable = file.string();
     // <root>/target/<platform>/ncu, or a program of its own directory.
     const fs::path up = file.parent_path().parent_path().parent_path();
@@ -86,26 +104,9 @@ absl::StatusOr<NcuInstall> FindNcu(const std::string& configured, const std::str
           opt_root));
     }
   }
-  process::RunOptions run;
-  run.argv = {install.executable, "--version"};
-  run.output = process::SpawnOptions::Output::kCapture;
-  run.deadline = absl::Seconds(30);
-  absl::StatusOr<process::RunResult> answered = process::Run(run);
-  if (!answered.ok() || !answered->exited || answered->exit_code != 0) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(install.executable, " --version failed",
-                     answered.ok() ? absl::StrCat(": ", answered->output.substr(0, 300)) : ""));
-  }
-  for (absl::string_view line : absl::StrSplit(answered->output, '\n')) {
-    line = absl::StripAsciiWhitespace(line);
-    if (absl::ConsumePrefix(&line, "Version ")) {
-      install.version = std::string(line.substr(0, line.find(' ')));
-    }
-  }
-  if (install.version.empty()) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(install.executable, " --version names no version"));
-  }
+  absl::StatusOr<std::string> version = ToolVersion(install.executable);
+  if (!version.ok()) return version.status();
+  install.version = *version;
   return install;
 }
 

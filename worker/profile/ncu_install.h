@@ -29,6 +29,12 @@ struct NcuInstall {
 // <CUDA>/nsight-compute-*, /opt/nvidia/nsight-compute/* (newest first)
 // that holds target/*/ncu. `--version` must then answer. Errors name what
 // is missing, for the worker's log and `ptxbench workers`.
+// Whether `file` is an ELF program (a tool's real program, not a script).
+bool IsElf(const std::string& file);
+// What `executable --version` names on its "Version X" line (NVIDIA's tools
+// all answer so); FailedPrecondition when it fails or names none.
+absl::StatusOr<std::string> ToolVersion(const std::string& executable);
+
 absl::StatusOr<NcuInstall> FindNcu(const std::string& configured,
                                    const std::string& opt_root = "/opt/nvidia/nsight-compute");
 

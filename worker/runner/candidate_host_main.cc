@@ -6,6 +6,9 @@
 // too; it then runs Nsight Compute with itself, plain, as the target:
 //   ptxbench-candidate-host --channel FD --profile-with NCU
 //       --profile-launches N --profile-metrics M --profile-out PREFIX
+// A sanitize run (sanitize_driver.h) likewise, with compute-sanitizer:
+//   ptxbench-candidate-host --channel FD --sanitize-with SANITIZER
+//       --sanitize-print-limit N --sanitize-log FILE
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -13,12 +16,14 @@
 #include "worker/runner/candidate.h"
 #include "worker/runner/host_loop.h"
 #include "worker/runner/profile_driver.h"
+#include "worker/runner/sanitize_driver.h"
 #include "workloads/launch_spec.h"
 
 int main(int argc, char** argv) {
   namespace runner = ptxbench::runner;
   int fd = -1;
   runner::ProfileDriverArgs profile;
+  runner::SanitizeDriverArgs sanitize;
   for (int i = 1; i + 1 < argc; ++i) {
     const std::string flag = argv[i], value = argv[i + 1];
     if (flag == "--channel") fd = std::atoi(value.c_str());
@@ -26,11 +31,18 @@ int main(int argc, char** argv) {
     if (flag == "--profile-launches") profile.launches = std::atoi(value.c_str());
     if (flag == "--profile-metrics") profile.metrics = value;
     if (flag == "--profile-out") profile.out_prefix = value;
+    if (flag == "--sanitize-with") sanitize.sanitizer = value;
+    if (flag == "--sanitize-print-limit") sanitize.print_limit = std::atoi(value.c_str());
+    if (flag == "--sanitize-log") sanitize.log_path = value;
   }
   if (fd < 0) return 2;
   if (!profile.ncu.empty()) {
     profile.target = {argv[0], "--channel", std::to_string(fd)};
     return runner::RunProfileDriver(profile);
+  }
+  if (!sanitize.sanitizer.empty()) {
+    sanitize.target = {argv[0], "--channel", std::to_string(fd)};
+    return runner::RunSanitizeDriver(sanitize);
   }
   return runner::RunHostLoop(
       fd, [](const runner::protocol::Request& r)

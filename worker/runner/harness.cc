@@ -61,7 +61,7 @@ class Harness {
     // (which also read the inputs a dataset fixes, and open a profile's
     // files beside the results).
     LoadFixedInputs();
-    if (profiling() && !OpenProfileFiles()) {
+    if (tool_run() && !OpenProfileFiles()) {
       return FailAll(v1::INFRA_ERROR, "cannot create the profile's files", kRunnerResultsLost);
     }
     absl::StatusOr<std::unique_ptr<Isolation>> iso = Isolation::Prepare(job_, dir_);
@@ -103,6 +103,10 @@ class Harness {
   bool results_lost() const { return results_lost_; }
   bool profiling() const { return !job_.profile.ncu.empty(); }
   bool triton() const { return job_.language == "triton"; }
+  bool sanitizing() const { return !job_.sanitize.sanitizer.empty(); }
+  // Under a tool (the profiler, the sanitizer): checked calls only, and the
+  // tool's files copied out.
+  bool tool_run() const { return profiling() || sanitizing(); }
 
   // Ends the hosts, and removes the candidate's sandbox (its cgroup).
   void EndHosts() {
@@ -250,7 +254,7 @@ class Harness {
     // A profile run times nothing: no calibration (whose kernels the
     // profiler would profile too).
     absl::StatusOr<Calibration> calibration = Calibration{};
-    if (!profiling()) {
+    if (!tool_run()) {
       calibration = timer_->SetUpHost(cand, "candidate host");
     } else if (absl::Status s = timer_->SetUpHostWithoutCalibration(cand); !s.ok()) {
       calibration = s;
@@ -276,8 +280,8 @@ class Harness {
     (void)cand.Send(Request{Op::kQuit});
     // A profile run's host is the profiler's target: the profiler then
     // writes its report and reads it back, within the call deadline.
-    candidate_->WaitForEnd(profiling() ? call_deadline_ : absl::Seconds(2));
-    if (profiling()) CopyProfileFiles();
+    candidate_->WaitForEnd(tool_run() ? call_deadline_ : absl::Seconds(2));
+    if (tool_run()) CopyProfileFiles();
     Progress("done");
     return candidate_failed_ ? kRunnerCandidateFailed : kRunnerOk;
   }
@@ -619,8 +623,9 @@ class Harness {
     if (std::optional<Failure> f = SendCandidateWorkload(host, i, stop)) return finish(*f);
     WorkloadCalls calls{spec, w, host, stop};
     if (std::optional<Failure> f = CheckCorrectness(calls, &trace, &log)) return finish(*f);
-    if (profiling()) {
-      absl::StrAppend(&log, "profile run: checked calls only, under the profiler; nothing timed\n");
+    if (tool_run()) {
+      absl::StrAppend(&log, sanitizing() ? "sanitize run" : "profile run", ": checked calls only, "
+                      "under the ", sanitizing() ? "sanitizer" : "profiler", "; nothing timed\n");
       return finish({v1::PASSED, {}});
     }
     const absl::Time start = absl::Now();
@@ -771,8 +776,12 @@ class Harness {
 
   // Opened while privileged: the harness cannot create files in the
   // worker's directory once it dropped to its own uid.
+  std::vector<const char*> ToolFiles() const {
+    if (sanitizing()) return {kSanitizerLog};
+    return {kProfileReport, kProfileCsv};
+  }
   bool OpenProfileFiles() {
-    for (const char* name : {kProfileReport, kProfileCsv}) {
+    for (const char* name : ToolFiles()) {
       const int fd = open(absl::StrCat(dir_, "/", name).c_str(),
                           O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
       if (fd < 0) return false;
@@ -785,16 +794,16 @@ class Harness {
   // regular file (no link), at most kMaxProfileFileBytes, or nothing. What
   // they say is the worker's to check (worker/profile/ncu_summary.h).
   void CopyProfileFiles() {
-    const char* names[] = {kProfileReport, kProfileCsv};
+    const std::vector<const char*> names = ToolFiles();
+    const int64_t limit = sanitizing() ? kMaxSanitizerLogBytes : kMaxProfileFileBytes;
     for (size_t i = 0; i < profile_fds_.size(); ++i) {
       const int in = isolation_->OpenProfileFile(names[i]);
       struct stat st;
-      if (in >= 0 && fstat(in, &st) == 0 && S_ISREG(st.st_mode) &&
-          st.st_size <= kMaxProfileFileBytes) {
+      if (in >= 0 && fstat(in, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= limit) {
         char buffer[1 << 16];
         int64_t total = 0;
         ssize_t n;
-        while ((n = read(in, buffer, sizeof buffer)) > 0 && total + n <= kMaxProfileFileBytes) {
+        while ((n = read(in, buffer, sizeof buffer)) > 0 && total + n <= limit) {
           total += n;
           if (write(profile_fds_[i], buffer, static_cast<size_t>(n)) != n) break;
         }

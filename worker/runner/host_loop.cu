@@ -12,6 +12,7 @@
 #include "worker/gpu/timing.h"
 #include "worker/runner/bracket.h"
 #include "worker/runner/host_loop.h"
+#include "worker/runner/tensor_extents.h"
 #include "workloads/reference/device_memory.h"
 
 namespace ptxbench::runner {
@@ -207,6 +208,7 @@ class Host {
   }
 
   void CloseBuffers() {
+    extents_.Clear();
     opened_.clear();
     compute_opened_.clear();
   }
@@ -245,6 +247,8 @@ class Host {
       for (int s = 0; s < 2; ++s) {
         PTXB_ASSIGN_OR_RETURN(DeviceMemory m, descriptors.Map(t.allocated[s]));
         PTXB_ASSIGN_OR_RETURN(ptxb::Tensor view, View(m.data(), t));
+        extents_.Mark(m.data(), static_cast<size_t>(t.allocated[s]),
+                      static_cast<size_t>(ViewBytes(view)));
         opened_.push_back(std::move(m));
         views_[s].push_back(view);
       }
@@ -300,6 +304,7 @@ class Host {
   DeviceMemory sync_;  // the bracket's words (bracket.h SyncLayout)
   std::unique_ptr<Candidate> target_;
   std::vector<DeviceMemory> opened_;                // both sets of the workload's tensors
+  TensorExtents extents_;  // their own bytes, told to compute-sanitizer
   std::map<int64_t, DeviceMemory> compute_opened_;  // buffer id -> mapping, for kCompute
   std::vector<ptxb::Tensor> views_[2];
   std::vector<const ptxb::Tensor*> pointers_[2];

@@ -29,6 +29,7 @@
 #include "common/status_macros.h"
 #include "sandbox/view.h"
 #include "worker/runner/python_view.h"
+#include "worker/runner/sanitize_driver.h"
 
 namespace ptxbench::runner {
 namespace {
@@ -178,6 +179,17 @@ absl::StatusOr<sandbox::Policy> CandidateHostPolicy(const RunnerJob& job,
     // Nsight Compute keeps a lock file and its inter-process files in /tmp.
     view.Add({Mount::Kind::kTmpfs, "", "/tmp"});
   }
+  // A sanitize run: compute-sanitizer's installation the same way (its
+  // injection libraries check the kernel, compute nothing; never timed),
+  // its log written into the same directory.
+  if (!job.sanitize.sanitizer.empty()) {
+    if (!view.AddHostPath(job.sanitize.sanitizer_root, Mount::Kind::kReadOnly)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "compute-sanitizer's directory ", job.sanitize.sanitizer_root, " is not there"));
+    }
+    view.Add({Mount::Kind::kReadWrite, dirs.profile, kProfileDir});
+    view.Add({Mount::Kind::kTmpfs, "", "/tmp"});
+  }
 
   sandbox::Policy policy;
   policy.mounts = view.mounts();
@@ -253,7 +265,7 @@ absl::StatusOr<std::unique_ptr<Isolation>> Isolation::Prepare(const RunnerJob& j
     return Errno("creating the candidate's disk");
   // A profile run's harness opens the profiler's files by name (0711:
   // through the disk, never listing it).
-  const bool profile = !job.profile.ncu.empty();
+  const bool profile = !job.profile.ncu.empty() || !job.sanitize.sanitizer.empty();
   const std::string options = sandbox::TmpfsOptions(
       job.isolation.disk_bytes,
       absl::StrCat("mode=", profile ? "0711" : "0700", ",uid=", owner, ",gid=", group));
@@ -338,8 +350,15 @@ absl::StatusOr<std::unique_ptr<sandbox::SandboxedProcess>> Isolation::Spawn(
 absl::StatusOr<std::unique_ptr<sandbox::SandboxedProcess>> Isolation::SpawnCandidateHost(
     int channel, int output) {
   if (job_.language == "triton") {
-    return Spawn(policy_, {job_.torch.python, "-I", kTritonScript, "--channel", "3", "--library",
-                           kHostLibrary, "--kernel", candidate_artifact_},
+    std::vector<std::string> host = {job_.torch.python, "-I",          kTritonScript,
+                                     "--channel",       "3",           "--library",
+                                     kHostLibrary,      "--kernel",    candidate_artifact_};
+    if (job_.sanitize.sanitizer.empty()) return Spawn(policy_, std::move(host), channel, output);
+    // A sanitize run: the sanitizer itself is the sandbox's payload, the
+    // Python host its target (a C++ host drives it instead: below).
+    return Spawn(policy_,
+                 SanitizerArgv({job_.sanitize.sanitizer, job_.sanitize.print_limit,
+                                absl::StrCat(kProfileDir, "/", kSanitizerLog), std::move(host)}),
                  channel, output);
   }
   std::vector<std::string> argv = {kHostBinary, "--channel", "3"};
@@ -347,16 +366,28 @@ absl::StatusOr<std::unique_ptr<sandbox::SandboxedProcess>> Isolation::SpawnCandi
     // The host drives the profiler, which runs it again as its target
     // (candidate_host_main.cc): everything of the profile stays in here.
     argv = {kHostBinary,
-                 "--channel",
-                 "3",
-                 "--profile-with",
-                 job_.profile.ncu,
-                 "--profile-launches",
-                 absl::StrCat(job_.profile.launch_count),
-                 "--profile-metrics",
-                 job_.profile.metrics,
-                 "--profile-out",
-                 absl::StrCat(kProfileDir, "/profile")};
+            "--channel",
+            "3",
+            "--profile-with",
+            job_.profile.ncu,
+            "--profile-launches",
+            absl::StrCat(job_.profile.launch_count),
+            "--profile-metrics",
+            job_.profile.metrics,
+            "--profile-out",
+            absl::StrCat(kProfileDir, "/profile")};
+  }
+  if (!job_.sanitize.sanitizer.empty()) {
+    // The same for compute-sanitizer: its log never on the host's output.
+    argv = {kHostBinary,
+            "--channel",
+            "3",
+            "--sanitize-with",
+            job_.sanitize.sanitizer,
+            "--sanitize-print-limit",
+            absl::StrCat(job_.sanitize.print_limit),
+            "--sanitize-log",
+            absl::StrCat(kProfileDir, "/", kSanitizerLog)};
   }
   return Spawn(policy_, std::move(argv), channel, output);
 }

@@ -49,8 +49,8 @@ class Isolation {
   // Step 4.
   absl::Status DropPrivileges();
 
-  // A profile run's file `name` (a plain name) from the directory the
-  // profiler writes into, opened for reading: through the directory as it was
+  // A profile (or sanitize) run's file `name` (a plain name) from the
+  // directory the profiler (or sanitizer) writes into, opened for reading: through the directory as it was
   // made (a descriptor held since), never through a link the candidate put in
   // its place or in place of the file, never blocking (a FIFO). -1 if absent.
   int OpenProfileFile(const char* name) const;
@@ -84,8 +84,9 @@ struct CandidateDirs {
   std::string module;  // the submission's module, read-only and executable for it
   std::string work;    // its working directory (on its disk)
   std::string shm;     // its /dev/shm (on its disk too)
-  // A profile run's: where the profiler writes its report and CSV (on its
-  // disk; the harness may open files there by name, not list it).
+  // A profile or sanitize run's: where the profiler writes its report and
+  // CSV, or the sanitizer its log (on its disk; the harness may open files
+  // there by name, not list it).
   std::string profile;
   // triton: the JIT's cache, a disk of its own that may hold code (not
   // noexec), written by the JIT host only.

@@ -75,6 +75,11 @@ std::string SerializeJob(const RunnerJob& job) {
                 {"ncu_root", job.profile.ncu_root},
                 {"launch_count", job.profile.launch_count},
                 {"metrics", job.profile.metrics}}},
+              {"sanitize",
+               {{"sanitizer", job.sanitize.sanitizer},
+                {"sanitizer_root", job.sanitize.sanitizer_root},
+                {"print_limit", job.sanitize.print_limit},
+                {"debug", job.sanitize.debug}}},
               {"reference", kReferenceChoices[static_cast<int>(job.reference)]},
               {"torch",
                {{"python", job.torch.python},
@@ -140,6 +145,13 @@ absl::StatusOr<RunnerJob> ParseJob(absl::string_view text) {
       job.profile.launch_count = j.at("profile").at("launch_count").get<int>();
       job.profile.metrics = j.at("profile").at("metrics").get<std::string>();
     }
+    if (j.contains("sanitize")) {
+      const json& sanitize = j.at("sanitize");
+      job.sanitize.sanitizer = sanitize.at("sanitizer").get<std::string>();
+      job.sanitize.sanitizer_root = sanitize.at("sanitizer_root").get<std::string>();
+      job.sanitize.print_limit = sanitize.at("print_limit").get<int>();
+      job.sanitize.debug = sanitize.at("debug").get<bool>();
+    }
     const std::string reference = j.at("reference").get<std::string>();
     const auto* choice = std::find(std::begin(kReferenceChoices), std::end(kReferenceChoices), reference);
     if (choice == std::end(kReferenceChoices)) {
@@ -197,6 +209,13 @@ absl::StatusOr<RunnerJob> ParseJob(absl::string_view text) {
                                   job.profile.launch_count < 1)) {
     return absl::InvalidArgumentError(
         "job: a profile runs one workload of a candidate, at least one launch");
+  }
+  if (!job.sanitize.sanitizer.empty() &&
+      (job.workloads.size() != 1 || job.reference_only || !job.profile.ncu.empty() ||
+       job.sanitize.print_limit < 1 || job.sanitize.sanitizer_root.empty())) {
+    return absl::InvalidArgumentError(
+        "job: a sanitize run runs one workload of a candidate, not profiled, with its "
+        "sanitizer's root and a print limit of at least 1");
   }
   if (job.trials < 0 || job.warmup_calls < 0 || job.timed_calls < 1) {
     return absl::InvalidArgumentError("job: trials/warmup_calls must be >= 0, timed_calls >= 1");

@@ -117,6 +117,28 @@ inline constexpr char kProfileCsv[] = "profile.csv";
 // evaluation.
 inline constexpr int64_t kMaxProfileFileBytes = int64_t{8} << 20;
 
+// A sanitize run (docs/MEASUREMENT.md, "The memcheck gate") instead of an
+// evaluation: the candidate host runs under compute-sanitizer's memcheck in
+// its sandbox, the job's one workload gets `trials` checked calls (no
+// calibration, no timing), and the sanitizer's log, written to a file of its
+// own (never the candidate's stdout), is copied out next to the results
+// (kSanitizerLog) for the worker to judge (sanitizer_log.h).
+struct SanitizeSpec {
+  std::string sanitizer;  // the compute-sanitizer executable; empty: no sanitize run
+  // compute-sanitizer's installation, bound read-only into the candidate's
+  // view whole, its injection libraries unmasked (they compute nothing).
+  std::string sanitizer_root;
+  int print_limit = 1;  // errors reported at most (--print-limit)
+  // The debug report's run: device backtraces too, so that the report names
+  // the source lines the worker shows around each fault.
+  bool debug = false;
+};
+inline constexpr char kSanitizerLog[] = "memcheck.log";
+// Copied out only up to this size (a larger one is not copied at all, and
+// then reads as no report): 100 errors with their device backtraces, the
+// debug run's print limit, are well under it.
+inline constexpr int64_t kMaxSanitizerLogBytes = int64_t{1} << 20;
+
 // The reference's figure for one workload, timed by an earlier run on the
 // same GPU (the worker's ReferenceTimes): a run given one does not time the
 // reference on that workload again. `log` holds that run's calibration and
@@ -170,6 +192,7 @@ struct RunnerJob {
   // bench/gpu/NOTES.md).
   int calls_per_bracket = 1;
   ProfileSpec profile;
+  SanitizeSpec sanitize;
   std::vector<KnownReference> known_references;
 };
 

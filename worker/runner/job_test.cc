@@ -86,6 +86,32 @@ TEST(RunnerJob, AProfileJobRoundTripsAndRunsExactlyOneWorkload) {
               testing::HasSubstr("a profile runs one workload"));
 }
 
+TEST(RunnerJob, ASanitizeJobRoundTripsAndRunsExactlyOneUnprofiledWorkload) {
+  RunnerJob job = SampleJob();
+  EXPECT_TRUE(ParseJob(SerializeJob(job))->sanitize.sanitizer.empty());
+  job.workloads.resize(1);
+  job.sanitize.sanitizer = "/usr/local/cuda/bin/compute-sanitizer";
+  job.sanitize.sanitizer_root = "/usr/local/cuda/compute-sanitizer";
+  job.sanitize.print_limit = 100;
+  job.sanitize.debug = true;
+  absl::StatusOr<RunnerJob> back = ParseJob(SerializeJob(job));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->sanitize.sanitizer, "/usr/local/cuda/bin/compute-sanitizer");
+  EXPECT_EQ(back->sanitize.sanitizer_root, "/usr/local/cuda/compute-sanitizer");
+  EXPECT_EQ(back->sanitize.print_limit, 100);
+  EXPECT_TRUE(back->sanitize.debug);
+  RunnerJob two = job;
+  two.workloads = SampleJob().workloads;
+  EXPECT_THAT(std::string(ParseJob(SerializeJob(two)).status().message()),
+              testing::HasSubstr("a sanitize run runs one workload"));
+  RunnerJob profiled = job;
+  profiled.profile.ncu = "/usr/local/cuda/bin/ncu";
+  EXPECT_EQ(ParseJob(SerializeJob(profiled)).status().code(), absl::StatusCode::kInvalidArgument);
+  RunnerJob no_limit = job;
+  no_limit.sanitize.print_limit = 0;
+  EXPECT_EQ(ParseJob(SerializeJob(no_limit)).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
 TEST(RunnerJob, KnownReferencesRoundTripAndAreNeverABenchmarksInput) {
   RunnerJob job = SampleJob();
   job.known_references = {{"u1", "cuBLAS", 0.0393, "reference cuBLAS trial 0: ...\n"}};

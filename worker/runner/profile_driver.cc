@@ -5,10 +5,8 @@
 #include <unistd.h>
 
 namespace ptxbench::runner {
-namespace {
 
-// Runs `argv`, stdout to `stdout_path` when set; its exit code.
-int Run(const std::vector<std::string>& argv, const std::string& stdout_path) {
+int RunToolProcess(const std::vector<std::string>& argv, const std::string& stdout_path) {
   std::vector<char*> c_argv;
   for (const std::string& a : argv) c_argv.push_back(const_cast<char*>(a.c_str()));
   c_argv.push_back(nullptr);
@@ -29,8 +27,6 @@ int Run(const std::vector<std::string>& argv, const std::string& stdout_path) {
   return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
-}  // namespace
-
 std::vector<std::string> NcuProfileArgv(const ProfileDriverArgs& args) {
   std::vector<std::string> argv = {args.ncu,
                                    "--clock-control",    "none",
@@ -49,8 +45,8 @@ std::vector<std::string> NcuImportArgv(const ProfileDriverArgs& args) {
 }
 
 int RunProfileDriver(const ProfileDriverArgs& args) {
-  const int profiled = Run(NcuProfileArgv(args), "");
-  (void)Run(NcuImportArgv(args), args.out_prefix + ".csv");
+  const int profiled = RunToolProcess(NcuProfileArgv(args), "");
+  (void)RunToolProcess(NcuImportArgv(args), args.out_prefix + ".csv");
   return profiled;
 }
 

@@ -31,6 +31,11 @@ std::vector<std::string> NcuProfileArgv(const ProfileDriverArgs& args);
 // ncu's command line that prints the report's raw page (stdout).
 std::vector<std::string> NcuImportArgv(const ProfileDriverArgs& args);
 
+// Runs `argv` (a tool: ncu, compute-sanitizer), stdout to `stdout_path`
+// when set, and waits for it: its exit code (128 + signal when killed), or
+// 127 when it could not be started.
+int RunToolProcess(const std::vector<std::string>& argv, const std::string& stdout_path);
+
 // Runs both; returns the profile's exit code (128 + signal when killed),
 // or 127 when ncu could not be started.
 int RunProfileDriver(const ProfileDriverArgs& args);
