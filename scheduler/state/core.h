@@ -308,6 +308,11 @@ class Core {
   // An experiment that asks for profiles needs an active worker with a
   // healthy GPU of its architectures that can profile.
   absl::Status CheckProfilers(const ExpandedExperiment& x) const;
+  // A Triton experiment ("language": "triton") needs an active worker that
+  // runs Triton: for full evaluations one with a healthy GPU of its
+  // architectures (that also profiles, when it asks for profiles: PopFor
+  // gives its evaluations only to a worker that does both).
+  absl::Status CheckTriton(const ExpandedExperiment& x) const;
   absl::Status AddEvent(const std::string& experiment, const std::string& trajectory,
                         int turn, const std::string& kind, const std::string& detail);
   absl::StatusOr<int64_t> ExperimentRowid(const std::string& experiment_id) const;
@@ -331,6 +336,11 @@ class Core {
   // simulated, and say so).
   static bool CanProfile(const ptxbench::v1::Capabilities& caps) {
     return caps.simulated() || !caps.profiler().empty();
+  }
+  // A real worker whose Python has Triton, or a simulated one (it simulates
+  // any language's evaluation, and says so).
+  static bool CanRunTriton(const ptxbench::v1::Capabilities& caps) {
+    return caps.simulated() || !caps.triton().empty();
   }
   static bool HasHealthyGpuOf(const ptxbench::v1::Capabilities& caps,
                               const std::vector<std::string>& architectures);

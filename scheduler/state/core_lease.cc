@@ -19,7 +19,11 @@ namespace {
 // Evaluation route keys: compile-only ones go to any worker; full ones are
 // kFullPrefix + the experiment's architectures ("full:sm_100,sm_90") and go to
 // a worker with a healthy GPU of one of them; profiled ones
-// ("profile:sm_90") to such a worker that can profile too.
+// ("profile:sm_90") to such a worker that can profile too. A Triton
+// experiment's keys start with kEvalTritonPrefix ("triton:full:sm_90",
+// "triton:compile-only"): they go only to workers that run Triton, and
+// what follows routes as above.
+constexpr char kEvalTritonPrefix[] = "triton:";
 constexpr char kEvalFullPrefix[] = "full:";
 constexpr char kEvalProfilePrefix[] = "profile:";
 constexpr char kEvalCompileOnly[] = "compile-only";
@@ -41,8 +45,9 @@ std::string Core::RouteKey(int64_t experiment, StepKind kind, const std::string&
     const AgentSettings& a = *it->second.agent;
     return absl::StrCat(a.cli, "@", a.cli_version);
   }
-  if (it->second.eval_mode == v1::COMPILE_ONLY) return kEvalCompileOnly;
-  return absl::StrCat(it->second.profile ? kEvalProfilePrefix : kEvalFullPrefix,
+  const absl::string_view triton = it->second.language == "triton" ? kEvalTritonPrefix : "";
+  if (it->second.eval_mode == v1::COMPILE_ONLY) return absl::StrCat(triton, kEvalCompileOnly);
+  return absl::StrCat(triton, it->second.profile ? kEvalProfilePrefix : kEvalFullPrefix,
                       EncodeArchitectures(it->second.architectures));
 }
 
@@ -135,8 +140,9 @@ std::optional<FairQueue::Popped> Core::PopFor(const Executor& executor,
   }
   if (!wants(StepKind::kEval)) return std::nullopt;
   return eval_ready_.Pop([&](const std::string& key) {
-    if (key == kEvalCompileOnly) return true;
     absl::string_view targets = key;
+    if (absl::ConsumePrefix(&targets, kEvalTritonPrefix) && !CanRunTriton(caps)) return false;
+    if (targets == kEvalCompileOnly) return true;
     if (absl::ConsumePrefix(&targets, kEvalProfilePrefix)) {
       if (!CanProfile(caps)) return false;
     } else if (!absl::ConsumePrefix(&targets, kEvalFullPrefix)) {
