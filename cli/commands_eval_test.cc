@@ -114,5 +114,36 @@ TVM_FFI_DLL_EXPORT_TYPED_FUNC(run, run);
       << torch.err;
 }
 
+// A .py is a Triton kernel, and so is a Triton solution JSON (its
+// kernel.py): neither is built compile-only, which is all this machine
+// (no GPU) offers, so each says so rather than being built as CUDA.
+TEST_F(EvalCommandTest, TritonKernelsAreRecognizedAndNeedAGpu) {
+  const std::string kernel = "import triton\n@triton.jit\ndef k(x):\n    pass\ndef run(A, B, C):\n"
+                             "    k[(1,)](A)\n";
+  Result py = Run({"eval", Write("kernel.py", kernel), "--definition", "gemm_n7168_k5120"});
+  EXPECT_EQ(py.code, 2);
+  EXPECT_NE(py.err.find("a Triton kernel is evaluated on a GPU with Triton, not compile-only"),
+            std::string::npos)
+      << py.err;
+  nlohmann::json solution = {
+      {"name", "eval_kernel"},
+      {"definition", "gemm_n7168_k5120"},
+      {"author", "eval"},
+      {"spec",
+       {{"language", "triton"},
+        {"target_hardware", {"Hopper"}},
+        {"entry_point", "kernel.py::run"},
+        {"dependencies", nlohmann::json::array()},
+        {"destination_passing_style", true}}},
+      {"sources", {{{"path", "kernel.py"}, {"content", kernel}}}}};
+  Result json = Run({"eval", Write("triton_solution.json", solution.dump())});
+  EXPECT_EQ(json.code, 2);
+  EXPECT_NE(json.err.find("a Triton kernel is evaluated on a GPU with Triton"), std::string::npos)
+      << json.err;
+  solution["spec"]["entry_point"] = "kernel.py::main";
+  Result main = Run({"eval", Write("triton_main.json", solution.dump())});
+  EXPECT_NE(main.err.find("is not \"<file>.py::run\""), std::string::npos) << main.err;
+}
+
 }  // namespace
 }  // namespace ptxbench::cli
