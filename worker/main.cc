@@ -146,7 +146,8 @@ void ProbePython(ptxbench::worker::GpuEvalOptions* eval_options,
   caps->set_torch_reference(probe.Capability());
   const ptxbench::worker::TritonProbe triton = ptxbench::worker::ProbeTriton(probe);
   if (triton.ok()) {
-    ptxbench::LogInfo("Triton submissions", {{"triton", triton.version}, {"python", triton.python}});
+    ptxbench::LogInfo("Triton submissions",
+                      {{"triton", triton.version}, {"python", triton.python}});
     eval_options->triton_python = triton.python;
   } else {
     ptxbench::LogInfo("no Triton submissions: Triton experiments go to other workers "

@@ -92,8 +92,8 @@ TEST_F(TorchProbeTest, TritonIsProbedInTheTorchPython) {
   const std::string python = Script(
       "python",
       "case \"$2\" in\n"
-      "  *'import torch, triton, triton.language'*'torch.cuda.is_available()'*'triton.__version__'*)"
-      " echo 3.6.0;;\n"
+      "  *'import torch, triton, triton.language'*'torch.cuda.is_available()'*"
+      "'triton.__version__'*) echo 3.6.0;;\n"
       "  *'import torch'*) echo 2.11.0+cu130;;\n"
       "  *) exit 9;;\n"
       "esac");
