@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "workloads/testing/triton_solution.h"
 
 namespace ptxbench::cli {
 namespace {
@@ -125,17 +126,7 @@ TEST_F(EvalCommandTest, TritonKernelsAreRecognizedAndNeedAGpu) {
   EXPECT_NE(py.err.find("a Triton kernel is evaluated on a GPU with Triton, not compile-only"),
             std::string::npos)
       << py.err;
-  nlohmann::json solution = {
-      {"name", "eval_kernel"},
-      {"definition", "gemm_n7168_k5120"},
-      {"author", "eval"},
-      {"spec",
-       {{"language", "triton"},
-        {"target_hardware", {"Hopper"}},
-        {"entry_point", "kernel.py::run"},
-        {"dependencies", nlohmann::json::array()},
-        {"destination_passing_style", true}}},
-      {"sources", {{{"path", "kernel.py"}, {"content", kernel}}}}};
+  nlohmann::json solution = workloads::testing::TritonSolution(kernel);
   Result json = Run({"eval", Write("triton_solution.json", solution.dump())});
   EXPECT_EQ(json.code, 2);
   EXPECT_NE(json.err.find("a Triton kernel is evaluated on a GPU with Triton"), std::string::npos)

@@ -148,10 +148,13 @@ absl::StatusOr<Solution> ParseSolution(absl::string_view json, absl::string_view
 
 absl::Status CheckSolutionSupported(const Solution& s) {
   if (s.language == "triton") {
+    // A well-formed one never gets here: it is evaluated as its module
+    // (TritonModuleOf); this one is not well formed, and says why.
+    const absl::Status module = TritonModuleOf(s).status();
     return absl::UnimplementedError(absl::StrCat(
-        "solution ", s.name, ": spec.language \"triton\" is not supported as a CUDA solution: "
-        "a Triton solution is evaluated as its kernel.py, in a Triton experiment (\"language\": "
-        "\"triton\") or by `ptxbench eval` of the solution file"));
+        "solution ", s.name, ": spec.language \"triton\" is not supported as a CUDA solution",
+        module.ok() ? ": a Triton solution is evaluated as its kernel.py"
+                    : absl::StrCat(", and not as Triton either: ", module.message())));
   }
   if (s.language != "cuda" && s.language != "cpp") {
     return absl::UnimplementedError(absl::StrCat(
@@ -205,6 +208,14 @@ absl::StatusOr<std::string> TritonModuleOf(const Solution& s) {
                                "(none: run() takes torch tensors)"));
   }
   return s.sources.front().content;
+}
+
+std::optional<std::string> TritonModuleOfJson(absl::string_view json) {
+  absl::StatusOr<Solution> s = ParseSolution(json, "solution");
+  if (!s.ok() || s->language != "triton") return std::nullopt;
+  absl::StatusOr<std::string> module = TritonModuleOf(*s);
+  if (!module.ok()) return std::nullopt;
+  return *std::move(module);
 }
 
 }  // namespace ptxbench::workloads

@@ -15,6 +15,7 @@
 // users, so paths are checked (relative, inside the build folder) and sizes
 // bounded.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,9 @@ absl::Status CheckSolutionSupported(const Solution& solution);
 // anything else: another language, more than one source, an entry point
 // other than "<file>.py::run", destination_passing_style false, a binding.
 absl::StatusOr<std::string> TritonModuleOf(const Solution& solution);
+// The module of `json` when it is a solution document TritonModuleOf takes;
+// nullopt for anything else (a CUDA solution, a malformed one).
+std::optional<std::string> TritonModuleOfJson(absl::string_view json);
 
 // Whether a source file is compiled (.cu, .cpp, .cc, .cxx, .c) rather than
 // only included.

@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "workloads/testing/triton_solution.h"
+
 namespace ptxbench::workloads {
 namespace {
 
@@ -90,20 +92,9 @@ TEST(SolutionTest, RepeatedPathsAndMissingFieldsAreRefused) {
 // triton/*.py): read, and evaluated as its kernel.py; any other shape is
 // refused naming the field, never run as something else.
 TEST(SolutionTest, ATritonSolutionIsItsKernelPy) {
-  const std::string kernel =
-      "import torch\nimport triton\nimport triton.language as tl\n\n@triton.jit\n"
-      "def k(a_ptr, c_ptr):\n    pass\n\ndef run(A, B, C):\n    k[(1,)](A, C)\n";
-  nlohmann::ordered_json doc = {
-      {"name", "eval_kernel"},
-      {"definition", "gemm_n7168_k5120"},
-      {"spec",
-       {{"language", "triton"},
-        {"target_hardware", {"Hopper"}},
-        {"entry_point", "kernel.py::run"},
-        {"dependencies", nlohmann::ordered_json::array()},
-        {"destination_passing_style", true}}},
-      {"author", "eval"},
-      {"sources", {{{"path", "kernel.py"}, {"content", kernel}}}}};
+  const std::string kernel = testing::TritonModule();
+  const nlohmann::ordered_json doc =
+      nlohmann::ordered_json::parse(testing::TritonSolution().dump());
   auto s = ParseSolution(doc.dump(), "triton.json");
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_EQ(s->language, "triton");
@@ -113,7 +104,8 @@ TEST(SolutionTest, ATritonSolutionIsItsKernelPy) {
   EXPECT_EQ(*module, kernel);
   // Not a CUDA solution: the CUDA build refuses it, saying where it goes.
   EXPECT_THAT(std::string(CheckSolutionSupported(*s).message()),
-              HasSubstr("is evaluated as its kernel.py, in a Triton experiment"));
+              HasSubstr("is not supported as a CUDA solution: a Triton solution is evaluated as "
+                        "its kernel.py"));
 
   struct Case {
     std::function<void(nlohmann::ordered_json&)> change;

@@ -344,7 +344,16 @@ class Core {
   }
   static bool HasHealthyGpuOf(const ptxbench::v1::Capabilities& caps,
                               const std::vector<std::string>& architectures);
-  std::string RouteKey(int64_t experiment, StepKind kind, const std::string& model) const;
+  // `triton`: the task is an evaluation that runs as Triton although its
+  // experiment's language is not "triton" (EvalRunsAsTriton).
+  std::string RouteKey(int64_t experiment, StepKind kind, const std::string& model,
+                       bool triton = false) const;
+  // Whether the evaluation of `trajectory`'s turn `turn` in a "solution"
+  // experiment runs as Triton: its answer is a Triton solution, which
+  // TaskPayloads::Build hands to the worker as its kernel.py. False for
+  // other experiments (a Triton one routes as Triton by its language) and
+  // when the kernel cannot be read.
+  bool EvalRunsAsTriton(int64_t experiment, int64_t trajectory, int turn);
   void PushReady(int64_t task, const ReadyRef& ref);
   void PushDelayed(int64_t task, const ReadyRef& ref, absl::Time not_before);
   // Drops a lease from memory (executor, model in-flight count). No SQL.

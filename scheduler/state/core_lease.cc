@@ -10,6 +10,7 @@
 #include "common/status_macros.h"
 #include "scheduler/state/core.h"
 #include "storage/blob_store.h"
+#include "workloads/solution.h"
 
 namespace ptxbench::scheduler {
 
@@ -36,7 +37,17 @@ bool Core::HasHealthyGpuOf(const v1::Capabilities& caps,
   });
 }
 
-std::string Core::RouteKey(int64_t experiment, StepKind kind, const std::string& model) const {
+bool Core::EvalRunsAsTriton(int64_t experiment, int64_t trajectory, int turn) {
+  auto it = experiments_.find(experiment);
+  if (it == experiments_.end() || it->second.language != "solution") return false;
+  absl::StatusOr<TurnKernel> kernel = turns_.Kernel(trajectory, turn);
+  if (!kernel.ok() || kernel->blob.empty()) return false;
+  absl::StatusOr<std::string> text = storage::GetBlob(*db_, kernel->blob);
+  return text.ok() && workloads::TritonModuleOfJson(*text).has_value();
+}
+
+std::string Core::RouteKey(int64_t experiment, StepKind kind, const std::string& model,
+                           bool triton) const {
   if (kind == StepKind::kLlm) return model;
   auto it = experiments_.find(experiment);
   if (it == experiments_.end()) return kEvalCompileOnly;  // not reached: tasks have experiments
@@ -45,9 +56,10 @@ std::string Core::RouteKey(int64_t experiment, StepKind kind, const std::string&
     const AgentSettings& a = *it->second.agent;
     return absl::StrCat(a.cli, "@", a.cli_version);
   }
-  const absl::string_view triton = it->second.language == "triton" ? kEvalTritonPrefix : "";
-  if (it->second.eval_mode == v1::COMPILE_ONLY) return absl::StrCat(triton, kEvalCompileOnly);
-  return absl::StrCat(triton, it->second.profile ? kEvalProfilePrefix : kEvalFullPrefix,
+  const absl::string_view prefix =
+      triton || it->second.language == "triton" ? kEvalTritonPrefix : "";
+  if (it->second.eval_mode == v1::COMPILE_ONLY) return absl::StrCat(prefix, kEvalCompileOnly);
+  return absl::StrCat(prefix, it->second.profile ? kEvalProfilePrefix : kEvalFullPrefix,
                       EncodeArchitectures(it->second.architectures));
 }
 
@@ -341,7 +353,9 @@ absl::Status Core::Load() {
   }));
   PTXB_RETURN_IF_ERROR(executors_.Load(now));
   return tasks_.ForEachLive([&](const LiveTask& t) {
-    ReadyRef ref{t.experiment, t.kind, RouteKey(t.experiment, t.kind, t.model)};
+    const bool triton =
+        t.kind == StepKind::kEval && EvalRunsAsTriton(t.experiment, t.trajectory, t.turn);
+    ReadyRef ref{t.experiment, t.kind, RouteKey(t.experiment, t.kind, t.model, triton)};
     if (t.state == TaskState::kQueued) {
       absl::Time not_before = absl::FromUnixMillis(t.not_before_ms);
       if (not_before > now) {

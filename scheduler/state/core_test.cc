@@ -5,9 +5,12 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
+#include "nlohmann/json.hpp"
 #include "scheduler/state/core_test_util.h"
 #include "storage/blob_store.h"
+#include "workloads/testing/triton_solution.h"
 
 namespace ptxbench::scheduler {
 namespace {
@@ -189,6 +192,39 @@ TEST_F(CoreTest, TritonEvaluationsGoOnlyToWorkersThatRunTriton) {
   EXPECT_TRUE(NothingFor(plain_again));
   triton = RegisterWorker("triton", "sm_90", "", kTriton);
   EXPECT_EQ(MustLease(triton).eval().language(), "triton");
+}
+
+// In a "solution" experiment, an answer that is a Triton solution (PTXBench's
+// shape) runs as what it is: its evaluation goes only to a worker that runs
+// Triton, as its kernel.py with language triton, also after a restart; a
+// CUDA solution's evaluation goes anywhere, as the solution.
+TEST_F(CoreTest, ATritonSolutionInASolutionExperimentRunsAsTriton) {
+  const std::string module = workloads::testing::TritonModule();
+  nlohmann::json solution = workloads::testing::TritonSolution(module);
+  const std::string triton_answer = absl::StrCat("```json\n", solution.dump(2), "\n```\n");
+  solution["spec"]["language"] = "cuda";
+  solution["spec"]["entry_point"] = "kernel.cu::run";
+  solution["sources"][0] = {{"path", "kernel.cu"}, {"content", "__global__ void k() {}\n"}};
+  const std::string cuda_answer = absl::StrCat("```json\n", solution.dump(2), "\n```\n");
+
+  ExpandedExperiment x = MakeExperiment("exp-solutions", 2, 1);
+  x.language = "solution";
+  Submit(x);
+  const std::string gw = RegisterGateway(), plain = RegisterWorker("plain");
+  ASSERT_TRUE(CompleteLlm(MustLease(gw), triton_answer).ok());
+  EXPECT_TRUE(NothingFor(plain)) << "a worker without Triton got a Triton solution";
+  Restart();
+  const std::string gw2 = RegisterGateway(), plain2 = RegisterWorker("plain");
+  EXPECT_TRUE(NothingFor(plain2)) << "after a restart";
+  ASSERT_TRUE(CompleteLlm(MustLease(gw2), cuda_answer).ok());
+  const v1::Task cuda_eval = MustLease(plain2);
+  EXPECT_EQ(cuda_eval.eval().language(), "solution");
+  EXPECT_TRUE(NothingFor(plain2));
+  const std::string triton =
+      RegisterWorker("triton", "sm_90", "", "triton 3.6.0 at /usr/bin/python3");
+  const v1::Task triton_eval = MustLease(triton);
+  EXPECT_EQ(triton_eval.eval().language(), "triton");
+  EXPECT_EQ(triton_eval.eval().kernel_source(), module);
 }
 
 // Profiles and Triton together need one worker that does both: a Triton
