@@ -182,6 +182,53 @@ TEST(EndToEndTest, AFixItItemStartsFromItsBrokenKernel) {
   EXPECT_NE(shown.out.find("smallest change"), std::string::npos);
 }
 
+// Triton (docs/FORMATS.md, "Triton"), as CI can run it (no GPU, no
+// Triton): refused at submit while the only worker runs no Triton (a
+// compile-only one), then run by a simulated worker, which counts as one
+// that does: the simulated model answers in Triton, the kernel.py is
+// extracted and evaluated, and no evaluation goes to the other worker.
+TEST(EndToEndTest, ATritonExperimentRunsOnlyWhereTritonRuns) {
+  Cluster c("e2e_triton");
+  ASSERT_TRUE(c.StartScheduler()) << c.SchedulerLogTail();
+  c.AddGateway({"--latency-ms", "5", "--seed", "4"});
+  c.AddRealWorker({"--name", "compile-only"});
+  auto registered = [&](const std::string& what) {
+    for (int i = 0; i < 100; ++i) {
+      if (c.Cli({"workers", "--output", "json"}).out.find(what) != std::string::npos) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return false;
+  };
+  ASSERT_TRUE(registered("\"worker\""));
+  const std::string spec = c.WriteFile("triton.json", R"({"name": "triton-gemm",
+    "models": ["sim-model"], "definitions": ["gemm_n7168_k5120"], "language": "triton",
+    "prompt_tags": ["ptxb-triton"], "samples": 3, "num_turns": 2, "target_speedup": 1.0})");
+  CommandResult refused = c.Cli({"submit", spec}, /*merge_stderr=*/true);
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_THAT(refused.out, ::testing::HasSubstr(
+                               "experiment 'triton-gemm' is in Triton (\"language\": \"triton\"), "
+                               "and no registered GPU worker of its architectures runs Triton"));
+  EXPECT_EQ(c.QueryInt("SELECT count(*) FROM experiments"), 0);
+
+  c.AddWorker({"--latency-ms", "5", "--seed", "4", "--name", "simulated"});
+  ASSERT_TRUE(registered("\"simulated\""));
+  const std::string exp = c.Submit(spec);
+  ASSERT_FALSE(exp.empty()) << c.SchedulerLogTail();
+  const nlohmann::json status = c.WaitFinished(exp, 60);
+  ASSERT_EQ(status["trajectories"]["terminal"], 3) << status.dump();
+  EXPECT_EQ(c.QueryInt("SELECT count(*) FROM experiments WHERE language = 'triton'"), 1);
+  EXPECT_GT(c.QueryInt(absl::StrCat("SELECT count(*) FROM tasks WHERE kind = ",
+                                    SqlValue(StepKind::kEval))),
+            0)
+      << "no Triton answer was extracted and evaluated";
+  EXPECT_EQ(c.QueryInt(absl::StrCat("SELECT count(*) FROM tasks t JOIN executors e ON "
+                                    "t.executor = e.id WHERE e.name = 'compile-only' AND "
+                                    "t.kind = ",
+                                    SqlValue(StepKind::kEval))),
+            0)
+      << "an evaluation went to the worker that runs no Triton";
+}
+
 // Profile feedback (docs/MEASUREMENT.md, "Profiles"): refused at submit
 // while no worker can profile (a compile-only one cannot), then every turn's
 // feedback carries the profile section, labelled simulated, and `show`
