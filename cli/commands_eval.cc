@@ -264,18 +264,11 @@ absl::Status RunEval(const Invocation& inv) {
     request.set_mode(compile_only ? v1::COMPILE_ONLY : v1::FULL);
     // Built for this GPU; compile-only, for the default (Hopper).
     if (gpu) request.add_architectures(gpu->sm_arch);
-    if (language == "triton" && compile_only) {
-      return WithExitCode(
-          absl::FailedPreconditionError(absl::StrCat(
-              "a Triton kernel is evaluated on a GPU with Triton, not compile-only (",
-              why_compile_only, ")")),
-          2);
-    }
     if (!compile_only) {
       PTXB_RETURN_IF_ERROR(
           UseTorchReferences(inv, **definitions->Find(definition), &(*stack)->gpu_options()));
+      if (language == "triton") PTXB_RETURN_IF_ERROR(UseTriton(inv, &(*stack)->gpu_options()));
     }
-    if (language == "triton") PTXB_RETURN_IF_ERROR(UseTriton(inv, &(*stack)->gpu_options()));
     const std::string label =
         compile_only
             ? absl::StrCat("compile-only evaluation (", why_compile_only, ")...")

@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "gtest/gtest.h"
+#include "common/hash.h"
 #include "nlohmann/json.hpp"
 #include "workloads/testing/triton_solution.h"
 
@@ -115,24 +116,26 @@ TVM_FFI_DLL_EXPORT_TYPED_FUNC(run, run);
       << torch.err;
 }
 
-// A .py is a Triton kernel, and so is a Triton solution JSON (its
-// kernel.py): neither is built compile-only, which is all this machine
-// (no GPU) offers, so each says so rather than being built as CUDA.
-TEST_F(EvalCommandTest, TritonKernelsAreRecognizedAndNeedAGpu) {
-  const std::string kernel = "import triton\n@triton.jit\ndef k(x):\n    pass\ndef run(A, B, C):\n"
-                             "    k[(1,)](A)\n";
-  Result py = Run({"eval", Write("kernel.py", kernel), "--definition", "gemm_n7168_k5120"});
-  EXPECT_EQ(py.code, 2);
-  EXPECT_NE(py.err.find("a Triton kernel is evaluated on a GPU with Triton, not compile-only"),
-            std::string::npos)
-      << py.err;
+// A .py is a Triton kernel, and so is a Triton solution JSON: what is
+// evaluated is its kernel.py (the envelope's hash is the module's, not the
+// JSON's), here compile-only (no GPU), which the worker checks without
+// Triton. A Triton solution of another shape is refused naming the field.
+TEST_F(EvalCommandTest, TritonKernelsAreEvaluatedAsTheirKernelPy) {
+  const std::string kernel = workloads::testing::TritonModule();
+  Result py =
+      Run({"eval", Write("kernel.py", kernel), "--definition", "gemm_n7168_k5120", "--json"});
+  nlohmann::json e = nlohmann::json::parse(py.out, nullptr, false);
+  ASSERT_TRUE(e.is_object()) << py.out << py.err;
+  EXPECT_EQ(e["kernel_sha256"], Sha256Hex(kernel));
+  EXPECT_EQ(e["definition"], "gemm_n7168_k5120");
   nlohmann::json solution = workloads::testing::TritonSolution(kernel);
-  Result json = Run({"eval", Write("triton_solution.json", solution.dump())});
-  EXPECT_EQ(json.code, 2);
-  EXPECT_NE(json.err.find("a Triton kernel is evaluated on a GPU with Triton"), std::string::npos)
-      << json.err;
+  Result json = Run({"eval", Write("triton_solution.json", solution.dump()), "--json"});
+  e = nlohmann::json::parse(json.out, nullptr, false);
+  ASSERT_TRUE(e.is_object()) << json.out << json.err;
+  EXPECT_EQ(e["kernel_sha256"], Sha256Hex(kernel)) << "the module was evaluated, not the JSON";
   solution["spec"]["entry_point"] = "kernel.py::main";
   Result main = Run({"eval", Write("triton_main.json", solution.dump())});
+  EXPECT_EQ(main.code, 1);
   EXPECT_NE(main.err.find("is not \"<file>.py::run\""), std::string::npos) << main.err;
 }
 

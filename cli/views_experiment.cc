@@ -81,16 +81,18 @@ std::vector<std::string> UnservedArchitectures(const v1::GetExperimentResponse& 
 bool WaitsForTriton(const v1::GetExperimentResponse& experiment,
                     const v1::ListExecutorsResponse& executors) {
   const v1::Experiment& e = experiment.experiment();
-  if (e.language() != "triton" || experiment.progress().eval_tasks_queued() == 0) return false;
+  if (e.language() != "triton" || e.eval_mode() != v1::FULL ||
+      experiment.progress().eval_tasks_queued() == 0) {
+    return false;
+  }
   std::vector<std::string> targets(e.architectures().begin(), e.architectures().end());
   if (targets.empty()) targets = DefaultArchitectures();
   bool any_gpu = false;
   for (const v1::ExecutorInfo& x : executors.executors()) {
     if (x.kind() != v1::WORKER || x.status() != "active") continue;
     const v1::Capabilities& caps = x.capabilities();
-    const bool compile_only = e.eval_mode() == v1::COMPILE_ONLY;
     const bool of_targets =
-        compile_only || std::any_of(caps.gpus().begin(), caps.gpus().end(), [&](const v1::Gpu& g) {
+        std::any_of(caps.gpus().begin(), caps.gpus().end(), [&](const v1::Gpu& g) {
           return g.healthy() && TargetsArchitecture(targets, g.sm_arch());
         });
     if (!of_targets) continue;

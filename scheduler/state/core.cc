@@ -119,26 +119,18 @@ absl::Status Core::CheckProfilers(const ExpandedExperiment& x) const {
 }
 
 absl::Status Core::CheckTriton(const ExpandedExperiment& x) const {
-  if (x.language != "triton") return absl::OkStatus();
+  // A compile-only evaluation needs no Triton: any worker checks the
+  // module's shape (RouteKey).
+  if (x.language != "triton" || x.eval_mode == v1::COMPILE_ONLY) return absl::OkStatus();
   const bool profile = x.profile;
-  if (x.eval_mode == v1::COMPILE_ONLY) {
-    // Any worker whose Python has Triton takes its compile-only evaluations.
-    const absl::Time now = clock_->Now();
-    for (const auto& [id, e] : executors_.all()) {
-      if (e.info.kind() == v1::WORKER && executors_.Status(e, now) == "active" &&
-          CanRunTriton(e.info.capabilities())) {
-        return absl::OkStatus();
-      }
-    }
-  } else if (HasActiveGpuWorker(x.architectures, [profile](const v1::Capabilities& caps) {
-               return CanRunTriton(caps) && (!profile || CanProfile(caps));
-             })) {
+  if (HasActiveGpuWorker(x.architectures, [profile](const v1::Capabilities& caps) {
+        return CanRunTriton(caps) && (!profile || CanProfile(caps));
+      })) {
     return absl::OkStatus();
   }
   return absl::FailedPreconditionError(absl::StrCat(
-      "experiment '", x.name, "' is in Triton (\"language\": \"triton\"), and no registered ",
-      x.eval_mode == v1::COMPILE_ONLY ? "worker" : "GPU worker of its architectures",
-      " runs Triton", profile ? " and profiles" : "",
+      "experiment '", x.name, "' is in Triton (\"language\": \"triton\"), and no registered "
+      "GPU worker of its architectures runs Triton", profile ? " and profiles" : "",
       ": start a worker with --torch-python PATH (a Python with torch, Triton and CUDA)",
       profile ? " and --ncu PATH" : "",
       "; `ptxbench workers` shows each worker's Triton; nothing was created"));

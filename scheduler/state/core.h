@@ -308,10 +308,11 @@ class Core {
   // An experiment that asks for profiles needs an active worker with a
   // healthy GPU of its architectures that can profile.
   absl::Status CheckProfilers(const ExpandedExperiment& x) const;
-  // A Triton experiment ("language": "triton") needs an active worker that
-  // runs Triton: for full evaluations one with a healthy GPU of its
-  // architectures (that also profiles, when it asks for profiles: PopFor
-  // gives its evaluations only to a worker that does both).
+  // A Triton experiment ("language": "triton") of full evaluations needs an
+  // active worker with a healthy GPU of its architectures that runs Triton
+  // (and also profiles, when it asks for profiles: PopFor gives its
+  // evaluations only to a worker that does both). Compile-only ones go
+  // anywhere.
   absl::Status CheckTriton(const ExpandedExperiment& x) const;
   absl::Status AddEvent(const std::string& experiment, const std::string& trajectory,
                         int turn, const std::string& kind, const std::string& detail);

@@ -21,9 +21,10 @@ namespace {
 // kFullPrefix + the experiment's architectures ("full:sm_100,sm_90") and go to
 // a worker with a healthy GPU of one of them; profiled ones
 // ("profile:sm_90") to such a worker that can profile too. A Triton
-// experiment's keys start with kEvalTritonPrefix ("triton:full:sm_90",
-// "triton:compile-only"): they go only to workers that run Triton, and
-// what follows routes as above.
+// evaluation's full and profiled keys start with kEvalTritonPrefix
+// ("triton:full:sm_90"): they go only to workers that run Triton, and what
+// follows routes as above. A compile-only one needs no Triton (the worker
+// checks the module's shape; Triton's JIT runs only before timing).
 constexpr char kEvalTritonPrefix[] = "triton:";
 constexpr char kEvalFullPrefix[] = "full:";
 constexpr char kEvalProfilePrefix[] = "profile:";
@@ -56,9 +57,9 @@ std::string Core::RouteKey(int64_t experiment, StepKind kind, const std::string&
     const AgentSettings& a = *it->second.agent;
     return absl::StrCat(a.cli, "@", a.cli_version);
   }
+  if (it->second.eval_mode == v1::COMPILE_ONLY) return kEvalCompileOnly;
   const absl::string_view prefix =
       triton || it->second.language == "triton" ? kEvalTritonPrefix : "";
-  if (it->second.eval_mode == v1::COMPILE_ONLY) return absl::StrCat(prefix, kEvalCompileOnly);
   return absl::StrCat(prefix, it->second.profile ? kEvalProfilePrefix : kEvalFullPrefix,
                       EncodeArchitectures(it->second.architectures));
 }
@@ -152,9 +153,9 @@ std::optional<FairQueue::Popped> Core::PopFor(const Executor& executor,
   }
   if (!wants(StepKind::kEval)) return std::nullopt;
   return eval_ready_.Pop([&](const std::string& key) {
+    if (key == kEvalCompileOnly) return true;
     absl::string_view targets = key;
     if (absl::ConsumePrefix(&targets, kEvalTritonPrefix) && !CanRunTriton(caps)) return false;
-    if (targets == kEvalCompileOnly) return true;
     if (absl::ConsumePrefix(&targets, kEvalProfilePrefix)) {
       if (!CanProfile(caps)) return false;
     } else if (!absl::ConsumePrefix(&targets, kEvalFullPrefix)) {

@@ -227,6 +227,22 @@ TEST_F(CoreTest, ATritonSolutionInASolutionExperimentRunsAsTriton) {
   EXPECT_EQ(triton_eval.eval().kernel_source(), module);
 }
 
+// A compile-only Triton evaluation needs no Triton (the worker checks the
+// module's shape; Triton's JIT runs only before timing on a GPU): any worker
+// takes it, and its submit needs no Triton worker.
+TEST_F(CoreTest, ACompileOnlyTritonEvaluationGoesToAnyWorker) {
+  ExpandedExperiment x = MakeExperiment("exp-triton-compile", 1, 1);
+  x.language = "triton";
+  x.eval_mode = v1::COMPILE_ONLY;
+  const std::string plain = RegisterWorker("plain");
+  Submit(x);
+  const std::string gw = RegisterGateway();
+  ASSERT_TRUE(CompleteLlm(MustLease(gw), kCudaAndTritonAnswer).ok());
+  const v1::Task eval = MustLease(plain);
+  EXPECT_EQ(eval.eval().language(), "triton");
+  EXPECT_EQ(eval.eval().mode(), v1::COMPILE_ONLY);
+}
+
 // Profiles and Triton together need one worker that does both: a Triton
 // worker and a profiling one apart are not enough. A simulated worker does
 // both (its results say they are simulated).
