@@ -1,5 +1,6 @@
 #include "agent_gateway/scripted_answers.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <optional>
 #include <vector>
@@ -21,9 +22,10 @@ std::string AnswerText(const fs::path& path) {
   const std::string body = ReadFile(path.string()).value_or("");
   const std::string ext = path.extension().string();
   if (ext == ".md") return body;
+  const char* fence = ext == ".ptx" ? "ptx" : ext == ".py" ? "python" : "cuda";
   return absl::StrCat("Here is the kernel (scripted answer ", path.filename().string(),
-                      ").\n\n```", ext == ".ptx" ? "ptx" : "cuda", "\n", body,
-                      absl::EndsWith(body, "\n") ? "" : "\n", "```\n");
+                      ").\n\n```", fence, "\n", body, absl::EndsWith(body, "\n") ? "" : "\n",
+                      "```\n");
 }
 
 // -1 for "answer.*", N for "turnN.*", nullopt for other names.
@@ -46,17 +48,29 @@ absl::StatusOr<std::unique_ptr<ScriptedAnswers>> ScriptedAnswers::Load(const std
   auto answers = std::unique_ptr<ScriptedAnswers>(new ScriptedAnswers());
   for (const fs::directory_entry& def : fs::directory_iterator(dir)) {
     if (!def.is_directory()) continue;
+    // In name order, so that a turn of several files (turn0.cu and
+    // turn0.py) is one answer, the same on every run.
+    std::vector<fs::path> files;
     for (const fs::directory_entry& file : fs::directory_iterator(def.path())) {
       const std::string ext = file.path().extension().string();
-      if (!file.is_regular_file() || (ext != ".cu" && ext != ".ptx" && ext != ".md")) continue;
-      std::optional<int> turn = TurnOf(file.path());
+      if (!file.is_regular_file() ||
+          (ext != ".cu" && ext != ".ptx" && ext != ".py" && ext != ".md")) {
+        continue;
+      }
+      files.push_back(file.path());
+    }
+    std::sort(files.begin(), files.end());
+    for (const fs::path& file : files) {
+      std::optional<int> turn = TurnOf(file);
       if (!turn) continue;
-      answers->answers_[def.path().filename().string()][*turn] = AnswerText(file.path());
+      std::string& answer = answers->answers_[def.path().filename().string()][*turn];
+      absl::StrAppend(&answer, answer.empty() ? "" : "\n", AnswerText(file));
     }
   }
   if (answers->answers_.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "answers folder ", dir, " holds no <definition>/turn<N>.cu|.ptx|.md or answer.* file"));
+        "answers folder ", dir,
+        " holds no <definition>/turn<N>.cu|.ptx|.py|.md or answer.* file"));
   }
   return answers;
 }

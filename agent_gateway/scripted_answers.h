@@ -4,13 +4,16 @@
 // Answers read from a folder of files instead of a model: for demos and for
 // end-to-end runs whose kernels must be real (written for the test). Layout:
 //
-//   DIR/<definition>/turn<N>.cu|.ptx|.md   the answer at turn N (0-based)
-//   DIR/<definition>/answer.cu|.ptx|.md    any turn without its own file
+//   DIR/<definition>/turn<N>.cu|.ptx|.py|.md   the answer at turn N (0-based)
+//   DIR/<definition>/answer.cu|.ptx|.py|.md    any turn without its own file
 //
 // The definition of a request is the longest folder name that occurs in its
-// first user message (the task prompt names the definition). A .cu/.ptx
-// file is wrapped into a short answer with one code block; a .md file is the
-// answer as written. Answers are labelled provider "scripted".
+// first user message (the task prompt names the definition). A .cu/.ptx/.py
+// file is wrapped into a short answer with one code block (```cuda, ```ptx,
+// ```python: Triton); a .md file is the answer as written. Several files of
+// one turn (turn0.cu and turn0.py) are one answer, in name order, so one
+// folder answers a CUDA and a Triton experiment alike (each extracts its own
+// block). Answers are labelled provider "scripted".
 
 #include <map>
 #include <memory>

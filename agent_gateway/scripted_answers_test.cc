@@ -65,6 +65,22 @@ TEST_F(ScriptedAnswersTest, MarkdownIsTheAnswerAsWrittenAndMissingTurnsAreErrors
   EXPECT_NE(none.status().message().find("have: mha_with_lse_d128"), std::string::npos);
 }
 
+// A .py is a Triton answer in a ```python block; beside a .cu of the same
+// turn, one answer holds both, so that a CUDA and a Triton experiment of
+// one matrix can share the folder.
+TEST_F(ScriptedAnswersTest, PythonFilesAreTritonAnswersBesideTheCudaOnes) {
+  Write("gemm_n7168_k5120/turn0.py", "@triton.jit\ndef k(): pass\ndef run(A, B, C): pass\n");
+  Write("gemm_n7168_k5120/turn0.cu", "// cuda 0\n");
+  auto answers = ScriptedAnswers::Load(dir_.string());
+  ASSERT_TRUE(answers.ok()) << answers.status();
+  auto both = (*answers)->Answer(Prompt("Write gemm_n7168_k5120."), 0);
+  ASSERT_TRUE(both.ok()) << both.status();
+  EXPECT_NE(both->text().find("```cuda\n// cuda 0\n```"), std::string::npos) << both->text();
+  EXPECT_NE(both->text().find("```python\n@triton.jit\ndef k(): pass\n"), std::string::npos)
+      << both->text();
+  EXPECT_LT(both->text().find("```cuda"), both->text().find("```python")) << "name order";
+}
+
 TEST_F(ScriptedAnswersTest, EmptyOrMissingFolderIsRefused) {
   EXPECT_FALSE(ScriptedAnswers::Load((dir_ / "nope").string()).ok());
   fs::create_directories(dir_ / "empty");

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/hash.h"
@@ -53,6 +54,39 @@ std::string Kernel(uint64_t h) {
       unroll, body, block, unroll, tag, block);
 }
 
+// The Triton variant of Kernel(h): a kernel.py with a @triton.jit kernel
+// and its destination-passing run().
+std::string TritonKernel(uint64_t h) {
+  const std::string tag = absl::StrFormat("%08x", static_cast<uint32_t>(h));
+  const int block = kBlockSizes[(h >> 32) % 4];
+  return absl::StrFormat(
+      "import torch\n"
+      "import triton\n"
+      "import triton.language as tl\n"
+      "\n"
+      "# variant %s: BLOCK=%d\n"
+      "@triton.jit\n"
+      "def ptxb_sim_%s(x_ptr, y_ptr, n, BLOCK: tl.constexpr):\n"
+      "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+      "    mask = offs < n\n"
+      "    x = tl.load(x_ptr + offs, mask=mask)\n"
+      "    tl.store(y_ptr + offs, x * 1.25, mask=mask)\n"
+      "\n"
+      "def run(x, y):\n"
+      "    n = x.numel()\n"
+      "    ptxb_sim_%s[(triton.cdiv(n, %d),)](x, y, n, BLOCK=%d)\n",
+      tag, block, tag, tag, block, block);
+}
+
+// Whether the task asks for Triton: its prompt asks for a ```python block
+// (prompts/prompts.cc, RenderTaskPrompt), which no other language's does.
+bool AsksForTriton(const ptxbench::v1::LlmRequest& request) {
+  for (const auto& m : request.messages()) {
+    if (m.role() == "user") return absl::StrContains(m.content(), "```python block");
+  }
+  return false;
+}
+
 int64_t EstimateTokens(size_t chars) { return static_cast<int64_t>(chars / 4); }
 
 }  // namespace
@@ -67,6 +101,10 @@ ptxbench::v1::LlmResponse SimulatedModel::Answer(const ptxbench::v1::LlmRequest&
         "I need to reconsider the tiling (option %c) before writing more code; the approach "
         "above should work once the indexing is fixed.",
         static_cast<char>('A' + (h >> 8) % 26));
+  } else if (AsksForTriton(request)) {
+    text = absl::StrCat("Here is a Triton kernel for turn ", turn, " with blocks of ",
+                        kBlockSizes[(h >> 32) % 4], " elements.\n\n```python\n", TritonKernel(h),
+                        "```\n");
   } else {
     text = absl::StrCat("Here is a kernel for turn ", turn, " using ", kBlockSizes[(h >> 32) % 4],
                         " threads per block and ", kUnrolls[(h >> 36) % 4],

@@ -3,7 +3,8 @@
 
 // A stand-in for a model provider, for tests and benchmarks of the rest of
 // the system: answers look like a model's (a line of prose and one ```cpp
-// kernel) but are generated from a hash. Every answer is labelled simulated.
+// kernel, or a ```python Triton kernel.py when the task asks for Triton) but
+// are generated from a hash. Every answer is labelled simulated.
 
 #include <cstdint>
 

@@ -75,6 +75,27 @@ TEST(simulated_model, AnswersHoldOnePlausibleKernelBlock) {
   }
 }
 
+// A Triton task (its prompt asks for a ```python block) gets a Triton
+// kernel.py, which Triton extraction takes (scheduler/feedback/extract.h):
+// @triton.jit and a run().
+TEST(simulated_model, ATritonTaskGetsATritonKernel) {
+  SimulatedModel model(1);
+  v1::LlmRequest request = Request();
+  request.mutable_messages(1)->set_content(
+      "Answer with exactly one ```python block holding the complete kernel.py.");
+  int with_code = 0;
+  for (int turn = 0; turn < 20; ++turn) {
+    const std::string t = model.Answer(request, "traj-t", turn).text();
+    if (!absl::StrContains(t, "```python\n")) continue;
+    ++with_code;
+    EXPECT_TRUE(absl::StrContains(t, "@triton.jit\ndef ptxb_sim_")) << t;
+    EXPECT_TRUE(absl::StrContains(t, "def run(x, y):")) << t;
+    EXPECT_FALSE(absl::StrContains(t, "```cpp")) << t;
+  }
+  EXPECT_GE(with_code, 15);
+  EXPECT_FALSE(absl::StrContains(model.Answer(Request(), "traj-t", 0).text(), "```python"));
+}
+
 TEST(simulated_model, AboutFivePercentHaveNoCode) {
   SimulatedModel model(9);
   int no_code = 0;

@@ -269,10 +269,18 @@ TEST_F(CliTest, PromptsForTheArchitecturesNamed) {
   EXPECT_THAT(r.out, HasSubstr("ptxb-expert   REFUSED  prompt tag 'ptxb-expert' is written for "
                                "Hopper GPUs"));
   EXPECT_THAT(r.out, HasSubstr("ptxb-no-hint  OK"));
+  // The Triton tag is judged as a Triton experiment would use it.
+  EXPECT_THAT(r.out, HasSubstr("ptxb-triton   OK"));
   // ptxb-basic, ptxb-wgmma, ptxb-expert and ptxb-profile (built on
   // ptxb-basic) speak of Hopper.
   EXPECT_THAT(LastLine(r.out), HasSubstr("submit refuses 4 of them in an experiment for these "
                                          "GPUs (sm_100, sm_103)"));
+  r = Run({"prompts", "render", "ptxb-triton", "--language", "triton"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("# Submission format: Triton (a Python module, kernel.py)"));
+  r = Run({"prompts", "render", "ptxb-triton", "--language", "tilelang"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--language must be one of cuda, ptx, solution, triton"));
   r = Run({"prompts", "check", "--architectures", "volta"});
   EXPECT_EQ(r.code, 2);
   EXPECT_THAT(r.err, HasSubstr("--architectures: 'volta' is neither a family"));

@@ -40,12 +40,31 @@ absl::StatusOr<std::string> ReadKernel(const std::string& path) {
   return text;
 }
 
-// --language, else from the file: raw PTX (.ptx), a FlashInfer-Trace
-// solution (a JSON document with "spec" and "sources"), or CUDA.
+// --language, else from the file: raw PTX (.ptx), Triton (.py, a
+// kernel.py), a FlashInfer-Trace solution (a JSON document with "spec" and
+// "sources"), or CUDA.
 std::string Language(const Invocation& inv, const std::string& path, const std::string& text) {
   if (inv.args.Has("language")) return inv.args.Get("language");
   if (absl::EndsWith(path, ".ptx")) return "ptx";
+  if (absl::EndsWith(path, ".py")) return "triton";
   return workloads::LooksLikeSolution(text) ? "solution" : "cuda";
+}
+
+// A Triton kernel runs in the Python of the PyTorch references, which must
+// have Triton too (worker/torch_probe.h).
+absl::Status UseTriton(const Invocation& inv, worker::GpuEvalOptions* options) {
+  const worker::TritonProbe probe =
+      worker::ProbeTriton(worker::ProbeTorch(inv.args.Get("torch-python", "auto")));
+  if (!probe.ok()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "a Triton kernel needs --torch-python PATH, a Python with torch, Triton and CUDA (",
+        probe.why_not, ")"));
+  }
+  inv.err() << "triton " << probe.version << " (" << probe.python
+            << "); note: what its timed calls run is not yet censused, so a run() that calls "
+               "torch is not caught (docs/SECURITY.md)\n";
+  options->triton_python = probe.python;
+  return absl::OkStatus();
 }
 
 void PrintText(const Invocation& inv, const v1::EvalResult& r) {
@@ -167,13 +186,19 @@ absl::StatusOr<v1::EvalResult> EvaluateThroughScheduler(const Invocation& inv,
 absl::Status RunEval(const Invocation& inv) {
   const std::string path = inv.args.positionals[0];
   PTXB_ASSIGN_OR_RETURN(std::string source, ReadKernel(path));
-  const std::string language = Language(inv, path, source);
+  std::string language = Language(inv, path, source);
   std::string definition = inv.args.Get("definition", "");
   if (language == "solution") {
     // The solution names its definition; a different --definition is a mistake.
     absl::StatusOr<workloads::Solution> solution = workloads::ParseSolution(source, path);
     if (!solution.ok()) return solution.status();
-    PTXB_RETURN_IF_ERROR(workloads::CheckSolutionSupported(*solution));
+    if (solution->language == "triton") {
+      // Evaluated as what it is: its kernel.py, in Triton.
+      PTXB_ASSIGN_OR_RETURN(source, workloads::TritonModuleOf(*solution));
+      language = "triton";
+    } else {
+      PTXB_RETURN_IF_ERROR(workloads::CheckSolutionSupported(*solution));
+    }
     if (!definition.empty() && definition != solution->definition) {
       return UsageError(absl::StrCat("--definition ", definition, " but the solution ", path,
                                      " is for ", solution->definition));
@@ -244,6 +269,7 @@ absl::Status RunEval(const Invocation& inv) {
     if (!compile_only) {
       PTXB_RETURN_IF_ERROR(
           UseTorchReferences(inv, **definitions->Find(definition), &(*stack)->gpu_options()));
+      if (language == "triton") PTXB_RETURN_IF_ERROR(UseTriton(inv, &(*stack)->gpu_options()));
     }
     const std::string label =
         compile_only
@@ -294,8 +320,9 @@ void AddEvalCommand(std::vector<Command>* commands) {
         {{"definition", true, false, "D",
           "workload definition the kernel implements (required but for a solution JSON)"},
          {"workload", true, true, "UUID", "only these workloads (default: all)"},
-         {"language", true, false, "cuda|solution|ptx",
-          "kernel form (default: .ptx is PTX, a solution JSON a solution, else CUDA)"},
+         {"language", true, false, "cuda|solution|ptx|triton",
+          "kernel form (default: .ptx is PTX, .py Triton, a solution JSON a solution (a Triton "
+          "one is its kernel.py), else CUDA)"},
          kDatasetFlag,
          kPreferDatasetFlag,
          {"cache-dir", true, false, "DIR", "build cache folder (default: none)"},

@@ -8,7 +8,9 @@
 
 #include "cli/cli.h"
 #include "gtest/gtest.h"
+#include "common/hash.h"
 #include "nlohmann/json.hpp"
+#include "workloads/testing/triton_solution.h"
 
 namespace ptxbench::cli {
 namespace {
@@ -112,6 +114,29 @@ TVM_FFI_DLL_EXPORT_TYPED_FUNC(run, run);
   EXPECT_EQ(torch.code, 1);
   EXPECT_NE(torch.err.find("spec.binding \"torch\" is not supported"), std::string::npos)
       << torch.err;
+}
+
+// A .py is a Triton kernel, and so is a Triton solution JSON: what is
+// evaluated is its kernel.py (the envelope's hash is the module's, not the
+// JSON's), here compile-only (no GPU), which the worker checks without
+// Triton. A Triton solution of another shape is refused naming the field.
+TEST_F(EvalCommandTest, TritonKernelsAreEvaluatedAsTheirKernelPy) {
+  const std::string kernel = workloads::testing::TritonModule();
+  Result py =
+      Run({"eval", Write("kernel.py", kernel), "--definition", "gemm_n7168_k5120", "--json"});
+  nlohmann::json e = nlohmann::json::parse(py.out, nullptr, false);
+  ASSERT_TRUE(e.is_object()) << py.out << py.err;
+  EXPECT_EQ(e["kernel_sha256"], Sha256Hex(kernel));
+  EXPECT_EQ(e["definition"], "gemm_n7168_k5120");
+  nlohmann::json solution = workloads::testing::TritonSolution(kernel);
+  Result json = Run({"eval", Write("triton_solution.json", solution.dump()), "--json"});
+  e = nlohmann::json::parse(json.out, nullptr, false);
+  ASSERT_TRUE(e.is_object()) << json.out << json.err;
+  EXPECT_EQ(e["kernel_sha256"], Sha256Hex(kernel)) << "the module was evaluated, not the JSON";
+  solution["spec"]["entry_point"] = "kernel.py::main";
+  Result main = Run({"eval", Write("triton_main.json", solution.dump())});
+  EXPECT_EQ(main.code, 1);
+  EXPECT_NE(main.err.find("is not \"<file>.py::run\""), std::string::npos) << main.err;
 }
 
 }  // namespace

@@ -62,14 +62,16 @@ absl::Status RunStatus(const Invocation& inv) {
                         client.GetExperiment(inv.args.positionals[0]));
   // Evaluations that wait for a GPU architecture no worker has say so.
   std::vector<std::string> waiting_for;
+  bool waiting_for_triton = false;
   if (experiment.progress().eval_tasks_queued() > 0) {
     PTXB_ASSIGN_OR_RETURN(v1::ListExecutorsResponse executors, client.ListExecutors());
     waiting_for = UnservedArchitectures(experiment, executors);
+    waiting_for_triton = WaitsForTriton(experiment, executors);
   }
   if (inv.global.json) {
-    PrintJson(inv, ExperimentJson(experiment, waiting_for));
+    PrintJson(inv, ExperimentJson(experiment, waiting_for, waiting_for_triton));
   } else {
-    inv.out() << ExperimentText(experiment, waiting_for);
+    inv.out() << ExperimentText(experiment, waiting_for, waiting_for_triton);
   }
   return absl::OkStatus();
 }

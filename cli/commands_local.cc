@@ -1,5 +1,6 @@
 // Commands that need no scheduler: definitions, prompts check, prompts render.
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -110,9 +111,10 @@ absl::Status RunPromptsCheck(const Invocation& inv) {
   for (const std::string& tag : tags) {
     absl::StatusOr<std::string> result = CheckTag(*registry, tag, architectures);
     if (!result.ok()) ++failed;
-    // Well formed, but for a kernel ptxbench does not evaluate on these GPUs:
-    // submit refuses it.
-    const absl::Status target = registry->CheckTarget(tag, architectures);
+    // Well formed, but for GPUs other than these: submit refuses it. Each tag
+    // is judged in the language it teaches (a Triton tag in a Triton experiment).
+    const absl::Status target = registry->CheckTarget(
+        tag, architectures, registry->IsTritonTag(tag) ? "triton" : "cuda");
     refused += result.ok() && !target.ok();
     nlohmann::json item = {{"tag", tag}, {"ok", result.ok()}, {"usable", result.ok() && target.ok()}};
     if (!result.ok()) item["error"] = std::string(result.status().message());
@@ -147,8 +149,10 @@ absl::Status RunPromptsCheck(const Invocation& inv) {
 
 absl::Status RunPromptsRender(const Invocation& inv) {
   const std::string language = inv.args.Get("language", "cuda");
-  if (language != "cuda" && language != "ptx") {
-    return UsageError(absl::StrCat("--language must be cuda or ptx, got '", language, "'"));
+  const std::vector<std::string>& languages = PromptRegistry::Languages();
+  if (std::find(languages.begin(), languages.end(), language) == languages.end()) {
+    return UsageError(absl::StrCat("--language must be one of ", absl::StrJoin(languages, ", "),
+                                   ", got '", language, "'"));
   }
   const std::string& tag = inv.args.positionals[0];
   PTXB_ASSIGN_OR_RETURN(std::vector<std::string> architectures, PromptArchitectures(inv));
@@ -212,7 +216,8 @@ void AddLocalCommands(std::vector<Command>* commands) {
         "TAG",
         1,
         1,
-        {{"language", true, false, "cuda|ptx", "kernel language of the ABI section (default cuda)"},
+        {{"language", true, false, "cuda|ptx|solution|triton",
+          "kernel language of the ABI section (default cuda)"},
          root, hub, architectures},
         "print the system prompt of TAG; no scheduler needed",
         ""},

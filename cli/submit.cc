@@ -68,7 +68,7 @@ absl::Status AttachHubPrompts(const std::string& hub, const std::string& documen
       prompts::PromptRegistry::Load(prompts::PromptRegistry::BundledRoot(), hub, documents));
   for (const std::string& tag : refs.prompt_tags) {
     if (!prompts->IsHubTag(tag)) continue;  // ptxbench's own, or unknown: the scheduler judges
-    PTXB_RETURN_IF_ERROR(prompts->CheckTarget(tag, refs.architectures));
+    PTXB_RETURN_IF_ERROR(prompts->CheckTarget(tag, refs.architectures, refs.language));
     PTXB_ASSIGN_OR_RETURN((*request.mutable_prompts())[tag], prompts->TagText(tag));
   }
   return absl::OkStatus();

@@ -24,16 +24,24 @@ std::vector<std::pair<std::string, int64_t>> OrderedStateCounts(
     const v1::ExperimentProgress& progress);
 
 // Experiments: `status EXP` and `status`.
-// `waiting_for`: UnservedArchitectures, shown when not empty.
+// `waiting_for`: UnservedArchitectures, shown when not empty;
+// `waiting_for_triton`: WaitsForTriton.
 nlohmann::json ExperimentJson(const v1::GetExperimentResponse& experiment,
-                              const std::vector<std::string>& waiting_for = {});
+                              const std::vector<std::string>& waiting_for = {},
+                              bool waiting_for_triton = false);
 nlohmann::json ExperimentListJson(const v1::ListExperimentsResponse& list);
 std::string ExperimentText(const v1::GetExperimentResponse& experiment,
-                           const std::vector<std::string>& waiting_for = {});
+                           const std::vector<std::string>& waiting_for = {},
+                           bool waiting_for_triton = false);
 // The architectures an experiment's queued evaluations wait for when no
 // active worker has a healthy GPU of any of them; empty otherwise.
 std::vector<std::string> UnservedArchitectures(const v1::GetExperimentResponse& experiment,
                                                const v1::ListExecutorsResponse& executors);
+// Whether a Triton experiment's queued evaluations wait for a worker that
+// runs Triton: an active worker has a GPU of its architectures (else
+// UnservedArchitectures says so) and none of those runs Triton.
+bool WaitsForTriton(const v1::GetExperimentResponse& experiment,
+                    const v1::ListExecutorsResponse& executors);
 std::string ExperimentTable(const v1::ListExperimentsResponse& list);
 // "AWAITING_MODEL 3, SUBMITTED 5" ("none yet" when empty).
 std::string StateCountsText(const v1::ExperimentProgress& progress);

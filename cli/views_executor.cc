@@ -77,6 +77,7 @@ nlohmann::json ExecutorListJson(const v1::ListExecutorsResponse& list) {
          {"protection_warnings", std::vector<std::string>(caps.protection_warnings().begin(),
                                                           caps.protection_warnings().end())},
          {"torch_reference", caps.torch_reference()},
+         {"triton", caps.triton()},
          {"profiler", caps.profiler()},
          {"profiler_unavailable", caps.profiler_unavailable()},
          {"sanitizer", caps.sanitizer()},
@@ -120,6 +121,13 @@ std::string ExecutorTable(const v1::ListExecutorsResponse& list, absl::Time now)
                           ? "none (start the worker with --torch-python PATH, a Python with "
                             "torch and CUDA)"
                           : caps.torch_reference(),
+                      "\n");
+      // Whether Triton experiments can go to it.
+      absl::StrAppend(&text, e.executor_id(), " Triton: ",
+                      caps.triton().empty()
+                          ? "none (start the worker with --torch-python PATH, a Python with "
+                            "torch, Triton and CUDA)"
+                          : caps.triton(),
                       "\n");
       // Whether experiments that ask for profiles can go to it.
       absl::StrAppend(&text, e.executor_id(), " profiler: ",

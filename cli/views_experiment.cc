@@ -78,8 +78,33 @@ std::vector<std::string> UnservedArchitectures(const v1::GetExperimentResponse& 
   return targets;
 }
 
+bool WaitsForTriton(const v1::GetExperimentResponse& experiment,
+                    const v1::ListExecutorsResponse& executors) {
+  const v1::Experiment& e = experiment.experiment();
+  if (e.language() != "triton" || e.eval_mode() != v1::FULL ||
+      experiment.progress().eval_tasks_queued() == 0) {
+    return false;
+  }
+  std::vector<std::string> targets(e.architectures().begin(), e.architectures().end());
+  if (targets.empty()) targets = DefaultArchitectures();
+  bool any_gpu = false;
+  for (const v1::ExecutorInfo& x : executors.executors()) {
+    if (x.kind() != v1::WORKER || x.status() != "active") continue;
+    const v1::Capabilities& caps = x.capabilities();
+    const bool of_targets =
+        std::any_of(caps.gpus().begin(), caps.gpus().end(), [&](const v1::Gpu& g) {
+          return g.healthy() && TargetsArchitecture(targets, g.sm_arch());
+        });
+    if (!of_targets) continue;
+    any_gpu = true;
+    if (caps.simulated() || !caps.triton().empty()) return false;
+  }
+  return any_gpu;
+}
+
 nlohmann::json ExperimentJson(const v1::GetExperimentResponse& experiment,
-                              const std::vector<std::string>& waiting_for) {
+                              const std::vector<std::string>& waiting_for,
+                              bool waiting_for_triton) {
   const v1::Experiment& e = experiment.experiment();
   const v1::ExperimentProgress& p = experiment.progress();
   return {
@@ -99,6 +124,7 @@ nlohmann::json ExperimentJson(const v1::GetExperimentResponse& experiment,
         {"eval_queued", p.eval_tasks_queued()}}},
       {"architectures", std::vector<std::string>(e.architectures().begin(), e.architectures().end())},
       {"waiting_for_architectures", waiting_for},
+      {"waiting_for_triton", waiting_for_triton},
       {"correct", p.correct()},
       {"target_met", p.target_met()},
       {"cost_usd", p.cost_usd()},
@@ -120,7 +146,8 @@ std::string StateCountsText(const v1::ExperimentProgress& progress) {
 }
 
 std::string ExperimentText(const v1::GetExperimentResponse& experiment,
-                           const std::vector<std::string>& waiting_for) {
+                           const std::vector<std::string>& waiting_for,
+                           bool waiting_for_triton) {
   const v1::Experiment& e = experiment.experiment();
   const v1::ExperimentProgress& p = experiment.progress();
   std::string out = absl::StrCat("experiment  ", e.experiment_id());
@@ -157,6 +184,12 @@ std::string ExperimentText(const v1::GetExperimentResponse& experiment,
     absl::StrAppend(&out, "waiting     ", p.eval_tasks_queued(),
                     " evaluation(s) wait for a GPU of ", absl::StrJoin(named, " or "),
                     ": no active worker has one (see 'ptxbench workers')\n");
+  }
+  if (waiting_for_triton) {
+    absl::StrAppend(&out, "waiting     ", p.eval_tasks_queued(),
+                    " evaluation(s) wait for a worker that runs Triton: no active worker of its "
+                    "GPUs has Triton (start one with --torch-python PATH, a Python with torch, "
+                    "Triton and CUDA; see 'ptxbench workers')\n");
   }
   absl::StrAppend(&out, "results     ", p.correct(), " with a correct kernel, ", p.target_met(),
                   " met the target\n");

@@ -44,7 +44,8 @@ TEST(ExperimentViewTest, JsonHasTheDocumentedKeys) {
   EXPECT_EQ(Keys(j), (std::set<std::string>{"experiment", "name", "created_unix_ms", "num_turns",
                                             "trajectories", "turns", "tasks", "correct",
                                             "target_met", "cost_usd", "simulated",
-                                            "architectures", "waiting_for_architectures"}));
+                                            "architectures", "waiting_for_architectures",
+                                            "waiting_for_triton"}));
   EXPECT_EQ(j["experiment"], "exp_42");
   EXPECT_EQ(j["name"], "quickstart");
   EXPECT_EQ(Keys(j["trajectories"]),
@@ -275,7 +276,8 @@ TEST(ExecutorViewTest, AgentGatewaysShowTheirSessionsProtections) {
   EXPECT_THAT(table, HasSubstr("ex_g1 WARNING: no --agent-cgroup: kernel memory"));
 }
 
-TEST(ExecutorViewTest, GpuWorkersSayWhetherTheyRunPyTorchReferences) {
+// And whether they run Triton submissions, and how to start one that does.
+TEST(ExecutorViewTest, GpuWorkersSayWhetherTheyRunPyTorchReferencesAndTriton) {
   v1::ListExecutorsResponse list;
   for (const char* id : {"ex_w1", "ex_w2", "ex_c1"}) {
     v1::ExecutorInfo* w = list.add_executors();
@@ -285,7 +287,13 @@ TEST(ExecutorViewTest, GpuWorkersSayWhetherTheyRunPyTorchReferences) {
   }
   list.mutable_executors(0)->mutable_capabilities()->set_torch_reference(
       "torch 2.11.0+cu130 at /opt/torch/.venv/bin/python3");
+  list.mutable_executors(0)->mutable_capabilities()->set_triton(
+      "triton 3.6.0 at /opt/torch/.venv/bin/python3");
   const std::string table = ExecutorTable(list, absl::FromUnixSeconds(1000000));
+  EXPECT_THAT(table, HasSubstr("ex_w1 Triton: triton 3.6.0 at /opt/torch/.venv/bin/python3\n"));
+  EXPECT_THAT(table, HasSubstr("ex_w2 Triton: none (start the worker with --torch-python PATH, "
+                               "a Python with torch, Triton and CUDA)\n"));
+  EXPECT_THAT(table, Not(HasSubstr("ex_c1 Triton")));
   EXPECT_THAT(table, HasSubstr("ex_w1 PyTorch references: torch 2.11.0+cu130 at "
                                "/opt/torch/.venv/bin/python3\n"));
   EXPECT_THAT(table, HasSubstr("ex_w2 PyTorch references: none (start the worker with "
@@ -297,6 +305,8 @@ TEST(ExecutorViewTest, GpuWorkersSayWhetherTheyRunPyTorchReferences) {
   EXPECT_EQ(j["executors"][0]["torch_reference"],
             "torch 2.11.0+cu130 at /opt/torch/.venv/bin/python3");
   EXPECT_EQ(j["executors"][1]["torch_reference"], "");
+  EXPECT_EQ(j["executors"][0]["triton"], "triton 3.6.0 at /opt/torch/.venv/bin/python3");
+  EXPECT_EQ(j["executors"][1]["triton"], "");
 }
 
 TEST(ExecutorViewTest, GpuWorkersSayWhetherTheyHaveASanitizerAndWhyNot) {
@@ -370,6 +380,42 @@ TEST(ViewsTest, UnservedArchitecturesLookOnlyAtActiveHealthyGpus) {
   executors.clear_executors();
   exp.mutable_experiment()->set_eval_mode(v1::COMPILE_ONLY);
   EXPECT_TRUE(UnservedArchitectures(exp, executors).empty());
+}
+
+// A Triton experiment whose GPUs are there but run no Triton says it waits
+// for a worker that runs Triton; a CUDA one, or one a Triton worker (or a
+// simulated one) serves, does not.
+TEST(ViewsTest, ATritonExperimentSaysItWaitsForAWorkerThatRunsTriton) {
+  v1::GetExperimentResponse exp;
+  exp.mutable_experiment()->set_eval_mode(v1::FULL);
+  exp.mutable_experiment()->set_language("triton");
+  exp.mutable_experiment()->add_architectures("sm_90");
+  exp.mutable_progress()->set_eval_tasks_queued(3);
+  v1::ListExecutorsResponse executors;
+  auto add = [&](const std::string& arch, const std::string& triton) {
+    v1::ExecutorInfo* w = executors.add_executors();
+    w->set_kind(v1::WORKER);
+    w->set_status("active");
+    v1::Gpu* g = w->mutable_capabilities()->add_gpus();
+    g->set_sm_arch(arch);
+    g->set_healthy(true);
+    w->mutable_capabilities()->set_triton(triton);
+    return w;
+  };
+  EXPECT_FALSE(WaitsForTriton(exp, executors)) << "no GPU at all: UnservedArchitectures says so";
+  add("sm_90", "");
+  add("sm_100", "triton 3.6.0 at /usr/bin/python3");  // not of its GPUs
+  EXPECT_TRUE(WaitsForTriton(exp, executors));
+  const std::string text = ExperimentText(exp, {}, true);
+  EXPECT_THAT(text, HasSubstr("waiting     3 evaluation(s) wait for a worker that runs Triton: "
+                              "no active worker of its GPUs has Triton (start one with "
+                              "--torch-python PATH"));
+  EXPECT_EQ(ExperimentJson(exp, {}, true)["waiting_for_triton"], true);
+  exp.mutable_experiment()->set_language("cuda");
+  EXPECT_FALSE(WaitsForTriton(exp, executors));
+  exp.mutable_experiment()->set_language("triton");
+  add("sm_90", "")->mutable_capabilities()->set_simulated(true);
+  EXPECT_FALSE(WaitsForTriton(exp, executors));
 }
 
 }  // namespace

@@ -10,5 +10,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)ptxbench::scheduler::ExtractKernel(answer, "cuda");
   (void)ptxbench::scheduler::ExtractKernel(answer, "ptx");
   (void)ptxbench::scheduler::ExtractKernel(answer, "solution");
+  (void)ptxbench::scheduler::ExtractKernel(answer, "triton");
   return 0;
 }

@@ -3,7 +3,7 @@
 namespace ptxbench::prompts {
 
 const std::vector<std::string>& KernelLanguages() {
-  static const auto* languages = new std::vector<std::string>{"cuda", "ptx", "solution"};
+  static const auto* languages = new std::vector<std::string>{"cuda", "ptx", "solution", "triton"};
   return *languages;
 }
 

@@ -13,7 +13,7 @@
 namespace ptxbench::prompts {
 
 // The languages a prompt can ask for, each with its ABI description
-// (<root>/abi/<language>.md): cuda, ptx, solution.
+// (<root>/abi/<language>.md): cuda, ptx, solution, triton.
 const std::vector<std::string>& KernelLanguages();
 
 // The fence tag ptxbench asks for and shows code of `language` in: cpp

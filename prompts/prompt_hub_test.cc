@@ -106,16 +106,19 @@ TEST_F(PromptHubTest, WithoutTheHubAPtxbenchTagIsRefusedSayingWhatItNeeds) {
   EXPECT_THAT(s.message(), HasSubstr("a PTXBench tag needs its hub: pass --prompts"));
 }
 
-// PTXBench's tags for Triton, or for a GPU family the experiment does not
-// target, would run as something they were not written for: CheckTarget
-// says why, so that submit refuses them (spec_hub_test.cc).
+// PTXBench's tags for Triton in a CUDA experiment (and CUDA tags in a
+// Triton one), or for a GPU family the experiment does not target, would run
+// as something they were not written for: CheckTarget says why, so that
+// submit refuses them (spec_hub_test.cc).
 TEST_F(PromptHubTest, TagsForAnotherLanguageOrGpuAreNamed) {
   Write("hub/hub.json", R"({"hopper-no-hint": ["d/ptx_knowledge_sm90_plus.md"],
       "triton-hopper": ["d/triton_knowledge_sm90_plus.md"],
+      "triton-blackwell-tma": ["d/tma.md"],
       "b200-bf16": ["d/ptx_knowledge_sm90_plus.md", "d/arch_param_b200.md"],
       "patterns-05": ["hopper-no-hint", "d/ws.md"], "sneaky": ["d/umma_sm100.h"]})");
   for (const char* doc : {"hub/d/ptx_knowledge_sm90_plus.md", "hub/d/triton_knowledge_sm90_plus.md",
-                          "hub/d/arch_param_b200.md", "hub/d/ws.md", "hub/d/umma_sm100.h"}) {
+                          "hub/d/arch_param_b200.md", "hub/d/ws.md", "hub/d/tma.md",
+                          "hub/d/umma_sm100.h"}) {
     Write(doc, "x");
   }
   auto registry = Load("hub");
@@ -124,7 +127,10 @@ TEST_F(PromptHubTest, TagsForAnotherLanguageOrGpuAreNamed) {
   EXPECT_TRUE((*registry)->CheckTarget("patterns-05").ok());
   EXPECT_TRUE((*registry)->CheckTarget("ptxb-expert").ok());
   EXPECT_THAT((*registry)->CheckTarget("triton-hopper").message(),
-              HasSubstr("prompt tag 'triton-hopper' asks for Triton kernels"));
+              HasSubstr("prompt tag 'triton-hopper' asks for Triton kernels and the "
+                        "experiment's language is cuda: set \"language\": \"triton\""));
+  EXPECT_TRUE((*registry)->IsTritonTag("triton-hopper"));
+  EXPECT_FALSE((*registry)->IsTritonTag("hopper-no-hint"));
   EXPECT_THAT(std::string((*registry)->CheckTarget("b200-bf16").message()),
               HasSubstr("is written for Blackwell GPUs (b200-bf16) and the "
                         "experiment targets sm_90 (Hopper): name \"blackwell\" in the "
@@ -136,6 +142,10 @@ TEST_F(PromptHubTest, TagsForAnotherLanguageOrGpuAreNamed) {
   // ones (the bundled tags from ptxb-basic on teach Hopper's wgmma).
   const std::vector<std::string> blackwell = {"sm_100", "sm_103"};
   EXPECT_TRUE((*registry)->CheckTarget("b200-bf16", blackwell).ok());
+  EXPECT_TRUE((*registry)->CheckTarget("triton-blackwell-tma", blackwell, "triton").ok());
+  EXPECT_THAT(std::string((*registry)->CheckTarget("triton-blackwell-tma", {"sm_90"}, "triton")
+                              .message()),
+              HasSubstr("is written for Blackwell GPUs (triton-blackwell-tma)"));
   EXPECT_TRUE((*registry)->CheckTarget("sneaky", blackwell).ok());
   EXPECT_TRUE((*registry)->CheckTarget("ptxb-no-hint", blackwell).ok());
   EXPECT_THAT(std::string((*registry)->CheckTarget("hopper-no-hint", blackwell).message()),
@@ -145,6 +155,17 @@ TEST_F(PromptHubTest, TagsForAnotherLanguageOrGpuAreNamed) {
               HasSubstr("Hopper GPUs (docs/hopper_basics.md)"));
   EXPECT_THAT(std::string((*registry)->CheckTarget("triton-hopper", blackwell).message()),
               HasSubstr("asks for Triton kernels"));
+  // In a Triton experiment, a Triton tag is targeted like any other: Hopper's
+  // on Hopper, not on Blackwell; and a CUDA tag is refused whatever its GPU.
+  EXPECT_TRUE((*registry)->CheckTarget("triton-hopper", {"sm_90"}, "triton").ok());
+  EXPECT_THAT(std::string((*registry)->CheckTarget("triton-hopper", blackwell, "triton").message()),
+              HasSubstr("is written for Hopper GPUs (triton-hopper) and the experiment targets "
+                        "sm_100 (Blackwell)"));
+  EXPECT_THAT(
+      std::string((*registry)->CheckTarget("hopper-no-hint", {"sm_90"}, "triton").message()),
+              HasSubstr("prompt tag 'hopper-no-hint' asks for CUDA or PTX kernels and the "
+                        "experiment's language is triton"));
+  EXPECT_TRUE((*registry)->CheckTarget("ptxb-triton", blackwell, "triton").ok());
   // One that targets both takes both.
   EXPECT_TRUE((*registry)->CheckTarget("b200-bf16", {"sm_100", "sm_90"}).ok());
   EXPECT_TRUE((*registry)->CheckTarget("hopper-no-hint", {"sm_100", "sm_90"}).ok());

@@ -362,20 +362,40 @@ absl::StatusOr<std::string> PromptRegistry::RenderSystemPrompt(
   return WithAbi(text, language, architectures);
 }
 
-absl::Status PromptRegistry::CheckTarget(absl::string_view tag,
-                                         const std::vector<std::string>& architectures) const {
+std::vector<std::string> PromptRegistry::NamesOf(absl::string_view tag) const {
   std::vector<std::string> names = {std::string(tag)};
   if (absl::StatusOr<std::vector<std::string>> documents = Documents(tag); documents.ok()) {
     names.insert(names.end(), documents->begin(), documents->end());
   }
+  return names;
+}
+
+bool PromptRegistry::IsTritonTag(absl::string_view tag) const {
+  const std::vector<std::string> names = NamesOf(tag);
+  return std::any_of(names.begin(), names.end(), [](const std::string& name) {
+    return absl::StrContains(absl::AsciiStrToLower(name), "triton");
+  });
+}
+
+absl::Status PromptRegistry::CheckTarget(absl::string_view tag,
+                                         const std::vector<std::string>& architectures,
+                                         absl::string_view language) const {
+  // A prompt teaches one language; the experiment's says which the answers
+  // are evaluated as, so the two must agree or every answer fails to extract.
+  const bool triton_tag = IsTritonTag(tag);
+  if (triton_tag && language != "triton") {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "prompt tag '", tag, "' asks for Triton kernels and the experiment's language is ",
+        language, ": set \"language\": \"triton\" in the experiment to use it"));
+  }
+  if (!triton_tag && language == "triton") {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "prompt tag '", tag, "' asks for CUDA or PTX kernels and the experiment's language is "
+        "triton: use a Triton tag (ptxb-triton, or a hub's triton-*) or another language"));
+  }
   std::vector<std::string> described;
   for (const std::string& arch : architectures) described.push_back(DescribeArchitecture(arch));
-  for (const std::string& name : names) {
-    if (absl::StrContains(absl::AsciiStrToLower(name), "triton")) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "prompt tag '", tag, "' asks for Triton kernels (", name,
-          "); ptxbench evaluates CUDA, raw PTX and CUDA solutions"));
-    }
+  for (const std::string& name : NamesOf(tag)) {
     for (const std::string& family : FamiliesNamedBy(name)) {
       const bool targeted = std::any_of(architectures.begin(), architectures.end(),
                                         [&](const std::string& a) { return FamilyTitle(a) == family; });
@@ -408,7 +428,8 @@ absl::StatusOr<std::string> PromptRegistry::WithAbi(
   if (std::find(KernelLanguages().begin(), KernelLanguages().end(), language) ==
       KernelLanguages().end()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("unknown kernel language '", language, "' (known: cuda, ptx, solution)"));
+        absl::StrCat("unknown kernel language '", language, "' (known: ",
+                     absl::StrJoin(KernelLanguages(), ", "), ")"));
   }
   const std::string abi = absl::StrCat("abi/", language, ".md");
   auto abi_text = documents_.find(abi);
@@ -435,11 +456,14 @@ std::string PromptRegistry::RenderTaskPrompt(const workloads::Definition& defini
                                              absl::string_view language,
                                              double target_speedup, int num_turns,
                                              const std::vector<std::string>& architectures) {
-  const bool ptx = language == "ptx", solution = language == "solution";
+  const bool ptx = language == "ptx", solution = language == "solution",
+             triton = language == "triton";
   std::string out = absl::StrFormat(
       "Write %s for the workload definition `%s` (op type: %s) on %s.\n\n",
-      ptx ? "a raw PTX kernel"
-          : solution ? "a CUDA kernel as a FlashInfer-Trace solution" : "a CUDA C++ kernel",
+      ptx        ? "a raw PTX kernel"
+      : solution ? "a CUDA kernel as a FlashInfer-Trace solution"
+      : triton   ? "a Triton kernel (a Python module, kernel.py)"
+                 : "a CUDA C++ kernel",
       definition.name, definition.op_type, DescribeTargets(architectures).headline);
   absl::StrAppendFormat(
       &out,
@@ -465,6 +489,10 @@ std::string PromptRegistry::RenderTaskPrompt(const workloads::Definition& defini
         &out,
         "Answer with exactly one ```ptx block holding the complete PTX module, "
         "followed by exactly one ```json block with the launch spec.\n\n");
+  } else if (triton) {
+    absl::StrAppend(&out,
+                    "Answer with exactly one ```python block holding the complete kernel.py "
+                    "(its @triton.jit kernels and its run()).\n\n");
   } else if (solution) {
     absl::StrAppend(&out,
                     "Answer with exactly one ```json block holding the complete solution "

@@ -70,7 +70,7 @@ class PromptRegistry {
   // documents' placeholders). The default is the Hopper family's.
   //
   // The system prompt of `tag`: TagText(tag), then the kernel ABI
-  // description for `language` ("cuda" or "ptx"), as WithAbi joins them.
+  // description for `language` (KernelLanguages()), as WithAbi joins them.
   absl::StatusOr<std::string> RenderSystemPrompt(
       absl::string_view tag, absl::string_view language,
       const std::vector<std::string>& architectures = DefaultArchitectures()) const;
@@ -91,15 +91,20 @@ class PromptRegistry {
   static constexpr char kProfileDocument[] = "docs/profile_feedback.md";
   // Whether `tag` comes from the hub (--prompts), not from the bundled root.
   bool IsHubTag(absl::string_view tag) const { return hub_tags_.contains(tag); }
-  // FAILED_PRECONDITION when `tag` asks for a kernel ptxbench does not
-  // evaluate, so that it is refused rather than run as something else: a
-  // PTXBench tag for Triton (its name or a document says triton), or one
-  // written for a GPU family (its name or a document's says hopper, h100,
-  // b200, sm100, ...: FamiliesNamedBy) that none of `architectures` is of.
-  // Tags this registry does not have are judged by their name alone.
+  // Whether `tag` asks for Triton kernels: its name or one of its documents
+  // says triton (PTXBench's triton-hopper*, triton-blackwell*; ptxb-triton).
+  // Judged by its name alone for a tag this registry does not have.
+  bool IsTritonTag(absl::string_view tag) const;
+  // FAILED_PRECONDITION when `tag` asks for a kernel other than what the
+  // experiment evaluates, so that it is refused rather than run as something
+  // else: a Triton tag (IsTritonTag) in an experiment whose `language` is not
+  // "triton", any other tag in one whose language is, or a tag written for a
+  // GPU family (its name or a document's says hopper, h100, b200, sm100,
+  // ...: FamiliesNamedBy) that none of `architectures` is of.
   absl::Status CheckTarget(
       absl::string_view tag,
-      const std::vector<std::string>& architectures = DefaultArchitectures()) const;
+      const std::vector<std::string>& architectures = DefaultArchitectures(),
+      absl::string_view language = "cuda") const;
 
   // Appended to a fix-it trajectory's task prompt: the broken kernel and its
   // error log, each in a fence it cannot close, and what to do.
@@ -123,6 +128,9 @@ class PromptRegistry {
                   std::vector<std::string>& documents) const;
   // PTXBench's assembly of a hub tag.
   std::string AssembleHubTag(const std::string& tag) const;
+  // `tag` and the documents it expands to (just `tag` when unknown): what
+  // IsTritonTag and CheckTarget read a tag's language and GPUs from.
+  std::vector<std::string> NamesOf(absl::string_view tag) const;
 
   std::string root_;
   std::string hub_;  // the hub.json read, or empty

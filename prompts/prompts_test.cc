@@ -35,7 +35,7 @@ TEST(PromptsBundledTest, HasTheAgreedTags) {
   ASSERT_NE(registry, nullptr);
   const std::vector<std::string> tags = registry->Tags();
   EXPECT_THAT(tags, IsSupersetOf({"ptxb-no-hint", "ptxb-basic", "ptxb-wgmma",
-                                  "ptxb-expert"}));
+                                  "ptxb-expert", "ptxb-triton"}));
   EXPECT_TRUE(std::is_sorted(tags.begin(), tags.end()));
 }
 
@@ -131,10 +131,10 @@ TEST(PromptsBundledTest, UnknownTagAndLanguage) {
   EXPECT_THAT(std::string(s.message()), HasSubstr("ptxb-no-hint"));
   EXPECT_EQ(registry->RenderSystemPrompt("hopper-typo", "cuda").status().code(),
             absl::StatusCode::kNotFound);
-  auto bad_language = registry->RenderSystemPrompt("ptxb-basic", "triton");
+  auto bad_language = registry->RenderSystemPrompt("ptxb-basic", "tilelang");
   EXPECT_EQ(bad_language.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(bad_language.status().message()),
-              HasSubstr("unknown kernel language 'triton'"));
+              HasSubstr("unknown kernel language 'tilelang' (known: cuda, ptx, solution, triton)"));
 }
 
 // ---- Task prompt. ----
@@ -172,6 +172,29 @@ TEST_F(PromptsTaskTest, SolutionTaskAsksForASolutionJson) {
   EXPECT_THAT(task, HasSubstr("as a FlashInfer-Trace solution"));
   EXPECT_THAT(task, HasSubstr("exactly one ```json block holding the complete solution"));
   EXPECT_THAT(task, Not(HasSubstr("```cpp block")));
+}
+
+// A Triton task asks for the python block code extraction looks for
+// (scheduler/feedback/extract.h), and its system prompt (the bundled
+// ptxb-triton tag) ends with PTXBench's destination-passing contract.
+TEST_F(PromptsTaskTest, TritonTaskAsksForAPythonModule) {
+  std::string task = PromptRegistry::RenderTaskPrompt(Gemm(), "triton", 1.0, 3);
+  EXPECT_THAT(task, HasSubstr("Write a Triton kernel (a Python module, kernel.py)"));
+  EXPECT_THAT(task, HasSubstr("exactly one ```python block holding the complete kernel.py"));
+  EXPECT_THAT(task, Not(HasSubstr("```cpp block")));
+  auto registry = LoadBundled();
+  ASSERT_NE(registry, nullptr);
+  EXPECT_TRUE(registry->IsTritonTag("ptxb-triton"));
+  auto system = registry->RenderSystemPrompt("ptxb-triton", "triton", {"sm_90"});
+  ASSERT_TRUE(system.ok()) << system.status();
+  EXPECT_THAT(*system, HasSubstr("one ```python block with the whole kernel.py"));
+  EXPECT_THAT(*system, HasSubstr("import triton.language as tl"));
+  EXPECT_THAT(*system, HasSubstr("@triton.jit"));
+  EXPECT_THAT(*system, HasSubstr("def run(A, B, C):"));
+  EXPECT_THAT(*system, HasSubstr("the definition's inputs, then its outputs"));
+  EXPECT_THAT(*system, HasSubstr("LIBRARY_FALLBACK"));
+  EXPECT_THAT(*system, HasSubstr("Triton's JIT for sm_90a"));
+  EXPECT_THAT(*system, Not(HasSubstr("Hopper (sm_90a) essentials")));
 }
 
 TEST_F(PromptsTaskTest, PtxTaskAsksForModuleAndLaunchSpec) {

@@ -96,7 +96,8 @@ TEST(TargetsTest, BundledPromptsSpeakOfTheTargetedGpusOnly) {
   int rendered = 0;
   for (const Case& c : cases) {
     for (const std::string& tag : registry->Tags()) {
-      if (!registry->CheckTarget(tag, c.architectures).ok()) continue;
+      const char* taught = registry->IsTritonTag(tag) ? "triton" : "cuda";
+      if (!registry->CheckTarget(tag, c.architectures, taught).ok()) continue;
       for (const std::string& language : PromptRegistry::Languages()) {
         auto prompt = registry->RenderSystemPrompt(tag, language, c.architectures);
         ASSERT_TRUE(prompt.ok()) << prompt.status();
@@ -107,7 +108,8 @@ TEST(TargetsTest, BundledPromptsSpeakOfTheTargetedGpusOnly) {
       }
     }
   }
-  EXPECT_GE(rendered, 4 * 3 + 1 * 3 + 4 * 3);  // Blackwell: ptxb-no-hint only
+  // 6 tags on Hopper, 2 on Blackwell (ptxb-no-hint, ptxb-triton), 6 on both.
+  EXPECT_GE(rendered, (6 + 2 + 6) * 4);
 }
 
 TEST(TargetsTest, BlackwellAbiTellsTheBuildItGets) {

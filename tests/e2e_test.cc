@@ -101,6 +101,20 @@ TEST(EndToEndTest, MatrixRunsToTheEnd) {
   EXPECT_EQ(c.QueryInt("SELECT count(*) FROM trajectories"), 48);
 }
 
+// A simulated worker, registered: PTXBench's configs ask for the memcheck
+// gate by default, so their submit needs a worker that runs it (a simulated
+// one simulates it). With no gateway, nothing reaches it.
+void AddSimulatedWorker(Cluster& c) {
+  c.AddWorker({"--name", "simulated"});
+  for (int i = 0; i < 100; ++i) {
+    if (c.Cli({"workers", "--output", "json"}).out.find("\"simulated\"") != std::string::npos) {
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ADD_FAILURE() << "the simulated worker did not register";
+}
+
 // Submits a PTXBench list config (model and definition on the command line)
 // and returns `list --output json` of the experiment; null when either failed.
 nlohmann::json SubmitListSpec(const Cluster& c, const std::string& spec,
@@ -123,6 +137,7 @@ nlohmann::json SubmitListSpec(const Cluster& c, const std::string& spec,
 TEST(EndToEndTest, APtxbenchTestPathSelectsItsWorkload) {
   Cluster c("e2e_test_path");
   ASSERT_TRUE(c.StartScheduler()) << c.SchedulerLogTail();
+  AddSimulatedWorker(c);
   const std::string m8192 = "242ddd1a-ee21-5a9c-b2f7-9867cc517890";
   c.WriteFile("gemm-problems/gemm_n7168_k5120_m8192.py",
               absl::StrCat("DEFINITION_NAME = \"gemm_n7168_k5120\"\nWORKLOAD_UUID = \"", m8192, "\"\n"));
@@ -165,6 +180,7 @@ TEST(EndToEndTest, APtxbenchTestPathSelectsItsWorkload) {
 TEST(EndToEndTest, AFixItItemStartsFromItsBrokenKernel) {
   Cluster c("e2e_fixit");
   ASSERT_TRUE(c.StartScheduler()) << c.SchedulerLogTail();
+  AddSimulatedWorker(c);
   c.WriteFile("broken/kernel.cu", "__global__ void broken_gemm_marker() {}\n");
   c.WriteFile("broken/error.log", "cudaErrorIllegalAddress at broken_gemm_marker\n");
   const std::string spec = c.WriteFile("fixit.json", R"([
@@ -180,6 +196,53 @@ TEST(EndToEndTest, AFixItItemStartsFromItsBrokenKernel) {
       << shown.out;
   EXPECT_NE(shown.out.find("cudaErrorIllegalAddress at broken_gemm_marker"), std::string::npos);
   EXPECT_NE(shown.out.find("smallest change"), std::string::npos);
+}
+
+// Triton (docs/FORMATS.md, "Triton"), as CI can run it (no GPU, no
+// Triton): refused at submit while the only worker runs no Triton (a
+// compile-only one), then run by a simulated worker, which counts as one
+// that does: the simulated model answers in Triton, the kernel.py is
+// extracted and evaluated, and no evaluation goes to the other worker.
+TEST(EndToEndTest, ATritonExperimentRunsOnlyWhereTritonRuns) {
+  Cluster c("e2e_triton");
+  ASSERT_TRUE(c.StartScheduler()) << c.SchedulerLogTail();
+  c.AddGateway({"--latency-ms", "5", "--seed", "4"});
+  c.AddRealWorker({"--name", "compile-only"});
+  auto registered = [&](const std::string& what) {
+    for (int i = 0; i < 100; ++i) {
+      if (c.Cli({"workers", "--output", "json"}).out.find(what) != std::string::npos) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return false;
+  };
+  ASSERT_TRUE(registered("\"worker\""));
+  const std::string spec = c.WriteFile("triton.json", R"({"name": "triton-gemm",
+    "models": ["sim-model"], "definitions": ["gemm_n7168_k5120"], "language": "triton",
+    "prompt_tags": ["ptxb-triton"], "samples": 3, "num_turns": 2, "target_speedup": 1.0})");
+  CommandResult refused = c.Cli({"submit", spec}, /*merge_stderr=*/true);
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_THAT(refused.out, ::testing::HasSubstr(
+                               "experiment 'triton-gemm' is in Triton (\"language\": \"triton\"), "
+                               "and no registered GPU worker of its architectures runs Triton"));
+  EXPECT_EQ(c.QueryInt("SELECT count(*) FROM experiments"), 0);
+
+  c.AddWorker({"--latency-ms", "5", "--seed", "4", "--name", "simulated"});
+  ASSERT_TRUE(registered("\"simulated\""));
+  const std::string exp = c.Submit(spec);
+  ASSERT_FALSE(exp.empty()) << c.SchedulerLogTail();
+  const nlohmann::json status = c.WaitFinished(exp, 60);
+  ASSERT_EQ(status["trajectories"]["terminal"], 3) << status.dump();
+  EXPECT_EQ(c.QueryInt("SELECT count(*) FROM experiments WHERE language = 'triton'"), 1);
+  EXPECT_GT(c.QueryInt(absl::StrCat("SELECT count(*) FROM tasks WHERE kind = ",
+                                    SqlValue(StepKind::kEval))),
+            0)
+      << "no Triton answer was extracted and evaluated";
+  EXPECT_EQ(c.QueryInt(absl::StrCat("SELECT count(*) FROM tasks t JOIN executors e ON "
+                                    "t.executor = e.id WHERE e.name = 'compile-only' AND "
+                                    "t.kind = ",
+                                    SqlValue(StepKind::kEval))),
+            0)
+      << "an evaluation went to the worker that runs no Triton";
 }
 
 // Profile feedback (docs/MEASUREMENT.md, "Profiles"): refused at submit
@@ -271,14 +334,18 @@ TEST(EndToEndTest, AProfiledExperimentTellsTheModelWhereTheTimeWent) {
 TEST(EndToEndTest, ASubmissionBringsItsPromptHub) {
   Cluster c("e2e_prompts");
   ASSERT_TRUE(c.StartScheduler()) << c.SchedulerLogTail();
+  AddSimulatedWorker(c);
   c.WriteFile("prompts/hub.json", R"({"hopper-no-hint": ["fragments_marker/knowledge.md"]})");
   c.WriteFile("prompts/fragments/fragments_marker/knowledge.md", "HUB KNOWLEDGE MARKER");
   const std::string spec = c.WriteFile("hub_sweep.json", R"([
     {"num_trajectories": 1, "num_turns": 1, "target_speedup": 1.0, "prompt_tag": "hopper-no-hint"}])");
   // Without the hub the scheduler cannot know the tag.
   CommandResult refused = c.Cli({"submit", spec, "--model", "sim-model-a", "--definition",
-                                 "gemm_n7168_k5120"});
+                                 "gemm_n7168_k5120"},
+                                /*merge_stderr=*/true);
   EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_NE(refused.out.find("unknown prompt tag 'hopper-no-hint'"), std::string::npos)
+      << refused.out;
   const nlohmann::json list = SubmitListSpec(c, spec, {"--prompts", c.dir() + "/prompts"});
   ASSERT_TRUE(list.is_object());
   ASSERT_EQ(list["trajectories"].size(), 1u) << list.dump();

@@ -267,10 +267,10 @@ absl::StatusOr<runner::RunnerJob> GpuEvaluator::MakeJob(const v1::EvalRequest& r
                      : "cuda";
   if (job.language == "triton") {
     job.source = request.kernel_source();
-    if (options_.torch_python.empty()) {
+    if (options_.triton_python.empty()) {
       return absl::FailedPreconditionError(
-          "a Triton kernel runs on the worker's Python with torch and Triton "
-          "(--torch-python), and this worker has none");
+          "a Triton kernel runs on the worker's Python with torch and Triton (--torch-python, "
+          "--triton), and this worker offers none");
     }
   }
   if (job.language == "ptx") {
@@ -288,7 +288,9 @@ absl::StatusOr<runner::RunnerJob> GpuEvaluator::MakeJob(const v1::EvalRequest& r
     return absl::FailedPreconditionError("ptxbench-candidate-host not found next to the runner");
   }
   job.reference = options_.reference;
-  job.torch = TorchHostBeside(options_.runner_path, options_.torch_python);
+  job.torch = TorchHostBeside(options_.runner_path, job.language == "triton"
+                                                        ? options_.triton_python
+                                                        : options_.torch_python);
   job.isolation.uid = options_.sandbox_uid;
   job.isolation.gid = options_.sandbox_uid;
   job.isolation.candidate_uid = candidate_uid;

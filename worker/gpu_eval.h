@@ -69,6 +69,7 @@ struct GpuEvalOptions {
   // is PyTorch code only (worker/runner/torch_host.py); empty: none, and such
   // definitions are an INFRA_ERROR here.
   std::string torch_python;
+  std::string triton_python;  // a Python with torch and Triton; empty: none
   // Profiles on request (docs/MEASUREMENT.md, "Profiles"): Nsight Compute
   // (FindNcu in worker/profile/ncu_install.h); empty `ncu`: this worker
   // cannot profile. A profile run ends at `profile_deadline`.

@@ -94,7 +94,13 @@ ABSL_FLAG(int, sandbox_max_processes, 256,
           "Process limit of each compile and each candidate host (--sandbox-max-processes)");
 ABSL_FLAG(std::string, torch_python, "auto",
           "Python with torch and CUDA that runs the PyTorch reference of definitions no native "
-          "reference computes: PATH, auto (python3 on PATH) or none (--torch-python)");
+          "reference computes, and Triton submissions when it has Triton too: PATH, auto "
+          "(python3 on PATH) or none (--torch-python)");
+ABSL_FLAG(bool, triton, false,
+          "Offer Triton submissions (on the --torch-python Python, which must have Triton). Off "
+          "by default: ptxbench does not yet census the kernels a Triton submission's timed "
+          "calls run, so a run() that calls torch or cuBLAS is not caught (docs/SECURITY.md, "
+          "\"Triton candidates\")");
 ABSL_FLAG(std::string, status_listen, "",
           "Serve GET /healthz and /metrics (Prometheus) on [HOST:]PORT (--status-listen; a bare "
           "PORT binds 127.0.0.1; default: off; docs/OBSERVABILITY.md)");
@@ -127,10 +133,12 @@ std::string HostName() {
 
 std::string DefaultCacheDir() { return ptxbench::UserCacheDir() + "/builds"; }
 
-// The Python of this worker's PyTorch references (empty: none), probed once
-// and logged; a worker without one still evaluates every definition a native
-// reference computes.
-std::string TorchReferences(ptxbench::worker::GpuEvalOptions* eval_options) {
+// The Python of this worker's PyTorch references and Triton submissions,
+// probed once, set in `eval_options` and `caps` (torch_reference, triton) and
+// logged; a worker without one still evaluates every definition a native
+// reference computes, in CUDA and PTX.
+void ProbePython(ptxbench::worker::GpuEvalOptions* eval_options,
+                 ptxbench::v1::Capabilities* caps) {
   const ptxbench::worker::TorchProbe probe =
       ptxbench::worker::ProbeTorch(absl::GetFlag(FLAGS_torch_python));
   if (probe.ok()) {
@@ -144,7 +152,27 @@ std::string TorchReferences(ptxbench::worker::GpuEvalOptions* eval_options) {
         "here (--torch-python PATH: a Python with torch and CUDA)",
         {{"python", probe.python}, {"why", probe.why_not}});
   }
-  return probe.Capability();
+  caps->set_torch_reference(probe.Capability());
+  if (!absl::GetFlag(FLAGS_triton)) {
+    ptxbench::LogInfo("no Triton submissions: off until the census of what their timed calls "
+                      "run is built (--triton offers them anyway)",
+                      {});
+    return;
+  }
+  const ptxbench::worker::TritonProbe triton = ptxbench::worker::ProbeTriton(probe);
+  if (triton.ok()) {
+    ptxbench::LogWarning("Triton submissions offered without a census of what their timed "
+                         "calls run: a run() that calls torch or cuBLAS is not caught",
+                         {});
+    ptxbench::LogInfo("Triton submissions",
+                      {{"triton", triton.version}, {"python", triton.python}});
+    eval_options->triton_python = triton.python;
+  } else {
+    ptxbench::LogInfo("no Triton submissions: Triton experiments go to other workers "
+                      "(--torch-python PATH: a Python with torch, Triton and CUDA)",
+                      {{"python", triton.python}, {"why", triton.why_not}});
+  }
+  caps->set_triton(triton.Capability());
 }
 
 // Whether this GPU worker profiles (--ncu), set in `eval_options` and
@@ -281,7 +309,8 @@ int RunRealWorker() {
   if (gpus.empty()) {
     ptxbench::LogInfo("offering compile-only evaluation", {{"why", (*stack)->why_no_gpu()}});
   }
-  const std::string torch_reference = gpus.empty() ? "" : TorchReferences(&eval_options);
+  ptxbench::v1::Capabilities python_caps;  // torch_reference, triton
+  if (!gpus.empty()) ProbePython(&eval_options, &python_caps);
   // Every GPU of the node, each kept fed: while one kernel runs on a GPU,
   // the next one compiles on the node's cores.
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -318,7 +347,8 @@ int RunRealWorker() {
   for (const std::string& w : protections.warnings) {
     runner_options.capabilities.add_protection_warnings(w);
   }
-  runner_options.capabilities.set_torch_reference(torch_reference);
+  runner_options.capabilities.set_torch_reference(python_caps.torch_reference());
+  runner_options.capabilities.set_triton(python_caps.triton());
   runner_options.capabilities.set_profiler(tool_caps.profiler());
   runner_options.capabilities.set_profiler_unavailable(tool_caps.profiler_unavailable());
   runner_options.capabilities.set_sanitizer(tool_caps.sanitizer());

@@ -9,6 +9,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "process/run.h"
 
 namespace ptxbench::worker {
@@ -19,6 +20,12 @@ namespace {
 constexpr char kProbe[] =
     "import torch; assert torch.cuda.is_available(), 'torch ' + torch.__version__ + ' sees no "
     "CUDA device'; print(torch.__version__)";
+// The same for Triton: it imports beside torch (and triton.language, what a
+// kernel.py imports), and torch sees the GPU. Nothing is compiled: Triton's
+// driver would build its launcher utilities into the worker's own cache.
+constexpr char kTritonProbe[] =
+    "import torch, triton, triton.language; assert torch.cuda.is_available(), 'torch ' + "
+    "torch.__version__ + ' sees no CUDA device'; print(triton.__version__)";
 
 // `name` in a folder of $PATH, or "".
 std::string FindOnPath(const std::string& name) {
@@ -45,14 +52,50 @@ std::string LastLine(const std::string& output) {
   return last;
 }
 
+// Runs `script` in `python` within `deadline`: the version it prints, or
+// why not (`what` names the import, for a timeout).
+void RunProbe(const std::string& python, const char* script, absl::string_view what,
+              absl::Duration deadline, std::string& version, std::string& why_not) {
+  process::RunOptions options;
+  options.argv = {python, "-c", script};
+  options.deadline = deadline;
+  options.max_output_bytes = 64 << 10;
+  absl::StatusOr<process::RunResult> run = process::Run(options);
+  if (!run.ok()) {
+    why_not = std::string(run.status().message());
+  } else if (run->timed_out) {
+    why_not = absl::StrCat("\"", what, "\" did not finish within ", absl::FormatDuration(deadline));
+  } else if (!run->ok()) {
+    const std::string last = LastLine(run->output);
+    why_not = absl::StrCat(run->exited ? absl::StrCat("exit code ", run->exit_code)
+                                       : absl::StrCat("signal ", run->term_signal),
+                           last.empty() ? "" : ": ", last);
+  } else if (version = LastLine(run->output); version.empty()) {
+    why_not = absl::StrCat("it printed no ", absl::StripPrefix(what, "import "), " version");
+  }
+}
+
 }  // namespace
 
-std::string TorchProbe::Capability() const {
-  return ok() ? absl::StrCat("torch ", version, " at ", python) : "";
+std::string PythonModuleProbe::Capability() const {
+  return ok() ? absl::StrCat(module, " ", version, " at ", python) : "";
+}
+
+TritonProbe ProbeTriton(const TorchProbe& torch, absl::Duration deadline) {
+  TritonProbe probe;
+  probe.module = "triton";
+  if (!torch.ok()) {
+    probe.why_not = absl::StrCat("no PyTorch to run it beside (", torch.why_not, ")");
+    return probe;
+  }
+  probe.python = torch.python;
+  RunProbe(probe.python, kTritonProbe, "import triton", deadline, probe.version, probe.why_not);
+  return probe;
 }
 
 TorchProbe ProbeTorch(const std::string& torch_python, absl::Duration deadline) {
   TorchProbe probe;
+  probe.module = "torch";
   if (torch_python == "none") {
     probe.why_not = "--torch-python none";
     return probe;
@@ -62,25 +105,7 @@ TorchProbe ProbeTorch(const std::string& torch_python, absl::Duration deadline) 
     probe.why_not = "no python3 on PATH (--torch-python auto); pass --torch-python PATH";
     return probe;
   }
-  process::RunOptions options;
-  options.argv = {probe.python, "-c", kProbe};
-  options.deadline = deadline;
-  options.max_output_bytes = 64 << 10;
-  absl::StatusOr<process::RunResult> run = process::Run(options);
-  if (!run.ok()) {
-    probe.why_not = std::string(run.status().message());
-  } else if (run->timed_out) {
-    probe.why_not = absl::StrCat("\"import torch\" did not finish within ",
-                                 absl::FormatDuration(deadline));
-  } else if (!run->ok()) {
-    const std::string last = LastLine(run->output);
-    probe.why_not = absl::StrCat(
-        run->exited ? absl::StrCat("exit code ", run->exit_code)
-                    : absl::StrCat("signal ", run->term_signal),
-        last.empty() ? "" : ": ", last);
-  } else if (probe.version = LastLine(run->output); probe.version.empty()) {
-    probe.why_not = "it printed no torch version";
-  }
+  RunProbe(probe.python, kProbe, "import torch", deadline, probe.version, probe.why_not);
   return probe;
 }
 

@@ -86,5 +86,46 @@ TEST_F(TorchProbeTest, NoneAutoAndAMissingPath) {
   EXPECT_EQ(none.why_not, "no python3 on PATH (--torch-python auto); pass --torch-python PATH");
 }
 
+// Triton is probed in the Python that runs torch: it must import triton
+// beside torch and see a CUDA device; its version is what registers.
+TEST_F(TorchProbeTest, TritonIsProbedInTheTorchPython) {
+  const std::string python = Script(
+      "python",
+      "case \"$2\" in\n"
+      "  *'import torch, triton, triton.language'*'torch.cuda.is_available()'*"
+      "'triton.__version__'*) echo 3.6.0;;\n"
+      "  *'import torch'*) echo 2.11.0+cu130;;\n"
+      "  *) exit 9;;\n"
+      "esac");
+  const TorchProbe torch = ProbeTorch(python);
+  ASSERT_TRUE(torch.ok()) << torch.why_not;
+  const TritonProbe triton = ProbeTriton(torch);
+  EXPECT_TRUE(triton.ok()) << triton.why_not;
+  EXPECT_EQ(triton.Capability(), absl::StrCat("triton 3.6.0 at ", python));
+}
+
+TEST_F(TorchProbeTest, NoTritonSaysWhyAndRegistersNothing) {
+  // torch works, triton does not import.
+  const std::string python = Script(
+      "python",
+      "case \"$2\" in *triton*) echo \"ModuleNotFoundError: No module named 'triton'\" >&2;"
+      " exit 1;; esac\necho 2.11.0");
+  const TorchProbe torch = ProbeTorch(python);
+  ASSERT_TRUE(torch.ok()) << torch.why_not;
+  const TritonProbe triton = ProbeTriton(torch);
+  EXPECT_FALSE(triton.ok());
+  EXPECT_EQ(triton.Capability(), "");
+  EXPECT_EQ(triton.why_not, "exit code 1: ModuleNotFoundError: No module named 'triton'");
+  // No torch at all: Triton is not even tried.
+  const TritonProbe none = ProbeTriton(ProbeTorch("none"));
+  EXPECT_FALSE(none.ok());
+  EXPECT_EQ(none.python, "");
+  EXPECT_EQ(none.why_not, "no PyTorch to run it beside (--torch-python none)");
+  // A Triton that hangs on import is stopped.
+  const std::string slow = Script("slow", "case \"$2\" in *triton*) sleep 30;; esac\necho 2.11.0");
+  const TritonProbe hung = ProbeTriton(ProbeTorch(slow), absl::Milliseconds(300));
+  EXPECT_EQ(hung.why_not, "\"import triton\" did not finish within 300ms");
+}
+
 }  // namespace
 }  // namespace ptxbench::worker

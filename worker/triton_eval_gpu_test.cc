@@ -89,6 +89,7 @@ class TritonEvalTest : public ::testing::Test {
     GpuEvalOptions o;
     o.runner_path = FindRunner();
     o.torch_python = FindTritonPython().python;
+    o.triton_python = o.torch_python;
     o.deadline = absl::Minutes(6);
     o.trials = timed_calls < 50 ? 1 : 0;
     o.warmup_calls = timed_calls < 50 ? 1 : 10;

@@ -147,10 +147,20 @@ absl::StatusOr<Solution> ParseSolution(absl::string_view json, absl::string_view
 }
 
 absl::Status CheckSolutionSupported(const Solution& s) {
+  if (s.language == "triton") {
+    // A well-formed one never gets here: it is evaluated as its module
+    // (TritonModuleOf); this one is not well formed, and says why.
+    const absl::Status module = TritonModuleOf(s).status();
+    return absl::UnimplementedError(absl::StrCat(
+        "solution ", s.name, ": spec.language \"triton\" is not supported as a CUDA solution",
+        module.ok() ? ": a Triton solution is evaluated as its kernel.py"
+                    : absl::StrCat(", and not as Triton either: ", module.message())));
+  }
   if (s.language != "cuda" && s.language != "cpp") {
     return absl::UnimplementedError(absl::StrCat(
         "solution ", s.name, ": spec.language \"", s.language,
-        "\" is not supported (ptxbench builds \"cuda\" and \"cpp\" solutions)"));
+        "\" is not supported (ptxbench builds \"cuda\" and \"cpp\" solutions, and runs "
+        "\"triton\" ones)"));
   }
   if (!s.binding.empty() && s.binding != "tvm-ffi") {
     return absl::UnimplementedError(absl::StrCat("solution ", s.name, ": spec.binding \"", s.binding,
@@ -171,6 +181,41 @@ absl::Status CheckSolutionSupported(const Solution& s) {
   }
   return absl::UnimplementedError(
       absl::StrCat("solution ", s.name, ": no source to compile (.cu, .cpp, .cc, .cxx or .c)"));
+}
+
+absl::StatusOr<std::string> TritonModuleOf(const Solution& s) {
+  auto refuse = [&s](absl::string_view what) {
+    return absl::UnimplementedError(absl::StrCat("solution ", s.name, ": ", what));
+  };
+  if (s.language != "triton") {
+    return refuse(absl::StrCat("spec.language \"", s.language, "\" is not \"triton\""));
+  }
+  // One module: the worker imports it as kernel.py and calls its run().
+  if (s.sources.size() != 1) {
+    return refuse(absl::StrCat(s.sources.size(), " sources; a Triton solution is one Python "
+                               "module (kernel.py)"));
+  }
+  if (!absl::EndsWith(s.entry_file, ".py") || s.entry_symbol != "run") {
+    return refuse(absl::StrCat("spec.entry_point \"", s.entry_file, "::", s.entry_symbol,
+                               "\" is not \"<file>.py::run\" (PTXBench's kernel.py::run)"));
+  }
+  if (!s.destination_passing_style) {
+    return refuse("spec.destination_passing_style false (outputs returned) is not supported; "
+                  "the outputs are preallocated and passed after the inputs");
+  }
+  if (!s.binding.empty()) {
+    return refuse(absl::StrCat("spec.binding \"", s.binding, "\" is not supported for Triton "
+                               "(none: run() takes torch tensors)"));
+  }
+  return s.sources.front().content;
+}
+
+std::optional<std::string> TritonModuleOfJson(absl::string_view json) {
+  absl::StatusOr<Solution> s = ParseSolution(json, "solution");
+  if (!s.ok() || s->language != "triton") return std::nullopt;
+  absl::StatusOr<std::string> module = TritonModuleOf(*s);
+  if (!module.ok()) return std::nullopt;
+  return *std::move(module);
 }
 
 }  // namespace ptxbench::workloads

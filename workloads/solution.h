@@ -15,6 +15,7 @@
 // users, so paths are checked (relative, inside the build folder) and sizes
 // bounded.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,11 +49,23 @@ struct Solution {
 // sources and 4 MiB in total. kInvalidArgument naming the field.
 absl::StatusOr<Solution> ParseSolution(absl::string_view json, absl::string_view origin);
 
-// Whether ptxbench can build and call `solution`: CUDA or C++ sources with
+// Whether ptxbench can build and call `solution` as language "solution"
+// (a Triton one goes as its module: TritonModuleOf): CUDA or C++ sources with
 // the TVM-FFI binding, in destination-passing style, an entry symbol that is
 // an identifier, and at least one compiled source. kUnimplemented naming the
 // unsupported field and value otherwise (never run as something else).
 absl::Status CheckSolutionSupported(const Solution& solution);
+
+// A Triton solution (PTXBench's and FlashInfer-Bench's "language": "triton")
+// as ptxbench evaluates it: its one Python module, whose public run() is
+// called in destination-passing style. The content of that module, to be
+// evaluated with language "triton"; kUnimplemented naming the field for
+// anything else: another language, more than one source, an entry point
+// other than "<file>.py::run", destination_passing_style false, a binding.
+absl::StatusOr<std::string> TritonModuleOf(const Solution& solution);
+// The module of `json` when it is a solution document TritonModuleOf takes;
+// nullopt for anything else (a CUDA solution, a malformed one).
+std::optional<std::string> TritonModuleOfJson(absl::string_view json);
 
 // Whether a source file is compiled (.cu, .cpp, .cc, .cxx, .c) rather than
 // only included.

@@ -3,8 +3,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+
+#include "workloads/testing/triton_solution.h"
 
 namespace ptxbench::workloads {
 namespace {
@@ -83,6 +86,51 @@ TEST(SolutionTest, RepeatedPathsAndMissingFieldsAreRefused) {
   doc = ValidSolution();
   doc["sources"] = nlohmann::ordered_json::array();
   EXPECT_FALSE(Parse(doc).ok());
+}
+
+// A Triton solution as PTXBench's test scripts write it (multiturn/tests/
+// triton/*.py): read, and evaluated as its kernel.py; any other shape is
+// refused naming the field, never run as something else.
+TEST(SolutionTest, ATritonSolutionIsItsKernelPy) {
+  const std::string kernel = testing::TritonModule();
+  const nlohmann::ordered_json doc =
+      nlohmann::ordered_json::parse(testing::TritonSolution().dump());
+  auto s = ParseSolution(doc.dump(), "triton.json");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->language, "triton");
+  EXPECT_TRUE(LooksLikeSolution(doc.dump()));
+  auto module = TritonModuleOf(*s);
+  ASSERT_TRUE(module.ok()) << module.status();
+  EXPECT_EQ(*module, kernel);
+  // Not a CUDA solution: the CUDA build refuses it, saying where it goes.
+  EXPECT_THAT(std::string(CheckSolutionSupported(*s).message()),
+              HasSubstr("is not supported as a CUDA solution: a Triton solution is evaluated as "
+                        "its kernel.py"));
+
+  struct Case {
+    std::function<void(nlohmann::ordered_json&)> change;
+    const char* message;
+  };
+  for (const Case& c : std::vector<Case>{
+           {[](auto& d) { d["spec"]["entry_point"] = "kernel.py::main"; },
+            "spec.entry_point \"kernel.py::main\" is not \"<file>.py::run\""},
+           {[](auto& d) {
+              d["sources"].push_back({{"path", "util.py"}, {"content", "x = 1\n"}});
+            },
+            "2 sources; a Triton solution is one Python module"},
+           {[](auto& d) { d["spec"]["destination_passing_style"] = false; },
+            "spec.destination_passing_style false"},
+           {[](auto& d) { d["spec"]["binding"] = "torch"; }, "spec.binding \"torch\""},
+           {[](auto& d) { d["spec"]["language"] = "cuda"; },
+            "spec.language \"cuda\" is not \"triton\""}}) {
+    nlohmann::ordered_json changed = doc;
+    c.change(changed);
+    auto parsed = ParseSolution(changed.dump(), "triton.json");
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    auto refused = TritonModuleOf(*parsed);
+    EXPECT_EQ(refused.status().code(), absl::StatusCode::kUnimplemented) << c.message;
+    EXPECT_THAT(std::string(refused.status().message()), HasSubstr(c.message));
+  }
 }
 
 TEST(SolutionTest, UnsupportedFormsAreRefusedNamingTheField) {

@@ -83,6 +83,12 @@ std::string Instructions(const v1::AgentSession& s, const SessionFiles& f) {
 
 }  // namespace
 
+std::string KernelFileName(absl::string_view language) {
+  if (language == "ptx") return "kernel.ptx";
+  if (language == "triton") return "kernel.py";
+  return "kernel.cu";
+}
+
 std::string SessionDirectory(const SessionOptions& options, const v1::Task& task) {
   return (fs::path(options.sessions_dir) /
           absl::StrCat(task.lease().task_id(), "-", task.agent().session()))
@@ -117,7 +123,7 @@ absl::StatusOr<SessionFiles> MakeSessionFiles(const SessionOptions& options, con
                                               ec.message()));
     }
   }
-  f.kernel = f.workspace + (s.language() == "ptx" ? "/kernel.ptx" : "/kernel.cu");
+  f.kernel = absl::StrCat(f.workspace, "/", KernelFileName(s.language()));
   f.error_log = f.workspace + "/error.log";
   f.workload = f.opt + "/workload.json";
   f.tool_config = f.opt + "/tool.json";

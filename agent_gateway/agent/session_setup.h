@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "agent_gateway/agent/model_proxy.h"
 #include "agent_gateway/agent/session.h"
 #include "agents/clis.h"
@@ -33,6 +34,12 @@ struct SessionFiles {
   std::string etc;            // the minimal /etc
   uid_t uid = 0;              // the session's uid (leased), its gid too
 };
+
+// The name of the session's kernel file in its workspace, by the
+// experiment's language: kernel.ptx (ptx), kernel.py (triton: PTXBench's
+// kernel.py::run), else kernel.cu. The evaluate tool sends its content; the
+// scheduler evaluates it in the experiment's language.
+std::string KernelFileName(absl::string_view language);
 
 // Where the session of `task` lives: its own directory under sessions_dir.
 std::string SessionDirectory(const SessionOptions& options, const ptxbench::v1::Task& task);

@@ -187,6 +187,46 @@ TEST_F(FlashinferTest, ASolutionFromTheModelIsWrittenBackAsItWas) {
   EXPECT_THAT(named, ElementsAre(renamed, "own_solution_0_0"));
 }
 
+// A Triton experiment's kernels are Triton solutions as PTXBench's test
+// scripts write them (kernel.py::run, destination-passing, the experiment's
+// GPU family as target), which read back as the module that was evaluated;
+// the dataset loads back and every result is a trace of its solution.
+TEST_F(FlashinferTest, TritonKernelsAreTritonSolutions) {
+  const v1::Trajectory t =
+      testing::Trajectory(0, v1::SUBMITTED, {{TurnKind::kIncorrect}, {TurnKind::kCorrect, 2.0}},
+                          "triton");
+  Export("triton", {t});
+  const auto solutions = Solutions();
+  ASSERT_EQ(solutions.size(), 2u);
+  for (const auto& [name, s] : solutions) {
+    EXPECT_EQ(s.language, "triton");
+    EXPECT_EQ(s.entry_file, "kernel.py");
+    EXPECT_EQ(s.entry_symbol, "run");
+    EXPECT_TRUE(s.destination_passing_style);
+    EXPECT_EQ(s.binding, "");
+    EXPECT_THAT(s.target_hardware, ElementsAre("Hopper"));
+    auto module = workloads::TritonModuleOf(s);
+    ASSERT_TRUE(module.ok()) << module.status();
+    EXPECT_THAT(*module, HasSubstr("@triton.jit"));
+  }
+  const std::string name = "m_one_gemm_export_test_" + t.turns(1).kernel_sha256().substr(0, 12);
+  ASSERT_TRUE(solutions.contains(name));
+  EXPECT_EQ(*workloads::TritonModuleOf(solutions.at(name)), t.turns(1).kernel_source());
+  int traces = 0;
+  for (const std::string& line : Lines(File(kTraces))) {
+    auto trace = workloads::ParseTraceLine(line, "t");
+    ASSERT_TRUE(trace.ok()) << trace.status();
+    EXPECT_TRUE(solutions.contains(*trace->solution));
+    ++traces;
+  }
+  EXPECT_EQ(traces, 4);  // two workloads, two turns
+  workloads::DatasetOptions options;
+  options.datasets = {root()};
+  auto registry = workloads::DefinitionRegistry::Load(options);
+  ASSERT_TRUE(registry.ok()) << registry.status();
+  EXPECT_THAT((*registry)->problems(), ElementsAre());
+}
+
 TEST_F(FlashinferTest, RawPtxKernelsAreLeftOut) {
   Export("ptx", {testing::Trajectory(0, v1::SUBMITTED, {{TurnKind::kCorrect, 2.0}}, "ptx")});
   EXPECT_THAT(testing::FilesUnder(root()),

@@ -1,5 +1,6 @@
 #include "results/exports/flashinfer_writer.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -11,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/file.h"
+#include "common/gpu_arch.h"
 #include "common/status_macros.h"
 #include "results/exports/definitions.h"
 #include "results/exports/file_sink.h"
@@ -172,6 +174,8 @@ class FlashinferWriter : public FolderWriter {
         solution["name"] = name;
         text = solution.dump(2, ' ', false, Json::error_handler_t::replace);
       }
+    } else if (experiment().language() == "triton") {
+      text = TritonSolutionText(s, turn, generated);
     } else {
       text = SolutionText(s, turn, generated);
     }
@@ -205,6 +209,37 @@ class FlashinferWriter : public FolderWriter {
                       " from ptxbench experiment ", experiment().name(), ", trajectory ",
                       s.trajectory_id(), ", turn ", turn.index(), "; kernel sha256 ",
                       turn.kernel_sha256())}};
+    return solution.dump(2, ' ', false, Json::error_handler_t::replace);
+  }
+
+  // A Triton kernel as PTXBench's test scripts make it a solution
+  // (language "triton", kernel.py::run, destination-passing), its target
+  // the GPU families the experiment ran on ("Hopper", as TRITON_GPU_ARCH).
+  std::string TritonSolutionText(const v1::TrajectorySummary& s, const v1::Turn& turn,
+                                 const std::string& name) const {
+    std::vector<std::string> families;
+    for (const std::string& arch : experiment().architectures()) {
+      const std::string family(FamilyTitle(arch));
+      const std::string target = family.empty() ? arch : family;
+      if (std::find(families.begin(), families.end(), target) == families.end()) {
+        families.push_back(target);
+      }
+    }
+    if (families.empty()) families.push_back("cuda");
+    Json spec = {{"language", "triton"},
+                 {"target_hardware", families},
+                 {"entry_point", "kernel.py::run"},
+                 {"dependencies", Json::array()},
+                 {"destination_passing_style", true}};
+    Json solution = {
+        {"name", name},
+        {"definition", s.definition()},
+        {"author", s.model()},
+        {"spec", std::move(spec)},
+        {"sources", Json::array({{{"path", "kernel.py"}, {"content", turn.kernel_source()}}})},
+        {"description", absl::StrCat("Triton kernel from ptxbench experiment ", experiment().name(),
+                                     ", trajectory ", s.trajectory_id(), ", turn ", turn.index(),
+                                     "; kernel sha256 ", turn.kernel_sha256())}};
     return solution.dump(2, ' ', false, Json::error_handler_t::replace);
   }
 

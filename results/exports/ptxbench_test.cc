@@ -322,6 +322,19 @@ TEST(PtxbenchFormatTest, NamesPtxKernelsAndLabelsSimulatedResults) {
   EXPECT_EQ(t["messages"][3]["extra"]["simulated"], true);
 }
 
+// A Triton experiment's correct kernels are kernel_v{k}.py, as they were.
+TEST(PtxbenchFormatTest, NamesTritonKernelsPy) {
+  testing::Scratch scratch;
+  const v1::Trajectory t =
+      testing::Trajectory(0, v1::SUBMITTED, {{TurnKind::kCorrect, 2.0}}, "triton");
+  ASSERT_TRUE(testing::ExportAll(Format::kPtxbench, scratch / "root", {},
+                                 testing::Experiment("triton"), testing::Definitions(), {t})
+                  .ok());
+  EXPECT_THAT(testing::FilesUnder(scratch / "root"),
+              ::testing::Contains("success/exp_000/kernel_v0.py"));
+  EXPECT_EQ(*ReadFile(scratch / "root/success/exp_000/kernel_v0.py"), t.turns(0).kernel_source());
+}
+
 TEST(PtxbenchFormatTest, NumbersPastNineHundredNinetyNineTakeMoreDigits) {
   testing::Scratch scratch;
   std::vector<v1::Trajectory> many;

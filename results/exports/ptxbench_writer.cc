@@ -132,6 +132,7 @@ double Round2(double x) { return std::round(x * 100) / 100; }
 std::string KernelExtension(absl::string_view language) {
   if (language == "ptx") return ".ptx";
   if (language == "solution") return ".json";
+  if (language == "triton") return ".py";
   return ".cu";
 }
 

@@ -273,8 +273,17 @@ grpc::ServerUnaryReactor* ClientServiceImpl::SubmitEval(grpc::CallbackServerCont
         "choosing workloads is not supported through the scheduler yet: evaluate locally "
         "(ptxbench eval --local) or without --workload"));
   }
-  const std::vector<std::string> tags = deps_.prompts->Tags();
-  if (tags.empty()) return refuse(absl::FailedPreconditionError("the scheduler has no prompt tags"));
+  // A tag of the kernel's language (a Triton tag for Triton), as a spec
+  // must name (PromptRegistry::CheckTarget).
+  const std::string language = e.language().empty() ? "cuda" : e.language();
+  std::vector<std::string> tags;
+  for (const std::string& tag : deps_.prompts->Tags()) {
+    if (deps_.prompts->IsTritonTag(tag) == (language == "triton")) tags.push_back(tag);
+  }
+  if (tags.empty()) {
+    return refuse(absl::FailedPreconditionError(
+        absl::StrCat("the scheduler has no prompt tags for ", language, " kernels")));
+  }
   // A unique name per submission: evaluating the same file again measures again.
   const std::string sha = Sha256Hex(e.kernel_source());
   const std::string name =
@@ -287,7 +296,7 @@ grpc::ServerUnaryReactor* ClientServiceImpl::SubmitEval(grpc::CallbackServerCont
       {"samples", 1},
       {"num_turns", 1},
       {"target_speedup", e.target_speedup() > 0 ? e.target_speedup() : 1.0},
-      {"language", e.language().empty() ? "cuda" : e.language()},
+      {"language", language},
       {"eval", e.mode() == v1::COMPILE_ONLY ? "compile-only" : "full"},
       // Ahead of large experiments in the fair queue: someone is waiting.
       {"priority", kOneOffEvalPriority}};

@@ -141,6 +141,46 @@ TEST_F(ServiceTest, StageManifestsAreKeptByteForByteAndNeverOverwritten) {
   }
 }
 
+// A one-off evaluation of a Triton kernel (`ptxbench eval kernel.py`) names a
+// Triton tag (a CUDA one would be refused for its language), is refused
+// while no worker runs Triton, and reaches one that does as it was written.
+TEST_F(ServiceTest, AOneOffTritonEvaluationGoesToAWorkerThatRunsTriton) {
+  const std::string kernel = "import triton\n@triton.jit\ndef k(x):\n    pass\ndef run(A, B, C):\n"
+                             "    k[(1,)](A)\n";
+  auto submit = [&](v1::SubmitEvalResponse* resp) {
+    grpc::ClientContext ctx;
+    v1::SubmitEvalRequest req;
+    req.mutable_eval()->set_definition("gemm_n7168_k5120");
+    req.mutable_eval()->set_language("triton");
+    req.mutable_eval()->set_kernel_source(kernel);
+    req.mutable_eval()->set_mode(v1::FULL);
+    return client_->SubmitEval(&ctx, req, resp);
+  };
+  Register(v1::WORKER);  // no Triton
+  v1::SubmitEvalResponse refused;
+  grpc::Status status = submit(&refused);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(status.error_message(), ::testing::HasSubstr("runs Triton"));
+
+  grpc::ClientContext ctx;
+  v1::RegisterRequest req;
+  req.set_kind(v1::WORKER);
+  req.set_name("triton");
+  req.mutable_capabilities()->set_triton("triton 3.6.0 at /usr/bin/python3");
+  auto* gpu = req.mutable_capabilities()->add_gpus();
+  gpu->set_sm_arch("sm_90");
+  gpu->set_healthy(true);
+  v1::RegisterResponse registered;
+  ASSERT_TRUE(executor_->Register(&ctx, req, &registered).ok());
+  v1::SubmitEvalResponse resp;
+  status = submit(&resp);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  v1::LeaseResponse lease = Lease(registered.executor_id(), 1000);
+  ASSERT_TRUE(lease.has_task()) << "the Triton worker got nothing";
+  EXPECT_EQ(lease.task().eval().language(), "triton");
+  EXPECT_EQ(lease.task().eval().kernel_source(), kernel);
+}
+
 TEST_F(ServiceTest, LongPollLeaseWakesWhenWorkArrives) {
   std::string gw = Register(v1::GATEWAY);
   auto start = std::chrono::steady_clock::now();

@@ -69,15 +69,17 @@ std::vector<absl::string_view> TagsFor(absl::string_view language) {
   if (language == "cuda") return {"cpp", "c++", "cuda", "cu"};
   if (language == "ptx") return {"ptx"};
   if (language == "solution") return {"json"};
-  if (language == "triton") return {"python", "py"};
+  if (language == "triton") return {"python"};  // PTXBench's test scripts: ```python only
   return {};
 }
 
 bool LooksLikeKernel(absl::string_view body, absl::string_view language) {
   if (language == "ptx") return absl::StrContains(body, ".entry");
   if (language == "solution") return workloads::LooksLikeSolution(body);
+  // A Triton module is a kernel when it both defines one and exports run():
+  // a helper block with only a @triton.jit function is not the answer.
   if (language == "triton") {
-    return absl::StrContains(body, "@triton.jit") || absl::StrContains(body, "def run");
+    return absl::StrContains(body, "@triton.jit") && absl::StrContains(body, "def run(");
   }
   return absl::StrContains(body, "PTXB_EXPORT") || absl::StrContains(body, "__global__") ||
          absl::StrContains(body, "<<<");

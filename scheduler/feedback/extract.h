@@ -15,10 +15,11 @@
 namespace ptxbench::scheduler {
 
 // language "cuda": fence tags cpp, c++, cuda, cu; "ptx": ptx; "solution"
-// (a FlashInfer-Trace solution JSON): json.
+// (a FlashInfer-Trace solution JSON): json; "triton" (kernel.py): python.
 // A block "looks like a kernel" for cuda when it has PTXB_EXPORT, a
 // __global__ function or a <<< launch; for ptx when it has ".entry"; for a
-// solution when it is a JSON object with "sources" and "spec".
+// solution when it is a JSON object with "sources" and "spec"; for triton
+// when it holds both "@triton.jit" and "def run(" (PTXBench's rule).
 // For ptx, the launch spec (the last ```json block naming an "entry") is
 // appended to the module as its `// ptxbench-launch:` line
 // (workloads/launch_spec.h), so the kernel's sha256 covers both.

@@ -1,5 +1,7 @@
 #include "scheduler/feedback/extract.h"
 
+#include "absl/strings/str_cat.h"
+
 #include "gtest/gtest.h"
 
 // Suite names start with "feedback_" so that `ctest -R feedback` selects them.
@@ -98,6 +100,36 @@ TEST(feedback_extract, PtxCarriesItsLaunchSpecAsACommentLine) {
 TEST(feedback_extract, TritonUsesPythonBlocks) {
   const char* answer = "```python\n@triton.jit\ndef k(x): pass\n```\n```cpp\nint x;\n```";
   EXPECT_EQ(ExtractKernel(answer, "triton").value(), "@triton.jit\ndef k(x): pass\n");
+}
+
+// PTXBench's rule: the last ```python block holding both @triton.jit and
+// def run( wins over later python blocks that hold only one of them (a
+// usage example, a helper kernel); without one, the last non-empty python
+// block; ```py and other tags are not python blocks.
+TEST(feedback_extract, TritonTakesTheLastBlockWithAJitKernelAndRun) {
+  const char* kernel =
+      "import triton\n@triton.jit\ndef k(x): pass\ndef run(x, y):\n    k[(1,)](x)\n";
+  const std::string answer = absl::StrCat(
+      "```python\n@triton.jit\ndef first(x): pass\ndef run(x, y): pass\n```\n",
+      "```python\n", kernel, "```\n",
+      "Use it so:\n```python\nrun(a, b)  # def run( is above\n```\n",
+      "```python\n@triton.jit\ndef helper(x): pass\n```\n",
+      "```py\n@triton.jit\ndef other(x): pass\ndef run(x, y): pass\n```\n");
+  EXPECT_EQ(ExtractKernel(answer, "triton").value(), kernel);
+  // No block has both: the last non-empty python block.
+  EXPECT_EQ(ExtractKernel(
+                "```python\ndef run(x): pass\n```\n```python\nx = 1\n```\n```python\n\n```",
+                "triton")
+                .value(),
+            "x = 1\n");
+  EXPECT_FALSE(ExtractKernel("```py\n@triton.jit\ndef k(): pass\ndef run(): pass\n```", "triton")
+                   .has_value());
+  // An unclosed final block runs to the end of the answer.
+  EXPECT_EQ(ExtractKernel("```python\nx = 1\n```\n```python\n@triton.jit\ndef k(): pass\n"
+                          "def run(a):\n    k[(1,)]()",
+                          "triton")
+                .value(),
+            "@triton.jit\ndef k(): pass\ndef run(a):\n    k[(1,)]()\n");
 }
 
 TEST(feedback_extract, ASolutionIsTheJsonBlockWithSourcesAndSpec) {

@@ -388,7 +388,7 @@ absl::StatusOr<ExpandedExperiment> ExpandPtxbenchAgent(const SpecReader& r, cons
     for (const std::string* tag : {&run.base_tag, &run.extra_tag}) {
       if (tag->empty()) continue;
       PTXB_RETURN_IF_ERROR(
-          r.CheckPromptTarget(Json(*tag), JsonField(at, "prompt_tag"), out.architectures));
+          r.CheckPromptTarget(Json(*tag), JsonField(at, "prompt_tag"), out.architectures, "cuda"));
     }
     parsed.push_back(std::move(run));
   }

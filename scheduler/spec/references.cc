@@ -54,6 +54,11 @@ SpecReferences ReferencesOf(absl::string_view spec_text) {
   SpecReferences out;
   const Json doc = Json::parse(spec_text, nullptr, /*allow_exceptions=*/false);
   out.architectures = Architectures(doc);
+  if (doc.is_object()) {
+    if (std::string language = StringOf(doc, "language"); !language.empty()) {
+      out.language = language;
+    }
+  }
   if (doc.is_object() && doc.contains("name") && doc["name"].is_string()) {
     out.name = doc["name"].get<std::string>();
   }

@@ -42,6 +42,7 @@ struct SpecReferences {
   std::vector<NamedFile> files;
   std::set<std::string> prompt_tags;       // a matrix's prompt_tags, the items' prompt_tag
   std::vector<std::string> architectures;  // the default when none or malformed
+  std::string language = "cuda";           // the spec's "language" when a string
   // Each trajectory is a coding-agent session ("mode": "agent", or a
   // PTXBench coding-agent experiment.json).
   bool agent_mode = false;

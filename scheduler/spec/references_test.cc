@@ -21,7 +21,12 @@ TEST(SpecReferencesTest, AMatrixNamesItsTagsTargetsAndName) {
   EXPECT_THAT(r.architectures, ElementsAre("sm_100"));
   EXPECT_THAT(r.files, IsEmpty());
   EXPECT_FALSE(r.agent_mode);
+  EXPECT_EQ(r.language, "cuda");
   EXPECT_TRUE(ReferencesOf(R"({"mode": "agent", "agent": {}})").agent_mode);
+  // The language the hub's tags are checked against at submit (a triton-*
+  // tag needs "language": "triton").
+  EXPECT_EQ(ReferencesOf(R"({"language": "triton"})").language, "triton");
+  EXPECT_EQ(ReferencesOf(R"({"language": 3})").language, "cuda");
 }
 
 // PTXBench's coding-agent experiment.json: the runs' tags (and extra tags),

@@ -132,7 +132,7 @@ absl::StatusOr<ExpandedExperiment> ExpandMatrix(const SpecReader& r, const Json&
   PTXB_ASSIGN_OR_RETURN(Options options, r.ReadOptions(doc));
   for (size_t i = 0; i < tags.size(); ++i) {
     PTXB_RETURN_IF_ERROR(r.CheckPromptTarget(Json(tags[i]), JsonIndex("prompt_tags", i),
-                                             options.architectures));
+                                             options.architectures, options.language));
   }
 
   // Each factor is below 2^31 and the list sizes are small, but multiply in
@@ -216,7 +216,7 @@ absl::Status ReadRepair(const SpecReader& r, const Json& item, const std::string
 // not num_turns, and with starter fixit it must be a fix-it item.
 absl::StatusOr<ListItem> ReadListItem(const SpecReader& r, const Json& item, const std::string& at,
                                       const std::optional<AgentSettings>& agent,
-                                      Canonical& normalized) {
+                                      absl::string_view language, Canonical& normalized) {
   if (!item.is_object()) return r.Error(at, item, "an object");
   PTXB_RETURN_IF_ERROR(r.json().CheckKeys(item, at,
                                           {"num_trajectories", "num_turns", "target_speedup",
@@ -247,7 +247,8 @@ absl::StatusOr<ListItem> ReadListItem(const SpecReader& r, const Json& item, con
   PTXB_ASSIGN_OR_RETURN(const Json* tag, r.json().Required(item, at, "prompt_tag"));
   PTXB_RETURN_IF_ERROR(r.CheckPromptTag(*tag, JsonField(at, "prompt_tag")));
   // A list spec names no architectures: it targets the default.
-  PTXB_RETURN_IF_ERROR(r.CheckPromptTarget(*tag, JsonField(at, "prompt_tag"), DefaultArchitectures()));
+  PTXB_RETURN_IF_ERROR(
+      r.CheckPromptTarget(*tag, JsonField(at, "prompt_tag"), DefaultArchitectures(), language));
   parsed.tag = tag->get<std::string>();
   const std::string definition_field = JsonField(at, "definition");
   const std::string& fallback = r.input().default_definition;
@@ -357,7 +358,8 @@ absl::StatusOr<ExpandedExperiment> ExpandList(const SpecReader& r, const Json& d
   for (size_t i = 0; i < list.size(); ++i) {
     const std::string at = JsonIndex(items_at, i);
     Canonical normalized_item;
-    PTXB_ASSIGN_OR_RETURN(ListItem parsed, ReadListItem(r, list[i], at, agent, normalized_item));
+    PTXB_ASSIGN_OR_RETURN(ListItem parsed, ReadListItem(r, list[i], at, agent, options.language,
+                                                        normalized_item));
     normalized_items.push_back(std::move(normalized_item));
     total += parsed.count;  // at most 2^31 items of at most 2^31 each: no overflow
     PTXB_RETURN_IF_ERROR(

@@ -10,7 +10,7 @@
 // trajectories. Two input forms:
 //  - matrix (a JSON object): name, models[], definitions[], prompt_tags[],
 //    samples, num_turns, target_speedup; optional context_policy
-//    (full|latest-pair|single-user), language (cuda|ptx), priority (>= 1),
+//    (full|latest-pair|single-user), language (cuda|ptx|solution|triton), priority (>= 1),
 //    eval (full|compile-only), max_cost_usd. A definition or model given on
 //    the command line replaces the definitions[] or models[] list. With
 //    "mode": "agent" each trajectory is one coding-agent session instead of

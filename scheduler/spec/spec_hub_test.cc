@@ -103,8 +103,9 @@ TEST_F(SpecHubTest, ASubmissionBringsItsHubsTags) {
                         "text for it"));
 }
 
-// PTXBench's tags for Triton, or for GPUs the experiment does not target,
-// are refused at submit, saying why, rather than run as something else.
+// PTXBench's tags for Triton in an experiment of another language, or for
+// GPUs the experiment does not target, are refused at submit, saying why,
+// rather than run as something else; in a Triton experiment they are taken.
 TEST_F(SpecHubTest, TagsForAnotherLanguageOrGpuAreRefused) {
   Write("hub/hub.json", R"({"hopper-no-hint": ["d/ptx_knowledge_sm90_plus.md"],
       "triton-hopper": ["d/triton_knowledge_sm90_plus.md"]})");
@@ -125,9 +126,26 @@ TEST_F(SpecHubTest, TagsForAnotherLanguageOrGpuAreRefused) {
   auto refused = ExpandSpec(input, **definitions, **registry, {});
   ASSERT_FALSE(refused.ok());
   EXPECT_THAT(refused.status().message(),
-              HasSubstr("quickstart-triton.json: $[0].prompt_tag: expected a tag for a kernel "
-                        "ptxbench evaluates on these GPUs, found \"triton-hopper\"; prompt tag "
-                        "'triton-hopper' asks for Triton kernels"));
+              HasSubstr("quickstart-triton.json: $[0].prompt_tag: expected a tag for cuda "
+                        "kernels ptxbench evaluates on these GPUs, found \"triton-hopper\"; "
+                        "prompt tag 'triton-hopper' asks for Triton kernels and the "
+                        "experiment's language is cuda"));
+
+  // The object form names its language: triton takes the tag, and refuses
+  // the CUDA one.
+  input.text = R"({"name": "quickstart-triton", "language": "triton", "items": [
+                    {"num_trajectories": 1, "num_turns": 1, "target_speedup": 1.0,
+                     "prompt_tag": "triton-hopper"}]})";
+  auto taken = ExpandSpec(input, **definitions, **registry, {});
+  ASSERT_TRUE(taken.ok()) << taken.status();
+  EXPECT_EQ(taken->language, "triton");
+  input.text = R"({"name": "q", "language": "triton", "items": [
+                    {"num_trajectories": 1, "num_turns": 1, "target_speedup": 1.0,
+                     "prompt_tag": "hopper-no-hint"}]})";
+  EXPECT_THAT(ExpandSpec(input, **definitions, **registry, {}).status().message(),
+              HasSubstr("$.items[0].prompt_tag: expected a tag for triton kernels ptxbench "
+                        "evaluates on these GPUs, found \"hopper-no-hint\"; prompt tag "
+                        "'hopper-no-hint' asks for CUDA or PTX kernels"));
 }
 
 // An experiment that targets Blackwell takes a Blackwell tag and refuses a
@@ -154,7 +172,7 @@ TEST_F(SpecHubTest, TagsMustBeForTheArchitecturesTheExperimentTargets) {
   auto refused = expand(R"(["b200-bf16", "hopper-no-hint"])", R"(, "architectures": ["sm_100"])");
   ASSERT_FALSE(refused.ok());
   EXPECT_THAT(refused.status().message(),
-              HasSubstr("spec.json: $.prompt_tags[1]: expected a tag for a kernel ptxbench "
+              HasSubstr("spec.json: $.prompt_tags[1]: expected a tag for cuda kernels ptxbench "
                         "evaluates on these GPUs, found \"hopper-no-hint\"; prompt tag "
                         "'hopper-no-hint' is written for Hopper GPUs (hopper-no-hint) and the "
                         "experiment targets sm_100 (Blackwell)"));

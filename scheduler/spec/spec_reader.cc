@@ -101,9 +101,13 @@ absl::Status SpecReader::CheckPromptTag(const Json& value, absl::string_view fie
 }
 
 absl::Status SpecReader::CheckPromptTarget(const Json& value, absl::string_view field,
-                                           const std::vector<std::string>& architectures) const {
-  if (absl::Status s = prompts_.CheckTarget(value.get<std::string>(), architectures); !s.ok()) {
-    return Error(field, value, "a tag for a kernel ptxbench evaluates on these GPUs", s.message());
+                                           const std::vector<std::string>& architectures,
+                                           absl::string_view language) const {
+  if (absl::Status s = prompts_.CheckTarget(value.get<std::string>(), architectures, language);
+      !s.ok()) {
+    return Error(field, value,
+                 absl::StrCat("a tag for ", language, " kernels ptxbench evaluates on these GPUs"),
+                 s.message());
   }
   return absl::OkStatus();
 }
@@ -132,7 +136,8 @@ absl::StatusOr<Options> SpecReader::ReadOptions(const Json& object) const {
                                                        {"full", "latest-pair", "single-user"}));
   }
   if (const Json* v = JsonReader::Member(object, "language")) {
-    PTXB_ASSIGN_OR_RETURN(o.language, json_.Enum(*v, "language", {"cuda", "ptx", "solution"}));
+    PTXB_ASSIGN_OR_RETURN(o.language,
+                          json_.Enum(*v, "language", {"cuda", "ptx", "solution", "triton"}));
   }
   if (const Json* v = JsonReader::Member(object, "eval")) {
     PTXB_ASSIGN_OR_RETURN(o.eval, json_.Enum(*v, "eval", {"full", "compile-only"}));

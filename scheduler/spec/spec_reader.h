@@ -87,10 +87,12 @@ class SpecReader {
   absl::Status CheckModel(const Json& value, absl::string_view field) const;
   absl::Status CheckDefinition(const Json& value, absl::string_view field) const;
   absl::Status CheckPromptTag(const Json& value, absl::string_view field) const;
-  // A known tag (CheckPromptTag) written for a kernel ptxbench evaluates on
-  // the GPUs the experiment targets.
+  // A known tag (CheckPromptTag) written for the experiment's `language`
+  // (a Triton tag for "triton", another for the rest) and for the GPUs it
+  // targets: PromptRegistry::CheckTarget.
   absl::Status CheckPromptTarget(const Json& value, absl::string_view field,
-                                 const std::vector<std::string>& architectures) const;
+                                 const std::vector<std::string>& architectures,
+                                 absl::string_view language) const;
 
   // A required, non-empty list of distinct strings, each passing `check`.
   template <typename Check>

@@ -478,14 +478,46 @@ TEST_F(SpecTest, RejectsNonPositiveTargetSpeedup) {
 
 TEST_F(SpecTest, RejectsBadLanguage) {
   Json spec = Matrix();
-  spec["language"] = "triton";
+  spec["language"] = "tilelang";
   ExpectInvalid(Expand(spec),
                 "spec.json: $.language: expected one of \"cuda\", \"ptx\", \"solution\", "
-                "found \"triton\"");
+                "\"triton\", found \"tilelang\"");
   spec["language"] = "solution";  // a FlashInfer-Trace solution JSON per answer
   auto e = Expand(spec);
   ASSERT_TRUE(e.ok()) << e.status();
   EXPECT_EQ(e->language, "solution");
+}
+
+// A Triton experiment takes Triton tags only, and a CUDA one none of them:
+// a prompt that teaches one language while the answers are extracted and
+// evaluated as another would fail every turn.
+TEST_F(SpecTest, TritonExperimentsTakeTritonTagsOnly) {
+  Json spec = Matrix();
+  spec["language"] = "triton";
+  ExpectInvalid(Expand(spec),
+                "spec.json: $.prompt_tags[0]: expected a tag for triton kernels ptxbench "
+                "evaluates on these GPUs, found \"ptxb-no-hint\"; prompt tag 'ptxb-no-hint' "
+                "asks for CUDA or PTX kernels and the experiment's language is triton: use a "
+                "Triton tag (ptxb-triton, or a hub's triton-*) or another language");
+  spec["prompt_tags"] = {"ptxb-triton"};
+  auto e = Expand(spec);
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_EQ(e->language, "triton");
+  EXPECT_EQ(e->trajectories.size(), 2u * 2u * 3u);
+  spec["mode"] = "agent";  // agent mode too
+  spec["agent"] = {{"cli", "codex"}, {"cli_version", "0.171.0"}, {"token_budget", 500000}};
+  spec.erase("num_turns");
+  auto agent = Expand(spec);
+  ASSERT_TRUE(agent.ok()) << agent.status();
+  EXPECT_EQ(agent->language, "triton");
+  EXPECT_TRUE(agent->agent.has_value());
+  spec = Matrix();
+  spec["prompt_tags"] = {"ptxb-triton"};
+  ExpectInvalid(Expand(spec),
+                "spec.json: $.prompt_tags[0]: expected a tag for cuda kernels ptxbench "
+                "evaluates on these GPUs, found \"ptxb-triton\"; prompt tag 'ptxb-triton' asks "
+                "for Triton kernels and the experiment's language is cuda: set \"language\": "
+                "\"triton\" in the experiment to use it");
 }
 
 TEST_F(SpecTest, RejectsBadContextPolicy) {

@@ -127,6 +127,24 @@ absl::Status Core::CheckSanitizers(const ExpandedExperiment& x) const {
       "turns the gate off); nothing was created"));
 }
 
+absl::Status Core::CheckTriton(const ExpandedExperiment& x) const {
+  // A compile-only evaluation needs no Triton: any worker checks the
+  // module's shape (RouteKey).
+  if (x.language != "triton" || x.eval_mode == v1::COMPILE_ONLY) return absl::OkStatus();
+  const bool profile = x.profile;
+  if (HasActiveGpuWorker(x.architectures, [profile](const v1::Capabilities& caps) {
+        return CanRunTriton(caps) && (!profile || CanProfile(caps));
+      })) {
+    return absl::OkStatus();
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      "experiment '", x.name, "' is in Triton (\"language\": \"triton\"), and no registered "
+      "GPU worker of its architectures runs Triton", profile ? " and profiles" : "",
+      ": start a worker with --torch-python PATH (a Python with torch, Triton and CUDA)",
+      profile ? " and --ncu PATH" : "",
+      "; `ptxbench workers` shows each worker's Triton; nothing was created"));
+}
+
 absl::Status Core::CheckAgentClis(const ExpandedExperiment& x) const {
   if (!x.agent) return absl::OkStatus();
   const absl::Time now = clock_->Now();

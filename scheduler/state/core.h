@@ -311,6 +311,12 @@ class Core {
   // One that asks for the memcheck gate, an active worker of its
   // architectures with compute-sanitizer.
   absl::Status CheckSanitizers(const ExpandedExperiment& x) const;
+  // A Triton experiment ("language": "triton") of full evaluations needs an
+  // active worker with a healthy GPU of its architectures that runs Triton
+  // (and also profiles, when it asks for profiles: PopFor gives its
+  // evaluations only to a worker that does both). Compile-only ones go
+  // anywhere.
+  absl::Status CheckTriton(const ExpandedExperiment& x) const;
   absl::Status AddEvent(const std::string& experiment, const std::string& trajectory,
                         int turn, const std::string& kind, const std::string& detail);
   absl::StatusOr<int64_t> ExperimentRowid(const std::string& experiment_id) const;
@@ -339,9 +345,23 @@ class Core {
   static bool CanMemcheck(const ptxbench::v1::Capabilities& caps) {
     return caps.simulated() || !caps.sanitizer().empty();
   }
+  // A real worker whose Python has Triton, or a simulated one (it simulates
+  // any language's evaluation, and says so).
+  static bool CanRunTriton(const ptxbench::v1::Capabilities& caps) {
+    return caps.simulated() || !caps.triton().empty();
+  }
   static bool HasHealthyGpuOf(const ptxbench::v1::Capabilities& caps,
                               const std::vector<std::string>& architectures);
-  std::string RouteKey(int64_t experiment, StepKind kind, const std::string& model) const;
+  // `triton`: the task is an evaluation that runs as Triton although its
+  // experiment's language is not "triton" (EvalRunsAsTriton).
+  std::string RouteKey(int64_t experiment, StepKind kind, const std::string& model,
+                       bool triton = false) const;
+  // Whether the evaluation of `trajectory`'s turn `turn` in a "solution"
+  // experiment runs as Triton: its answer is a Triton solution, which
+  // TaskPayloads::Build hands to the worker as its kernel.py. False for
+  // other experiments (a Triton one routes as Triton by its language) and
+  // when the kernel cannot be read.
+  bool EvalRunsAsTriton(int64_t experiment, int64_t trajectory, int turn);
   void PushReady(int64_t task, const ReadyRef& ref);
   void PushDelayed(int64_t task, const ReadyRef& ref, absl::Time not_before);
   // Drops a lease from memory (executor, model in-flight count). No SQL.

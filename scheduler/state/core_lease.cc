@@ -10,6 +10,7 @@
 #include "common/status_macros.h"
 #include "scheduler/state/core.h"
 #include "storage/blob_store.h"
+#include "workloads/solution.h"
 
 namespace ptxbench::scheduler {
 
@@ -19,11 +20,17 @@ namespace {
 // Evaluation route keys: compile-only ones go to any worker; full ones are
 // kFullPrefix + the experiment's architectures ("full:sm_100,sm_90") and go to
 // a worker with a healthy GPU of one of them; profiled ones
-// ("profile:sm_90") to such a worker that can profile too.
+// ("profile:sm_90") to such a worker that can profile too. A Triton
+// evaluation's full and profiled keys start with kEvalTritonPrefix
+// ("triton:full:sm_90"): they go only to workers that run Triton, and what
+// follows routes as above. A compile-only one needs no Triton (the worker
+// checks the module's shape; Triton's JIT runs only before timing).
+constexpr char kEvalTritonPrefix[] = "triton:";
 constexpr char kEvalFullPrefix[] = "full:";
 constexpr char kEvalProfilePrefix[] = "profile:";
-// Before either: the evaluations pass the memcheck gate first
-// ("memcheck:full:sm_90"), so go only to a worker with compute-sanitizer.
+// Before all of these: evaluations that pass the memcheck gate first
+// ("memcheck:full:sm_90", "memcheck:triton:full:sm_90") go only to a worker
+// with compute-sanitizer.
 constexpr char kEvalMemcheckPrefix[] = "memcheck:";
 constexpr char kEvalCompileOnly[] = "compile-only";
 }  // namespace
@@ -35,7 +42,17 @@ bool Core::HasHealthyGpuOf(const v1::Capabilities& caps,
   });
 }
 
-std::string Core::RouteKey(int64_t experiment, StepKind kind, const std::string& model) const {
+bool Core::EvalRunsAsTriton(int64_t experiment, int64_t trajectory, int turn) {
+  auto it = experiments_.find(experiment);
+  if (it == experiments_.end() || it->second.language != "solution") return false;
+  absl::StatusOr<TurnKernel> kernel = turns_.Kernel(trajectory, turn);
+  if (!kernel.ok() || kernel->blob.empty()) return false;
+  absl::StatusOr<std::string> text = storage::GetBlob(*db_, kernel->blob);
+  return text.ok() && workloads::TritonModuleOfJson(*text).has_value();
+}
+
+std::string Core::RouteKey(int64_t experiment, StepKind kind, const std::string& model,
+                           bool triton) const {
   if (kind == StepKind::kLlm) return model;
   auto it = experiments_.find(experiment);
   if (it == experiments_.end()) return kEvalCompileOnly;  // not reached: tasks have experiments
@@ -45,7 +62,9 @@ std::string Core::RouteKey(int64_t experiment, StepKind kind, const std::string&
     return absl::StrCat(a.cli, "@", a.cli_version);
   }
   if (it->second.eval_mode == v1::COMPILE_ONLY) return kEvalCompileOnly;
-  return absl::StrCat(it->second.memcheck ? kEvalMemcheckPrefix : "",
+  const absl::string_view triton_prefix =
+      triton || it->second.language == "triton" ? kEvalTritonPrefix : "";
+  return absl::StrCat(it->second.memcheck ? kEvalMemcheckPrefix : "", triton_prefix,
                       it->second.profile ? kEvalProfilePrefix : kEvalFullPrefix,
                       EncodeArchitectures(it->second.architectures));
 }
@@ -142,6 +161,7 @@ std::optional<FairQueue::Popped> Core::PopFor(const Executor& executor,
     if (key == kEvalCompileOnly) return true;
     absl::string_view targets = key;
     if (absl::ConsumePrefix(&targets, kEvalMemcheckPrefix) && !CanMemcheck(caps)) return false;
+    if (absl::ConsumePrefix(&targets, kEvalTritonPrefix) && !CanRunTriton(caps)) return false;
     if (absl::ConsumePrefix(&targets, kEvalProfilePrefix)) {
       if (!CanProfile(caps)) return false;
     } else if (!absl::ConsumePrefix(&targets, kEvalFullPrefix)) {
@@ -340,7 +360,9 @@ absl::Status Core::Load() {
   }));
   PTXB_RETURN_IF_ERROR(executors_.Load(now));
   return tasks_.ForEachLive([&](const LiveTask& t) {
-    ReadyRef ref{t.experiment, t.kind, RouteKey(t.experiment, t.kind, t.model)};
+    const bool triton =
+        t.kind == StepKind::kEval && EvalRunsAsTriton(t.experiment, t.trajectory, t.turn);
+    ReadyRef ref{t.experiment, t.kind, RouteKey(t.experiment, t.kind, t.model, triton)};
     if (t.state == TaskState::kQueued) {
       absl::Time not_before = absl::FromUnixMillis(t.not_before_ms);
       if (not_before > now) {

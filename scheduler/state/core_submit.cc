@@ -56,6 +56,7 @@ absl::StatusOr<StagedSubmit> Core::BeginSubmit(const ExpandedExperiment& x,
   PTXB_RETURN_IF_ERROR(CheckAgentClis(x));
   PTXB_RETURN_IF_ERROR(CheckProfilers(x));
   PTXB_RETURN_IF_ERROR(CheckSanitizers(x));
+  PTXB_RETURN_IF_ERROR(CheckTriton(x));
   // Every prompt must be rendered before anything is written.
   int max_turns = 0;
   for (const TrajectorySpec& t : x.trajectories) {

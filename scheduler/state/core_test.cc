@@ -5,9 +5,12 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
+#include "nlohmann/json.hpp"
 #include "scheduler/state/core_test_util.h"
 #include "storage/blob_store.h"
+#include "workloads/testing/triton_solution.h"
 
 namespace ptxbench::scheduler {
 namespace {
@@ -178,6 +181,130 @@ TEST_F(CoreTest, MemcheckedEvaluationsGoOnlyToWorkersWithASanitizer) {
   EXPECT_TRUE(NothingFor(plain_again));
   const v1::Task gated = MustLease(sanitizing);
   EXPECT_TRUE(gated.eval().memcheck());
+// Triton (issue 50): a Triton experiment is refused at submit, nothing
+// created, until an active GPU worker of its architectures runs Triton; its
+// evaluations go only to such workers, and wait while none is left.
+TEST_F(CoreTest, TritonEvaluationsGoOnlyToWorkersThatRunTriton) {
+  constexpr char kTriton[] = "triton 3.6.0 at /opt/venv/bin/python3";
+  ExpandedExperiment x = MakeExperiment("exp-triton", 1, 1);
+  x.language = "triton";
+  const std::string plain = RegisterWorker("plain");
+  RegisterWorker("b200", "sm_100", "", "", kTriton);  // Triton, but not of its GPUs
+  auto refused = core_->Submit(x, PromptsFor(x));
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(std::string(refused.status().message()),
+            "experiment 'exp-triton' is in Triton (\"language\": \"triton\"), and no registered "
+            "GPU worker of its architectures runs Triton: start a worker with --torch-python "
+            "PATH (a Python with torch, Triton and CUDA); `ptxbench workers` shows each "
+            "worker's Triton; nothing was created");
+  EXPECT_EQ(Count("SELECT count(*) FROM experiments"), 0);
+
+  std::string triton = RegisterWorker("triton", "sm_90", "", "", kTriton);
+  Submit(x);
+  Submit(MakeExperiment("exp-cuda", 1, 1));
+  const std::string gw = RegisterGateway();
+  ASSERT_TRUE(CompleteLlm(MustLease(gw), kCudaAndTritonAnswer).ok());
+  ASSERT_TRUE(CompleteLlm(MustLease(gw), kCudaAndTritonAnswer).ok());
+  // The plain worker takes the CUDA experiment's evaluation, never the
+  // Triton one's; the Triton worker takes that.
+  const v1::Task plain_eval = MustLease(plain);
+  EXPECT_EQ(plain_eval.eval().language(), "cuda");
+  EXPECT_TRUE(NothingFor(plain)) << "a worker without Triton got a Triton evaluation";
+  EXPECT_EQ(MustLease(triton).eval().language(), "triton");
+
+  // The Triton worker goes away: the next Triton evaluation waits (the
+  // plain worker still does not take it) until one that runs Triton comes.
+  ExpandedExperiment later = MakeExperiment("exp-triton-2", 1, 1);
+  later.language = "triton";
+  Submit(later);
+  ASSERT_TRUE(core_->Leave(triton).ok());
+  ASSERT_TRUE(CompleteLlm(MustLease(gw), kCudaAndTritonAnswer).ok());
+  EXPECT_TRUE(NothingFor(plain));
+  Restart();  // and the route survives a restart (the experiment's language)
+  RegisterGateway();
+  const std::string plain_again = RegisterWorker("plain");
+  EXPECT_TRUE(NothingFor(plain_again));
+  triton = RegisterWorker("triton", "sm_90", "", "", kTriton);
+  EXPECT_EQ(MustLease(triton).eval().language(), "triton");
+}
+
+// In a "solution" experiment, an answer that is a Triton solution (PTXBench's
+// shape) runs as what it is: its evaluation goes only to a worker that runs
+// Triton, as its kernel.py with language triton, also after a restart; a
+// CUDA solution's evaluation goes anywhere, as the solution.
+TEST_F(CoreTest, ATritonSolutionInASolutionExperimentRunsAsTriton) {
+  const std::string module = workloads::testing::TritonModule();
+  nlohmann::json solution = workloads::testing::TritonSolution(module);
+  const std::string triton_answer = absl::StrCat("```json\n", solution.dump(2), "\n```\n");
+  solution["spec"]["language"] = "cuda";
+  solution["spec"]["entry_point"] = "kernel.cu::run";
+  solution["sources"][0] = {{"path", "kernel.cu"}, {"content", "__global__ void k() {}\n"}};
+  const std::string cuda_answer = absl::StrCat("```json\n", solution.dump(2), "\n```\n");
+
+  ExpandedExperiment x = MakeExperiment("exp-solutions", 2, 1);
+  x.language = "solution";
+  Submit(x);
+  const std::string gw = RegisterGateway(), plain = RegisterWorker("plain");
+  ASSERT_TRUE(CompleteLlm(MustLease(gw), triton_answer).ok());
+  EXPECT_TRUE(NothingFor(plain)) << "a worker without Triton got a Triton solution";
+  Restart();
+  const std::string gw2 = RegisterGateway(), plain2 = RegisterWorker("plain");
+  EXPECT_TRUE(NothingFor(plain2)) << "after a restart";
+  ASSERT_TRUE(CompleteLlm(MustLease(gw2), cuda_answer).ok());
+  const v1::Task cuda_eval = MustLease(plain2);
+  EXPECT_EQ(cuda_eval.eval().language(), "solution");
+  EXPECT_TRUE(NothingFor(plain2));
+  const std::string triton =
+      RegisterWorker("triton", "sm_90", "", "", "triton 3.6.0 at /usr/bin/python3");
+  const v1::Task triton_eval = MustLease(triton);
+  EXPECT_EQ(triton_eval.eval().language(), "triton");
+  EXPECT_EQ(triton_eval.eval().kernel_source(), module);
+}
+
+// A compile-only Triton evaluation needs no Triton (the worker checks the
+// module's shape; Triton's JIT runs only before timing on a GPU): any worker
+// takes it, and its submit needs no Triton worker.
+TEST_F(CoreTest, ACompileOnlyTritonEvaluationGoesToAnyWorker) {
+  ExpandedExperiment x = MakeExperiment("exp-triton-compile", 1, 1);
+  x.language = "triton";
+  x.eval_mode = v1::COMPILE_ONLY;
+  const std::string plain = RegisterWorker("plain");
+  Submit(x);
+  const std::string gw = RegisterGateway();
+  ASSERT_TRUE(CompleteLlm(MustLease(gw), kCudaAndTritonAnswer).ok());
+  const v1::Task eval = MustLease(plain);
+  EXPECT_EQ(eval.eval().language(), "triton");
+  EXPECT_EQ(eval.eval().mode(), v1::COMPILE_ONLY);
+}
+
+// Profiles and Triton together need one worker that does both: a Triton
+// worker and a profiling one apart are not enough. A simulated worker does
+// both (its results say they are simulated).
+TEST_F(CoreTest, AProfiledTritonExperimentNeedsAWorkerThatDoesBoth) {
+  ExpandedExperiment x = MakeExperiment("exp-triton-profiled", 1, 1);
+  x.language = "triton";
+  x.profile = true;
+  RegisterWorker("triton", "sm_90", "", "", "triton 3.6.0 at /usr/bin/python3");
+  RegisterWorker("profiling", "sm_90", "Nsight Compute 2025.3.1.0 at /usr/local/cuda/bin/ncu");
+  auto refused = core_->Submit(x, PromptsFor(x));
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(refused.status().message()),
+              ::testing::HasSubstr("no registered GPU worker of its architectures runs Triton and "
+                                   "profiles: start a worker with --torch-python PATH (a Python "
+                                   "with torch, Triton and CUDA) and --ncu PATH;"));
+  EXPECT_EQ(Count("SELECT count(*) FROM experiments"), 0);
+
+  v1::RegisterRequest r;
+  r.set_kind(v1::WORKER);
+  r.set_name("simulated");
+  r.mutable_capabilities()->set_simulated(true);
+  r.mutable_capabilities()->set_slots(1);
+  v1::Gpu* gpu = r.mutable_capabilities()->add_gpus();
+  gpu->set_sm_arch("sm_90");
+  gpu->set_healthy(true);
+  ASSERT_TRUE(core_->Register(r).ok());
+  Submit(x);
+  EXPECT_EQ(Count("SELECT count(*) FROM experiments WHERE language = 'triton'"), 1);
 }
 
 TEST_F(CoreTest, TurnLoopReachesTargetAndSubmits) {

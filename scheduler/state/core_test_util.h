@@ -72,6 +72,14 @@ inline constexpr char kKernelAnswer[] =
     "Here is my kernel.\n```cpp\n#include \"ptxbench/kernel_abi.h\"\n"
     "__global__ void k() {}\nPTXB_EXPORT void run() { k<<<1,1>>>(); }\n```\n";
 
+// A CUDA kernel and a Triton one: each language's extraction takes its own
+// block, so one answer serves CUDA and Triton experiments alike.
+inline constexpr char kCudaAndTritonAnswer[] =
+    "Here is my kernel.\n```cpp\n#include \"ptxbench/kernel_abi.h\"\n"
+    "__global__ void k() {}\nPTXB_EXPORT void run() { k<<<1,1>>>(); }\n```\n"
+    "And in Triton:\n```python\nimport triton\n@triton.jit\ndef k(x):\n    pass\n"
+    "def run(A, B, C):\n    k[(1,)](A)\n```\n";
+
 class CoreFixture : public ::testing::Test {
  protected:
   // A test that reads through a second connection (a Snapshot) needs a file.
@@ -103,11 +111,12 @@ class CoreFixture : public ::testing::Test {
   }
 
   // `profiler`: what it says it profiles with ("" : it cannot profile);
-  // `sanitizer`: the compute-sanitizer of its memcheck gate ("": none).
+  // `sanitizer`: the compute-sanitizer of its memcheck gate ("": none);
+  // `triton`: its Triton ("": it runs no Triton submissions).
   std::string RegisterWorker(const std::string& name = "wk",
                              const std::string& sm_arch = "sm_90",
                              const std::string& profiler = "",
-                             const std::string& sanitizer = "") {
+                             const std::string& sanitizer = "", const std::string& triton = "") {
     ptxbench::v1::RegisterRequest r;
     r.set_kind(ptxbench::v1::WORKER);
     r.set_name(name);
@@ -118,6 +127,7 @@ class CoreFixture : public ::testing::Test {
     r.mutable_capabilities()->set_slots(1);
     r.mutable_capabilities()->set_profiler(profiler);
     r.mutable_capabilities()->set_sanitizer(sanitizer);
+    r.mutable_capabilities()->set_triton(triton);
     return core_->Register(r)->executor_id();
   }
 

@@ -20,7 +20,9 @@ absl::Status Core::TransitTask(TaskRow& task, const std::string& model, TaskEven
   // Its entry in a ready queue, if any, is skipped when popped.
   if (from == TaskState::kQueued) delayed_refs_.erase(task.rowid);
   if (task.state != TaskState::kQueued) return absl::OkStatus();
-  ReadyRef ref{task.experiment, task.kind, RouteKey(task.experiment, task.kind, model)};
+  const bool triton = task.kind == StepKind::kEval &&
+                      EvalRunsAsTriton(task.experiment, task.trajectory, task.turn);
+  ReadyRef ref{task.experiment, task.kind, RouteKey(task.experiment, task.kind, model, triton)};
   if (event == TaskEvent::kBackOff) {
     PushDelayed(task.rowid, ref, not_before);
   } else {
@@ -83,8 +85,10 @@ absl::Status Core::EnqueueStep(const TrajectoryRow& trajectory, int turn, StepKi
   PTXB_ASSIGN_OR_RETURN(const int64_t task,
                         tasks_.Insert(trajectory.experiment, trajectory.rowid, turn, kind,
                                       absl::ToUnixMillis(clock_->Now())));
+  const bool triton =
+      kind == StepKind::kEval && EvalRunsAsTriton(trajectory.experiment, trajectory.rowid, turn);
   PushReady(task, ReadyRef{trajectory.experiment, kind,
-                           RouteKey(trajectory.experiment, kind, trajectory.model)});
+                           RouteKey(trajectory.experiment, kind, trajectory.model, triton)});
   return absl::OkStatus();
 }
 

@@ -7,6 +7,7 @@
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
 #include "storage/blob_store.h"
+#include "workloads/solution.h"
 
 namespace ptxbench::scheduler {
 namespace {
@@ -87,6 +88,16 @@ absl::Status TaskPayloads::Build(const TaskRow& task, const TrajectoryRow& traje
     eval->set_kernel_sha256(kernel.sha256);
     eval->set_definition(trajectory.definition);
     eval->set_language(exp.language);
+    // A Triton solution in a solution experiment runs as what it is: its
+    // kernel.py, in Triton (routed to a worker that runs Triton:
+    // Core::RouteKey). The turn keeps the solution and its hash.
+    if (exp.language == "solution") {
+      if (std::optional<std::string> module =
+              workloads::TritonModuleOfJson(eval->kernel_source())) {
+        eval->set_language("triton");
+        *eval->mutable_kernel_source() = *std::move(module);
+      }
+    }
     eval->set_mode(exp.eval_mode);
     eval->set_target_speedup(trajectory.target_speedup);
     // Every evaluation of a profiled multiturn experiment; in agent mode

@@ -139,7 +139,7 @@ absl::Status TaskStore::ForEachLive(const std::function<void(const LiveTask&)>& 
       storage::Statement * s,
       db_->Cached(absl::StrCat(
           "SELECT t.rowid, t.experiment, t.kind, t.state, t.not_before_ms, t.lease_id, "
-          "t.executor, t.lease_deadline_ms, j.model FROM tasks t "
+          "t.executor, t.lease_deadline_ms, j.model, t.trajectory, t.turn FROM tasks t "
           "JOIN trajectories j ON j.rowid = t.trajectory WHERE ",
           LiveTaskCondition("t.state"), " ORDER BY t.rowid")));
   while (true) {
@@ -155,6 +155,8 @@ absl::Status TaskStore::ForEachLive(const std::function<void(const LiveTask&)>& 
     t.executor = s->ColumnText(6);
     t.lease_deadline_ms = s->ColumnInt64(7);
     t.model = s->ColumnText(8);
+    t.trajectory = s->ColumnInt64(9);
+    t.turn = static_cast<int>(s->ColumnInt64(10));
     fn(t);
   }
   s->Reset();

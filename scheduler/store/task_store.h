@@ -48,6 +48,8 @@ struct LiveTask {
   std::string executor;
   int64_t lease_deadline_ms = 0;
   std::string model;  // its trajectory's
+  int64_t trajectory = 0;
+  int turn = 0;
 };
 
 // "tk_<rowid>" <-> rowid. ParseTaskId fails INVALID_ARGUMENT on other shapes.

@@ -22,6 +22,7 @@ v1::Experiment Experiment(const std::string& language) {
   e.set_priority(1);
   e.set_eval_mode(v1::FULL);
   e.set_language(language);
+  e.add_architectures("sm_90");
   e.set_context_policy("full");
   e.set_num_turns(4);
   return e;
@@ -53,6 +54,12 @@ std::vector<v1::DefinitionDocument> Definitions() {
 }
 
 std::string KernelSource(int sample, int turn, const std::string& language) {
+  if (language == "triton") {
+    return absl::StrCat("# sample ", sample, " turn ", turn,
+                        ", with \"quotes\"\nimport torch\nimport triton\n"
+                        "import triton.language as tl\n\n@triton.jit\ndef k(a_ptr, c_ptr):\n"
+                        "    pass\n\ndef run(A, B, C):\n    k[(1,)](A, C)\n");
+  }
   if (language == "ptx") {
     return absl::StrCat("// sample ", sample, " turn ", turn,
                         "\n.version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k() { ret; }\n"

@@ -34,7 +34,8 @@ struct TurnSpec {
   bool simulated = false;   // the evaluation came from a simulated worker
 };
 
-// language "cuda", "ptx" or "solution"; a matrix spec of 2 samples.
+// language "cuda", "ptx", "solution" or "triton"; a matrix spec of 2 samples
+// on sm_90.
 ptxbench::v1::Experiment Experiment(const std::string& language = "cuda");
 std::vector<ptxbench::v1::DefinitionDocument> Definitions();
 
@@ -44,7 +45,8 @@ ptxbench::v1::Trajectory Trajectory(int sample, ptxbench::v1::TrajectoryState st
                                     const std::string& language = "cuda");
 
 // The kernel source of turn `turn` of sample `sample` (language "cuda": a
-// ptxbench-ABI .cu; "ptx": a module; "solution": a solution JSON).
+// ptxbench-ABI .cu; "ptx": a module; "solution": a solution JSON; "triton":
+// a kernel.py).
 std::string KernelSource(int sample, int turn, const std::string& language = "cuda");
 
 }  // namespace ptxbench::exports::testing
