@@ -181,6 +181,8 @@ TEST_F(CoreTest, MemcheckedEvaluationsGoOnlyToWorkersWithASanitizer) {
   EXPECT_TRUE(NothingFor(plain_again));
   const v1::Task gated = MustLease(sanitizing);
   EXPECT_TRUE(gated.eval().memcheck());
+}
+
 // Triton (issue 50): a Triton experiment is refused at submit, nothing
 // created, until an active GPU worker of its architectures runs Triton; its
 // evaluations go only to such workers, and wait while none is left.
