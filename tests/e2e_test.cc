@@ -101,20 +101,6 @@ TEST(EndToEndTest, MatrixRunsToTheEnd) {
   EXPECT_EQ(c.QueryInt("SELECT count(*) FROM trajectories"), 48);
 }
 
-// A simulated worker, registered: PTXBench's configs ask for the memcheck
-// gate by default, so their submit needs a worker that runs it (a simulated
-// one simulates it). With no gateway, nothing reaches it.
-void AddSimulatedWorker(Cluster& c) {
-  c.AddWorker({"--name", "simulated"});
-  for (int i = 0; i < 100; ++i) {
-    if (c.Cli({"workers", "--output", "json"}).out.find("\"simulated\"") != std::string::npos) {
-      return;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  ADD_FAILURE() << "the simulated worker did not register";
-}
-
 // Submits a PTXBench list config (model and definition on the command line)
 // and returns `list --output json` of the experiment; null when either failed.
 nlohmann::json SubmitListSpec(const Cluster& c, const std::string& spec,
@@ -137,7 +123,6 @@ nlohmann::json SubmitListSpec(const Cluster& c, const std::string& spec,
 TEST(EndToEndTest, APtxbenchTestPathSelectsItsWorkload) {
   Cluster c("e2e_test_path");
   ASSERT_TRUE(c.StartScheduler()) << c.SchedulerLogTail();
-  AddSimulatedWorker(c);
   const std::string m8192 = "242ddd1a-ee21-5a9c-b2f7-9867cc517890";
   c.WriteFile("gemm-problems/gemm_n7168_k5120_m8192.py",
               absl::StrCat("DEFINITION_NAME = \"gemm_n7168_k5120\"\nWORKLOAD_UUID = \"", m8192, "\"\n"));
@@ -180,7 +165,6 @@ TEST(EndToEndTest, APtxbenchTestPathSelectsItsWorkload) {
 TEST(EndToEndTest, AFixItItemStartsFromItsBrokenKernel) {
   Cluster c("e2e_fixit");
   ASSERT_TRUE(c.StartScheduler()) << c.SchedulerLogTail();
-  AddSimulatedWorker(c);
   c.WriteFile("broken/kernel.cu", "__global__ void broken_gemm_marker() {}\n");
   c.WriteFile("broken/error.log", "cudaErrorIllegalAddress at broken_gemm_marker\n");
   const std::string spec = c.WriteFile("fixit.json", R"([
@@ -334,7 +318,6 @@ TEST(EndToEndTest, AProfiledExperimentTellsTheModelWhereTheTimeWent) {
 TEST(EndToEndTest, ASubmissionBringsItsPromptHub) {
   Cluster c("e2e_prompts");
   ASSERT_TRUE(c.StartScheduler()) << c.SchedulerLogTail();
-  AddSimulatedWorker(c);
   c.WriteFile("prompts/hub.json", R"({"hopper-no-hint": ["fragments_marker/knowledge.md"]})");
   c.WriteFile("prompts/fragments/fragments_marker/knowledge.md", "HUB KNOWLEDGE MARKER");
   const std::string spec = c.WriteFile("hub_sweep.json", R"([

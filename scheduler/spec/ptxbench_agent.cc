@@ -369,7 +369,6 @@ absl::StatusOr<ExpandedExperiment> ExpandPtxbenchAgent(const SpecReader& r, cons
   Options options;
   PTXB_ASSIGN_OR_RETURN(options.architectures, ReadHardware(r, doc));
   if (!input.eval.empty()) options.eval = input.eval;
-  options.memcheck = true;  // PTXBench's protocol (docs/FORMATS.md)
   FillOptions(options, normalized, out);
   normalized.erase("context_policy");
 

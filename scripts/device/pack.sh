@@ -11,7 +11,7 @@ out="$root/.device-gpu"
 rm -rf "$out" && mkdir -p "$out"
 bins=(
   worker/runner/ptxbench-runner worker/runner/ptxbench-candidate-host worker/runner/runner_gpu_test
-  worker/runner/libptxbench-host.so worker/runner/torch_host.py worker/runner/triton_host.py worker/triton_eval_gpu_test
+  worker/runner/libptxbench-host.so worker/runner/torch_host.py worker/runner/triton_host.py worker/triton_eval_gpu_test worker/memcheck_gpu_test
   worker/worker_gpu_eval_gpu_test worker/adversarial_gpu_test worker/dataset_eval_gpu_test
   worker/gpu/gpu_test worker/compile/worker_compile_test worker/worker_compile_only_test
   cli/ptxbench scheduler/ptxbench-scheduler worker/ptxbench-worker
