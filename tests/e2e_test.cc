@@ -211,7 +211,21 @@ TEST(EndToEndTest, ATritonExperimentRunsOnlyWhereTritonRuns) {
   EXPECT_EQ(c.QueryInt("SELECT count(*) FROM experiments"), 0);
 
   c.AddWorker({"--latency-ms", "5", "--seed", "4", "--name", "simulated"});
-  ASSERT_TRUE(registered("\"simulated\""));
+  // By its name, active: every worker's entry has a "simulated" field.
+  auto active = [&](const std::string& name) {
+    for (int i = 0; i < 100; ++i) {
+      const nlohmann::json workers = nlohmann::json::parse(
+          c.Cli({"workers", "--output", "json"}).out, nullptr, /*allow_exceptions=*/false);
+      if (workers.is_object()) {
+        for (const nlohmann::json& e : workers.value("executors", nlohmann::json::array())) {
+          if (e.value("name", "") == name && e.value("status", "") == "active") return true;
+        }
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return false;
+  };
+  ASSERT_TRUE(active("simulated"));
   const std::string exp = c.Submit(spec);
   ASSERT_FALSE(exp.empty()) << c.SchedulerLogTail();
   const nlohmann::json status = c.WaitFinished(exp, 60);
