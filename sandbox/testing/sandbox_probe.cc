@@ -66,6 +66,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -301,7 +302,8 @@ int Fill(const std::string& what, int n) {
 // A grandchild in a session of its own (fork, setsid, fork) that sleeps with
 // `marker` in its argv.
 void LeaveBehind(const char* self, const std::string& marker) {
-  if (fork() == 0) {
+  const pid_t middle = fork();
+  if (middle == 0) {
     setsid();
     if (fork() == 0) {
       execl(self, self, "sleep", "300", marker.c_str(), nullptr);
@@ -309,6 +311,8 @@ void LeaveBehind(const char* self, const std::string& marker) {
     }
     _exit(0);
   }
+  // Reaped, so that what is left is the grandchild alone (under PID 1).
+  if (middle > 0) waitpid(middle, nullptr, 0);
 }
 
 }  // namespace
