@@ -204,8 +204,16 @@ TEST_F(AdversarialTest, ForgingThenExitingIsTheKernelsRuntimeError) {
   EXPECT_TRUE(absl::StrContains(Errors(r), "exited with code 0")) << Errors(r);
 }
 
+// The timing is the harness's, out of reach; the census is the host's,
+// and a silenced one leaves the call's GPU time unaccounted: a fallback,
+// whose figure is still no faster than the honest kernel's.
 TEST_F(AdversarialTest, BlindingTheTimersGainsNothing) {
-  ExpectNoFasterThanHonest(Eval("adversarial/blind_timer.cu"));
+  const v1::EvalResult r = Eval("adversarial/blind_timer.cu");
+  ASSERT_EQ(Honest().status(), v1::PASSED);
+  ASSERT_EQ(r.status(), v1::LIBRARY_FALLBACK) << r.DebugString();
+  EXPECT_TRUE(absl::StrContains(Errors(r), "did not see")) << Errors(r);
+  EXPECT_GT(r.traces(0).latency_ms(), 0.9 * Honest().traces(0).latency_ms())
+      << "an attack made the same work measure faster";
 }
 
 TEST_F(AdversarialTest, TheExpectedOutputIsNotInTheCandidatesMemory) {

@@ -288,6 +288,7 @@ absl::StatusOr<runner::RunnerJob> GpuEvaluator::MakeJob(const v1::EvalRequest& r
     return absl::FailedPreconditionError("ptxbench-candidate-host not found next to the runner");
   }
   job.reference = options_.reference;
+  job.census = job.language == "triton" || options_.census_builds;
   job.torch = TorchHostBeside(options_.runner_path, job.language == "triton"
                                                         ? options_.triton_python
                                                         : options_.torch_python);

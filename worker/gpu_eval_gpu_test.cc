@@ -132,6 +132,14 @@ TEST_F(GpuEvalTest, CorrectKernelPassesWithTimesAndRoofline) {
   EXPECT_EQ(t.matched_ratio(), 1.0);
   EXPECT_LE(t.max_abs_error(), 2.0);  // a bf16 step is 1 for |C| in [128, 256), 2 above
   EXPECT_EQ(r.gpu_model(), gpu_.name);
+  // The census: every timed call seen, its one kernel the build's own.
+  std::cout << "census: " << t.census().ShortDebugString() << "\n";
+  EXPECT_GT(t.census().calls_timed(), 0);
+  EXPECT_EQ(t.census().calls_seen(), t.census().calls_timed());
+  EXPECT_TRUE(t.census().gap().empty()) << t.census().gap();
+  ASSERT_EQ(t.census().kernels_size(), 1) << t.census().ShortDebugString();
+  EXPECT_EQ(t.census().kernels(0).origin(), v1::SUBMISSION);
+  EXPECT_EQ(t.census().kernels(0).launches(), t.census().calls_seen());
   // A plain CUDA GEMM: SASS listed, no Hopper family in it.
   ASSERT_TRUE(r.has_sass()) << r.compile_log();
   EXPECT_GT(r.sass().instructions(), 0);
@@ -283,6 +291,10 @@ TEST_F(GpuEvalTest, RawPtxKernelRunsThroughItsLaunchSpecAndPasses) {
   ASSERT_EQ(result.status(), v1::PASSED) << result.compile_log();
   EXPECT_GT(result.traces(0).latency_ms(), 0);
   EXPECT_FALSE(suspect);
+  // A module the host loads itself: its kernel seen, and the submission's.
+  const v1::KernelCensus& census = result.traces(0).census();
+  ASSERT_GT(census.kernels_size(), 0) << census.ShortDebugString();
+  EXPECT_EQ(census.kernels(0).origin(), v1::SUBMISSION) << census.ShortDebugString();
 }
 
 TEST_F(GpuEvalTest, SkippedOutputStaysPoisonedAndFails) {

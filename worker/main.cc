@@ -98,9 +98,13 @@ ABSL_FLAG(std::string, torch_python, "auto",
           "(python3 on PATH) or none (--torch-python)");
 ABSL_FLAG(bool, triton, false,
           "Offer Triton submissions (on the --torch-python Python, which must have Triton). Off "
-          "by default: ptxbench does not yet census the kernels a Triton submission's timed "
-          "calls run, so a run() that calls torch or cuBLAS is not caught (docs/SECURITY.md, "
-          "\"Triton candidates\")");
+          "by default until the census of what their timed calls run, which makes a run() that "
+          "calls torch or cuBLAS a LIBRARY_FALLBACK, has run on a GPU machine (docs/SECURITY.md, "
+          "\"What ran\")");
+ABSL_FLAG(bool, census_builds, false,
+          "Census what the timed calls of CUDA and PTX candidates run too, as Triton's always "
+          "are (--census-builds; docs/SECURITY.md, \"What ran\"). Off by default until the "
+          "census has run on a GPU machine");
 ABSL_FLAG(std::string, status_listen, "",
           "Serve GET /healthz and /metrics (Prometheus) on [HOST:]PORT (--status-listen; a bare "
           "PORT binds 127.0.0.1; default: off; docs/OBSERVABILITY.md)");
@@ -154,16 +158,13 @@ void ProbePython(ptxbench::worker::GpuEvalOptions* eval_options,
   }
   caps->set_torch_reference(probe.Capability());
   if (!absl::GetFlag(FLAGS_triton)) {
-    ptxbench::LogInfo("no Triton submissions: off until the census of what their timed calls "
-                      "run is built (--triton offers them anyway)",
+    ptxbench::LogInfo("no Triton submissions: off until their census has run on a GPU machine "
+                      "(--triton offers them)",
                       {});
     return;
   }
   const ptxbench::worker::TritonProbe triton = ptxbench::worker::ProbeTriton(probe);
   if (triton.ok()) {
-    ptxbench::LogWarning("Triton submissions offered without a census of what their timed "
-                         "calls run: a run() that calls torch or cuBLAS is not caught",
-                         {});
     ptxbench::LogInfo("Triton submissions",
                       {{"triton", triton.version}, {"python", triton.python}});
     eval_options->triton_python = triton.python;
@@ -321,6 +322,7 @@ int RunRealWorker() {
   for (const ptxbench::gpu::GpuInfo& g : gpus) metered_gpus.push_back({g.index, g.name});
   ptxbench::worker::WorkerMetrics metrics(metered_gpus, protections);
   eval_options.metrics = &metrics;
+  eval_options.census_builds = absl::GetFlag(FLAGS_census_builds);
   // Before the evaluator takes its copy of the options.
   ptxbench::v1::Capabilities tool_caps;
   if (!gpus.empty()) ConfigureProfiler(&eval_options, &tool_caps);

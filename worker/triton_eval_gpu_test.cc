@@ -147,6 +147,12 @@ TEST_P(TritonPerDefinitionTest, ATritonKernelPassesAndIsTimed) {
   EXPECT_GT(r.traces(0).latency_ms(), 0);
   EXPECT_GT(r.traces(0).speedup(), 0);
   EXPECT_THAT(r.traces(0).log(), HasSubstr("Triton JIT: "));
+  // What ran: the JIT's own kernels (and torch's fills, if any), nothing else.
+  const v1::KernelCensus& census = r.traces(0).census();
+  EXPECT_EQ(census.calls_seen(), census.calls_timed());
+  EXPECT_TRUE(census.gap().empty()) << census.gap();
+  ASSERT_GT(census.kernels_size(), 0);
+  EXPECT_EQ(census.kernels(0).origin(), v1::SUBMISSION) << census.ShortDebugString();
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -166,6 +172,74 @@ INSTANTIATE_TEST_SUITE_P(
         TritonCase{"mha_bwd_d128_causal", "mha_bwd_d128_causal", "mha_bwd_d128_causal.py",
                    "e87fcc6a-48cc-54eb-9c79-43e6d9d5be96", 10}),
     [](const ::testing::TestParamInfo<TritonCase>& info) { return std::string(info.param.name); });
+
+// The adversarial submissions (worker/testdata/triton/adversarial/README.md):
+// compute from libraries is LIBRARY_FALLBACK naming what ran, with the
+// outputs right; an honest kernel with a torch.empty scratch is not.
+struct FallbackCase {
+  const char* name;
+  const char* definition;
+  const char* kernel;  // under worker/testdata/triton/adversarial
+  const char* workload;
+  v1::EvalStatus expected;
+};
+
+class TritonFallbackTest : public TritonEvalTest,
+                           public ::testing::WithParamInterface<FallbackCase> {};
+
+TEST_P(TritonFallbackTest, WhatRanDecides) {
+  const FallbackCase& c = GetParam();
+  const std::string source = Kernel(std::string("adversarial/") + c.kernel);
+  ASSERT_FALSE(source.empty()) << c.kernel;
+  v1::EvalResult r = Eval(c.definition, c.workload, source, 10);
+  ASSERT_EQ(r.traces_size(), 1);
+  const v1::WorkloadTrace& t = r.traces(0);
+  std::cout << "[census] " << c.name << ": " << t.census().ShortDebugString() << "\n";
+  ASSERT_EQ(t.status(), c.expected) << r.error();
+  if (c.expected == v1::LIBRARY_FALLBACK) {
+    EXPECT_TRUE(t.census().outputs_correct());
+    EXPECT_EQ(t.speedup(), 0);
+    ASSERT_GT(t.errors_size(), 0);
+    EXPECT_THAT(t.errors(0), HasSubstr("library compute"));
+    bool library = false;
+    for (const v1::LaunchedKernel& k : t.census().kernels()) library |= k.origin() == v1::LIBRARY;
+    EXPECT_TRUE(library) << t.census().ShortDebugString();
+  }
+}
+
+constexpr char kMhaSmallest[] = "b1925b19-c151-5d55-be56-d03303b7ae2c";
+
+INSTANTIATE_TEST_SUITE_P(
+    Adversarial, TritonFallbackTest,
+    ::testing::Values(
+        FallbackCase{"torch_matmul", "gemm_n7168_k5120", "torch_matmul.py", kGemmM70,
+                     v1::LIBRARY_FALLBACK},
+        FallbackCase{"defined_not_launched", "gemm_n7168_k5120", "defined_not_launched.py",
+                     kGemmM70, v1::LIBRARY_FALLBACK},
+        FallbackCase{"sdpa", "mha_with_lse_d128", "sdpa.py", kMhaSmallest, v1::LIBRARY_FALLBACK},
+        FallbackCase{"compiled_reference", "mha_with_lse_d128", "compiled_reference.py",
+                     kMhaSmallest, v1::LIBRARY_FALLBACK},
+        FallbackCase{"scratch_empty", "gemm_n7168_k5120", "scratch_empty.py", kGemmM70,
+                     v1::PASSED}),
+    [](const ::testing::TestParamInfo<FallbackCase>& info) { return std::string(info.param.name); });
+
+// A run() that silences the tracer before it calls cuBLAS: the GPU time
+// the census did not see is the finding.
+TEST_F(TritonEvalTest, ASilencedCensusIsAFallback) {
+  const std::string source = Kernel("adversarial/torch_matmul.py") +
+                             "\n\nimport ctypes as _c\n"
+                             // By its name: the copy the tracer opened, whichever it was.
+                             "_cupti = _c.CDLL('libcupti.so.13')\n"
+                             "_ptxb_run = run\n\n"
+                             "def run(*args):\n"
+                             "    for kind in (1, 2, 3, 10):\n"
+                             "        _cupti.cuptiActivityDisable(kind)\n"
+                             "    return _ptxb_run(*args)\n";
+  v1::EvalResult r = Eval("gemm_n7168_k5120", kGemmM70, source, 10);
+  ASSERT_EQ(r.traces_size(), 1);
+  std::cout << "[census] silenced: " << r.traces(0).census().ShortDebugString() << "\n";
+  EXPECT_EQ(r.traces(0).status(), v1::LIBRARY_FALLBACK);
+}
 
 // Autotuning happens in the JIT host; the timing host's first call (a
 // checked one, never timed) retunes in its own process.

@@ -30,6 +30,12 @@ for f in "$out"/*; do
     [[ "$name" =~ $skip ]] || cp -n "$path" "$out/"
   done
 done
+# The census's tracer (worker/runner/kernel_census.h): opened, never linked,
+# so ldd does not name it; the runner finds it by name on the loader's path.
+for cupti in /usr/local/cuda/targets/x86_64-linux/lib/libcupti.so.13 \
+             /usr/local/cuda/extras/CUPTI/lib64/libcupti.so.13; do
+  [ -f "$cupti" ] && { cp -L "$cupti" "$out/"; break; }
+done
 # Symbols are not needed there; the working tree and the pack travel within
 # 64 MiB together.
 for f in "$out"/*; do

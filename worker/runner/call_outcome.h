@@ -23,6 +23,7 @@ struct CallResult {
   std::string message;
   double bracket_ms = 0;
   bool gate_forced = false;  // the gate was opened before the host enqueued
+  std::string census;        // what the host said ran (census.h's wire form)
 };
 
 // What the checks of one call found.

@@ -133,6 +133,7 @@ CallResult CallTimer::Call(HostChannel& host, const Request& request,
             std::string(ms.status().message())};
   }
   r.bracket_ms = *ms;
+  r.census = std::move(finished->text);
   At("call: done");
   return r;
 }
@@ -147,6 +148,7 @@ absl::Status CallTimer::SetUpHostWithoutCalibration(HostChannel& host) {
   close(sync);
   if (!reply.ok()) return absl::InternalError(absl::StrCat(reply.status().message(), "; ", host.WhyGone()));
   if (!reply->ok) return absl::InternalError(reply->text);
+  setup_note_ = reply->text;
   return absl::OkStatus();
 }
 

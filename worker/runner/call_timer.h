@@ -78,6 +78,8 @@ class CallTimer {
   absl::StatusOr<std::string> SurveyCalibration(HostChannel& host, absl::string_view name);
   // After a call whose GPU work never finished the stream is unusable.
   bool stream_stuck() const { return stream_stuck_; }
+  // What the last host set up said of itself (its tracer: census.h).
+  const std::string& setup_note() const { return setup_note_; }
 
  private:
   CallTimer() = default;
@@ -89,6 +91,7 @@ class CallTimer {
   std::unique_ptr<gpu::L2Flusher> flusher_;
   absl::Duration call_deadline_;
   bool stream_stuck_ = false;
+  std::string setup_note_;
 };
 
 }  // namespace ptxbench::runner

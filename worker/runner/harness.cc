@@ -24,6 +24,7 @@
 #include "common/status_macros.h"
 #include "worker/gpu/timing.h"
 #include "worker/runner/call_timer.h"
+#include "worker/runner/census.h"
 #include "worker/runner/fixed_inputs.h"
 #include "worker/runner/host_loop.h"
 #include "worker/runner/isolation.h"
@@ -266,6 +267,8 @@ class Harness {
                      kRunnerOk);
     }
     candidate_calibration_ = *calibration;
+    census_rules_.language = job_.language;
+    census_rules_.off = CensusOffReason(timer_->setup_note());
     Phase("candidate host", "candidate host calibrated; loading the kernel");
     if (std::optional<v1::WorkloadTrace> failed = LoadCandidate(cand, LoadRequest())) {
       for (const WorkloadSpec& w : job_.workloads) {
@@ -346,13 +349,12 @@ class Harness {
       jit_->WaitForEnd(absl::Seconds(5));
     }
     const double seconds = absl::ToDoubleSeconds(absl::Now() - start);
+    census_rules_.jit_images = isolation_->JitImages();
     jit_log_ = absl::StrFormat(
         "Triton JIT: %.2f s in a host of its own before timing (one call per workload on "
-        "inputs no timed call gets; compile and autotuning time, in no figure)\n"
-        "note: no census yet of the kernels a Triton candidate's timed calls ran "
-        "(docs/SECURITY.md, \"Triton candidates\"): these figures do not prove that only "
-        "its own kernels ran\n",
-        seconds);
+        "inputs no timed call gets; compile and autotuning time, in no figure); %d images "
+        "built, the only code of the submission's own that its timed calls may run\n",
+        seconds, census_rules_.jit_images.size());
     Phase("Triton JIT", "Triton JIT done");
     if (!failed) {
       jit_.reset();
@@ -631,7 +633,19 @@ class Harness {
     const absl::Time start = absl::Now();
     TimingTally tally(candidate_calibration_.overhead_ms, candidate_calibration_.tolerance_ms,
                       job_.warmup_calls);
-    if (std::optional<Failure> f = TimeCalls(calls, tally, &log)) return finish(*f);
+    CensusTally census(census_rules_);
+    if (std::optional<Failure> f = TimeCalls(calls, tally, census, &log)) {
+      if (job_.census && f->first == v1::INCORRECT_NUMERICAL) {
+        *trace.mutable_census() = census.Summary(false);
+      }
+      return finish(*f);
+    }
+    if (job_.census) {
+      *trace.mutable_census() = census.Summary(true);
+      if (!trace.census().gap().empty()) {
+        absl::StrAppend(&log, "census: ", trace.census().gap(), "\n");
+      }
+    }
     if (calls.forced > 0) {
       absl::StrAppend(&log, calls.forced, " calls synchronized inside run() (or loaded code): the "
                       "gate was opened for them, so their host time is in their measurement\n");
@@ -644,6 +658,12 @@ class Harness {
     if (std::optional<std::string> forged = SetFigures(def_, spec, gpu_name_, tally.latency_ms(),
                                                        w.reference_ms, &trace, &log)) {
       return finish({v1::RUNTIME_ERROR, {*forged}});
+    }
+    if (job_.census && census.fallback()) {
+      // Timed, but not the submission's own work: no speedup is its.
+      trace.set_speedup(0);
+      trace.set_roofline_fraction(0);
+      return finish({v1::LIBRARY_FALLBACK, {census.Finding()}});
     }
     return finish({v1::PASSED, {}});
   }
@@ -673,6 +693,9 @@ class Harness {
     bool* stop;
     int forced = 0;  // calls whose gate was opened before they enqueued
     WatchedHost* watched = nullptr;  // the host `host` reaches; null: the candidate host
+    // The last call's: what its host said ran, and whether its gate was forced.
+    std::string census;
+    bool last_forced = false;
   };
 
   // One checked call on buffer set `set`: nullopt when it went well, with
@@ -693,6 +716,8 @@ class Harness {
         calls.host, r, [&](cudaStream_t st) { return w.buffers->Stage(set, st); },
         [&](cudaStream_t st) { return w.buffers->EnqueueChecks(set, tol_, st); });
     calls.forced += c.gate_forced;
+    calls.last_forced = c.gate_forced;
+    calls.census = std::move(c.census);
     const CallVerdict verdict = JudgeCall(c, timer_->stream_stuck());
     *calls.stop |= verdict.stop;
     candidate_failed_ |= verdict.candidate_failed;
@@ -734,7 +759,8 @@ class Harness {
 
   // Timing: `trials` runs of warm-up + timed calls, alternating buffer sets,
   // every call on fresh inputs and checked.
-  std::optional<Failure> TimeCalls(WorkloadCalls& calls, TimingTally& tally, std::string* log) {
+  std::optional<Failure> TimeCalls(WorkloadCalls& calls, TimingTally& tally, CensusTally& census,
+                                   std::string* log) {
     const int per_trial = job_.warmup_calls + job_.timed_calls;
     for (int t = 0; t < trials_; ++t) {
       for (int call = 0; call < per_trial; ++call) {
@@ -752,6 +778,9 @@ class Harness {
         }
         if (std::optional<std::string> tampered = tally.Add(t, call, bracket)) {
           return Failure{v1::RUNTIME_ERROR, {*tampered}};
+        }
+        if (call >= job_.warmup_calls) {
+          census.Add(calls.census, bracket - candidate_calibration_.overhead_ms, calls.last_forced);
         }
       }
       tally.EndTrial(t, per_trial, log);
@@ -849,6 +878,7 @@ class Harness {
   std::shared_ptr<WatchedHost> jit_;
   int jit_fd_ = -1;
   std::string jit_log_;  // what the JIT took, for every trace's log
+  CensusRules census_rules_;  // how the candidate's census is read
   const Isolation* isolation_ = nullptr;  // lives as long as Run()
   int candidate_fd_ = -1;                 // the candidate host's channel
   std::string artifact_;                  // the submission as the candidate host sees it

@@ -12,6 +12,7 @@
 #include "worker/gpu/timing.h"
 #include "worker/runner/bracket.h"
 #include "worker/runner/host_loop.h"
+#include "worker/runner/kernel_census.h"
 #include "worker/runner/tensor_extents.h"
 #include "workloads/reference/device_memory.h"
 
@@ -103,21 +104,29 @@ class Host {
         CloseBuffers();
         return 0;
       }
+      note_.clear();
       const absl::Status status = Handle(*request, descriptors);
-      if (!Reply(status)) return 0;
+      if (!Reply(status, note_)) return 0;
       // A call's second reply, once its work finished: an asynchronous
       // error (an illegal address...) is reported at once instead of
       // leaving the harness waiting for a "done" that will never come.
+      // A candidate's call's says what ran (census.h).
       if (status.ok() && (request->op == Op::kCall || request->op == Op::kCalibrate ||
                           request->op == Op::kEmpty)) {
-        if (!Reply(CudaStatus(cudaStreamSynchronize(stream_), "CUDA error in the call"))) return 0;
+        const absl::Status finished =
+            CudaStatus(cudaStreamSynchronize(stream_), "CUDA error in the call");
+        const bool census = request->op == Op::kCall && KernelTracer::running();
+        if (!Reply(finished, census ? EncodeCallCensus(KernelTracer::Take()) : "")) return 0;
       }
     }
   }
 
  private:
-  bool Reply(const absl::Status& status) {
-    return protocol::SendMessage(fd_, protocol::EncodeReply(status.ok(), status.message())).ok();
+  // A failure's reply says why; a success's, `note` (if anything).
+  bool Reply(const absl::Status& status, absl::string_view note = "") {
+    return protocol::SendMessage(
+               fd_, protocol::EncodeReply(status.ok(), status.ok() ? note : status.message()))
+        .ok();
   }
 
   absl::Status Handle(const Request& r, Descriptors& descriptors) {
@@ -128,6 +137,7 @@ class Host {
       case Op::kEmpty:
         return Calibrate(r);
       case Op::kLoad: {
+        KernelTracer::MarkSubmission();
         absl::StatusOr<std::unique_ptr<Candidate>> target = loader_(r);
         if (!target.ok()) return target.status();
         target_ = *std::move(target);
@@ -155,6 +165,10 @@ class Host {
       return absl::InvalidArgumentError("the bracket's words are too small");
     }
     PTXB_ASSIGN_OR_RETURN(sync_, descriptors.Map(r.sync_bytes));
+    // The tracer, before anything submitted can load (the harness reads
+    // this reply's note: census.h's CensusRules::off).
+    const absl::Status tracer = KernelTracer::Start();
+    note_ = tracer.ok() ? "census: on" : absl::StrCat("census: off: ", tracer.message());
     // The spin kernel loaded now, not inside a call.
     SpinKernel<<<1, 32, 0, stream_>>>(0, Stamps());
     return CudaStatus(cudaStreamSynchronize(stream_), "warming the calibration kernel");
@@ -283,6 +297,7 @@ class Host {
     if (r.calls < 1 || r.calls > protocol::kMaxCallsPerBracket) {
       return absl::InvalidArgumentError("a bracket's calls out of range");
     }
+    KernelTracer::Discard();  // what ran before this call is not its
     PTXB_RETURN_IF_ERROR(memops_.WaitEqual(stream_, Word(SyncLayout::kGo), r.generation));
     absl::Status call;
     for (int i = 0; i < r.calls && call.ok(); ++i) {
@@ -299,6 +314,7 @@ class Host {
 
   const int fd_;
   const Loader& loader_;
+  std::string note_;  // the text of the current request's first reply, when it succeeds
   cudaStream_t stream_ = nullptr;
   gpu::StreamMemOps memops_;
   DeviceMemory sync_;  // the bracket's words (bracket.h SyncLayout)

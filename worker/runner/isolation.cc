@@ -28,6 +28,7 @@
 #include "common/file.h"
 #include "common/status_macros.h"
 #include "sandbox/view.h"
+#include "worker/runner/jit_images.h"
 #include "worker/runner/python_view.h"
 #include "worker/runner/sanitize_driver.h"
 
@@ -47,6 +48,9 @@ constexpr char kTritonScript[] = "/ptxbench/bin/triton_host.py";
 constexpr char kTorchScript[] = "/ptxbench/bin/torch_host.py";
 constexpr char kHostLibrary[] = "/ptxbench/bin/libptxbench-host.so";
 constexpr char kJitDir[] = "/ptxbench/jit";
+// The census's tracer (kernel_census.h), the one vendor library the
+// candidate host's view shows: it traces, it computes nothing.
+constexpr char kCupti[] = "/ptxbench/bin/libcupti.so.13";
 
 absl::Status Errno(absl::string_view what) {
   return absl::InternalError(absl::StrCat(what, ": ", strerror(errno)));
@@ -72,16 +76,23 @@ std::set<std::string> LoadedLibraryDirs() {
 }
 
 // The directory of the CUDA driver library the loader would pick.
-std::string DriverLibraryDir() {
-  void* handle = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+// Where the library this process gets by `soname` is (left loaded); "" if
+// it has none.
+std::string LoadedLibrary(const char* soname) {
+  void* handle = dlopen(soname, RTLD_LAZY | RTLD_LOCAL);
   if (handle == nullptr) return "";
   link_map* map = nullptr;
-  std::string dir;
+  std::string path;
   if (dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map != nullptr && map->l_name != nullptr) {
     std::error_code ec;
-    dir = fs::canonical(map->l_name, ec).parent_path().string();
+    path = fs::canonical(map->l_name, ec).string();
   }
-  return dir;  // left loaded: CUDA loads it anyway
+  return path;
+}
+
+std::string DriverLibraryDir() {
+  const std::string driver = LoadedLibrary("libcuda.so.1");  // CUDA loads it anyway
+  return driver.empty() ? "" : fs::path(driver).parent_path().string();
 }
 
 std::string Env(const char* name) {
@@ -143,6 +154,12 @@ absl::StatusOr<sandbox::Policy> CandidateHostPolicy(const RunnerJob& job,
   } else {
     view.Add({Mount::Kind::kReadOnly, job.isolation.candidate_host, kHostBinary});
   }
+  // The census traces the timed calls only: not the JIT's, not a tool
+  // run's (the profiler and the sanitizer inject tracers of their own).
+  const bool census =
+      job.census && !jit && job.profile.ncu.empty() && job.sanitize.sanitizer.empty();
+  const std::string cupti = census ? LoadedLibrary("libcupti.so.13") : "";
+  if (!cupti.empty()) view.Add({Mount::Kind::kReadOnly, cupti, kCupti});
   view.Add({Mount::Kind::kReadOnly, dirs.module, kModuleDir});
   view.Add({Mount::Kind::kReadWrite, dirs.work, kWorkDir});
   view.Add({Mount::Kind::kTmpfs, "", "/dev"});
@@ -206,6 +223,7 @@ absl::StatusOr<sandbox::Policy> CandidateHostPolicy(const RunnerJob& job,
     policy.env.push_back("PYTHONDONTWRITEBYTECODE=1");
     if (jit) policy.env.push_back("CC=/usr/bin/gcc");
   }
+  if (!cupti.empty()) policy.env.push_back(absl::StrCat("PTXB_CUPTI=", kCupti));
   for (const char* name : {"LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER"}) {
     std::string value = Env(name);
     // The driver library the harness itself uses, before any other that the
@@ -315,16 +333,22 @@ absl::StatusOr<std::unique_ptr<Isolation>> Isolation::Prepare(const RunnerJob& j
     // may hold code, unlike the candidate's.
     dirs.jit = private_dir + "/jit";
     if (mkdir(dirs.jit.c_str(), 0700) != 0 && errno != EEXIST) return Errno("creating the JIT's cache");
+    // Readable by the harness, which hashes what the JIT built (JitImages).
     const std::string jit_options = sandbox::TmpfsOptions(
-        job.isolation.disk_bytes, absl::StrCat("mode=0700,uid=", owner, ",gid=", group));
+        job.isolation.disk_bytes, absl::StrCat("mode=0755,uid=", owner, ",gid=", group));
     if (mount("tmpfs", dirs.jit.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, jit_options.c_str()) != 0) {
       return Errno("mounting the JIT's cache");
     }
+    iso->jit_dir_ = dirs.jit;
     PTXB_ASSIGN_OR_RETURN(dirs.python_roots, PythonRoots(job.torch.python));
     PTXB_ASSIGN_OR_RETURN(iso->jit_policy_, CandidateHostPolicy(job, dirs, /*jit=*/true));
   }
   PTXB_ASSIGN_OR_RETURN(iso->policy_, CandidateHostPolicy(job, dirs));
   return iso;
+}
+
+std::set<std::string> Isolation::JitImages() const {
+  return jit_dir_.empty() ? std::set<std::string>{} : JitImageTags(jit_dir_ + "/cache");
 }
 
 absl::StatusOr<std::unique_ptr<sandbox::SandboxedProcess>> Isolation::SpawnJitHost(int channel,

@@ -19,6 +19,7 @@
 
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,9 @@ class Isolation {
   // may write and run; the candidate host that times sees that cache
   // read-only, and nothing it may write can be run. Triton only.
   absl::StatusOr<std::unique_ptr<sandbox::SandboxedProcess>> SpawnJitHost(int channel, int output);
+  // Triton: the images the JIT host left in its cache (jit_images.h), once
+  // it ended; empty for a build.
+  std::set<std::string> JitImages() const;
   // Step 3: `body` runs in the child after it dropped to the sandbox uid;
   // its return value is the child's exit code.
   absl::StatusOr<pid_t> ForkReferenceHost(const std::function<int()>& body);
@@ -77,6 +81,7 @@ class Isolation {
   int disk_fd_ = -1;         // O_PATH of the candidate's disk, for its free space
   sandbox::Policy policy_;
   sandbox::Policy jit_policy_;  // triton: the JIT host's
+  std::string jit_dir_;         // triton: its cache's disk
 };
 
 // Where the candidate host's own files are on the runner's side.

@@ -68,6 +68,7 @@ std::string SerializeJob(const RunnerJob& job) {
               {"reference_only", job.reference_only},
               {"compare_references", job.compare_references},
               {"calibration_survey", job.calibration_survey},
+              {"census", job.census},
               {"calls_per_bracket", job.calls_per_bracket},
               {"known_references", known},
               {"profile",
@@ -131,6 +132,7 @@ absl::StatusOr<RunnerJob> ParseJob(absl::string_view text) {
     job.reference_only = j.value("reference_only", false);
     job.compare_references = j.value("compare_references", false);
     job.calibration_survey = j.value("calibration_survey", false);
+    job.census = j.value("census", false);
     job.calls_per_bracket = j.value("calls_per_bracket", 1);
     if (j.contains("known_references")) {
       for (const json& k : j.at("known_references")) {

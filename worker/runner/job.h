@@ -186,6 +186,10 @@ struct RunnerJob {
   // with spin kernels of other shapes (CallTimer::SurveyCalibration), logged
   // before the first workload's reference lines.
   bool calibration_survey = false;
+  // The census of what the candidate's timed calls ran (census.h): the
+  // tracer in the candidate host, and LIBRARY_FALLBACK from what it saw.
+  // Always for Triton; for builds with the worker's --census-builds.
+  bool census = false;
   // With reference_only: each timed bracket holds this many calls of the
   // reference, alternating buffer sets, and a sample is the bracket less the
   // call overhead divided by it (how the hand-over's cost spreads over calls;

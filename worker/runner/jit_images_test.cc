@@ -1,0 +1,59 @@
+#include "worker/runner/jit_images.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "common/hash.h"
+
+namespace ptxbench::runner {
+namespace {
+
+namespace fs = std::filesystem;
+
+class JitImagesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(::testing::TempDir()) / ("jit_images_" + std::to_string(getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ / "KEY1");
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  void Write(const fs::path& p, const std::string& bytes) {
+    fs::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << bytes;
+  }
+  static std::string Tag(const std::string& bytes) { return Sha256Hex(bytes).substr(0, 16); }
+  fs::path dir_;
+};
+
+TEST_F(JitImagesTest, TheCubinsOfTheCacheAreNamedByTheirBytes) {
+  Write(dir_ / "KEY1" / "matmul_kernel.cubin", "image one");
+  Write(dir_ / "KEY2" / "other.cubin", "image two");
+  Write(dir_ / "KEY1" / "matmul_kernel.json", "{}");        // not an image
+  Write(dir_ / "KEY1" / "cuda_utils.so", "launcher");       // not a GPU image
+  EXPECT_EQ(JitImageTags(dir_.string()), (std::set<std::string>{Tag("image one"), Tag("image two")}));
+}
+
+TEST_F(JitImagesTest, WhatTheJitHostLeftAsATrapIsNotFollowed) {
+  Write(dir_ / "outside.bin", "a vendor image");
+  fs::create_symlink(dir_ / "outside.bin", dir_ / "KEY1" / "linked.cubin");
+  fs::create_directories(dir_ / "real");
+  Write(dir_ / "real" / "deep.cubin", "behind a linked directory");
+  fs::create_directory_symlink(dir_ / "real", dir_ / "KEY1" / "dirlink");
+  Write(dir_ / "a" / "b" / "c" / "too_deep.cubin", "too deep");
+  ASSERT_EQ(mkfifo((dir_ / "KEY1" / "fifo.cubin").c_str(), 0600), 0);  // would block a reader
+  Write(dir_ / "KEY1" / "empty.cubin", "");
+  const std::set<std::string> tags = JitImageTags(dir_.string());
+  // The real directory "real" is read itself (it is in the cache): its
+  // image counts once, through its own path only.
+  EXPECT_EQ(tags, (std::set<std::string>{Tag("behind a linked directory")}));
+  EXPECT_TRUE(JitImageTags((dir_ / "missing").string()).empty());
+}
+
+}  // namespace
+}  // namespace ptxbench::runner
