@@ -70,6 +70,7 @@ class GpuEvalTest : public ::testing::Test {
                          absl::Duration reference_reuse = absl::ZeroDuration()) {
     GpuEvalOptions o;
     o.runner_path = FindRunner();
+    o.census_builds = true;  // what these kernels ran is checked too
     o.deadline = deadline;
     o.reference_reuse = reference_reuse;
     if (profiler != nullptr) o.UseProfiler(*profiler);
@@ -382,6 +383,7 @@ class PerDefinitionTest : public GpuEvalTest,
     const DefinitionCase& c = GetParam();
     GpuEvalOptions o;
     o.runner_path = FindRunner();
+    o.census_builds = true;  // what these kernels ran is checked too
     if (profiler != nullptr) o.UseProfiler(*profiler);
     o.deadline = absl::Minutes(5);
     o.trials = c.timed_calls < 50 ? 1 : 0;
