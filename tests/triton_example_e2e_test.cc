@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <thread>
@@ -19,6 +20,7 @@
 #include "nlohmann/json.hpp"
 #include "ptxbench/v1/common.pb.h"
 #include "scheduler/feedback/extract.h"
+#include "testing/child_process.h"
 #include "tests/cluster.h"
 #include "tests/testing/simulated_outcome.h"
 
@@ -45,6 +47,18 @@ TEST(TritonExampleTest, TheScriptedAnswersAreTritonKernels) {
     ASSERT_TRUE(kernel.has_value()) << "turn " << turn << ": no ```python block with a kernel";
     EXPECT_NE(kernel->find("@triton.jit"), std::string::npos);
     EXPECT_NE(kernel->find("def run(A, B, C):"), std::string::npos) << "inputs, then the output";
+  }
+  // Each is Python that parses, where a python3 is here to say so (the GPU
+  // run, scripts/device/triton_example.sh, compiles and runs them).
+  if (std::filesystem::exists("/usr/bin/python3")) {
+    for (int turn : {0, 1}) {
+      const std::string path = absl::StrCat(::testing::TempDir(), "/triton_turn", turn, ".py");
+      ASSERT_TRUE(WriteFile(path, *ScriptedKernel(turn)).ok());
+      const CommandResult parsed = RunCommand(
+          {"/usr/bin/python3", "-c", "import ast, sys; ast.parse(open(sys.argv[1]).read())", path},
+          /*merge_stderr=*/true);
+      EXPECT_EQ(parsed.exit_code, 0) << "turn " << turn << ": " << parsed.out;
+    }
   }
   EXPECT_NE(ScriptedKernel(0)->find("grid = (M // BLOCK_M,"), std::string::npos)
       << "turn 0's bug: the grid rounds M down";
