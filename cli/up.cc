@@ -59,6 +59,7 @@ struct UpOptions {
   std::vector<std::string> datasets;  // FlashInfer-Trace datasets: scheduler and workers
   bool prefer_dataset = false;
   std::string torch_python;  // the workers' Python for PyTorch references
+  bool triton = false;       // the workers offer Triton submissions (ptxbench-worker --triton)
   std::string model;   // the one model to serve and submit with
   std::string name;    // of the submitted experiment, instead of the spec's
   // Agent sessions at once on one agent gateway (ptxbench-gateway
@@ -111,6 +112,11 @@ absl::StatusOr<UpOptions> ParseUpOptions(const Invocation& inv) {
   options.datasets = inv.args.GetAll("dataset");
   options.prefer_dataset = inv.args.Has("prefer-dataset");
   options.torch_python = inv.args.Get("torch-python");
+  options.triton = inv.args.Has("triton");
+  if (options.triton && options.simulate) {
+    return UsageError("--triton is for real workers; simulated workers run Triton experiments "
+                      "already");
+  }
   options.model = inv.args.Get("model");
   options.name = inv.args.Get("name");
   options.exit_when_done = inv.args.Has("exit-when-done");
@@ -279,6 +285,7 @@ class Deployment {
     if (!options_.torch_python.empty()) {
       worker_args.insert(worker_args.end(), {"--torch_python", options_.torch_python});
     }
+    if (options_.triton) worker_args.push_back("--triton");
     for (int i = 1; i <= options_.workers; ++i) {
       const std::string name = absl::StrCat("worker-", i);
       PTXB_RETURN_IF_ERROR(
@@ -563,6 +570,9 @@ void AddUpCommand(std::vector<Command>* commands) {
          {"prefer-dataset", false, false, "", "a dataset definition replaces a bundled one of its name"},
          {"torch-python", true, false, "PATH",
           "the workers' Python with torch, for PyTorch references (default: python3 on PATH)"},
+         {"triton", false, false, "",
+          "the workers offer Triton submissions (ptxbench-worker --triton): --torch-python's "
+          "Python must have Triton (docs/FORMATS.md, \"Triton\")"},
          {"model", true, false, "NAME",
           "serve only this registry model, and submit SPEC with it (its API key must be set)"},
          {"name", true, false, "NAME", "with --submit: the experiment's name instead of SPEC's"},

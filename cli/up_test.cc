@@ -186,6 +186,27 @@ TEST_F(UpTest, MissingDaemonIsNamed) {
   EXPECT_THAT(r.err, HasSubstr("build it with 'ninja ptxbench-worker'"));
 }
 
+// --triton starts real workers that offer Triton submissions on the Python
+// given; simulated workers need no flag (they run Triton experiments as they
+// are), so the two together are a usage error.
+TEST_F(UpTest, TritonIsOfferedByTheWorkersItStarts) {
+  InstallFakeScheduler();
+  WriteScript("ptxbench-worker", "echo \"worker args: $*\"\nexit 3\n");
+  Result r = Run({"up", "--listen", listen_, "--data-dir", data_dir_, "--gateways", "0",
+                  "--torch-python", "/opt/torch/bin/python3", "--triton", "--submit", spec_});
+  EXPECT_EQ(r.code, 1);
+  const std::string worker = (root_ / "bin" / "ptxbench-worker").string();
+  EXPECT_THAT(ReadFile(Log("worker-1")),
+              HasSubstr(absl::StrCat("starting ", worker, " --scheduler ", listen_,
+                                     " --token-file ", data_dir_,
+                                     "/admin.token --stop-grace-s 7 --torch_python "
+                                     "/opt/torch/bin/python3 --triton\n")));
+
+  Result simulated = Run({"up", "--simulate", "--triton", "--listen", listen_});
+  EXPECT_EQ(simulated.code, 2);
+  EXPECT_THAT(simulated.err, HasSubstr("--triton is for real workers"));
+}
+
 TEST_F(UpTest, BadListenAddressIsAUsageError) {
   Result r = Run({"up", "--listen", "localhost"});
   EXPECT_EQ(r.code, 2);

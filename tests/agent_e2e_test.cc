@@ -25,6 +25,7 @@
 #include "testing/require_gpu.h"
 #include "testing/scripted_model.h"
 #include "tests/cluster.h"
+#include "tests/testing/agent_steps.h"
 
 namespace ptxbench::testing {
 namespace {
@@ -38,12 +39,8 @@ class AgentEndToEndTest : public ::testing::TestWithParam<std::string> {
   void SetUp() override {
     cli_ = agents::FindAgentCli(GetParam());
     ASSERT_NE(cli_, nullptr);
-    if (!fs::exists(fs::path(DataDir()) / "third_party/agent-clis/node_modules" /
-                    cli_->executable)) {
-      GTEST_SKIP() << cli_->name << " is not installed (scripts/setup.sh installs it)";
-    }
+    if (const std::string why = WhyNoSession(*cli_); !why.empty()) GTEST_SKIP() << why;
     if (!fs::exists("/usr/local/cuda/bin/nvcc")) GTEST_SKIP() << "no nvcc: nothing evaluates";
-    if (geteuid() != 0) GTEST_SKIP() << "a session's sandbox runs it as its own uid: needs root";
     gpu_ = NoGpuReason().empty();
   }
 
@@ -51,15 +48,7 @@ class AgentEndToEndTest : public ::testing::TestWithParam<std::string> {
   // session of the experiment's only task (tk_1) works in `workspace`.
   std::vector<ScriptedModel::Step> Steps(const std::string& kernel,
                                          const std::string& workspace) const {
-    if (cli_->name == "codex") {
-      return {{"exec_command",
-               {{"cmd", absl::StrCat("printf %s '", absl::Base64Escape(kernel),
-                                     "' | base64 -d > kernel.cu")}}},
-              {"evaluate_kernel", Json::object(), "", "mcp__ptxbench"}};
-    }
-    const bool gemini = cli_->name == "gemini-cli";
-    return {{gemini ? "write_file" : "Write", {{"file_path", workspace + "/kernel.cu"}, {"content", kernel}}},
-            {gemini ? "mcp_ptxbench_evaluate_kernel" : "mcp__ptxbench__evaluate_kernel"}};
+    return WriteAndEvaluate(*cli_, workspace, "kernel.cu", kernel);
   }
 
   const agents::AgentCli* cli_ = nullptr;
@@ -75,18 +64,10 @@ TEST_P(AgentEndToEndTest, UpRunsAnAgentExperimentToItsEnd) {
   Cluster c(absl::StrCat("e2e_agent_", cli_->name));  // its directory and port; `up` starts it
   ScriptedModel model(cli_->wire, Steps(*kernel, c.dir() + "/sessions/tk_1-1/workspace"));
   ASSERT_GT(model.port(), 0);
-  const std::string suffix = cli_->wire == agents::Wire::kGeminiGenerate    ? "/v1beta"
-                             : cli_->wire == agents::Wire::kOpenAIResponses ? "/v1"
-                                                                            : "";
-  const std::string models = c.WriteFile(
-      "models.json",
-      Json{{"models",
-            {{"scripted-agent",
-              {{"provider", std::string(agents::WireProvider(cli_->wire))},
-               {"base_url", absl::StrCat("http://127.0.0.1:", model.port(), suffix)},
-               {"model_id", "pinned-model"},
-               {"price", {{"input_per_mtok", 1.0}, {"output_per_mtok", 4.0}}}}}}}}
-          .dump());
+  Json entry = ScriptedAgentModel(*cli_, model.port());
+  entry["price"] = {{"input_per_mtok", 1.0}, {"output_per_mtok", 4.0}};
+  const std::string models =
+      c.WriteFile("models.json", Json{{"models", {{"scripted-agent", entry}}}}.dump());
   const std::string spec = c.WriteFile(
       "spec.json",
       Json{{"name", "agent"},
