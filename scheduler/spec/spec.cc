@@ -309,6 +309,34 @@ void AddListTrajectories(const std::vector<ListItem>& items, const std::string& 
   }
 }
 
+// PTXBench's list config names no language; its tags do, as PTXBench's
+// runner reads them: a list whose tags are all Triton tags (triton-hopper...)
+// is a Triton experiment (its configs/quickstart-triton.json), any other is
+// CUDA. One that mixes them is refused: one experiment has one language.
+absl::StatusOr<std::string> ListLanguage(const SpecReader& r, const Json& list) {
+  size_t triton = 0, tagged = 0;
+  const Json* first_other = nullptr;
+  std::string other_at;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const Json* tag = list[i].is_object() ? JsonReader::Member(list[i], "prompt_tag") : nullptr;
+    if (tag == nullptr || !tag->is_string()) continue;  // the item's own check says why
+    ++tagged;
+    if (r.prompts().IsTritonTag(tag->get<std::string>())) {
+      ++triton;
+    } else if (first_other == nullptr) {
+      first_other = tag;
+      other_at = JsonField(JsonIndex("", i), "prompt_tag");
+    }
+  }
+  if (triton == 0) return std::string("cuda");
+  if (triton < tagged) {
+    return r.Error(other_at, *first_other, "a Triton tag, as the list's other items have",
+                   "one experiment is in one language: split the list, or use the object form "
+                   "with its \"language\"");
+  }
+  return std::string("triton");
+}
+
 // A list spec: PTXBench's list config (a JSON array of items), or ptxbench's
 // object form {"name", "items": [...], "mode", "agent", and the options a
 // matrix has but architectures}, which can run its items as agent sessions.
@@ -336,6 +364,9 @@ absl::StatusOr<ExpandedExperiment> ExpandList(const SpecReader& r, const Json& d
   const std::string items_at = object_form ? "items" : "";
   if (!list.is_array() || list.empty()) {
     return r.Error(items_at, list, "a non-empty list of experiments");
+  }
+  if (!object_form) {
+    PTXB_ASSIGN_OR_RETURN(options.language, ListLanguage(r, list));
   }
   ExpandedExperiment out;
   // A list config has no name field: --name, else the config file's name.

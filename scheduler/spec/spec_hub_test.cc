@@ -123,10 +123,31 @@ TEST_F(SpecHubTest, TagsForAnotherLanguageOrGpuAreRefused) {
   input.default_model = "m";
   auto definitions = workloads::DefinitionRegistry::Load({});
   ASSERT_TRUE(definitions.ok());
+  // PTXBench's bare list names no language: its tags make it Triton, as
+  // PTXBench's own configs/quickstart-triton.json is; a list that mixes
+  // Triton and CUDA tags is refused, naming the first odd item.
+  auto bare = ExpandSpec(input, **definitions, **registry, {});
+  ASSERT_TRUE(bare.ok()) << bare.status();
+  EXPECT_EQ(bare->language, "triton");
+  input.text = R"([{"num_trajectories": 1, "num_turns": 1, "target_speedup": 1.0,
+                    "prompt_tag": "triton-hopper"},
+                   {"num_trajectories": 1, "num_turns": 1, "target_speedup": 1.0,
+                    "prompt_tag": "hopper-no-hint"}])";
+  auto mixed = ExpandSpec(input, **definitions, **registry, {});
+  ASSERT_FALSE(mixed.ok());
+  EXPECT_THAT(mixed.status().message(),
+              HasSubstr("quickstart-triton.json: $[1].prompt_tag: expected a Triton tag, as the "
+                        "list's other items have, found \"hopper-no-hint\"; one experiment is in "
+                        "one language"));
+  // The object form's language is what it says: a Triton tag in a CUDA
+  // experiment is refused.
+  input.text = R"({"name": "q", "items": [
+                    {"num_trajectories": 1, "num_turns": 1, "target_speedup": 1.0,
+                     "prompt_tag": "triton-hopper"}]})";
   auto refused = ExpandSpec(input, **definitions, **registry, {});
   ASSERT_FALSE(refused.ok());
   EXPECT_THAT(refused.status().message(),
-              HasSubstr("quickstart-triton.json: $[0].prompt_tag: expected a tag for cuda "
+              HasSubstr("$.items[0].prompt_tag: expected a tag for cuda "
                         "kernels ptxbench evaluates on these GPUs, found \"triton-hopper\"; "
                         "prompt tag 'triton-hopper' asks for Triton kernels and the "
                         "experiment's language is cuda"));
