@@ -121,7 +121,13 @@ std::string ShortKernelName(absl::string_view name) {
     out += c;
   }
   out = PrintableText(absl::StripAsciiWhitespace(out), out.size());
-  if (out.size() > kCensusNameBytes) out = absl::StrCat(out.substr(0, kCensusNameBytes - 3), "...");
+  // Cut in the middle: a library's kernel says whose it is at its end
+  // ("..._cublas"), its kind at its start.
+  constexpr size_t kTail = 21;
+  if (out.size() > kCensusNameBytes) {
+    out = absl::StrCat(out.substr(0, kCensusNameBytes - 3 - kTail), "...",
+                       out.substr(out.size() - kTail));
+  }
   return out.empty() ? "?" : out;
 }
 

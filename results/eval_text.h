@@ -47,8 +47,9 @@ inline constexpr int kCensusKernelsShown = 4;
 // A kernel's name as a census line shows it: a demangled C++ name without
 // its return type, parameter list and template arguments ("void
 // ns::kernel<128, float>(Params)" -> "ns::kernel<...>"), printable
-// (PrintableText) and cut to kCensusNameBytes ("..." says so). A name that
-// is empty after that is "?".
+// (PrintableText) and cut to kCensusNameBytes in its middle ("..." says
+// so; the end of a library's name says whose it is). A name that is empty
+// after that is "?".
 std::string ShortKernelName(absl::string_view name);
 
 // "sm90_xmma_gemm_..._cublas, pytorch_flash::flash_fwd_kernel<...>": the
