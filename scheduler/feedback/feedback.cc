@@ -51,22 +51,24 @@ void AppendIndented(std::string* out, absl::string_view text, absl::string_view 
   }
 }
 
-bool HasLibraryKernel(const WorkloadTrace& trace) {
-  for (const auto& k : trace.census().kernels()) {
-    if (k.origin() == ptxbench::v1::LIBRARY) return true;
-  }
-  return false;
+// A workload the census made a fallback (worker/runner/census.h): library
+// compute ran in its timed calls, or GPU work the census could not see.
+bool IsCensusFallback(const WorkloadTrace& trace) {
+  return trace.status() == ptxbench::v1::LIBRARY_FALLBACK && trace.has_census();
 }
 
-// A workload whose timed calls ran library compute (the census says which):
-// the kernels named, whether the outputs were right, what must change.
+// The kernels named, whether the outputs were right, what must change; then
+// the census's lines. The trace's errors and log are left out: the worker's
+// finding says what the census lines say, and they are bounded.
 void AppendFallbackTrace(std::string* out, const WorkloadTrace& trace, absl::string_view label) {
-  absl::StrAppend(out, label, " LIBRARY_FALLBACK — the timed call ran library kernels: ",
-                  CensusKernelNames(trace.census(), ptxbench::v1::LIBRARY),
+  const std::string libraries = CensusKernelNames(trace.census(), ptxbench::v1::LIBRARY);
+  absl::StrAppend(out, label, " LIBRARY_FALLBACK — ",
+                  libraries.empty()
+                      ? "the census could not account for all of the timed call's GPU work"
+                      : absl::StrCat("the timed call ran library kernels: ", libraries),
                   trace.census().outputs_correct() ? " (the outputs passed the checks)" : "",
                   ". The timed call must run your submission's own kernels.\n");
   AppendIndented(out, RenderKernelCensus(trace.census(), ""), "  ");
-  for (const std::string& error : trace.errors()) AppendIndented(out, error, "  ");
 }
 
 void AppendTrace(std::string* out, const WorkloadTrace& trace, int index) {
@@ -79,7 +81,7 @@ void AppendTrace(std::string* out, const WorkloadTrace& trace, int index) {
     AppendIndented(out, RenderKernelCensus(trace.census(), ""), "  ");
     return;
   }
-  if (trace.status() == ptxbench::v1::LIBRARY_FALLBACK && HasLibraryKernel(trace)) {
+  if (IsCensusFallback(trace)) {
     AppendFallbackTrace(out, trace, label);
     return;
   }
@@ -144,7 +146,7 @@ void AppendMemcheckNote(std::string* out, const EvalResult& result) {
 // The fallback was found at run time, by the census (not at the build).
 bool CensusFallback(const EvalResult& result) {
   for (const auto& t : result.traces()) {
-    if (HasLibraryKernel(t)) return true;
+    if (IsCensusFallback(t)) return true;
   }
   return false;
 }
@@ -251,9 +253,9 @@ std::string RenderEvalFeedback(const ptxbench::v1::EvalResult& result, double ta
   } else if (result.status() == ptxbench::v1::LIBRARY_FALLBACK && CensusFallback(result)) {
     absl::StrAppend(&out,
                     "Evaluation FAILED: LIBRARY_FALLBACK — the timed calls ran library compute, "
-                    "not your kernels (listed per workload below). Library kernels may only "
-                    "fill or copy memory: the timed call must run your submission's own "
-                    "kernels.\n");
+                    "or GPU work the kernel census could not see, instead of your kernels "
+                    "(per workload below). Library kernels may only fill or copy memory: the "
+                    "timed call must run your submission's own kernels.\n");
     int index = 0;
     for (const auto& trace : result.traces()) AppendTrace(&out, trace, index++);
     AppendResources(&out, result);

@@ -316,7 +316,8 @@ TEST(feedback_render, ACensusFallbackNamesTheLibraryKernelsThatRan) {
             v1::MEMORY, 0.05);
   const std::string text = RenderEvalFeedback(r, 1.0);
   EXPECT_THAT(Lines(text)[0], HasSubstr("Evaluation FAILED: LIBRARY_FALLBACK — the timed calls ran "
-                                        "library compute, not your kernels"));
+                                        "library compute, or GPU work the kernel census could not "
+                                        "see, instead of your kernels"));
   EXPECT_THAT(text, HasSubstr("[K=5120, M=8192, N=7168] LIBRARY_FALLBACK — the timed call ran "
                               "library kernels: pytorch_flash::flash_fwd_kernel<...> (the outputs "
                               "passed the checks). The timed call must run your submission's own "
@@ -330,6 +331,29 @@ TEST(feedback_render, ACensusFallbackNamesTheLibraryKernelsThatRan) {
   // Outputs that were wrong too: no word of the checks passing.
   t->mutable_census()->set_outputs_correct(false);
   EXPECT_THAT(RenderEvalFeedback(r, 1.0), Not(HasSubstr("passed the checks")));
+}
+
+// A census that saw no library kernel but missed GPU time (a silenced
+// tracer): a fallback all the same, and the feedback says what was missed.
+TEST(feedback_render, ACensusGapFallbackSaysWhatTheCensusCouldNotSee) {
+  EvalResult r;
+  r.set_status(v1::LIBRARY_FALLBACK);
+  WorkloadTrace* t = AddPassed(&r, 1.0, 0.7, 0.7);
+  t->set_status(v1::LIBRARY_FALLBACK);
+  t->set_speedup(0);
+  t->add_errors("census: 0.4000 ms per call of GPU time not seen");
+  AddKernel(t, "gemm_tile", v1::SUBMISSION, 0.3);
+  t->mutable_census()->set_outputs_correct(true);
+  t->mutable_census()->set_unaccounted_ms_per_call(0.4);
+  t->mutable_census()->set_gap("GPU time the census did not see");
+  const std::string text = RenderEvalFeedback(r, 1.0);
+  EXPECT_THAT(text, Not(HasSubstr("vendor library (cuBLAS/cuDNN/CUTLASS)")));
+  EXPECT_THAT(text, HasSubstr("LIBRARY_FALLBACK — the census could not account for all of the "
+                              "timed call's GPU work (the outputs passed the checks). The timed "
+                              "call must run your submission's own kernels.\n  kernels that ran "
+                              "(per timed call): gemm_tile (submission) 0.3000 ms, 30 launches; "
+                              "not accounted for 0.4000 ms\n  census incomplete: GPU time the "
+                              "census did not see\n"));
 }
 
 // Every timed workload says what ran; an incomplete census says so.
