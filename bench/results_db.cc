@@ -170,6 +170,7 @@ absl::Status Run() {
         correct = true;
         best = std::max(best, result.min_speedup());
       }
+      row.fallback_correct = report::FallbackCorrect(result);
       row.eval_ms = result.wall_time_ms();
       row.feedback_blob = feedback[k];
       row.finished_ms = now;

@@ -152,6 +152,8 @@ void AppendEval(std::string* out, const v1::EvalResult& e, bool full) {
     absl::StrAppend(out, "\n");
     for (const std::string& err : t.errors())
       absl::StrAppend(out, "      ", OneLine(err, 200), "\n");
+    // What the timed calls ran (the lines the model was given).
+    absl::StrAppend(out, RenderKernelCensus(t.census(), "      "));
   }
   // What runs, and where its time went (the text the model was given).
   if (e.has_sass()) absl::StrAppend(out, "  ", RenderSassCensus(e.sass()));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -20,6 +21,8 @@ constexpr char kSimulatedProfile[] = "[SIMULATED PROFILE — not a measurement]"
 constexpr int kErrorLines = 6;
 constexpr size_t kMaxErrorLine = 300;
 constexpr size_t kMaxName = 200;
+// The worker writes a census's gap; it may quote what the candidate did.
+constexpr size_t kCensusGapBytes = 300;
 
 bool Measured(double v) { return v >= 0; }
 
@@ -94,6 +97,109 @@ std::string PrintableText(absl::string_view text, size_t max_bytes) {
   std::string out(text.substr(0, max_bytes));
   for (char& c : out) {
     if (c < 0x20 || c > 0x7e) c = '?';
+  }
+  return out;
+}
+
+std::string ShortKernelName(absl::string_view name) {
+  // Kept bounded before any work: a name may be megabytes.
+  name = absl::StripAsciiWhitespace(name.substr(0, 4 * kCensusNameBytes + 1024));
+  absl::ConsumePrefix(&name, "void ");
+  std::string out;
+  int depth = 0;
+  for (char c : name) {
+    if (c == '<') {
+      if (depth++ == 0) out += "<...>";
+      continue;
+    }
+    if (c == '>' && depth > 0) {
+      --depth;
+      continue;
+    }
+    if (depth > 0) continue;
+    if (c == '(') break;  // the parameter list
+    out += c;
+  }
+  out = PrintableText(absl::StripAsciiWhitespace(out), out.size());
+  // Cut in the middle: a library's kernel says whose it is at its end
+  // ("..._cublas"), its kind at its start.
+  constexpr size_t kTail = 21;
+  if (out.size() > kCensusNameBytes) {
+    out = absl::StrCat(out.substr(0, kCensusNameBytes - 3 - kTail), "...",
+                       out.substr(out.size() - kTail));
+  }
+  return out.empty() ? "?" : out;
+}
+
+namespace {
+
+const char* OriginName(ptxbench::v1::KernelOrigin origin) {
+  switch (origin) {
+    case ptxbench::v1::SUBMISSION:
+      return "submission";
+    case ptxbench::v1::MEMORY:
+      return "memory";
+    case ptxbench::v1::LIBRARY:
+      return "library";
+    default:
+      return "origin unknown";
+  }
+}
+
+}  // namespace
+
+std::string CensusKernelNames(const ptxbench::v1::KernelCensus& census,
+                              ptxbench::v1::KernelOrigin origin, int max_names) {
+  std::vector<std::string> names;
+  int more = 0;
+  for (const ptxbench::v1::LaunchedKernel& k : census.kernels()) {
+    if (k.origin() != origin) continue;
+    if (static_cast<int>(names.size()) < max_names) {
+      names.push_back(ShortKernelName(k.name()));
+    } else {
+      ++more;
+    }
+  }
+  std::string out = absl::StrJoin(names, ", ");
+  if (more > 0) absl::StrAppend(&out, " and ", more, " more");
+  return out;
+}
+
+std::string RenderKernelCensus(const ptxbench::v1::KernelCensus& census, absl::string_view indent) {
+  std::string out;
+  if (!census.kernels().empty()) {
+    std::vector<std::string> parts;
+    double rest_ms = 0;
+    int rest = 0;
+    for (const ptxbench::v1::LaunchedKernel& k : census.kernels()) {
+      if (static_cast<int>(parts.size()) < kCensusKernelsShown) {
+        parts.push_back(absl::StrFormat("%s (%s) %.4f ms, %d %s", ShortKernelName(k.name()),
+                                        OriginName(k.origin()), k.ms_per_call(), k.launches(),
+                                        k.launches() == 1 ? "launch" : "launches"));
+      } else {
+        ++rest;
+        rest_ms += k.ms_per_call();
+      }
+    }
+    if (rest > 0) parts.push_back(absl::StrFormat("+%d more, %.4f ms", rest, rest_ms));
+    // GPU time of the bracket no kernel listed covers (the worker says what
+    // it counts; the gap line below says when the census was silenced).
+    if (census.unaccounted_ms_per_call() > 0) {
+      parts.push_back(absl::StrFormat("not accounted for %.4f ms", census.unaccounted_ms_per_call()));
+    }
+    absl::StrAppend(&out, indent, "kernels that ran (per timed call): ", absl::StrJoin(parts, "; "),
+                    "\n");
+  }
+  const bool missed_calls = census.calls_seen() < census.calls_timed();
+  if (!census.gap().empty() || missed_calls) {
+    std::string gap = PrintableText(absl::StripAsciiWhitespace(census.gap()), kCensusGapBytes);
+    if (gap.empty()) gap = "not every timed call was seen";
+    absl::StrAppend(&out, indent, "census incomplete: ", gap);
+    if (missed_calls) {
+      absl::StrAppend(&out, " (", census.calls_seen(), " of ", census.calls_timed(),
+                      " timed calls seen)");
+    }
+    absl::StrAppend(&out, "\n");
   }
   return out;
 }

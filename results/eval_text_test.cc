@@ -114,5 +114,44 @@ TEST(EvalTextTest, TheSassCensusNamesItsFamiliesAndLocalMemory) {
   EXPECT_THAT(RenderSassCensus(sass), HasSubstr("none of the tensor-core, TMA or async-copy"));
 }
 
+TEST(EvalTextTest, AKernelNameIsShortenedToItsQualifiedName) {
+  EXPECT_EQ(ShortKernelName("void ns::gemm<128, float, Traits<4>>(ns::Params, int*)"),
+            "ns::gemm<...>");
+  EXPECT_EQ(ShortKernelName("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_cublas"),
+            "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_cublas");
+  EXPECT_EQ(ShortKernelName("k<<<<"), "k<...>");  // unbalanced: cut at the first
+  EXPECT_EQ(ShortKernelName("a>b"), "a>b");
+  EXPECT_EQ(ShortKernelName(""), "?");
+  EXPECT_EQ(ShortKernelName("(x)"), "?");
+  EXPECT_EQ(ShortKernelName("t\xc3\xa9\x1b"), "t???");
+  EXPECT_EQ(ShortKernelName(std::string(100, 'k') + "_cublas"),
+            std::string(56, 'k') + "..." + std::string(14, 'k') + "_cublas");
+}
+
+TEST(EvalTextTest, ACensusListsItsFirstKernelsAndSaysWhatItMissed) {
+  v1::KernelCensus census;
+  EXPECT_EQ(RenderKernelCensus(census, "  "), "");
+  for (int i = 0; i < 6; ++i) {
+    v1::LaunchedKernel* k = census.add_kernels();
+    k->set_name("k" + std::to_string(i));
+    k->set_origin(i == 0 ? v1::SUBMISSION : v1::MEMORY);
+    k->set_launches(i + 1);
+    k->set_ms_per_call(0.5);
+  }
+  census.set_calls_seen(3);
+  census.set_calls_timed(3);
+  census.set_unaccounted_ms_per_call(0.25);
+  EXPECT_EQ(RenderKernelCensus(census, "  "),
+            "  kernels that ran (per timed call): k0 (submission) 0.5000 ms, 1 launch; k1 "
+            "(memory) 0.5000 ms, 2 launches; k2 (memory) 0.5000 ms, 3 launches; k3 (memory) "
+            "0.5000 ms, 4 launches; +2 more, 1.0000 ms; not accounted for 0.2500 ms\n");
+  EXPECT_EQ(CensusKernelNames(census, v1::MEMORY, 2), "k1, k2 and 3 more");
+  EXPECT_EQ(CensusKernelNames(census, v1::LIBRARY), "");
+  census.set_calls_seen(2);
+  EXPECT_THAT(RenderKernelCensus(census, ""),
+              HasSubstr("\ncensus incomplete: not every timed call was seen (2 of 3 timed calls "
+                        "seen)\n"));
+}
+
 }  // namespace
 }  // namespace ptxbench

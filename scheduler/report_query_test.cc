@@ -27,6 +27,8 @@ struct Step {
   enum Kind { kNoKernel, kEval, kPending } kind = kEval;
   v1::EvalStatus status = v1::PASSED;
   double speedup = 0;
+  // LIBRARY_FALLBACK: the census says the outputs passed the checks.
+  bool checks_passed = false;
 };
 
 class ReportQueryTest : public CoreFixture {
@@ -105,6 +107,12 @@ class ReportQueryTest : public CoreFixture {
         trace->set_status(step.status);
         trace->set_speedup(step.speedup);
         trace->set_roofline_fraction(step.status == v1::PASSED ? 0.5 : 0);
+        if (step.status == v1::LIBRARY_FALLBACK) {
+          v1::LaunchedKernel* k = trace->mutable_census()->add_kernels();
+          k->set_name("sm90_xmma_gemm_cublas");
+          k->set_origin(v1::LIBRARY);
+          trace->mutable_census()->set_outputs_correct(step.checks_passed);
+        }
         ASSERT_TRUE(core_->Complete(c).ok());
         progress = true;
       }
@@ -160,7 +168,7 @@ TEST_F(ReportQueryTest, EveryMetricOfAKnownExperiment) {
   Run(x, KnownScripts());
   const v1::ReportResponse report = Report({"known"}, {{"model"}, {"turn"}});
   ASSERT_EQ(report.experiments_size(), 1);
-  EXPECT_EQ(report.metrics_version(), "ptxbench.metrics.v1");
+  EXPECT_EQ(report.metrics_version(), "ptxbench.metrics.v2");
   const v1::ExperimentReport& e = report.experiments(0);
   EXPECT_EQ(e.name(), "known");
   const v1::GroupReport& t = e.total();
@@ -231,6 +239,32 @@ TEST_F(ReportQueryTest, EveryMetricOfAKnownExperiment) {
   EXPECT_EQ(e.groupings(1).groups(0).correct(), 1);
   EXPECT_EQ(e.groupings(1).groups(1).correct(), 2);
   EXPECT_DOUBLE_EQ(e.groupings(1).groups(0).cost_usd(), 1.0);  // four turn-1 answers
+}
+
+// The fallback figures from stored results: the rule runs when a result is
+// stored (turns.fallback_correct) and the report reads the column.
+TEST_F(ReportQueryTest, FallbacksThatPassedTheChecksAreCountedApart) {
+  const ExpandedExperiment x = MakeExperiment("fallbacks", 3, 2);
+  Submit(x);
+  Step fallback_correct = Eval(v1::LIBRARY_FALLBACK);
+  fallback_correct.checks_passed = true;
+  // #0 a fallback that passed the checks, then PASSED; #1 a fallback that
+  // passed them, then one that did not; #2 a fallback whose outputs were
+  // wrong, then INCORRECT. Correct: #0; by checks: #0, #1; turns correct
+  // by checks: 1 PASSED, 2 fallbacks.
+  Run(x, {{fallback_correct, Eval(v1::PASSED, 1.2)},
+          {fallback_correct, Eval(v1::LIBRARY_FALLBACK)},
+          {Eval(v1::LIBRARY_FALLBACK), Eval(v1::INCORRECT_NUMERICAL)}});
+  const v1::ReportResponse report = Report({"fallbacks"}, {{"model"}});
+  ASSERT_EQ(report.experiments_size(), 1);
+  EXPECT_EQ(report.experiments(0).language(), x.language);
+  const v1::GroupReport& t = report.experiments(0).total();
+  EXPECT_EQ(t.correct(), 1);
+  EXPECT_EQ(t.correct_by_checks(), 2);
+  EXPECT_EQ(t.passed_turns(), 1);
+  EXPECT_EQ(t.fallback_correct_turns(), 2);
+  EXPECT_DOUBLE_EQ(t.fallback_share(), 2.0 / 3);
+  EXPECT_EQ(report.experiments(0).groupings(0).groups(0).fallback_correct_turns(), 2);
 }
 
 TEST_F(ReportQueryTest, SimulatedAndScriptedResultsAreCountedAsSuch) {

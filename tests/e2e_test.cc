@@ -243,6 +243,55 @@ TEST(EndToEndTest, ATritonExperimentRunsOnlyWhereTritonRuns) {
       << "an evaluation went to the worker that runs no Triton";
 }
 
+// Proof of what ran, through the whole system (issue 50): a scripted answer
+// that calls cuBLAS is, on a simulated worker (docs/FORMATS.md, "Simulated
+// evaluations"), a LIBRARY_FALLBACK whose outputs passed the checks; the
+// model is told which library kernel ran, and the report counts it as
+// correct by checks only.
+TEST(EndToEndTest, ALibraryCallIsAFallbackNamedToTheModelAndCountedApart) {
+  Cluster c("e2e_fallback");
+  ASSERT_TRUE(c.StartScheduler()) << c.SchedulerLogTail();
+  c.WriteFile("answers/gemm_n7168_k5120/turn0.cu",
+              "#include <cuda_runtime.h>\n"
+              "__global__ void unused_gemm(const float* a, float* c) { c[0] = a[0]; }\n"
+              "extern \"C\" void run(const void* a, const void* b, void* c, cudaStream_t s) {\n"
+              "  cublasGemmEx(handle, a, b, c);  // the library does the work\n"
+              "}\n");
+  c.AddWorker({"--latency-ms", "5", "--seed", "4"});
+  c.AddGateway({"--latency-ms", "5", "--answers-dir", c.dir() + "/answers"});
+  const std::string exp = c.Submit(c.WriteFile("spec.json", R"({"name": "fallback-e2e",
+    "models": ["scripted"], "definitions": ["gemm_n7168_k5120"],
+    "prompt_tags": ["ptxb-no-hint"], "samples": 2, "num_turns": 1, "target_speedup": 1.0})"));
+  ASSERT_FALSE(exp.empty()) << c.SchedulerLogTail();
+  const nlohmann::json status = c.WaitFinished(exp, 60);
+  ASSERT_EQ(status["trajectories"]["terminal"], 2) << status.dump();
+  EXPECT_EQ(c.QueryInt("SELECT count(*) FROM turns WHERE fallback_correct = 1"), 2);
+
+  const nlohmann::json list =
+      nlohmann::json::parse(c.Cli({"list", exp, "--output", "json"}).out, nullptr, false);
+  ASSERT_TRUE(list.is_object());
+  const std::string id = list["trajectories"][0]["trajectory"].get<std::string>();
+  const nlohmann::json shown =
+      nlohmann::json::parse(c.Cli({"show", id, "--full", "--output", "json"}).out, nullptr, false);
+  ASSERT_TRUE(shown.is_object()) << id;
+  const std::string feedback = shown["turns"][0]["feedback"].get<std::string>();
+  EXPECT_THAT(feedback, ::testing::HasSubstr("LIBRARY_FALLBACK — the timed call ran library "
+                                             "kernels: sm90_xmma_gemm_"));
+  EXPECT_THAT(feedback, ::testing::HasSubstr("(the outputs passed the checks)"));
+  EXPECT_THAT(feedback, ::testing::HasSubstr("_cublas (library) "));
+  EXPECT_THAT(c.Cli({"show", id}).out, ::testing::HasSubstr("kernels that ran (per timed call)"));
+
+  const nlohmann::json report = nlohmann::json::parse(
+      c.Cli({"report", exp, "--output", "json"}).out, nullptr, false);
+  ASSERT_TRUE(report.is_object());
+  const nlohmann::json& total = report["experiments"][0]["total"];
+  EXPECT_EQ(total["correct"], "0");
+  EXPECT_EQ(total["correct_by_checks"], "2");
+  EXPECT_EQ(total["fallback_correct_turns"], "2");
+  EXPECT_EQ(total["fallback_share"], 1.0);
+  EXPECT_THAT(c.Cli({"report", exp}).out, ::testing::HasSubstr("\nfallbacks by model\n"));
+}
+
 // Profile feedback (docs/MEASUREMENT.md, "Profiles"): refused at submit
 // while no worker can profile (a compile-only one cannot), then every turn's
 // feedback carries the profile section, labelled simulated, and `show`

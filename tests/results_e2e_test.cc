@@ -134,7 +134,7 @@ void CheckReportJson(const Cluster& c, const Truth& a) {
       {"report", a.id, "--output", "json", "--by", "model", "--by", "tag,model", "--by", "turn"});
   ASSERT_EQ(r.exit_code, 0) << r.out;
   const Json report = ParseJson(r.out);
-  EXPECT_EQ(report["metrics_version"], "ptxbench.metrics.v1");
+  EXPECT_EQ(report["metrics_version"], "ptxbench.metrics.v2");
   ASSERT_EQ(report["experiments"].size(), 1u);
   const Json& e = report["experiments"][0];
   EXPECT_EQ(e["experiment_id"], a.id);
@@ -145,6 +145,12 @@ void CheckReportJson(const Cluster& c, const Truth& a) {
   EXPECT_EQ(Int(total["correct"]), a.correct);
   EXPECT_EQ(Int(total["model_calls"]), a.turns) << "every turn was answered";
   EXPECT_EQ(Int(total["simulated_trajectories"]), a.trajectories) << "simulated, and says so";
+  // The fallback figures from the stored columns: no simulated answer here
+  // calls a library, so every turn correct by checks PASSED.
+  EXPECT_EQ(e["language"], "cuda");
+  EXPECT_EQ(Int(total["passed_turns"]), a.passed_turns);
+  EXPECT_EQ(Int(total["fallback_correct_turns"]), 0);
+  EXPECT_EQ(Int(total["correct_by_checks"]), a.correct);
   int64_t by_state = 0;
   for (const auto& [state, n] : total["by_state"].items()) by_state += Int(n);
   EXPECT_EQ(by_state, a.trajectories);
@@ -186,7 +192,7 @@ void CheckReportRenderings(const Cluster& c, const Truth& a, const Truth& b) {
   ASSERT_EQ(table.exit_code, 0) << table.out;
   EXPECT_THAT(table.out, HasSubstr(absl::StrCat("SIMULATED: ", a.trajectories, " of ",
                                                 a.trajectories, " trajectories")));
-  EXPECT_THAT(table.out, HasSubstr("metrics: ptxbench.metrics.v1"));
+  EXPECT_THAT(table.out, HasSubstr("metrics: ptxbench.metrics.v2"));
 
   CommandResult both = c.Cli({"report", a.id, b.id});
   ASSERT_EQ(both.exit_code, 0) << both.out;

@@ -23,7 +23,7 @@ using ::ptxbench::v1::EvalResult;
 double Unit(uint64_t h) { return static_cast<double>(h >> 11) * 0x1.0p-53; }
 
 // The name of the first __global__ function, as ptxas would report it.
-std::string KernelName(absl::string_view source) {
+std::string CudaKernelName(absl::string_view source) {
   size_t global = source.find("__global__");
   size_t paren = global == absl::string_view::npos ? global : source.find('(', global);
   if (paren == absl::string_view::npos) return "ptxb_kernel";
@@ -35,6 +35,118 @@ std::string KernelName(absl::string_view source) {
     --begin;
   }
   return begin == end ? "ptxb_kernel" : std::string(source.substr(begin, end - begin));
+}
+
+// The first `@triton.jit` function's name, as a census names a Triton
+// kernel (Triton names the compiled kernel after its function).
+std::string TritonKernelName(absl::string_view source) {
+  const size_t jit = source.find("@triton.jit");
+  const size_t def = jit == absl::string_view::npos ? jit : source.find("def ", jit);
+  if (def == absl::string_view::npos) return "triton_kernel";
+  size_t end = def + 4;
+  while (end < source.size() && (absl::ascii_isalnum(static_cast<unsigned char>(source[end])) ||
+                                 source[end] == '_')) {
+    ++end;
+  }
+  return end == def + 4 ? "triton_kernel" : std::string(source.substr(def + 4, end - def - 4));
+}
+
+std::string KernelName(const EvalRequest& request) {
+  return request.language() == "triton" ? TritonKernelName(request.kernel_source())
+                                        : CudaKernelName(request.kernel_source());
+}
+
+// Timed calls per workload in a simulated census (the real harness's are
+// its trials times their iterations).
+constexpr int64_t kTimedCalls = 30;
+
+// A library kernel a simulated evaluation says ran, and the mark in the
+// source that makes it (docs/FORMATS.md, "Simulated evaluations"). The
+// names are what such a library launches on Hopper, demangled.
+struct LibraryMark {
+  const char* needle;
+  bool any_case;
+  const char* kernel;
+};
+constexpr char kCublasGemm[] =
+    "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64_warpgroupsize2x1x1_execute_"
+    "segment_k_off_kernel__5x_cublas";
+constexpr char kFlashSdpa[] =
+    "void pytorch_flash::flash_fwd_kernel<pytorch_flash::Flash_fwd_kernel_traits<128, 128, 64, "
+    "4, false, false, cutlass::bfloat16_t, pytorch_flash::Flash_kernel_traits<128, 128, 64, 4, "
+    "cutlass::bfloat16_t> >, false, true, false, false, true, true, false, "
+    "false>(pytorch_flash::Flash_fwd_params)";
+constexpr char kCudnnSdpa[] =
+    "cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_3_64x128x128_4x1x1_"
+    "kernel0_0";
+constexpr LibraryMark kLibraryMarks[] = {
+    {"torch.matmul(", false, kCublasGemm},
+    {"torch.mm(", false, kCublasGemm},
+    {"torch.bmm(", false, kCublasGemm},
+    {"scaled_dot_product_attention(", false, kFlashSdpa},
+    {"cublas", true, kCublasGemm},
+    {"cudnn", true, kCudnnSdpa},
+};
+// A fill a source with this mark launches: listed as MEMORY, never a
+// fallback.
+constexpr char kFillKernel[] =
+    "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
+    "std::array<char*, 1ul> >(int, at::native::FillFunctor<float>, std::array<char*, 1ul>)";
+
+// The library kernels the source's marks name, each once, in mark order.
+std::vector<std::string> LibraryKernels(absl::string_view source) {
+  const std::string lower = absl::AsciiStrToLower(source);
+  std::vector<std::string> out;
+  for (const LibraryMark& mark : kLibraryMarks) {
+    const bool found = mark.any_case ? absl::StrContains(lower, mark.needle)
+                                     : absl::StrContains(source, mark.needle);
+    if (found && std::find(out.begin(), out.end(), mark.kernel) == out.end()) {
+      out.push_back(mark.kernel);
+    }
+  }
+  return out;
+}
+
+bool FillsMemory(absl::string_view source) {
+  return absl::StrContains(source, "torch.zeros(") || absl::StrContains(source, ".zero_(");
+}
+
+v1::LaunchedKernel* AddKernel(v1::KernelCensus& census, absl::string_view name,
+                              v1::KernelOrigin origin, double ms_per_call) {
+  v1::LaunchedKernel* k = census.add_kernels();
+  k->set_name(std::string(name));
+  k->set_origin(origin);
+  k->set_launches(kTimedCalls);
+  k->set_ms_per_call(ms_per_call);
+  return k;
+}
+
+// The census of a timed workload of `latency_ms` per call: the kernels that
+// did the work share 97% of it (the submission's, or the libraries' the
+// source's marks name: the i-th after the first 1/2^(i+1) of it, the first
+// the rest), a fill 3% when the source has one, every call seen, the
+// outputs correct.
+v1::KernelCensus SimulatedCensus(absl::string_view source, const std::string& kernel,
+                                 const std::vector<std::string>& libraries, double latency_ms) {
+  v1::KernelCensus census;
+  const bool fills = FillsMemory(source);
+  const double compute_ms = fills ? latency_ms * 0.97 : latency_ms;
+  if (libraries.empty()) {
+    AddKernel(census, kernel, v1::SUBMISSION, compute_ms);
+  } else {
+    double left = compute_ms;
+    std::vector<double> shares(libraries.size());
+    for (size_t i = libraries.size(); i-- > 1;) left -= shares[i] = compute_ms / (2 << i);
+    shares[0] = left;
+    for (size_t i = 0; i < libraries.size(); ++i) {
+      AddKernel(census, libraries[i], v1::LIBRARY, shares[i]);
+    }
+  }
+  if (fills) AddKernel(census, kFillKernel, v1::MEMORY, latency_ms - compute_ms);
+  census.set_calls_seen(kTimedCalls);
+  census.set_calls_timed(kTimedCalls);
+  census.set_outputs_correct(true);
+  return census;
 }
 
 int64_t CountOccurrences(absl::string_view text, absl::string_view needle) {
@@ -134,8 +246,10 @@ EvalResult SimulatedEvaluator::Evaluate(const EvalRequest& request) const {
   result.set_gpu_model(options_.gpu_model);
   result.set_toolkit_version("simulated");
 
-  const double outcome = Unit(hash("outcome"));
-  const std::string kernel = KernelName(request.kernel_source());
+  // A source with a library mark always builds and falls back (below).
+  const std::vector<std::string> libraries = LibraryKernels(request.kernel_source());
+  const double outcome = libraries.empty() ? Unit(hash("outcome")) : 1.0;
+  const std::string kernel = KernelName(request);
   if (outcome < 0.15) {
     uint64_t h = hash("compile-error");
     result.set_status(v1::COMPILE_ERROR);
@@ -211,19 +325,30 @@ EvalResult SimulatedEvaluator::Evaluate(const EvalRequest& request) const {
       if (result.status() == v1::PASSED) result.set_status(v1::INCORRECT_NUMERICAL);
       continue;
     }
-    double speedup = 0.3 + 1.7 * Unit(h);
-    trace->set_status(v1::PASSED);
+    // A library runs about as fast as the reference (often is it).
+    double speedup = libraries.empty() ? 0.3 + 1.7 * Unit(h) : 0.9 + 0.2 * Unit(h);
+    trace->set_status(libraries.empty() ? v1::PASSED : v1::LIBRARY_FALLBACK);
     trace->set_reference_latency_ms(ref_ms);
     trace->set_latency_ms(ref_ms / speedup);
     trace->set_speedup(speedup);
     trace->set_max_abs_error(1e-4 * Unit(h >> 3));
     trace->set_max_rel_error(1e-3 * Unit(h >> 5));
     trace->set_matched_ratio(1.0);
+    *trace->mutable_census() =
+        SimulatedCensus(request.kernel_source(), kernel, libraries, trace->latency_ms());
+    if (!libraries.empty()) {
+      // As the harness: timed, but the speedup is not the submission's.
+      trace->set_speedup(0);
+      all_passed = false;
+      result.set_status(v1::LIBRARY_FALLBACK);
+      continue;
+    }
     trace->set_roofline_fraction(std::min(0.95, 0.3 * speedup));
     min_speedup = min_speedup == 0 ? speedup : std::min(min_speedup, speedup);
   }
   result.set_all_passed(all_passed);
-  result.set_min_speedup(min_speedup);
+  // The real Summarize's rule for a fallback: no speedup unless all passed.
+  result.set_min_speedup(libraries.empty() ? min_speedup : 0);
   if (request.profile()) SimulateProfile(request, options_.definitions, kernel, hash("profile"), result);
   // The memcheck gate, simulated as clean (never a real sanitizer's word).
   if (request.memcheck() && result.traces_size() > 0) {

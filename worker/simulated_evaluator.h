@@ -17,7 +17,11 @@ namespace ptxbench::worker {
 // Deterministic: the same (seed, kernel_sha256, workload list, mode) gives the
 // same result. Per kernel, about 15% COMPILE_ERROR (with an nvcc-style log),
 // 20% INCORRECT_NUMERICAL on one workload, else PASSED with speedups in
-// [0.3, 2.0) per workload. Thread-safe (no mutable state).
+// [0.3, 2.0) per workload; each workload it times has a kernel census. A
+// source with a library mark (torch.matmul(, scaled_dot_product_attention(,
+// cublas, ...: docs/FORMATS.md, "Simulated evaluations") is always
+// LIBRARY_FALLBACK, correct by the checks, the library's kernel named.
+// Thread-safe (no mutable state).
 class SimulatedEvaluator {
  public:
   struct Options {

@@ -249,5 +249,92 @@ TEST(simulated_evaluator, CensusCountsFamiliesInTheSource) {
   FAIL() << "no variant compiled";
 }
 
+TEST(simulated_evaluator, ATimedWorkloadHasACensusOfTheSubmissionsKernel) {
+  int timed = 0;
+  for (int v = 0; v < 50; ++v) {
+    v1::EvalResult r = Evaluator().Evaluate(Request(v));
+    for (const v1::WorkloadTrace& t : r.traces()) {
+      if (t.status() != v1::PASSED) {
+        EXPECT_FALSE(t.has_census()) << "an untimed workload has no census";
+        continue;
+      }
+      ++timed;
+      ASSERT_TRUE(t.has_census());
+      const v1::KernelCensus& c = t.census();
+      ASSERT_EQ(c.kernels_size(), 1);
+      EXPECT_EQ(c.kernels(0).name(), absl::StrCat("my_kernel_", v));
+      EXPECT_EQ(c.kernels(0).origin(), v1::SUBMISSION);
+      EXPECT_NEAR(c.kernels(0).ms_per_call(), t.latency_ms(), 1e-12);
+      EXPECT_GT(c.kernels(0).launches(), 0);
+      EXPECT_EQ(c.calls_seen(), c.calls_timed());
+      EXPECT_TRUE(c.outputs_correct());
+      EXPECT_TRUE(c.gap().empty());
+    }
+  }
+  EXPECT_GT(timed, 30);
+}
+
+v1::EvalRequest Triton(absl::string_view run_body) {
+  v1::EvalRequest r = Request(0);
+  r.set_language("triton");
+  r.set_kernel_source(absl::StrCat(
+      "import torch\nimport triton\nimport triton.language as tl\n\n@triton.jit\n"
+      "def gemm_tile(a_ptr, b_ptr, c_ptr):\n    pass\n\ndef run(A, B, C):\n",
+      run_body));
+  r.clear_kernel_sha256();
+  return r;
+}
+
+// The documented mark: a source that calls a library falls back on every
+// workload, whatever its hash would have made it, correct by the checks,
+// the library's kernel named.
+TEST(simulated_evaluator, ALibraryCallInTheSourceIsALibraryFallbackWithTheKernelNamed) {
+  const struct {
+    const char* body;
+    const char* kernel_part;
+  } cases[] = {
+      {"    C.copy_(torch.matmul(A, B.T))\n", "_cublas"},
+      {"    C.copy_(F.scaled_dot_product_attention(A, B, B))\n", "flash_fwd_kernel"},
+      {"    # calls cuBLAS through ctypes\n    lib.cublasGemmEx(A, B, C)\n", "_cublas"},
+  };
+  for (const auto& c : cases) {
+    for (uint64_t seed = 0; seed < 8; ++seed) {  // no hash gives it another outcome
+      v1::EvalResult r = Evaluator(seed).Evaluate(Triton(c.body));
+      ASSERT_EQ(r.status(), v1::LIBRARY_FALLBACK) << c.body;
+      EXPECT_TRUE(r.simulated());
+      EXPECT_FALSE(r.all_passed());
+      EXPECT_EQ(r.min_speedup(), 0);
+      ASSERT_EQ(r.traces_size(), 3);
+      for (const v1::WorkloadTrace& t : r.traces()) {
+        EXPECT_EQ(t.status(), v1::LIBRARY_FALLBACK);
+        EXPECT_GT(t.latency_ms(), 0);  // it was timed
+        ASSERT_TRUE(t.has_census());
+        EXPECT_TRUE(t.census().outputs_correct());
+        ASSERT_GE(t.census().kernels_size(), 1);
+        EXPECT_EQ(t.census().kernels(0).origin(), v1::LIBRARY);
+        EXPECT_NE(t.census().kernels(0).name().find(c.kernel_part), std::string::npos)
+            << t.census().kernels(0).name();
+      }
+    }
+  }
+}
+
+TEST(simulated_evaluator, ATritonKernelIsNamedAfterItsJitFunctionAndAFillIsMemory) {
+  for (uint64_t seed = 0; seed < 20; ++seed) {
+    v1::EvalResult r = Evaluator(seed).Evaluate(
+        Triton("    C.zero_()\n    gemm_tile[(1,)](A, B, C)\n"));
+    if (r.status() != v1::PASSED) continue;
+    const v1::KernelCensus& c = r.traces(0).census();
+    ASSERT_EQ(c.kernels_size(), 2);
+    EXPECT_EQ(c.kernels(0).name(), "gemm_tile");
+    EXPECT_EQ(c.kernels(0).origin(), v1::SUBMISSION);
+    EXPECT_EQ(c.kernels(1).origin(), v1::MEMORY);
+    EXPECT_NE(c.kernels(1).name().find("FillFunctor"), std::string::npos);
+    EXPECT_GT(c.kernels(0).ms_per_call(), c.kernels(1).ms_per_call());  // largest first
+    return;
+  }
+  FAIL() << "no seed passed";
+}
+
 }  // namespace
 }  // namespace ptxbench::worker

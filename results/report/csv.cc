@@ -50,6 +50,11 @@ Cells Scalars(const GroupReport& group) {
   const Cells rest = {
       {"correct", absl::StrCat(group.correct())},
       {"correct_rate", Number(group.correct_rate())},
+      {"correct_by_checks", absl::StrCat(group.correct_by_checks())},
+      {"correct_by_checks_rate", Number(group.correct_by_checks_rate())},
+      {"passed_turns", absl::StrCat(group.passed_turns())},
+      {"fallback_correct_turns", absl::StrCat(group.fallback_correct_turns())},
+      {"fallback_share", Number(group.fallback_share())},
       {"target_met", absl::StrCat(group.target_met())},
       {"target_met_rate", Number(group.target_met_rate())},
       {"speedup_count", absl::StrCat(group.speedup_count())},
@@ -149,7 +154,7 @@ std::string ReportCsv(const v1::ReportResponse& response) {
   int last_turn = 0;
   for (const Row& row : rows) last_turn = std::max(last_turn, row.group->pass_at_turn_size());
 
-  std::vector<std::string> header = {"experiment_id", "experiment", "grouping"};
+  std::vector<std::string> header = {"experiment_id", "experiment", "language", "grouping"};
   header.insert(header.end(), kDimensions.begin(), kDimensions.end());
   for (const auto& [name, value] : Scalars(GroupReport())) header.push_back(name);
   for (int t = 1; t <= last_turn; ++t) header.push_back(absl::StrCat("pass_at_", t));
@@ -162,7 +167,7 @@ std::string ReportCsv(const v1::ReportResponse& response) {
   AppendLine(header, &out);
   for (const Row& row : rows) {
     std::vector<std::string> fields = {row.experiment->experiment_id(), row.experiment->name(),
-                                       row.grouping};
+                                       row.experiment->language(), row.grouping};
     for (const char* dimension : kDimensions) {
       const auto it = row.group->key().find(dimension);
       fields.push_back(it == row.group->key().end() ? "" : it->second);

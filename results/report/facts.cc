@@ -4,6 +4,20 @@
 
 namespace ptxbench::report {
 
+bool FallbackCorrect(const ptxbench::v1::EvalResult& result) {
+  if (result.status() != ptxbench::v1::LIBRARY_FALLBACK) return false;
+  bool fallback = false;
+  for (const auto& trace : result.traces()) {
+    if (trace.status() == ptxbench::v1::PASSED) continue;
+    if (trace.status() != ptxbench::v1::LIBRARY_FALLBACK || !trace.has_census() ||
+        !trace.census().outputs_correct()) {
+      return false;
+    }
+    fallback = true;
+  }
+  return fallback;
+}
+
 double KernelSpeedup(const ptxbench::v1::EvalResult& result) {
   if (result.traces().empty()) return 0;
   double log_sum = 0;

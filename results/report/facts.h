@@ -24,6 +24,9 @@ struct TurnFacts {
   // An evaluation result is in; `status` is its status.
   bool evaluated = false;
   ptxbench::v1::EvalStatus status = ptxbench::v1::EVAL_STATUS_UNSPECIFIED;
+  // A LIBRARY_FALLBACK whose outputs passed the checks (FallbackCorrect):
+  // correct by the checks alone, not by what ran.
+  bool fallback_correct = false;
   // PASSED only: the kernel's speedup, the geometric mean over its workloads
   // of reference time / kernel time (KernelSpeedup). 0 otherwise.
   double speedup = 0;
@@ -65,6 +68,15 @@ struct TrajectoryFacts {
   double session_tail_cost_usd = 0;
   int session_tail_calls = 0;
 };
+
+// Whether an evaluation is a fallback that the checks alone would have
+// passed (docs/REPORTS.md, "correct by checks"): its status is
+// LIBRARY_FALLBACK, some trace is LIBRARY_FALLBACK with a census whose
+// outputs were correct, and every trace is PASSED or such a fallback (no
+// trace failed a check, crashed or was not run). A fallback found at the
+// build (no traces) is not one: nothing ran. The one place of the rule: the
+// scheduler stores it per turn (turns.fallback_correct) from here.
+bool FallbackCorrect(const ptxbench::v1::EvalResult& result);
 
 // The speedup of a kernel: the geometric mean over the traces of
 // reference_latency_ms / latency_ms (each trace's `speedup`). 0 when a trace

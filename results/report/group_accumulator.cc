@@ -15,6 +15,12 @@ bool IsTerminal(TrajectoryState state) {
 
 bool IsCorrect(const TurnFacts& turn) { return turn.evaluated && turn.status == v1::PASSED; }
 
+// A LIBRARY_FALLBACK that the checks alone would have passed (the rule is
+// report::FallbackCorrect's; the facts carry its answer).
+bool IsFallbackCorrect(const TurnFacts& turn) {
+  return turn.evaluated && turn.status == v1::LIBRARY_FALLBACK && turn.fallback_correct;
+}
+
 // Nothing more will happen to the turn: its kernel was evaluated, or its
 // answer had none.
 bool IsFinished(const TurnFacts& turn) {
@@ -134,6 +140,7 @@ void GroupAccumulator::Add(const TrajectoryView& view) {
   uint32_t calls = 0;
   uint32_t evaluated = 0;
   int first_correct = -1;
+  bool correct_by_checks = false;
   const TurnFacts* best = nullptr;
   for (int i = 0; i < view.turns; ++i) {
     const TurnFacts& turn = trajectory.turns[i];
@@ -147,7 +154,13 @@ void GroupAccumulator::Add(const TrajectoryView& view) {
       AddUsage(turn.usage);
     }
     if (turn.evaluated) ++evaluated;
+    if (IsFallbackCorrect(turn)) {
+      ++fallback_correct_turns_;
+      correct_by_checks = true;
+    }
     if (IsCorrect(turn)) {
+      ++passed_turns_;
+      correct_by_checks = true;
       if (first_correct < 0) first_correct = i;
       // Ties keep the earliest kernel.
       if (best == nullptr || turn.speedup > best->speedup) best = &turn;
@@ -167,6 +180,7 @@ void GroupAccumulator::Add(const TrajectoryView& view) {
     spans_.push_back({view.samples.model_latency, view.samples.eval, answered, evaluated});
   }
 
+  if (correct_by_checks) ++correct_by_checks_;
   if (first_correct >= 0) {
     ++correct_;
     if (first_correct_at_.size() <= static_cast<size_t>(first_correct)) {
@@ -271,6 +285,12 @@ void GroupAccumulator::Finish(const SampleStore& samples, std::vector<int64_t>& 
               out->mutable_eval_time_ms());
   out->set_model_calls(model_calls_);
   out->set_evaluations(evaluations_);
+
+  out->set_correct_by_checks(correct_by_checks_);
+  out->set_correct_by_checks_rate(Rate(correct_by_checks_, n));
+  out->set_passed_turns(passed_turns_);
+  out->set_fallback_correct_turns(fallback_correct_turns_);
+  out->set_fallback_share(Rate(fallback_correct_turns_, fallback_correct_turns_ + passed_turns_));
 
   out->set_simulated_trajectories(simulated_trajectories_);
   out->set_scripted_turns(scripted_turns_);

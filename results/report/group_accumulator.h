@@ -126,6 +126,11 @@ class GroupAccumulator {
 
   int64_t simulated_trajectories_ = 0;
   int64_t scripted_turns_ = 0;
+
+  // Fallbacks (docs/REPORTS.md, "Fallbacks").
+  int64_t correct_by_checks_ = 0;
+  int64_t passed_turns_ = 0;
+  int64_t fallback_correct_turns_ = 0;
 };
 
 }  // namespace ptxbench::report

@@ -53,6 +53,8 @@ std::vector<Cell> Row(const GroupReport& g, const std::vector<std::string>& by, 
   row.back().badges = ProvenanceBadges(g);
   row.push_back({FormatCount(g.trajectories())});
   row.push_back({RateAndCount(g.correct_rate(), g.correct())});
+  row.push_back({RateAndCount(g.correct_by_checks_rate(), g.correct_by_checks())});
+  row.push_back({FormatPercent(g.fallback_share())});
   row.push_back({PassAt(g, 1)});
   if (last_turn > 1) row.push_back({PassAt(g, last_turn)});
   row.push_back({FormatPercent(g.target_met_rate())});
@@ -82,7 +84,8 @@ std::string MetricsTable(const ExperimentReport& e, const std::vector<std::strin
   table.css = "metrics";
   table.key_columns = std::max<size_t>(1, by.size());
   table.header = by.empty() ? std::vector<std::string>{"trajectories of"} : by;
-  table.header.insert(table.header.end(), {"n", "correct", "pass@1"});
+  table.header.insert(table.header.end(),
+                      {"n", "correct", "correct by checks", "fallback share", "pass@1"});
   if (last_turn > 1) table.header.push_back(absl::StrCat("pass@", last_turn));
   table.header.push_back("target met");
   if (with_fast_1) table.header.push_back("fast_1");
@@ -117,7 +120,10 @@ std::string MetricsSection(const ExperimentReport& e, const ptxbench::v1::Report
                     MetricsTable(e, by, groups, with_fast_1));
   }
   absl::StrAppend(&out,
-                  "<p class=\"meta\">n: trajectories. pass@t: a correct kernel at a turn ≤ t. "
+                  "<p class=\"meta\">n: trajectories. Correct: a PASSED kernel, library "
+                  "fallbacks excluded. Correct by checks: PASSED, or a library fallback whose "
+                  "outputs passed the checks. Fallback share: of the turns correct by checks, "
+                  "the library fallbacks. pass@t: a correct kernel at a turn ≤ t. "
                   "Rescued: trajectories "
                   "whose first turn failed and a later one was correct, of those whose first turn "
                   "failed. Latencies: nearest-rank percentiles of each model call and each "

@@ -162,7 +162,7 @@ TEST(ReportHtmlTest, TheNumbersAreInTheTables) {
   // Latencies as p50 / p95.
   EXPECT_THAT(html, HasSubstr("<td>17.0 s / 46.0 s</td>"));
   // The footer: the definitions and when.
-  EXPECT_THAT(html, HasSubstr("<code>ptxbench.metrics.v1</code>, each with its formula in "
+  EXPECT_THAT(html, HasSubstr("<code>ptxbench.metrics.v2</code>, each with its formula in "
                               "<code>docs/REPORTS.md</code>"));
   EXPECT_THAT(html, HasSubstr("Generated 2025-06-01 12:00:00 UTC"));
   EXPECT_THAT(html, HasSubstr("fast_p at p = 0, 0.5, 0.8, 1, 1.5, 2."));
@@ -201,6 +201,23 @@ TEST(ReportHtmlTest, EmptyAndBrokenReportsStillRender) {
   EXPECT_EQ(Plots(html), 6);
   EXPECT_THAT(html, HasSubstr("<span class=\"k\">brand new class</span>"));
   EXPECT_THAT(absl::AsciiStrToLower(html), Not(::testing::ContainsRegex("[^a-z](nan|inf)[^a-z]")));
+}
+
+TEST(ReportHtmlTest, TheLanguageAndTheFallbackFiguresAreShown) {
+  ReportResponse report = testing::SampleReport();
+  v1::ExperimentReport& e = *report.mutable_experiments(0);
+  e.set_language("triton");
+  e.mutable_total()->set_correct_by_checks(7);
+  e.mutable_total()->set_correct_by_checks_rate(0.875);
+  e.mutable_total()->set_passed_turns(3);
+  e.mutable_total()->set_fallback_correct_turns(1);
+  e.mutable_total()->set_fallback_share(0.25);
+  const std::string html = ReportHtml(report);
+  EXPECT_THAT(html, HasSubstr("<dt>language</dt><dd>triton</dd>"));
+  EXPECT_THAT(html, HasSubstr("<dt>correct by checks</dt><dd>87.5% (7)</dd>"));
+  EXPECT_THAT(html, HasSubstr("<dt>fallback share</dt><dd>25.0% of 4 turns correct by checks</dd>"));
+  EXPECT_THAT(html, HasSubstr("<th>fallback share</th>"));
+  EXPECT_EQ(TagBalance(html), "");
 }
 
 }  // namespace

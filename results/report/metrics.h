@@ -17,7 +17,7 @@
 
 namespace ptxbench::report {
 
-inline constexpr char kMetricsVersion[] = "ptxbench.metrics.v1";
+inline constexpr char kMetricsVersion[] = "ptxbench.metrics.v2";
 
 // The dimensions a grouping may name, in the order of the CSV's columns.
 inline constexpr std::array<const char*, 5> kDimensions = {"model", "tag", "definition", "category",

@@ -307,6 +307,84 @@ TEST(ReportBuilderTest, OutcomeClassesOfEveryStatus) {
   }
 }
 
+// The fallback figures of FallbackTrajectories: correct (fallback-free) F1,
+// F2; correct by checks F1, F2, F3; turns correct by checks: 2 PASSED, 2
+// fallbacks that passed the checks (F4's wrong fallback is neither).
+TEST(ReportBuilderTest, FallbackSharesAndThePassRateWithoutFallbacks) {
+  const v1::ExperimentReport report =
+      Build(fixtures::FallbackTrajectories(), {{"model"}, {"tag"}, {"turn"}});
+  const GroupReport& total = report.total();
+  EXPECT_EQ(total.correct(), 2);
+  EXPECT_DOUBLE_EQ(total.correct_rate(), 0.5);
+  EXPECT_EQ(total.correct_by_checks(), 3);
+  EXPECT_DOUBLE_EQ(total.correct_by_checks_rate(), 0.75);
+  EXPECT_EQ(total.passed_turns(), 2);
+  EXPECT_EQ(total.fallback_correct_turns(), 2);
+  EXPECT_DOUBLE_EQ(total.fallback_share(), 0.5);
+  // Per model: m1 has 1 fallback of 3 correct-by-checks turns; m2's only
+  // one is a fallback.
+  const v1::GroupingReport& models = report.groupings(0);
+  ASSERT_EQ(models.groups_size(), 2);
+  EXPECT_EQ(models.groups(0).correct_by_checks(), 2);
+  EXPECT_DOUBLE_EQ(models.groups(0).fallback_share(), 1.0 / 3);
+  EXPECT_EQ(models.groups(1).correct(), 0);
+  EXPECT_DOUBLE_EQ(models.groups(1).correct_by_checks_rate(), 0.5);
+  EXPECT_DOUBLE_EQ(models.groups(1).fallback_share(), 1.0);
+  // Per tag: t1 (F1, F3) and t2 (F2, F4) each 1 fallback of 2.
+  const v1::GroupingReport& tags = report.groupings(1);
+  ASSERT_EQ(tags.groups_size(), 2);
+  for (const GroupReport& tag : tags.groups()) {
+    EXPECT_EQ(tag.correct(), 1);
+    EXPECT_DOUBLE_EQ(tag.fallback_share(), 0.5);
+  }
+  EXPECT_EQ(tags.groups(0).correct_by_checks(), 2);
+  EXPECT_EQ(tags.groups(1).correct_by_checks(), 1);
+  // Cut after turn 1, F2 is a fallback only: correct by checks, not correct.
+  const GroupReport& turn1 = report.groupings(2).groups(0);
+  EXPECT_EQ(turn1.correct(), 1);
+  EXPECT_EQ(turn1.correct_by_checks(), 3);
+  EXPECT_EQ(turn1.passed_turns(), 1);
+  EXPECT_DOUBLE_EQ(turn1.fallback_share(), 2.0 / 3);
+  // No turn correct by checks: a share of 0, not a division by zero.
+  EXPECT_EQ(Build({Trajectory("m", "t", {}, v1::LIMITS_EXCEEDED,
+                              {fixtures::Fallback(1, false)})},
+                  {})
+                .total()
+                .fallback_share(),
+            0);
+}
+
+v1::EvalResult FallbackResult(std::vector<std::pair<v1::EvalStatus, bool>> traces) {
+  v1::EvalResult r;
+  r.set_status(v1::LIBRARY_FALLBACK);
+  for (const auto& [status, outputs_correct] : traces) {
+    v1::WorkloadTrace* t = r.add_traces();
+    t->set_status(status);
+    if (status == v1::LIBRARY_FALLBACK) t->mutable_census()->set_outputs_correct(outputs_correct);
+  }
+  return r;
+}
+
+// The one rule of a fallback that the checks would have passed.
+TEST(ReportFactsTest, AFallbackIsCorrectByChecksOnlyWhenNoTraceFailedACheck) {
+  EXPECT_TRUE(FallbackCorrect(FallbackResult({{v1::LIBRARY_FALLBACK, true}})));
+  EXPECT_TRUE(FallbackCorrect(
+      FallbackResult({{v1::PASSED, false}, {v1::LIBRARY_FALLBACK, true}})));
+  EXPECT_FALSE(FallbackCorrect(FallbackResult({{v1::LIBRARY_FALLBACK, false}})));
+  EXPECT_FALSE(FallbackCorrect(
+      FallbackResult({{v1::LIBRARY_FALLBACK, true}, {v1::INCORRECT_NUMERICAL, false}})));
+  EXPECT_FALSE(FallbackCorrect(
+      FallbackResult({{v1::LIBRARY_FALLBACK, true}, {v1::RUNTIME_ERROR, false}})));
+  EXPECT_FALSE(FallbackCorrect(FallbackResult({})));  // found at the build: nothing ran
+  EXPECT_FALSE(FallbackCorrect(FallbackResult({{v1::PASSED, false}})));
+  v1::EvalResult no_census = FallbackResult({{v1::LIBRARY_FALLBACK, true}});
+  no_census.mutable_traces(0)->clear_census();
+  EXPECT_FALSE(FallbackCorrect(no_census));
+  v1::EvalResult passed = FallbackResult({{v1::LIBRARY_FALLBACK, true}});
+  passed.set_status(v1::INCORRECT_NUMERICAL);  // the result's own status decides first
+  EXPECT_FALSE(FallbackCorrect(passed));
+}
+
 TEST(ReportBuilderTest, CompileOnlyHasNoCorrectKernel) {
   const GroupReport total =
       Build({Trajectory("m", "t", {}, v1::LIMITS_EXCEEDED, {Evaluated(1, v1::COMPILED, 1)})}, {})
@@ -369,7 +447,7 @@ TEST(ReportBuilderTest, RefusesBadGroupings) {
 
 TEST(ReportBuilderTest, ThresholdsAndVersion) {
   EXPECT_THAT(FastPThresholds(), ElementsAre(0, 0.5, 0.8, 1, 1.5, 2));
-  EXPECT_STREQ(kMetricsVersion, "ptxbench.metrics.v1");
+  EXPECT_STREQ(kMetricsVersion, "ptxbench.metrics.v2");
 }
 
 }  // namespace

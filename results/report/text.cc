@@ -45,7 +45,7 @@ void AppendCells(absl::string_view label, const std::vector<std::string>& cells,
 void AppendHeader(const ExperimentReport& experiment, std::string* out) {
   absl::StrAppend(out, "== experiment ", ExperimentLabel(experiment), " (",
                   experiment.experiment_id(), "), eval mode ", EvalModeName(experiment.eval_mode()),
-                  "\n");
+                  experiment.language().empty() ? "" : ", language ", experiment.language(), "\n");
   if (const std::string made = LineageText(experiment.lineage_json()); !made.empty()) {
     absl::StrAppend(out, "made by ", made, "\n");
   }
@@ -99,6 +99,7 @@ void AppendTotal(const GroupReport& total, std::string* out) {
                           total.rescued(), " of ", total.first_turn_failed(),
                           " failed first turns (", Percent(total.rescue_rate()), ")"),
              out);
+  AppendLine("fallbacks", FallbackSummary(total), out);
   std::vector<std::string> cells;
   for (const v1::PassAtTurn& pass : total.pass_at_turn()) {
     cells.push_back(absl::StrCat(pass.turn(), ": ", Percent(pass.rate())));
@@ -190,6 +191,34 @@ std::vector<std::string> MetricCells(const GroupReport& group) {
           Labels(group)};
 }
 
+// The fallback figures of a grouping's groups (docs/REPORTS.md,
+// "Fallbacks"), a table of their own so that the main one keeps to 120
+// columns; shown only where the experiment has a fallback-correct turn.
+void AppendFallbacks(const v1::GroupingReport& grouping, std::string* out) {
+  std::vector<std::string> headers(grouping.by().begin(), grouping.by().end());
+  const size_t dimensions = headers.size();
+  for (const char* h : {"N", "correct", "by checks", "fallback turns", "fallback share"}) {
+    headers.push_back(h);
+  }
+  Table table(headers);
+  for (size_t c = dimensions; c < headers.size(); ++c) table.AlignRight(c);
+  for (const GroupReport& group : grouping.groups()) {
+    std::vector<std::string> row;
+    for (const std::string& value : KeyValues(group, grouping.by())) {
+      row.push_back(ShownValue(value));
+    }
+    row.push_back(absl::StrCat(group.trajectories()));
+    row.push_back(Percent(group.correct_rate()));
+    row.push_back(Percent(group.correct_by_checks_rate()));
+    row.push_back(absl::StrCat(group.fallback_correct_turns(), "/",
+                               group.fallback_correct_turns() + group.passed_turns()));
+    row.push_back(Percent(group.fallback_share()));
+    table.AddRow(std::move(row));
+  }
+  absl::StrAppend(out, "\nfallbacks by ", absl::StrJoin(grouping.by(), " and "), "\n",
+                  table.Render());
+}
+
 void AppendGrouping(const v1::GroupingReport& grouping, std::string* out) {
   std::vector<std::string> headers(grouping.by().begin(), grouping.by().end());
   const size_t dimensions = headers.size();
@@ -218,6 +247,7 @@ std::string ReportTable(const v1::ReportResponse& response) {
     AppendTotal(experiment.total(), &out);
     for (const v1::GroupingReport& grouping : experiment.groupings()) {
       AppendGrouping(grouping, &out);
+      if (experiment.total().fallback_correct_turns() > 0) AppendFallbacks(grouping, &out);
     }
     AppendOutcomes(experiment.total(), &out);
   }
@@ -227,7 +257,9 @@ std::string ReportTable(const v1::ReportResponse& response) {
                   "turn; target: SUBMITTED;\nfast_1: correct and faster than the reference; "
                   "geomean: of each trajectory's best correct kernel;\nrescued: correct later, "
                   "of those whose first turn failed; p50/95: wall time of model calls and "
-                  "evaluations\nmetrics: ",
+                  "evaluations;\nby checks: correct, or a library fallback whose outputs passed "
+                  "the checks; fallback share: of turns correct by checks\n"
+                  "metrics: ",
                   response.metrics_version().empty() ? kMetricsVersion : response.metrics_version(),
                   " (docs/REPORTS.md)\n");
   return out;

@@ -27,6 +27,23 @@ std::string ExperimentLabel(const v1::ExperimentReport& experiment) {
   return experiment.name().empty() ? experiment.experiment_id() : experiment.name();
 }
 
+std::string ExperimentLabelWithLanguage(const v1::ExperimentReport& experiment) {
+  if (experiment.language().empty()) return ExperimentLabel(experiment);
+  return absl::StrCat(ExperimentLabel(experiment), " (", experiment.language(), ")");
+}
+
+std::string FallbackSummary(const v1::GroupReport& group) {
+  const int64_t by_checks = group.fallback_correct_turns() + group.passed_turns();
+  return absl::StrCat("by checks ", group.correct_by_checks(), " (",
+                      Percent(group.correct_by_checks_rate()), "), fallback-free ",
+                      group.correct(), " (", Percent(group.correct_rate()), "); ",
+                      group.fallback_correct_turns(), " of ", by_checks,
+                      by_checks == 1 ? " turn" : " turns", " correct by checks ",
+                      group.fallback_correct_turns() == 1 ? "was a library fallback ("
+                                                          : "were library fallbacks (",
+                      Percent(group.fallback_share()), ")");
+}
+
 std::string EvalModeName(v1::EvalMode mode) {
   switch (mode) {
     case v1::FULL:

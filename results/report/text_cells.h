@@ -23,6 +23,11 @@ std::string ShownValue(const std::string& value);
 std::string ExperimentLabel(const ptxbench::v1::ExperimentReport& experiment);
 // "full", "compile-only".
 std::string EvalModeName(ptxbench::v1::EvalMode mode);
+// "run1 (triton)": the label and, when the report has it, the language.
+std::string ExperimentLabelWithLanguage(const ptxbench::v1::ExperimentReport& experiment);
+// "by checks 3 (75.0%), fallback-free 2 (50.0%); 1 of 4 turns correct by
+// checks was a library fallback (25.0%)".
+std::string FallbackSummary(const ptxbench::v1::GroupReport& group);
 // "SIMULATED", "SCRIPTED", "SIM+SCRIPTED" (both) or "".
 std::string Labels(const ptxbench::v1::GroupReport& group);
 

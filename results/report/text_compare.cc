@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/types/span.h"
 #include "common/text_format.h"
 #include "results/report/text_cells.h"
 
@@ -26,6 +27,14 @@ double Fast1(const GroupReport& group) {
   const v1::FastP* fast = FindFastP(group, 1.0);
   return fast == nullptr ? 0 : fast->rate();
 }
+
+// The fallback figures (docs/REPORTS.md, "Fallbacks"), compared in a
+// section of their own where an experiment has a fallback-correct turn.
+const Metric kFallbackMetrics[] = {
+    {"correct", [](const GroupReport& g) { return g.correct_rate(); }, Metric::kRate},
+    {"by checks", [](const GroupReport& g) { return g.correct_by_checks_rate(); }, Metric::kRate},
+    {"fallback share", [](const GroupReport& g) { return g.fallback_share(); }, Metric::kRate},
+};
 
 const Metric kMetrics[] = {
     {"correct", [](const GroupReport& g) { return g.correct_rate(); }, Metric::kRate},
@@ -75,11 +84,12 @@ class KeyLess {
 using Rows = std::map<std::vector<std::string>, std::vector<const GroupReport*>, KeyLess>;
 
 void AppendSection(absl::string_view title, const Dimensions& by, const Rows& rows,
-                   const v1::ReportResponse& response, std::string* out) {
+                   const v1::ReportResponse& response, absl::Span<const Metric> metrics,
+                   std::string* out) {
   std::vector<std::string> headers(by.begin(), by.end());
   headers.push_back("experiment");
   headers.push_back("N");
-  for (const Metric& metric : kMetrics) {
+  for (const Metric& metric : metrics) {
     headers.push_back(metric.header);
     headers.push_back(metric.kind == Metric::kRate ? "diff" : "ratio");
   }
@@ -90,7 +100,7 @@ void AppendSection(absl::string_view title, const Dimensions& by, const Rows& ro
       std::vector<std::string> row;
       // The key on the group's first line only, so that groups stand apart.
       for (const std::string& value : key) row.push_back(e == 0 ? ShownValue(value) : "");
-      row.push_back(ExperimentLabel(response.experiments(static_cast<int>(e))));
+      row.push_back(ExperimentLabelWithLanguage(response.experiments(static_cast<int>(e))));
       const GroupReport* group = groups[e];
       if (group == nullptr) {
         row.push_back("-");
@@ -98,7 +108,7 @@ void AppendSection(absl::string_view title, const Dimensions& by, const Rows& ro
         continue;
       }
       row.push_back(absl::StrCat(group->trajectories()));
-      for (const Metric& metric : kMetrics) {
+      for (const Metric& metric : metrics) {
         row.push_back(ValueCell(metric, *group));
         const bool compared = e > 0 && groups[0] != nullptr;
         row.push_back(compared ? DifferenceCell(metric, *group, *groups[0]) : "");
@@ -109,12 +119,12 @@ void AppendSection(absl::string_view title, const Dimensions& by, const Rows& ro
   absl::StrAppend(out, "\n", title, "\n", table.Render());
 }
 
-}  // namespace
-
-void AppendComparison(const v1::ReportResponse& response, std::string* out) {
+// The comparison of `metrics`, its section titles starting with `prefix`.
+void AppendComparisonOf(const v1::ReportResponse& response, absl::Span<const Metric> metrics,
+                        absl::string_view prefix, std::string* out) {
+  absl::StrAppend(out, "\n== ", prefix, "comparison: differences from ",
+                  ExperimentLabelWithLanguage(response.experiments(0)), "\n");
   const size_t experiments = response.experiments_size();
-  absl::StrAppend(out, "\n== comparison: differences from ",
-                  ExperimentLabel(response.experiments(0)), "\n");
   const Dimensions none;
   Rows total{KeyLess(&none)};
   for (size_t e = 0; e < experiments; ++e) {
@@ -122,7 +132,7 @@ void AppendComparison(const v1::ReportResponse& response, std::string* out) {
     groups.resize(experiments);
     groups[e] = &response.experiments(static_cast<int>(e)).total();
   }
-  AppendSection("total", none, total, response, out);
+  AppendSection("total", none, total, response, metrics, out);
 
   // The groupings are the request's, so every experiment has the same ones.
   for (int g = 0; g < response.experiments(0).groupings_size(); ++g) {
@@ -137,8 +147,20 @@ void AppendComparison(const v1::ReportResponse& response, std::string* out) {
         groups[e] = &group;
       }
     }
-    AppendSection(absl::StrCat("by ", absl::StrJoin(by, " and ")), by, rows, response, out);
+    AppendSection(absl::StrCat("by ", absl::StrJoin(by, " and ")), by, rows, response, metrics,
+                  out);
   }
+}
+
+}  // namespace
+
+void AppendComparison(const v1::ReportResponse& response, std::string* out) {
+  AppendComparisonOf(response, kMetrics, "", out);
+  bool fallbacks = false;
+  for (const v1::ExperimentReport& e : response.experiments()) {
+    fallbacks |= e.total().fallback_correct_turns() > 0;
+  }
+  if (fallbacks) AppendComparisonOf(response, kFallbackMetrics, "fallbacks ", out);
 }
 
 }  // namespace ptxbench::report

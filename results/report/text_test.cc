@@ -62,7 +62,7 @@ TEST(ReportTableTest, LabelsSimulatedAndScriptedResults) {
   // m2's row carries both labels, m1's (one scripted turn) one.
   EXPECT_THAT(table, ::testing::ContainsRegex("\nm2 .* SIM\\+SCRIPTED\n"));
   EXPECT_THAT(table, ::testing::ContainsRegex("\nm1 .* SCRIPTED\n"));
-  EXPECT_THAT(table, HasSubstr("metrics: ptxbench.metrics.v1 (docs/REPORTS.md)\n"));
+  EXPECT_THAT(table, HasSubstr("metrics: ptxbench.metrics.v2 (docs/REPORTS.md)\n"));
 
   const std::string clean = ReportTable(Response(
       {Experiment("exp_3", "clean", {Trajectory("m", "t", {}, v1::SUBMITTED, {Passed(1, 1, 2.0)})},
@@ -125,6 +125,41 @@ TEST(ReportTableTest, ComparesWithTheFirstExperiment) {
   EXPECT_THAT(ReportTable(FourResponse()), Not(HasSubstr("comparison")));
 }
 
+// A CUDA and a Triton experiment of one matrix side by side, the Triton one
+// with fallbacks: each experiment's language, the fallback line, the
+// fallback tables and the fallback comparison.
+TEST(ReportTableTest, FallbacksAndLanguagesSideBySide) {
+  v1::ExperimentReport cuda = Experiment("exp_c", "gemm-cuda", FourTrajectories(), {{"model"}});
+  cuda.set_language("cuda");
+  v1::ExperimentReport triton =
+      Experiment("exp_t", "gemm-triton", fixtures::FallbackTrajectories(), {{"model"}});
+  triton.set_language("triton");
+  const std::string table = ReportTable(Response({cuda, triton}));
+  EXPECT_THAT(table, HasSubstr("== experiment gemm-triton (exp_t), eval mode full, language "
+                               "triton\n"));
+  EXPECT_THAT(table, HasSubstr("  fallbacks  by checks 3 (75.0%), fallback-free 2 (50.0%); 2 "
+                               "of 4 turns correct by checks were library fallbacks (50.0%)\n"));
+  EXPECT_THAT(table, HasSubstr("  fallbacks  by checks 2 (50.0%), fallback-free 2 (50.0%); 0 "
+                               "of 3 turns correct by checks were library fallbacks (0.0%)\n"));
+  // The fallback table only for the experiment that has fallbacks.
+  EXPECT_EQ(table.find("\nfallbacks by model\n"), table.rfind("\nfallbacks by model\n"));
+  EXPECT_THAT(table, ::testing::ContainsRegex("\nfallbacks by model\nmodel +N +correct +by "
+                                              "checks +fallback turns +fallback share\nm1 +2 "
+                                              "+100.0% +100.0% +1/3 +33.3%\nm2 +2 +0.0% +50.0% "
+                                              "+1/1 +100.0%\n"));
+  EXPECT_THAT(table, HasSubstr("\n== comparison: differences from gemm-cuda (cuda)\n"));
+  EXPECT_THAT(table, HasSubstr("\n== fallbacks comparison: differences from gemm-cuda (cuda)\n"));
+  EXPECT_THAT(table, ::testing::ContainsRegex(
+                         "\ngemm-triton \\(triton\\) +4 +50.0% +\\+0.0 pp +75.0% +\\+25.0 "
+                         "pp +50.0% +\\+50.0 pp\n"));
+  for (absl::string_view line : absl::StrSplit(table, '\n')) {
+    EXPECT_LE(line.size(), 120u) << line;
+  }
+  // No fallback anywhere: no fallback tables or comparison.
+  EXPECT_THAT(ReportTable(TwoRuns()), Not(HasSubstr("fallbacks by")));
+  EXPECT_THAT(ReportTable(TwoRuns()), Not(HasSubstr("fallbacks comparison")));
+}
+
 // RFC 4180 rows with LF row ends, as REPORTS.md says.
 std::vector<std::vector<std::string>> ParseCsv(const std::string& text) {
   return ptxbench::testing::CsvRows(text, ptxbench::testing::CsvLineEnd::kLf);
@@ -157,6 +192,9 @@ TEST(ReportCsvTest, OneRowPerGroupWithTheSameColumns) {
   EXPECT_EQ(Cell(rows, 1, "outcome_passed"), "3");
   EXPECT_EQ(Cell(rows, 1, "outcome_pending"), "1");
   EXPECT_EQ(Cell(rows, 1, "simulated_trajectories"), "2");
+  EXPECT_EQ(Cell(rows, 1, "correct_by_checks"), "2");
+  EXPECT_EQ(Cell(rows, 1, "fallback_correct_turns"), "0");
+  EXPECT_EQ(Cell(rows, 1, "passed_turns"), "3");
   EXPECT_EQ(Cell(rows, 1, "model"), "");
   // The model+tag rows name both; turn 1 has no pass_at_2 or pass_at_3.
   EXPECT_EQ(Cell(rows, 6, "grouping"), "model+tag");
@@ -166,6 +204,22 @@ TEST(ReportCsvTest, OneRowPerGroupWithTheSameColumns) {
   EXPECT_EQ(Cell(rows, 10, "turn"), "1");
   EXPECT_EQ(Cell(rows, 10, "pass_at_1"), "0.25");
   EXPECT_EQ(Cell(rows, 10, "pass_at_2"), "");
+}
+
+TEST(ReportCsvTest, TheFallbackFiguresAndTheLanguageHaveColumns) {
+  v1::ExperimentReport triton =
+      Experiment("exp_t", "gemm-triton", fixtures::FallbackTrajectories(), {{"model"}});
+  triton.set_language("triton");
+  const auto rows = ParseCsv(ReportCsv(Response({triton})));
+  ASSERT_EQ(rows.size(), 4u);  // header, total, m1, m2
+  EXPECT_EQ(Cell(rows, 1, "language"), "triton");
+  EXPECT_EQ(Cell(rows, 1, "correct_rate"), "0.5");
+  EXPECT_EQ(Cell(rows, 1, "correct_by_checks"), "3");
+  EXPECT_EQ(Cell(rows, 1, "correct_by_checks_rate"), "0.75");
+  EXPECT_EQ(Cell(rows, 1, "passed_turns"), "2");
+  EXPECT_EQ(Cell(rows, 1, "fallback_correct_turns"), "2");
+  EXPECT_EQ(Cell(rows, 1, "fallback_share"), "0.5");
+  EXPECT_EQ(Cell(rows, 2, "fallback_share"), "0.3333333333");
 }
 
 TEST(ReportCsvTest, QuotesFieldsThatNeedIt) {

@@ -51,12 +51,38 @@ void AppendIndented(std::string* out, absl::string_view text, absl::string_view 
   }
 }
 
+// A workload the census made a fallback (worker/runner/census.h): library
+// compute ran in its timed calls, or GPU work the census could not see.
+bool IsCensusFallback(const WorkloadTrace& trace) {
+  return trace.status() == ptxbench::v1::LIBRARY_FALLBACK && trace.has_census();
+}
+
+// The kernels named, whether the outputs were right, what must change; then
+// the census's lines. The trace's errors and log are left out: the worker's
+// finding says what the census lines say, and they are bounded.
+void AppendFallbackTrace(std::string* out, const WorkloadTrace& trace, absl::string_view label) {
+  const std::string libraries = CensusKernelNames(trace.census(), ptxbench::v1::LIBRARY);
+  absl::StrAppend(out, label, " LIBRARY_FALLBACK — ",
+                  libraries.empty()
+                      ? "the census could not account for all of the timed call's GPU work"
+                      : absl::StrCat("the timed call ran library kernels: ", libraries),
+                  trace.census().outputs_correct() ? " (the outputs passed the checks)" : "",
+                  ". The timed call must run your submission's own kernels.\n");
+  AppendIndented(out, RenderKernelCensus(trace.census(), ""), "  ");
+}
+
 void AppendTrace(std::string* out, const WorkloadTrace& trace, int index) {
   std::string label = AxesLabel(trace, index);
   if (trace.status() == ptxbench::v1::PASSED) {
     absl::StrAppend(
         out, absl::StrFormat("%s PASSED — speedup: %.3fx (kernel: %.4fms, ref: %.4fms)\n", label,
                              trace.speedup(), trace.latency_ms(), trace.reference_latency_ms()));
+    // What ran, for every timed workload: memory kernels are listed too.
+    AppendIndented(out, RenderKernelCensus(trace.census(), ""), "  ");
+    return;
+  }
+  if (IsCensusFallback(trace)) {
+    AppendFallbackTrace(out, trace, label);
     return;
   }
   // The errors are measured only when outputs were compared numerically;
@@ -67,6 +93,7 @@ void AppendTrace(std::string* out, const WorkloadTrace& trace, int index) {
                   ", max_rel_error=", ErrorValue(trace.max_rel_error(), measured), "\n");
   AppendIndented(out, trace.log(), "  ");
   for (const std::string& error : trace.errors()) AppendIndented(out, error, "  ");
+  AppendIndented(out, RenderKernelCensus(trace.census(), ""), "  ");
 }
 
 // One line per kernel, in ptxas terms.
@@ -114,6 +141,14 @@ void AppendMemcheckNote(std::string* out, const EvalResult& result) {
                              "finish: the kernel was not timed.\n"
                            : "The memcheck gate (compute-sanitizer memcheck, before timing) found "
                              "memory errors, reported below: the kernel was not timed.\n");
+}
+
+// The fallback was found at run time, by the census (not at the build).
+bool CensusFallback(const EvalResult& result) {
+  for (const auto& t : result.traces()) {
+    if (IsCensusFallback(t)) return true;
+  }
+  return false;
 }
 
 bool AllTracesPassed(const EvalResult& result) {
@@ -215,6 +250,15 @@ std::string RenderEvalFeedback(const ptxbench::v1::EvalResult& result, double ta
                     "unknown.\n");
     AppendResources(&out, result);
     suffix = kCompileOnlySuffix;
+  } else if (result.status() == ptxbench::v1::LIBRARY_FALLBACK && CensusFallback(result)) {
+    absl::StrAppend(&out,
+                    "Evaluation FAILED: LIBRARY_FALLBACK — the timed calls ran library compute, "
+                    "or GPU work the kernel census could not see, instead of your kernels "
+                    "(per workload below). Library kernels may only fill or copy memory: the "
+                    "timed call must run your submission's own kernels.\n");
+    int index = 0;
+    for (const auto& trace : result.traces()) AppendTrace(&out, trace, index++);
+    AppendResources(&out, result);
   } else if (result.status() == ptxbench::v1::LIBRARY_FALLBACK) {
     absl::StrAppend(&out,
                     "Evaluation FAILED: LIBRARY_FALLBACK — your kernel calls a vendor "

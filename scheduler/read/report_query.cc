@@ -45,6 +45,7 @@ absl::StatusOr<v1::ReportResponse> ComputeReport(Snapshot& snapshot,
     r->set_name(experiment.experiment.name());
     r->set_eval_mode(experiment.experiment.eval_mode());
     r->set_lineage_json(experiment.experiment.lineage_json());
+    r->set_language(experiment.experiment.language());
   }
   return out;
 }

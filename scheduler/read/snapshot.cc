@@ -114,7 +114,7 @@ absl::Status Snapshot::TurnFacts(int64_t trajectory_rowid, std::vector<report::T
   PTXB_ASSIGN_OR_RETURN(
       storage::Statement * s,
       db_->Cached("SELECT turn, llm_meta, kernel_blob IS NOT NULL, eval_blob, eval_status, "
-                  "kernel_speedup, roofline, eval_ms FROM turns WHERE trajectory = ? "
+                  "kernel_speedup, roofline, eval_ms, fallback_correct FROM turns WHERE trajectory = ? "
                   "ORDER BY turn"));
   s->BindInt64(1, trajectory_rowid);
   // Turns evaluated before schema version 3 have no report columns: their
@@ -139,6 +139,7 @@ absl::Status Snapshot::TurnFacts(int64_t trajectory_rowid, std::vector<report::T
     f.evaluated = !s->ColumnIsNull(3);
     if (!f.evaluated) continue;
     f.status = static_cast<v1::EvalStatus>(s->ColumnInt64(4));
+    f.fallback_correct = s->ColumnInt64(8) != 0;
     if (s->ColumnIsNull(7)) {
       old_evals.emplace_back(out->size() - 1, s->ColumnText(3));
       continue;
@@ -159,6 +160,7 @@ absl::Status Snapshot::TurnFacts(int64_t trajectory_rowid, std::vector<report::T
       f.speedup = report::KernelSpeedup(result);
       f.roofline = report::RooflineFraction(result);
     }
+    f.fallback_correct = report::FallbackCorrect(result);
     f.eval_ms = result.wall_time_ms();
     if (result.simulated()) f.simulated = true;
   }

@@ -182,6 +182,7 @@ absl::Status Core::CompleteEval(TaskRow& task, TrajectoryRow& trajectory,
     row.kernel_speedup = report::KernelSpeedup(result);
     row.roofline = report::RooflineFraction(result);
   }
+  row.fallback_correct = report::FallbackCorrect(result);
   row.eval_ms = result.wall_time_ms();
   row.feedback_blob = std::move(feedback_blob);
   row.finished_ms = now_ms;

@@ -214,13 +214,19 @@ constexpr char kSchemaV9[] =
 constexpr char kSchemaV11[] =
     "ALTER TABLE experiments ADD COLUMN staged INTEGER NOT NULL DEFAULT 0;";
 
+// Version 12: a LIBRARY_FALLBACK turn whose outputs passed the checks
+// (report::FallbackCorrect), for the reports' fallback figures. No turn
+// before it had a kernel census, so none of them was one.
+constexpr char kSchemaV12[] =
+    "ALTER TABLE turns ADD COLUMN fallback_correct INTEGER NOT NULL DEFAULT 0;";
+
 std::vector<storage::Migration> Migrations() {
   static const std::string* v1 = new std::string(
       absl::StrCat(kSchemaV1, LiveTaskIndexSql(), kSchemaV1Executors, storage::kBlobTableSql,
                    ";\n", kEventTableSql, ";\n"));
   return {{1, v1->c_str()}, {2, kSchemaV2}, {3, kSchemaV3}, {4, kSchemaV4}, {5, kSchemaV5},
           {6, kSchemaV6}, {7, kSchemaV7}, {8, kSchemaV8}, {9, kSchemaV9},
-          {10, CountsSchemaSql().c_str()}, {11, kSchemaV11}};
+          {10, CountsSchemaSql().c_str()}, {11, kSchemaV11}, {12, kSchemaV12}};
 }
 
 }  // namespace

@@ -32,7 +32,8 @@ absl::Status TurnStore::RecordEval(int64_t trajectory, int turn, const EvalRow& 
       storage::Statement * s,
       db_->Cached("UPDATE turns SET state = 'done', eval_blob = ?, eval_status = ?, "
                   "speedup = ?, kernel_speedup = ?, roofline = ?, eval_ms = ?, "
-                  "feedback_blob = ?, finished_ms = ? WHERE trajectory = ? AND turn = ?"));
+                  "feedback_blob = ?, finished_ms = ?, fallback_correct = ? "
+                  "WHERE trajectory = ? AND turn = ?"));
   s->BindText(1, row.eval_blob)
       .BindInt64(2, row.status)
       .BindDouble(3, row.min_speedup)
@@ -41,8 +42,9 @@ absl::Status TurnStore::RecordEval(int64_t trajectory, int turn, const EvalRow& 
       .BindInt64(6, row.eval_ms)
       .BindText(7, row.feedback_blob)
       .BindInt64(8, row.finished_ms)
-      .BindInt64(9, trajectory)
-      .BindInt64(10, turn);
+      .BindBool(9, row.fallback_correct)
+      .BindInt64(10, trajectory)
+      .BindInt64(11, turn);
   return s->Run();
 }
 

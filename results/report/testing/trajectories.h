@@ -95,6 +95,28 @@ inline std::vector<TrajectoryFacts> FourTrajectories() {
   return {a, b, c, d};
 }
 
+// A LIBRARY_FALLBACK turn; `checks_passed`: its outputs passed the checks.
+inline TurnFacts Fallback(int64_t latency_ms, bool checks_passed) {
+  TurnFacts turn = Evaluated(latency_ms, v1::LIBRARY_FALLBACK, 10);
+  turn.fallback_correct = checks_passed;
+  return turn;
+}
+
+// Fallbacks (docs/REPORTS.md, "Fallbacks"), worked out in metrics_test.cc:
+//   F1 m1/t1: PASSED.
+//   F2 m1/t2: a fallback that passed the checks, then PASSED.
+//   F3 m2/t1: a fallback that passed the checks.
+//   F4 m2/t2: a fallback whose outputs were wrong, then INCORRECT_NUMERICAL.
+inline std::vector<TrajectoryFacts> FallbackTrajectories() {
+  return {
+      Trajectory("m1", "t1", {}, v1::LIMITS_EXCEEDED, {Passed(100, 10, 1.5)}),
+      Trajectory("m1", "t2", {}, v1::LIMITS_EXCEEDED, {Fallback(200, true), Passed(300, 10, 1.2)}),
+      Trajectory("m2", "t1", {}, v1::LIMITS_EXCEEDED, {Fallback(400, true)}),
+      Trajectory("m2", "t2", {}, v1::LIMITS_EXCEEDED,
+                 {Fallback(500, false), Evaluated(600, v1::INCORRECT_NUMERICAL, 10)}),
+  };
+}
+
 // The report of `trajectories` with `groupings` (which must be valid).
 inline v1::ExperimentReport Build(const std::vector<TrajectoryFacts>& trajectories,
                                   std::vector<std::vector<std::string>> groupings) {
