@@ -2,8 +2,9 @@
 #define PTXBENCH_TESTS_TESTING_SIMULATED_OUTCOME_H_
 
 // What a simulated worker (worker/simulated_evaluator.h) decides for a kernel.
-// Its verdict depends only on its --seed and the kernel's sha256 (no mark in
-// the source steers it), so a test of scripted answers picks the seed under
+// Its verdict depends only on its --seed and the kernel's sha256 (the one
+// mark in the source that steers it, a library call, makes a fallback:
+// worker/simulated_evaluator.h), so a test of scripted answers picks the seed under
 // which the evaluator tells the answers' story (a wrong kernel, then the
 // fix), and then checks that the system carried each kernel to that verdict
 // and ended the trajectory by it.
