@@ -25,6 +25,7 @@
 #include "executor/executor_runner.h"
 #include "executor/health.h"
 #include "executor/run_until_stopped.h"
+#include "sandbox/policy.h"
 #include "worker/compile_only.h"
 #include "worker/evaluation_stack.h"
 #include "worker/gpu/device_info.h"
@@ -76,7 +77,7 @@ ABSL_FLAG(double, crash_rate, 0.0,
 ABSL_FLAG(int, gpus, 1, "Simulated GPUs (\"Simulated H200\", sm_90); 0: compile-only");
 ABSL_FLAG(std::string, gpu_arch, "sm_90",
           "Architecture of the simulated GPUs, e.g. sm_100 (--gpu-arch)");
-ABSL_FLAG(uint32_t, sandbox_uid, 65534,
+ABSL_FLAG(uint32_t, sandbox_uid, ptxbench::sandbox::kDefaultUid,
           "Uid that compiles submitted code and that the harness drops to, when the worker is "
           "root (--sandbox-uid)");
 ABSL_FLAG(uint32_t, candidate_uid_base, 65000,
@@ -88,7 +89,8 @@ ABSL_FLAG(int, sandbox_disk_mib, 512,
 ABSL_FLAG(double, sandbox_cpus, 2,
           "CPU share of each candidate host (cgroup v2 cpu.max; its CPU time is this times "
           "--eval-deadline-s) (--sandbox-cpus)");
-ABSL_FLAG(double, sandbox_memory_gib, 8,
+ABSL_FLAG(double, sandbox_memory_gib,
+          static_cast<double>(ptxbench::sandbox::kDefaultMemoryBytes) / (uint64_t{1} << 30),
           "Memory limit of each compile and each candidate host, GiB (--sandbox-memory-gib)");
 ABSL_FLAG(int, sandbox_max_processes, 256,
           "Process limit of each compile and each candidate host (--sandbox-max-processes)");
