@@ -36,6 +36,8 @@ inline constexpr uid_t kDefaultUid = 65534;
 // The memory limit of a sandbox that compiles or runs submitted code, or that
 // holds an agent's session.
 inline constexpr uint64_t kDefaultMemoryBytes = uint64_t{8} << 30;
+// The process limit of a sandbox that compiles or runs submitted code.
+inline constexpr int kDefaultMaxProcesses = 256;
 
 struct Mount {
   enum class Kind {

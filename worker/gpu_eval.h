@@ -44,7 +44,7 @@ struct SandboxLimits {
   uint32_t candidate_uid_first = 65000;
   int candidate_uid_count = 16;
   uint64_t memory_bytes = sandbox::kDefaultMemoryBytes;
-  int max_processes = 256;
+  int max_processes = sandbox::kDefaultMaxProcesses;
   uint64_t disk_bytes = uint64_t{512} << 20;
   double cpus = 2;
 };

@@ -75,7 +75,7 @@ ABSL_FLAG(double, sandbox_cpus, 2,
 ABSL_FLAG(double, sandbox_memory_gib,
           static_cast<double>(ptxbench::sandbox::kDefaultMemoryBytes) / (uint64_t{1} << 30),
           "Memory limit of each compile and each candidate host, GiB (--sandbox-memory-gib)");
-ABSL_FLAG(int, sandbox_max_processes, 256,
+ABSL_FLAG(int, sandbox_max_processes, ptxbench::sandbox::kDefaultMaxProcesses,
           "Process limit of each compile and each candidate host (--sandbox-max-processes)");
 ABSL_FLAG(std::string, torch_python, "auto",
           "Python with torch and CUDA that runs the PyTorch reference of definitions no native "

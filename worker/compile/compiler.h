@@ -39,7 +39,7 @@ struct CompileSandboxOptions {
   uid_t uid = sandbox::kDefaultUid;  // when the worker runs as root
   gid_t gid = sandbox::kDefaultUid;
   uint64_t memory_bytes = sandbox::kDefaultMemoryBytes;  // over it: COMPILE_ERROR
-  int max_processes = 256;
+  int max_processes = sandbox::kDefaultMaxProcesses;
   std::string cgroup_parent;  // empty: the watchdog
   // The most one file of a build may hold (RLIMIT_FSIZE): a tool that
   // writes more is stopped, and the build is the kernel's COMPILE_ERROR.

@@ -78,7 +78,7 @@ struct IsolationSpec {
   uint32_t candidate_uid = sandbox::kDefaultUid;
   uint32_t candidate_gid = sandbox::kDefaultUid;
   uint64_t memory_bytes = sandbox::kDefaultMemoryBytes;
-  int max_processes = 256;
+  int max_processes = sandbox::kDefaultMaxProcesses;
   // All the candidate host may write: its directory is a filesystem of this
   // size of its own (nothing it writes reaches the node's disks).
   uint64_t disk_bytes = uint64_t{512} << 20;
