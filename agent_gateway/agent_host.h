@@ -20,15 +20,17 @@
 #include <utility>
 
 #include "absl/status/statusor.h"
+#include "sandbox/policy.h"
 #include "sandbox/protections.h"
 #include "sandbox/uid_range.h"
 
 namespace ptxbench::agent_gateway {
 
 // The default block of session uids is the first free one from here (below
-// 65534, nobody; the worker's candidate hosts take 65000..65015).
+// nobody, the sandboxes' default uid; the worker's candidate hosts take
+// 65000..65015).
 inline constexpr uint32_t kFirstSessionUid = 65100;
-inline constexpr uint32_t kSessionUidEnd = 65534;
+inline constexpr uint32_t kSessionUidEnd = sandbox::kDefaultUid;
 
 class SessionsDirectory {
  public:

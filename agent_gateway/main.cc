@@ -34,36 +34,17 @@
 #include "daemon/status_server.h"
 #include "executor/command_line.h"
 #include "executor/connection_flags.h"
+#include "executor/daemon_flags.h"
 #include "executor/executor_runner.h"
 #include "executor/health.h"
 #include "executor/run_until_stopped.h"
 
-ABSL_FLAG(std::string, scheduler, "",
-          "Scheduler address HOST:PORT (default: $PTXBENCH_SCHEDULER, else 127.0.0.1:50051)");
-ABSL_FLAG(bool, simulate, false,
-          "Answer with a simulated model instead of calling providers");
-ABSL_FLAG(std::string, name, "gateway", "Gateway name shown by the scheduler");
 ABSL_FLAG(std::vector<std::string>, models, {},
           "Model registry files that extend the bundled one (comma-separated)");
 ABSL_FLAG(std::vector<std::string>, serve, {},
           "Comma-separated model names to serve (default: every registry model whose key is "
           "set; simulated: any model)");
 ABSL_FLAG(int, call_timeout_s, 600, "Timeout of one model call, seconds (--call-timeout-s)");
-ABSL_FLAG(int, slots, 0,
-          "Model calls in flight at once (default: 256 calls on one event loop; simulated: 16, "
-          "a thread each)");
-ABSL_FLAG(std::string, status_listen, "",
-          "Serve GET /healthz and /metrics (Prometheus) on [HOST:]PORT (--status-listen; a bare "
-          "PORT binds 127.0.0.1; default: off)");
-ABSL_FLAG(int, stats_interval_s, 30,
-          "Seconds between structured stats log lines (--stats-interval-s; 0: none)");
-ABSL_FLAG(uint64_t, seed, 0, "Seed of the simulated answers and injected faults");
-ABSL_FLAG(int, latency_ms, 50, "Simulated model latency, milliseconds (--latency-ms)");
-ABSL_FLAG(double, failure_rate, 0.0,
-          "Probability of a simulated MODEL_API failure, retry after 100 ms (--failure-rate)");
-ABSL_FLAG(double, crash_rate, 0.0,
-          "Probability that the process exits abruptly (status 70) right after leasing a "
-          "task (--crash-rate)");
 ABSL_FLAG(std::string, answers_dir, "",
           "Answer from this folder of files (<definition>/turn<N>.cu|.ptx|.md or answer.*) "
           "instead of generated kernels (--answers-dir)");
@@ -98,11 +79,6 @@ int UsageError(const std::string& message) {
   return ptxbench::executor::kUsageExitCode;
 }
 
-std::string SchedulerAddress() {
-  std::string scheduler = absl::GetFlag(FLAGS_scheduler);
-  return scheduler.empty() ? ptxbench::executor::DefaultSchedulerAddress() : scheduler;
-}
-
 std::vector<std::string> NonEmpty(const std::vector<std::string>& list) {
   std::vector<std::string> out;
   for (const std::string& s : list) {
@@ -122,9 +98,9 @@ void RaiseOpenFileLimit() {
 
 // Real providers. A model named in --serve that cannot be served is an
 // error; unnamed ones are skipped with the reason logged.
-int RunRealGateway() {
+int RunRealGateway(const ptxbench::executor::DaemonFlags& flags) {
   namespace ag = ptxbench::agent_gateway;
-  const int slots = absl::GetFlag(FLAGS_slots) != 0 ? absl::GetFlag(FLAGS_slots) : 256;
+  const int slots = flags.slots != 0 ? flags.slots : 256;
   if (slots < 1) return UsageError("--slots must be at least 1");
   RaiseOpenFileLimit();
   std::vector<std::string> files = {ag::ModelRegistry::BundledFile()};
@@ -160,7 +136,7 @@ int RunRealGateway() {
   // across the fleet (call_permits.h).
   std::atomic<ptxbench::executor::ExecutorRunner*> runner_ptr{nullptr};
   ag::SchedulerCallPermits::Options permit_options;
-  permit_options.scheduler_address = SchedulerAddress();
+  permit_options.scheduler_address = flags.scheduler;
   permit_options.security = ptxbench::executor::ConnectionSecurityOrExit("ptxbench-gateway");
   permit_options.executor_id = [&runner_ptr] {
     ptxbench::executor::ExecutorRunner* runner = runner_ptr.load();
@@ -170,10 +146,10 @@ int RunRealGateway() {
   ag::SchedulerCallPermits permits(std::move(permit_options));
   ag::ProviderGatewayHandler handler(std::move(served), &permits);
   ptxbench::executor::ExecutorRunner::Options runner_options;
-  runner_options.scheduler_address = SchedulerAddress();
+  runner_options.scheduler_address = flags.scheduler;
   runner_options.security = ptxbench::executor::ConnectionSecurityOrExit("ptxbench-gateway");
   runner_options.kind = ptxbench::v1::GATEWAY;
-  runner_options.name = absl::GetFlag(FLAGS_name);
+  runner_options.name = flags.name;
   for (const std::string& m : handler.ModelNames()) runner_options.capabilities.add_models(m);
   runner_options.capabilities.set_slots(slots);
   runner_options.slots = slots;
@@ -181,22 +157,22 @@ int RunRealGateway() {
   runner_ptr.store(&runner);
 
   std::unique_ptr<ptxbench::daemon::StatusServer> status_server;
-  if (const std::string listen = absl::GetFlag(FLAGS_status_listen); !listen.empty()) {
+  if (!flags.status_listen.empty()) {
     auto started = ptxbench::daemon::StatusServer::Start(
-        listen, {[&runner] { return ptxbench::executor::ExecutorHealth(runner); },
+        flags.status_listen, {[&runner] { return ptxbench::executor::ExecutorHealth(runner); },
                  [&handler] { return handler.metrics().Prometheus(); }});
     if (!started.ok()) return UsageError(std::string(started.status().message()));
     status_server = *std::move(started);
   }
-  ptxbench::LogInfo("starting", {{"scheduler", SchedulerAddress()},
-                                 {"name", absl::GetFlag(FLAGS_name)},
+  ptxbench::LogInfo("starting", {{"scheduler", flags.scheduler},
+                                 {"name", flags.name},
                                  {"slots", std::to_string(slots)},
                                  {"models", absl::StrJoin(handler.ModelNames(), ",")},
                                  {"status", status_server ? status_server->address() : "off"},
                                  {"simulated", "false"}});
   // One "stats" line per model every --stats-interval-s.
   ptxbench::daemon::PeriodicLog stats(
-      absl::Seconds(absl::GetFlag(FLAGS_stats_interval_s)), [&handler] {
+      flags.stats_interval, [&handler] {
         for (const auto& [model, c] : handler.metrics().Snapshot()) {
           ptxbench::Log(ptxbench::LogLevel::kInfo, "stats",
                         ptxbench::agent_gateway::GatewayMetrics::LogFields(model, c));
@@ -214,41 +190,38 @@ int main(int argc, char** argv) {
   ptxbench::executor::ParseCommandLineOrExit(argc, argv);
   ptxbench::InitLogging("gateway");
 
+  const ptxbench::executor::DaemonFlags flags =
+      ptxbench::executor::ReadDaemonFlags({.name = "gateway", .latency = absl::Milliseconds(50)});
   if (absl::GetFlag(FLAGS_agent_slots) != 0) {
     ptxbench::agent_gateway::AgentGatewayConfig config;
-    config.scheduler = SchedulerAddress();
+    config.scheduler = flags.scheduler;
     config.security = ptxbench::executor::ConnectionSecurityOrExit("ptxbench-gateway");
-    config.name = absl::GetFlag(FLAGS_name);
+    config.name = flags.name;
     config.slots = absl::GetFlag(FLAGS_agent_slots);
     config.clis_dir = absl::GetFlag(FLAGS_agent_clis);
     config.tool_binary = absl::GetFlag(FLAGS_agent_tool);
     config.sessions_dir = absl::GetFlag(FLAGS_agent_dir);
     config.model_files = NonEmpty(absl::GetFlag(FLAGS_models));
-    config.status_listen = absl::GetFlag(FLAGS_status_listen);
+    config.status_listen = flags.status_listen;
     config.cgroup_parent = absl::GetFlag(FLAGS_agent_cgroup);
     config.uid_base = absl::GetFlag(FLAGS_agent_uid_base);
     return ptxbench::agent_gateway::RunAgentGateway(config);
   }
-  if (!absl::GetFlag(FLAGS_simulate)) return RunRealGateway();
+  if (!flags.simulate) return RunRealGateway(flags);
   // A simulated gateway holds a thread per slot: its default stays small.
-  const int slots = absl::GetFlag(FLAGS_slots) != 0 ? absl::GetFlag(FLAGS_slots) : 16;
-  const int latency_ms = absl::GetFlag(FLAGS_latency_ms);
-  const double failure_rate = absl::GetFlag(FLAGS_failure_rate);
-  const double crash_rate = absl::GetFlag(FLAGS_crash_rate);
+  const int slots = flags.slots != 0 ? flags.slots : 16;
   if (slots < 1) return UsageError("--slots must be at least 1");
-  if (latency_ms < 0) return UsageError("--latency-ms must not be negative");
-  if (!(failure_rate >= 0 && failure_rate <= 1))
-    return UsageError("--failure-rate must be in [0, 1]");
-  if (!(crash_rate >= 0 && crash_rate <= 1)) return UsageError("--crash-rate must be in [0, 1]");
+  if (absl::Status problem = ptxbench::executor::SimulationProblem(flags); !problem.ok()) {
+    return UsageError(std::string(problem.message()));
+  }
   const std::vector<std::string> models = NonEmpty(absl::GetFlag(FLAGS_serve));
-  const std::string scheduler = SchedulerAddress();
-  const std::string name = absl::GetFlag(FLAGS_name);
+  const std::string& scheduler = flags.scheduler;
+  const std::string& name = flags.name;
 
   ptxbench::agent_gateway::SimulatedGatewayHandler::Options handler_options;
-  handler_options.seed = absl::GetFlag(FLAGS_seed);
-  handler_options.latency = absl::Milliseconds(latency_ms);
-  handler_options.failure_rate = failure_rate;
-  handler_options.crash_rate = crash_rate;
+  handler_options.seed = flags.seed;
+  handler_options.latency = flags.latency;
+  handler_options.faults = flags.faults;
   handler_options.models = models;
   handler_options.request_log_path = absl::GetFlag(FLAGS_request_log);
   handler_options.answers_dir = absl::GetFlag(FLAGS_answers_dir);

@@ -6,13 +6,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "common/hash.h"
-#include "common/log.h"
 
 namespace ptxbench::agent_gateway {
 namespace {
@@ -61,11 +60,10 @@ absl::StatusOr<std::unique_ptr<SimulatedGatewayHandler>> SimulatedGatewayHandler
 SimulatedGatewayHandler::SimulatedGatewayHandler(Options options, int request_log_fd,
                                                  std::unique_ptr<ScriptedAnswers> scripted)
     : options_(std::move(options)),
+      faults_(kFaultSalt, options_.seed, options_.faults),
       model_(options_.seed),
       scripted_(std::move(scripted)),
-      request_log_fd_(request_log_fd) {
-  if (!options_.crash) options_.crash = [] { _exit(70); };
-}
+      request_log_fd_(request_log_fd) {}
 
 SimulatedGatewayHandler::~SimulatedGatewayHandler() {
   if (request_log_fd_ >= 0) close(request_log_fd_);
@@ -73,12 +71,7 @@ SimulatedGatewayHandler::~SimulatedGatewayHandler() {
 
 CompleteRequest SimulatedGatewayHandler::Run(const ptxbench::v1::Task& task,
                                              const std::atomic<bool>& cancelled) {
-  if (executor::FaultDraw(kFaultSalt, options_.seed, task, "crash") < options_.crash_rate) {
-    LogError("simulated crash right after leasing (--crash-rate)",
-             {{"task_id", task.lease().task_id()}, {"lease_id", task.lease().lease_id()}});
-    options_.crash();
-    return executor::FailureReport(ptxbench::v1::INFRA, "simulated crash (--crash-rate)");
-  }
+  if (std::optional<CompleteRequest> crashed = faults_.CrashAfterLease(task)) return *crashed;
   if (!task.has_llm()) {
     return executor::FailureReport(ptxbench::v1::INFRA, absl::StrCat("a gateway runs LLM tasks; got ",
                                                      ptxbench::v1::TaskKind_Name(task.kind()),
@@ -92,7 +85,7 @@ CompleteRequest SimulatedGatewayHandler::Run(const ptxbench::v1::Task& task,
   }
   // A rejected call (429) produces no answer, so it is not a request that
   // must never repeat: it is not logged.
-  if (executor::FaultDraw(kFaultSalt, options_.seed, task, "failure") < options_.failure_rate) {
+  if (faults_.Fails(task)) {
     return executor::FailureReport(ptxbench::v1::MODEL_API,
                    "simulated provider error: 429 Too Many Requests (--failure-rate)",
                    /*retry_after_ms=*/100);

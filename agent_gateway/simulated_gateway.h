@@ -6,7 +6,6 @@
 // crashes on request, and can log every model call it makes.
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,6 +14,7 @@
 #include "absl/time/time.h"
 #include "agent_gateway/scripted_answers.h"
 #include "agent_gateway/simulated_model.h"
+#include "executor/fault_injection.h"
 #include "executor/task_handler.h"
 #include "ptxbench/v1/executor.pb.h"
 
@@ -32,10 +32,9 @@ class SimulatedGatewayHandler final : public executor::TaskHandler {
   struct Options {
     uint64_t seed = 0;
     absl::Duration latency = absl::Milliseconds(50);
-    // Probability of a MODEL_API failure (a simulated 429, retry_after 100 ms).
-    double failure_rate = 0;
-    // Probability that the process dies right after leasing a task.
-    double crash_rate = 0;
+    // Injected faults; a failure is a MODEL_API one (a simulated 429,
+    // retry_after 100 ms).
+    executor::FaultRates faults;
     // Models served; empty serves any. Others end TERMINAL ("unknown model").
     std::vector<std::string> models;
     // When set, "<trajectory_id> <turn>\n" is appended here before every
@@ -45,9 +44,6 @@ class SimulatedGatewayHandler final : public executor::TaskHandler {
     // Answers from this folder (scripted_answers.h) instead of generated
     // ones; empty: generated.
     std::string answers_dir;
-    // How to die; tests replace it. Returning from it reports an INFRA
-    // failure instead.
-    std::function<void()> crash;
   };
 
   // Fails when the request log cannot be opened or the answers folder
@@ -63,6 +59,7 @@ class SimulatedGatewayHandler final : public executor::TaskHandler {
                           std::unique_ptr<ScriptedAnswers> scripted);
 
   Options options_;
+  executor::FaultInjector faults_;
   SimulatedModel model_;
   std::unique_ptr<ScriptedAnswers> scripted_;  // null: generated answers
   // O_APPEND, so concurrent lines never interleave; -1 when not logging.

@@ -65,7 +65,7 @@ TEST(simulated_gateway, InjectedFailuresAreModelApiAndNotLogged) {
   std::string log = TempPath("failure_log");
   std::remove(log.c_str());
   SimulatedGatewayHandler::Options o = Fast();
-  o.failure_rate = 1.0;
+  o.faults.failure_rate = 1.0;
   o.request_log_path = log;
   auto handler = SimulatedGatewayHandler::Create(o);
   ASSERT_TRUE(handler.ok());
@@ -92,9 +92,9 @@ TEST(simulated_gateway, UnservedModelIsTerminal) {
 
 TEST(simulated_gateway, CrashHookRunsRightAfterLeasing) {
   SimulatedGatewayHandler::Options o = Fast();
-  o.crash_rate = 1.0;
+  o.faults.crash_rate = 1.0;
   int crashes = 0;
-  o.crash = [&crashes] { ++crashes; };
+  o.faults.crash = [&crashes] { ++crashes; };
   std::string log = TempPath("crash_log");
   std::remove(log.c_str());
   o.request_log_path = log;

@@ -2,9 +2,7 @@
 
 #include <algorithm>
 
-#include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "common/hash.h"
 
 namespace ptxbench::executor {
 
@@ -32,13 +30,6 @@ ptxbench::v1::CompleteRequest FailureReport(ptxbench::v1::FailureClass failure_c
   out.mutable_failure()->set_message(std::move(message));
   out.mutable_failure()->set_retry_after_ms(retry_after_ms);
   return out;
-}
-
-double FaultDraw(absl::string_view salt, uint64_t seed, const ptxbench::v1::Task& task,
-                 absl::string_view what) {
-  uint64_t h = StableHash64(absl::StrCat(salt, "/", seed, "/", what, "/", task.lease().task_id(),
-                                         "/", task.lease().lease_id()));
-  return static_cast<double>(h >> 11) * 0x1.0p-53;
 }
 
 }  // namespace ptxbench::executor

@@ -56,11 +56,6 @@ bool SleepUnlessCancelled(absl::Duration d, const std::atomic<bool>& cancelled);
 ptxbench::v1::CompleteRequest FailureReport(ptxbench::v1::FailureClass failure_class,
                                             std::string message, int64_t retry_after_ms = 0);
 
-// A deterministic value in [0, 1) for injected faults of simulated executors:
-// from (salt, seed, what, task id, lease id), so a re-leased task draws anew.
-double FaultDraw(absl::string_view salt, uint64_t seed, const ptxbench::v1::Task& task,
-                 absl::string_view what);
-
 }  // namespace ptxbench::executor
 
 #endif  // PTXBENCH_EXECUTOR_TASK_HANDLER_H_

@@ -57,9 +57,9 @@ struct ChildPlan {
   std::vector<std::pair<int, int>> fds;    // (payload fd, inherited fd)
   std::vector<std::pair<int, uint64_t>> rlimits;
   bool user_namespace = false;
-  uid_t uid = 65534;
-  gid_t gid = 65534;
-  uid_t keeper_uid = 65534;  // the init's real uid (policy.h)
+  uid_t uid = kDefaultUid;
+  gid_t gid = kDefaultUid;
+  uid_t keeper_uid = kDefaultUid;  // the init's real uid (policy.h)
   bool suspended = false;
   bool loopback = false;  // bring up the network namespace's lo
   // The caller's process (pidfd_open before the clone; -1 where the kernel

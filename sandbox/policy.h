@@ -28,6 +28,17 @@
 
 namespace ptxbench::sandbox {
 
+// The defaults of every sandbox, owned here: each struct that carries sandbox
+// settings down to a Policy (the worker's flags, its compile and GPU
+// evaluation settings, the runner's job, an agent session) starts from these.
+// The uid (and gid) the payload runs as when the caller is root: nobody.
+inline constexpr uid_t kDefaultUid = 65534;
+// The memory limit of a sandbox that compiles or runs submitted code, or that
+// holds an agent's session.
+inline constexpr uint64_t kDefaultMemoryBytes = uint64_t{8} << 30;
+// The process limit of a sandbox that compiles or runs submitted code.
+inline constexpr int kDefaultMaxProcesses = 256;
+
 struct Mount {
   enum class Kind {
     kReadOnly,   // bind `source` read-only (nosuid, nodev)
@@ -58,8 +69,8 @@ struct Policy {
 
   // The uid/gid the payload runs as when the caller is root. Ignored (the
   // caller's own ids, through a user namespace) otherwise.
-  uid_t uid = 65534;
-  gid_t gid = 65534;
+  uid_t uid = kDefaultUid;
+  gid_t gid = kDefaultUid;
   // Use a user namespace even when the caller is root (tests of that path).
   bool force_user_namespace = false;
   // The uid that may still end the sandbox when the caller is root and

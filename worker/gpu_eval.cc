@@ -114,13 +114,7 @@ sandbox::Protections ConfigureSandbox(const SandboxSettings& settings, CompilerO
   compiler->sandbox.memory_bytes = settings.memory_bytes;
   compiler->sandbox.max_processes = settings.max_processes;
   compiler->sandbox.cgroup_parent = p.cgroup_root;
-  gpu->sandbox_uid = settings.uid;
-  gpu->candidate_uid_first = settings.candidate_uid_first;
-  gpu->candidate_uid_count = settings.candidate_uid_count;
-  gpu->sandbox_memory_bytes = settings.memory_bytes;
-  gpu->sandbox_max_processes = settings.max_processes;
-  gpu->sandbox_disk_bytes = settings.disk_bytes;
-  gpu->sandbox_cpus = settings.cpus;
+  gpu->sandbox = static_cast<const SandboxLimits&>(settings);
   gpu->cgroup_root = p.cgroup_root;
   if (p.sandbox_works && geteuid() == 0) {
     p.active.push_back(
@@ -241,8 +235,8 @@ GpuEvaluator::GpuEvaluator(Compiler* compiler, const workloads::DefinitionRegist
       options_(std::move(options)),
       worker_id_(std::move(worker_id)),
       toolkit_version_(std::move(toolkit_version)),
-      candidate_uids_(std::make_unique<sandbox::UidRange>(options_.candidate_uid_first,
-                                                          options_.candidate_uid_count)),
+      candidate_uids_(std::make_unique<sandbox::UidRange>(options_.sandbox.candidate_uid_first,
+                                                          options_.sandbox.candidate_uid_count)),
       reference_times_(options_.reference_reuse) {}
 
 CompiledKernel GpuEvaluator::Compile(const v1::EvalRequest& request) {
@@ -292,15 +286,15 @@ absl::StatusOr<runner::RunnerJob> GpuEvaluator::MakeJob(const v1::EvalRequest& r
   job.torch = TorchHostBeside(options_.runner_path, job.language == "triton"
                                                         ? options_.triton_python
                                                         : options_.torch_python);
-  job.isolation.uid = options_.sandbox_uid;
-  job.isolation.gid = options_.sandbox_uid;
+  job.isolation.uid = options_.sandbox.uid;
+  job.isolation.gid = options_.sandbox.uid;
   job.isolation.candidate_uid = candidate_uid;
   job.isolation.candidate_gid = candidate_uid;
-  job.isolation.memory_bytes = options_.sandbox_memory_bytes;
-  job.isolation.max_processes = options_.sandbox_max_processes;
-  job.isolation.disk_bytes = options_.sandbox_disk_bytes;
-  job.isolation.cpus = options_.sandbox_cpus;
-  job.isolation.cpu_seconds = static_cast<uint64_t>(std::max(1.0, options_.sandbox_cpus) *
+  job.isolation.memory_bytes = options_.sandbox.memory_bytes;
+  job.isolation.max_processes = options_.sandbox.max_processes;
+  job.isolation.disk_bytes = options_.sandbox.disk_bytes;
+  job.isolation.cpus = options_.sandbox.cpus;
+  job.isolation.cpu_seconds = static_cast<uint64_t>(std::max(1.0, options_.sandbox.cpus) *
                                                     absl::ToDoubleSeconds(options_.deadline));
   job.isolation.device_minor = gpu.device_minor;
   job.isolation.call_deadline_s =

@@ -14,6 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "ptxbench/v1/common.pb.h"
+#include "sandbox/policy.h"
 #include "sandbox/protections.h"
 #include "sandbox/uid_range.h"
 #include "worker/compile/compiler.h"
@@ -31,23 +32,31 @@ namespace ptxbench::worker {
 
 class WorkerMetrics;
 
+// The sandboxes of a worker (docs/SECURITY.md), when it is root: the uid that
+// compiles and that the harness drops to; the range of uids the candidate
+// hosts run as, one per evaluation in flight (sandbox::UidRange: evaluations
+// wait for a free one); the limits of each compile and candidate host
+// (memory, processes) and the candidate host's own (its disk, CPU share).
+struct SandboxLimits {
+  uint32_t uid = sandbox::kDefaultUid;
+  // Candidate hosts: uids first .. first + count - 1 (a worker runs at most
+  // one evaluation per GPU at a time: 16 covers a node of 8 GPUs twice over).
+  uint32_t candidate_uid_first = 65000;
+  int candidate_uid_count = 16;
+  uint64_t memory_bytes = sandbox::kDefaultMemoryBytes;
+  int max_processes = sandbox::kDefaultMaxProcesses;
+  uint64_t disk_bytes = uint64_t{512} << 20;
+  double cpus = 2;
+};
+
 struct GpuEvalOptions {
   std::string runner_path;  // the ptxbench-runner binary
   // The sandboxed host of the candidate (next to the runner by default).
   std::string candidate_host_path;
-  // The sandboxes (docs/SECURITY.md), when the worker is root: the uid the
-  // harness drops to; the range of uids the candidate hosts run as, one per
-  // evaluation in flight (sandbox::UidRange: evaluations wait for a free one);
-  // the candidate host's limits (memory, processes, its own disk, CPU share;
-  // its CPU time is the share times `deadline`); and the cgroup v2 directory
+  // The sandboxes' uids and the candidate host's limits (its CPU time is
+  // its CPU share times `deadline`); and the cgroup v2 directory
   // per-evaluation cgroups are made in (empty: the watchdog).
-  uint32_t sandbox_uid = 65534;
-  uint32_t candidate_uid_first = 65000;
-  int candidate_uid_count = 16;
-  uint64_t sandbox_memory_bytes = uint64_t{8} << 30;
-  int sandbox_max_processes = 256;
-  uint64_t sandbox_disk_bytes = uint64_t{512} << 20;
-  double sandbox_cpus = 2;
+  SandboxLimits sandbox;
   std::string cgroup_root;
   // One call of the candidate (warm-up, checked or timed) past this: TIMEOUT.
   absl::Duration call_deadline = absl::Seconds(60);
@@ -108,17 +117,8 @@ struct GpuEvalOptions {
 // The sandbox settings of a worker (or a local `ptxbench eval`): probes what
 // the machine allows (sandbox/protections.h) and fills both the compiler's
 // and the GPU evaluation's options. Returns the probe, to log and register.
-struct SandboxSettings {
-  uint32_t uid = 65534;
-  // Candidate hosts: uids first .. first + count - 1, one per evaluation in
-  // flight (a worker runs at most one per GPU at a time: 16 covers a node
-  // of 8 GPUs twice over).
-  uint32_t candidate_uid_first = 65000;
-  int candidate_uid_count = 16;
-  uint64_t memory_bytes = uint64_t{8} << 30;
-  int max_processes = 256;
-  uint64_t disk_bytes = uint64_t{512} << 20;
-  double cpus = 2;
+struct SandboxSettings : SandboxLimits {
+  // Where the probe looks for cgroup v2 (sandbox/protections.h).
   std::string cgroup_root = "/sys/fs/cgroup/ptxbench";
 };
 sandbox::Protections ConfigureSandbox(const SandboxSettings& settings, CompilerOptions* compiler,

@@ -22,9 +22,11 @@
 #include "daemon/status_server.h"
 #include "executor/command_line.h"
 #include "executor/connection_flags.h"
+#include "executor/daemon_flags.h"
 #include "executor/executor_runner.h"
 #include "executor/health.h"
 #include "executor/run_until_stopped.h"
+#include "sandbox/policy.h"
 #include "worker/compile_only.h"
 #include "worker/evaluation_stack.h"
 #include "worker/gpu/device_info.h"
@@ -36,10 +38,6 @@
 #include "worker/torch_probe.h"
 #include "worker/worker_metrics.h"
 
-ABSL_FLAG(std::string, scheduler, "",
-          "Scheduler address HOST:PORT (default: $PTXBENCH_SCHEDULER, else 127.0.0.1:50051)");
-ABSL_FLAG(bool, simulate, false,
-          "Simulate evaluations instead of compiling and running kernels");
 ABSL_FLAG(std::string, cache_dir, "",
           "Build cache folder (default: $XDG_CACHE_HOME or ~/.cache, /ptxbench/builds)");
 ABSL_FLAG(double, cache_max_gib, 20,
@@ -49,14 +47,6 @@ ABSL_FLAG(std::vector<std::string>, dataset, {},
           "extra FlashInfer-Trace dataset folders (comma-separated)");
 ABSL_FLAG(bool, prefer_dataset, false,
           "a dataset definition named like a bundled one replaces it (default: skipped)");
-ABSL_FLAG(std::string, name, "", "Worker name shown by the scheduler (default: host name)");
-ABSL_FLAG(int, slots, 0,
-          "Evaluations at once (default: two per GPU, so one compiles while another runs on "
-          "each GPU; compile-only: one per CPU core; simulated: 4)");
-ABSL_FLAG(uint64_t, seed, 0,
-          "Seed of the simulated results and injected faults; with GPUs, the root of the "
-          "input seeds (0: a fresh secret seed per evaluation, shown in its traces once it is "
-          "over; one set here reproduces evaluations and is never shown)");
 ABSL_FLAG(int, eval_deadline_s, 600,
           "Wall-clock limit of one GPU evaluation, seconds (--eval-deadline-s)");
 ABSL_FLAG(int, timed_calls, 50, "Timed calls per trial (--timed-calls)");
@@ -67,16 +57,10 @@ ABSL_FLAG(int, reference_reuse_s, 600,
           "its reference; docs/MEASUREMENT.md)");
 ABSL_FLAG(bool, compile_only, false,
           "Offer compile-only evaluation even where GPUs are found (--compile-only)");
-ABSL_FLAG(int, latency_ms, 20, "Simulated evaluation time, milliseconds (--latency-ms)");
-ABSL_FLAG(double, failure_rate, 0.0,
-          "Probability that a task reports an INFRA failure (--failure-rate)");
-ABSL_FLAG(double, crash_rate, 0.0,
-          "Probability that the process exits abruptly (status 70) right after leasing a "
-          "task (--crash-rate)");
 ABSL_FLAG(int, gpus, 1, "Simulated GPUs (\"Simulated H200\", sm_90); 0: compile-only");
 ABSL_FLAG(std::string, gpu_arch, "sm_90",
           "Architecture of the simulated GPUs, e.g. sm_100 (--gpu-arch)");
-ABSL_FLAG(uint32_t, sandbox_uid, 65534,
+ABSL_FLAG(uint32_t, sandbox_uid, ptxbench::sandbox::kDefaultUid,
           "Uid that compiles submitted code and that the harness drops to, when the worker is "
           "root (--sandbox-uid)");
 ABSL_FLAG(uint32_t, candidate_uid_base, 65000,
@@ -88,9 +72,10 @@ ABSL_FLAG(int, sandbox_disk_mib, 512,
 ABSL_FLAG(double, sandbox_cpus, 2,
           "CPU share of each candidate host (cgroup v2 cpu.max; its CPU time is this times "
           "--eval-deadline-s) (--sandbox-cpus)");
-ABSL_FLAG(double, sandbox_memory_gib, 8,
+ABSL_FLAG(double, sandbox_memory_gib,
+          static_cast<double>(ptxbench::sandbox::kDefaultMemoryBytes) / (uint64_t{1} << 30),
           "Memory limit of each compile and each candidate host, GiB (--sandbox-memory-gib)");
-ABSL_FLAG(int, sandbox_max_processes, 256,
+ABSL_FLAG(int, sandbox_max_processes, ptxbench::sandbox::kDefaultMaxProcesses,
           "Process limit of each compile and each candidate host (--sandbox-max-processes)");
 ABSL_FLAG(std::string, torch_python, "auto",
           "Python with torch and CUDA that runs the PyTorch reference of definitions no native "
@@ -105,12 +90,6 @@ ABSL_FLAG(bool, census_builds, false,
           "Census what the timed calls of CUDA and PTX candidates run too, as Triton's always "
           "are (--census-builds; docs/SECURITY.md, \"What ran\"). Off by default until the "
           "census has run on a GPU machine");
-ABSL_FLAG(std::string, status_listen, "",
-          "Serve GET /healthz and /metrics (Prometheus) on [HOST:]PORT (--status-listen; a bare "
-          "PORT binds 127.0.0.1; default: off; docs/OBSERVABILITY.md)");
-ABSL_FLAG(int, stats_interval_s, 30,
-          "Seconds between structured stats log lines with each GPU's duty cycle "
-          "(--stats-interval-s; 0: none)");
 ABSL_FLAG(std::string, ncu, "",
           "Nsight Compute (e.g. /usr/local/cuda/bin/ncu) that profiles kernels of experiments "
           "that ask for profiles (--ncu; default: this worker does not profile; "
@@ -235,32 +214,31 @@ absl::StatusOr<std::unique_ptr<ptxbench::workloads::DefinitionRegistry>> LoadDef
 // Runs `runner` until a stop signal, with the status server of
 // --status-listen (healthy: registered, and `more`) and a stats line every
 // --stats-interval-s. A worker's exit code.
-int ServeUntilStopped(ptxbench::executor::ExecutorRunner& runner,
+int ServeUntilStopped(const ptxbench::executor::DaemonFlags& flags,
+                      ptxbench::executor::ExecutorRunner& runner,
                       ptxbench::worker::WorkerMetrics& metrics,
                       std::function<absl::Status()> more) {
   std::unique_ptr<ptxbench::daemon::StatusServer> status_server;
-  if (const std::string listen = absl::GetFlag(FLAGS_status_listen); !listen.empty()) {
+  if (!flags.status_listen.empty()) {
     auto started = ptxbench::daemon::StatusServer::Start(
-        listen, {[&runner, more] { return ptxbench::executor::ExecutorHealth(runner, more); },
-                 [&metrics] { return metrics.Prometheus(); }});
+        flags.status_listen,
+        {[&runner, more] { return ptxbench::executor::ExecutorHealth(runner, more); },
+         [&metrics] { return metrics.Prometheus(); }});
     if (!started.ok()) return UsageError(std::string(started.status().message()));
     status_server = *std::move(started);
     ptxbench::LogInfo("status", {{"address", status_server->address()}});
   }
-  ptxbench::daemon::PeriodicLog stats(absl::Seconds(absl::GetFlag(FLAGS_stats_interval_s)),
-                                        [&metrics] { metrics.LogStats(); });
+  ptxbench::daemon::PeriodicLog stats(flags.stats_interval, [&metrics] { metrics.LogStats(); });
   return ptxbench::executor::RunUntilStopped(runner, "worker");
 }
 
 // The real worker: GPU evaluation where it can, compile-only otherwise (it
 // then registers no GPU, so the scheduler sends it only `eval: compile-only`
 // tasks).
-int RunRealWorker() {
-  std::string scheduler = absl::GetFlag(FLAGS_scheduler);
-  if (scheduler.empty()) scheduler = ptxbench::executor::DefaultSchedulerAddress();
-  std::string name = absl::GetFlag(FLAGS_name);
-  if (name.empty()) name = HostName();
-  if (absl::GetFlag(FLAGS_slots) < 0) return UsageError("--slots must not be negative");
+int RunRealWorker(const ptxbench::executor::DaemonFlags& flags) {
+  const std::string& scheduler = flags.scheduler;
+  const std::string& name = flags.name;
+  if (flags.slots < 0) return UsageError("--slots must not be negative");
   if (absl::GetFlag(FLAGS_eval_deadline_s) < 1) return UsageError("--eval-deadline-s must be >= 1");
   if (absl::GetFlag(FLAGS_timed_calls) < 1 || absl::GetFlag(FLAGS_warmup_calls) < 0) {
     return UsageError("--timed-calls must be >= 1 and --warmup-calls >= 0");
@@ -291,7 +269,7 @@ int RunRealWorker() {
       static_cast<uint64_t>(std::max(0.0, absl::GetFlag(FLAGS_cache_max_gib)) * 1073741824.0);
   settings.compile_only = absl::GetFlag(FLAGS_compile_only);
   settings.gpu.deadline = absl::Seconds(absl::GetFlag(FLAGS_eval_deadline_s));
-  settings.gpu.seed = absl::GetFlag(FLAGS_seed);
+  settings.gpu.seed = flags.seed;
   settings.gpu.timed_calls = absl::GetFlag(FLAGS_timed_calls);
   settings.gpu.warmup_calls = absl::GetFlag(FLAGS_warmup_calls);
   settings.gpu.reference_reuse = absl::Seconds(std::max(0, absl::GetFlag(FLAGS_reference_reuse_s)));
@@ -315,9 +293,9 @@ int RunRealWorker() {
   // Every GPU of the node, each kept fed: while one kernel runs on a GPU,
   // the next one compiles on the node's cores.
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const int slots = absl::GetFlag(FLAGS_slots) > 0 ? absl::GetFlag(FLAGS_slots)
-                    : gpus.empty()                ? cores
-                                                  : 2 * static_cast<int>(gpus.size());
+  const int slots = flags.slots > 0  ? flags.slots
+                    : gpus.empty() ? cores
+                                   : 2 * static_cast<int>(gpus.size());
   std::vector<ptxbench::worker::WorkerMetrics::Gpu> metered_gpus;
   for (const ptxbench::gpu::GpuInfo& g : gpus) metered_gpus.push_back({g.index, g.name});
   ptxbench::worker::WorkerMetrics metrics(metered_gpus, protections);
@@ -378,7 +356,7 @@ int RunRealWorker() {
                                  {"toolkit", version}});
   // A GPU worker whose every GPU failed its health check is unhealthy (it
   // also stops); a compile-only one needs none.
-  return ServeUntilStopped(runner, metrics, [&pool, &gpus]() -> absl::Status {
+  return ServeUntilStopped(flags, runner, metrics, [&pool, &gpus]() -> absl::Status {
     if (!gpus.empty() && pool.healthy_count() == 0) {
       return absl::UnavailableError("no healthy GPU left");
     }
@@ -393,12 +371,11 @@ int main(int argc, char** argv) {
   ptxbench::executor::ParseCommandLineOrExit(argc, argv);
   ptxbench::InitLogging("worker");
 
-  if (!absl::GetFlag(FLAGS_simulate)) return RunRealWorker();
-  const int slots = absl::GetFlag(FLAGS_slots) != 0 ? absl::GetFlag(FLAGS_slots) : 4;
+  const ptxbench::executor::DaemonFlags flags =
+      ptxbench::executor::ReadDaemonFlags({.name = HostName(), .latency = absl::Milliseconds(20)});
+  if (!flags.simulate) return RunRealWorker(flags);
+  const int slots = flags.slots != 0 ? flags.slots : 4;
   const int gpus = absl::GetFlag(FLAGS_gpus);
-  const int latency_ms = absl::GetFlag(FLAGS_latency_ms);
-  const double failure_rate = absl::GetFlag(FLAGS_failure_rate);
-  const double crash_rate = absl::GetFlag(FLAGS_crash_rate);
   if (slots < 1) return UsageError("--slots must be at least 1");
   if (gpus < 0) return UsageError("--gpus must not be negative");
   const std::string gpu_arch = absl::GetFlag(FLAGS_gpu_arch);
@@ -407,15 +384,9 @@ int main(int argc, char** argv) {
       std::vector<std::string>{gpu_arch}) {
     return UsageError("--gpu-arch must be a GPU architecture such as sm_90 or sm_100");
   }
-  if (latency_ms < 0) return UsageError("--latency-ms must not be negative");
-  if (!(failure_rate >= 0 && failure_rate <= 1))
-    return UsageError("--failure-rate must be in [0, 1]");
-  if (!(crash_rate >= 0 && crash_rate <= 1)) return UsageError("--crash-rate must be in [0, 1]");
-
-  std::string scheduler = absl::GetFlag(FLAGS_scheduler);
-  if (scheduler.empty()) scheduler = ptxbench::executor::DefaultSchedulerAddress();
-  std::string name = absl::GetFlag(FLAGS_name);
-  if (name.empty()) name = HostName();
+  if (absl::Status problem = ptxbench::executor::SimulationProblem(flags); !problem.ok()) {
+    return UsageError(std::string(problem.message()));
+  }
 
   // Requests that name no workload run on their definition's, as on a real
   // worker, so that results name workloads of the dataset.
@@ -423,11 +394,10 @@ int main(int argc, char** argv) {
   if (!definitions.ok()) return UsageError(std::string(definitions.status().message()));
   ptxbench::worker::SimulatedWorkerHandler::Options handler_options;
   handler_options.definitions = definitions->get();
-  handler_options.seed = absl::GetFlag(FLAGS_seed);
-  handler_options.worker_id = name;
-  handler_options.latency = absl::Milliseconds(latency_ms);
-  handler_options.failure_rate = failure_rate;
-  handler_options.crash_rate = crash_rate;
+  handler_options.seed = flags.seed;
+  handler_options.worker_id = flags.name;
+  handler_options.latency = flags.latency;
+  handler_options.faults = flags.faults;
   std::vector<ptxbench::worker::WorkerMetrics::Gpu> metered_gpus;
   for (int i = 0; i < gpus; ++i) metered_gpus.push_back({i, "Simulated H200"});
   ptxbench::worker::WorkerMetrics metrics(metered_gpus, {});
@@ -437,18 +407,18 @@ int main(int argc, char** argv) {
   ptxbench::worker::MeteredHandler handler(&simulated, &metrics);
 
   ptxbench::executor::ExecutorRunner::Options runner_options;
-  runner_options.scheduler_address = scheduler;
+  runner_options.scheduler_address = flags.scheduler;
   runner_options.security = ptxbench::executor::ConnectionSecurityOrExit("ptxbench-worker");
   runner_options.kind = ptxbench::v1::WORKER;
-  runner_options.name = name;
+  runner_options.name = flags.name;
   runner_options.capabilities =
       ptxbench::worker::SimulatedWorkerCapabilities(gpus, slots, gpu_arch);
   runner_options.slots = slots;
   ptxbench::executor::ExecutorRunner runner(std::move(runner_options), &handler);
-  ptxbench::LogInfo("starting", {{"scheduler", scheduler},
-                                 {"name", name},
+  ptxbench::LogInfo("starting", {{"scheduler", flags.scheduler},
+                                 {"name", flags.name},
                                  {"slots", std::to_string(slots)},
                                  {"gpus", std::to_string(gpus)},
                                  {"simulated", "true"}});
-  return ServeUntilStopped(runner, metrics, nullptr);
+  return ServeUntilStopped(flags, runner, metrics, nullptr);
 }

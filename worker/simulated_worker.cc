@@ -1,13 +1,10 @@
 #include "worker/simulated_worker.h"
 
-#include <unistd.h>
-
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "common/hash.h"
-#include "common/log.h"
 
 namespace ptxbench::worker {
 namespace {
@@ -38,13 +35,12 @@ ptxbench::v1::Capabilities SimulatedWorkerCapabilities(int gpus, int slots,
 
 SimulatedWorkerHandler::SimulatedWorkerHandler(Options options)
     : options_(std::move(options)),
+      faults_(kFaultSalt, options_.seed, options_.faults),
       evaluator_(SimulatedEvaluator::Options{
           .seed = options_.seed,
           .worker_id = options_.worker_id,
           .gpu_model = "Simulated H200",
-          .definitions = options_.definitions}) {
-  if (!options_.crash) options_.crash = [] { _exit(70); };
-}
+          .definitions = options_.definitions}) {}
 
 bool SimulatedWorkerHandler::SimulateWork(const std::atomic<bool>& cancelled) {
   WorkerMetrics* metrics = options_.metrics;
@@ -65,12 +61,7 @@ bool SimulatedWorkerHandler::SimulateWork(const std::atomic<bool>& cancelled) {
 
 CompleteRequest SimulatedWorkerHandler::Run(const ptxbench::v1::Task& task,
                                             const std::atomic<bool>& cancelled) {
-  if (executor::FaultDraw(kFaultSalt, options_.seed, task, "crash") < options_.crash_rate) {
-    LogError("simulated crash right after leasing (--crash-rate)",
-             {{"task_id", task.lease().task_id()}, {"lease_id", task.lease().lease_id()}});
-    options_.crash();
-    return executor::FailureReport(ptxbench::v1::INFRA, "simulated crash (--crash-rate)");
-  }
+  if (std::optional<CompleteRequest> crashed = faults_.CrashAfterLease(task)) return *crashed;
   if (!task.has_eval()) {
     return executor::FailureReport(ptxbench::v1::INFRA, absl::StrCat("a worker runs EVAL tasks; got ",
                                      ptxbench::v1::TaskKind_Name(task.kind()), " task ",
@@ -80,7 +71,7 @@ CompleteRequest SimulatedWorkerHandler::Run(const ptxbench::v1::Task& task,
   if (!SimulateWork(cancelled)) {
     return executor::FailureReport(ptxbench::v1::INFRA, "cancelled");
   }
-  if (executor::FaultDraw(kFaultSalt, options_.seed, task, "failure") < options_.failure_rate) {
+  if (faults_.Fails(task)) {
     return executor::FailureReport(ptxbench::v1::INFRA, "simulated infrastructure failure (--failure-rate)");
   }
   CompleteRequest out;

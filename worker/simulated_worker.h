@@ -6,10 +6,10 @@
 // answers with SimulatedEvaluator results.
 
 #include <cstdint>
-#include <functional>
 #include <string>
 
 #include "absl/time/time.h"
+#include "executor/fault_injection.h"
 #include "executor/task_handler.h"
 #include "ptxbench/v1/executor.pb.h"
 #include "worker/simulated_evaluator.h"
@@ -31,13 +31,8 @@ class SimulatedWorkerHandler final : public executor::TaskHandler {
     std::string worker_id;
     // Simulated evaluation time.
     absl::Duration latency = absl::Milliseconds(20);
-    // Probability that a task reports an INFRA failure.
-    double failure_rate = 0;
-    // Probability that the process dies right after leasing a task.
-    double crash_rate = 0;
-    // How to die; tests replace it. Returning from it reports an INFRA
-    // failure instead.
-    std::function<void()> crash;
+    // Injected faults; a failure is an INFRA one.
+    executor::FaultRates faults;
     // The workloads of a request that names none (SimulatedEvaluator).
     const workloads::DefinitionRegistry* definitions = nullptr;
     // Fed as a real worker's would be, so tests see the same page: the first
@@ -59,6 +54,7 @@ class SimulatedWorkerHandler final : public executor::TaskHandler {
   bool SimulateWork(const std::atomic<bool>& cancelled);
 
   Options options_;
+  executor::FaultInjector faults_;
   SimulatedEvaluator evaluator_;
   std::atomic<int64_t> started_{0};  // picks the simulated GPU
 };

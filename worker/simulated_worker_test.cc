@@ -39,7 +39,7 @@ TEST(simulated_worker, AnswersEvalTasksWithSimulatedResults) {
 
 TEST(simulated_worker, FailureRateOneReportsInfra) {
   SimulatedWorkerHandler::Options o = Fast();
-  o.failure_rate = 1.0;
+  o.faults.failure_rate = 1.0;
   SimulatedWorkerHandler handler(o);
   std::atomic<bool> cancelled{false};
   v1::CompleteRequest out = handler.Run(EvalTask(1), cancelled);
@@ -49,9 +49,9 @@ TEST(simulated_worker, FailureRateOneReportsInfra) {
 
 TEST(simulated_worker, CrashRateDrawsPerLease) {
   SimulatedWorkerHandler::Options o = Fast();
-  o.crash_rate = 0.5;
+  o.faults.crash_rate = 0.5;
   int crashes = 0;
-  o.crash = [&crashes] { ++crashes; };
+  o.faults.crash = [&crashes] { ++crashes; };
   SimulatedWorkerHandler handler(o);
   std::atomic<bool> cancelled{false};
   for (int i = 0; i < 200; ++i) handler.Run(EvalTask(i), cancelled);
@@ -59,7 +59,7 @@ TEST(simulated_worker, CrashRateDrawsPerLease) {
   EXPECT_LT(crashes, 140);
   // Reproducible: the same leases crash again.
   int again = 0;
-  o.crash = [&again] { ++again; };
+  o.faults.crash = [&again] { ++again; };
   SimulatedWorkerHandler second(o);
   for (int i = 0; i < 200; ++i) second.Run(EvalTask(i), cancelled);
   EXPECT_EQ(again, crashes);

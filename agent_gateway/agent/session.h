@@ -34,6 +34,7 @@
 #include "agent_gateway/call_permits.h"
 #include "agent_gateway/model_registry.h"
 #include "ptxbench/v1/executor.pb.h"
+#include "sandbox/policy.h"
 #include "sandbox/uid_range.h"
 
 namespace ptxbench::agent_gateway {
@@ -55,7 +56,7 @@ struct SessionOptions {
   // limits, held by the scheduler). Not owned, required.
   CallPermits* permits = nullptr;
   // The sandbox's limits.
-  uint64_t memory_bytes = uint64_t{8} << 30;
+  uint64_t memory_bytes = sandbox::kDefaultMemoryBytes;
   // The session's directory is a tmpfs of this size when the gateway runs
   // as root, so a session that fills its disk fails only itself.
   uint64_t disk_bytes = uint64_t{1} << 30;

@@ -36,10 +36,10 @@ struct CompileSandboxOptions {
   // Off only where the machine cannot make namespaces (the worker says so
   // at start); then the tools run as plain child processes.
   bool enabled = true;
-  uid_t uid = 65534;  // when the worker runs as root
-  gid_t gid = 65534;
-  uint64_t memory_bytes = uint64_t{8} << 30;  // over it: COMPILE_ERROR
-  int max_processes = 256;
+  uid_t uid = sandbox::kDefaultUid;  // when the worker runs as root
+  gid_t gid = sandbox::kDefaultUid;
+  uint64_t memory_bytes = sandbox::kDefaultMemoryBytes;  // over it: COMPILE_ERROR
+  int max_processes = sandbox::kDefaultMaxProcesses;
   std::string cgroup_parent;  // empty: the watchdog
   // The most one file of a build may hold (RLIMIT_FSIZE): a tool that
   // writes more is stopped, and the build is the kernel's COMPILE_ERROR.

@@ -20,6 +20,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "ptxbench/v1/common.pb.h"
+#include "sandbox/policy.h"
 #include "workloads/definition.h"
 
 namespace ptxbench::runner {
@@ -72,12 +73,12 @@ struct IsolationSpec {
   // host) drops to, and the candidate host's own, which no other process of
   // the node has while it runs (the worker gives each evaluation slot its
   // own, sandbox/uid_range.h).
-  uint32_t uid = 65534;
-  uint32_t gid = 65534;
-  uint32_t candidate_uid = 65534;
-  uint32_t candidate_gid = 65534;
-  uint64_t memory_bytes = uint64_t{8} << 30;
-  int max_processes = 256;
+  uint32_t uid = sandbox::kDefaultUid;
+  uint32_t gid = sandbox::kDefaultUid;
+  uint32_t candidate_uid = sandbox::kDefaultUid;
+  uint32_t candidate_gid = sandbox::kDefaultUid;
+  uint64_t memory_bytes = sandbox::kDefaultMemoryBytes;
+  int max_processes = sandbox::kDefaultMaxProcesses;
   // All the candidate host may write: its directory is a filesystem of this
   // size of its own (nothing it writes reaches the node's disks).
   uint64_t disk_bytes = uint64_t{512} << 20;
