@@ -89,7 +89,7 @@ nlohmann::json EvalEnvelope(const EvalContext& c, const v1::EvalResult& result) 
       {"kernel_sha256", c.kernel_sha256},
       {"status", v1::EvalStatus_Name(result.status())},
       {"all_passed", all_passed},
-      {"min_speedup", all_passed ? nlohmann::json(result.min_speedup()) : nlohmann::json()},
+      {"min_speedup", all_passed ? nlohmann::json(verdict::MinSpeedup(result)) : nlohmann::json()},
       {"target_met", verdict::TargetMet(result, c.target_speedup)},
       {"sanitizer",
        {{"requested_runs", c.sanitizer_requested_runs},

@@ -110,7 +110,7 @@ std::optional<Json> ExitMessage(const v1::Trajectory& t) {
                   {"extra",
                    {{"exit_status", "Submitted"},
                     {"submission", last ? last->kernel_source() : ""},
-                    {"min_speedup", last && last->has_eval() ? last->eval().min_speedup() : 0.0}}}};
+                    {"min_speedup", last && last->has_eval() ? verdict::MinSpeedup(last->eval()) : 0.0}}}};
     }
     case v1::LIMITS_EXCEEDED:
       return Json{{"role", "exit"},
