@@ -22,13 +22,13 @@
 #include "absl/time/clock.h"
 #include "common/hash.h"
 #include "common/status_macros.h"
-#include "results/report/facts.h"
 #include "scheduler/spec/spec.h"
 #include "scheduler/store/experiment_store.h"
 #include "scheduler/store/schema.h"
 #include "scheduler/store/trajectory_store.h"
 #include "scheduler/store/turn_store.h"
 #include "storage/blob_store.h"
+#include "verdict/verdict.h"
 
 ABSL_FLAG(std::string, out, "", "database file to create (must not exist)");
 ABSL_FLAG(int, trajectories, 100000, "trajectories of the experiment");
@@ -165,12 +165,12 @@ absl::Status Run() {
       row.status = result.status();
       if (pass) {
         row.min_speedup = result.min_speedup();
-        row.kernel_speedup = report::KernelSpeedup(result);
-        row.roofline = report::RooflineFraction(result);
+        row.kernel_speedup = verdict::KernelSpeedup(result);
+        row.roofline = verdict::RooflineFraction(result);
         correct = true;
         best = std::max(best, result.min_speedup());
       }
-      row.fallback_correct = report::FallbackCorrect(result);
+      row.fallback_correct = verdict::FallbackCorrect(result);
       row.eval_ms = result.wall_time_ms();
       row.feedback_blob = feedback[k];
       row.finished_ms = now;

@@ -4,6 +4,7 @@
 
 #include "absl/random/random.h"
 #include "absl/strings/str_format.h"
+#include "verdict/verdict.h"
 
 namespace ptxbench::cli {
 
@@ -64,7 +65,7 @@ std::string NewEvaluationId() {
 
 nlohmann::json EvalEnvelope(const EvalContext& c, const v1::EvalResult& result) {
   const bool infra = result.status() == v1::INFRA_ERROR;
-  const bool all_passed = !infra && result.status() == v1::PASSED && result.all_passed();
+  const bool all_passed = verdict::Correct(result);  // never an INFRA_ERROR
   nlohmann::json traces = nlohmann::json::array();
   if (!infra) {
     for (const v1::WorkloadTrace& t : result.traces()) {
@@ -88,8 +89,8 @@ nlohmann::json EvalEnvelope(const EvalContext& c, const v1::EvalResult& result) 
       {"kernel_sha256", c.kernel_sha256},
       {"status", v1::EvalStatus_Name(result.status())},
       {"all_passed", all_passed},
-      {"min_speedup", all_passed ? nlohmann::json(result.min_speedup()) : nlohmann::json()},
-      {"target_met", all_passed && result.min_speedup() >= c.target_speedup},
+      {"min_speedup", all_passed ? nlohmann::json(verdict::MinSpeedup(result)) : nlohmann::json()},
+      {"target_met", verdict::TargetMet(result, c.target_speedup)},
       {"sanitizer",
        {{"requested_runs", c.sanitizer_requested_runs},
         {"completed_runs", c.sanitizer_completed_runs},
@@ -112,7 +113,7 @@ int EvalExitCode(const v1::EvalResult& result, bool compile_only) {
     return 2;
   }
   if (compile_only) return result.status() == v1::COMPILED ? 0 : 1;
-  return result.status() == v1::PASSED && result.all_passed() ? 0 : 1;
+  return verdict::Correct(result) ? 0 : 1;
 }
 
 }  // namespace ptxbench::cli

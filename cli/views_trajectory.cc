@@ -13,6 +13,7 @@
 #include "results/eval_text.h"
 #include "common/proto_json.h"
 #include "common/text_format.h"
+#include "verdict/verdict.h"
 
 namespace ptxbench::cli {
 namespace {
@@ -94,8 +95,8 @@ nlohmann::json TurnJson(const v1::Turn& turn, bool full) {
   if (turn.has_eval()) {
     const v1::EvalResult& e = turn.eval();
     out["eval_status"] = NameOrNull(EvalStatusName(e.status()));
-    out["speedup"] = e.min_speedup();
-    out["all_passed"] = e.all_passed();
+    out["speedup"] = verdict::MinSpeedup(e);
+    out["all_passed"] = verdict::Correct(e);
     nlohmann::json traces = nlohmann::json::array();
     for (const auto& t : e.traces()) traces.push_back(TraceJson(t));
     out["workloads"] = std::move(traces);
@@ -121,8 +122,8 @@ nlohmann::json TurnJson(const v1::Turn& turn, bool full) {
 void AppendEval(std::string* out, const v1::EvalResult& e, bool full) {
   absl::StrAppend(out, "eval      ", EvalStatusName(e.status()));
   // A speedup means something only for a kernel that passed everywhere.
-  if (e.status() == ptxbench::v1::PASSED && e.all_passed() && e.min_speedup() > 0) {
-    absl::StrAppend(out, ", min speedup ", FormatSpeedup(e.min_speedup()));
+  if (const double speedup = verdict::MinSpeedup(e); speedup > 0) {
+    absl::StrAppend(out, ", min speedup ", FormatSpeedup(speedup));
   }
   if (!e.gpu_model().empty()) absl::StrAppend(out, ", ", e.gpu_model());
   if (e.wall_time_ms() >= 1000) {

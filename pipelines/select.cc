@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/hash.h"
+#include "verdict/verdict.h"
 
 namespace ptxbench::pipelines {
 namespace {
@@ -26,13 +27,13 @@ bool Matches(const Row& row, const nlohmann::json& params) {
   const bool compiled = row.status == "COMPILED";
   if (correct) {
     const bool accepted =
-        row.status == "PASSED" || (compiled && params.value("accept_compiled", "no") == "yes");
+        row.correct || (compiled && params.value("accept_compiled", "no") == "yes");
     if (!accepted) return false;
     if (params.contains("min_speedup") && row.speedup < params["min_speedup"].get<double>()) {
       return false;
     }
   } else if (params.contains("statuses") ? !Contains(params["statuses"], row.status)
-                                         : row.status == "PASSED" || compiled) {
+                                         : row.correct || compiled) {
     return false;
   }
   if (params.contains("max_turn") && row.turn > params["max_turn"].get<int64_t>()) return false;
@@ -111,7 +112,9 @@ std::vector<Row> RowsOf(const std::string& experiment_id, const v1::Trajectory& 
     r.prompt_tag = t.summary().prompt_tag();
     r.turn = turn.index();
     r.status = v1::EvalStatus_Name(status);
-    r.speedup = turn.eval().min_speedup();
+    // The verdict's: 0 unless correct, whatever an old simulated result wrote.
+    r.correct = verdict::Correct(turn.eval());
+    r.speedup = verdict::MinSpeedup(turn.eval());
     r.kernel_sha256 = turn.kernel_sha256();
     // What the GPU runs (the SASS census) where the worker could list it;
     // else what the PTX asks for.

@@ -27,7 +27,8 @@ struct Row {
   std::string prompt_tag;
   int turn = 0;
   std::string status;   // EvalStatus name
-  double speedup = 0;   // the evaluation's minimum speedup over its workloads
+  bool correct = false;  // verdict::Correct of the evaluation
+  double speedup = 0;   // its minimum speedup over its workloads (verdict::MinSpeedup)
   std::string kernel_sha256;
   // Its SASS census (where the worker had cuobjdump), else its PTX census,
   // counts Hopper instruction families; which one: "sass" or "ptx".

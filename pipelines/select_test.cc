@@ -26,6 +26,7 @@ Row MakeRow(const std::string& definition, int trajectory, int turn, const std::
   r.prompt_tag = trajectory % 2 ? "odd" : "even";
   r.turn = turn;
   r.status = status;
+  r.correct = status == "PASSED";  // as RowsOf judges a consistent result
   r.speedup = speedup;
   r.kernel_sha256 = absl::StrCat("k", trajectory, "_", turn);
   r.hopper = hopper;
@@ -44,6 +45,12 @@ TEST(SelectTest, ATrajectoryOffersItsJudgedTurns) {
     turn->set_kernel_sha256(absl::StrCat("k", i));
     turn->mutable_eval()->set_status(statuses[i]);
     turn->mutable_eval()->set_min_speedup(i == 2 ? 1.5 : 0);
+    if (i == 2) {  // passed as a worker writes it: every workload passed
+      turn->mutable_eval()->set_all_passed(true);
+      v1::WorkloadTrace* trace = turn->mutable_eval()->add_traces();
+      trace->set_status(v1::PASSED);
+      trace->set_speedup(1.5);
+    }
     if (i == 2) (*turn->mutable_eval()->mutable_ptx()->mutable_architecture_counts())["hopper"] = 3;
   }
   t.add_turns()->set_index(4);  // no kernel, no evaluation
@@ -53,6 +60,7 @@ TEST(SelectTest, ATrajectoryOffersItsJudgedTurns) {
   EXPECT_FALSE(rows[0].hopper);
   EXPECT_EQ(rows[1].turn, 2);
   EXPECT_EQ(rows[1].speedup, 1.5);
+  EXPECT_TRUE(rows[1].correct);
   EXPECT_TRUE(rows[1].hopper);
   EXPECT_EQ(rows[1].definition, "gemm");
   EXPECT_EQ(rows[2].status, "COMPILED");
@@ -70,6 +78,29 @@ TEST(SelectTest, ATrajectoryOffersItsJudgedTurns) {
   EXPECT_EQ(Select(rows, correct).rows.size(), 1u);
   correct["accept_compiled"] = "yes";
   EXPECT_EQ(Select(rows, correct).rows.size(), 2u);
+}
+
+// A failed evaluation has no speedup and is no correct row, whatever its
+// result says: the simulated evaluator once kept the passed workloads'
+// minimum on an INCORRECT_NUMERICAL, and results stored then say so.
+TEST(SelectTest, AFailedTurnHasNoSpeedupWhateverItsResultSays) {
+  v1::Trajectory t;
+  t.mutable_summary()->set_trajectory_id("tr_1");
+  v1::Turn* turn = t.add_turns();
+  turn->set_kernel_sha256("k0");
+  v1::EvalResult* eval = turn->mutable_eval();
+  eval->set_status(v1::INCORRECT_NUMERICAL);
+  eval->set_min_speedup(1.3);
+  eval->add_traces()->set_status(v1::INCORRECT_NUMERICAL);
+  v1::WorkloadTrace* passed = eval->add_traces();
+  passed->set_status(v1::PASSED);
+  passed->set_speedup(1.3);
+  const std::vector<Row> rows = RowsOf("exp_1", t);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_FALSE(rows[0].correct);
+  EXPECT_EQ(rows[0].speedup, 0);
+  EXPECT_EQ(Select(rows, {{"rows", "correct"}}).rows.size(), 0u);
+  EXPECT_EQ(Select(rows, {{"rows", "failed"}}).rows.size(), 1u);
 }
 
 TEST(SelectTest, FiltersKeepWhatTheParametersSay) {

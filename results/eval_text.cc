@@ -93,14 +93,6 @@ void AppendKernel(std::string* out, const KernelProfile& k) {
 
 }  // namespace
 
-std::string PrintableText(absl::string_view text, size_t max_bytes) {
-  std::string out(text.substr(0, max_bytes));
-  for (char& c : out) {
-    if (c < 0x20 || c > 0x7e) c = '?';
-  }
-  return out;
-}
-
 std::string ShortKernelName(absl::string_view name) {
   // Kept bounded before any work: a name may be megabytes.
   name = absl::StripAsciiWhitespace(name.substr(0, 4 * kCensusNameBytes + 1024));

@@ -10,15 +10,10 @@
 #include <string>
 
 #include "absl/strings/string_view.h"
+#include "common/printable_text.h"  // PrintableText, which the census lines use
 #include "ptxbench/v1/common.pb.h"
 
 namespace ptxbench {
-
-// `text` with every byte outside printable ASCII (control characters,
-// escape sequences, invalid or any UTF-8) as '?', cut to `max_bytes`: how
-// text a kernel controls (its kernel names, what it printed) is shown in a
-// terminal or to a model.
-std::string PrintableText(absl::string_view text, size_t max_bytes);
 
 // "[K=5120, M=8192, N=7168]": axes in name order; "" when there are none.
 std::string AxesLabel(const std::map<std::string, int64_t>& axes);

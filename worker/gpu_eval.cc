@@ -20,6 +20,7 @@
 #include "common/hash.h"
 #include "common/log.h"
 #include "sandbox/limiter.h"
+#include "worker/eval_summary.h"
 #include "worker/harness_process.h"
 #include "worker/runner/job.h"
 #include "worker/worker_metrics.h"
@@ -68,24 +69,6 @@ absl::StatusOr<std::vector<runner::WorkloadSpec>> Workloads(const workloads::Def
   }
   if (specs.empty()) return absl::NotFoundError(absl::StrCat("definition ", d.name, " has no workloads"));
   return specs;
-}
-
-// Fills status, all_passed and min_speedup from the traces.
-void Summarize(v1::EvalResult& result) {
-  v1::EvalStatus status = v1::PASSED;
-  double min_speedup = std::numeric_limits<double>::infinity();
-  for (const v1::WorkloadTrace& t : result.traces()) {
-    if (status == v1::PASSED && Failed(t.status())) status = t.status();
-    if (t.speedup() > 0) min_speedup = std::min(min_speedup, t.speedup());
-  }
-  result.set_status(status);
-  result.set_all_passed(status == v1::PASSED && result.traces_size() > 0);
-  result.set_min_speedup(std::isinf(min_speedup) || !result.all_passed() ? 0 : min_speedup);
-  for (const v1::WorkloadTrace& t : result.traces()) {
-    if (t.status() == v1::INFRA_ERROR && result.error().empty() && t.errors_size() > 0) {
-      result.set_error(t.errors(0));
-    }
-  }
 }
 
 }  // namespace
@@ -354,7 +337,7 @@ v1::EvalResult GpuEvaluator::Run(const v1::EvalRequest& request, CompiledKernel 
   // PTXBench's gate: memory errors stop the turn before anything is timed.
   if (request.memcheck() && MemcheckGate(request, compiled, gpu, *workloads, result, suspect)) {
     if (result.status() != v1::INFRA_ERROR) {
-      Summarize(result);
+      SummarizeTraces(result);
       DebugReport(request, compiled, gpu, *workloads, result, suspect);
     }
     return finish();
@@ -421,7 +404,7 @@ v1::EvalResult GpuEvaluator::Run(const v1::EvalRequest& request, CompiledKernel 
     }
   }
   *suspect = gate_suspect || crashed || context_lost || candidate_failed;
-  Summarize(result);
+  SummarizeTraces(result);
   if (request.memcheck() && result.has_memcheck()) {
     for (v1::WorkloadTrace& t : *result.mutable_traces()) {
       t.set_log(absl::StrFormat("memcheck gate: clean on workload %s (%.1f s, in no figure)\n%s",

@@ -9,7 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
-#include "results/eval_text.h"
+#include "common/printable_text.h"
 #include "worker/gpu_eval.h"
 #include "worker/profile/ncu_summary.h"
 #include "worker/profile/workload_choice.h"

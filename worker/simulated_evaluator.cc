@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "common/hash.h"
 #include "worker/compile/ptx_census.h"
+#include "worker/eval_summary.h"
 #include "worker/profile/workload_choice.h"
 
 namespace ptxbench::worker {
@@ -299,9 +300,6 @@ EvalResult SimulatedEvaluator::Evaluate(const EvalRequest& request) const {
 
   const bool incorrect = outcome < 0.35;
   const size_t bad = hash("bad-workload") % uuids.size();
-  result.set_status(v1::PASSED);
-  double min_speedup = 0;
-  bool all_passed = true;
   for (size_t i = 0; i < uuids.size(); ++i) {
     const std::string& uuid = uuids[i];
     auto* trace = result.add_traces();
@@ -321,8 +319,6 @@ EvalResult SimulatedEvaluator::Evaluate(const EvalRequest& request) const {
           "trial 0: %d of %d output elements exceed atol=1e-02 and rtol=1e-02", wrong, total));
       trace->add_errors(absl::StrFormat("first mismatch at flat index %d: got %.4f, expected %.4f",
                                         h % total, 1.0 + Unit(h >> 3), 1.0 + Unit(h >> 5)));
-      all_passed = false;
-      if (result.status() == v1::PASSED) result.set_status(v1::INCORRECT_NUMERICAL);
       continue;
     }
     // A library runs about as fast as the reference (often is it).
@@ -339,16 +335,13 @@ EvalResult SimulatedEvaluator::Evaluate(const EvalRequest& request) const {
     if (!libraries.empty()) {
       // As the harness: timed, but the speedup is not the submission's.
       trace->set_speedup(0);
-      all_passed = false;
-      result.set_status(v1::LIBRARY_FALLBACK);
       continue;
     }
     trace->set_roofline_fraction(std::min(0.95, 0.3 * speedup));
-    min_speedup = min_speedup == 0 ? speedup : std::min(min_speedup, speedup);
   }
-  result.set_all_passed(all_passed);
-  // The real Summarize's rule for a fallback: no speedup unless all passed.
-  result.set_min_speedup(libraries.empty() ? min_speedup : 0);
+  // Status, all_passed and min_speedup as the real worker writes them: its
+  // own summary (eval_summary.h), so a failed workload leaves no speedup.
+  SummarizeTraces(result);
   if (request.profile()) SimulateProfile(request, options_.definitions, kernel, hash("profile"), result);
   // The memcheck gate, simulated as clean (never a real sanitizer's word).
   if (request.memcheck() && result.traces_size() > 0) {

@@ -97,6 +97,7 @@ TEST(simulated_evaluator, ResultsAreLabelledAndConsistent) {
       case v1::INCORRECT_NUMERICAL: {
         ++seen_incorrect;
         EXPECT_FALSE(r.all_passed());
+        EXPECT_EQ(r.min_speedup(), 0);  // as the real worker: no speedup unless all passed
         int bad = 0;
         for (const auto& t : r.traces()) {
           if (t.status() == v1::PASSED) continue;

@@ -26,6 +26,7 @@
 #include "common/utf8.h"
 #include "nlohmann/json.hpp"
 #include "sandbox/sandboxed_process.h"
+#include "verdict/verdict.h"
 
 namespace ptxbench::agent_gateway {
 namespace {
@@ -211,10 +212,9 @@ EvalReply Session::Evaluate(int turn, const std::string& source, bool profile) {
     absl::StatusOr<v1::AgentEvalResponse> r = options_.agent_eval(request);
     taken |= r.ok();
     if (r.ok() && r->done()) {
-      const bool passed = r->result().status() == v1::PASSED && r->result().all_passed();
-      reply = {passed ? 0 : 1, r->feedback()};
+      reply = {verdict::Correct(r->result()) ? 0 : 1, r->feedback()};
       std::lock_guard<std::mutex> lock(mu_);
-      target_met_ |= passed && r->result().min_speedup() >= task_.agent().target_speedup();
+      target_met_ |= verdict::TargetMet(r->result(), task_.agent().target_speedup());
       break;
     }
     if (r.ok()) continue;  // the long poll ended: ask again

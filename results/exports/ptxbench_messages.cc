@@ -6,6 +6,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "results/exports/turn_facts.h"
+#include "verdict/verdict.h"
 #include "workloads/trace.h"
 
 namespace ptxbench::exports {
@@ -73,12 +74,10 @@ Json FeedbackMessage(const v1::TrajectorySummary& s, const v1::Turn& turn,
                 {"event", event}};
   if (event == "test_failed" || event == "no_traces") extra["traces"] = nullptr;
   if (event == "evaluation") {
-    const bool all_passed = IsCorrect(turn);
-    const double min_speedup = all_passed ? turn.eval().min_speedup() : 0.0;
     extra["traces"] = PtxbenchTraces(s, turn, definitions);
-    extra["all_passed"] = all_passed;
-    extra["min_speedup"] = min_speedup;
-    extra["target_met"] = all_passed && min_speedup >= s.target_speedup();
+    extra["all_passed"] = IsCorrect(turn);
+    extra["min_speedup"] = verdict::MinSpeedup(turn.eval());
+    extra["target_met"] = verdict::TargetMet(turn.eval(), s.target_speedup());
   }
   extra["simulated"] = turn.has_eval() && turn.eval().simulated();
   return {{"role", "user"},
@@ -111,7 +110,7 @@ std::optional<Json> ExitMessage(const v1::Trajectory& t) {
                   {"extra",
                    {{"exit_status", "Submitted"},
                     {"submission", last ? last->kernel_source() : ""},
-                    {"min_speedup", last && last->has_eval() ? last->eval().min_speedup() : 0.0}}}};
+                    {"min_speedup", last && last->has_eval() ? verdict::MinSpeedup(last->eval()) : 0.0}}}};
     }
     case v1::LIMITS_EXCEEDED:
       return Json{{"role", "exit"},

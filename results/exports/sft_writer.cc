@@ -12,6 +12,7 @@
 #include "results/exports/folder_writer.h"
 #include "results/exports/text.h"
 #include "results/exports/turn_facts.h"
+#include "verdict/verdict.h"
 
 namespace ptxbench::exports {
 namespace {
@@ -127,7 +128,7 @@ class SftWriter : public FolderWriter {
         {"turn", chosen.index()},
         {"trajectory_assistant_index", 2 + 2 * chosen.index()},
         {"speedup", CorrectSpeedup(chosen)},
-        {"min_speedup", chosen.eval().min_speedup()},
+        {"min_speedup", verdict::MinSpeedup(chosen.eval())},
         {"target_speedup", s.target_speedup()},
         {"language", experiment().language()},
         {"simulated", simulated},

@@ -7,6 +7,7 @@
 #include "common/status_macros.h"
 #include "results/exports/row_format.h"
 #include "results/exports/turn_facts.h"
+#include "verdict/verdict.h"
 
 namespace ptxbench::exports {
 namespace {
@@ -98,7 +99,7 @@ class TableWriter : public FolderWriter {
       row.Null();
     }
     if (evaluated) {
-      row.Double(eval.min_speedup());
+      row.Double(verdict::MinSpeedup(eval));  // 0 unless correct, as the real worker writes it
     } else {
       row.Null();
     }

@@ -14,8 +14,8 @@
 #include "results/exports/export.h"
 #include "results/exports/testing/scratch.h"
 #include "results/exports/testing/trajectories.h"
-#include "results/report/facts.h"
 #include "testing/csv.h"
+#include "verdict/verdict.h"
 
 namespace ptxbench::exports {
 namespace {
@@ -99,7 +99,7 @@ TEST_F(TablesTest, CsvTurnsHoldEveryTurnWithItsFacts) {
   const Row& correct = rows[3];
   EXPECT_EQ(correct[10], "PASSED");
   EXPECT_EQ(correct[11], "true");
-  EXPECT_EQ(std::stod(correct[12]), report::KernelSpeedup(trajectories_[0].turns(2).eval()));
+  EXPECT_EQ(std::stod(correct[12]), verdict::KernelSpeedup(trajectories_[0].turns(2).eval()));
   EXPECT_EQ(correct[13], "1.25");
   EXPECT_THAT(Row(correct.begin() + 14, correct.begin() + 22),
               ElementsAre("1002", "202", "50", "10", "0.03", "1234", "4002", "1767225620000"));

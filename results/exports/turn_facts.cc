@@ -4,24 +4,18 @@
 #include <utility>
 
 #include "results/exports/text.h"
-#include "results/report/facts.h"
+#include "verdict/verdict.h"
 
 namespace ptxbench::exports {
 
 namespace v1 = ::ptxbench::v1;
 
-bool IsCorrect(const v1::EvalResult& eval) {
-  if (eval.status() != v1::PASSED || !eval.all_passed() || eval.traces().empty()) return false;
-  for (const v1::WorkloadTrace& t : eval.traces()) {
-    if (t.status() != v1::PASSED) return false;
-  }
-  return true;
-}
+bool IsCorrect(const v1::EvalResult& eval) { return verdict::Correct(eval); }
 
 bool IsCorrect(const v1::Turn& turn) { return turn.has_eval() && IsCorrect(turn.eval()); }
 
 double CorrectSpeedup(const v1::Turn& turn) {
-  return IsCorrect(turn) ? report::KernelSpeedup(turn.eval()) : 0;
+  return turn.has_eval() ? verdict::Judge(turn.eval()).kernel_speedup : 0;
 }
 
 bool IsSimulated(const v1::Turn& turn) {

@@ -2,7 +2,8 @@
 #define PTXBENCH_RESULTS_EXPORTS_TURN_FACTS_H_
 
 // What every export says about a turn, decided in one place so the formats
-// agree with each other and with reports (results/report/facts.h's KernelSpeedup).
+// agree with each other and with reports; correct and the speedups are the
+// verdict's (verdict/verdict.h).
 
 #include <cstdint>
 #include <optional>
@@ -15,12 +16,12 @@
 
 namespace ptxbench::exports {
 
-// A correct kernel: the evaluation PASSED, every workload was checked and
-// passed (the scheduler's own test for "correct", scheduler/feedback/feedback.cc).
+// A correct kernel: verdict::Correct (the evaluation PASSED, every workload
+// was checked and passed).
 bool IsCorrect(const ptxbench::v1::EvalResult& eval);
 bool IsCorrect(const ptxbench::v1::Turn& turn);
 
-// The kernel's speedup (report::KernelSpeedup) when the turn is correct,
+// The kernel's speedup (verdict::KernelSpeedup, the geometric mean) when the turn is correct,
 // else 0.
 double CorrectSpeedup(const ptxbench::v1::Turn& turn);
 

@@ -24,14 +24,14 @@ struct TurnFacts {
   // An evaluation result is in; `status` is its status.
   bool evaluated = false;
   ptxbench::v1::EvalStatus status = ptxbench::v1::EVAL_STATUS_UNSPECIFIED;
-  // A LIBRARY_FALLBACK whose outputs passed the checks (FallbackCorrect):
+  // A LIBRARY_FALLBACK whose outputs passed the checks (verdict::FallbackCorrect):
   // correct by the checks alone, not by what ran.
   bool fallback_correct = false;
   // PASSED only: the kernel's speedup, the geometric mean over its workloads
-  // of reference time / kernel time (KernelSpeedup). 0 otherwise.
+  // of reference time / kernel time (verdict::KernelSpeedup). 0 otherwise.
   double speedup = 0;
   // PASSED only: the mean roofline fraction over the workloads that have one
-  // (RooflineFraction); 0 when unknown.
+  // (verdict::RooflineFraction); 0 when unknown.
   double roofline = 0;
   // Wall time of the evaluation, milliseconds (evaluated only).
   int64_t eval_ms = 0;
@@ -68,24 +68,6 @@ struct TrajectoryFacts {
   double session_tail_cost_usd = 0;
   int session_tail_calls = 0;
 };
-
-// Whether an evaluation is a fallback that the checks alone would have
-// passed (docs/REPORTS.md, "correct by checks"): its status is
-// LIBRARY_FALLBACK, some trace is LIBRARY_FALLBACK with a census whose
-// outputs were correct, and every trace is PASSED or such a fallback (no
-// trace failed a check, crashed or was not run). A fallback found at the
-// build (no traces) is not one: nothing ran. The one place of the rule: the
-// scheduler stores it per turn (turns.fallback_correct) from here.
-bool FallbackCorrect(const ptxbench::v1::EvalResult& result);
-
-// The speedup of a kernel: the geometric mean over the traces of
-// reference_latency_ms / latency_ms (each trace's `speedup`). 0 when a trace
-// has no positive speedup (not timed) or there is none.
-double KernelSpeedup(const ptxbench::v1::EvalResult& result);
-
-// The mean of the traces' roofline_fraction over those that have one (> 0);
-// 0 when none has.
-double RooflineFraction(const ptxbench::v1::EvalResult& result);
 
 }  // namespace ptxbench::report
 

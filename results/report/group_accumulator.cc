@@ -16,7 +16,7 @@ bool IsTerminal(TrajectoryState state) {
 bool IsCorrect(const TurnFacts& turn) { return turn.evaluated && turn.status == v1::PASSED; }
 
 // A LIBRARY_FALLBACK that the checks alone would have passed (the rule is
-// report::FallbackCorrect's; the facts carry its answer).
+// verdict::FallbackCorrect's; the facts carry its answer).
 bool IsFallbackCorrect(const TurnFacts& turn) {
   return turn.evaluated && turn.status == v1::LIBRARY_FALLBACK && turn.fallback_correct;
 }

@@ -354,37 +354,6 @@ TEST(ReportBuilderTest, FallbackSharesAndThePassRateWithoutFallbacks) {
             0);
 }
 
-v1::EvalResult FallbackResult(std::vector<std::pair<v1::EvalStatus, bool>> traces) {
-  v1::EvalResult r;
-  r.set_status(v1::LIBRARY_FALLBACK);
-  for (const auto& [status, outputs_correct] : traces) {
-    v1::WorkloadTrace* t = r.add_traces();
-    t->set_status(status);
-    if (status == v1::LIBRARY_FALLBACK) t->mutable_census()->set_outputs_correct(outputs_correct);
-  }
-  return r;
-}
-
-// The one rule of a fallback that the checks would have passed.
-TEST(ReportFactsTest, AFallbackIsCorrectByChecksOnlyWhenNoTraceFailedACheck) {
-  EXPECT_TRUE(FallbackCorrect(FallbackResult({{v1::LIBRARY_FALLBACK, true}})));
-  EXPECT_TRUE(FallbackCorrect(
-      FallbackResult({{v1::PASSED, false}, {v1::LIBRARY_FALLBACK, true}})));
-  EXPECT_FALSE(FallbackCorrect(FallbackResult({{v1::LIBRARY_FALLBACK, false}})));
-  EXPECT_FALSE(FallbackCorrect(
-      FallbackResult({{v1::LIBRARY_FALLBACK, true}, {v1::INCORRECT_NUMERICAL, false}})));
-  EXPECT_FALSE(FallbackCorrect(
-      FallbackResult({{v1::LIBRARY_FALLBACK, true}, {v1::RUNTIME_ERROR, false}})));
-  EXPECT_FALSE(FallbackCorrect(FallbackResult({})));  // found at the build: nothing ran
-  EXPECT_FALSE(FallbackCorrect(FallbackResult({{v1::PASSED, false}})));
-  v1::EvalResult no_census = FallbackResult({{v1::LIBRARY_FALLBACK, true}});
-  no_census.mutable_traces(0)->clear_census();
-  EXPECT_FALSE(FallbackCorrect(no_census));
-  v1::EvalResult passed = FallbackResult({{v1::LIBRARY_FALLBACK, true}});
-  passed.set_status(v1::INCORRECT_NUMERICAL);  // the result's own status decides first
-  EXPECT_FALSE(FallbackCorrect(passed));
-}
-
 TEST(ReportBuilderTest, CompileOnlyHasNoCorrectKernel) {
   const GroupReport total =
       Build({Trajectory("m", "t", {}, v1::LIMITS_EXCEEDED, {Evaluated(1, v1::COMPILED, 1)})}, {})

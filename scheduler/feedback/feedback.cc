@@ -12,6 +12,7 @@
 #include "absl/strings/strip.h"
 #include "results/eval_text.h"
 #include "scheduler/feedback/extract.h"
+#include "verdict/verdict.h"
 
 namespace ptxbench::scheduler {
 namespace {
@@ -151,25 +152,13 @@ bool CensusFallback(const EvalResult& result) {
   return false;
 }
 
-bool AllTracesPassed(const EvalResult& result) {
-  if (result.traces().empty()) return false;
-  for (const auto& t : result.traces()) {
-    if (t.status() != ptxbench::v1::PASSED) return false;
-  }
-  return true;
-}
-
-bool AllPassed(const EvalResult& result) {
-  return result.status() == ptxbench::v1::PASSED && result.all_passed() && AllTracesPassed(result);
-}
-
 // Hopper: a correct kernel without wgmma or bulk copies leaves most of the
 // machine idle. Only said when a census was taken, and only of a kernel
 // built for Hopper (results before compile_target was recorded all were):
 // wgmma does not exist on other GPUs. The SASS census, where there is one,
 // decides: it is what runs (a wgmma in the PTX may be lowered otherwise).
 void AppendInstructionWarning(std::string* out, const EvalResult& result) {
-  if (!AllPassed(result)) return;
+  if (!verdict::Correct(result)) return;
   if (!result.compile_target().empty() && result.compile_target() != "sm_90a") return;
   if (result.has_sass() && result.sass().instructions() > 0) {
     const auto& counts = result.sass().instruction_counts();
@@ -234,10 +223,6 @@ std::string RenderNoCodeFeedback(absl::string_view language) {
                       tag, " block.");
 }
 
-bool TargetMet(const ptxbench::v1::EvalResult& result, double target_speedup) {
-  return AllPassed(result) && result.min_speedup() >= target_speedup;
-}
-
 std::string RenderEvalFeedback(const ptxbench::v1::EvalResult& result, double target_speedup) {
   std::string out;
   if (result.simulated()) absl::StrAppend(&out, kSimulatedBanner, "\n");
@@ -286,7 +271,7 @@ std::string RenderEvalFeedback(const ptxbench::v1::EvalResult& result, double ta
                                       target_speedup, result.min_speedup()));
       return out;
     }
-    if (AllPassed(result)) {
+    if (verdict::Correct(result)) {
       absl::StrAppend(&out, "\n",
                       absl::StrFormat("Kernel is correct. Min speedup: %.3fx (target: "
                                       "%.3fx). Keep optimizing.",

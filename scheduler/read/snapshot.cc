@@ -7,6 +7,7 @@
 #include "google/protobuf/io/coded_stream.h"
 #include "scheduler/store/schema.h"
 #include "storage/blob_store.h"
+#include "verdict/verdict.h"
 
 namespace ptxbench::scheduler {
 
@@ -156,11 +157,10 @@ absl::Status Snapshot::TurnFacts(int64_t trajectory_rowid, std::vector<report::T
       return absl::DataLossError("an evaluation result in the database does not parse");
     }
     report::TurnFacts& f = (*out)[index];
-    if (result.status() == v1::PASSED && result.all_passed()) {
-      f.speedup = report::KernelSpeedup(result);
-      f.roofline = report::RooflineFraction(result);
-    }
-    f.fallback_correct = report::FallbackCorrect(result);
+    const verdict::Verdict verdict = verdict::Judge(result);
+    f.speedup = verdict.kernel_speedup;
+    f.roofline = verdict.roofline;
+    f.fallback_correct = verdict.fallback_correct;
     f.eval_ms = result.wall_time_ms();
     if (result.simulated()) f.simulated = true;
   }

@@ -12,6 +12,7 @@
 #include "common/status_macros.h"
 #include "scheduler/state/core.h"
 #include "storage/blob_store.h"
+#include "verdict/verdict.h"
 
 namespace ptxbench::scheduler {
 
@@ -168,8 +169,10 @@ absl::Status Core::CompleteAgent(TaskRow& task, TrajectoryRow& trajectory,
       AddEvent(trajectory.experiment_id, trajectory.id, trajectory.turns_completed - 1,
                "agent.ended", why));
   // Only what ptxbench evaluated counts: the target is met when one of the
-  // session's evaluations met it, whatever the agent said.
-  if (trajectory.correct && trajectory.best_speedup >= trajectory.target_speedup) {
+  // session's evaluations met it, whatever the agent said: best_speedup is
+  // the largest minimum speedup of its correct turns (core_complete.cc).
+  if (trajectory.correct &&
+      verdict::ReachesTarget(trajectory.best_speedup, trajectory.target_speedup)) {
     return Transit(trajectory, TrajectoryEvent::kTargetMet,
                    absl::StrFormat("target %.3fx met (best %.3fx); %s",
                                    trajectory.target_speedup, trajectory.best_speedup, why));

@@ -6,11 +6,11 @@
 #include "absl/strings/str_format.h"
 #include "common/hash.h"
 #include "common/status_macros.h"
-#include "results/report/facts.h"
 #include "scheduler/feedback/extract.h"
 #include "scheduler/feedback/feedback.h"
 #include "scheduler/state/core.h"
 #include "storage/blob_store.h"
+#include "verdict/verdict.h"
 
 namespace ptxbench::scheduler {
 
@@ -173,24 +173,22 @@ absl::Status Core::CompleteEval(TaskRow& task, TrajectoryRow& trajectory,
   PTXB_ASSIGN_OR_RETURN(
       std::string feedback_blob,
       storage::PutBlob(*db_, RenderEvalFeedback(result, trajectory.target_speedup)));
-  const bool correct = result.status() == v1::PASSED && result.all_passed();
+  const verdict::Verdict verdict = verdict::Judge(result);
   EvalRow row;
   row.eval_blob = std::move(eval_blob);
   row.status = result.status();
-  if (correct) {
-    row.min_speedup = result.min_speedup();
-    row.kernel_speedup = report::KernelSpeedup(result);
-    row.roofline = report::RooflineFraction(result);
-  }
-  row.fallback_correct = report::FallbackCorrect(result);
+  row.min_speedup = verdict.min_speedup;
+  row.kernel_speedup = verdict.kernel_speedup;
+  row.roofline = verdict.roofline;
+  row.fallback_correct = verdict.fallback_correct;
   row.eval_ms = result.wall_time_ms();
   row.feedback_blob = std::move(feedback_blob);
   row.finished_ms = now_ms;
   PTXB_RETURN_IF_ERROR(turns_.RecordEval(trajectory.rowid, task.turn, row));
   PTXB_RETURN_IF_ERROR(TransitTask(task, trajectory.model, TaskEvent::kComplete));
-  if (correct) {
+  if (verdict.correct) {
     trajectory.correct = true;
-    trajectory.best_speedup = std::max(trajectory.best_speedup, result.min_speedup());
+    trajectory.best_speedup = std::max(trajectory.best_speedup, verdict.min_speedup);
   }
   if (result.simulated()) trajectory.simulated = true;
   PTXB_RETURN_IF_ERROR(AddEvent(
@@ -198,7 +196,8 @@ absl::Status Core::CompleteEval(TaskRow& task, TrajectoryRow& trajectory,
       absl::StrFormat("%s min_speedup=%.3f%s", v1::EvalStatus_Name(result.status()),
                       result.min_speedup(), result.simulated() ? " (simulated)" : "")));
   if (trajectory.state == v1::AWAITING_AGENT) return AgentTurnEvaluated(trajectory, task.turn);
-  return AdvanceOrEnd(trajectory, task.turn, TargetMet(result, trajectory.target_speedup));
+  return AdvanceOrEnd(trajectory, task.turn,
+                      verdict::TargetMet(result, trajectory.target_speedup));
 }
 
 absl::Status Core::HandleFailure(TaskRow& next, TrajectoryRow& trajectory,

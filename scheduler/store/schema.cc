@@ -215,7 +215,7 @@ constexpr char kSchemaV11[] =
     "ALTER TABLE experiments ADD COLUMN staged INTEGER NOT NULL DEFAULT 0;";
 
 // Version 12: a LIBRARY_FALLBACK turn whose outputs passed the checks
-// (report::FallbackCorrect), for the reports' fallback figures. No turn
+// (verdict::FallbackCorrect), for the reports' fallback figures. No turn
 // before it had a kernel census, so none of them was one.
 constexpr char kSchemaV12[] =
     "ALTER TABLE turns ADD COLUMN fallback_correct INTEGER NOT NULL DEFAULT 0;";

@@ -60,7 +60,7 @@ struct EvalRow {
   double min_speedup = 0;
   double kernel_speedup = 0;
   double roofline = 0;
-  // report::FallbackCorrect of the result.
+  // verdict::FallbackCorrect of the result.
   bool fallback_correct = false;
   int64_t eval_ms = 0;
   std::string feedback_blob;

@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "results/eval_text.h"
+#include "common/printable_text.h"
 #include "worker/profile/ncu_csv.h"
 
 namespace ptxbench::worker {
