@@ -50,6 +50,13 @@ std::string Cut(absl::string_view name) {
   return out;
 }
 
+// The upper median; 0 of none.
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+  return v[v.size() / 2];
+}
+
 }  // namespace
 
 std::string EncodeCallCensus(const CallCensus& census) {
@@ -176,12 +183,7 @@ void CensusTally::Add(absl::string_view text, double net_ms, bool gate_forced) {
   }
 }
 
-double CensusTally::MedianUnaccountedMs() const {
-  if (unaccounted_ms_.empty()) return 0;
-  std::vector<double> v = unaccounted_ms_;
-  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-  return v[v.size() / 2];
-}
+double CensusTally::MedianUnaccountedMs() const { return Median(unaccounted_ms_); }
 
 std::string CensusTally::Gap() const {
   if (timed_ == 0) return "";
@@ -195,9 +197,7 @@ std::string CensusTally::Gap() const {
                         kMaxCensusEntries, " in one call): what they were cannot be shown");
   }
   if (!net_ms_.empty()) {
-    std::vector<double> net = net_ms_;
-    std::nth_element(net.begin(), net.begin() + net.size() / 2, net.end());
-    const double median_net = net[net.size() / 2];
+    const double median_net = Median(net_ms_);
     const double unaccounted = MedianUnaccountedMs();
     if (unaccounted > kSlackMs + kSlackShare * median_net) {
       return absl::StrFormat(
