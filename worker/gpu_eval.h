@@ -81,7 +81,7 @@ struct GpuEvalOptions {
   std::string triton_python;  // a Python with torch and Triton; empty: none
   // The census of what timed calls ran (docs/SECURITY.md, "What ran") for
   // CUDA and PTX candidates too; a Triton candidate's always has one.
-  bool census_builds = false;
+  bool census_builds = true;
   // Profiles on request (docs/MEASUREMENT.md, "Profiles"): Nsight Compute
   // (FindNcu in worker/profile/ncu_install.h); empty `ncu`: this worker
   // cannot profile. A profile run ends at `profile_deadline`.

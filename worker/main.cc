@@ -86,10 +86,9 @@ ABSL_FLAG(bool, triton, false,
           "by default until the census of what their timed calls run, which makes a run() that "
           "calls torch or cuBLAS a LIBRARY_FALLBACK, has run on a GPU machine (docs/SECURITY.md, "
           "\"What ran\")");
-ABSL_FLAG(bool, census_builds, false,
+ABSL_FLAG(bool, census_builds, true,
           "Census what the timed calls of CUDA and PTX candidates run too, as Triton's always "
-          "are (--census-builds; docs/SECURITY.md, \"What ran\"). Off by default until the "
-          "census has run on a GPU machine");
+          "are (docs/SECURITY.md, \"What ran\"); --census-builds=false leaves them without one");
 ABSL_FLAG(std::string, ncu, "",
           "Nsight Compute (e.g. /usr/local/cuda/bin/ncu) that profiles kernels of experiments "
           "that ask for profiles (--ncu; default: this worker does not profile; "
