@@ -349,12 +349,13 @@ class Harness {
       jit_->WaitForEnd(absl::Seconds(5));
     }
     const double seconds = absl::ToDoubleSeconds(absl::Now() - start);
-    census_rules_.jit_images = isolation_->JitImages();
+    JitCache built = isolation_->JitImages();
     jit_log_ = absl::StrFormat(
         "Triton JIT: %.2f s in a host of its own before timing (one call per workload on "
-        "inputs no timed call gets; compile and autotuning time, in no figure); %d images "
-        "built, the only code of the submission's own that its timed calls may run\n",
-        seconds, census_rules_.jit_images.size());
+        "inputs no timed call gets; compile and autotuning time, in no figure); %s built, "
+        "the only code of the submission's own that its timed calls may run\n",
+        seconds, DescribeJitCache(built));
+    census_rules_.jit_images = std::move(built.tags);
     Phase("Triton JIT", "Triton JIT done");
     if (!failed) {
       jit_.reset();

@@ -221,6 +221,10 @@ absl::StatusOr<sandbox::Policy> CandidateHostPolicy(const RunnerJob& job,
     // Else Triton asks /sbin/ldconfig, which the view does not have.
     policy.env.push_back(absl::StrCat("TRITON_LIBCUDA_PATH=", DriverLibraryDir()));
     policy.env.push_back("PYTHONDONTWRITEBYTECODE=1");
+    // The candidate's uid has no passwd entry: getpass.getuser() (torch's
+    // compile caches ask it) reads these first.
+    policy.env.push_back("USER=ptxbench-candidate");
+    policy.env.push_back("LOGNAME=ptxbench-candidate");
     if (jit) policy.env.push_back("CC=/usr/bin/gcc");
   }
   if (!cupti.empty()) policy.env.push_back(absl::StrCat("PTXB_CUPTI=", kCupti));
@@ -347,8 +351,8 @@ absl::StatusOr<std::unique_ptr<Isolation>> Isolation::Prepare(const RunnerJob& j
   return iso;
 }
 
-std::set<std::string> Isolation::JitImages() const {
-  return jit_dir_.empty() ? std::set<std::string>{} : JitImageTags(jit_dir_ + "/cache");
+JitCache Isolation::JitImages() const {
+  return jit_dir_.empty() ? JitCache{} : ScanJitCache(jit_dir_ + "/cache");
 }
 
 absl::StatusOr<std::unique_ptr<sandbox::SandboxedProcess>> Isolation::SpawnJitHost(int channel,

@@ -19,12 +19,12 @@
 
 #include <functional>
 #include <memory>
-#include <set>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "sandbox/sandboxed_process.h"
+#include "worker/runner/jit_images.h"
 #include "worker/runner/job.h"
 
 namespace ptxbench::runner {
@@ -46,7 +46,7 @@ class Isolation {
   absl::StatusOr<std::unique_ptr<sandbox::SandboxedProcess>> SpawnJitHost(int channel, int output);
   // Triton: the images the JIT host left in its cache (jit_images.h), once
   // it ended; empty for a build.
-  std::set<std::string> JitImages() const;
+  JitCache JitImages() const;
   // Step 3: `body` runs in the child after it dropped to the sandbox uid;
   // its return value is the child's exit code.
   absl::StatusOr<pid_t> ForkReferenceHost(const std::function<int()>& body);

@@ -16,7 +16,21 @@ namespace ptxbench::runner {
 inline constexpr int kMaxJitImages = 1024;
 inline constexpr long kMaxJitImageBytes = 64L << 20;
 
-std::set<std::string> JitImageTags(const std::string& cache_dir);
+struct JitCache {
+  std::set<std::string> tags;  // of the images read
+  int directories = 0;         // entered, the cache's own included
+  int files = 0;               // of any kind, images or not
+  int unread = 0;              // ".cubin" entries that could not be read as an image
+  std::string first_unread;    // the first of them and why, in words
+  std::string missing;         // why the cache itself could not be opened; else empty
+};
+
+// The cache under `cache_dir` (Triton's layout: <dir>/<key>/<name>.cubin).
+JitCache ScanJitCache(const std::string& cache_dir);
+
+// What a scan found, in words for the trace's log: "3 images (cache: 12
+// files in 4 directories)", with what could not be read.
+std::string DescribeJitCache(const JitCache& cache);
 
 }  // namespace ptxbench::runner
 

@@ -1,5 +1,6 @@
 #include "worker/runner/jit_images.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@ namespace ptxbench::runner {
 namespace {
 
 namespace fs = std::filesystem;
+using ::testing::HasSubstr;
 
 class JitImagesTest : public ::testing::Test {
  protected:
@@ -36,7 +38,11 @@ TEST_F(JitImagesTest, TheCubinsOfTheCacheAreNamedByTheirBytes) {
   Write(dir_ / "KEY2" / "other.cubin", "image two");
   Write(dir_ / "KEY1" / "matmul_kernel.json", "{}");        // not an image
   Write(dir_ / "KEY1" / "cuda_utils.so", "launcher");       // not a GPU image
-  EXPECT_EQ(JitImageTags(dir_.string()), (std::set<std::string>{Tag("image one"), Tag("image two")}));
+  const JitCache cache = ScanJitCache(dir_.string());
+  EXPECT_EQ(cache.tags, (std::set<std::string>{Tag("image one"), Tag("image two")}));
+  EXPECT_EQ(cache.files, 4);
+  EXPECT_EQ(cache.directories, 3);
+  EXPECT_EQ(DescribeJitCache(cache), "2 images (cache: 4 files in 3 directories)");
 }
 
 TEST_F(JitImagesTest, WhatTheJitHostLeftAsATrapIsNotFollowed) {
@@ -48,11 +54,16 @@ TEST_F(JitImagesTest, WhatTheJitHostLeftAsATrapIsNotFollowed) {
   Write(dir_ / "a" / "b" / "c" / "too_deep.cubin", "too deep");
   ASSERT_EQ(mkfifo((dir_ / "KEY1" / "fifo.cubin").c_str(), 0600), 0);  // would block a reader
   Write(dir_ / "KEY1" / "empty.cubin", "");
-  const std::set<std::string> tags = JitImageTags(dir_.string());
+  const JitCache cache = ScanJitCache(dir_.string());
   // The real directory "real" is read itself (it is in the cache): its
   // image counts once, through its own path only.
-  EXPECT_EQ(tags, (std::set<std::string>{Tag("behind a linked directory")}));
-  EXPECT_TRUE(JitImageTags((dir_ / "missing").string()).empty());
+  EXPECT_EQ(cache.tags, (std::set<std::string>{Tag("behind a linked directory")}));
+  // The link, the fifo and the empty file, each said; the first by its name.
+  EXPECT_EQ(cache.unread, 3);
+  EXPECT_THAT(DescribeJitCache(cache), HasSubstr("3 .cubin not read, the first "));
+  const JitCache missing = ScanJitCache((dir_ / "missing").string());
+  EXPECT_TRUE(missing.tags.empty());
+  EXPECT_THAT(DescribeJitCache(missing), HasSubstr("0 images (no cache: "));
 }
 
 }  // namespace
