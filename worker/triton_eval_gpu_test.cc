@@ -72,7 +72,10 @@ class TritonEvalTest : public ::testing::Test {
  protected:
   void SetUp() override {
     PTXB_REQUIRE_TRITON();
-    auto registry = workloads::DefinitionRegistry::Load({});
+    // The bundled definitions, and an FP8 one for the fallback suite.
+    workloads::DatasetOptions options;
+    options.datasets = {DataDir() + "/worker/testdata/triton/fp8_dataset"};
+    auto registry = workloads::DefinitionRegistry::Load(options);
     ASSERT_TRUE(registry.ok()) << registry.status();
     definitions_ = *std::move(registry);
     CompilerOptions c;
@@ -219,6 +222,8 @@ INSTANTIATE_TEST_SUITE_P(
         FallbackCase{"sdpa", "mha_with_lse_d128", "sdpa.py", kMhaSmallest, v1::LIBRARY_FALLBACK},
         FallbackCase{"compiled_reference", "mha_with_lse_d128", "compiled_reference.py",
                      kMhaSmallest, v1::LIBRARY_FALLBACK},
+        FallbackCase{"fp8_bf16_cast", "gemm_fp8_n4096_k4096", "fp8_bf16_cast.py", "fp8-gemm-m256",
+                     v1::LIBRARY_FALLBACK},
         FallbackCase{"scratch_empty", "gemm_n7168_k5120", "scratch_empty.py", kGemmM70,
                      v1::PASSED}),
     [](const ::testing::TestParamInfo<FallbackCase>& info) { return std::string(info.param.name); });

@@ -18,7 +18,14 @@ Then it times run() and the reference with
 triton.testing.do_bench(warmup=25, rep=100), median. One line per
 (kernel, workload); exit status 1 when any fails.
 
-    python3 scripts/device/triton_check.py [--only NAME[,NAME...]] [--dir DIR]
+    python3 scripts/device/triton_check.py [--only NAME[,NAME...]] [--dir DIR] [--ncu NCU]
+
+With --ncu, each (kernel, workload) of a bundled shape is also timed by Nsight Compute
+(another process: ncu --clock-control none --cache-control all, gpu__time_duration.sum of
+every kernel launched inside NCU_CALLS calls of run(), summed per call, median): the GPU
+at its own clocks and a cold L2 before each kernel, as ptxbench times it, where do_bench
+runs the calls back to back (so a kernel that heats the card reads at the clocks the card
+holds under sustained load).
 
 Workloads (about 1.5 minutes in all on an H100, most of it the float32
 references and the JIT): gemm M = 70, 2379, 8192; gemm_autotune M = 70, 8192;
@@ -27,7 +34,11 @@ passes S = 4096; and for each attention kernel a synthetic S = 1000 (not a
 bundled workload: it exercises the masks of a length no block size divides).
 """
 import argparse
+import csv
 import glob
+import io
+import statistics
+import subprocess
 import importlib.util
 import json
 import os
@@ -45,6 +56,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 DATA = os.path.join(ROOT, "workloads", "data")
 DEFAULT_DIR = os.path.join(ROOT, "worker", "testdata", "triton")
 GUARD = 4096  # elements after each output, filled with NaN, that must stay NaN
+NCU_CALLS = 7  # calls of run() the profiler times, after one untimed (the JIT's)
 
 # Kernel file -> (definition, the workloads' var axes to run). A None entry
 # of axes marks a synthetic shape (not a bundled workload). Files not listed
@@ -183,8 +195,50 @@ def bench(fn):
     return triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median")
 
 
+def outputs_for(d, axes):
+    return [torch.empty(shape_of(d, axes, spec["shape"]), dtype=DTYPES[spec["dtype"]],
+                        device="cuda") for spec in d["outputs"].values()]
+
+
+def ncu_target(defs, d, module, axes):
+    """The profiled process: one untimed call, then NCU_CALLS calls, each in an NVTX range
+    that the profiler's filter keeps."""
+    inputs = make_inputs(defs, d, axes, seed=7)
+    outs = outputs_for(d, axes)
+    module.run(*inputs, *outs)
+    torch.cuda.synchronize()
+    for i in range(NCU_CALLS):
+        torch.cuda.nvtx.range_push(f"ptxb_call_{i}")
+        module.run(*inputs, *outs)
+        torch.cuda.synchronize()
+        torch.cuda.nvtx.range_pop()
+
+
+def ncu_ms(ncu, path, axes):
+    """(median ms per call, kernels per call) of run() under Nsight Compute, or a reason."""
+    cmd = [ncu, "--clock-control", "none", "--cache-control", "all", "--target-processes", "all",
+           "--metrics", "gpu__time_duration.sum", "--csv", "--nvtx", "--print-nvtx-rename", "none"]
+    for i in range(NCU_CALLS):
+        cmd += ["--nvtx-include", f"ptxb_call_{i}/"]
+    cmd += [sys.executable, os.path.abspath(__file__), "--ncu-target", path, json.dumps(axes)]
+    run = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    table = "\n".join(line for line in run.stdout.splitlines() if line.startswith('"'))
+    rows = [r for r in csv.DictReader(io.StringIO(table))
+            if r.get("Metric Name") == "gpu__time_duration.sum"]
+    if run.returncode != 0 or not rows:
+        return None, f"ncu rc {run.returncode}: {(run.stderr or run.stdout)[-300:]}"
+    scale = {"nsecond": 1e-6, "usecond": 1e-3, "msecond": 1.0, "second": 1e3}
+    times = [float(r["Metric Value"].replace(",", "")) * scale.get(r["Metric Unit"], float("nan"))
+             for r in rows]
+    if len(times) % NCU_CALLS:
+        return None, f"{len(times)} kernels in {NCU_CALLS} calls"
+    per = len(times) // NCU_CALLS
+    calls = [sum(times[i * per:(i + 1) * per]) for i in range(NCU_CALLS)]
+    return statistics.median(calls), per
+
+
 def check_one(defs, d, module, axes, seed):
-    """Returns (passed, line)."""
+    """Returns (passed, line, the kernel's do_bench ms)."""
     inputs = make_inputs(defs, d, axes, seed)
     saved = [t.clone() for t in inputs]
     outs, wholes = [], []
@@ -221,15 +275,22 @@ def check_one(defs, d, module, axes, seed):
             f"reference {reference_ms:.3f} ms; first call {first_s:.1f} s")
     if problems:
         line += "; " + "; ".join(problems)
-    return not problems, line
+    return not problems, line, kernel_ms
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", help="kernel file names (without .py), comma-separated")
     parser.add_argument("--dir", default=DEFAULT_DIR, help="folder of kernel files")
+    parser.add_argument("--ncu", help="Nsight Compute's ncu: time each bundled shape with it too")
+    parser.add_argument("--ncu-target", nargs=2, metavar=("KERNEL", "AXES"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     defs = load_definitions()
+    if args.ncu_target:
+        path, axes = args.ncu_target[0], json.loads(args.ncu_target[1])
+        stem = os.path.splitext(os.path.basename(path))[0]
+        ncu_target(defs, defs[PLAN.get(stem, (stem, None))[0]], load_kernel(path), axes)
+        return
     paths = sorted(glob.glob(os.path.join(args.dir, "*.py")))
     if args.only:
         wanted = set(args.only.split(","))
@@ -262,10 +323,19 @@ def main():
             if axes not in bundled:
                 label += " (synthetic)"
             try:
-                ok, line = check_one(defs, d, module, axes, seed=1000 + i)
+                ok, line, kernel_ms = check_one(defs, d, module, axes, seed=1000 + i)
             except Exception:  # noqa: BLE001
-                ok, line = False, "FAIL; " + traceback.format_exc(limit=4).replace("\n", " | ")
+                ok, kernel_ms = False, 0
+                line = "FAIL; " + traceback.format_exc(limit=4).replace("\n", " | ")
             failed += not ok
+            # Where ptxbench's figure is compared (0.2 ms and more; a little less by do_bench).
+            if args.ncu and axes in bundled and kernel_ms >= 0.15:
+                try:
+                    ms, per = ncu_ms(args.ncu, path, axes)
+                except Exception:  # noqa: BLE001
+                    ms, per = None, traceback.format_exc(limit=2).replace("\n", " | ")
+                line += (f"; ncu {ms:.3f} ms ({per} kernels a call)" if ms is not None
+                         else f"; ncu: {per}")
             print(f"{stem} [{label}]: {line}", flush=True)
             torch.cuda.empty_cache()
     print(f"{failed} failed; {time.time() - begin:.0f} s")

@@ -11,7 +11,10 @@
 #      one, else a stand-in hub of its layout is written under $OUT (the
 #      scripted model answers the same whatever the prompt says).
 # Each must end as the scripted answers tell: turn 0 (its grid rounds M down)
-# INCORRECT, turn 1 (the fix) PASSED and timed. Prints one line per run and
+# INCORRECT, turn 1 (the fix) PASSED and timed. Before the first, the CUDA
+# quickstart (examples/quickstart.json, the same definition) runs in the same
+# database, and `ptxbench report quickstart quickstart-triton` compares the two
+# languages side by side ($OUT/side_by_side.txt). Prints one line per run and
 # "TRITON EXAMPLE: PASS" or "TRITON EXAMPLE: FAIL"; exit status 0 or 1.
 # Logs and `show` of every trajectory under $OUT; each run is cut at 270 s,
 # so the whole fits in one 10-minute device command.
@@ -40,7 +43,7 @@ verdict=PASS
 run() {
   local name=$1 port=$2
   shift 2
-  local data="$out/$name-data" addr="127.0.0.1:$port" start=$(date +%s)
+  local data="$out/${DATA:-$name}-data" addr="127.0.0.1:$port" start=$(date +%s)
   timeout 270 "$bin/ptxbench" up --data-dir "$data" --listen "$addr" --torch-python "$python" \
     --triton --models examples/quickstart_triton/models.json "$@" --exit-when-done \
     > "$out/$name.txt" 2>&1
@@ -86,7 +89,22 @@ print(" ".join(x["trajectory"] for x in (d["trajectories"] if isinstance(d, dict
   cp -r "$data/logs" "$out/$name-logs"
 }
 
+# The CUDA quickstart first, in the database the Triton quickstart then shares.
+timeout 200 "$bin/ptxbench" up --data-dir "$out/quickstart-triton-data" --listen 127.0.0.1:50575 \
+  --torch-python "$python" --models examples/quickstart/models.json \
+  --submit examples/quickstart.json --exit-when-done > "$out/quickstart-cuda.txt" 2>&1
+echo "quickstart (CUDA, the same definition): up rc=$?" | tee -a "$out/triton_example_summary.txt"
 run quickstart-triton 50573 --submit examples/quickstart_triton.json
+# The two languages side by side, from a scheduler alone on that database.
+"$bin/ptxbench" up --data-dir "$out/quickstart-triton-data" --listen 127.0.0.1:50576 --workers 0 \
+  --gateways 0 > "$out/side_by_side-up.txt" 2>&1 &
+up=$!
+sleep 3
+"$bin/ptxbench" --scheduler 127.0.0.1:50576 --data-dir "$out/quickstart-triton-data" \
+  report quickstart quickstart-triton > "$out/side_by_side.txt" 2>&1
+echo "report quickstart quickstart-triton: rc=$?"
+cat "$out/side_by_side.txt"
+kill -INT "$up"; wait "$up"
 run ptxbench-triton 50574 --prompts "$hub" --model quickstart-triton-scripted \
   --submit examples/ptxbench_triton.json
 echo "TRITON EXAMPLE: $verdict"
