@@ -227,7 +227,8 @@ def ncu_ms(ncu, path, axes):
             if r.get("Metric Name") == "gpu__time_duration.sum"]
     if run.returncode != 0 or not rows:
         return None, f"ncu rc {run.returncode}: {(run.stderr or run.stdout)[-300:]}"
-    scale = {"nsecond": 1e-6, "usecond": 1e-3, "msecond": 1.0, "second": 1e3}
+    scale = {"nsecond": 1e-6, "usecond": 1e-3, "msecond": 1.0, "second": 1e3,
+             "ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}
     times = [float(r["Metric Value"].replace(",", "")) * scale.get(r["Metric Unit"], float("nan"))
              for r in rows]
     if len(times) % NCU_CALLS:

@@ -172,8 +172,10 @@ void CensusTally::Add(absl::string_view text, double net_ms, bool gate_forced) {
   for (const CensusEntry& e : c->entries) {
     Kernel& k = kernels_[e.name];
     const v1::KernelOrigin origin = OriginOf(rules_, e);
+    const std::string image = e.image.size() == 17 ? e.image.substr(0, 16) : e.image;
     // One name from images of two origins is the worse of them.
     if (k.launches == 0 || origin == v1::LIBRARY) k.origin = origin;
+    k.image = k.launches == 0 || k.image == image ? image : "*";
     k.launches += e.launches;
     k.ns += e.ns;
   }
@@ -237,6 +239,7 @@ v1::KernelCensus CensusTally::Summary(bool outputs_correct) const {
     v1::LaunchedKernel* l = out.add_kernels();
     l->set_name(name);
     l->set_origin(k.origin);
+    l->set_image(k.image);
     l->set_launches(k.launches);
     l->set_ms_per_call(static_cast<double>(k.ns) / 1e6 / calls);
   }

@@ -116,6 +116,7 @@ class CensusTally {
  private:
   struct Kernel {
     ptxbench::v1::KernelOrigin origin;
+    std::string image;  // LaunchedKernel.image
     int64_t launches = 0;
     int64_t ns = 0;
   };

@@ -109,6 +109,7 @@ TEST(CensusTest, TheSubmissionsOwnKernelsAreNoFallback) {
   EXPECT_EQ(s.kernels(0).origin(), v1::SUBMISSION);
   EXPECT_EQ(s.kernels(0).launches(), 5);
   EXPECT_NEAR(s.kernels(0).ms_per_call(), 0.99, 1e-9);
+  EXPECT_EQ(s.kernels(0).image(), "0123456789abcdef");  // the JIT log's name for it
   EXPECT_EQ(s.kernels(1).origin(), v1::MEMORY);
   EXPECT_TRUE(s.gap().empty());
 }
@@ -174,6 +175,7 @@ TEST(CensusTest, ANameFromImagesOfTwoOriginsIsTheLibrarys) {
   t.Add(Call({Entry("4444444444444444a", "matmul_kernel", 500000)}, 500000), 0.5, false);
   EXPECT_TRUE(t.fallback());
   EXPECT_EQ(t.Summary(true).kernels(0).origin(), v1::LIBRARY);
+  EXPECT_EQ(t.Summary(true).kernels(0).image(), "*");
 }
 
 // The names a real cubin's tracer reads, from nvcc where this machine has

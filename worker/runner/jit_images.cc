@@ -20,6 +20,8 @@ namespace {
 
 // Triton's cache: <dir>/<key>/<name>.cubin.
 constexpr int kMaxDepth = 3;
+// Images a description names; the rest are counted.
+constexpr int kJitImagesNamed = 8;
 
 // The whole of regular file `name` under directory `dir_fd`; else why not.
 std::string ReadImage(int dir_fd, const char* name, std::string* out) {
@@ -90,8 +92,17 @@ JitCache ScanJitCache(const std::string& cache_dir) {
 
 std::string DescribeJitCache(const JitCache& cache) {
   if (!cache.missing.empty()) return absl::StrCat("0 images (", cache.missing, ")");
-  std::string out = absl::StrCat(cache.tags.size(), " images (cache: ", cache.files, " files in ",
-                                 cache.directories, " directories");
+  // The census names each kernel's image by the same 16 digits.
+  std::string out = absl::StrCat(cache.tags.size(), " images");
+  int named = 0;
+  for (const std::string& tag : cache.tags) {
+    if (named++ == kJitImagesNamed) {
+      absl::StrAppend(&out, ", ...");
+      break;
+    }
+    absl::StrAppend(&out, named == 1 ? " " : ", ", tag);
+  }
+  absl::StrAppend(&out, " (cache: ", cache.files, " files in ", cache.directories, " directories");
   if (cache.unread > 0) {
     absl::StrAppend(&out, "; ", cache.unread, " .cubin not read, the first ", cache.first_unread);
   }
