@@ -13,7 +13,9 @@ bool IsTerminal(TrajectoryState state) {
          state == v1::CANCELLED;
 }
 
-bool IsCorrect(const TurnFacts& turn) { return turn.evaluated && turn.status == v1::PASSED; }
+// The verdict's (verdict::Correct, stored with the turn); never the status
+// alone.
+bool IsCorrect(const TurnFacts& turn) { return turn.evaluated && turn.correct; }
 
 // A LIBRARY_FALLBACK that the checks alone would have passed (the rule is
 // verdict::FallbackCorrect's; the facts carry its answer).
