@@ -163,6 +163,7 @@ absl::Status Run() {
       scheduler::EvalRow row;
       row.eval_blob = pass ? passed[k] : failed[k];
       row.status = result.status();
+      row.correct = verdict::Correct(result);
       if (pass) {
         row.min_speedup = result.min_speedup();
         row.kernel_speedup = verdict::KernelSpeedup(result);
@@ -184,6 +185,10 @@ absl::Status Run() {
     PTXB_RETURN_IF_ERROR(finish->Run());
     if ((i + 1) % 10000 == 0) std::fprintf(stderr, "%d trajectories\n", i + 1);
   }
+  // Written whole: shown, as Dispatcher::Submit shows an experiment after its
+  // last part (a staged one is hidden from readers, and a scheduler started
+  // on the file would delete it).
+  PTXB_RETURN_IF_ERROR(experiments.Show(experiment));
   PTXB_RETURN_IF_ERROR(db->Execute("COMMIT"));
   std::printf("%s: experiment %s, %d trajectories x %d turns\n", path.c_str(), x.name.c_str(), n,
               turns);

@@ -17,6 +17,10 @@ namespace ptxbench {
 // (control characters, escape sequences, invalid or any UTF-8) as '?'.
 std::string PrintableText(absl::string_view text, size_t max_bytes);
 
+// As PrintableText, but newlines and tabs stay: for text read as lines
+// (what a candidate host printed, a host's reply to the harness).
+std::string PrintableLines(absl::string_view text, size_t max_bytes);
+
 }  // namespace ptxbench
 
 #endif  // PTXBENCH_COMMON_PRINTABLE_TEXT_H_

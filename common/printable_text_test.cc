@@ -19,5 +19,11 @@ TEST(PrintableTextTest, EveryOtherByteIsAQuestionMark) {
   EXPECT_EQ(PrintableText(std::string("a\0b", 3), 100), "a?b");
 }
 
+TEST(PrintableTextTest, LinesKeepTheirNewlinesAndTabs) {
+  EXPECT_EQ(PrintableLines("\x1b[31mred\n\t\x7f\xc3\xa9", 100), "?[31mred\n\t???");
+  EXPECT_EQ(PrintableLines("one\r\ntwo", 100), "one?\ntwo");
+  EXPECT_EQ(PrintableLines("abc\ndef", 5), "abc\nd");
+}
+
 }  // namespace
 }  // namespace ptxbench

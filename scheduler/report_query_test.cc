@@ -29,6 +29,8 @@ struct Step {
   double speedup = 0;
   // LIBRARY_FALLBACK: the census says the outputs passed the checks.
   bool checks_passed = false;
+  // A result without workload traces (whatever its status says).
+  bool no_traces = false;
 };
 
 class ReportQueryTest : public CoreFixture {
@@ -103,6 +105,11 @@ class ReportQueryTest : public CoreFixture {
         r->set_min_speedup(step.speedup);
         r->set_wall_time_ms(2000);
         r->set_simulated(simulated);
+        if (step.no_traces) {
+          ASSERT_TRUE(core_->Complete(c).ok());
+          progress = true;
+          continue;
+        }
         v1::WorkloadTrace* trace = r->add_traces();
         trace->set_status(step.status);
         trace->set_speedup(step.speedup);
@@ -265,6 +272,23 @@ TEST_F(ReportQueryTest, FallbacksThatPassedTheChecksAreCountedApart) {
   EXPECT_EQ(t.fallback_correct_turns(), 2);
   EXPECT_DOUBLE_EQ(t.fallback_share(), 2.0 / 3);
   EXPECT_EQ(report.experiments(0).groupings(0).groups(0).fallback_correct_turns(), 2);
+}
+
+// Correct is the verdict's, stored with the result (turns.correct), not the
+// status: a PASSED that checked no workload is not correct, for the report
+// as for the scheduler's own trajectory row.
+TEST_F(ReportQueryTest, CorrectIsTheVerdictsNotTheStatus) {
+  const ExpandedExperiment x = MakeExperiment("verdict", 2, 1);
+  Submit(x);
+  Step passed_unchecked = Eval(v1::PASSED, 2.0);
+  passed_unchecked.no_traces = true;
+  Run(x, {{passed_unchecked}, {Eval(v1::PASSED, 1.5)}});
+  const v1::GroupReport t = Report({"verdict"}, {{"model"}}).experiments(0).total();
+  EXPECT_EQ(t.evaluations(), 2);
+  EXPECT_EQ(t.correct(), 1);
+  EXPECT_EQ(t.passed_turns(), 1);
+  EXPECT_EQ(t.speedup_count(), 1);
+  EXPECT_EQ(QueryInt(*db_, "SELECT count(*) FROM trajectories WHERE correct = 1"), 1);
 }
 
 TEST_F(ReportQueryTest, SimulatedAndScriptedResultsAreCountedAsSuch) {

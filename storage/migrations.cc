@@ -86,6 +86,7 @@ absl::Status Step(Database& db, uint32_t application_id, absl::string_view produ
   }
   if (next != nullptr) {
     absl::Status status = db.Execute(next->sql);
+    if (status.ok() && next->rows != nullptr) status = next->rows(db);
     if (status.ok()) {
       status = db.Execute(absl::StrCat("PRAGMA user_version = ", next->version));
     }

@@ -31,9 +31,14 @@ namespace ptxbench::storage {
 
 // Brings the schema from version - 1 to `version`. `sql` may hold several
 // statements; it runs in the same transaction as the user_version bump.
+// `rows`, when set, runs after it in that transaction: what SQL alone cannot
+// do once, such as columns filled from the blobs of the rows written before
+// them (so readers never convert old rows themselves). Its error fails the
+// migration as the SQL's does.
 struct Migration {
   int version;
   const char* sql;
+  absl::Status (*rows)(Database& db) = nullptr;
 };
 
 // Brings `db` to the newest version in `migrations` (ascending, versions > 0,

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "common/status_macros.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "storage/test_util.h"
@@ -135,6 +136,40 @@ TEST(MigrationsTest, FailingMigrationRollsBackAloneAndKeepsEarlierOnes) {
   EXPECT_EQ(SchemaVersion(**db).value_or(-1), 1);
   EXPECT_EQ(QueryInt(**db, "SELECT count(*) FROM sqlite_master WHERE name = 'half'"), 0);
   EXPECT_EQ(static_cast<uint32_t>(QueryInt(**db, "PRAGMA application_id")), kAppId);
+}
+
+// A migration's rows step runs once, after its SQL, in its transaction.
+absl::Status DoubleEveryX(Database& db) { return db.Execute("UPDATE a SET x = 2 * x;"); }
+absl::Status RowsThatFail(Database& db) {
+  PTXB_RETURN_IF_ERROR(db.Execute("UPDATE a SET x = 0;"));
+  return absl::DataLossError("row 1 does not parse");
+}
+
+TEST(MigrationsTest, RowsStepRunsOnceAfterItsSql) {
+  TempDbPath temp;
+  const std::vector<Migration> v2 = {{1, "CREATE TABLE a(x INTEGER);"},
+                                     {2, "INSERT INTO a VALUES (5);", DoubleEveryX}};
+  auto db = OpenAndMigrate(temp.path(), {}, kAppId, "ptxbench", kV1);
+  ASSERT_TRUE(db.ok()) << db.status();
+  ASSERT_TRUE((*db)->Execute("INSERT INTO a VALUES (3);").ok());
+  ASSERT_TRUE(Migrate(**db, kAppId, "ptxbench", v2).ok());
+  EXPECT_EQ(QueryInt(**db, "SELECT sum(x) FROM a"), 16) << "(3 + 5) doubled";
+  ASSERT_TRUE(Migrate(**db, kAppId, "ptxbench", v2).ok());
+  EXPECT_EQ(QueryInt(**db, "SELECT sum(x) FROM a"), 16) << "not again once current";
+}
+
+TEST(MigrationsTest, FailingRowsStepRollsBackItsMigration) {
+  auto db = Database::Open(":memory:", {});
+  ASSERT_TRUE(db.ok());
+  const std::vector<Migration> broken = {
+      {1, "CREATE TABLE a(x); INSERT INTO a VALUES (7);"},
+      {2, "CREATE TABLE half(y);", RowsThatFail}};
+  absl::Status status = Migrate(**db, kAppId, "ptxbench", broken);
+  EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(status.message(), HasSubstr("migration to version 2 failed: row 1 does not parse"));
+  EXPECT_EQ(SchemaVersion(**db).value_or(-1), 1);
+  EXPECT_EQ(QueryInt(**db, "SELECT count(*) FROM sqlite_master WHERE name = 'half'"), 0);
+  EXPECT_EQ(QueryInt(**db, "SELECT x FROM a"), 7);
 }
 
 TEST(MigrationsTest, BadMigrationListIsInvalidArgument) {

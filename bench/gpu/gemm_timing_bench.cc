@@ -21,6 +21,7 @@
 #include "workloads/reference/device_buffer.h"
 #include "workloads/reference/gemm_reference.h"
 #include "workloads/reference/random.h"
+#include "workloads/reference/testing/fill_nan.h"
 
 ABSL_FLAG(std::vector<std::string>, m,
           std::vector<std::string>({"70", "232", "972", "2379", "8192"}), "workload M values");
@@ -53,7 +54,7 @@ struct GemmSets {
       PTXB_RETURN_IF_ERROR(reference::FillStandardNormal(a.get(), a.size(), seed + 2 * i, nullptr));
       PTXB_RETURN_IF_ERROR(
           reference::FillStandardNormal(b.get(), b.size(), seed + 2 * i + 1, nullptr));
-      PTXB_RETURN_IF_ERROR(reference::FillNaN(c.get(), c.size(), nullptr));
+      PTXB_RETURN_IF_ERROR(reference::testing::FillNaN(c.get(), c.size(), nullptr));
       s.a.push_back(std::move(a));
       s.b.push_back(std::move(b));
       s.c.push_back(std::move(c));

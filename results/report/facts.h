@@ -24,13 +24,15 @@ struct TurnFacts {
   // An evaluation result is in; `status` is its status.
   bool evaluated = false;
   ptxbench::v1::EvalStatus status = ptxbench::v1::EVAL_STATUS_UNSPECIFIED;
+  // The evaluation is correct (verdict::Correct, stored with the result).
+  bool correct = false;
   // A LIBRARY_FALLBACK whose outputs passed the checks (verdict::FallbackCorrect):
   // correct by the checks alone, not by what ran.
   bool fallback_correct = false;
-  // PASSED only: the kernel's speedup, the geometric mean over its workloads
+  // Correct only: the kernel's speedup, the geometric mean over its workloads
   // of reference time / kernel time (verdict::KernelSpeedup). 0 otherwise.
   double speedup = 0;
-  // PASSED only: the mean roofline fraction over the workloads that have one
+  // Correct only: the mean roofline fraction over the workloads that have one
   // (verdict::RooflineFraction); 0 when unknown.
   double roofline = 0;
   // Wall time of the evaluation, milliseconds (evaluated only).

@@ -13,13 +13,11 @@ bool IsTerminal(TrajectoryState state) {
          state == v1::CANCELLED;
 }
 
-bool IsCorrect(const TurnFacts& turn) { return turn.evaluated && turn.status == v1::PASSED; }
-
-// A LIBRARY_FALLBACK that the checks alone would have passed (the rule is
-// verdict::FallbackCorrect's; the facts carry its answer).
-bool IsFallbackCorrect(const TurnFacts& turn) {
-  return turn.evaluated && turn.status == v1::LIBRARY_FALLBACK && turn.fallback_correct;
-}
+// Correct and fallback correct are the verdict's (verdict::Correct and
+// verdict::FallbackCorrect, stored with the turn), never read off the status
+// here.
+bool IsCorrect(const TurnFacts& turn) { return turn.evaluated && turn.correct; }
+bool IsFallbackCorrect(const TurnFacts& turn) { return turn.evaluated && turn.fallback_correct; }
 
 // Nothing more will happen to the turn: its kernel was evaluated, or its
 // answer had none.

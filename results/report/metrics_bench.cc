@@ -38,7 +38,8 @@ std::vector<TrajectoryFacts> MakeTrajectories() {
       turn.has_kernel = (i + t) % 7 != 0;
       turn.evaluated = turn.has_kernel;
       turn.status = kStatuses[(i * 3 + t) % 5];
-      turn.speedup = turn.status == v1::PASSED ? 0.1 + (i + t) % 40 * 0.1 : 0;
+      turn.correct = turn.status == v1::PASSED;
+      turn.speedup = turn.correct ? 0.1 + (i + t) % 40 * 0.1 : 0;
       turn.eval_ms = 1000 + (i * 7 + t) % 5000;
       turn.model_latency_ms = 2000 + (i * 13 + t) % 30000;
       turn.usage.set_input_tokens(3000);

@@ -6,8 +6,6 @@
 #include "common/status_macros.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "scheduler/store/schema.h"
-#include "storage/blob_store.h"
-#include "verdict/verdict.h"
 
 namespace ptxbench::scheduler {
 
@@ -112,15 +110,14 @@ absl::Status Snapshot::ReadTrajectories(const v1::ReadTrajectoriesRequest& reque
 }
 
 absl::Status Snapshot::TurnFacts(int64_t trajectory_rowid, std::vector<report::TurnFacts>* out) {
+  // Every evaluated turn has its verdict in columns (schema version 13
+  // filled those of the turns evaluated before them): no result is decoded.
   PTXB_ASSIGN_OR_RETURN(
       storage::Statement * s,
-      db_->Cached("SELECT turn, llm_meta, kernel_blob IS NOT NULL, eval_blob, eval_status, "
-                  "kernel_speedup, roofline, eval_ms, fallback_correct FROM turns WHERE trajectory = ? "
-                  "ORDER BY turn"));
+      db_->Cached("SELECT turn, llm_meta, kernel_blob IS NOT NULL, eval_blob IS NOT NULL, "
+                  "eval_status, kernel_speedup, roofline, eval_ms, fallback_correct, correct "
+                  "FROM turns WHERE trajectory = ? ORDER BY turn"));
   s->BindInt64(1, trajectory_rowid);
-  // Turns evaluated before schema version 3 have no report columns: their
-  // results are decoded from the blob after the scan.
-  std::vector<std::pair<size_t, std::string>> old_evals;
   v1::LlmResponse meta;
   while (true) {
     PTXB_ASSIGN_OR_RETURN(bool row, s->Step());
@@ -137,32 +134,14 @@ absl::Status Snapshot::TurnFacts(int64_t trajectory_rowid, std::vector<report::T
     f.simulated = meta.simulated();
     f.scripted = meta.provider() == "scripted";
     f.has_kernel = s->ColumnInt64(2) != 0;
-    f.evaluated = !s->ColumnIsNull(3);
+    f.evaluated = s->ColumnInt64(3) != 0;
     if (!f.evaluated) continue;
     f.status = static_cast<v1::EvalStatus>(s->ColumnInt64(4));
-    f.fallback_correct = s->ColumnInt64(8) != 0;
-    if (s->ColumnIsNull(7)) {
-      old_evals.emplace_back(out->size() - 1, s->ColumnText(3));
-      continue;
-    }
     f.speedup = s->ColumnDouble(5);
     f.roofline = s->ColumnDouble(6);
     f.eval_ms = s->ColumnInt64(7);
-  }
-  s->Reset();
-  for (const auto& [index, blob] : old_evals) {
-    PTXB_ASSIGN_OR_RETURN(std::string bytes, storage::GetBlob(*db_, blob));
-    v1::EvalResult result;
-    if (!result.ParseFromString(bytes)) {
-      return absl::DataLossError("an evaluation result in the database does not parse");
-    }
-    report::TurnFacts& f = (*out)[index];
-    const verdict::Verdict verdict = verdict::Judge(result);
-    f.speedup = verdict.kernel_speedup;
-    f.roofline = verdict.roofline;
-    f.fallback_correct = verdict.fallback_correct;
-    f.eval_ms = result.wall_time_ms();
-    if (result.simulated()) f.simulated = true;
+    f.fallback_correct = s->ColumnInt64(8) != 0;
+    f.correct = s->ColumnInt64(9) != 0;
   }
   return absl::OkStatus();
 }

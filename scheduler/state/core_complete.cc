@@ -177,6 +177,7 @@ absl::Status Core::CompleteEval(TaskRow& task, TrajectoryRow& trajectory,
   EvalRow row;
   row.eval_blob = std::move(eval_blob);
   row.status = result.status();
+  row.correct = verdict.correct;
   row.min_speedup = verdict.min_speedup;
   row.kernel_speedup = verdict.kernel_speedup;
   row.roofline = verdict.roofline;

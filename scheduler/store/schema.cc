@@ -8,6 +8,7 @@
 #include "common/status_macros.h"
 #include "scheduler/store/counts.h"
 #include "scheduler/store/event_log.h"
+#include "scheduler/store/turn_verdicts.h"
 #include "storage/blob_store.h"
 #include "storage/migrations.h"
 
@@ -134,8 +135,8 @@ constexpr char kSchemaV2[] =
 
 // Version 3: what a report reads of an evaluation, so that a report over a
 // million turns is a scan of columns rather than a decode of every result
-// blob (results/report/facts.h). NULL on turns evaluated before version 3; the
-// report reader decodes those turns' blobs instead.
+// blob (results/report/facts.h). NULL on turns evaluated before version 3
+// until version 13 fills them.
 constexpr char kSchemaV3[] =
     "ALTER TABLE turns ADD COLUMN kernel_speedup REAL;"
     "ALTER TABLE turns ADD COLUMN roofline REAL;"
@@ -220,13 +221,23 @@ constexpr char kSchemaV11[] =
 constexpr char kSchemaV12[] =
     "ALTER TABLE turns ADD COLUMN fallback_correct INTEGER NOT NULL DEFAULT 0;";
 
+// Version 13: whether the evaluation is correct (verdict::Correct), written
+// with the result (TurnStore::RecordEval), so a report decides correctness
+// through verdict/ while reading columns only. Its rows step decides it once
+// for the turns evaluated before, and fills the report columns of those
+// evaluated before version 3, which every report decoded from their blobs
+// until then (turn_verdicts.h).
+constexpr char kSchemaV13[] =
+    "ALTER TABLE turns ADD COLUMN correct INTEGER NOT NULL DEFAULT 0;";
+
 std::vector<storage::Migration> Migrations() {
   static const std::string* v1 = new std::string(
       absl::StrCat(kSchemaV1, LiveTaskIndexSql(), kSchemaV1Executors, storage::kBlobTableSql,
                    ";\n", kEventTableSql, ";\n"));
   return {{1, v1->c_str()}, {2, kSchemaV2}, {3, kSchemaV3}, {4, kSchemaV4}, {5, kSchemaV5},
           {6, kSchemaV6}, {7, kSchemaV7}, {8, kSchemaV8}, {9, kSchemaV9},
-          {10, CountsSchemaSql().c_str()}, {11, kSchemaV11}, {12, kSchemaV12}};
+          {10, CountsSchemaSql().c_str()}, {11, kSchemaV11}, {12, kSchemaV12},
+          {13, kSchemaV13, StoreVerdictsOfEvaluatedTurns}};
 }
 
 }  // namespace

@@ -32,7 +32,7 @@ absl::Status TurnStore::RecordEval(int64_t trajectory, int turn, const EvalRow& 
       storage::Statement * s,
       db_->Cached("UPDATE turns SET state = 'done', eval_blob = ?, eval_status = ?, "
                   "speedup = ?, kernel_speedup = ?, roofline = ?, eval_ms = ?, "
-                  "feedback_blob = ?, finished_ms = ?, fallback_correct = ? "
+                  "feedback_blob = ?, finished_ms = ?, fallback_correct = ?, correct = ? "
                   "WHERE trajectory = ? AND turn = ?"));
   s->BindText(1, row.eval_blob)
       .BindInt64(2, row.status)
@@ -43,8 +43,9 @@ absl::Status TurnStore::RecordEval(int64_t trajectory, int turn, const EvalRow& 
       .BindText(7, row.feedback_blob)
       .BindInt64(8, row.finished_ms)
       .BindBool(9, row.fallback_correct)
-      .BindInt64(10, trajectory)
-      .BindInt64(11, turn);
+      .BindBool(10, row.correct)
+      .BindInt64(11, trajectory)
+      .BindInt64(12, turn);
   return s->Run();
 }
 

@@ -55,6 +55,8 @@ struct TurnEval {
 struct EvalRow {
   std::string eval_blob;
   ptxbench::v1::EvalStatus status = ptxbench::v1::EVAL_STATUS_UNSPECIFIED;
+  // verdict::Correct of the result: what the reports count as correct.
+  bool correct = false;
   // Correct kernels only (0 otherwise): the minimum speedup over the
   // workloads (the target's measure) and the geometric mean (the reports').
   double min_speedup = 0;

@@ -212,24 +212,4 @@ reference::CompareResult CompareResultOf(const CompareCounters& c, int64_t count
   return r;
 }
 
-absl::StatusOr<reference::CompareResult> CompareOnGpu(const void* actual, const void* expected,
-                                                      ptxb::DType type, int64_t count,
-                                                      const reference::Tolerance& tol,
-                                                      cudaStream_t stream) {
-  DeviceScalar<Counters> counters;
-  PTXB_RETURN_IF_ERROR(counters.Allocate());
-  PTXB_RETURN_IF_ERROR(EnqueueCompare(actual, expected, type, count, tol, counters.get(), stream));
-  PTXB_ASSIGN_OR_RETURN(Counters c, counters.Read(stream));
-  return CompareResultOf(c, count, tol);
-}
-
-absl::StatusOr<int64_t> CountChangedBytes(const void* a, const void* b, int64_t bytes,
-                                          cudaStream_t stream) {
-  DeviceScalar<unsigned long long> changed;
-  PTXB_RETURN_IF_ERROR(changed.Allocate());
-  PTXB_RETURN_IF_ERROR(EnqueueCountChangedBytes(a, b, bytes, changed.get(), stream));
-  PTXB_ASSIGN_OR_RETURN(unsigned long long n, changed.Read(stream));
-  return static_cast<int64_t>(n);
-}
-
 }  // namespace ptxbench::runner

@@ -15,6 +15,19 @@
 
 namespace ptxbench::runner {
 
+// The checks write into counters in device memory and are enqueued without
+// waiting (for the harness, whose stream may still be held by a gate:
+// nothing here synchronizes or allocates). Read the counters once the
+// stream finished; a CUDA error then (after a candidate's illegal access,
+// the sticky error of the context) is the caller's to report.
+struct CompareCounters {
+  unsigned long long matched;
+  unsigned long long nonfinite;
+  unsigned long long first_mismatch;  // ULLONG_MAX when none
+  unsigned int max_abs_bits;          // float bits (non-negative floats order like them)
+  unsigned int max_rel_bits;
+};
+
 // The rule of reference::CompareOutputs (compare.h) applied on the device to
 // `count` elements of `actual` against `expected`, both of `type` (any dtype
 // but float4: floats are compared in float32, integers and booleans in
@@ -28,29 +41,7 @@ namespace ptxbench::runner {
 // where cuDNN itself is up to 0.0103 from an fp32 computation. float32
 // outputs get no such allowance (their step is far below any tolerance), nor
 // do integers (exact).
-// The max errors are reported without it. Enqueued on
-// `stream` and waited for. kInternal on a CUDA error (which, after a
-// candidate's illegal access, is the sticky error of the context).
-absl::StatusOr<reference::CompareResult> CompareOnGpu(const void* actual, const void* expected,
-                                                      ptxb::DType type, int64_t count,
-                                                      const reference::Tolerance& tol,
-                                                      cudaStream_t stream);
-
-// Number of bytes that differ between two device buffers of `bytes` bytes
-// (a kernel that wrote into an input). Waited for.
-absl::StatusOr<int64_t> CountChangedBytes(const void* a, const void* b, int64_t bytes,
-                                          cudaStream_t stream);
-
-// The same checks enqueued without waiting, into counters in device memory
-// (for the harness, whose stream may still be held by a gate: nothing here
-// synchronizes or allocates). Read the counters once the stream finished.
-struct CompareCounters {
-  unsigned long long matched;
-  unsigned long long nonfinite;
-  unsigned long long first_mismatch;  // ULLONG_MAX when none
-  unsigned int max_abs_bits;          // float bits (non-negative floats order like them)
-  unsigned int max_rel_bits;
-};
+// The max errors are reported without it (CompareResultOf).
 absl::Status EnqueueCompare(const void* actual, const void* expected, ptxb::DType type,
                             int64_t count, const reference::Tolerance& tol,
                             CompareCounters* device_counters, cudaStream_t stream);
@@ -62,6 +53,8 @@ absl::Status EnqueueCompare(const void* actual, const void* expected, ptxb::DTyp
 // dispatch as a call, every dtype the checks support is covered.
 absl::Status LoadCheckKernels(cudaStream_t stream);
 
+// Counts the bytes that differ between two device buffers of `bytes` bytes
+// (a kernel that wrote into an input) into `device_count`.
 absl::Status EnqueueCountChangedBytes(const void* a, const void* b, int64_t bytes,
                                       unsigned long long* device_count, cudaStream_t stream);
 // The verdict of counters read back from the device.

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <vector>
 
+#include "common/status_macros.h"
 #include "testing/require_gpu.h"
 #include "workloads/reference/device_buffer.h"
 
@@ -15,6 +16,36 @@ namespace ptxbench::runner {
 namespace {
 
 using reference::DeviceBuffer;
+
+// A value read back from device memory once `stream` finished.
+template <typename T>
+absl::StatusOr<T> ReadBack(const DeviceBuffer<T>& device, cudaStream_t stream) {
+  T value{};
+  cudaError_t err = cudaMemcpyAsync(&value, device.get(), sizeof(T), cudaMemcpyDeviceToHost, stream);
+  if (err == cudaSuccess) err = cudaStreamSynchronize(stream);
+  if (err != cudaSuccess) return absl::InternalError(cudaGetErrorString(err));
+  return value;
+}
+
+// EnqueueCompare, waited for and read back: the harness's check as one call.
+absl::StatusOr<reference::CompareResult> CompareOnGpu(const void* actual, const void* expected,
+                                                      ptxb::DType type, int64_t count,
+                                                      const reference::Tolerance& tol,
+                                                      cudaStream_t stream) {
+  PTXB_ASSIGN_OR_RETURN(auto counters, DeviceBuffer<CompareCounters>::Allocate(1));
+  PTXB_RETURN_IF_ERROR(EnqueueCompare(actual, expected, type, count, tol, counters.get(), stream));
+  PTXB_ASSIGN_OR_RETURN(CompareCounters c, ReadBack(counters, stream));
+  return CompareResultOf(c, count, tol);
+}
+
+// EnqueueCountChangedBytes, waited for and read back.
+absl::StatusOr<int64_t> CountChangedBytes(const void* a, const void* b, int64_t bytes,
+                                          cudaStream_t stream) {
+  PTXB_ASSIGN_OR_RETURN(auto changed, DeviceBuffer<unsigned long long>::Allocate(1));
+  PTXB_RETURN_IF_ERROR(EnqueueCountChangedBytes(a, b, bytes, changed.get(), stream));
+  PTXB_ASSIGN_OR_RETURN(unsigned long long n, ReadBack(changed, stream));
+  return static_cast<int64_t>(n);
+}
 
 template <typename T>
 DeviceBuffer<T> Upload(const std::vector<float>& values) {

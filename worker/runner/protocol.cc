@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "common/printable_text.h"
 #include "nlohmann/json.hpp"
 
 namespace ptxbench::runner::protocol {
@@ -141,16 +142,6 @@ std::string EncodeReply(bool ok, absl::string_view text) {
   return std::string(reinterpret_cast<const char*>(&w), sizeof(w));
 }
 
-std::string PrintableText(absl::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    const unsigned char u = static_cast<unsigned char>(c);
-    out.push_back((u >= 0x20 && u < 0x7f) || c == '\n' || c == '\t' ? c : '?');
-  }
-  return out;
-}
-
 absl::StatusOr<Reply> DecodeReply(absl::string_view bytes) {
   WireReply w;
   if (bytes.size() != sizeof(w)) {
@@ -163,7 +154,7 @@ absl::StatusOr<Reply> DecodeReply(absl::string_view bytes) {
   }
   Reply r;
   r.ok = w.ok == 1;
-  r.text = PrintableText(absl::string_view(w.text, w.length));
+  r.text = PrintableLines(absl::string_view(w.text, w.length), kMaxReplyText);
   return r;
 }
 

@@ -109,9 +109,6 @@ struct Reply {
 };
 inline constexpr size_t kMaxReplyText = 4000;
 std::string EncodeReply(bool ok, absl::string_view text);
-// `text` with every byte but printable ASCII, newline and tab replaced by
-// '?': how anything a candidate host wrote is shown.
-std::string PrintableText(absl::string_view text);
 // kDataLoss for anything but one well-formed reply record.
 absl::StatusOr<Reply> DecodeReply(absl::string_view bytes);
 

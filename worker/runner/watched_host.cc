@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "common/printable_text.h"
 #include "worker/runner/protocol.h"
 
 namespace ptxbench::runner {
@@ -101,9 +102,9 @@ std::string WatchedHost::Output() const {
 
 std::string WatchedHost::OutputLocked() const {
   mu_.AssertHeld();
-  return absl::StrCat(protocol::PrintableText(head_),
+  return absl::StrCat(PrintableLines(head_, head_.size()),
                       dropped_ > 0 ? absl::StrCat("\n[... ", dropped_, " bytes ...]\n") : "",
-                      protocol::PrintableText(tail_));
+                      PrintableLines(tail_, tail_.size()));
 }
 
 std::string WatchedHost::Describe() const {

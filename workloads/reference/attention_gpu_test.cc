@@ -17,9 +17,15 @@
 #include "workloads/reference/device_buffer.h"
 #include "workloads/reference/device_compare.h"
 #include "workloads/reference/random.h"
+#include "workloads/reference/testing/attention_fp32.h"
+#include "workloads/reference/testing/fill_nan.h"
 
 namespace ptxbench::reference {
 namespace {
+
+using testing::AttentionBackwardFp32;
+using testing::AttentionForwardFp32;
+using testing::FillNaN;
 
 int64_t Elements(const AttentionShape& s) {
   return int64_t{s.batch} * s.heads * s.seq * s.head_dim;

@@ -6,7 +6,7 @@
 // LSE is [B,H,S] fp32 = ln(sum_j exp(scale * q_i·k_j)) over the attended keys
 // (max included), scale = 1/sqrt(D); causal: query i attends keys j <= i.
 // CudnnAttention is the production baseline that candidates are timed
-// against; the Fp32 functions are the simple kernels that validate it.
+// against; its fp32 oracle is test code (testing/attention_fp32.h).
 
 #include <cuda_bf16.h>
 #include <cuda_runtime_api.h>
@@ -77,23 +77,12 @@ class CudnnAttention {
   std::string plan_summary_;
 };
 
-// Simple fp32 kernels for validation: fp32 products and sums, one block per
-// query row (forward, dQ) or key row (dK, dV). Slow; for small shapes or one
-// head at a time. kInvalidArgument for a bad shape, kInternal on a launch or
-// allocation error. Enqueued on `stream`.
+// kInvalidArgument unless every size is positive and B*H is at most 65535
+// (a grid's y extent, which the fp32 oracle's kernels use).
+absl::Status ValidateAttentionShape(const AttentionShape& shape);
 
-// O [B,H,S,D] and LSE [B,H,S], both fp32.
-absl::Status AttentionForwardFp32(const AttentionShape& shape, const __nv_bfloat16* q,
-                                  const __nv_bfloat16* k, const __nv_bfloat16* v, float* o,
-                                  float* lse, cudaStream_t stream);
-
-// dQ, dK, dV fp32 from P = exp(scale * q_i·k_j - lse_i) and D_i = rowsum(dO*O),
-// where O is recomputed in fp32 by AttentionForwardFp32 (temporary buffers
-// come from cudaMallocAsync on `stream`). `lse` is normally the fp32 forward's.
-absl::Status AttentionBackwardFp32(const AttentionShape& shape, const __nv_bfloat16* q,
-                                   const __nv_bfloat16* k, const __nv_bfloat16* v,
-                                   const __nv_bfloat16* d_o, const float* lse, float* dq, float* dk,
-                                   float* dv, cudaStream_t stream);
+// The softmax scale, 1/sqrt(D).
+float AttentionScale(const AttentionShape& shape);
 
 }  // namespace ptxbench::reference
 

@@ -59,13 +59,6 @@ __global__ void StandardNormalKernel(T* out, int64_t count, uint64_t seed) {
   }
 }
 
-__global__ void NaNKernel(__nv_bfloat16* out, int64_t count) {
-  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < count;
-       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    out[i] = __ushort_as_bfloat16(0x7fc0);
-  }
-}
-
 int GridFor(int64_t work, int block) {
   const int64_t blocks = (work + block - 1) / block;
   return static_cast<int>(blocks < 65536 ? (blocks > 0 ? blocks : 1) : 65536);
@@ -76,8 +69,6 @@ absl::Status LaunchStatus(const char* what) {
   if (err == cudaSuccess) return absl::OkStatus();
   return absl::InternalError(absl::StrCat(what, " launch: ", cudaGetErrorString(err)));
 }
-
-
 
 }  // namespace
 
@@ -112,12 +103,5 @@ template absl::Status FillUniformInt(int32_t*, int64_t, int64_t, int64_t, uint64
 template absl::Status FillUniformInt(int16_t*, int64_t, int64_t, int64_t, uint64_t, cudaStream_t);
 template absl::Status FillUniformInt(int8_t*, int64_t, int64_t, int64_t, uint64_t, cudaStream_t);
 template absl::Status FillUniformInt(uint8_t*, int64_t, int64_t, int64_t, uint64_t, cudaStream_t);
-
-absl::Status FillNaN(__nv_bfloat16* out, int64_t count, cudaStream_t stream) {
-  if (count <= 0) return absl::OkStatus();
-  constexpr int kBlock = 256;
-  NaNKernel<<<GridFor(count, kBlock), kBlock, 0, stream>>>(out, count);
-  return LaunchStatus("NaNKernel");
-}
 
 }  // namespace ptxbench::reference

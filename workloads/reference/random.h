@@ -32,8 +32,6 @@ template <typename T>
 absl::Status FillUniformInt(T* out, int64_t count, int64_t lo, int64_t hi, uint64_t seed,
                             cudaStream_t stream);
 
-// Writes NaN into every element (poisoned outputs, docs/MEASUREMENT.md).
-absl::Status FillNaN(__nv_bfloat16* out, int64_t count, cudaStream_t stream);
 
 }  // namespace ptxbench::reference
 

@@ -13,9 +13,12 @@
 #include "workloads/reference/device_compare.h"
 #include "workloads/reference/gemm_reference.h"
 #include "workloads/reference/random.h"
+#include "workloads/reference/testing/fill_nan.h"
 
 namespace ptxbench::reference {
 namespace {
+
+using testing::FillNaN;
 
 std::vector<uint16_t> ToHost(const DeviceBuffer<__nv_bfloat16>& buf) {
   std::vector<uint16_t> host(buf.size());
