@@ -162,7 +162,14 @@ class ModelProxy {
   int64_t token_count_calls() const;
 
  private:
-  struct Reservation;
+  // What admission holds for a model call until it is settled.
+  struct Reservation {
+    int64_t slot = 0;
+    int64_t prompt = 0;  // tokens: the bound, or the provider's count
+    int64_t output = 0;  // the answer's cap
+    double cost_usd = 0;
+    int64_t tokens() const { return prompt + output; }
+  };
   using Answered = proxy_internal::Answered;
   // One connection: one request and its answer, recorded.
   void Answer(int fd);
