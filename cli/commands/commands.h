@@ -77,7 +77,7 @@ void AddEvalCommand(std::vector<Command>* commands);         // eval.cc
 void AddReportCommands(std::vector<Command>* commands);      // report.cc
 void AddTokenCommands(std::vector<Command>* commands);       // tokens.cc
 void AddAdminCommands(std::vector<Command>* commands);       // admin.cc
-void AddPipelineCommands(std::vector<Command>* commands);    // cli/pipeline/commands.cc
+void AddPipelineCommands(std::vector<Command>* commands);    // cli/pipeline/pipeline_commands.cc
 
 }  // namespace ptxbench::cli
 
