@@ -4,9 +4,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "auth/token.h"
-#include "cli/args.h"
-#include "cli/commands.h"
-#include "cli/interrupt.h"
+#include "cli/commands/args.h"
+#include "cli/commands/commands.h"
+#include "cli/terminal/interrupt.h"
 
 namespace ptxbench::cli {
 namespace {

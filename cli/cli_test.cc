@@ -13,7 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "cli/interrupt.h"
+#include "cli/terminal/interrupt.h"
 #include "cli/testing/fake_client_service.h"
 #include "gmock/gmock.h"
 #include "grpcpp/security/server_credentials.h"

@@ -7,7 +7,7 @@
 // in flight. (A token bucket of capacity rpm would allow up to 2 x rpm in
 // some window.) The scheduler keeps one per model for the whole fleet
 // (scheduler/state/fleet_limits.h); a gateway alone may keep its own
-// (agent_gateway/call_permits.h, LocalCallPermits).
+// (agent_gateway/models/call_permits.h, LocalCallPermits).
 //
 // Tokens are known only when a call ends, so a call reserves an estimate
 // when it starts (its input estimate plus max_tokens) and Release() replaces

@@ -7,7 +7,7 @@
 #include "executor/command_line.h"
 
 // Each help text says what the flag is in either daemon where they differ;
-// `ptxbench up` passes several (cli/up.cc).
+// `ptxbench up` passes several (cli/up/up.cc).
 ABSL_FLAG(std::string, scheduler, "",
           "Scheduler address HOST:PORT (default: $PTXBENCH_SCHEDULER, else 127.0.0.1:50051)");
 ABSL_FLAG(std::string, name, "",

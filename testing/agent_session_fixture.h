@@ -20,9 +20,9 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "agent_gateway/call_permits.h"
 #include "agent_gateway/agent/session.h"
-#include "agent_gateway/model_registry.h"
+#include "agent_gateway/models/call_permits.h"
+#include "agent_gateway/models/model_registry.h"
 #include "agents/clis.h"
 #include "common/clock.h"
 #include "ptxbench/v1/executor.pb.h"

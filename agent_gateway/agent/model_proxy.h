@@ -46,8 +46,8 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "agent_gateway/agent/unix_server.h"
-#include "agent_gateway/call_permits.h"
-#include "agent_gateway/model_registry.h"
+#include "agent_gateway/models/call_permits.h"
+#include "agent_gateway/models/model_registry.h"
 #include "agents/clis.h"
 #include "common/json_reader.h"
 #include "ptxbench/v1/executor.pb.h"
@@ -162,7 +162,14 @@ class ModelProxy {
   int64_t token_count_calls() const;
 
  private:
-  struct Reservation;
+  // What admission holds for a model call until it is settled.
+  struct Reservation {
+    int64_t slot = 0;
+    int64_t prompt = 0;  // tokens: the bound, or the provider's count
+    int64_t output = 0;  // the answer's cap
+    double cost_usd = 0;
+    int64_t tokens() const { return prompt + output; }
+  };
   using Answered = proxy_internal::Answered;
   // One connection: one request and its answer, recorded.
   void Answer(int fd);

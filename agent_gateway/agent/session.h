@@ -31,8 +31,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "agent_gateway/call_permits.h"
-#include "agent_gateway/model_registry.h"
+#include "agent_gateway/models/call_permits.h"
+#include "agent_gateway/models/model_registry.h"
 #include "ptxbench/v1/executor.pb.h"
 #include "sandbox/policy.h"
 #include "sandbox/uid_range.h"

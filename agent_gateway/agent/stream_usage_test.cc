@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "agent_gateway/model_registry.h"
+#include "agent_gateway/models/model_registry.h"
 
 namespace ptxbench::agent_gateway {
 namespace {
