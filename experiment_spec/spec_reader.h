@@ -138,7 +138,7 @@ class SpecReader {
   const PromptRegistry& prompts_;
 };
 
-// A matrix spec's values: read from its JSON and checked (spec.cc), or
+// A matrix spec's values: read from its JSON and checked (ReadMatrix), or
 // built as a value (the one-off evaluation, one_off_eval.h).
 struct Matrix {
   std::string name;
@@ -151,6 +151,16 @@ struct Matrix {
   double target_speedup = 1.0;
   Options options;
 };
+
+// The spec's mode: nullopt for the multiturn loop, else the agent object
+// (spec.cc). Each mode refuses the other's fields, naming what to use
+// instead; only a list spec (`list_form`) has fix-it items for an agent to
+// start from (starter fixit).
+absl::StatusOr<std::optional<AgentSettings>> ReadMode(const SpecReader& r, const Json& doc,
+                                                      bool list_form);
+
+// A matrix spec's values, read and checked (matrix.cc).
+absl::StatusOr<Matrix> ReadMatrix(const SpecReader& r, const Json& doc);
 
 // The experiment of a checked matrix: its trajectories (refused past
 // `limits`, the error at "samples") and its normalized spec; the caller then
