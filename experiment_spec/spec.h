@@ -2,11 +2,15 @@
 #define PTXBENCH_EXPERIMENT_SPEC_SPEC_H_
 
 // Library experiment_spec/ (ptxbench::experiment_spec): the experiment spec
-// format, its one owner. Owns the strict reading and expansion (this
-// header), the field checks (spec_reader.h) and what a client gathers from a
-// spec (references.h). May include: the folders above it in
-// docs/ARCHITECTURE.md's table (common/, protos/, workloads/, prompts/,
-// agents/), never the scheduler, the CLI or the pipelines that use it.
+// format, its one owner. Owns the strict reading and expansion (this header;
+// each form in a file of its own: matrix.cc, spec.cc's lists, synthesis.cc,
+// ptxbench_agent.cc), the field checks (spec_reader.h), the limits and rules
+// others check too (limits.h), the prompts of an expansion
+// (rendered_prompts.h), the one-off evaluation's spec (one_off_eval.h) and
+// what a client gathers from a spec (references.h). May include: the folders
+// above it in docs/ARCHITECTURE.md's table (common/, protos/, workloads/,
+// prompts/, agents/), never the scheduler, the CLI or the pipelines that use
+// it.
 //
 // Experiment specs: parsing, validation and deterministic expansion into
 // trajectories. Two input forms:
