@@ -39,6 +39,8 @@ absl::StatusOr<ExpandedExperiment> OneOffEvalSpec(const OneOffEval& eval,
   // The caller's values are checked as a matrix spec's would be, in its
   // order and with its messages; the rest are this function's own.
   PTXB_RETURN_IF_ERROR(r.CheckDefinition(Json(eval.definition), JsonIndex("definitions", 0)));
+  // A tag the registry lists can still be broken (`ptxbench prompts check`).
+  PTXB_RETURN_IF_ERROR(r.CheckPromptTag(Json(m.prompt_tags[0]), JsonIndex("prompt_tags", 0)));
   PTXB_ASSIGN_OR_RETURN(
       m.target_speedup,
       r.Speedup(Json(eval.target_speedup > 0 ? eval.target_speedup : 1.0), "target_speedup"));
