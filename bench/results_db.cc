@@ -22,7 +22,7 @@
 #include "absl/time/clock.h"
 #include "common/hash.h"
 #include "common/status_macros.h"
-#include "scheduler/spec/spec.h"
+#include "experiment_spec/spec.h"
 #include "scheduler/store/experiment_store.h"
 #include "scheduler/store/schema.h"
 #include "scheduler/store/trajectory_store.h"
@@ -40,8 +40,8 @@ namespace ptxbench::bench {
 namespace {
 
 namespace v1 = ::ptxbench::v1;
-using scheduler::ExpandedExperiment;
-using scheduler::TrajectorySpec;
+using experiment_spec::ExpandedExperiment;
+using experiment_spec::TrajectorySpec;
 
 constexpr int kPool = 2000;  // distinct answers and evaluation results
 
@@ -85,7 +85,7 @@ absl::Status Run() {
   const int64_t now = absl::ToUnixMillis(absl::Now());
   ExpandedExperiment x;
   x.name = absl::GetFlag(FLAGS_name);
-  x.experiment_id = scheduler::DeriveExperimentId(x.name);
+  x.experiment_id = experiment_spec::DeriveExperimentId(x.name);
   x.normalized_json = absl::StrCat(R"({"definitions":["gemm_n7168_k5120"],"name":")", x.name,
                                    R"(","num_turns":)", turns, "}");
   x.spec_hash = Sha256Hex(x.normalized_json);
@@ -131,8 +131,8 @@ absl::Status Run() {
     t.sample_index = i;
     t.num_turns = turns;
     t.target_speedup = 1e9;  // never met: every trajectory runs all its turns
-    t.trajectory_id =
-        scheduler::DeriveTrajectoryId(x.experiment_id, t.model, t.definition, t.prompt_tag, i);
+    t.trajectory_id = experiment_spec::DeriveTrajectoryId(x.experiment_id, t.model, t.definition,
+                                                          t.prompt_tag, i);
     PTXB_ASSIGN_OR_RETURN(int64_t rowid,
                           trajectory_rows.Insert(t, experiment, system, task, v1::AWAITING_MODEL, now));
     bool correct = false;

@@ -17,6 +17,7 @@
 #include "common/hash.h"
 #include "common/json_reader.h"
 #include "common/status_macros.h"
+#include "experiment_spec/limits.h"
 #include "ptxbench/v1/common.pb.h"
 
 namespace ptxbench::pipelines {
@@ -70,7 +71,7 @@ const std::vector<Kind>& Kinds() {
        Output::kSelection,
        {{"rows", Param::kChoice, {"failed", "correct"}, true},
         {"statuses", Param::kStrings},
-        {"max_turn", Param::kCount, {}, false, nullptr, 1000},
+        {"max_turn", Param::kCount, {}, false, nullptr, experiment_spec::kMaxTurns},
         {"prompt_tags", Param::kStrings},
         {"min_speedup", Param::kNumber},
         {"arch_features", Param::kChoice, {"any", "hopper"}, false, "any"},
@@ -82,7 +83,7 @@ const std::vector<Kind>& Kinds() {
        Output::kExperiment,
        {{"model", Param::kString, {}, true},
         {"prompt_tag", Param::kString, {}, true},
-        {"num_turns", Param::kCount, {}, false, 5, 1000},
+        {"num_turns", Param::kCount, {}, false, 5, experiment_spec::kMaxTurns},
         {"target_speedup", Param::kNumber, {}, false, 0.15},
         // Present: each item is a coding-agent session (a spec's "agent"
         // object, read by the scheduler when the experiment is submitted).
@@ -216,8 +217,7 @@ absl::Status CheckParams(const JsonReader& r, const Json& stage, const std::stri
   }
   if (out.kind == "derive" && out.params.contains("agent")) {
     if (const Json* v = JsonReader::Member(stage, "num_turns")) {
-      return r.Error(JsonField(at, "num_turns"), *v, "no num_turns with an agent",
-                     "a session's evaluations are limited by agent.max_evaluations");
+      return experiment_spec::NoTurnsWithAgent(r, JsonField(at, "num_turns"), *v, "with an agent");
     }
   }
   if (out.kind == "synthesize" &&

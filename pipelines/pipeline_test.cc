@@ -14,6 +14,7 @@
 #include "common/data_dir.h"
 #include "common/file.h"
 #include "common/hash.h"
+#include "experiment_spec/limits.h"
 
 namespace ptxbench::pipelines {
 namespace {
@@ -114,6 +115,20 @@ TEST(PipelineTest, AnEvaluateStagesSpecContentIsPartOfItsId) {
   EXPECT_EQ(c.status().message(),
             "fixit: $.stages[6].spec: expected a spec file that can be read, found "
             "\"base.json\"; cannot read base.json");
+}
+
+// A stage's turns are bounded by the spec's own limit (experiment_spec/
+// limits.h), so a pipeline never writes a spec the scheduler refuses for it.
+TEST(PipelineTest, ItsTurnBoundsAreTheSpecs) {
+  for (const auto& [stage, key] : {std::pair<int, const char*>{1, "num_turns"}, {0, "max_turn"}}) {
+    Json at_limit = Small();
+    at_limit["stages"][stage][key] = experiment_spec::kMaxTurns;
+    EXPECT_TRUE(ReadPipeline(at_limit.dump(), "p.json").ok()) << key;
+    Json past = Small();
+    past["stages"][stage][key] = experiment_spec::kMaxTurns + 1;
+    EXPECT_THAT(ErrorOf(past), HasSubstr(absl::StrCat("expected an integer from 0 to ",
+                                                      experiment_spec::kMaxTurns)));
+  }
 }
 
 TEST(PipelineTest, EachWiringMistakeIsOneErrorNamingTheStage) {

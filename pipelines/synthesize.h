@@ -4,7 +4,7 @@
 // The synthesize stage (docs/PIPELINES.md): for each row of its input (a
 // wrong -> fixed pair, or a correct kernel), a model writes the reasoning
 // that leads to the kernel, through a synthesis experiment
-// (scheduler/spec/synthesis.h) so the gateways' rate limits, retries, cost
+// (experiment_spec/synthesis.h) so the gateways' rate limits, retries, cost
 // caps and scripted providers apply. The prompt is a bundled template
 // filled with the row's texts; its sha256 and the model are the row's
 // provenance. Once the experiment has finished, each row's text is the

@@ -66,6 +66,9 @@ ABSL_FLAG(std::string, http_listen, "",
           "serve the live dashboard on HOST:PORT (port 0 picks one; docs/DASHBOARD.md)");
 
 namespace ptxbench::scheduler {
+
+using prompts::PromptRegistry;
+
 namespace {
 
 int Fail(const std::string& message) {

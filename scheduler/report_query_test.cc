@@ -16,6 +16,9 @@
 #include "scheduler/state/core_test_util.h"
 
 namespace ptxbench::scheduler {
+
+using experiment_spec::ExpandedExperiment;
+
 namespace {
 
 namespace v1 = ::ptxbench::v1;

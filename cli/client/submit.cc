@@ -13,27 +13,27 @@
 #include "absl/strings/str_cat.h"
 #include "common/file.h"
 #include "common/status_macros.h"
+#include "experiment_spec/references.h"
 #include "nlohmann/json.hpp"
 #include "prompts/prompts.h"
-#include "scheduler/spec/references.h"
 
 namespace ptxbench::cli {
 namespace {
 
 // The name to show: --name, else the spec's "name", else empty.
 std::string DisplayName(const v1::SubmitExperimentRequest& request,
-                        const scheduler::SpecReferences& refs) {
+                        const experiment_spec::SpecReferences& refs) {
   return request.name().empty() ? refs.name : request.name();
 }
 
 // The files the spec's items name, read here because the scheduler may run
 // elsewhere: a relative path is looked up in the spec's folder, then in the
 // current one (where PTXBench looks).
-absl::Status AttachFiles(const std::string& spec_path, const scheduler::SpecReferences& refs,
+absl::Status AttachFiles(const std::string& spec_path, const experiment_spec::SpecReferences& refs,
                          v1::SubmitExperimentRequest& request) {
   const std::filesystem::path folder =
       spec_path == "-" ? std::filesystem::path(".") : std::filesystem::path(spec_path).parent_path();
-  for (const scheduler::NamedFile& named : refs.files) {
+  for (const experiment_spec::NamedFile& named : refs.files) {
     const std::string& path = named.path;
     if (request.files().contains(path)) continue;
     std::vector<std::filesystem::path> tries = {path};
@@ -61,7 +61,7 @@ absl::Status AttachFiles(const std::string& spec_path, const scheduler::SpecRefe
 // The hub's tags the spec names, each as the hub assembles it (its documents
 // are here, not at the scheduler).
 absl::Status AttachHubPrompts(const std::string& hub, const std::string& documents,
-                              const scheduler::SpecReferences& refs,
+                              const experiment_spec::SpecReferences& refs,
                               v1::SubmitExperimentRequest& request) {
   PTXB_ASSIGN_OR_RETURN(
       std::unique_ptr<prompts::PromptRegistry> prompts,
@@ -104,7 +104,7 @@ absl::StatusOr<std::string> SubmitSpecFile(SchedulerClient& client, const std::s
                                            std::ostream& out, std::ostream& err,
                                            const std::string& hub) {
   PTXB_ASSIGN_OR_RETURN(std::string spec, ReadSpecFile(path));
-  const scheduler::SpecReferences refs = scheduler::ReferencesOf(spec);
+  const experiment_spec::SpecReferences refs = experiment_spec::ReferencesOf(spec);
   PTXB_RETURN_IF_ERROR(AttachFiles(path, refs, request));
   if (!hub.empty()) {
     PTXB_RETURN_IF_ERROR(AttachHubPrompts(hub, "", refs, request));

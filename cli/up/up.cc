@@ -28,7 +28,7 @@
 #include "cli/views/watch.h"
 #include "common/file.h"
 #include "common/status_macros.h"
-#include "scheduler/spec/references.h"
+#include "experiment_spec/references.h"
 
 namespace ptxbench::cli {
 namespace {
@@ -72,7 +72,7 @@ struct UpOptions {
 // unreadable (the submit then says what is wrong with it).
 bool IsAgentSpec(const std::string& path) {
   absl::StatusOr<std::string> text = ReadFile(path);
-  return text.ok() && scheduler::ReferencesOf(*text).agent_mode;
+  return text.ok() && experiment_spec::ReferencesOf(*text).agent_mode;
 }
 
 // "0.0.0.0:50051" binds every interface; clients connect through loopback.

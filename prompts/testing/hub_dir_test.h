@@ -2,7 +2,7 @@
 #define PTXBENCH_PROMPTS_TESTING_HUB_DIR_TEST_H_
 
 // A fixture for tests of PTXBench prompt hubs (prompts/prompt_hub_test.cc,
-// scheduler/spec/spec_hub_test.cc): a scratch folder to write a hub's files into,
+// experiment_spec/spec_hub_test.cc): a scratch folder to write a hub's files into,
 // and a PromptRegistry of the bundled prompts plus a hub from that folder.
 
 #include <gtest/gtest.h>

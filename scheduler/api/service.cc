@@ -1,23 +1,28 @@
 #include "scheduler/api/service.h"
 
 #include <algorithm>
-#include <set>
 
 #include "absl/strings/match.h"
 #include "absl/time/clock.h"
 #include "common/grpc_status.h"
-#include "common/hash.h"
 #include "common/status_macros.h"
+#include "experiment_spec/one_off_eval.h"
+#include "experiment_spec/rendered_prompts.h"
 #include "nlohmann/json.hpp"
 #include "scheduler/feedback/extract.h"
 #include "scheduler/state/finish.h"
 
 namespace ptxbench::scheduler {
 
+using experiment_spec::ExpandedExperiment;
+using experiment_spec::ExpandSpec;
+using experiment_spec::OneOffEvalSpec;
+using experiment_spec::RenderedPrompts;
+using experiment_spec::RenderPrompts;
+using experiment_spec::SpecInput;
+
 namespace v1 = ::ptxbench::v1;
 
-// One-off evaluations go ahead of experiments of the default priority 1.
-constexpr int kOneOffEvalPriority = 10;
 // SubmitExperimentRequest.lineage_json's bound.
 constexpr size_t kMaxLineageBytes = 64 << 10;
 
@@ -196,12 +201,14 @@ grpc::ServerUnaryReactor* ClientServiceImpl::SubmitExperiment(
           out->set_trajectories(static_cast<int64_t>(x.trajectories.size()));
         });
   }
-  absl::StatusOr<std::shared_ptr<RenderedPrompts>> rendered = RenderPrompts(*expanded);
+  // Rendered here, off the writer thread.
+  absl::StatusOr<RenderedPrompts> rendered =
+      RenderPrompts(*expanded, *deps_.definitions, *deps_.prompts);
   if (!rendered.ok()) {
     return Answer<bool, v1::SubmitExperimentResponse>(ctx, rendered.status(), response,
                                                       [](bool&, auto*) {});
   }
-  std::shared_ptr<RenderedPrompts> prompts = *std::move(rendered);
+  auto prompts = std::make_shared<const RenderedPrompts>(*std::move(rendered));
   auto experiment = std::make_shared<ExpandedExperiment>(*std::move(expanded));
   grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
   deps_.dispatcher->Submit(experiment, prompts,
@@ -214,49 +221,6 @@ grpc::ServerUnaryReactor* ClientServiceImpl::SubmitExperiment(
                              reactor->Finish(ToGrpcStatus(o.status()));
                            });
   return reactor;
-}
-
-absl::StatusOr<std::shared_ptr<RenderedPrompts>> ClientServiceImpl::RenderPrompts(
-    const ExpandedExperiment& x) const {
-  auto prompts = std::make_shared<RenderedPrompts>();
-  if (x.synthesis) {
-    // A synthesis experiment's prompts are its spec's, as written.
-    for (const TrajectorySpec& t : x.trajectories) {
-      prompts->system_by_tag[t.prompt_tag] = x.synthesis->system;
-      prompts->task_by_key[TaskPromptKey(t)] = t.synthesis_prompt;
-    }
-    return prompts;
-  }
-  std::set<std::string> tags;
-  for (const TrajectorySpec& t : x.trajectories) {
-    if (tags.insert(t.prompt_tag).second) {
-      auto brought = x.submitted_prompts.find(t.prompt_tag);
-      PTXB_ASSIGN_OR_RETURN(prompts->system_by_tag[t.prompt_tag],
-                            brought != x.submitted_prompts.end()
-                                ? deps_.prompts->WithAbi(brought->second, x.language,
-                                                         x.architectures)
-                                : deps_.prompts->RenderSystemPrompt(t.prompt_tag, x.language,
-                                                                    x.architectures));
-    }
-    std::string key = TaskPromptKey(t);
-    if (!prompts->task_by_key.count(key)) {
-      workloads::Definition definition = **deps_.definitions->Find(t.definition);
-      // The model is shown the workloads it is evaluated on.
-      if (!t.workloads.empty()) {
-        std::erase_if(definition.workloads, [&](const workloads::Workload& w) {
-          return std::find(t.workloads.begin(), t.workloads.end(), w.uuid) == t.workloads.end();
-        });
-      }
-      prompts->task_by_key[key] =
-          PromptRegistry::RenderTaskPrompt(definition, x.language, t.target_speedup, t.num_turns,
-                                           x.architectures);
-      if (!t.repair_kernel.empty()) {
-        prompts->task_by_key[key] +=
-            PromptRegistry::RenderRepairPrompt(t.repair_kernel, t.repair_log, x.language);
-      }
-    }
-  }
-  return prompts;
 }
 
 grpc::ServerUnaryReactor* ClientServiceImpl::SubmitEval(grpc::CallbackServerContext* ctx,
@@ -273,40 +237,12 @@ grpc::ServerUnaryReactor* ClientServiceImpl::SubmitEval(grpc::CallbackServerCont
         "choosing workloads is not supported through the scheduler yet: evaluate locally "
         "(ptxbench eval --local) or without --workload"));
   }
-  // A tag of the kernel's language (a Triton tag for Triton), as a spec
-  // must name (PromptRegistry::CheckTarget).
-  const std::string language = e.language().empty() ? "cuda" : e.language();
-  std::vector<std::string> tags;
-  for (const std::string& tag : deps_.prompts->Tags()) {
-    if (deps_.prompts->IsTritonTag(tag) == (language == "triton")) tags.push_back(tag);
-  }
-  if (tags.empty()) {
-    return refuse(absl::FailedPreconditionError(
-        absl::StrCat("the scheduler has no prompt tags for ", language, " kernels")));
-  }
-  // A unique name per submission: evaluating the same file again measures again.
-  const std::string sha = Sha256Hex(e.kernel_source());
-  const std::string name =
-      absl::StrCat("eval-", sha.substr(0, 12), "-", absl::ToUnixMillis(absl::Now()));
-  const nlohmann::json spec = {
-      {"name", name},
-      {"models", {"file"}},
-      {"definitions", {e.definition()}},
-      {"prompt_tags", {tags.front()}},  // recorded, never sent: no model is asked
-      {"samples", 1},
-      {"num_turns", 1},
-      {"target_speedup", e.target_speedup() > 0 ? e.target_speedup() : 1.0},
-      {"language", language},
-      {"eval", e.mode() == v1::COMPILE_ONLY ? "compile-only" : "full"},
-      // Ahead of large experiments in the fair queue: someone is waiting.
-      {"priority", kOneOffEvalPriority}};
-  SpecInput input;
-  input.text = spec.dump();
-  input.path = "<eval>";
-  absl::StatusOr<ExpandedExperiment> expanded =
-      ExpandSpec(input, *deps_.definitions, *deps_.prompts, deps_.limits);
+  absl::StatusOr<ExpandedExperiment> expanded = OneOffEvalSpec(
+      {e.definition(), e.language(), e.kernel_source(), e.target_speedup(), e.mode(), absl::Now()},
+      *deps_.definitions, *deps_.prompts, deps_.limits);
   if (!expanded.ok()) return refuse(expanded.status());
-  absl::StatusOr<std::shared_ptr<RenderedPrompts>> prompts = RenderPrompts(*expanded);
+  absl::StatusOr<RenderedPrompts> prompts =
+      RenderPrompts(*expanded, *deps_.definitions, *deps_.prompts);
   if (!prompts.ok()) return refuse(prompts.status());
   const std::string fence(AnswerFence(expanded->language));
   const std::string answer =
@@ -315,9 +251,8 @@ grpc::ServerUnaryReactor* ClientServiceImpl::SubmitEval(grpc::CallbackServerCont
   auto experiment = std::make_shared<ExpandedExperiment>(*std::move(expanded));
   return Dispatch<std::string, v1::SubmitEvalResponse>(
       ctx, deps_.dispatcher, response,
-      [experiment, prompts = *std::move(prompts), answer](Core& core) {
-        return core.SubmitEval(*experiment, *prompts, answer);
-      },
+      [experiment, prompts = std::make_shared<const RenderedPrompts>(*std::move(prompts)),
+       answer](Core& core) { return core.SubmitEval(*experiment, *prompts, answer); },
       [experiment](std::string& trajectory, v1::SubmitEvalResponse* out) {
         out->set_experiment_id(experiment->experiment_id);
         out->set_trajectory_id(trajectory);

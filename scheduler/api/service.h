@@ -13,12 +13,12 @@
 
 #include <memory>
 
+#include "experiment_spec/spec.h"
 #include "prompts/prompts.h"
 #include "ptxbench/v1/client.grpc.pb.h"
 #include "ptxbench/v1/executor.grpc.pb.h"
 #include "scheduler/api/access.h"
 #include "scheduler/read/reader.h"
-#include "scheduler/spec/spec.h"
 #include "scheduler/state/dispatcher.h"
 #include "scheduler/state/fleet_limits.h"
 #include "workloads/registry.h"
@@ -75,8 +75,8 @@ struct ClientServiceDeps {
   // Told of every token created and revoked.
   auth::Authenticator* authenticator = nullptr;
   const workloads::DefinitionRegistry* definitions = nullptr;
-  const PromptRegistry* prompts = nullptr;
-  SpecLimits limits;
+  const prompts::PromptRegistry* prompts = nullptr;
+  experiment_spec::SpecLimits limits;
 };
 
 // Admission for the long reads (reports, exports): each holds a thread and a
@@ -183,9 +183,6 @@ class ClientServiceImpl final : public ptxbench::v1::ClientService::CallbackServ
   absl::Status Deny(const grpc::CallbackServerContext* ctx, absl::string_view method) const {
     return deps_.access->Check(ctx, method).status();
   }
-
-  // Every prompt of `x`, rendered here, off the writer thread.
-  absl::StatusOr<std::shared_ptr<RenderedPrompts>> RenderPrompts(const ExpandedExperiment& x) const;
 
   absl::StatusOr<ptxbench::v1::GetDefinitionsResponse> Definitions(
       const ptxbench::v1::GetDefinitionsRequest& request) const;

@@ -52,7 +52,7 @@ class ServiceFixture : public ::testing::Test {
     auto defs = workloads::DefinitionRegistry::Load({});
     ASSERT_TRUE(defs.ok()) << defs.status();
     definitions_ = *std::move(defs);
-    auto prompts = PromptRegistry::Load(PromptRegistry::BundledRoot());
+    auto prompts = prompts::PromptRegistry::Load(prompts::PromptRegistry::BundledRoot());
     ASSERT_TRUE(prompts.ok()) << prompts.status();
     prompts_ = *std::move(prompts);
 
@@ -114,7 +114,7 @@ class ServiceFixture : public ::testing::Test {
   std::unique_ptr<Dispatcher> dispatcher_;
   std::unique_ptr<Reader> reader_;
   std::unique_ptr<workloads::DefinitionRegistry> definitions_;
-  std::unique_ptr<PromptRegistry> prompts_;
+  std::unique_ptr<prompts::PromptRegistry> prompts_;
   std::unique_ptr<FleetLimits> fleet_limits_;
   std::unique_ptr<ExecutorServiceImpl> executor_service_;
   std::unique_ptr<ClientServiceImpl> client_service_;

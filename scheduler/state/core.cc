@@ -7,21 +7,19 @@
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "common/log.h"
 #include "common/status_macros.h"
+#include "experiment_spec/limits.h"
 #include "nlohmann/json.hpp"
 #include "scheduler/store/event_log.h"
 #include "storage/blob_store.h"
 
 namespace ptxbench::scheduler {
 
-namespace v1 = ::ptxbench::v1;
+using experiment_spec::ExpandedExperiment;
+using experiment_spec::RenderedPrompts;
 
-std::string TaskPromptKey(const TrajectorySpec& t) {
-  return absl::StrFormat("%s|%.6g|%d|%s|%s|%s", t.definition, t.target_speedup, t.num_turns,
-                         EncodeWorkloads(t.workloads), t.repair_sha256, t.synthesis_sha256);
-}
+namespace v1 = ::ptxbench::v1;
 
 Core::Core(storage::Database* db, Clock* clock, CoreOptions options)
     : clock_(clock),
@@ -308,10 +306,10 @@ absl::Status Core::Extend(const std::string& experiment_id, int num_turns, int m
           "multiturn loop"));
     }
     PTXB_ASSIGN_OR_RETURN(const int current, experiment_rows_.NumTurns(exp));
-    if (num_turns <= current || num_turns > 1000) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--turns ", num_turns, ": must be above the current limit of ", current,
-          " and at most 1000"));
+    if (num_turns <= current || num_turns > experiment_spec::kMaxTurns) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--turns ", num_turns, ": must be above the current limit of ", current,
+                       " and at most ", experiment_spec::kMaxTurns));
     }
     PTXB_RETURN_IF_ERROR(experiment_rows_.SetNumTurns(exp, num_turns));
     part.started = true;

@@ -40,9 +40,10 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "common/clock.h"
+#include "experiment_spec/rendered_prompts.h"
+#include "experiment_spec/spec.h"
 #include "ptxbench/v1/client.pb.h"
 #include "ptxbench/v1/executor.pb.h"
-#include "scheduler/spec/spec.h"
 #include "scheduler/state/executor_registry.h"
 #include "scheduler/state/fair_queue.h"
 #include "scheduler/state/lease_table.h"
@@ -88,16 +89,6 @@ struct CoreOptions {
   int default_model_inflight_cap = 512;
   std::map<std::string, int> model_inflight_caps;
 };
-
-// The rendered prompts a submission needs, computed off the writer thread.
-struct RenderedPrompts {
-  std::map<std::string, std::string> system_by_tag;
-  // Key: TaskPromptKey(trajectory).
-  std::map<std::string, std::string> task_by_key;
-};
-// Trajectories with the same task prompt share one: the definition, target,
-// turns, workloads, the kernel to repair and a synthesis row's prompt.
-std::string TaskPromptKey(const TrajectorySpec& t);
 
 struct SubmitOutcome {
   std::string experiment_id;
@@ -145,27 +136,28 @@ class Core {
   // --- client operations ---
   // Submits `experiment` whole, in one op: BeginSubmit, every part,
   // FinishSubmit.
-  absl::StatusOr<SubmitOutcome> Submit(const ExpandedExperiment& experiment,
-                                       const RenderedPrompts& prompts);
+  absl::StatusOr<SubmitOutcome> Submit(const experiment_spec::ExpandedExperiment& experiment,
+                                       const experiment_spec::RenderedPrompts& prompts);
   // A submission in parts, each its own op (Dispatcher::Submit). `experiment`
   // must outlive the StagedSubmit. Begin checks and writes the staged
   // experiment and its prompts; each part writes up to `max_trajectories`
   // more trajectories and their first tasks; Finish shows the experiment
   // and queues its tasks. AbandonSubmitPart deletes up to `max_rows` of what
   // was written; true when nothing is left.
-  absl::StatusOr<StagedSubmit> BeginSubmit(const ExpandedExperiment& experiment,
-                                           const RenderedPrompts& prompts);
-  absl::Status SubmitPart(const ExpandedExperiment& experiment, size_t max_trajectories,
-                          StagedSubmit& staged);
-  absl::Status FinishSubmit(const ExpandedExperiment& experiment, StagedSubmit& staged);
+  absl::StatusOr<StagedSubmit> BeginSubmit(const experiment_spec::ExpandedExperiment& experiment,
+                                           const experiment_spec::RenderedPrompts& prompts);
+  absl::Status SubmitPart(const experiment_spec::ExpandedExperiment& experiment,
+                          size_t max_trajectories, StagedSubmit& staged);
+  absl::Status FinishSubmit(const experiment_spec::ExpandedExperiment& experiment,
+                            StagedSubmit& staged);
   absl::StatusOr<bool> AbandonSubmitPart(const StagedSubmit& staged, int64_t max_rows);
   // A one-off evaluation (`ptxbench eval` through a scheduler): `experiment`
   // holds one trajectory of one turn, whose answer is `answer` — the kernel
   // file in a code block, recorded as that turn's answer (provider "file")
   // so the turn goes straight to evaluation. Leasing, retries and recovery
   // are those of any experiment. Returns the trajectory id.
-  absl::StatusOr<std::string> SubmitEval(const ExpandedExperiment& experiment,
-                                         const RenderedPrompts& prompts,
+  absl::StatusOr<std::string> SubmitEval(const experiment_spec::ExpandedExperiment& experiment,
+                                         const experiment_spec::RenderedPrompts& prompts,
                                          const std::string& answer);
   // Changes to a whole experiment, made in parts (Dispatcher::RunInParts):
   // each call changes up to `max` trajectories and moves `part` on, until
@@ -301,22 +293,22 @@ class Core {
                           const std::function<bool(const ptxbench::v1::Capabilities&)>& can) const;
   // OK when every definition of `x` that only its PyTorch code computes can
   // be evaluated by an active executor; else why not.
-  absl::Status CheckPyTorchReferences(const ExpandedExperiment& x) const;
+  absl::Status CheckPyTorchReferences(const experiment_spec::ExpandedExperiment& x) const;
   // Agent mode: an active gateway runs sessions of the experiment's CLI at
   // its pinned version; else refused before anything is written.
-  absl::Status CheckAgentClis(const ExpandedExperiment& x) const;
+  absl::Status CheckAgentClis(const experiment_spec::ExpandedExperiment& x) const;
   // An experiment that asks for profiles needs an active worker with a
   // healthy GPU of its architectures that can profile.
-  absl::Status CheckProfilers(const ExpandedExperiment& x) const;
+  absl::Status CheckProfilers(const experiment_spec::ExpandedExperiment& x) const;
   // One that asks for the memcheck gate, an active worker of its
   // architectures with compute-sanitizer.
-  absl::Status CheckSanitizers(const ExpandedExperiment& x) const;
+  absl::Status CheckSanitizers(const experiment_spec::ExpandedExperiment& x) const;
   // A Triton experiment ("language": "triton") of full evaluations needs an
   // active worker with a healthy GPU of its architectures that runs Triton
   // (and also profiles, when it asks for profiles: PopFor gives its
   // evaluations only to a worker that does both). Compile-only ones go
   // anywhere.
-  absl::Status CheckTriton(const ExpandedExperiment& x) const;
+  absl::Status CheckTriton(const experiment_spec::ExpandedExperiment& x) const;
   absl::Status AddEvent(const std::string& experiment, const std::string& trajectory,
                         int turn, const std::string& kind, const std::string& detail);
   absl::StatusOr<int64_t> ExperimentRowid(const std::string& experiment_id) const;

@@ -11,6 +11,11 @@
 #include "scheduler/state/core_test_util.h"
 
 namespace ptxbench::scheduler {
+
+using experiment_spec::AgentSettings;
+using experiment_spec::DeriveExperimentId;
+using experiment_spec::ExpandedExperiment;
+
 namespace {
 
 namespace v1 = ::ptxbench::v1;

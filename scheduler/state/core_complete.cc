@@ -14,6 +14,8 @@
 
 namespace ptxbench::scheduler {
 
+using experiment_spec::SynthesisSettings;
+
 namespace v1 = ::ptxbench::v1;
 
 absl::Status Core::Complete(const v1::CompleteRequest& request) {
@@ -124,7 +126,7 @@ absl::Status Core::RecordAnswer(TaskRow& task, TaskEvent event, TrajectoryRow& t
                                response.usage().output_tokens(), note));
 }
 
-// A synthesis answer (scheduler/spec/synthesis.h): kept, never evaluated; the
+// A synthesis answer (experiment_spec/synthesis.h): kept, never evaluated; the
 // trajectory ends at the first whose text is within the length bounds, or
 // asks again (afresh) until its passes are spent.
 absl::Status Core::CompleteSynthesis(TaskRow& task, TrajectoryRow& trajectory,

@@ -2,9 +2,16 @@
 // retry and extend.
 #include "scheduler/state/core.h"
 
+#include <gmock/gmock.h>
+
+#include "absl/strings/str_cat.h"
+#include "experiment_spec/limits.h"
 #include "scheduler/state/core_test_util.h"
 
 namespace ptxbench::scheduler {
+
+using experiment_spec::ExpandedExperiment;
+
 namespace {
 
 namespace v1 = ::ptxbench::v1;
@@ -270,6 +277,11 @@ TEST_F(CoreFailureTest, ExtendResumesTrajectoriesThatHitTheLimit) {
   ASSERT_TRUE(CompleteEval(MustLease(wk), v1::PASSED, 1.0).ok());
   EXPECT_EQ(TrajectoriesIn(v1::LIMITS_EXCEEDED), 1);
   EXPECT_EQ(core_->Extend(exp, 1).status().code(), absl::StatusCode::kInvalidArgument);
+  // The spec's turn limit holds for a raised limit too.
+  absl::StatusOr<int64_t> past = core_->Extend(exp, experiment_spec::kMaxTurns + 1);
+  EXPECT_EQ(past.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(past.status().message()),
+              ::testing::HasSubstr(absl::StrCat("at most ", experiment_spec::kMaxTurns)));
   EXPECT_EQ(*core_->Extend(exp, 3), 1);
   v1::Task next = MustLease(gw);
   EXPECT_EQ(next.turn(), 1);

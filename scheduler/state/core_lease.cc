@@ -14,6 +14,8 @@
 
 namespace ptxbench::scheduler {
 
+using experiment_spec::AgentSettings;
+
 namespace v1 = ::ptxbench::v1;
 
 namespace {

@@ -10,6 +10,11 @@
 
 namespace ptxbench::scheduler {
 
+using experiment_spec::ExpandedExperiment;
+using experiment_spec::RenderedPrompts;
+using experiment_spec::TaskPromptKey;
+using experiment_spec::TrajectorySpec;
+
 namespace v1 = ::ptxbench::v1;
 
 namespace {

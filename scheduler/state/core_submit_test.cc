@@ -11,6 +11,10 @@
 #include "scheduler/store/counts.h"
 
 namespace ptxbench::scheduler {
+
+using experiment_spec::ExpandedExperiment;
+using experiment_spec::RenderedPrompts;
+
 namespace {
 
 namespace v1 = ::ptxbench::v1;

@@ -13,6 +13,12 @@
 #include "workloads/testing/triton_solution.h"
 
 namespace ptxbench::scheduler {
+
+using experiment_spec::AgentSettings;
+using experiment_spec::ExpandedExperiment;
+using experiment_spec::SynthesisSettings;
+using experiment_spec::TrajectorySpec;
+
 namespace {
 
 namespace v1 = ::ptxbench::v1;

@@ -10,43 +10,43 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/clock.h"
+#include "experiment_spec/spec.h"
 #include "gtest/gtest.h"
-#include "scheduler/spec/spec.h"
 #include "scheduler/state/core.h"
 #include "scheduler/store/schema.h"
 
 namespace ptxbench::scheduler {
 
-inline ExpandedExperiment MakeExperiment(const std::string& name, int trajectories,
-                                         int num_turns, int priority = 1,
-                                         const std::string& model = "model-a",
-                                         double target = 1.5) {
-  ExpandedExperiment x;
+inline experiment_spec::ExpandedExperiment MakeExperiment(const std::string& name, int trajectories,
+                                                          int num_turns, int priority = 1,
+                                                          const std::string& model = "model-a",
+                                                          double target = 1.5) {
+  experiment_spec::ExpandedExperiment x;
   x.name = name;
-  x.experiment_id = DeriveExperimentId(name);
+  x.experiment_id = experiment_spec::DeriveExperimentId(name);
   x.normalized_json = absl::StrCat("{\"name\":\"", name, "\",\"n\":", trajectories, "}");
   x.spec_hash = absl::StrCat("hash-", name, "-", trajectories, "-", num_turns, "-", priority);
   x.priority = priority;
   for (int i = 0; i < trajectories; ++i) {
-    TrajectorySpec t;
+    experiment_spec::TrajectorySpec t;
     t.model = model;
     t.definition = "gemm_n7168_k5120";
     t.prompt_tag = "ptxb-no-hint";
     t.sample_index = i;
     t.num_turns = num_turns;
     t.target_speedup = target;
-    t.trajectory_id = DeriveTrajectoryId(x.experiment_id, t.model, t.definition, t.prompt_tag, i);
+    t.trajectory_id = experiment_spec::DeriveTrajectoryId(x.experiment_id, t.model, t.definition,
+                                                          t.prompt_tag, i);
     x.trajectories.push_back(t);
   }
   return x;
 }
 
-inline RenderedPrompts PromptsFor(const ExpandedExperiment& x) {
-  RenderedPrompts p;
-  for (const TrajectorySpec& t : x.trajectories) {
+inline experiment_spec::RenderedPrompts PromptsFor(const experiment_spec::ExpandedExperiment& x) {
+  experiment_spec::RenderedPrompts p;
+  for (const experiment_spec::TrajectorySpec& t : x.trajectories) {
     p.system_by_tag[t.prompt_tag] = "SYSTEM PROMPT for " + t.prompt_tag;
-    p.task_by_key[TaskPromptKey(t)] =
-        "TASK: write " + t.definition;
+    p.task_by_key[experiment_spec::TaskPromptKey(t)] = "TASK: write " + t.definition;
   }
   return p;
 }
@@ -131,7 +131,7 @@ class CoreFixture : public ::testing::Test {
     return core_->Register(r)->executor_id();
   }
 
-  std::string Submit(const ExpandedExperiment& x) {
+  std::string Submit(const experiment_spec::ExpandedExperiment& x) {
     auto outcome = core_->Submit(x, PromptsFor(x));
     EXPECT_TRUE(outcome.ok()) << outcome.status();
     return outcome.ok() ? outcome->experiment_id : "";

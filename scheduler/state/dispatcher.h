@@ -60,8 +60,9 @@ class Dispatcher {
   // `write_part` trajectories, the ops of other calls running between them;
   // readers see the experiment only once whole. A part that fails deletes
   // what the earlier ones wrote, in parts too, before `done` has the error.
-  void Submit(std::shared_ptr<const ExpandedExperiment> experiment,
-              std::shared_ptr<const RenderedPrompts> prompts, Callback<SubmitOutcome> done);
+  void Submit(std::shared_ptr<const experiment_spec::ExpandedExperiment> experiment,
+              std::shared_ptr<const experiment_spec::RenderedPrompts> prompts,
+              Callback<SubmitOutcome> done);
 
   // Runs `part` (Core::CancelExperiment and the like) as solo ops, one after
   // another with the ops of other calls between them, until it is done;

@@ -8,6 +8,9 @@
 
 namespace ptxbench::scheduler {
 
+using experiment_spec::ExpandedExperiment;
+using experiment_spec::RenderedPrompts;
+
 // What the chain of a submission's ops shares. Touched only by those ops,
 // one at a time on the writer thread, and by the last one's Done.
 struct Dispatcher::Submission {

@@ -10,6 +10,9 @@
 #include "workloads/solution.h"
 
 namespace ptxbench::scheduler {
+
+using experiment_spec::AgentSettings;
+
 namespace {
 
 namespace v1 = ::ptxbench::v1;

@@ -6,6 +6,13 @@
 
 namespace ptxbench::scheduler {
 
+using experiment_spec::AgentSettingsFromJson;
+using experiment_spec::AgentSettingsJson;
+using experiment_spec::ExpandedExperiment;
+using experiment_spec::NormalizedSpecAsksMemcheck;
+using experiment_spec::SynthesisSettingsFromJson;
+using experiment_spec::SynthesisSettingsJson;
+
 namespace v1 = ::ptxbench::v1;
 
 namespace {

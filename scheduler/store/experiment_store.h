@@ -11,8 +11,8 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "experiment_spec/spec.h"
 #include "ptxbench/v1/common.pb.h"
-#include "scheduler/spec/spec.h"
 #include "storage/database.h"
 
 namespace ptxbench::scheduler {
@@ -32,12 +32,12 @@ struct ExperimentRow {
   // Its evaluations are profiled too: they go to workers that can profile.
   bool profile = false;
   // Its evaluations pass the memcheck gate first: they go to workers with
-  // compute-sanitizer (read from the stored spec: NormalizedSpecAsksMemcheck).
+  // compute-sanitizer (read from the stored spec: experiment_spec::NormalizedSpecAsksMemcheck).
   bool memcheck = false;
   // Agent mode: the settings of its sessions; nullopt for the multiturn loop.
-  std::optional<AgentSettings> agent;
+  std::optional<experiment_spec::AgentSettings> agent;
   // A synthesis experiment: its answers' length bounds; nullopt otherwise.
-  std::optional<SynthesisSettings> synthesis;
+  std::optional<experiment_spec::SynthesisSettings> synthesis;
   // Reached the budget: no new LLM step starts (calls in flight finish).
   bool OverBudget() const { return max_cost_usd > 0 && cost_usd >= max_cost_usd; }
 };
@@ -57,7 +57,8 @@ class ExperimentStore {
   absl::StatusOr<std::optional<ExistingExperiment>> FindByName(const std::string& name);
   // Inserts `x` with `num_turns` (its trajectories' largest), staged (no
   // reader sees it until Show); returns its rowid.
-  absl::StatusOr<int64_t> Insert(const ExpandedExperiment& x, int num_turns, int64_t now_ms);
+  absl::StatusOr<int64_t> Insert(const experiment_spec::ExpandedExperiment& x, int num_turns,
+                                 int64_t now_ms);
   absl::Status Show(int64_t rowid);
   // Deletes up to `max_rows` rows of staged experiment `rowid` (tasks, then
   // trajectories, then the experiment's own row). Returns whether it is gone.

@@ -13,6 +13,7 @@
 #include "storage/migrations.h"
 
 namespace ptxbench::scheduler {
+
 namespace {
 
 // Version 1. Large texts live in blobs (sha256 keys); rows reference them.

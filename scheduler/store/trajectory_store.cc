@@ -6,6 +6,8 @@
 
 namespace ptxbench::scheduler {
 
+using experiment_spec::TrajectorySpec;
+
 namespace v1 = ::ptxbench::v1;
 
 namespace {

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "experiment_spec/spec.h"
 #include "ptxbench/v1/common.pb.h"
-#include "scheduler/spec/spec.h"
 #include "scheduler/store/transitions.h"
 #include "storage/database.h"
 
@@ -57,7 +57,7 @@ class TrajectoryStore {
   absl::StatusOr<TrajectoryRow> ReadById(const std::string& id);
   // Inserts `t` of experiment `experiment` in `state` (AWAITING_MODEL, or
   // AWAITING_AGENT in agent mode); returns its rowid.
-  absl::StatusOr<int64_t> Insert(const TrajectorySpec& t, int64_t experiment,
+  absl::StatusOr<int64_t> Insert(const experiment_spec::TrajectorySpec& t, int64_t experiment,
                                  const std::string& system_blob, const std::string& task_blob,
                                  ptxbench::v1::TrajectoryState state, int64_t now_ms,
                                  const std::string& starter_blob = "");

@@ -15,6 +15,9 @@
 #include "scheduler/store/trajectory_store.h"
 
 namespace ptxbench::scheduler {
+
+using experiment_spec::TrajectorySpec;
+
 namespace {
 
 namespace v1 = ::ptxbench::v1;

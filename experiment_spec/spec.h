@@ -1,10 +1,16 @@
-#ifndef PTXBENCH_SCHEDULER_SPEC_SPEC_H_
-#define PTXBENCH_SCHEDULER_SPEC_SPEC_H_
+#ifndef PTXBENCH_EXPERIMENT_SPEC_SPEC_H_
+#define PTXBENCH_EXPERIMENT_SPEC_SPEC_H_
 
-// Room scheduler/spec/ (ptxbench::spec): the experiment spec format, its one
-// owner. Owns the strict reading and expansion (this header), the field
-// checks (spec_reader.h) and what a client gathers from a spec
-// (references.h). May include: nothing of the scheduler's other rooms.
+// Library experiment_spec/ (ptxbench::experiment_spec): the experiment spec
+// format, its one owner. Owns the strict reading and expansion (this header;
+// each form in a file of its own: matrix.cc, spec.cc's lists, synthesis.cc,
+// ptxbench_agent.cc), the field checks (spec_reader.h), the limits and rules
+// others check too (limits.h), the prompts of an expansion
+// (rendered_prompts.h), the one-off evaluation's spec (one_off_eval.h) and
+// what a client gathers from a spec (references.h). May include: the folders
+// above it in docs/ARCHITECTURE.md's table (common/, protos/, workloads/,
+// prompts/, agents/), never the scheduler, the CLI or the pipelines that use
+// it.
 //
 // Experiment specs: parsing, validation and deterministic expansion into
 // trajectories. Two input forms:
@@ -46,12 +52,12 @@
 #include "absl/strings/string_view.h"
 #include "common/gpu_arch.h"
 #include "prompts/prompts.h"
-#include "scheduler/spec/agent_settings.h"
-#include "scheduler/spec/synthesis.h"
+#include "experiment_spec/agent_settings.h"
+#include "experiment_spec/synthesis.h"
 #include "ptxbench/v1/common.pb.h"
 #include "workloads/registry.h"
 
-namespace ptxbench::scheduler {
+namespace ptxbench::experiment_spec {
 
 // Specs name prompt tags of this registry; the scheduler renders them with it.
 using prompts::PromptRegistry;
@@ -167,6 +173,6 @@ std::string DeriveTrajectoryId(absl::string_view experiment_id,
                                absl::string_view definition,
                                absl::string_view prompt_tag, int32_t sample_index);
 
-}  // namespace ptxbench::scheduler
+}  // namespace ptxbench::experiment_spec
 
-#endif  // PTXBENCH_SCHEDULER_SPEC_SPEC_H_
+#endif  // PTXBENCH_EXPERIMENT_SPEC_SPEC_H_

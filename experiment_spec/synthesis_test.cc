@@ -1,15 +1,15 @@
 // Synthesis specs (synthesis.h): one trajectory per (model, row), the row's
 // prompt file as its task prompt, nothing evaluated; bad input refused with
 // one message naming the field.
-#include "scheduler/spec/synthesis.h"
+#include "experiment_spec/synthesis.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "scheduler/spec/references.h"
-#include "scheduler/spec/spec_test_fixture.h"
+#include "experiment_spec/references.h"
+#include "experiment_spec/spec_test_fixture.h"
 
-namespace ptxbench::scheduler {
+namespace ptxbench::experiment_spec {
 namespace {
 
 using ::testing::HasSubstr;
@@ -89,4 +89,4 @@ TEST_F(SynthesisSpecTest, BadInputIsOneMessageNamingTheField) {
 }
 
 }  // namespace
-}  // namespace ptxbench::scheduler
+}  // namespace ptxbench::experiment_spec

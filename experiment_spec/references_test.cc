@@ -1,12 +1,12 @@
 // What `ptxbench submit` gathers from a spec (references.h), in each form.
-#include "scheduler/spec/references.h"
+#include "experiment_spec/references.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "common/gpu_arch.h"
 
-namespace ptxbench::scheduler {
+namespace ptxbench::experiment_spec {
 namespace {
 
 using ::testing::ElementsAre;
@@ -88,4 +88,4 @@ TEST(SpecReferencesTest, MalformedSpecsNameNothing) {
 }
 
 }  // namespace
-}  // namespace ptxbench::scheduler
+}  // namespace ptxbench::experiment_spec

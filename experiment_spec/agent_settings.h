@@ -1,5 +1,5 @@
-#ifndef PTXBENCH_SCHEDULER_SPEC_AGENT_SETTINGS_H_
-#define PTXBENCH_SCHEDULER_SPEC_AGENT_SETTINGS_H_
+#ifndef PTXBENCH_EXPERIMENT_SPEC_AGENT_SETTINGS_H_
+#define PTXBENCH_EXPERIMENT_SPEC_AGENT_SETTINGS_H_
 
 // The "agent" object of a spec in agent mode ("mode": "agent"; docs/AGENTS.md,
 // docs/FORMATS.md "Agent mode"): which coding-agent CLI runs each
@@ -12,7 +12,7 @@
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
 
-namespace ptxbench::scheduler {
+namespace ptxbench::experiment_spec {
 
 struct AgentSettings {
   std::string cli;          // agents/clis.h name
@@ -56,6 +56,6 @@ nlohmann::json AgentSettingsJson(const AgentSettings& a);
 // INTERNAL when a field is missing or of another type.
 absl::StatusOr<AgentSettings> AgentSettingsFromJson(const nlohmann::json& j);
 
-}  // namespace ptxbench::scheduler
+}  // namespace ptxbench::experiment_spec
 
-#endif  // PTXBENCH_SCHEDULER_SPEC_AGENT_SETTINGS_H_
+#endif  // PTXBENCH_EXPERIMENT_SPEC_AGENT_SETTINGS_H_

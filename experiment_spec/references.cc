@@ -1,11 +1,11 @@
-#include "scheduler/spec/references.h"
+#include "experiment_spec/references.h"
 
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
 #include "common/gpu_arch.h"
 
-namespace ptxbench::scheduler {
+namespace ptxbench::experiment_spec {
 namespace {
 
 using Json = nlohmann::json;
@@ -106,4 +106,4 @@ SpecReferences ReferencesOf(absl::string_view spec_text) {
   return out;
 }
 
-}  // namespace ptxbench::scheduler
+}  // namespace ptxbench::experiment_spec

@@ -14,10 +14,10 @@
 #include "common/file.h"
 #include "prompts/prompts.h"
 #include "prompts/testing/hub_dir_test.h"
-#include "scheduler/spec/spec.h"
+#include "experiment_spec/spec.h"
 #include "workloads/registry.h"
 
-namespace ptxbench::scheduler {
+namespace ptxbench::experiment_spec {
 namespace {
 
 namespace fs = std::filesystem;
@@ -131,4 +131,4 @@ TEST_F(BundledExamplesTest, TheTritonExamplesRunTheSameTrajectoryShape) {
 }
 
 }  // namespace
-}  // namespace ptxbench::scheduler
+}  // namespace ptxbench::experiment_spec

@@ -10,10 +10,10 @@
 #include "absl/strings/str_cat.h"
 #include "prompts/prompts.h"
 #include "prompts/testing/hub_dir_test.h"
-#include "scheduler/spec/spec.h"
+#include "experiment_spec/spec.h"
 #include "workloads/registry.h"
 
-namespace ptxbench::scheduler {
+namespace ptxbench::experiment_spec {
 namespace {
 
 using ::testing::HasSubstr;
@@ -233,4 +233,4 @@ TEST_F(SpecHubTest, PTXBenchsPreparedExampleRunsWithItsKernelPolicy) {
 }
 
 }  // namespace
-}  // namespace ptxbench::scheduler
+}  // namespace ptxbench::experiment_spec

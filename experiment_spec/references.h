@@ -1,12 +1,13 @@
-#ifndef PTXBENCH_SCHEDULER_SPEC_REFERENCES_H_
-#define PTXBENCH_SCHEDULER_SPEC_REFERENCES_H_
+#ifndef PTXBENCH_EXPERIMENT_SPEC_REFERENCES_H_
+#define PTXBENCH_EXPERIMENT_SPEC_REFERENCES_H_
 
 // What a spec names that must travel with it to a scheduler that may run
 // elsewhere, for `ptxbench submit` to gather: the files its list items (or a
 // plan.json's entries, or a PTXBench coding-agent experiment.json) name, the
-// prompt tags it uses and their hub, the GPUs it targets, and its name. The same room as the strict reading (spec.h), so the format
-// has one owner. Lenient by design: what it cannot make sense of names
-// nothing here, and the scheduler's strict reading says what is wrong.
+// prompt tags it uses and their hub, the GPUs it targets, and its name. The
+// same library as the strict reading (spec.h), so the format has one owner.
+// Lenient by design: what it cannot make sense of names nothing here, and the
+// scheduler's strict reading says what is wrong.
 
 #include <cstddef>
 #include <set>
@@ -16,7 +17,7 @@
 
 #include "absl/strings/string_view.h"
 
-namespace ptxbench::scheduler {
+namespace ptxbench::experiment_spec {
 
 // The fields of a list item that name a file sent with the spec.
 inline constexpr const char* kItemFileFields[] = {"test_path", "error_kernel_path",
@@ -56,6 +57,6 @@ struct SpecReferences {
 
 SpecReferences ReferencesOf(absl::string_view spec_text);
 
-}  // namespace ptxbench::scheduler
+}  // namespace ptxbench::experiment_spec
 
-#endif  // PTXBENCH_SCHEDULER_SPEC_REFERENCES_H_
+#endif  // PTXBENCH_EXPERIMENT_SPEC_REFERENCES_H_

@@ -1,4 +1,4 @@
-#include "scheduler/spec/spec.h"
+#include "experiment_spec/spec.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -18,10 +18,10 @@
 #include "agents/clis.h"
 #include "common/file.h"
 #include "common/hash.h"
-#include "scheduler/spec/spec_test_fixture.h"
+#include "experiment_spec/spec_test_fixture.h"
 #include "workloads/testing/datasets.h"
 
-namespace ptxbench::scheduler {
+namespace ptxbench::experiment_spec {
 namespace {
 
 using ::testing::ElementsAre;
@@ -750,7 +750,7 @@ TEST_F(SpecListTest, AFixItItemCarriesItsKernelAndLog) {
   EXPECT_EQ(e->trajectories[0].repair_kernel, "__global__ void k() {}");
   EXPECT_EQ(e->trajectories[1].repair_log, "illegal address");
   EXPECT_TRUE(e->trajectories[2].repair_kernel.empty());
-  // Part of what makes its task prompt its own (scheduler/state/core.h, TaskPromptKey).
+  // Part of what makes its task prompt its own (rendered_prompts.h, TaskPromptKey).
   EXPECT_NE(e->trajectories[0].repair_sha256, e->trajectories[2].repair_sha256);
   // Other contents at the same paths: another experiment.
   input.files["broken/k.log"] = "out of bounds";
@@ -1109,4 +1109,4 @@ TEST_F(SpecTest, TheBundledDefinitionsNeedNoPyTorch) {
 }
 
 }  // namespace
-}  // namespace ptxbench::scheduler
+}  // namespace ptxbench::experiment_spec

@@ -1,6 +1,6 @@
 // Synthesis specs (synthesis.h): their strict reading and expansion, one
 // trajectory per (model, row).
-#include "scheduler/spec/synthesis.h"
+#include "experiment_spec/synthesis.h"
 
 #include <limits>
 #include <utility>
@@ -9,9 +9,9 @@
 #include "absl/strings/strip.h"
 #include "common/hash.h"
 #include "common/status_macros.h"
-#include "scheduler/spec/spec_reader.h"
+#include "experiment_spec/spec_reader.h"
 
-namespace ptxbench::scheduler {
+namespace ptxbench::experiment_spec {
 
 nlohmann::json SynthesisSettingsJson(const SynthesisSettings& s) {
   return {{"take", s.take},           {"min_chars", s.min_chars},
@@ -149,4 +149,4 @@ absl::StatusOr<ExpandedExperiment> ExpandSynthesis(const SpecReader& r, const Js
 }
 
 }  // namespace spec_internal
-}  // namespace ptxbench::scheduler
+}  // namespace ptxbench::experiment_spec

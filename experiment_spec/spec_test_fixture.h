@@ -1,5 +1,5 @@
-#ifndef PTXBENCH_SCHEDULER_SPEC_SPEC_TEST_FIXTURE_H_
-#define PTXBENCH_SCHEDULER_SPEC_SPEC_TEST_FIXTURE_H_
+#ifndef PTXBENCH_EXPERIMENT_SPEC_SPEC_TEST_FIXTURE_H_
+#define PTXBENCH_EXPERIMENT_SPEC_SPEC_TEST_FIXTURE_H_
 
 // The fixture of the spec reader's tests (spec_test.cc,
 // agent_settings_test.cc): the bundled definitions and prompts, a sample
@@ -11,9 +11,9 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "scheduler/spec/spec.h"
+#include "experiment_spec/spec.h"
 
-namespace ptxbench::scheduler {
+namespace ptxbench::experiment_spec {
 
 class SpecTest : public ::testing::Test {
  public:
@@ -80,6 +80,6 @@ class SpecTest : public ::testing::Test {
   static inline PromptRegistry* prompts_ = nullptr;
 };
 
-}  // namespace ptxbench::scheduler
+}  // namespace ptxbench::experiment_spec
 
-#endif  // PTXBENCH_SCHEDULER_SPEC_SPEC_TEST_FIXTURE_H_
+#endif  // PTXBENCH_EXPERIMENT_SPEC_SPEC_TEST_FIXTURE_H_

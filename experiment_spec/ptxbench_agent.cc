@@ -17,10 +17,10 @@
 #include "agents/clis.h"
 #include "common/hash.h"
 #include "common/status_macros.h"
-#include "scheduler/spec/references.h"
-#include "scheduler/spec/spec_reader.h"
+#include "experiment_spec/references.h"
+#include "experiment_spec/spec_reader.h"
 
-namespace ptxbench::scheduler::spec_internal {
+namespace ptxbench::experiment_spec::spec_internal {
 namespace {
 
 using Canonical = nlohmann::json;
@@ -436,4 +436,4 @@ absl::StatusOr<ExpandedExperiment> ExpandPtxbenchAgent(const SpecReader& r, cons
   return out;
 }
 
-}  // namespace ptxbench::scheduler::spec_internal
+}  // namespace ptxbench::experiment_spec::spec_internal

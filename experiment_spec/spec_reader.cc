@@ -1,4 +1,4 @@
-#include "scheduler/spec/spec_reader.h"
+#include "experiment_spec/spec_reader.h"
 
 #include <cmath>
 #include <optional>
@@ -9,7 +9,7 @@
 #include "absl/strings/strip.h"
 #include "workloads/native_reference.h"
 
-namespace ptxbench::scheduler::spec_internal {
+namespace ptxbench::experiment_spec::spec_internal {
 namespace {
 
 bool IsModelName(absl::string_view name) {
@@ -136,8 +136,7 @@ absl::StatusOr<Options> SpecReader::ReadOptions(const Json& object) const {
                                                        {"full", "latest-pair", "single-user"}));
   }
   if (const Json* v = JsonReader::Member(object, "language")) {
-    PTXB_ASSIGN_OR_RETURN(o.language,
-                          json_.Enum(*v, "language", {"cuda", "ptx", "solution", "triton"}));
+    PTXB_ASSIGN_OR_RETURN(o.language, Language(*v));
   }
   if (const Json* v = JsonReader::Member(object, "eval")) {
     PTXB_ASSIGN_OR_RETURN(o.eval, json_.Enum(*v, "eval", {"full", "compile-only"}));
@@ -172,6 +171,10 @@ absl::StatusOr<Options> SpecReader::ReadOptions(const Json& object) const {
     o.memcheck = v->get<bool>();
   }
   return o;
+}
+
+absl::StatusOr<std::string> SpecReader::Language(const Json& value) const {
+  return json_.Enum(value, "language", {"cuda", "ptx", "solution", "triton"});
 }
 
 absl::StatusOr<std::string> SpecReader::SentFile(const Json& value, absl::string_view field) const {
@@ -239,4 +242,4 @@ void FillOptions(const Options& o, nlohmann::json& normalized, ExpandedExperimen
   out.max_cost_usd = o.max_cost_usd;
 }
 
-}  // namespace ptxbench::scheduler::spec_internal
+}  // namespace ptxbench::experiment_spec::spec_internal

@@ -1,4 +1,4 @@
-#include "scheduler/spec/spec.h"
+#include "experiment_spec/spec.h"
 
 #include <algorithm>
 #include <cmath>
@@ -22,28 +22,14 @@
 #include "common/hash.h"
 #include "common/json_reader.h"
 #include "common/status_macros.h"
-#include "scheduler/spec/spec_reader.h"
+#include "experiment_spec/limits.h"
+#include "experiment_spec/spec_reader.h"
 #include "workloads/native_reference.h"
 
-namespace ptxbench::scheduler {
-namespace {
+namespace ptxbench::experiment_spec {
 
-using spec_internal::IsExperimentName;
-using spec_internal::Json;
-using spec_internal::kExperimentName;
-using spec_internal::kMaxCount;
-using spec_internal::kMaxTurns;
-using spec_internal::CheckLimit;
-using spec_internal::FillOptions;
-using spec_internal::Options;
-using spec_internal::ReadAgentSettings;
-using spec_internal::SpecReader;
-// std::map-backed: dump() of a normalized spec has sorted keys (canonical).
-using Canonical = nlohmann::json;
+namespace spec_internal {
 
-// The spec's mode: nullopt for the multiturn loop, else the agent object.
-// Each mode refuses the other's fields, naming what to use instead. Only a
-// list spec has fix-it items for an agent to start from (starter fixit).
 absl::StatusOr<std::optional<AgentSettings>> ReadMode(const SpecReader& r, const Json& doc,
                                                       bool list_form) {
   std::string mode = "multiturn";
@@ -58,8 +44,7 @@ absl::StatusOr<std::optional<AgentSettings>> ReadMode(const SpecReader& r, const
     return std::nullopt;
   }
   if (const Json* v = JsonReader::Member(doc, "num_turns")) {
-    return r.Error("num_turns", *v, "no num_turns in agent mode",
-                   "a session's evaluations are limited by agent.max_evaluations");
+    return NoTurnsWithAgent(r.json(), "num_turns", *v, "in agent mode");
   }
   if (const Json* v = JsonReader::Member(doc, "context_policy")) {
     return r.Error("context_policy", *v, "no context_policy in agent mode",
@@ -76,101 +61,26 @@ absl::StatusOr<std::optional<AgentSettings>> ReadMode(const SpecReader& r, const
   return settings;
 }
 
-// Every (model, definition, tag, sample) of a matrix, in that order.
-void AddMatrixTrajectories(const std::vector<std::string>& models,
-                           const std::vector<std::string>& definitions,
-                           const std::vector<std::string>& tags, int64_t samples, int64_t turns,
-                           double speedup, ExpandedExperiment& out) {
-  for (const std::string& model : models) {
-    for (const std::string& definition : definitions) {
-      for (const std::string& tag : tags) {
-        for (int64_t i = 0; i < samples; ++i) {
-          TrajectorySpec t;
-          t.sample_index = static_cast<int32_t>(i);
-          t.trajectory_id = DeriveTrajectoryId(out.experiment_id, model, definition, tag,
-                                               t.sample_index);
-          t.model = model;
-          t.definition = definition;
-          t.prompt_tag = tag;
-          t.num_turns = static_cast<int32_t>(turns);
-          t.target_speedup = speedup;
-          out.trajectories.push_back(std::move(t));
-        }
-      }
-    }
-  }
-}
+}  // namespace spec_internal
 
-absl::StatusOr<ExpandedExperiment> ExpandMatrix(const SpecReader& r, const Json& doc,
-                                                const SpecLimits& limits) {
-  PTXB_RETURN_IF_ERROR(r.json().CheckKeys(
-      doc, "",
-      {"name", "models", "definitions", "prompt_tags", "samples", "num_turns", "target_speedup",
-       "context_policy", "language", "priority", "eval", "max_cost_usd", "architectures", "mode",
-       "agent", "profile", "memcheck"},
-      /*allow_comments=*/false));
-  ExpandedExperiment out;
-  auto name_it = doc.find("name");
-  PTXB_ASSIGN_OR_RETURN(out.name, r.Name(name_it == doc.end() ? nullptr : &*name_it, ""));
-  PTXB_ASSIGN_OR_RETURN(out.agent, ReadMode(r, doc, /*list_form=*/false));
-  PTXB_ASSIGN_OR_RETURN(std::vector<std::string> models,
-                        r.DistinctList(doc, "models", &SpecReader::CheckModel));
-  PTXB_ASSIGN_OR_RETURN(std::vector<std::string> definitions,
-                        r.DistinctList(doc, "definitions", &SpecReader::CheckDefinition));
-  PTXB_ASSIGN_OR_RETURN(std::vector<std::string> tags,
-                        r.DistinctList(doc, "prompt_tags", &SpecReader::CheckPromptTag));
-  PTXB_ASSIGN_OR_RETURN(const Json* samples_json, r.json().Required(doc, "", "samples"));
-  PTXB_ASSIGN_OR_RETURN(int64_t samples, r.Count(*samples_json, "samples", kMaxCount));
-  // An agent session's turns are its evaluations, up to max_evaluations.
-  int64_t turns = out.agent ? out.agent->max_evaluations : 0;
-  if (!out.agent) {
-    PTXB_ASSIGN_OR_RETURN(const Json* turns_json, r.json().Required(doc, "", "num_turns"));
-    PTXB_ASSIGN_OR_RETURN(turns, r.Count(*turns_json, "num_turns", kMaxTurns));
-  }
-  PTXB_ASSIGN_OR_RETURN(const Json* speedup_json, r.json().Required(doc, "", "target_speedup"));
-  PTXB_ASSIGN_OR_RETURN(double speedup, r.Speedup(*speedup_json, "target_speedup"));
-  PTXB_ASSIGN_OR_RETURN(Options options, r.ReadOptions(doc));
-  for (size_t i = 0; i < tags.size(); ++i) {
-    PTXB_RETURN_IF_ERROR(r.CheckPromptTarget(Json(tags[i]), JsonIndex("prompt_tags", i),
-                                             options.architectures, options.language));
-  }
+namespace {
 
-  // Each factor is below 2^31 and the list sizes are small, but multiply in
-  // long double so an absurd matrix cannot overflow before it is refused.
-  const long double product = static_cast<long double>(models.size()) *
-                              definitions.size() * tags.size() * samples;
-  const int64_t total = static_cast<int64_t>(
-      std::min<long double>(product, std::numeric_limits<int64_t>::max()));
-  PTXB_RETURN_IF_ERROR(CheckLimit(
-      r, "samples", *samples_json, total,
-      absl::StrCat(models.size(), " models x ", definitions.size(), " definitions x ",
-                   tags.size(), " prompt tags x ", samples, " samples"),
-      limits));
-
-  Canonical normalized = Canonical::object();
-  normalized["form"] = "matrix";
-  normalized["name"] = out.name;
-  normalized["models"] = models;
-  normalized["definitions"] = definitions;
-  normalized["prompt_tags"] = tags;
-  normalized["samples"] = samples;
-  normalized["target_speedup"] = speedup;
-  FillOptions(options, normalized, out);
-  if (out.agent) {
-    // Multiturn specs keep the keys (and hashes) they had before agent mode.
-    normalized["mode"] = "agent";
-    normalized["agent"] = AgentSettingsJson(*out.agent);
-    normalized.erase("context_policy");
-  } else {
-    normalized["num_turns"] = turns;
-  }
-  out.normalized_json = normalized.dump();
-
-  out.experiment_id = DeriveExperimentId(out.name);
-  out.trajectories.reserve(static_cast<size_t>(total));
-  AddMatrixTrajectories(models, definitions, tags, samples, turns, speedup, out);
-  return out;
-}
+using spec_internal::IsExperimentName;
+using spec_internal::Json;
+using spec_internal::kExperimentName;
+using spec_internal::kMaxCount;
+using spec_internal::CheckLimit;
+using spec_internal::ExpandMatrix;
+using spec_internal::FillOptions;
+using spec_internal::FinishExpansion;
+using spec_internal::Matrix;
+using spec_internal::ReadMatrix;
+using spec_internal::ReadMode;
+using spec_internal::Options;
+using spec_internal::ReadAgentSettings;
+using spec_internal::SpecReader;
+// std::map-backed: dump() of a normalized spec has sorted keys (canonical).
+using Canonical = nlohmann::json;
 
 // One item of a list spec, read and checked.
 struct ListItem {
@@ -237,8 +147,7 @@ absl::StatusOr<ListItem> ReadListItem(const SpecReader& r, const Json& item, con
     PTXB_ASSIGN_OR_RETURN(const Json* turns, r.json().Required(item, at, "num_turns"));
     PTXB_ASSIGN_OR_RETURN(parsed.turns, r.Count(*turns, JsonField(at, "num_turns"), kMaxTurns));
   } else if (const Json* turns = JsonReader::Member(item, "num_turns")) {
-    return r.Error(JsonField(at, "num_turns"), *turns, "no num_turns in agent mode",
-                   "a session's evaluations are limited by agent.max_evaluations");
+    return NoTurnsWithAgent(r.json(), JsonField(at, "num_turns"), *turns, "in agent mode");
   } else {
     parsed.turns = agent->max_evaluations;
   }
@@ -498,6 +407,32 @@ absl::Status NoteProfile(const SpecReader& r, const PromptRegistry& prompts,
 
 }  // namespace
 
+namespace spec_internal {
+
+absl::Status FinishExpansion(const SpecReader& r, ExpandedExperiment& out) {
+  PTXB_RETURN_IF_ERROR(NoteProfile(r, r.prompts(), out));
+  // Tags the submission brought are used as they came, so their texts are
+  // part of what makes two submissions the same spec.
+  for (const TrajectorySpec& t : out.trajectories) {
+    auto brought = r.input().prompts.find(t.prompt_tag);
+    // (A PTXBench agent experiment's composed tags are already there.)
+    if (brought != r.input().prompts.end()) {
+      out.submitted_prompts.try_emplace(t.prompt_tag, brought->second);
+    }
+  }
+  if (!out.submitted_prompts.empty()) {
+    Canonical normalized = Canonical::parse(out.normalized_json);
+    for (const auto& [tag, text] : out.submitted_prompts) {
+      normalized["submitted_prompts"][tag] = Sha256Hex(text);
+    }
+    out.normalized_json = normalized.dump();
+  }
+  out.spec_hash = Sha256Hex(out.normalized_json);
+  return NoteReferences(r, r.definitions(), out);
+}
+
+}  // namespace spec_internal
+
 bool NormalizedSpecAsksMemcheck(absl::string_view normalized_json) {
   const Json doc = Json::parse(std::string(normalized_json), nullptr, /*allow_exceptions=*/false);
   if (!doc.is_object()) return false;
@@ -541,30 +476,15 @@ absl::StatusOr<ExpandedExperiment> ExpandSpec(
       doc["definitions"] = Json::array({named.default_definition});
     }
     if (!named.eval.empty()) doc["eval"] = named.eval;
-    out = ExpandMatrix(reader, doc, limits);
+    absl::StatusOr<Matrix> matrix = ReadMatrix(reader, doc);
+    out = matrix.ok() ? ExpandMatrix(reader, *matrix, limits) : matrix.status();
   } else if (doc.is_array()) {
     out = ExpandList(reader, doc, limits);
   } else {
     return reader.Error("", doc, "an object (matrix spec) or a list (PTXBench config)");
   }
   if (!out.ok()) return out;
-  PTXB_RETURN_IF_ERROR(NoteProfile(reader, prompts, *out));
-  // Tags the submission brought are used as they came, so their texts are
-  // part of what makes two submissions the same spec.
-  for (const TrajectorySpec& t : out->trajectories) {
-    auto brought = named.prompts.find(t.prompt_tag);
-    // (A PTXBench agent experiment's composed tags are already there.)
-    if (brought != named.prompts.end()) out->submitted_prompts.try_emplace(t.prompt_tag, brought->second);
-  }
-  if (!out->submitted_prompts.empty()) {
-    Canonical normalized = Canonical::parse(out->normalized_json);
-    for (const auto& [tag, text] : out->submitted_prompts) {
-      normalized["submitted_prompts"][tag] = Sha256Hex(text);
-    }
-    out->normalized_json = normalized.dump();
-  }
-  out->spec_hash = Sha256Hex(out->normalized_json);
-  PTXB_RETURN_IF_ERROR(NoteReferences(reader, definitions, *out));
+  PTXB_RETURN_IF_ERROR(FinishExpansion(reader, *out));
   return out;
 }
 
@@ -587,4 +507,4 @@ std::string DeriveTrajectoryId(absl::string_view experiment_id, absl::string_vie
   return "tr_" + Sha256Hex(data).substr(0, 20);
 }
 
-}  // namespace ptxbench::scheduler
+}  // namespace ptxbench::experiment_spec

@@ -1,5 +1,5 @@
-#ifndef PTXBENCH_SCHEDULER_SPEC_SYNTHESIS_H_
-#define PTXBENCH_SCHEDULER_SPEC_SYNTHESIS_H_
+#ifndef PTXBENCH_EXPERIMENT_SPEC_SYNTHESIS_H_
+#define PTXBENCH_EXPERIMENT_SPEC_SYNTHESIS_H_
 
 // Synthesis experiments ("mode": "synthesis"; docs/FORMATS.md "Synthesis
 // specs", docs/PIPELINES.md): a model answers one prepared prompt per row,
@@ -16,7 +16,7 @@
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
 
-namespace ptxbench::scheduler {
+namespace ptxbench::experiment_spec {
 
 struct SynthesisSettings {
   std::string system;            // the system prompt of every row
@@ -38,6 +38,6 @@ nlohmann::json SynthesisSettingsJson(const SynthesisSettings& s);
 // Reads back what SynthesisSettingsJson wrote; INTERNAL when unreadable.
 absl::StatusOr<SynthesisSettings> SynthesisSettingsFromJson(const nlohmann::json& j);
 
-}  // namespace ptxbench::scheduler
+}  // namespace ptxbench::experiment_spec
 
-#endif  // PTXBENCH_SCHEDULER_SPEC_SYNTHESIS_H_
+#endif  // PTXBENCH_EXPERIMENT_SPEC_SYNTHESIS_H_

@@ -7,9 +7,9 @@
 
 #include <string>
 
-#include "scheduler/spec/spec_test_fixture.h"
+#include "experiment_spec/spec_test_fixture.h"
 
-namespace ptxbench::scheduler {
+namespace ptxbench::experiment_spec {
 namespace {
 
 using ::testing::ElementsAre;
@@ -256,4 +256,4 @@ TEST_F(PtxbenchAgentTest, RunsAreReadStrictly) {
 }
 
 }  // namespace
-}  // namespace ptxbench::scheduler
+}  // namespace ptxbench::experiment_spec

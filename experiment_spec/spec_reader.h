@@ -1,7 +1,7 @@
-#ifndef PTXBENCH_SCHEDULER_SPEC_SPEC_READER_H_
-#define PTXBENCH_SCHEDULER_SPEC_SPEC_READER_H_
+#ifndef PTXBENCH_EXPERIMENT_SPEC_SPEC_READER_H_
+#define PTXBENCH_EXPERIMENT_SPEC_SPEC_READER_H_
 
-// Private to scheduler/spec/: the strict reader of one spec document's
+// Private to experiment_spec/: the strict reader of one spec document's
 // fields, for spec.cc's expansion of both forms. The typed reads every format
 // shares are common/json_reader.h's; these are the checks of a spec's own
 // values (names, models, definitions, prompt tags and their targets, the
@@ -21,15 +21,15 @@
 #include "common/gpu_arch.h"
 #include "common/json_reader.h"
 #include "common/status_macros.h"
-#include "scheduler/spec/agent_settings.h"
-#include "scheduler/spec/spec.h"
+#include "experiment_spec/agent_settings.h"
+#include "experiment_spec/limits.h"
+#include "experiment_spec/spec.h"
 
-namespace ptxbench::scheduler::spec_internal {
+namespace ptxbench::experiment_spec::spec_internal {
 
 using Json = StrictJson;
 
 inline constexpr char kExperimentName[] = "a name of [A-Za-z0-9._-]{1,100}";
-inline constexpr int64_t kMaxTurns = 1000;
 inline constexpr int64_t kMaxCount = std::numeric_limits<int32_t>::max();
 
 bool IsExperimentName(absl::string_view name);
@@ -121,6 +121,8 @@ class SpecReader {
   // `fallback`.
   absl::StatusOr<std::string> Name(const Json* in_spec, absl::string_view fallback) const;
   absl::StatusOr<Options> ReadOptions(const Json& object) const;
+  // The kernel language at "language": cuda, ptx, solution or triton.
+  absl::StatusOr<std::string> Language(const Json& value) const;
   // The text of a file the spec names (a path field), as the client sent it.
   absl::StatusOr<std::string> SentFile(const Json& value, absl::string_view field) const;
   // The workload a PTXBench test script (test_path) names: its
@@ -135,6 +137,41 @@ class SpecReader {
   const workloads::DefinitionRegistry& definitions_;
   const PromptRegistry& prompts_;
 };
+
+// A matrix spec's values: read from its JSON and checked (ReadMatrix), or
+// built as a value (the one-off evaluation, one_off_eval.h).
+struct Matrix {
+  std::string name;
+  std::optional<AgentSettings> agent;  // nullopt: the multiturn loop
+  std::vector<std::string> models;
+  std::vector<std::string> definitions;
+  std::vector<std::string> prompt_tags;
+  int64_t samples = 1;
+  int64_t num_turns = 1;  // in agent mode, the agent's max_evaluations
+  double target_speedup = 1.0;
+  Options options;
+};
+
+// The spec's mode: nullopt for the multiturn loop, else the agent object
+// (spec.cc). Each mode refuses the other's fields, naming what to use
+// instead; only a list spec (`list_form`) has fix-it items for an agent to
+// start from (starter fixit).
+absl::StatusOr<std::optional<AgentSettings>> ReadMode(const SpecReader& r, const Json& doc,
+                                                      bool list_form);
+
+// A matrix spec's values, read and checked (matrix.cc).
+absl::StatusOr<Matrix> ReadMatrix(const SpecReader& r, const Json& doc);
+
+// The experiment of a checked matrix: its trajectories (refused past
+// `limits`, the error at "samples") and its normalized spec; the caller then
+// finishes it (FinishExpansion).
+absl::StatusOr<ExpandedExperiment> ExpandMatrix(const SpecReader& r, const Matrix& m,
+                                                const SpecLimits& limits);
+
+// What every form's expansion ends with: the profile its tags ask for, the
+// prompts the submission brought, the spec's hash, and the references its
+// full evaluation needs (a definition with none is refused).
+absl::Status FinishExpansion(const SpecReader& r, ExpandedExperiment& out);
 
 // Checks the trajectory count against the limit, naming how it came about
 // ("2 models x 3 rows = 6 trajectories").
@@ -156,6 +193,6 @@ bool IsSynthesisSpec(const Json& doc);
 absl::StatusOr<ExpandedExperiment> ExpandSynthesis(const SpecReader& r, const Json& doc,
                                                    const SpecLimits& limits);
 
-}  // namespace ptxbench::scheduler::spec_internal
+}  // namespace ptxbench::experiment_spec::spec_internal
 
-#endif  // PTXBENCH_SCHEDULER_SPEC_SPEC_READER_H_
+#endif  // PTXBENCH_EXPERIMENT_SPEC_SPEC_READER_H_

@@ -1,14 +1,14 @@
 // Agent mode in a spec ("mode": "agent" with an "agent" object): read
 // strictly, with defaults, hashed, and each mode refusing the other's fields.
 
-#include "scheduler/spec/agent_settings.h"
+#include "experiment_spec/agent_settings.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "scheduler/spec/spec_test_fixture.h"
+#include "experiment_spec/spec_test_fixture.h"
 
-namespace ptxbench::scheduler {
+namespace ptxbench::experiment_spec {
 namespace {
 
 using ::testing::HasSubstr;
@@ -203,4 +203,4 @@ TEST_F(AgentSpecTest, AMultiturnSpecKeepsItsHash) {
 }
 
 }  // namespace
-}  // namespace ptxbench::scheduler
+}  // namespace ptxbench::experiment_spec

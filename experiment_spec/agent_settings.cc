@@ -1,6 +1,6 @@
 // The "agent" object of an agent-mode spec (agent_settings.h), read strictly.
 
-#include "scheduler/spec/agent_settings.h"
+#include "experiment_spec/agent_settings.h"
 
 #include <cmath>
 
@@ -9,9 +9,9 @@
 #include "absl/time/time.h"
 #include "agents/clis.h"
 #include "common/status_macros.h"
-#include "scheduler/spec/spec_reader.h"
+#include "experiment_spec/spec_reader.h"
 
-namespace ptxbench::scheduler {
+namespace ptxbench::experiment_spec {
 
 nlohmann::json AgentSettingsJson(const AgentSettings& a) {
   nlohmann::json j{{"cli", a.cli},
@@ -212,4 +212,4 @@ absl::StatusOr<AgentSettings> ReadAgentSettings(const SpecReader& r, const Json&
 }
 
 }  // namespace spec_internal
-}  // namespace ptxbench::scheduler
+}  // namespace ptxbench::experiment_spec
