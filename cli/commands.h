@@ -71,6 +71,7 @@ void AddExperimentCommands(std::vector<Command>* commands);  // commands_experim
 void AddTrajectoryCommands(std::vector<Command>* commands);  // commands_trajectories.cc
 void AddExecutorCommands(std::vector<Command>* commands);    // commands_executors.cc
 void AddLocalCommands(std::vector<Command>* commands);       // commands_local.cc
+void AddImportCommand(std::vector<Command>* commands);       // commands_import.cc
 void AddUpCommand(std::vector<Command>* commands);           // up.cc
 void AddEvalCommand(std::vector<Command>* commands);         // commands_eval.cc
 void AddReportCommands(std::vector<Command>* commands);      // commands_report.cc

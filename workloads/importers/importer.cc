@@ -3,9 +3,11 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <string>
 #include <system_error>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -183,42 +185,63 @@ absl::StatusOr<ImportReport> Import(const ImportOptions& options) {
   const fs::path scratch = out / ".scratch";
   const char* prefix = options.suite == Suite::kKernelBench ? "kb_" : "kbx_";
 
-  ImportReport report;
-  Json index = Json::array();
-  for (const auto& [path, category] : tasks) {
+  // Probes run `jobs` at a time (each in its own scratch folder); their answers
+  // are then read and written in file order, so the files do not depend on it.
+  struct Probed {
     TaskOutcome outcome;
+    absl::StatusOr<process::RunResult> result = absl::UnknownError("not run");
+  };
+  std::vector<Probed> probed(tasks.size());
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const auto& [path, category] = tasks[i];
+    TaskOutcome& outcome = probed[i].outcome;
     outcome.file = fs::relative(path, root, ec).string();
     outcome.category = Sanitize(category);
     outcome.name = absl::StrCat(prefix, outcome.category, "_", Sanitize(path.stem().string()));
-    // Each task runs in a scratch folder of its own, emptied after it: what it
-    // writes stays out of the dataset.
-    fs::remove_all(scratch, ec);
-    fs::create_directories(scratch, ec);
-    process::RunOptions run;
-    run.argv = {options.python, probe, "--suite",
-                options.suite == Suite::kKernelBench ? "kernelbench" : "kernelbenchx", "--task",
-                fs::absolute(path).string(), "--name", outcome.name, "--category",
-                outcome.category};
-    run.cwd = scratch.string();
-    run.environment = std::vector<std::string>{
-        "PATH=/usr/bin:/bin", "HOME=" + fs::absolute(scratch).string(), "OMP_NUM_THREADS=1",
-        "PYTHONDONTWRITEBYTECODE=1", "PYTHONHASHSEED=0", "CUDA_VISIBLE_DEVICES="};
-    run.rlimits = {{RLIMIT_AS, options.memory_bytes},
-                   {RLIMIT_CPU, static_cast<uint64_t>(absl::ToInt64Seconds(options.deadline))},
-                   {RLIMIT_NPROC, 4096},
-                   {RLIMIT_FSIZE, 64ull << 20}};
-    run.deadline = options.deadline;
-    run.max_output_bytes = kMaxAnswer;
-    absl::StatusOr<process::RunResult> result = process::Run(run);
-    if (!result.ok()) return result.status();
-    const size_t at = result->output.rfind(kMarker);
-    if (at == std::string::npos || (at > 0 && result->output[at - 1] != '\n')) {
-      outcome.reason = result->timed_out ? "timeout" : "probe-failed";
-      std::string tail = result->output.substr(result->output.size() > 300
-                                                   ? result->output.size() - 300 : 0);
-      outcome.detail = absl::StrCat("the probe ", result->Describe(), ": ", tail);
+  }
+  std::atomic<size_t> next{0};
+  auto worker = [&](int slot) {
+    const fs::path dir = scratch / std::to_string(slot);
+    for (size_t i = next++; i < tasks.size(); i = next++) {
+      std::error_code err;
+      fs::remove_all(dir, err);
+      fs::create_directories(dir, err);
+      const TaskOutcome& outcome = probed[i].outcome;
+      process::RunOptions run;
+      run.argv = {options.python, probe, "--suite",
+                  options.suite == Suite::kKernelBench ? "kernelbench" : "kernelbenchx",
+                  "--task", fs::absolute(tasks[i].first).string(), "--name", outcome.name,
+                  "--category", outcome.category};
+      run.cwd = dir.string();
+      run.environment = std::vector<std::string>{
+          "PATH=/usr/bin:/bin", "HOME=" + fs::absolute(dir).string(), "OMP_NUM_THREADS=1",
+          "PYTHONDONTWRITEBYTECODE=1", "PYTHONHASHSEED=0", "CUDA_VISIBLE_DEVICES="};
+      run.rlimits = {{RLIMIT_AS, options.memory_bytes},
+                     {RLIMIT_CPU, static_cast<uint64_t>(absl::ToInt64Seconds(options.deadline))},
+                     {RLIMIT_FSIZE, 64ull << 20}};
+      run.deadline = options.deadline;
+      run.max_output_bytes = kMaxAnswer;
+      probed[i].result = process::Run(run);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int j = 0; j < std::max(1, options.jobs); ++j) threads.emplace_back(worker, j);
+  for (std::thread& t : threads) t.join();
+
+  ImportReport report;
+  Json index = Json::array();
+  for (Probed& p : probed) {
+    TaskOutcome outcome = std::move(p.outcome);
+    if (!p.result.ok()) return p.result.status();
+    const process::RunResult& result = *p.result;
+    const size_t at = result.output.rfind(kMarker);
+    if (at == std::string::npos || (at > 0 && result.output[at - 1] != '\n')) {
+      outcome.reason = result.timed_out ? "timeout" : "probe-failed";
+      std::string tail =
+          result.output.substr(result.output.size() > 300 ? result.output.size() - 300 : 0);
+      outcome.detail = absl::StrCat("the probe ", result.Describe(), ": ", tail);
     } else {
-      std::string answer = result->output.substr(at + sizeof(kMarker) - 1);
+      std::string answer = result.output.substr(at + sizeof(kMarker) - 1);
       answer = answer.substr(0, answer.find('\n'));
       absl::StatusOr<ImportedFiles> files = FilesFromAnswer(answer, outcome);
       if (files.ok()) {

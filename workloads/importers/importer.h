@@ -36,6 +36,7 @@ struct ImportOptions {
   std::string probe;             // empty: DataDir()/workloads/importers/probe.py
   absl::Duration deadline = absl::Seconds(120);  // per task
   uint64_t memory_bytes = 8ull << 30;            // RLIMIT_AS per task
+  int jobs = 2;                                  // probes at once
 };
 
 // One task's fate.
