@@ -119,6 +119,33 @@ TEST_F(ImporterTest, KernelBenchTasksImportAndLoadWithTheRegistry) {
   EXPECT_NE((*conv)->reference.find("functional_call"), std::string::npos);
 }
 
+// The reference written runs as the reference host runs it (run(inputs) returns
+// the outputs) and computes the task's Model: here on the CPU, a module with a
+// parameter, against the same module called directly.
+TEST_F(ImporterTest, TheWrittenReferenceComputesTheTasksModel) {
+  const std::string& out = Once(Suite::kKernelBench).out;
+  const std::string script = R"(
+import json, sys, types, torch
+d = json.load(open(sys.argv[1]))
+m = types.ModuleType("ref"); exec(compile(d["reference"], "<reference>", "exec"), m.__dict__)
+torch.manual_seed(1)
+x = torch.randn(1, 16, 12, 12); w = torch.randn(128, 16, 3, 3)
+got = m.run(x, w)
+conv = m.Model(16, 128, 3)
+with torch.no_grad(): conv.conv2d.weight.copy_(w)
+want = conv(x)
+print("same" if got.shape == want.shape and torch.allclose(got, want, atol=1e-5) else "differ")
+)";
+  process::RunOptions run;
+  run.argv = {kPython, "-c", script,
+              out + "/definitions/level1/kb_level1_63_conv_standard_2D__square_input__square_kernel.json"};
+  run.deadline = absl::Seconds(120);
+  absl::StatusOr<process::RunResult> r = process::Run(run);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->ok()) << r->output;
+  EXPECT_NE(r->output.find("same"), std::string::npos) << r->output;
+}
+
 TEST_F(ImporterTest, ARefusedTaskSaysWhyAndIsCounted) {
   const auto& [out, report] = Once(Suite::kKernelBench);
   ASSERT_EQ(report.refused.count("integer-input"), 1u) << report.Summary();

@@ -38,6 +38,7 @@ REASONS = (
     "randomness",         # dropout, rand...: no output to compare against
     "data-dependent-shape",  # an output's shape depends on the input's values
     "no-random-case",     # KernelBenchX: no call on rand_tensor(mode="standard") inputs
+    "too-large-to-probe",  # an operator without a meta kernel, inputs past the memory limit
 )
 
 DTYPES = {"float32": "float32", "float16": "float16", "bfloat16": "bfloat16",
@@ -61,10 +62,15 @@ class Refused(Exception):
         self.detail = detail
 
 
-def dtype_name(torch, dtype):
+def dtype_name(torch, dtype, output=False):
+    """The FlashInfer-Trace dtype of a tensor. An input of integers is refused (the
+    harness's integers are not the task's indices or counts); booleans (0 or 1) are
+    drawn as the task draws them, and any of these is a fine output."""
     name = str(dtype).replace("torch.", "")
     if name in DTYPES:
         return DTYPES[name]
+    if name in INTEGER_DTYPES and name != "uint8" and (output or name == "bool"):
+        return name
     if name in INTEGER_DTYPES:
         raise Refused("integer-input", f"a {name} tensor: the harness draws integers in "
                       "[-1024, 1024), not the range the task needs")
@@ -199,6 +205,23 @@ def output_names(count):
     return ["output"] if count == 1 else [f"output{i}" for i in range(count)]
 
 
+def check_reference(torch, reference, inputs, shapes):
+    """The reference written is the one probed: it compiles, and its run() on inputs of
+    the definition's shapes gives outputs of the definition's shapes."""
+    module = types.ModuleType("ptxbench_reference")
+    try:
+        exec(compile(reference, "<reference>", "exec"), module.__dict__)
+        with torch.no_grad():
+            got = flat_outputs(torch, module.run(*inputs))
+    except Refused:
+        raise
+    except Exception as e:
+        raise Refused("load-error", f"the written reference fails: {type(e).__name__}: {e}")
+    if [tuple(o.shape) for o in got] != shapes:
+        raise Refused("load-error", f"the written reference gives shapes "
+                      f"{[tuple(o.shape) for o in got]}, the probe saw {shapes}")
+
+
 # --- KernelBench -----------------------------------------------------------------------
 
 RUN_KERNELBENCH = '''
@@ -247,7 +270,10 @@ def kernelbench(torch, source, name, category, path):
                 inputs = list(get_inputs())
         except Exception:  # a task that needs values to build: for real
             model = model_class(*init)
-            inputs = list(get_inputs())
+            try:
+                inputs = list(get_inputs())
+            except (MemoryError, RuntimeError) as e:
+                raise Refused("too-large-to-probe", f"get_inputs() on the CPU: {e}"[:300])
     except Refused:
         raise
     except Exception as e:
@@ -308,6 +334,9 @@ def kernelbench(torch, source, name, category, path):
                 with recorder.mode, torch.no_grad():
                     result = model(*call_args)
             except Exception as e:
+                if "can't allocate memory" in str(e) or isinstance(e, MemoryError):
+                    raise Refused("too-large-to-probe", "an operator without a meta kernel "
+                                  "needs the real tensors, past the probe's memory limit")
                 raise Refused("load-error", f"the forward fails: {type(e).__name__}: {e}")
             recorder.active = False
             outputs = flat_outputs(torch, result)
@@ -321,7 +350,7 @@ def kernelbench(torch, source, name, category, path):
                       + ", ".join(sorted(recorder.random)))
     if changed:
         raise Refused("in-place", "the forward writes its input " + ", ".join(changed))
-    out_dtypes = [dtype_name(torch, o.dtype) for o in outputs]
+    out_dtypes = [dtype_name(torch, o.dtype, output=True) for o in outputs]
 
     names_by_value = {}
     for key, value in module.__dict__.items():
@@ -340,12 +369,12 @@ def kernelbench(torch, source, name, category, path):
     run_args = [n for n, _ in tensor_inputs] + param_names
     reference = source.rstrip() + "\n" + RUN_KERNELBENCH.format(
         init=init_source, params=literal([n for n, _ in params], "parameters"),
-        args=", ".join(run_args), first=tensor_inputs[0][0], forward=", ".join(forward_args)
-        + ("," if len(forward_args) == 1 and params else ""),
+        args=", ".join(run_args), first=tensor_inputs[0][0], forward=", ".join(forward_args),
         param_args=", ".join(param_names))
-    if not params:
-        reference = reference.replace(f"_ptxb_model({', '.join(forward_args)},)",
-                                      f"_ptxb_model({', '.join(forward_args)})")
+    with recorder.meta:
+        check_reference(torch, reference, [torch.empty(t.shape, dtype=t.dtype) for _, t in tensor_inputs]
+                        + [torch.empty(p.shape, dtype=p.dtype) for _, p in params],
+                        [tuple(o.shape) for o in outputs])
     doc = (model_class.__doc__ or "").strip().split("\n")[0].strip()
     description = f"KernelBench {category} task {name}" + (f": {doc}" if doc else "") + \
         (f" The module's parameters ({', '.join(n for n, _ in params)}) are inputs, drawn "
@@ -509,11 +538,13 @@ def kernelbenchx(torch, source, name, category, path):
     if changed:
         raise Refused("in-place", "the reference writes its input " + ", ".join(changed))
     outputs = flat_outputs(torch, out)
-    out_dtypes = [dtype_name(torch, o.dtype) for o in outputs]
+    out_dtypes = [dtype_name(torch, o.dtype, output=True) for o in outputs]
     in_dtypes = [dtype_name(torch, t.dtype) for t in tensors(first[0], first[1])]
     axes, in_shapes, out_shapes = axes_for(torch, per_workload, per_outputs, {})
     reference = reference_source.rstrip() + "\n" + RUN_KERNELBENCHX.format(
         function=target, args=", ".join(run_args), call=", ".join(call))
+    check_reference(torch, reference, [t.clone() for t in tensors(first[0], first[1])],
+                    [tuple(o.shape) for o in outputs])
     description = (f"KernelBenchX {category} task {name}: {target}() on the shapes of its "
                    f"test's standard random cases ({len(per_workload)}).")
     return build(torch, name, category, "kernelbenchx", reference,
