@@ -324,8 +324,12 @@ def kernelbench(torch, source, name, category, path):
         model = model_class(*init)
         shapes = []
         for attempt in range(2):
-            real = [torch.randn(t.shape, dtype=t.dtype) if t.is_floating_point() else
-                    torch.zeros(t.shape, dtype=t.dtype) for _, t in tensor_inputs]
+            try:
+                real = [torch.randn(t.shape, dtype=t.dtype) if t.is_floating_point() else
+                        torch.zeros(t.shape, dtype=t.dtype) for _, t in tensor_inputs]
+            except (MemoryError, RuntimeError) as e:
+                raise Refused("too-large-to-probe", "an operator without a meta kernel needs "
+                              f"the real inputs: {e}"[:300])
             versions = [t._version for t in real]
             args = iter(real)
             call_args = [next(args) if isinstance(v, torch.Tensor) else v for v in inputs]
