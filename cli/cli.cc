@@ -35,6 +35,7 @@ const std::vector<Command>& AllCommands() {
     AddTrajectoryCommands(list);
     AddExecutorCommands(list);
     AddLocalCommands(list);
+    AddImportCommand(list);
     AddEvalCommand(list);
     AddReportCommands(list);
     AddTokenCommands(list);

@@ -123,6 +123,15 @@ absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
       continue;
     }
     if (out.command != nullptr) {
+      // A command that also names a group ("definitions", "definitions
+      // import"): its first word after it may be a member.
+      const CommandSpec* member = out.positionals.empty() && out.flags.empty()
+                                      ? FindCommand(commands, absl::StrCat(out.command->name, " ", tok))
+                                      : nullptr;
+      if (member != nullptr) {
+        out.command = member;
+        continue;
+      }
       out.positionals.push_back(tok);
       continue;
     }

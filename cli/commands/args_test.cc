@@ -22,6 +22,7 @@ class ArgsTest : public ::testing::Test {
              ""},
             {"status", "[EXP]", 0, 1, {{"watch", false, false, "", ""}}, "status", ""},
             {"definitions", "", 0, 0, {{"dataset", true, true, "DIR", ""}}, "defs", ""},
+            {"definitions import", "SUITE DIR", 2, 2, {{"out", true, false, "DIR", ""}}, "imp", ""},
             {"prompts check", "", 0, 0, {}, "check", ""},
             {"prompts render", "TAG", 1, 1, {{"language", true, false, "L", ""}}, "render", ""},
         }),
@@ -58,6 +59,19 @@ TEST_F(ArgsTest, EqualsFormAndGlobalFlagsBeforeOrAfterCommand) {
   parsed = Parse({"status", "--scheduler=a=b:2"});
   ASSERT_TRUE(parsed.ok()) << parsed.status();
   EXPECT_EQ(parsed->Get("scheduler"), "a=b:2");  // split at the first '='
+}
+
+TEST_F(ArgsTest, ACommandThatIsAlsoAGroupTakesItsMemberWord) {
+  absl::StatusOr<ParsedArgs> parsed =
+      Parse({"definitions", "import", "kernelbench", "kb", "--out", "o"});
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->command->name, "definitions import");
+  EXPECT_THAT(parsed->positionals, ElementsAre("kernelbench", "kb"));
+  EXPECT_EQ(parsed->Get("out"), "o");
+  // Alone, the word is the command itself.
+  parsed = Parse({"definitions", "--dataset", "d"});
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->command->name, "definitions");
 }
 
 TEST_F(ArgsTest, RepeatableFlagKeepsAllLastWinsOtherwise) {

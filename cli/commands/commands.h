@@ -72,6 +72,7 @@ void AddExperimentCommands(std::vector<Command>* commands);  // experiments.cc
 void AddTrajectoryCommands(std::vector<Command>* commands);  // trajectories.cc
 void AddExecutorCommands(std::vector<Command>* commands);    // executors.cc
 void AddLocalCommands(std::vector<Command>* commands);       // local.cc
+void AddImportCommand(std::vector<Command>* commands);       // import.cc
 void AddUpCommand(std::vector<Command>* commands);           // cli/up/up.cc
 void AddEvalCommand(std::vector<Command>* commands);         // eval.cc
 void AddReportCommands(std::vector<Command>* commands);      // report.cc
