@@ -343,7 +343,10 @@ absl::StatusOr<std::unique_ptr<Isolation>> Isolation::Prepare(const RunnerJob& j
     if (mount("tmpfs", dirs.jit.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, jit_options.c_str()) != 0) {
       return Errno("mounting the JIT's cache");
     }
-    iso->jit_dir_ = dirs.jit;
+    // Held: the harness reads the cache after it dropped to its own uid,
+    // which cannot search the private directory above it.
+    iso->jit_dir_fd_ = open(dirs.jit.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (iso->jit_dir_fd_ < 0) return Errno("opening the JIT's cache");
     PTXB_ASSIGN_OR_RETURN(dirs.python_roots, PythonRoots(job.torch.python));
     PTXB_ASSIGN_OR_RETURN(iso->jit_policy_, CandidateHostPolicy(job, dirs, /*jit=*/true));
   }
@@ -352,7 +355,7 @@ absl::StatusOr<std::unique_ptr<Isolation>> Isolation::Prepare(const RunnerJob& j
 }
 
 JitCache Isolation::JitImages() const {
-  return jit_dir_.empty() ? JitCache{} : ScanJitCache(jit_dir_ + "/cache");
+  return jit_dir_fd_ < 0 ? JitCache{} : ScanJitCache(jit_dir_fd_, "cache");
 }
 
 absl::StatusOr<std::unique_ptr<sandbox::SandboxedProcess>> Isolation::SpawnJitHost(int channel,

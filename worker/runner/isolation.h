@@ -81,7 +81,7 @@ class Isolation {
   int disk_fd_ = -1;         // O_PATH of the candidate's disk, for its free space
   sandbox::Policy policy_;
   sandbox::Policy jit_policy_;  // triton: the JIT host's
-  std::string jit_dir_;         // triton: its cache's disk
+  int jit_dir_fd_ = -1;         // triton: O_PATH of its cache's disk (JitImages)
 };
 
 // Where the candidate host's own files are on the runner's side.

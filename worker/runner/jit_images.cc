@@ -78,11 +78,11 @@ void Walk(int dir_fd, int depth, JitCache* cache, int* seen) {
 
 }  // namespace
 
-JitCache ScanJitCache(const std::string& cache_dir) {
+JitCache ScanJitCache(int parent_fd, const std::string& name) {
   JitCache cache;
-  const int fd = open(cache_dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  const int fd = openat(parent_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) {
-    cache.missing = absl::StrCat("no cache: ", cache_dir, ": ", strerror(errno));
+    cache.missing = absl::StrCat("no cache: ", name, ": ", strerror(errno));
     return cache;
   }
   int seen = 0;

@@ -25,8 +25,11 @@ struct JitCache {
   std::string missing;         // why the cache itself could not be opened; else empty
 };
 
-// The cache under `cache_dir` (Triton's layout: <dir>/<key>/<name>.cubin).
-JitCache ScanJitCache(const std::string& cache_dir);
+// The cache `name` under the directory `parent_fd` (Triton's layout:
+// <name>/<key>/<image>.cubin). Through a descriptor: the harness reads the
+// cache after it dropped to its own uid, which may not search the
+// directories above the JIT's disk (Isolation holds it open from before).
+JitCache ScanJitCache(int parent_fd, const std::string& name);
 
 // What a scan found, in words for the trace's log: "3 images (cache: 12
 // files in 4 directories)", with what could not be read.
