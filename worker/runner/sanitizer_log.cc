@@ -16,6 +16,9 @@ namespace {
 constexpr absl::string_view kPrefix = "=========";
 // Locations a debug report shows source around, at most.
 constexpr size_t kMaxLocations = 8;
+// Indented lines outside any record kept for a report that would otherwise
+// be a bare count.
+constexpr size_t kMaxOrphanLines = 40;
 
 // "FILE:LINE" or "FILE:LINE:function" after the last " in " of a frame line
 // ("at kernel+0x90 in /b/kernel.cu:12", "at 0x90 in /b/kernel.cu:12:kernel").
@@ -65,6 +68,9 @@ SanitizerFindings JudgeSanitizerLog(absl::string_view log) {
   bool banner = false, skipping = false;
   int summary = -1, probes = 0;
   std::vector<std::string> kept;
+  // Indented lines before any record: a note's continuation, or a record of
+  // a shape this reader does not know; shown when errors go undescribed.
+  std::vector<std::string> orphans;
   for (absl::string_view line : absl::StrSplit(log, '\n')) {
     absl::ConsumeSuffix(&line, "\r");
     if (absl::StripAsciiWhitespace(line).empty()) continue;
@@ -104,7 +110,10 @@ SanitizerFindings JudgeSanitizerLog(absl::string_view log) {
     if (absl::StartsWith(text, "Host Frame") || absl::StartsWith(text, "Saved host backtrace")) {
       continue;
     }
-    if (kept.empty()) continue;  // a continuation of a note
+    if (kept.empty()) {
+      if (orphans.size() < kMaxOrphanLines) orphans.push_back(std::string(line));
+      continue;
+    }
     kept.push_back(std::string(line));
     SanitizerLocation at;
     if ((absl::StartsWith(text, "at ") || absl::StartsWith(text, "Device Frame:")) &&
@@ -122,6 +131,12 @@ SanitizerFindings JudgeSanitizerLog(absl::string_view log) {
     f.errors = unprinted;
     kept.push_back(absl::StrCat("========= memcheck counted ", unprinted,
                                 " error(s) that its print limit left out of the report"));
+    // Or records of a shape not read as such: what there was, so the report
+    // is never a bare count when the log said more.
+    if (!orphans.empty()) {
+      kept.push_back("========= lines of the log not read as records:");
+      kept.insert(kept.end(), orphans.begin(), orphans.end());
+    }
   }
   if (f.incomplete.empty() && f.errors == 0) {
     if (!banner) {

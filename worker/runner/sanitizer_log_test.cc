@@ -174,5 +174,19 @@ TEST(SanitizerLog, SourceContextShowsTheFaultingLineOfTheSubmission) {
   EXPECT_EQ(SourceContext({{"kernel.cu", 99}}, "kernel.cu", source, 2), "");
 }
 
+// Errors the summary counts in a log whose records this reader did not know
+// as records (indented, before any record): the report shows those lines,
+// never a bare count.
+TEST(SanitizerLog, UncountedErrorsShowTheLinesTheReaderCouldNotPlace) {
+  const SanitizerFindings f = JudgeSanitizerLog(
+      Log("=========     Invalid __global__ write of size 2 bytes (a shape not known)\n"
+          "=========     at k+0x10 in /b/kernel.cu:7\n",
+          "ERROR SUMMARY: 1 error"));
+  EXPECT_EQ(f.verdict, SanitizerVerdict::kErrors);
+  EXPECT_THAT(f.report, HasSubstr("counted 1 error(s)"));
+  EXPECT_THAT(f.report, HasSubstr("lines of the log not read as records:"));
+  EXPECT_THAT(f.report, HasSubstr("Invalid __global__ write of size 2 bytes"));
+}
+
 }  // namespace
 }  // namespace ptxbench::runner
