@@ -43,7 +43,7 @@ verdict=PASS
 run() {
   local name=$1 port=$2
   shift 2
-  local data="$out/${DATA:-$name}-data" addr="127.0.0.1:$port" start=$(date +%s)
+  local data="$out/$name-data" addr="127.0.0.1:$port" start=$(date +%s)
   timeout 270 "$bin/ptxbench" up --data-dir "$data" --listen "$addr" --torch-python "$python" \
     --triton --models examples/quickstart_triton/models.json "$@" --exit-when-done \
     > "$out/$name.txt" 2>&1
