@@ -55,7 +55,7 @@ absl::StatusOr<Matrix> ReadMatrix(const SpecReader& r, const Json& doc) {
       doc, "",
       {"name", "models", "definitions", "prompt_tags", "samples", "num_turns", "target_speedup",
        "context_policy", "language", "priority", "eval", "max_cost_usd", "architectures", "mode",
-       "agent", "profile", "memcheck"},
+       "agent", "profile", "memcheck", "held_out_workloads"},
       /*allow_comments=*/false));
   Matrix m;
   auto name_it = doc.find("name");
@@ -124,6 +124,7 @@ absl::StatusOr<ExpandedExperiment> ExpandMatrix(const SpecReader& r, const Matri
   out.trajectories.reserve(static_cast<size_t>(total));
   AddMatrixTrajectories(m.models, m.definitions, m.prompt_tags, m.samples, m.num_turns,
                         m.target_speedup, out);
+  PTXB_RETURN_IF_ERROR(ResolveHeldOut(r, m.options, out));
   return out;
 }
 

@@ -11,8 +11,9 @@ namespace ptxbench::experiment_spec {
 
 std::string TaskPromptKey(const TrajectorySpec& t) {
   // Workload ids hold no control characters (scheduler/store/schema.h).
-  return absl::StrFormat("%s|%.6g|%d|%s|%s|%s", t.definition, t.target_speedup, t.num_turns,
-                         absl::StrJoin(t.workloads, "\n"), t.repair_sha256, t.synthesis_sha256);
+  return absl::StrFormat("%s|%.6g|%d|%s|%s|%s|%s", t.definition, t.target_speedup, t.num_turns,
+                         absl::StrJoin(t.workloads, "\n"), absl::StrJoin(t.held_out, "\n"),
+                         t.repair_sha256, t.synthesis_sha256);
 }
 
 absl::StatusOr<RenderedPrompts> RenderPrompts(const ExpandedExperiment& x,
@@ -40,12 +41,16 @@ absl::StatusOr<RenderedPrompts> RenderPrompts(const ExpandedExperiment& x,
     std::string key = TaskPromptKey(t);
     if (!out.task_by_key.count(key)) {
       workloads::Definition definition = **definitions.Find(t.definition);
-      // The model is shown the workloads it is evaluated on.
-      if (!t.workloads.empty()) {
-        std::erase_if(definition.workloads, [&](const workloads::Workload& w) {
-          return std::find(t.workloads.begin(), t.workloads.end(), w.uuid) == t.workloads.end();
-        });
-      }
+      // The model is shown the workloads it is evaluated on, but for those
+      // held out from it.
+      std::erase_if(definition.workloads, [&](const workloads::Workload& w) {
+        const bool evaluated = t.workloads.empty() || std::find(t.workloads.begin(),
+                                                                t.workloads.end(),
+                                                                w.uuid) != t.workloads.end();
+        const bool held_out =
+            std::find(t.held_out.begin(), t.held_out.end(), w.uuid) != t.held_out.end();
+        return !evaluated || held_out;
+      });
       out.task_by_key[key] = prompts::PromptRegistry::RenderTaskPrompt(
           definition, x.language, t.target_speedup, t.num_turns, x.architectures);
       if (!t.repair_kernel.empty()) {

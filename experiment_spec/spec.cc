@@ -263,7 +263,7 @@ absl::StatusOr<ExpandedExperiment> ExpandList(const SpecReader& r, const Json& d
     PTXB_RETURN_IF_ERROR(r.json().CheckKeys(doc, "",
                                             {"name", "items", "mode", "agent", "context_policy",
                                              "language", "eval", "priority", "max_cost_usd",
-                                             "profile", "memcheck"},
+                                             "profile", "memcheck", "held_out_workloads"},
                                             /*allow_comments=*/true));
     name = JsonReader::Member(doc, "name");
     PTXB_ASSIGN_OR_RETURN(agent, ReadMode(r, doc, /*list_form=*/true));
@@ -327,6 +327,7 @@ absl::StatusOr<ExpandedExperiment> ExpandList(const SpecReader& r, const Json& d
   out.experiment_id = DeriveExperimentId(out.name);
   out.trajectories.reserve(static_cast<size_t>(total));
   AddListTrajectories(items, input.default_model, out);
+  PTXB_RETURN_IF_ERROR(ResolveHeldOut(r, options, out));
   return out;
 }
 

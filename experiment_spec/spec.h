@@ -96,6 +96,10 @@ struct TrajectorySpec {
   // The workloads its kernels are evaluated on; empty: all of the
   // definition's. A list item's test_path selects the one its script names.
   std::vector<std::string> workloads;
+  // Those of `workloads` (then never empty) that its model is never shown:
+  // not in its prompt, its feedback or its agent's task file, and evaluated
+  // after the others (docs/FORMATS.md, "Held-out workloads").
+  std::vector<std::string> held_out;
   // A fix-it (repair) item's broken kernel and its error log, which its
   // first prompt carries; empty for an ordinary trajectory.
   std::string repair_kernel;

@@ -170,6 +170,29 @@ absl::StatusOr<Options> SpecReader::ReadOptions(const Json& object) const {
     if (!v->is_boolean()) return Error("memcheck", *v, "true or false");
     o.memcheck = v->get<bool>();
   }
+  if (const Json* v = JsonReader::Member(object, "held_out_workloads")) {
+    constexpr char kExpected[] =
+        "a number of workloads per definition (at least 1) or a non-empty list of workload uuids";
+    HeldOutRequest h;
+    if (v->is_number_integer()) {
+      PTXB_ASSIGN_OR_RETURN(h.count, json_.Integer(*v, "held_out_workloads", 1, kMaxCount));
+    } else if (v->is_array() && !v->empty()) {
+      for (size_t i = 0; i < v->size(); ++i) {
+        const Json& uuid = (*v)[i];
+        const std::string field = JsonIndex("held_out_workloads", i);
+        if (!uuid.is_string() || uuid.get<std::string>().empty()) {
+          return Error(field, uuid, "a workload uuid");
+        }
+        if (std::find(h.uuids.begin(), h.uuids.end(), uuid.get<std::string>()) != h.uuids.end()) {
+          return Error(field, uuid, "each workload once");
+        }
+        h.uuids.push_back(uuid.get<std::string>());
+      }
+    } else {
+      return Error("held_out_workloads", *v, kExpected);
+    }
+    o.held_out = std::move(h);
+  }
   return o;
 }
 
@@ -232,6 +255,10 @@ void FillOptions(const Options& o, nlohmann::json& normalized, ExpandedExperimen
   // The gate runs the kernel: never in a compile-only experiment.
   out.memcheck = o.memcheck.value_or(false) && o.eval != "compile-only";
   if (out.memcheck) normalized["memcheck"] = true;
+  if (o.held_out) {
+    normalized["held_out_workloads"] =
+        o.held_out->count > 0 ? nlohmann::json(o.held_out->count) : nlohmann::json(o.held_out->uuids);
+  }
   out.architectures = o.architectures;
   out.profile = o.profile;
   out.context_policy = o.context_policy;

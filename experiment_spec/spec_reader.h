@@ -34,6 +34,13 @@ inline constexpr int64_t kMaxCount = std::numeric_limits<int32_t>::max();
 
 bool IsExperimentName(absl::string_view name);
 
+// "held_out_workloads" (docs/FORMATS.md, "Held-out workloads"): a count
+// per definition, or the workloads by uuid; one of the two is set.
+struct HeldOutRequest {
+  int64_t count = 0;
+  std::vector<std::string> uuids;
+};
+
 // The settings both forms share, with their defaults.
 struct Options {
   std::string context_policy = "full";
@@ -49,10 +56,19 @@ struct Options {
   // (docs/MEASUREMENT.md, "The memcheck gate"); unset: the form's default
   // (kMemcheckByDefault in spec.cc).
   std::optional<bool> memcheck;
+  std::optional<HeldOutRequest> held_out;
 };
 
 // Writes the options into a normalized spec and the expansion.
 void FillOptions(const Options& o, nlohmann::json& normalized, ExpandedExperiment& out);
+
+class SpecReader;
+// Holds out `o.held_out` of the workloads each of `out`'s trajectories is
+// evaluated on (TrajectorySpec::held_out), once its trajectories are made;
+// INVALID_ARGUMENT when it would leave a trajectory no shown workload, names
+// a workload no trajectory evaluates, or the evaluation is compile-only
+// (held_out.cc).
+absl::Status ResolveHeldOut(const SpecReader& r, const Options& o, ExpandedExperiment& out);
 
 // Reads and checks the fields of one spec document, reporting against its
 // path.

@@ -821,7 +821,7 @@ TEST_F(SpecListTest, TheObjectFormRunsItsItemsAsAgentSessions) {
        "cfg.json: $.items: expected a non-empty list of experiments, found []"},
       {[](Json& j) { j["architectures"] = {"hopper"}; },
        "cfg.json: $.architectures: expected a known key (name, items, mode, agent, "
-       "context_policy, language, eval, priority, max_cost_usd, profile, memcheck; keys starting with '_' "
+       "context_policy, language, eval, priority, max_cost_usd, profile, memcheck, held_out_workloads; keys starting with '_' "
        "are comments), found an unknown key"},
   };
   for (const auto& [mutate, error] : refused) {

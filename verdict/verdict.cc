@@ -89,4 +89,25 @@ Verdict Judge(const v1::EvalResult& result) {
   return v;
 }
 
+v1::EvalResult ShownPart(const v1::EvalResult& result, const std::set<std::string>& held_out) {
+  if (held_out.empty() || result.traces().empty()) return result;
+  v1::EvalResult shown = result;
+  shown.clear_traces();
+  for (const v1::WorkloadTrace& trace : result.traces()) {
+    if (!held_out.contains(trace.workload_uuid())) *shown.add_traces() = trace;
+  }
+  if (shown.has_memcheck() && held_out.contains(shown.memcheck().workload_uuid())) {
+    shown.clear_memcheck();
+  }
+  if (shown.has_profile() && held_out.contains(shown.profile().workload_uuid())) {
+    shown.clear_profile();
+  }
+  // The result's own error came from a trace (worker/eval_summary.h) or from
+  // the whole run; a status that Summarize no longer gives keeps no error.
+  const v1::EvalStatus before = result.status();
+  Summarize(shown);
+  if (shown.status() != before) shown.clear_error();
+  return shown;
+}
+
 }  // namespace ptxbench::verdict

@@ -26,6 +26,9 @@
 // - Roofline: the mean roofline_fraction over the traces that have one.
 // Pure functions of the message; no state, safe from any thread.
 
+#include <set>
+#include <string>
+
 #include "ptxbench/v1/common.pb.h"
 
 namespace ptxbench::verdict {
@@ -81,6 +84,17 @@ struct Verdict {
   double roofline = 0;
 };
 Verdict Judge(const ptxbench::v1::EvalResult& result);
+
+// The part of `result` that a model may see when the workloads `held_out`
+// are kept from it (docs/FORMATS.md, "Held-out workloads"): the traces of
+// the other workloads only, summarized again (Summarize), and the memcheck
+// gate's run and the profile only when they were of a shown workload. A
+// result without traces (a build that failed, a compile-only evaluation)
+// is returned as it is. Every reading of a model's turn (its feedback, the
+// loop's target, an agent's reply) reads this part, so nothing of a
+// held-out workload - its shape, status, speedup or log - reaches the model.
+ptxbench::v1::EvalResult ShownPart(const ptxbench::v1::EvalResult& result,
+                                   const std::set<std::string>& held_out);
 
 }  // namespace ptxbench::verdict
 

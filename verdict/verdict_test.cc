@@ -189,5 +189,58 @@ TEST(VerdictTest, AFallbackIsCorrectByChecksOnlyWhenNoTraceFailedACheck) {
   EXPECT_FALSE(FallbackCorrect(passed));
 }
 
+// A result of three workloads "a", "b", "c" (in that order), summarized.
+v1::EvalResult ThreeWorkloads(v1::EvalStatus c_status, double c_speedup) {
+  v1::EvalResult r = Summarized({{v1::PASSED, 1.5}, {v1::PASSED, 2.0}, {c_status, c_speedup}});
+  r.mutable_traces(0)->set_workload_uuid("a");
+  r.mutable_traces(1)->set_workload_uuid("b");
+  r.mutable_traces(2)->set_workload_uuid("c");
+  return r;
+}
+
+TEST(VerdictTest, TheShownPartIsJudgedOnTheShownWorkloadsAlone) {
+  // Held out, "c" failed: the whole is incorrect, the shown part correct
+  // with the shown workloads' least speedup; nothing of "c" is left.
+  const v1::EvalResult all = ThreeWorkloads(v1::INCORRECT_NUMERICAL, 0);
+  ASSERT_FALSE(Correct(all));
+  const v1::EvalResult shown = ShownPart(all, {"c"});
+  EXPECT_TRUE(Correct(shown));
+  EXPECT_EQ(shown.status(), v1::PASSED);
+  EXPECT_DOUBLE_EQ(shown.min_speedup(), 1.5);
+  ASSERT_EQ(shown.traces_size(), 2);
+  for (const v1::WorkloadTrace& t : shown.traces()) EXPECT_NE(t.workload_uuid(), "c");
+
+  // The held-out workload's speedup sets no minimum of the shown part.
+  const v1::EvalResult slow = ShownPart(ThreeWorkloads(v1::PASSED, 0.2), {"c"});
+  EXPECT_DOUBLE_EQ(slow.min_speedup(), 1.5);
+  EXPECT_DOUBLE_EQ(ThreeWorkloads(v1::PASSED, 0.2).min_speedup(), 0.2);
+}
+
+TEST(VerdictTest, TheShownPartKeepsNoReportOfAHeldOutWorkload) {
+  v1::EvalResult all = ThreeWorkloads(v1::RUNTIME_ERROR, 0);
+  all.set_error("from the run");
+  all.mutable_memcheck()->set_workload_uuid("c");
+  all.mutable_profile()->set_workload_uuid("c");
+  const v1::EvalResult shown = ShownPart(all, {"c"});
+  EXPECT_FALSE(shown.has_memcheck());
+  EXPECT_FALSE(shown.has_profile());
+  EXPECT_EQ(shown.error(), "");  // its status changed: the error was of the whole
+
+  all.mutable_memcheck()->set_workload_uuid("a");
+  all.mutable_profile()->set_workload_uuid("b");
+  const v1::EvalResult kept = ShownPart(all, {"c"});
+  EXPECT_EQ(kept.memcheck().workload_uuid(), "a");
+  EXPECT_EQ(kept.profile().workload_uuid(), "b");
+}
+
+TEST(VerdictTest, WithNothingHeldOutOrNoTracesTheShownPartIsTheResult) {
+  const v1::EvalResult all = ThreeWorkloads(v1::INCORRECT_NUMERICAL, 0);
+  EXPECT_EQ(ShownPart(all, {}).SerializeAsString(), all.SerializeAsString());
+  v1::EvalResult failed_build;
+  failed_build.set_status(v1::COMPILE_ERROR);
+  failed_build.set_compile_log("error: ...");
+  EXPECT_EQ(ShownPart(failed_build, {"c"}).SerializeAsString(), failed_build.SerializeAsString());
+}
+
 }  // namespace
 }  // namespace ptxbench::verdict

@@ -21,6 +21,7 @@
 #include "common/log.h"
 #include "sandbox/limiter.h"
 #include "worker/eval_summary.h"
+#include "worker/held_out.h"
 #include "worker/harness_process.h"
 #include "worker/runner/job.h"
 #include "worker/worker_metrics.h"
@@ -48,7 +49,8 @@ std::vector<runner::FixedInput> FixedInputs(const workloads::Workload& w) {
 }
 
 // The workloads to run: the requested uuids (all when none), with every
-// axis value; an error names an unknown uuid.
+// axis value, the held-out ones last (held_out.h); an error names an unknown
+// uuid.
 absl::StatusOr<std::vector<runner::WorkloadSpec>> Workloads(const workloads::Definition& d,
                                                             const v1::EvalRequest& request) {
   if (absl::Status s = workloads::CheckUsable(d); !s.ok()) return s;
@@ -68,7 +70,7 @@ absl::StatusOr<std::vector<runner::WorkloadSpec>> Workloads(const workloads::Def
                                             absl::StrJoin(missing, ", ")));
   }
   if (specs.empty()) return absl::NotFoundError(absl::StrCat("definition ", d.name, " has no workloads"));
-  return specs;
+  return ShownFirst(request, std::move(specs), [](const runner::WorkloadSpec& w) { return w.uuid; });
 }
 
 }  // namespace

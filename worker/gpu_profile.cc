@@ -11,6 +11,7 @@
 #include "absl/time/clock.h"
 #include "common/printable_text.h"
 #include "worker/gpu_eval.h"
+#include "worker/held_out.h"
 #include "worker/profile/ncu_summary.h"
 #include "worker/profile/workload_choice.h"
 
@@ -45,7 +46,11 @@ void GpuEvaluator::Profile(const v1::EvalRequest& request, const CompiledKernel&
   };
   if (options_.ncu.empty()) return end(v1::INFRA_ERROR, {"this worker cannot profile"});
   std::vector<std::string> uuids;
-  for (const runner::WorkloadSpec& w : evaluated) uuids.push_back(w.uuid);
+  for (const runner::WorkloadSpec& w : evaluated) {
+    if (!HeldOut(request, w.uuid)) uuids.push_back(w.uuid);  // held_out.h
+  }
+  // (An empty list would mean "any of the definition's".)
+  if (uuids.empty()) return end(v1::INFRA_ERROR, {"no shown workload to profile"});
   absl::StatusOr<const workloads::Workload*> chosen =
       ChooseProfileWorkload(*compiled.definition, uuids, request.profile_workload_uuid());
   if (!chosen.ok()) return end(v1::INFRA_ERROR, {std::string(chosen.status().message())});

@@ -11,6 +11,7 @@
 #include "absl/time/clock.h"
 #include "common/printable_text.h"
 #include "worker/gpu_eval.h"
+#include "worker/held_out.h"
 #include "worker/runner/sanitizer_log.h"
 
 namespace ptxbench::worker {
@@ -147,9 +148,11 @@ void GpuEvaluator::DebugReport(const v1::EvalRequest& request, const CompiledKer
                                const std::vector<runner::WorkloadSpec>& evaluated,
                                v1::EvalResult& result, bool* suspect) {
   if (options_.sanitizer.empty()) return;
+  // Never of a held-out workload (held_out.h).
   const auto failed = std::find_if(result.traces().begin(), result.traces().end(),
-                                   [](const v1::WorkloadTrace& t) {
-                                     return (t.status() == v1::RUNTIME_ERROR ||
+                                   [&](const v1::WorkloadTrace& t) {
+                                     return !HeldOut(request, t.workload_uuid()) &&
+                                            (t.status() == v1::RUNTIME_ERROR ||
                                              t.status() == v1::TIMEOUT) &&
                                             !absl::StartsWith(t.errors_size() > 0 ? t.errors(0) : "",
                                                               "not run:");

@@ -12,6 +12,7 @@
 #include "common/hash.h"
 #include "worker/compile/ptx_census.h"
 #include "worker/eval_summary.h"
+#include "worker/held_out.h"
 #include "worker/profile/workload_choice.h"
 
 namespace ptxbench::worker {
@@ -170,8 +171,8 @@ void SimulateProfile(const EvalRequest& request, const workloads::DefinitionRegi
   std::string uuid = request.profile_workload_uuid();
   if (definitions != nullptr) {
     if (auto d = definitions->Find(request.definition()); d.ok()) {
-      const std::vector<std::string> evaluated(request.workload_uuids().begin(),
-                                               request.workload_uuids().end());
+      const std::vector<std::string> evaluated = ShownOnly(
+          request, {request.workload_uuids().begin(), request.workload_uuids().end()});
       absl::StatusOr<const workloads::Workload*> w =
           ChooseProfileWorkload(**d, evaluated, request.profile_workload_uuid());
       if (!w.ok()) {
@@ -240,6 +241,7 @@ EvalResult SimulatedEvaluator::Evaluate(const EvalRequest& request) const {
     }
   }
   if (uuids.empty()) uuids = {"w0", "w1", "w2"};
+  uuids = ShownFirst(request, std::move(uuids), [](const std::string& u) { return u; });
 
   EvalResult result;
   result.set_simulated(true);

@@ -172,6 +172,32 @@ TEST(simulated_evaluator, TheMemcheckGateIsSimulatedCleanWhenAskedFor) {
   EXPECT_EQ(r.memcheck().workload_uuid(), r.traces(0).workload_uuid());
 }
 
+// Held-out workloads (worker/held_out.h): run after the shown ones, and
+// never the profile's or the memcheck gate's, as the GPU worker does.
+TEST(simulated_evaluator, HeldOutWorkloadsRunLastAndAreNeverProfiledOrGated) {
+  auto registry = workloads::DefinitionRegistry::Load({});
+  ASSERT_TRUE(registry.ok()) << registry.status();
+  SimulatedEvaluator evaluator({.seed = 7, .worker_id = "w-test", .definitions = registry->get()});
+  const std::string largest = "242ddd1a-ee21-5a9c-b2f7-9867cc517890";  // M=8192
+  const std::string m70 = "729b8d2e-8307-57e0-b6f5-d50957348534";
+  for (int v = 0; v < 20; ++v) {
+    v1::EvalRequest request = Request(v, {largest, m70});
+    request.set_definition("gemm_n7168_k5120");
+    request.add_held_out_workload_uuids(largest);
+    request.set_profile(true);
+    request.set_memcheck(true);
+    v1::EvalResult r = evaluator.Evaluate(request);
+    if (r.status() == v1::COMPILE_ERROR) continue;
+    ASSERT_EQ(r.traces_size(), 2);
+    EXPECT_EQ(r.traces(0).workload_uuid(), m70);
+    EXPECT_EQ(r.traces(1).workload_uuid(), largest);
+    EXPECT_EQ(r.profile().workload_uuid(), m70);  // not the largest: held out
+    EXPECT_EQ(r.memcheck().workload_uuid(), m70);
+    return;
+  }
+  FAIL() << "every variant failed to compile";
+}
+
 TEST(simulated_evaluator, AProfileIsSimulatedOnTheLargestWorkloadWhenAskedFor) {
   auto registry = workloads::DefinitionRegistry::Load({});
   ASSERT_TRUE(registry.ok()) << registry.status();

@@ -122,9 +122,13 @@ absl::StatusOr<v1::AgentEvalResponse> Core::AgentTurnResult(int64_t trajectory, 
   out.set_turn(turn);
   if (eval.eval_blob.empty()) return out;
   PTXB_ASSIGN_OR_RETURN(std::string result, storage::GetBlob(*db_, eval.eval_blob));
-  if (!out.mutable_result()->ParseFromString(result)) {
+  v1::EvalResult all;
+  if (!all.ParseFromString(result)) {
     return absl::InternalError(absl::StrCat("unreadable evaluation blob ", eval.eval_blob));
   }
+  // The session is told what its feedback says: the shown part.
+  PTXB_ASSIGN_OR_RETURN(TrajectoryRow row, trajectories_.Read(trajectory));
+  *out.mutable_result() = verdict::ShownPart(all, HeldOutSet(row));
   PTXB_ASSIGN_OR_RETURN(*out.mutable_feedback(), storage::GetBlob(*db_, eval.feedback_blob));
   out.set_done(true);
   return out;

@@ -9,6 +9,7 @@
 #include "gmock/gmock.h"
 #include "scheduler/state/core.h"
 #include "scheduler/state/core_test_util.h"
+#include "verdict/verdict.h"
 
 namespace ptxbench::scheduler {
 
@@ -183,6 +184,44 @@ TEST_F(CoreAgentTest, EachEvaluateCallIsATurnOfTheOneSession) {
   EXPECT_EQ(Count("SELECT round(cost_usd * 100) FROM trajectories"), 16)
       << "each call's cost once: 0.10 + 0.05 + 0.01";
   EXPECT_NE(Reason().find("AGENT_FINISHED"), std::string::npos) << Reason();
+}
+
+// Held-out workloads (docs/FORMATS.md): the session's task file names the
+// shown workloads only, and its evaluate call is answered with the shown
+// part of the result (verdict::ShownPart), whatever the held-out one did.
+TEST_F(CoreAgentTest, ASessionIsToldOfItsShownWorkloadsOnly) {
+  agw_ = RegisterAgentGateway();
+  worker_ = RegisterWorker();
+  ExpandedExperiment x = AgentExperiment("agent-held", 1);
+  x.trajectories[0].workloads = {"w-a", "w-held"};
+  x.trajectories[0].held_out = {"w-held"};
+  Submit(x);
+  std::optional<v1::Task> session = LeaseOf(agw_, {StepKind::kAgent});
+  ASSERT_TRUE(session.has_value());
+  EXPECT_THAT(session->agent().workload_uuids(), ::testing::ElementsAre("w-a"));
+  ASSERT_TRUE(core_->AgentEval(EvalRequest(*session, "a1")).ok());
+  std::optional<v1::Task> eval = LeaseOf(worker_, {});
+  ASSERT_TRUE(eval.has_value());
+  EXPECT_THAT(eval->eval().held_out_workload_uuids(), ::testing::ElementsAre("w-held"));
+  v1::CompleteRequest c = ReportOn(*eval);
+  for (const auto& [uuid, status] :
+       std::vector<std::pair<std::string, v1::EvalStatus>>{{"w-a", v1::PASSED},
+                                                           {"w-held", v1::RUNTIME_ERROR}}) {
+    v1::WorkloadTrace* t = c.mutable_eval()->add_traces();
+    t->set_workload_uuid(uuid);
+    t->set_status(status);
+    t->set_speedup(status == v1::PASSED ? 2.0 : 0);
+  }
+  verdict::Summarize(*c.mutable_eval());
+  ASSERT_TRUE(core_->Complete(c).ok());
+  auto answered = core_->AgentEval(EvalRequest(*session, "a1"));
+  ASSERT_TRUE(answered.ok()) << answered.status();
+  ASSERT_TRUE(answered->done());
+  EXPECT_EQ(answered->result().status(), v1::PASSED);
+  ASSERT_EQ(answered->result().traces_size(), 1);
+  EXPECT_EQ(answered->result().traces(0).workload_uuid(), "w-a");
+  EXPECT_EQ(answered->feedback().find("w-held"), std::string::npos) << answered->feedback();
+  EXPECT_EQ(Count("SELECT correct FROM turns"), 0);
 }
 
 // profile_kernel (docs/AGENTS.md): only in an experiment that asks for

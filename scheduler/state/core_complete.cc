@@ -172,14 +172,19 @@ absl::Status Core::CompleteEval(TaskRow& task, TrajectoryRow& trajectory,
   }
   PTXB_ASSIGN_OR_RETURN(std::string eval_blob,
                         storage::PutBlob(*db_, stored.SerializeAsString()));
+  // The model reads only the part of the result it may see: its feedback and
+  // the loop's target come from the shown workloads; the turn's verdict
+  // (what the reports count) from all of them.
+  const v1::EvalResult shown = verdict::ShownPart(result, HeldOutSet(trajectory));
   PTXB_ASSIGN_OR_RETURN(
       std::string feedback_blob,
-      storage::PutBlob(*db_, RenderEvalFeedback(result, trajectory.target_speedup)));
+      storage::PutBlob(*db_, RenderEvalFeedback(shown, trajectory.target_speedup)));
   const verdict::Verdict verdict = verdict::Judge(result);
   EvalRow row;
   row.eval_blob = std::move(eval_blob);
   row.status = result.status();
   row.correct = verdict.correct;
+  row.shown_correct = verdict::Correct(shown);
   row.min_speedup = verdict.min_speedup;
   row.kernel_speedup = verdict.kernel_speedup;
   row.roofline = verdict.roofline;
@@ -200,7 +205,7 @@ absl::Status Core::CompleteEval(TaskRow& task, TrajectoryRow& trajectory,
                       result.min_speedup(), result.simulated() ? " (simulated)" : "")));
   if (trajectory.state == v1::AWAITING_AGENT) return AgentTurnEvaluated(trajectory, task.turn);
   return AdvanceOrEnd(trajectory, task.turn,
-                      verdict::TargetMet(result, trajectory.target_speedup));
+                      verdict::TargetMet(shown, trajectory.target_speedup));
 }
 
 absl::Status Core::HandleFailure(TaskRow& next, TrajectoryRow& trajectory,

@@ -1,5 +1,6 @@
 #include "scheduler/state/payloads.h"
 
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -73,7 +74,11 @@ absl::Status TaskPayloads::BuildAgent(const TaskRow& task, const TrajectoryRow& 
   out->set_language(exp.language);
   out->set_target_speedup(trajectory.target_speedup);
   out->set_profile(exp.profile);
-  for (const std::string& w : trajectory.workloads) out->add_workload_uuids(w);
+  // The session's task file names the shown workloads only.
+  const std::set<std::string> held_out = HeldOutSet(trajectory);
+  for (const std::string& w : trajectory.workloads) {
+    if (!held_out.contains(w)) out->add_workload_uuids(w);
+  }
   PTXB_ASSIGN_OR_RETURN(*out->mutable_system_prompt(), CachedBlob(trajectory.system_blob));
   PTXB_ASSIGN_OR_RETURN(*out->mutable_task_prompt(), CachedBlob(trajectory.task_blob));
   // Each lease is a session; a session is run again only after one lost
@@ -109,6 +114,7 @@ absl::Status TaskPayloads::Build(const TaskRow& task, const TrajectoryRow& traje
     eval->set_memcheck(exp.memcheck);
     for (const std::string& a : exp.architectures) eval->add_architectures(a);
     for (const std::string& w : trajectory.workloads) eval->add_workload_uuids(w);
+    for (const std::string& w : trajectory.held_out) eval->add_held_out_workload_uuids(w);
     return absl::OkStatus();
   }
   if (task.kind == StepKind::kAgent) return BuildAgent(task, trajectory, exp, out->mutable_agent());

@@ -231,6 +231,17 @@ constexpr char kSchemaV12[] =
 constexpr char kSchemaV13[] =
     "ALTER TABLE turns ADD COLUMN correct INTEGER NOT NULL DEFAULT 0;";
 
+// Version 14: held-out workloads (docs/FORMATS.md, "Held-out workloads"):
+// the workloads of a trajectory that its model is never shown
+// (EncodeWorkloads), and whether a turn is correct on the shown workloads
+// alone (verdict::Correct of verdict::ShownPart), the reports' "found out"
+// figure. No trajectory before it held any out, so every earlier turn is
+// as correct on its shown workloads as on all of them.
+constexpr char kSchemaV14[] =
+    "ALTER TABLE trajectories ADD COLUMN held_out TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE turns ADD COLUMN shown_correct INTEGER NOT NULL DEFAULT 0;"
+    "UPDATE turns SET shown_correct = correct;";
+
 std::vector<storage::Migration> Migrations() {
   static const std::string* v1 = new std::string(
       absl::StrCat(kSchemaV1, LiveTaskIndexSql(), kSchemaV1Executors, storage::kBlobTableSql,
@@ -238,7 +249,7 @@ std::vector<storage::Migration> Migrations() {
   return {{1, v1->c_str()}, {2, kSchemaV2}, {3, kSchemaV3}, {4, kSchemaV4}, {5, kSchemaV5},
           {6, kSchemaV6}, {7, kSchemaV7}, {8, kSchemaV8}, {9, kSchemaV9},
           {10, CountsSchemaSql().c_str()}, {11, kSchemaV11}, {12, kSchemaV12},
-          {13, kSchemaV13, StoreVerdictsOfEvaluatedTurns}};
+          {13, kSchemaV13, StoreVerdictsOfEvaluatedTurns}, {14, kSchemaV14}};
 }
 
 }  // namespace

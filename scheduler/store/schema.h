@@ -54,7 +54,8 @@ std::string LiveTaskCondition(absl::string_view column);
 
 // trajectories.workloads: the workloads a trajectory is evaluated on,
 // newline-separated (workload ids hold no control characters); '' is all of
-// the definition's.
+// the definition's. trajectories.held_out, those of them its model is never
+// shown, the same way ('' is none).
 std::string EncodeWorkloads(const std::vector<std::string>& workloads);
 std::vector<std::string> DecodeWorkloads(const std::string& column);
 

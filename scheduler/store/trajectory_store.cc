@@ -16,7 +16,7 @@ constexpr char kTrajectoryColumns[] =
     "j.rowid, j.id, j.experiment, e.id, j.model, j.definition, j.prompt_tag, "
     "j.num_turns, j.target_speedup, j.state, j.failure_class, j.reason, "
     "j.turns_completed, j.best_speedup, j.correct, j.simulated, j.cost_usd, "
-    "j.system_blob, j.task_blob, j.workloads, j.starter_blob FROM trajectories j "
+    "j.system_blob, j.task_blob, j.workloads, j.starter_blob, j.held_out FROM trajectories j "
     "JOIN experiments e ON "
     "e.rowid = j.experiment ";
 
@@ -45,6 +45,7 @@ absl::StatusOr<TrajectoryRow> ReadOne(storage::Statement* s, const std::string& 
   t.task_blob = s->ColumnText(18);
   t.workloads = DecodeWorkloads(s->ColumnText(19));
   t.starter_blob = s->ColumnText(20);
+  t.held_out = DecodeWorkloads(s->ColumnText(21));
   s->Reset();
   return t;
 }
@@ -79,8 +80,8 @@ absl::StatusOr<int64_t> TrajectoryStore::Insert(const TrajectorySpec& t, int64_t
       storage::Statement * s,
       db_->Cached("INSERT INTO trajectories(id, experiment, model, definition, "
                   "prompt_tag, sample, num_turns, target_speedup, state, system_blob, "
-                  "task_blob, updated_ms, workloads, starter_blob) "
-                  "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
+                  "task_blob, updated_ms, workloads, starter_blob, held_out) "
+                  "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
   s->BindText(1, t.trajectory_id)
       .BindInt64(2, experiment)
       .BindText(3, t.model)
@@ -94,7 +95,8 @@ absl::StatusOr<int64_t> TrajectoryStore::Insert(const TrajectorySpec& t, int64_t
       .BindText(11, task_blob)
       .BindInt64(12, now_ms)
       .BindText(13, EncodeWorkloads(t.workloads))
-      .BindText(14, starter_blob);
+      .BindText(14, starter_blob)
+      .BindText(15, EncodeWorkloads(t.held_out));
   PTXB_RETURN_IF_ERROR(s->Run());
   return db_->LastInsertRowId();
 }

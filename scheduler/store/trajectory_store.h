@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -43,10 +44,17 @@ struct TrajectoryRow {
   std::string system_blob;
   std::string task_blob;
   std::vector<std::string> workloads;  // empty: all of the definition's
+  // Those of `workloads` its model is never shown (verdict::ShownPart).
+  std::vector<std::string> held_out;
   // Agent mode with starter fixit: the blob of {"kernel", "log"} its
   // sessions start from; "" for every other.
   std::string starter_blob;
 };
+
+// `t.held_out` as verdict::ShownPart takes it.
+inline std::set<std::string> HeldOutSet(const TrajectoryRow& t) {
+  return {t.held_out.begin(), t.held_out.end()};
+}
 
 class TrajectoryStore {
  public:

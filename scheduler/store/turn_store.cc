@@ -32,8 +32,8 @@ absl::Status TurnStore::RecordEval(int64_t trajectory, int turn, const EvalRow& 
       storage::Statement * s,
       db_->Cached("UPDATE turns SET state = 'done', eval_blob = ?, eval_status = ?, "
                   "speedup = ?, kernel_speedup = ?, roofline = ?, eval_ms = ?, "
-                  "feedback_blob = ?, finished_ms = ?, fallback_correct = ?, correct = ? "
-                  "WHERE trajectory = ? AND turn = ?"));
+                  "feedback_blob = ?, finished_ms = ?, fallback_correct = ?, correct = ?, "
+                  "shown_correct = ? WHERE trajectory = ? AND turn = ?"));
   s->BindText(1, row.eval_blob)
       .BindInt64(2, row.status)
       .BindDouble(3, row.min_speedup)
@@ -44,8 +44,9 @@ absl::Status TurnStore::RecordEval(int64_t trajectory, int turn, const EvalRow& 
       .BindInt64(8, row.finished_ms)
       .BindBool(9, row.fallback_correct)
       .BindBool(10, row.correct)
-      .BindInt64(11, trajectory)
-      .BindInt64(12, turn);
+      .BindBool(11, row.shown_correct)
+      .BindInt64(12, trajectory)
+      .BindInt64(13, turn);
   return s->Run();
 }
 

@@ -57,6 +57,9 @@ struct EvalRow {
   ptxbench::v1::EvalStatus status = ptxbench::v1::EVAL_STATUS_UNSPECIFIED;
   // verdict::Correct of the result: what the reports count as correct.
   bool correct = false;
+  // verdict::Correct of the part its model was shown (verdict::ShownPart;
+  // `correct` when no workload is held out).
+  bool shown_correct = false;
   // Correct kernels only (0 otherwise): the minimum speedup over the
   // workloads (the target's measure) and the geometric mean (the reports').
   double min_speedup = 0;
