@@ -18,7 +18,22 @@ using gpu::CudaStatus;
 // bits is a max on the values.
 using Counters = CompareCounters;
 
-__global__ void ResetCounters(Counters* c) { *c = Counters{0, 0, ~0ull, 0, 0}; }
+__global__ void ResetCounters(Counters* c) { *c = Counters{0, 0, ~0ull, 0, 0, 0, 0}; }
+
+// An element's bits, for the constant-output check: bit for bit, so that
+// NaN poison, -0 and +0 are each a value of their own.
+template <typename T>
+__device__ auto Bits(const T* p, int64_t i) {
+  if constexpr (sizeof(T) == 1) {
+    return reinterpret_cast<const uint8_t*>(p)[i];
+  } else if constexpr (sizeof(T) == 2) {
+    return reinterpret_cast<const uint16_t*>(p)[i];
+  } else if constexpr (sizeof(T) == 4) {
+    return reinterpret_cast<const uint32_t*>(p)[i];
+  } else {
+    return reinterpret_cast<const uint64_t*>(p)[i];
+  }
+}
 
 // Floats are compared in float32, integers (and booleans, as their byte) in
 // float64.
@@ -53,10 +68,14 @@ template <typename T>
 __global__ void CompareKernel(const T* actual, const T* expected, int64_t count, float atol,
                               float rtol, Counters* out) {
   using C = decltype(Load(actual, 0));  // the type compared in
-  unsigned long long matched = 0, nonfinite = 0, first = ~0ull;
+  unsigned long long matched = 0, nonfinite = 0, first = ~0ull, actual_varying = 0,
+                     expected_varying = 0;
   float max_abs = 0, max_rel = 0;
+  const auto actual_first = Bits(actual, 0), expected_first = Bits(expected, 0);
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < count;
        i += int64_t{gridDim.x} * blockDim.x) {
+    actual_varying += Bits(actual, i) != actual_first;
+    expected_varying += Bits(expected, i) != expected_first;
     const C x = Load(actual, i), y = Load(expected, i);
     if (!isfinite(x) || !isfinite(y)) {
       ++nonfinite;
@@ -77,6 +96,8 @@ __global__ void CompareKernel(const T* actual, const T* expected, int64_t count,
   for (int offset = 16; offset > 0; offset /= 2) {
     matched += __shfl_down_sync(0xffffffffu, matched, offset);
     nonfinite += __shfl_down_sync(0xffffffffu, nonfinite, offset);
+    actual_varying += __shfl_down_sync(0xffffffffu, actual_varying, offset);
+    expected_varying += __shfl_down_sync(0xffffffffu, expected_varying, offset);
     first = min(first, __shfl_down_sync(0xffffffffu, first, offset));
     max_abs = fmaxf(max_abs, __shfl_down_sync(0xffffffffu, max_abs, offset));
     max_rel = fmaxf(max_rel, __shfl_down_sync(0xffffffffu, max_rel, offset));
@@ -84,6 +105,8 @@ __global__ void CompareKernel(const T* actual, const T* expected, int64_t count,
   if ((threadIdx.x & 31) == 0) {
     atomicAdd(&out->matched, matched);
     atomicAdd(&out->nonfinite, nonfinite);
+    atomicAdd(&out->actual_varying, actual_varying);
+    atomicAdd(&out->expected_varying, expected_varying);
     atomicMin(&out->first_mismatch, first);
     atomicMax(&out->max_abs_bits, __float_as_uint(max_abs));
     atomicMax(&out->max_rel_bits, __float_as_uint(max_rel));
@@ -208,7 +231,9 @@ reference::CompareResult CompareResultOf(const CompareCounters& c, int64_t count
   r.first_mismatch = c.first_mismatch == ~0ull ? -1 : static_cast<int64_t>(c.first_mismatch);
   r.max_abs_error = std::bit_cast<float>(c.max_abs_bits);
   r.max_rel_error = std::bit_cast<float>(c.max_rel_bits);
-  r.passed = r.nonfinite == 0 && r.matched_ratio() >= tol.required_matched_ratio;
+  r.actual_varying = static_cast<int64_t>(c.actual_varying);
+  r.expected_varying = static_cast<int64_t>(c.expected_varying);
+  r.passed = r.nonfinite == 0 && r.matched_ratio() >= tol.required_matched_ratio && !r.constant();
   return r;
 }
 

@@ -26,6 +26,9 @@ struct CompareCounters {
   unsigned long long first_mismatch;  // ULLONG_MAX when none
   unsigned int max_abs_bits;          // float bits (non-negative floats order like them)
   unsigned int max_rel_bits;
+  // Elements whose bits differ from element 0's (CompareResult::constant).
+  unsigned long long actual_varying;
+  unsigned long long expected_varying;
 };
 
 // The rule of reference::CompareOutputs (compare.h) applied on the device to

@@ -88,6 +88,35 @@ TEST(CompareOnGpuTest, NaNFailsAndIsCounted) {
   EXPECT_EQ(r.first_mismatch, 1);
 }
 
+// The constant-output rule (reference::CompareResult::constant), on the
+// device as on the host: zeros, a constant and the untouched NaN poison
+// fail where the expected values vary, every element within atol or not.
+TEST(CompareOnGpuTest, AConstantOutputFailsWhereTheExpectedValuesVary) {
+  PTXB_REQUIRE_GPU();
+  const std::vector<float> small = {1e-4f, -3e-4f, 2e-5f, 5e-4f, 0.0f};
+  for (float c : {0.0f, 2e-4f}) {
+    reference::CompareResult r = Compare(std::vector<float>(small.size(), c), small);
+    EXPECT_EQ(r.matched, 5) << "every element within atol";
+    EXPECT_EQ(r.actual_varying, 0);
+    EXPECT_EQ(r.expected_varying, 4);
+    EXPECT_FALSE(r.passed) << c;
+  }
+  // A large output of one integer (the int poison, -1) against varying values.
+  std::vector<float> ramp(1 << 20), minus_one(1 << 20, -1.0f);
+  for (size_t i = 0; i < ramp.size(); ++i) ramp[i] = static_cast<float>(i % 7) - 1.0f;
+  auto a = Upload<int32_t>(minus_one);
+  auto e = Upload<int32_t>(ramp);
+  reference::Tolerance loose;
+  loose.required_matched_ratio = 0.0;
+  auto r = CompareOnGpu(a.get(), e.get(), ptxb::DType::kInt32, ramp.size(), loose, nullptr);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->constant());
+  EXPECT_FALSE(r->passed) << "even with no matched ratio required";
+  // The right values, and a constant expected output, pass.
+  EXPECT_TRUE(Compare(small, small).passed);
+  EXPECT_TRUE(Compare(std::vector<float>(5, 1.0f), std::vector<float>(5, 1.0f)).passed);
+}
+
 TEST(CompareOnGpuTest, Float32GetsNoAllowance) {
   PTXB_REQUIRE_GPU();
   auto a = Upload<float>({1.0f, 1.0f});

@@ -186,6 +186,13 @@ absl::StatusOr<CallCheck> WorkloadBuffers::ReadChecks(int set, const reference::
           "outputs start as NaN, so every element must be written",
           out[o].name, r.nonfinite, r.total, i, ElementValue(out[o], i),
           ElementValue(expected[o], i)));
+    } else if (r.constant()) {
+      check.errors.push_back(absl::StrFormat(
+          "output %s: every one of its %d elements is %g, where the reference's vary (%d of "
+          "them differ from its first, %g): a constant output is incorrect however small the "
+          "tolerance makes its difference",
+          out[o].name, r.total, ElementValue(out[o], 0), r.expected_varying,
+          ElementValue(expected[o], 0)));
     } else {
       check.errors.push_back(absl::StrFormat(
           "output %s: %d of %d elements outside atol=%g, rtol=%g (matched ratio %.6f, required "

@@ -42,8 +42,10 @@ absl::StatusOr<CompareResult> CompareOutputs(absl::Span<const float> actual,
     } else if (r.first_mismatch < 0) {
       r.first_mismatch = static_cast<int64_t>(i);
     }
+    r.actual_varying += std::memcmp(&actual[i], &actual[0], sizeof(float)) != 0;
+    r.expected_varying += std::memcmp(&expected[i], &expected[0], sizeof(float)) != 0;
   }
-  r.passed = r.nonfinite == 0 && r.matched_ratio() >= tol.required_matched_ratio;
+  r.passed = r.nonfinite == 0 && r.matched_ratio() >= tol.required_matched_ratio && !r.constant();
   return r;
 }
 

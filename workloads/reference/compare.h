@@ -24,17 +24,27 @@ struct CompareResult {
   double max_abs_error = 0;     // over finite pairs
   double max_rel_error = 0;     // |x-y| / (|y| + 1e-8), over finite pairs
   int64_t first_mismatch = -1;  // index of the first failing element, or -1
+  // Elements whose bits differ from the first element's, in the output and
+  // in the expected values.
+  int64_t actual_varying = 0;
+  int64_t expected_varying = 0;
   bool passed = false;
 
   double matched_ratio() const {
     return total == 0 ? 1.0 : static_cast<double>(matched) / static_cast<double>(total);
   }
+  // The output is one value repeated (all zeros, a constant, the untouched
+  // poison) where the expected values are not: it fails however close the
+  // tolerance lets it be, since expected values that are all below atol
+  // would otherwise pass a kernel that computes nothing.
+  bool constant() const { return expected_varying > 0 && actual_varying == 0; }
 };
 
 // An element x (actual) fails against y (expected) iff |x-y| > atol AND
 // |x-y| / (|y| + 1e-8) > rtol, or either is NaN/Inf. Passes iff no value is
-// non-finite and matched/total >= required_matched_ratio. kInvalidArgument
-// when the sizes differ.
+// non-finite, matched/total >= required_matched_ratio and the output is not
+// constant() where the expected values vary. kInvalidArgument when the
+// sizes differ.
 absl::StatusOr<CompareResult> CompareOutputs(absl::Span<const float> actual,
                                              absl::Span<const float> expected,
                                              const Tolerance& tol = {});

@@ -62,6 +62,30 @@ TEST(CompareTest, AnyNanOrInfFailsEvenWithALowRatio) {
   }
 }
 
+// KernelBench #165: expected values all below atol pass a kernel that
+// writes zeros, element by element. A constant output where the expected
+// values vary fails; a constant output where they are constant too passes.
+TEST(CompareTest, AConstantOutputFailsWhereTheExpectedValuesVaryHoweverSmall) {
+  const std::vector<float> small = {1e-4f, -3e-4f, 2e-5f, 5e-4f};
+  for (float c : {0.0f, 1e-4f}) {
+    const std::vector<float> constant(small.size(), c);
+    auto r = CompareOutputs(constant, small);
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r->matched, 4) << "every element is within atol";
+    EXPECT_TRUE(r->constant());
+    EXPECT_FALSE(r->passed) << "a constant " << c;
+  }
+  // One element that differs is not constant (the tolerance judges it).
+  auto almost = CompareOutputs(std::vector<float>{0, 0, 0, 5e-4f}, small);
+  EXPECT_FALSE(almost->constant());
+  EXPECT_TRUE(almost->passed);
+  // Expected constant: a constant output is what is asked for.
+  const std::vector<float> ones(4, 1.0f);
+  EXPECT_TRUE(CompareOutputs(ones, ones)->passed);
+  // The right values pass.
+  EXPECT_TRUE(CompareOutputs(small, small)->passed);
+}
+
 TEST(CompareTest, SizeMismatchIsInvalidArgument) {
   std::vector<float> x = {1.0f};
   std::vector<float> y = {1.0f, 2.0f};
