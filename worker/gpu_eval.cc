@@ -22,7 +22,7 @@
 #include "sandbox/limiter.h"
 #include "worker/eval_summary.h"
 #include "worker/harness_process.h"
-#include "worker/runner/job.h"
+#include "worker/runner/wire/job.h"
 #include "worker/worker_metrics.h"
 #include "workloads/launch_spec.h"
 
