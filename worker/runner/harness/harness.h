@@ -22,7 +22,9 @@
 // Latency = mean over trials of the per-trial median of (bracket - the
 // host's calibrated overhead); speedup = reference latency / latency.
 //
-// Its pieces: prepared_workload.h (a workload's reference and buffers),
+// Its pieces: harness_internal.h (the class Harness, its steps split by
+// concern over harness.cc, reference_timing.cc, candidate_evaluation.cc and
+// profile_files.cc), prepared_workload.h (a workload's reference and buffers),
 // call_timer.h (one bracketed call in a host), workload_trace.h (what a call
 // that ended badly means, the samples, the integrity checks and the figures:
 // plain C++, tested without a GPU).
