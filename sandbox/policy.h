@@ -46,7 +46,7 @@ struct Mount {
     // Bind `source` writable AND executable (nosuid, nodev): only for the
     // cache of a JIT (Triton's kernels and launchers) in a sandbox that
     // times nothing; the sandbox that times binds the same cache read-only
-    // (worker/runner/isolation.h).
+    // (worker/runner/hosts/isolation.h).
     kReadWriteExec,
     kDevice,     // bind the device node `source` (nosuid)
     kTmpfs,      // an empty writable tmpfs (`source` unused), size-limited,

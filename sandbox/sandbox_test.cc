@@ -503,7 +503,7 @@ TEST_F(SandboxTest, WritableMountsAreNotExecutable) {
   EXPECT_TRUE(absl::StrContains(r.output, "mapped")) << r.output;
 }
 
-// A JIT's cache (worker/runner/isolation.h: a Triton candidate's): the one
+// A JIT's cache (worker/runner/hosts/isolation.h: a Triton candidate's): the one
 // mount a sandbox may write and run (kReadWriteExec), shown to the sandbox
 // that times read-only, where what the JIT left still runs and nothing can
 // be added.

@@ -3,7 +3,8 @@
 include only itself and the folders listed above it in that page's "Folders"
 table; inside a folder with a "Rooms of `folder/`" table, a room (subfolder)
 may include only itself and the rooms above it there (the folder's own top
-level, such as a main.cc, may include any room). The tables are the rule, so
+level, such as a main.cc, may include any room). A folder deeper down may
+have rooms of its own ("Rooms of `worker/runner/`"), held to the same rule. The tables are the rule, so
 the page and the check cannot drift apart.
 
   scripts/check_includes.py [ROOT]     exit 0: every include follows the rule;
@@ -44,31 +45,35 @@ def architecture(root):
     text = open(os.path.join(root, "docs", "ARCHITECTURE.md"), encoding="utf-8").read()
     folders = table_order(text.split("\n## Folders", 1)[1].split("\n## ", 1)[0])
     rooms = {}
-    for m in re.finditer(r"\n## Rooms of `([a-z_]+)/`", text):
+    for m in re.finditer(r"\n## Rooms of `([a-z_]+(?:/[a-z_]+)*)/`", text):
         rooms[m.group(1)] = table_order(text[m.end():].split("\n## ", 1)[0])
     return folders, rooms
 
 
 def room_problems(root, top, order, files):
-    """The include rule among the rooms of folder `top`."""
+    """The include rule among the rooms of folder `top` ("cli", "worker/runner")."""
     rank = {name: i for i, name in enumerate(order)}
+    depth = len(top.split("/"))
     problems = []
     for file in files:
         rel = os.path.relpath(file, root)
         parts = rel.split(os.sep)
-        if len(parts) < 3:
+        if parts[:depth] != top.split("/"):
+            continue
+        if len(parts) < depth + 2:
             continue  # the folder's own top level may include any room
-        room = parts[1]
+        room = parts[depth]
         if room not in rank:
             problems.append(f"{top}/{room}/: a room docs/ARCHITECTURE.md's Rooms of `{top}/` does not list")
             continue
         text = open(file, encoding="utf-8", errors="replace").read()
         for included in INCLUDE.findall(text):
             bits = included.split("/")
-            if len(bits) < 3 or bits[0] != top or bits[1] == room or bits[1] not in rank:
+            if (len(bits) < depth + 2 or bits[:depth] != top.split("/") or bits[depth] == room
+                    or bits[depth] not in rank):
                 continue
-            if rank[bits[1]] > rank[room]:
-                problems.append(f'{rel}: includes "{included}", but {top}/{bits[1]}/ is below '
+            if rank[bits[depth]] > rank[room]:
+                problems.append(f'{rel}: includes "{included}", but {top}/{bits[depth]}/ is below '
                                 f"{top}/{room}/ in docs/ARCHITECTURE.md's Rooms of `{top}/`")
     return sorted(set(problems))
 
@@ -89,8 +94,9 @@ def main():
         if top not in rank:
             problems.append(f"{top}/: a folder of code that docs/ARCHITECTURE.md's Folders table does not list")
             continue
-        if top in rooms:
-            problems += room_problems(root, top, rooms[top], sorted(files))
+        for folder in sorted(rooms):
+            if folder == top or folder.startswith(top + "/"):
+                problems += room_problems(root, folder, rooms[folder], sorted(files))
         for file in sorted(files):
             rel = os.path.relpath(file, root)
             text = open(file, encoding="utf-8", errors="replace").read()

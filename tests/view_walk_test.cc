@@ -30,10 +30,10 @@
 #include "ptxbench/v1/executor.pb.h"
 #include "sandbox/command.h"
 #include "sandbox/view.h"
-#include "worker/compile/compiler.h"
-#include "worker/runner/isolation.h"
 #include "tests/testing/test_binary.h"
-#include "worker/runner/job.h"
+#include "worker/compile/compiler.h"
+#include "worker/runner/hosts/isolation.h"
+#include "worker/runner/wire/job.h"
 
 namespace ptxbench {
 namespace {

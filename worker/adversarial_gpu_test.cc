@@ -35,7 +35,7 @@
 #include "worker/gpu_eval.h"
 #include "worker/profile/ncu_install.h"
 #include "worker/profile/testing/node_ncu.h"
-#include "worker/runner/job.h"
+#include "worker/runner/wire/job.h"
 #include "workloads/registry.h"
 
 namespace ptxbench::worker {

@@ -34,7 +34,7 @@ CompiledKernel CompileForEvaluation(Compiler& compiler,
                                                             : request.architectures(0);
   if (request.language() == "triton") {
     // Triton's JIT builds it on the GPU, in the candidate's sandbox, before
-    // anything is timed (worker/runner/triton_host.py); its time is in the
+    // anything is timed (worker/runner/hosts/triton_host.py); its time is in the
     // evaluation's log.
     k.definition = *definition;
     result.set_compile_target(CompileTarget(arch));

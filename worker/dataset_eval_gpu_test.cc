@@ -18,7 +18,7 @@
 #include "testing/require_gpu.h"
 #include "worker/gpu_eval.h"
 #include "worker/harness_process.h"
-#include "worker/runner/job.h"
+#include "worker/runner/wire/job.h"
 #include "worker/torch_probe.h"
 #include "workloads/registry.h"
 

@@ -23,7 +23,7 @@
 #include "worker/eval_summary.h"
 #include "worker/held_out.h"
 #include "worker/harness_process.h"
-#include "worker/runner/job.h"
+#include "worker/runner/wire/job.h"
 #include "worker/worker_metrics.h"
 #include "workloads/launch_spec.h"
 

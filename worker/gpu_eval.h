@@ -3,7 +3,7 @@
 
 // Full evaluation on a GPU (docs/MEASUREMENT.md), worker side: build the kernel
 // (CPU, any thread), then run `ptxbench-runner` for it in a sandbox pinned to
-// one GPU (worker/runner/runner.h says what the runner does) and turn what it
+// one GPU (worker/runner/harness/runner.h says what the runner does) and turn what it
 // wrote — or how it died — into an EvalResult. The candidate's code never runs
 // in this process.
 
@@ -24,8 +24,8 @@
 #include "worker/profile/ncu_install.h"
 #include "worker/profile/sanitizer_install.h"
 #include "worker/reference_times.h"
-#include "worker/runner/job.h"
-#include "worker/runner/sanitizer_log.h"
+#include "worker/runner/measure/sanitizer_log.h"
+#include "worker/runner/wire/job.h"
 #include "workloads/registry.h"
 
 namespace ptxbench::worker {
@@ -75,7 +75,7 @@ struct GpuEvalOptions {
   int timed_calls = 50;
   std::string temp_root = "/tmp";
   // A Python interpreter with torch and CUDA for definitions whose reference
-  // is PyTorch code only (worker/runner/torch_host.py); empty: none, and such
+  // is PyTorch code only (worker/runner/hosts/torch_host.py); empty: none, and such
   // definitions are an INFRA_ERROR here.
   std::string torch_python;
   std::string triton_python;  // a Python with torch and Triton; empty: none

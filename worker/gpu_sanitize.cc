@@ -1,7 +1,7 @@
 // GpuEvaluator's memcheck gate and debug report (gpu_eval.h;
 // docs/MEASUREMENT.md, "The memcheck gate"): runs of the runner, in the
 // evaluation's sandbox, with the candidate host under compute-sanitizer's
-// memcheck, judged from the sanitizer's own log (runner/sanitizer_log.h).
+// memcheck, judged from the sanitizer's own log (runner/measure/sanitizer_log.h).
 
 #include <algorithm>
 #include <vector>
@@ -12,7 +12,7 @@
 #include "common/printable_text.h"
 #include "worker/gpu_eval.h"
 #include "worker/held_out.h"
-#include "worker/runner/sanitizer_log.h"
+#include "worker/runner/measure/sanitizer_log.h"
 
 namespace ptxbench::worker {
 namespace {

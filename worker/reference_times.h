@@ -28,7 +28,7 @@
 #include "absl/time/time.h"
 #include "common/clock.h"
 #include "worker/gpu/device_info.h"
-#include "worker/runner/job.h"
+#include "worker/runner/wire/job.h"
 
 namespace ptxbench::worker {
 

@@ -1,4 +1,4 @@
-// Triton candidates on the GPU (worker/runner/triton_host.py): a Triton
+// Triton candidates on the GPU (worker/runner/hosts/triton_host.py): a Triton
 // kernel for each bundled definition (worker/testdata/triton) passes and is
 // timed; Triton's JIT and autotuning run in a host of their own before
 // anything is timed, so a kernel whose first call takes seconds reads as

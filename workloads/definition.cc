@@ -426,7 +426,7 @@ absl::Status ValidateWorkload(const Definition& definition, const Workload& work
 namespace ptxbench::workloads {
 namespace {
 
-// The dtypes the GPU harness cannot hold yet (worker/runner/tensors.h).
+// The dtypes the GPU harness cannot hold yet (worker/runner/measure/tensors.h).
 constexpr const char* kHarnessLacks[] = {"float4_e2m1"};
 
 // The integer dtypes and the float dtypes with their largest finite value:

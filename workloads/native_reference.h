@@ -6,7 +6,7 @@
 // otherwise the definition's own PyTorch `reference` runs in a trusted
 // Python with torch and CUDA. Plain C++: the scheduler decides at submit
 // whether a definition can be evaluated anywhere, before any model is
-// called, and the runner (worker/runner/references.cc) builds the native
+// called, and the runner (worker/runner/measure/references.cc) builds the native
 // reference by the same rules.
 
 #include <string>

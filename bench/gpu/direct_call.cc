@@ -28,10 +28,10 @@
 #include "worker/gpu/timing.h"
 #include "worker/profile/ncu_summary.h"
 #include "worker/profile/workload_choice.h"
-#include "worker/runner/candidate.h"
-#include "worker/runner/prepared_workload.h"
-#include "worker/runner/references.h"
-#include "worker/runner/workload_eval.h"
+#include "worker/runner/harness/prepared_workload.h"
+#include "worker/runner/hosts/candidate.h"
+#include "worker/runner/measure/references.h"
+#include "worker/runner/measure/workload_eval.h"
 #include "workloads/registry.h"
 
 ABSL_FLAG(std::string, definition, "", "the kernel's definition");

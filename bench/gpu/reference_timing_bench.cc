@@ -1,7 +1,7 @@
 // reference_timing_bench: the reference (cuBLAS, cuDNN) of every bundled
 // definition at every workload, timed three ways, for the table of
 // bench/gpu/NOTES.md:
-//   --method harness  the evaluation's method (worker/runner/bracket.h): a
+//   --method harness  the evaluation's method (worker/runner/measure/bracket.h): a
 //                     reference-only job of ptxbench-runner, the library in
 //                     the reference host, bracketed by the harness's events;
 //                     --repeats N runs it N times (CV across runs);
@@ -30,8 +30,8 @@
 #include "worker/gpu/timing.h"
 #include "worker/gpu_eval.h"
 #include "worker/harness_process.h"
-#include "worker/runner/job.h"
-#include "worker/runner/workload_eval.h"
+#include "worker/runner/measure/workload_eval.h"
+#include "worker/runner/wire/job.h"
 #include "workloads/registry.h"
 
 ABSL_FLAG(std::string, method, "harness", "harness | cupti | ncu");

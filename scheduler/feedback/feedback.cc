@@ -52,7 +52,7 @@ void AppendIndented(std::string* out, absl::string_view text, absl::string_view 
   }
 }
 
-// A workload the census made a fallback (worker/runner/census.h): library
+// A workload the census made a fallback (worker/runner/measure/census.h): library
 // compute ran in its timed calls, or GPU work the census could not see.
 bool IsCensusFallback(const WorkloadTrace& trace) {
   return trace.status() == ptxbench::v1::LIBRARY_FALLBACK && trace.has_census();

@@ -30,7 +30,7 @@ for f in "$out"/*; do
     [[ "$name" =~ $skip ]] || cp -n "$path" "$out/"
   done
 done
-# The census's tracer (worker/runner/kernel_census.h): opened, never linked,
+# The census's tracer (worker/runner/hosts/kernel_census.h): opened, never linked,
 # so ldd does not name it; the runner finds it by name on the loader's path.
 for cupti in /usr/local/cuda/targets/x86_64-linux/lib/libcupti.so.13 \
              /usr/local/cuda/extras/CUPTI/lib64/libcupti.so.13; do

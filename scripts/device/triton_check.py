@@ -86,7 +86,7 @@ DTYPES = {"bfloat16": torch.bfloat16, "float16": torch.float16, "float32": torch
           "int8": torch.int8, "bool": torch.bool,
           "float8_e4m3fn": torch.float8_e4m3fn, "float8_e5m2": torch.float8_e5m2}
 # Significant bits and smallest normal exponent of the 16-bit float dtypes
-# (worker/runner/checks.cu, Ulp): the one-step allowance of the harness.
+# (worker/runner/measure/checks.cu, Ulp): the one-step allowance of the harness.
 STEP = {torch.bfloat16: (8, -126), torch.float16: (11, -14)}
 
 
@@ -175,7 +175,7 @@ def guard_hits(whole, n):
 
 
 def compare(actual, expected, tol):
-    """The harness's check (worker/runner/checks.cu) in torch: returns
+    """The harness's check (worker/runner/measure/checks.cu) in torch: returns
     (max_abs_error, matched, total, nonfinite)."""
     x, y = actual.float().flatten(), expected.to(actual.dtype).float().flatten()
     finite = torch.isfinite(x) & torch.isfinite(y)

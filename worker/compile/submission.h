@@ -36,7 +36,7 @@ absl::StatusOr<SubmissionPlan> PlanSubmission(absl::string_view source, absl::st
                                               const workloads::Definition& definition);
 
 // A Triton submission (kernel.py) is not built here: Triton's JIT compiles
-// it on the GPU, in the candidate's sandbox (worker/runner/triton_host.py).
+// it on the GPU, in the candidate's sandbox (worker/runner/hosts/triton_host.py).
 // What can be said before that: why it cannot be run at all (not UTF-8,
 // past kMaxTritonSourceBytes, no run()), or "" when nothing.
 inline constexpr size_t kMaxTritonSourceBytes = size_t{1} << 20;

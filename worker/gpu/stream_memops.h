@@ -4,7 +4,7 @@
 // CUDA's stream memory operations: a 32-bit word of device memory written,
 // or waited on, in stream order (cuStreamWriteValue32, cuStreamWaitValue32).
 // Two processes that share one allocation (workloads/reference/
-// device_memory.h) order their streams with them (worker/runner/bracket.h).
+// device_memory.h) order their streams with them (worker/runner/measure/bracket.h).
 // Reached through the runtime's driver entry points, so binaries that link
 // this start where there is no driver. Copyable; thread-compatible.
 

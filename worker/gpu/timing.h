@@ -119,7 +119,7 @@ class L2Flusher {
   // (ResetPersisting).
   absl::Status Flush(cudaStream_t stream);
   // Only the scratch read: asynchronous, safe while the stream waits on a
-  // gate (the harness, worker/runner/bracket.h).
+  // gate (the harness, worker/runner/measure/bracket.h).
   absl::Status FlushAsync(cudaStream_t stream);
   // Persisting-L2 lines back to normal, so the next flush evicts them (not
   // stream-ordered: call it where the GPU may be waited for).

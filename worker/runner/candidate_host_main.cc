@@ -13,10 +13,10 @@
 #include <cstring>
 #include <string>
 
-#include "worker/runner/candidate.h"
-#include "worker/runner/host_loop.h"
-#include "worker/runner/profile_driver.h"
-#include "worker/runner/sanitize_driver.h"
+#include "worker/runner/hosts/candidate.h"
+#include "worker/runner/hosts/host_loop.h"
+#include "worker/runner/hosts/profile_driver.h"
+#include "worker/runner/hosts/sanitize_driver.h"
 #include "workloads/launch_spec.h"
 
 int main(int argc, char** argv) {

@@ -1,4 +1,4 @@
-// ptxbench-runner: the harness of one evaluation (worker/runner/harness.h),
+// ptxbench-runner: the harness of one evaluation (worker/runner/harness/harness.h),
 // started by the worker; not a user command. Results go to the file named
 // by --out, opened before the harness gives up its privileges: nothing the
 // candidate host can reach.
@@ -15,9 +15,9 @@
 #include <sstream>
 #include <string>
 
-#include "worker/runner/harness.h"
-#include "worker/runner/job.h"
-#include "worker/runner/runner.h"
+#include "worker/runner/harness/harness.h"
+#include "worker/runner/harness/runner.h"
+#include "worker/runner/wire/job.h"
 
 int main(int argc, char** argv) {
   // Modules load lazily, each kernel at its first use: eager loading made

@@ -3,7 +3,7 @@
 
 // A bf16 buffer filled with NaN, as the harness poisons an output before a
 // call (docs/MEASUREMENT.md; the harness itself does it with a memset in
-// worker/runner/workload_eval.cc). For the GPU tests and benchmarks that
+// worker/runner/measure/workload_eval.cc). For the GPU tests and benchmarks that
 // check a reference writes every element.
 
 #include <cuda_bf16.h>

@@ -1,0 +1,1 @@
+// Fixture: the upper room of high/a/.
