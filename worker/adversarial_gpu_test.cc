@@ -32,6 +32,7 @@
 #include "common/file.h"
 #include "common/hash.h"
 #include "testing/require_gpu.h"
+#include "verdict/verdict.h"
 #include "worker/gpu_eval.h"
 #include "worker/profile/ncu_install.h"
 #include "worker/profile/testing/node_ncu.h"
@@ -46,6 +47,7 @@ namespace fs = std::filesystem;
 
 constexpr char kGemm[] = "gemm_n7168_k5120";
 constexpr char kGemmM70[] = "729b8d2e-8307-57e0-b6f5-d50957348534";
+constexpr char kGemmM232[] = "6107c207-8a86-5a8e-a866-72bd92d4f8f7";
 constexpr char kSecret[] = "sk-ptxbench-adversarial-secret-7731";
 constexpr char kSecretFile[] = "/tmp/ptxb-adversarial-secret.txt";
 constexpr const char* kEscapes[] = {"/tmp/ptxb-adversarial-escape",
@@ -192,6 +194,38 @@ class AdversarialTest : public ::testing::Test {
   GpuEvalOptions options_;
   gpu::GpuInfo gpu_;
 };
+
+// Issue 52's checks a model cannot slip through (docs/MEASUREMENT.md, "Input
+// distributions"): right for standard-normal inputs only is wrong.
+TEST_F(AdversarialTest, AKernelRightOnlyForStandardNormalInputsIsFoundOut) {
+  const v1::EvalResult r = Eval("adversarial/clamp_inputs.cu");
+  EXPECT_EQ(r.status(), v1::INCORRECT_NUMERICAL);
+  const std::string errors = Errors(r);
+  EXPECT_TRUE(absl::StrContains(errors, "drawn as 'outliers'") ||
+              absl::StrContains(errors, "drawn as 'scaled_64'"))
+      << errors;
+}
+
+// Held-out workloads (docs/FORMATS.md): a kernel right on the shape it was
+// shown and wrong on another is not correct, and the part of its result a
+// model is shown says nothing of it.
+TEST_F(AdversarialTest, AKernelTunedToTheShownShapesIsFoundOutByAHeldOutOne) {
+  GpuEvaluator evaluator(compiler_.get(), definitions_.get(), Options(), "adversarial",
+                         "test-toolkit");
+  v1::EvalRequest request = Request("adversarial/shown_shapes_only.cu");
+  request.add_workload_uuids(kGemmM232);
+  request.add_held_out_workload_uuids(kGemmM232);
+  bool suspect = false;
+  const v1::EvalResult all = evaluator.Evaluate(request, gpu_, &suspect);
+  ASSERT_EQ(all.traces_size(), 2) << all.DebugString();
+  EXPECT_EQ(all.traces(0).workload_uuid(), kGemmM70);
+  EXPECT_EQ(all.traces(0).status(), v1::PASSED);
+  EXPECT_EQ(all.traces(1).status(), v1::INCORRECT_NUMERICAL);
+  EXPECT_FALSE(verdict::Correct(all));
+  const v1::EvalResult shown = verdict::ShownPart(all, {kGemmM232});
+  EXPECT_TRUE(verdict::Correct(shown));
+  EXPECT_FALSE(absl::StrContains(shown.DebugString(), kGemmM232));
+}
 
 TEST_F(AdversarialTest, ForgedResultsAreNotBelieved) {
   // Its outputs stay NaN; what it writes into its channel breaks the protocol.

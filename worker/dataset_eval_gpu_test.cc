@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_replace.h"
 #include "common/data_dir.h"
 #include "common/file.h"
@@ -43,7 +44,8 @@ class DatasetEvalTest : public ::testing::Test {
   void SetUp() override {
     PTXB_REQUIRE_GPU();
     workloads::DatasetOptions options;
-    options.datasets = {DataDir() + "/examples/flashinfer_trace"};
+    options.datasets = {DataDir() + "/examples/flashinfer_trace",
+                        DataDir() + "/worker/testdata/small_outputs"};
     auto registry = workloads::DefinitionRegistry::Load(options);
     ASSERT_TRUE(registry.ok()) << registry.status();
     definitions_ = *std::move(registry);
@@ -106,6 +108,20 @@ TEST_F(DatasetEvalTest, AnOperatorWithOnlyAPyTorchReferenceIsEvaluatedEndToEnd) 
     EXPECT_GT(t.latency_ms(), 0);
     EXPECT_EQ(t.matched_ratio(), 1.0);
   }
+}
+
+// A definition whose outputs are all far below atol (worker/testdata/
+// small_outputs): zeros pass element by element, and are INCORRECT as a
+// constant output where the reference's vary; the honest kernel passes.
+TEST_F(DatasetEvalTest, ZerosWhereTheOutputsAreSmallAreIncorrect) {
+  v1::EvalResult honest = Eval("scale_1e-4", Kernel("small_outputs/scale.cu"));
+  ASSERT_EQ(honest.status(), v1::PASSED) << honest.error();
+  v1::EvalResult zeros = Eval("scale_1e-4", Kernel("small_outputs/zeros.cu"));
+  ASSERT_EQ(zeros.traces_size(), 1);
+  EXPECT_EQ(zeros.traces(0).status(), v1::INCORRECT_NUMERICAL);
+  std::string errors;
+  for (const std::string& e : zeros.traces(0).errors()) errors += e + "\n";
+  EXPECT_TRUE(absl::StrContains(errors, "a constant output is incorrect")) << errors;
 }
 
 TEST_F(DatasetEvalTest, TheWeightFromTheSafetensorsFileIsTheOneChecked) {

@@ -1,5 +1,6 @@
 #include "workloads/definition.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -224,6 +225,24 @@ const std::vector<std::pair<std::string, bool>>& BackwardTags() {
   return *tags;
 }
 
+absl::StatusOr<std::vector<InputDistribution>> ParseInputDistributions(const JsonReader& r,
+                                                                      const Json& list) {
+  constexpr char kExpected[] =
+      "a non-empty list of distinct input distributions (normal, outliers, scaled_1e-3, "
+      "scaled_64)";
+  if (!list.is_array() || list.empty()) return r.Error("input_distributions", list, kExpected);
+  std::vector<InputDistribution> out;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::optional<InputDistribution> d =
+        list[i].is_string() ? ParseInputDistribution(list[i].get<std::string>()) : std::nullopt;
+    if (!d || std::find(out.begin(), out.end(), *d) != out.end()) {
+      return r.Error(JsonIndex("input_distributions", i), list[i], kExpected);
+    }
+    out.push_back(*d);
+  }
+  return out;
+}
+
 }  // namespace
 
 bool IsKnownDtype(absl::string_view dtype) {
@@ -334,6 +353,9 @@ absl::StatusOr<Definition> ParseDefinition(absl::string_view json,
   }
   if (const Json* importance = JsonReader::Member(doc, "importance")) {
     PTXB_ASSIGN_OR_RETURN(d.importance, r.NonNegativeNumber(*importance, "importance"));
+  }
+  if (const Json* list = JsonReader::Member(doc, "input_distributions")) {
+    PTXB_ASSIGN_OR_RETURN(d.input_distributions, ParseInputDistributions(r, *list));
   }
   return d;
 }

@@ -12,6 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "workloads/input_distribution.h"
 
 namespace ptxbench::workloads {
 
@@ -76,6 +77,9 @@ struct Definition {
   Tolerance tolerance;
   int trials = 3;
   double importance = 1.0;            // weight in aggregate scores
+  // The distributions its calls' random float inputs are drawn from
+  // (input_distribution.h); "input_distributions" in the file, default all.
+  std::vector<InputDistribution> input_distributions = AllInputDistributions();
   std::vector<Workload> workloads;    // from the workloads JSONL
   std::string json;                   // the definition file's text, as read
   // Provenance, set by the registry: the dataset root it came from ("bundled"

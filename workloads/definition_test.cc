@@ -87,6 +87,25 @@ TEST(DefinitionTest, ReadsPtxbenchExtras) {
   EXPECT_DOUBLE_EQ(d->importance, 2.5);
 }
 
+TEST(DefinitionTest, InputDistributionsDefaultToAllAndAreReadStrictly) {
+  auto doc = ValidDefinition();
+  auto d = Parse(doc);
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->input_distributions, AllInputDistributions());
+  doc["input_distributions"] = {"normal", "scaled_1e-3"};
+  d = Parse(doc);
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->input_distributions,
+            (std::vector<InputDistribution>{InputDistribution::kNormal,
+                                            InputDistribution::kScaledDown}));
+  using Json = nlohmann::ordered_json;
+  for (const Json& bad : {Json::array(), Json::array({"normal", "normal"}), Json::array({"cauchy"}),
+                          Json("normal")}) {
+    doc["input_distributions"] = bad;
+    EXPECT_FALSE(Parse(doc).ok()) << bad.dump();
+  }
+}
+
 TEST(DefinitionTest, UnknownTopLevelFieldsAreIgnoredForCompatibility) {
   auto doc = ValidDefinition();
   doc["future_field"] = {1, 2};

@@ -22,8 +22,13 @@ namespace ptxbench::reference {
 // __nv_bfloat16 (rounded to nearest even), or float8 (__nv_fp8_e4m3,
 // __nv_fp8_e5m2: the normal clamped to [-2, 2] before rounding, as
 // FlashInfer-Bench draws them: most of the range, no saturation).
+// `factor`, `one_in`: the input distributions' scaling
+// (workloads/input_distribution.h): the drawn value (float8: clamped) of
+// every element, or of one in `one_in` chosen by `seed`, times `factor`
+// before rounding.
 template <typename T>
-absl::Status FillStandardNormal(T* out, int64_t count, uint64_t seed, cudaStream_t stream);
+absl::Status FillStandardNormal(T* out, int64_t count, uint64_t seed, cudaStream_t stream,
+                                float factor = 1.0f, int64_t one_in = 1);
 
 // Integers uniform in [lo, hi) (hi - lo in 1 .. 2^32), element i from
 // UniformInt4(seed, i/4) in philox.h. T: int64_t, int32_t, int16_t, int8_t,

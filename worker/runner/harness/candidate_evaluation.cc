@@ -101,7 +101,7 @@ v1::WorkloadTrace Harness::Evaluate(size_t i, HostChannel& host, bool* stop) {
   v1::WorkloadTrace trace;
   SetIdentity(trace, spec);
   std::string log = MethodLine(gpu_name_, job_, trials_) + jit_log_ + w.reference_log +
-                    candidate_calibration_.log;
+                    w.inputs_log + candidate_calibration_.log;
   if (w.reference != nullptr) trace.set_reference(w.reference->Name());
   if (!def_.inputs.empty() && spec.fixed.size() == def_.inputs.size()) {
     log += "note: the dataset fixes every input of this workload, so every call gets the same "
@@ -219,7 +219,15 @@ std::optional<Harness::Failure> Harness::CheckedCall(WorkloadCalls& calls, int s
   }
   *check = *read;
   *bracket = c.bracket_ms;
-  if (!check->passed) return Failure{v1::INCORRECT_NUMERICAL, check->errors};
+  if (!check->passed) {
+    // Which inputs it got: a kernel right on standard-normal values may be
+    // wrong on others (workloads/input_distribution.h).
+    std::vector<std::string> errors = {absl::StrCat(
+        "on inputs drawn as '", workloads::InputDistributionName(w.buffers->DistributionOf(seed)),
+        "' (docs/MEASUREMENT.md, \"Input distributions\"):")};
+    errors.insert(errors.end(), check->errors.begin(), check->errors.end());
+    return Failure{v1::INCORRECT_NUMERICAL, errors};
+  }
   return std::nullopt;
 }
 

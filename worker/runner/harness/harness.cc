@@ -66,6 +66,7 @@ int Harness::Run() {
   } else {
     EndReferenceHost();
   }
+  SettleInputDistributions();
   if (job_.compare_references) return CompareReferences();
   if (job_.reference_only) return WriteReferenceFigures();
   Phase("reference timing", "reference timed; starting the candidate host", references);
@@ -236,6 +237,29 @@ absl::Status Harness::InitGpu() {
 void Harness::PrepareWorkloads() {
   for (size_t i = 0; i < job_.workloads.size(); ++i) {
     workloads_.push_back(PrepareWorkload(job_, def_, i, use_torch_, &torch_link_, fixed_[i]));
+  }
+}
+
+void Harness::SettleInputDistributions() {
+  for (size_t i = 0; i < workloads_.size(); ++i) {
+    PreparedWorkload& w = workloads_[i];
+    if (!w.error.empty() || !w.buffers || w.reference == nullptr) continue;
+    absl::StatusOr<std::vector<workloads::InputDistribution>> dropped =
+        w.buffers->KeepFiniteDistributions(
+            *w.reference, CallSeed(job_.seed, job_.workloads[i].uuid, "distributions", 0, 0),
+            stream_);
+    if (!dropped.ok()) {
+      w.error = Infra("choosing the input distributions", dropped.status());
+      continue;
+    }
+    w.inputs_log = absl::StrCat("inputs: each call's drawn from one of ",
+                                workloads::DescribeInputDistributions(w.buffers->distributions()),
+                                ", chosen by its seed");
+    if (!dropped->empty()) {
+      absl::StrAppend(&w.inputs_log, " (", workloads::DescribeInputDistributions(*dropped),
+                      " left out: the reference's outputs are not finite for such inputs)");
+    }
+    absl::StrAppend(&w.inputs_log, "\n");
   }
 }
 

@@ -111,6 +111,12 @@ class Harness {
   void EndReferenceHost();
   absl::Status InitGpu();
   void PrepareWorkloads();
+  // Each workload's input distributions (workload_eval.h,
+  // KeepFiniteDistributions), once its reference computes expected outputs
+  // (after the reference timing: the PyTorch host is attached then); what
+  // it dropped is in the workload's log. The reference was timed on the
+  // definition's whole list.
+  void SettleInputDistributions();
   void ReapReferenceHost(pid_t pid);
 
   // The reference's figures (reference_timing.cc).

@@ -36,6 +36,7 @@ struct PreparedWorkload {
   std::string error;  // why it cannot be evaluated (infrastructure)
   double reference_ms = 0;
   std::string reference_log;
+  std::string inputs_log;  // the input distributions (Harness::SettleInputDistributions)
   // Set-up time: making the harness's reference (its library's handles and
   // modules) and allocating the buffers, seconds.
   double reference_setup_s = 0;

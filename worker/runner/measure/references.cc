@@ -83,13 +83,14 @@ class AttentionBackwardReference final : public Reference {
   explicit AttentionBackwardReference(std::unique_ptr<reference::CudnnAttention> attn)
       : attn_(std::move(attn)) {}
   std::string Name() const override { return "cuDNN SDPA"; }
-  absl::Status FillInputs(uint64_t seed, std::vector<TensorBuffer>& in,
-                          const std::vector<bool>& fixed, cudaStream_t stream) override {
+  absl::Status FillInputs(uint64_t seed, workloads::InputDistribution distribution,
+                          std::vector<TensorBuffer>& in, const std::vector<bool>& fixed,
+                          cudaStream_t stream) override {
     // Q, K, V, dO drawn (unless fixed); O and L computed from Q, K, V unless
     // the workload gives both.
     std::vector<bool> not_drawn = fixed;
     not_drawn[3] = not_drawn[5] = true;
-    PTXB_RETURN_IF_ERROR(Reference::FillInputs(seed, in, not_drawn, stream));
+    PTXB_RETURN_IF_ERROR(Reference::FillInputs(seed, distribution, in, not_drawn, stream));
     if (fixed[3] && fixed[5]) return absl::OkStatus();
     if (fixed[3] || fixed[5]) {
       return absl::UnimplementedError(
@@ -128,19 +129,24 @@ absl::StatusOr<std::unique_ptr<Reference>> MakeAttention(
 }
 #endif  // PTXB_HAVE_CUDNN
 
-absl::Status FillRandom(TensorBuffer& t, uint64_t s, cudaStream_t stream) {
+absl::Status FillRandom(TensorBuffer& t, uint64_t s, workloads::InputScaling scale,
+                        cudaStream_t stream) {
   namespace r = reference;
   void* p = t.data();
   const int64_t n = t.count;
+  const float f = scale.factor;
+  const int64_t one_in = scale.one_in;
   switch (t.dtype()) {
-    case ptxb::DType::kFloat32: return r::FillStandardNormal(static_cast<float*>(p), n, s, stream);
-    case ptxb::DType::kFloat16: return r::FillStandardNormal(static_cast<__half*>(p), n, s, stream);
+    case ptxb::DType::kFloat32:
+      return r::FillStandardNormal(static_cast<float*>(p), n, s, stream, f, one_in);
+    case ptxb::DType::kFloat16:
+      return r::FillStandardNormal(static_cast<__half*>(p), n, s, stream, f, one_in);
     case ptxb::DType::kBFloat16:
-      return r::FillStandardNormal(static_cast<__nv_bfloat16*>(p), n, s, stream);
+      return r::FillStandardNormal(static_cast<__nv_bfloat16*>(p), n, s, stream, f, one_in);
     case ptxb::DType::kFloat8E4M3FN:
-      return r::FillStandardNormal(static_cast<__nv_fp8_e4m3*>(p), n, s, stream);
+      return r::FillStandardNormal(static_cast<__nv_fp8_e4m3*>(p), n, s, stream, f, one_in);
     case ptxb::DType::kFloat8E5M2:
-      return r::FillStandardNormal(static_cast<__nv_fp8_e5m2*>(p), n, s, stream);
+      return r::FillStandardNormal(static_cast<__nv_fp8_e5m2*>(p), n, s, stream, f, one_in);
     case ptxb::DType::kInt64:
       return r::FillUniformInt(static_cast<int64_t*>(p), n, -1024, 1024, s, stream);
     case ptxb::DType::kInt32:
@@ -160,11 +166,14 @@ uint64_t InputSeed(uint64_t seed, int index) {
   return SplitMix64(seed ^ SplitMix64(static_cast<uint64_t>(index) + 1));
 }
 
-absl::Status Reference::FillInputs(uint64_t seed, std::vector<TensorBuffer>& inputs,
+absl::Status Reference::FillInputs(uint64_t seed, workloads::InputDistribution distribution,
+                                   std::vector<TensorBuffer>& inputs,
                                    const std::vector<bool>& fixed, cudaStream_t stream) {
+  const workloads::InputScaling scale = workloads::ScalingOf(distribution);
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (fixed[i]) continue;
-    PTXB_RETURN_IF_ERROR(FillRandom(inputs[i], InputSeed(seed, static_cast<int>(i)), stream));
+    PTXB_RETURN_IF_ERROR(
+        FillRandom(inputs[i], InputSeed(seed, static_cast<int>(i)), scale, stream));
   }
   return absl::OkStatus();
 }

@@ -28,12 +28,15 @@ class Reference {
   virtual std::string Name() const = 0;
   // Writes fresh inputs for `seed` into every input that is not `fixed`
   // (those hold the workload's own values already). Floats are standard
-  // normal, rounded to the dtype (float8: clamped to [-2, 2] first);
-  // integers uniform in [-1024, 1024) (int8: [-128, 128)); booleans 0 or 1,
-  // the distributions FlashInfer-Bench draws. Input i uses a seed derived
-  // from (seed, i). Enqueued on `stream`. Definitions whose inputs depend on
-  // each other (the attention backward's O and L) override it.
-  virtual absl::Status FillInputs(uint64_t seed, std::vector<TensorBuffer>& inputs,
+  // normal, rounded to the dtype (float8: clamped to [-2, 2] first), scaled
+  // as `distribution` says (workloads/input_distribution.h); integers
+  // uniform in [-1024, 1024) (int8: [-128, 128)); booleans 0 or 1, the
+  // distributions FlashInfer-Bench draws, whatever `distribution`. Input i
+  // uses a seed derived from (seed, i). Enqueued on `stream`. Definitions
+  // whose inputs depend on each other (the attention backward's O and L)
+  // override it.
+  virtual absl::Status FillInputs(uint64_t seed, workloads::InputDistribution distribution,
+                                  std::vector<TensorBuffer>& inputs,
                                   const std::vector<bool>& fixed, cudaStream_t stream);
   // Enqueues the outputs for `inputs` on `stream`, allocating nothing.
   virtual absl::Status Run(const std::vector<TensorBuffer>& inputs,

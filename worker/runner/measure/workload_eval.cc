@@ -53,6 +53,9 @@ bool IsFloat(ptxb::DType d) {
          d == ptxb::DType::kFloat8E4M3FN || d == ptxb::DType::kFloat8E5M2;
 }
 
+// Draws per distribution in KeepFiniteDistributions.
+constexpr uint64_t kProbeDraws = 3;
+
 }  // namespace
 
 absl::StatusOr<WorkloadBuffers> WorkloadBuffers::Allocate(
@@ -71,6 +74,7 @@ absl::StatusOr<WorkloadBuffers> WorkloadBuffers::Allocate(
         free_bytes / 1073741824.0));
   }
   WorkloadBuffers b;
+  b.distributions_ = definition.input_distributions;
   for (int s = 0; s < kSets; ++s) {
     PTXB_ASSIGN_OR_RETURN(b.inputs_[s],
                           TensorSet::Allocate(definition.inputs, axes, Sharing::kByDescriptor));
@@ -105,6 +109,47 @@ absl::Status WorkloadBuffers::Fix(int index, const std::string& bytes) {
 
 absl::Status WorkloadBuffers::Prepare(Reference& reference, uint64_t seed, bool expected,
                                       cudaStream_t stream) {
+  return PrepareWith(reference, seed, DistributionOf(seed), expected, stream);
+}
+
+absl::StatusOr<std::vector<workloads::InputDistribution>> WorkloadBuffers::KeepFiniteDistributions(
+    Reference& reference, uint64_t seed, cudaStream_t stream) {
+  const std::vector<TensorBuffer>& expected = expected_.tensors();
+  std::vector<workloads::InputDistribution> kept, dropped;
+  for (workloads::InputDistribution d : distributions_) {
+    if (d == workloads::InputDistribution::kNormal) {
+      kept.push_back(d);
+      continue;
+    }
+    bool finite = true;
+    // A few draws: an outlier that overflows is not in every one.
+    for (uint64_t draw = 0; finite && draw < kProbeDraws; ++draw) {
+      PTXB_RETURN_IF_ERROR(PrepareWith(reference, seed + draw, d, /*expected=*/true, stream));
+      // The expected outputs against themselves: the compare counts their
+      // non-finite elements.
+      for (size_t o = 0; o < expected.size(); ++o) {
+        PTXB_RETURN_IF_ERROR(EnqueueCompare(expected[o].data(), expected[o].data(),
+                                            expected[o].dtype(), expected[o].count, {},
+                                            compare_slots() + o, stream));
+      }
+      std::vector<CompareCounters> counters(expected.size());
+      PTXB_RETURN_IF_ERROR(CudaStatus(cudaStreamSynchronize(stream), "the distributions' probe"));
+      PTXB_RETURN_IF_ERROR(CudaStatus(cudaMemcpy(counters.data(), compare_slots(),
+                                                 sizeof(CompareCounters) * expected.size(),
+                                                 cudaMemcpyDeviceToHost),
+                                      "reading the distributions' probe"));
+      finite = std::all_of(counters.begin(), counters.end(),
+                           [](const CompareCounters& c) { return c.nonfinite == 0; });
+    }
+    (finite ? kept : dropped).push_back(d);
+  }
+  distributions_ = std::move(kept);
+  return dropped;
+}
+
+absl::Status WorkloadBuffers::PrepareWith(Reference& reference, uint64_t seed,
+                                          workloads::InputDistribution distribution,
+                                          bool expected, cudaStream_t stream) {
   std::vector<TensorBuffer>& in = pristine_.tensors();
   std::vector<bool> fixed(in.size(), false);
   for (size_t i = 0; i < fixed_.size(); ++i) {
@@ -114,7 +159,7 @@ absl::Status WorkloadBuffers::Prepare(Reference& reference, uint64_t seed, bool 
                                                     cudaMemcpyDeviceToDevice, stream),
                                     "copying a fixed input"));
   }
-  PTXB_RETURN_IF_ERROR(reference.FillInputs(seed, in, fixed, stream));
+  PTXB_RETURN_IF_ERROR(reference.FillInputs(seed, distribution, in, fixed, stream));
   if (expected) PTXB_RETURN_IF_ERROR(reference.Run(in, expected_.tensors(), stream));
   return absl::OkStatus();
 }

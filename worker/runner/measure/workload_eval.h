@@ -54,11 +54,24 @@ class WorkloadBuffers {
   // Input `index` becomes `bytes` (its exact size) in every call: a value
   // the workload fixes (a dataset's safetensors or scalar source).
   absl::Status Fix(int index, const std::string& bytes);
-  // Fresh inputs for `seed` into the pristine copy (the fixed ones copied);
-  // with `expected`, the reference's outputs for them too. Enqueued on
-  // `stream`, but for a reference that computes in another process
-  // (torch_reference.h), which waits.
+  // Fresh inputs for `seed` into the pristine copy (the fixed ones copied),
+  // drawn from the distribution the seed chooses among distributions()
+  // (workloads::DistributionForCall); with `expected`, the reference's
+  // outputs for them too. Enqueued on `stream`, but for a reference that
+  // computes in another process (torch_reference.h), which waits.
   absl::Status Prepare(Reference& reference, uint64_t seed, bool expected, cudaStream_t stream);
+  // The distributions calls draw from: the definition's, less those
+  // KeepFiniteDistributions dropped.
+  const std::vector<workloads::InputDistribution>& distributions() const { return distributions_; }
+  workloads::InputDistribution DistributionOf(uint64_t seed) const {
+    return workloads::DistributionForCall(seed, distributions_);
+  }
+  // Drops each distribution (but normal) for whose inputs, drawn once with
+  // `seed`, the reference's outputs are not all finite (a workload whose
+  // computation overflows on inputs scaled by 64, say): every kernel would
+  // fail such a call. Waits for `stream`. Returns the dropped ones.
+  absl::StatusOr<std::vector<workloads::InputDistribution>> KeepFiniteDistributions(
+      Reference& reference, uint64_t seed, cudaStream_t stream);
   // The pristine inputs into set `set`, its outputs NaN-poisoned. Enqueued;
   // never waits.
   absl::Status Stage(int set, cudaStream_t stream);
@@ -84,7 +97,12 @@ class WorkloadBuffers {
  private:
   WorkloadBuffers() = default;
 
+  absl::Status PrepareWith(Reference& reference, uint64_t seed,
+                           workloads::InputDistribution distribution, bool expected,
+                           cudaStream_t stream);
+
   TensorSet inputs_[kSets], outputs_[kSets], expected_, pristine_;
+  std::vector<workloads::InputDistribution> distributions_;
   // Per input: its fixed value, or empty.
   std::vector<reference::DeviceMemory> fixed_;
   // The check counters: one CompareCounters per output, then one count of
