@@ -32,8 +32,8 @@ absl::Status TurnStore::RecordEval(int64_t trajectory, int turn, const EvalRow& 
       storage::Statement * s,
       db_->Cached("UPDATE turns SET state = 'done', eval_blob = ?, eval_status = ?, "
                   "speedup = ?, kernel_speedup = ?, roofline = ?, eval_ms = ?, "
-                  "feedback_blob = ?, finished_ms = ?, fallback_correct = ?, correct = ? "
-                  "WHERE trajectory = ? AND turn = ?"));
+                  "feedback_blob = ?, finished_ms = ?, fallback_correct = ?, correct = ?, "
+                  "weighted_roofline = ?, sol_score = ? WHERE trajectory = ? AND turn = ?"));
   s->BindText(1, row.eval_blob)
       .BindInt64(2, row.status)
       .BindDouble(3, row.min_speedup)
@@ -44,8 +44,10 @@ absl::Status TurnStore::RecordEval(int64_t trajectory, int turn, const EvalRow& 
       .BindInt64(8, row.finished_ms)
       .BindBool(9, row.fallback_correct)
       .BindBool(10, row.correct)
-      .BindInt64(11, trajectory)
-      .BindInt64(12, turn);
+      .BindDouble(11, row.weighted_roofline)
+      .BindDouble(12, row.sol_score)
+      .BindInt64(13, trajectory)
+      .BindInt64(14, turn);
   return s->Run();
 }
 

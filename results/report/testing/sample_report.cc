@@ -241,7 +241,7 @@ ExperimentReport SampleExperiment(const SampleOptions& options) {
 ReportResponse SampleResponse(std::vector<ExperimentReport> experiments) {
   ReportResponse r;
   for (ExperimentReport& e : experiments) *r.add_experiments() = std::move(e);
-  r.set_metrics_version("ptxbench.metrics.v2");
+  r.set_metrics_version("ptxbench.metrics.v3");
   for (double p : kFastP) r.add_fast_p_thresholds(p);
   r.set_generated_unix_ms(1748779200000);  // 2025-06-01 12:00:00 UTC
   return r;
