@@ -48,8 +48,7 @@ using WorkloadImportance = std::function<double(const std::string& workload_uuid
 // other, as the speedups are. `importance` may be empty: every workload
 // weighs 1. A weight that is negative or not finite counts as 0; when every
 // weight of the traces that have a figure is 0, the figure is unknown.
-Scores WeightedScores(const ptxbench::v1::EvalResult& result,
-                      const WorkloadImportance& importance);
+Scores WeightedScores(const ptxbench::v1::EvalResult& result, const WorkloadImportance& importance);
 
 }  // namespace ptxbench::verdict
 

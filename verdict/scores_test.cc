@@ -27,8 +27,8 @@ TEST(WorkloadSolScoreTest, HandComputedFromTheTimes) {
 }
 
 TEST(WorkloadSolScoreTest, NoScoreWithoutASpeedOfLightBelowTheReference) {
-  EXPECT_FALSE(WorkloadSolScore(2, 0).has_value());     // no roofline known
-  EXPECT_FALSE(WorkloadSolScore(0, 0.5).has_value());   // not timed
+  EXPECT_FALSE(WorkloadSolScore(2, 0).has_value());    // no roofline known
+  EXPECT_FALSE(WorkloadSolScore(0, 0.5).has_value());  // not timed
   EXPECT_FALSE(WorkloadSolScore(kNaN, 0.5).has_value());
   EXPECT_FALSE(WorkloadSolScore(2, kNaN).has_value());
   // T_SOL >= T_b: the reference is at or past the roofline.
@@ -46,9 +46,9 @@ v1::EvalResult ThreeWorkloads() {
     t->set_speedup(speedup);
     t->set_roofline_fraction(roofline);
   };
-  add("a", 2, 0.5);    // SOL-Score 0.75
-  add("b", 1, 0.25);   // SOL-Score 0.5
-  add("c", 1.5, 0);    // no roofline, no SOL-Score
+  add("a", 2, 0.5);   // SOL-Score 0.75
+  add("b", 1, 0.25);  // SOL-Score 0.5
+  add("c", 1.5, 0);   // no roofline, no SOL-Score
   Summarize(r);
   return r;
 }

@@ -45,7 +45,8 @@ void CategoryLevel(const TrajectoryFacts& trajectory, std::string* out) {
 
 void VarianceAccumulator::Add(const TrajectoryFacts& trajectory) {
   bool correct = false;
-  for (const TurnFacts& turn : trajectory.turns) correct = correct || (turn.evaluated && turn.correct);
+  for (const TurnFacts& turn : trajectory.turns)
+    correct = correct || (turn.evaluated && turn.correct);
   ++n_;
   if (correct) ++k_;
   if (trajectory.categories.size() == 1) {

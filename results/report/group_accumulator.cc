@@ -101,8 +101,8 @@ SampleStore::Offsets SampleStore::Append(const TrajectoryFacts& trajectory) {
 void LogSpeedups(const TrajectoryFacts& trajectory, std::vector<double>& out) {
   out.clear();
   for (const TurnFacts& turn : trajectory.turns) {
-    out.push_back(turn.evaluated && turn.correct && IsPositive(turn.speedup) ? std::log(turn.speedup)
-                                                                             : 0);
+    const bool timed = turn.evaluated && turn.correct && IsPositive(turn.speedup);
+    out.push_back(timed ? std::log(turn.speedup) : 0);
   }
 }
 

@@ -152,7 +152,8 @@ std::string Footer(const ReportResponse& report) {
 
 const std::vector<std::vector<std::string>>& HtmlGroupings() {
   static const auto* groupings =
-      new std::vector<std::vector<std::string>>{{"model"}, {"tag"}, {"model", "tag"}, {"category"}};
+      new std::vector<std::vector<std::string>>{
+          {"model"}, {"tag"}, {"model", "tag"}, {"category"}};
   return *groupings;
 }
 

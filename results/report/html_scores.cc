@@ -30,8 +30,8 @@ std::string Slower(const GroupReport& g) {
 
 std::string Mean(const ptxbench::v1::SpeedupMean& mean) {
   if (mean.count() == 0) return "—";
-  return absl::StrCat(FormatSpeedup(mean.geomean(), mean.count()), " (",
-                      FormatCount(mean.count()), ")");
+  return absl::StrCat(FormatSpeedup(mean.geomean(), mean.count()), " (", FormatCount(mean.count()),
+                      ")");
 }
 
 std::vector<Cell> Row(const GroupReport& g, const std::vector<std::string>& by) {

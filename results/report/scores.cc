@@ -10,8 +10,7 @@ bool IsPositive(double value) { return value > 0 && std::isfinite(value); }
 
 }  // namespace
 
-void ScoreAccumulator::AddCorrectTurn(int index, double speedup, double log_speedup,
-                                      bool rescued) {
+void ScoreAccumulator::AddCorrectTurn(int index, double speedup, double log_speedup, bool rescued) {
   // A correct kernel that was not timed has no speedup to compare.
   if (!IsPositive(speedup)) return;
   ++timed_correct_turns_;
@@ -69,9 +68,8 @@ void ScoreAccumulator::Finish(v1::GroupReport* out) const {
   out->set_sol_score(mean(sol_));
   out->set_timed_correct_turns(timed_correct_turns_);
   out->set_slower_turns(slower_turns_);
-  out->set_slower_share(timed_correct_turns_ == 0
-                            ? 0
-                            : static_cast<double>(slower_turns_) / timed_correct_turns_);
+  out->set_slower_share(
+      timed_correct_turns_ == 0 ? 0 : static_cast<double>(slower_turns_) / timed_correct_turns_);
   FinishRescue(rescue_, 0, out->mutable_rescue_speedups());
   for (size_t i = 0; i < rescue_by_turn_.size(); ++i) {
     FinishRescue(rescue_by_turn_[i], static_cast<int>(i), out->add_rescue_speedups_by_turn());

@@ -110,15 +110,14 @@ TEST(ScoresTest, ATurnCutCountsOnlyItsTurns) {
 
 TrajectoryFacts Outcome(std::string model, std::vector<std::string> categories, bool correct) {
   return Trajectory(std::move(model), "t", std::move(categories), v1::LIMITS_EXCEEDED,
-                    {correct ? Passed(100, 10, 1.0)
-                             : Evaluated(100, v1::INCORRECT_NUMERICAL, 10)});
+                    {correct ? Passed(100, 10, 1.0) : Evaluated(100, v1::INCORRECT_NUMERICAL, 10)});
 }
 
 TEST(VarianceTest, TheModelExplainsAllAndTheCategoryNothing) {
   // Each model always or never correct; each category half and half.
   const v1::CorrectnessVariance v =
-      Build({Outcome("m1", {"a"}, true), Outcome("m1", {"b"}, true),
-             Outcome("m2", {"a"}, false), Outcome("m2", {"b"}, false)},
+      Build({Outcome("m1", {"a"}, true), Outcome("m1", {"b"}, true), Outcome("m2", {"a"}, false),
+             Outcome("m2", {"b"}, false)},
             {})
           .correctness_variance();
   EXPECT_EQ(v.trajectories(), 4);

@@ -43,9 +43,9 @@ void AppendScoreLines(const GroupReport& total, std::string* out) {
                    WeightedCell(total.sol_score(), total.sol_score_count()), " (",
                    total.sol_score_count(), " trajectories, weight ",
                    absl::StrFormat("%g", total.sol_score_weight()), ")"));
-  absl::StrAppendFormat(out, "  %-10s %s\n", "slower",
-                        absl::StrCat(SlowerCell(total),
-                                     " of correct timed turns slower than the reference"));
+  absl::StrAppendFormat(
+      out, "  %-10s %s\n", "slower",
+      absl::StrCat(SlowerCell(total), " of correct timed turns slower than the reference"));
   absl::StrAppendFormat(out, "  %-10s %s\n", "rescue",
                         absl::StrCat("geomean speedup of correct turns: persistent ",
                                      MeanCell(total.rescue_speedups().persistent()), ", rescued ",
@@ -59,14 +59,14 @@ void AppendVarianceLine(const v1::ExperimentReport& experiment, std::string* out
       v.null_deviance() <= 0
           ? std::string("- (every trajectory correct, or none: nothing to explain)")
           : absl::StrCat("of correctness explained: by category ", Percent(v.category_share()),
-                         " (", v.category_levels(), " levels), by model ",
-                         Percent(v.model_share()), " (", v.model_levels(),
-                         " levels); null deviance ", absl::StrFormat("%.4g", v.null_deviance())));
+                         " (", v.category_levels(), " levels), by model ", Percent(v.model_share()),
+                         " (", v.model_levels(), " levels); null deviance ",
+                         absl::StrFormat("%.4g", v.null_deviance())));
 }
 
 void AppendScoreTable(const v1::GroupingReport& grouping, std::string* out) {
-  Table table = GroupingTable(grouping.by(), {"N", "wtd roofline", "SOL-Score",
-                                              "slower than ref", "persistent", "rescued"});
+  Table table = GroupingTable(grouping.by(), {"N", "wtd roofline", "SOL-Score", "slower than ref",
+                                              "persistent", "rescued"});
   for (const GroupReport& group : grouping.groups()) {
     std::vector<std::string> row = ShownKey(group, grouping.by());
     row.push_back(absl::StrCat(group.trajectories()));
@@ -77,8 +77,7 @@ void AppendScoreTable(const v1::GroupingReport& grouping, std::string* out) {
     row.push_back(MeanCell(group.rescue_speedups().rescued()));
     table.AddRow(std::move(row));
   }
-  absl::StrAppend(out, "\nscores by ", absl::StrJoin(grouping.by(), " and "), "\n",
-                  table.Render());
+  absl::StrAppend(out, "\nscores by ", absl::StrJoin(grouping.by(), " and "), "\n", table.Render());
 }
 
 void AppendRescueByTurn(const GroupReport& total, std::string* out) {
@@ -86,8 +85,8 @@ void AppendRescueByTurn(const GroupReport& total, std::string* out) {
   Table table({"turn", "persistent", "rescued"});
   for (size_t c = 0; c < 3; ++c) table.AlignRight(c);
   for (const v1::RescueSpeedups& turn : total.rescue_speedups_by_turn()) {
-    table.AddRow({absl::StrCat(turn.turn() + 1), MeanCell(turn.persistent()),
-                  MeanCell(turn.rescued())});
+    table.AddRow(
+        {absl::StrCat(turn.turn() + 1), MeanCell(turn.persistent()), MeanCell(turn.rescued())});
   }
   absl::StrAppend(out, "\ncorrect turns' speedups by turn, persistent and rescued\n",
                   table.Render());
