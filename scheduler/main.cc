@@ -327,7 +327,20 @@ absl::Status Serve() {
   PTXB_ASSIGN_OR_RETURN(std::unique_ptr<storage::Database> read_db, OpenReadOnly(db_path));
   PTXB_ASSIGN_OR_RETURN(Catalog catalog, LoadCatalog());
 
-  Dispatcher dispatcher(std::move(db), Clock::Real(), DispatcherOptionsFromFlags());
+  DispatcherOptions dispatcher_options = DispatcherOptionsFromFlags();
+  // The scores stored with each correct result weigh its workloads by the
+  // importance the loaded datasets give them (docs/REPORTS.md, "Scores").
+  dispatcher_options.core.workload_importance =
+      [definitions = catalog.definitions.get()](const std::string& definition,
+                                                const std::string& workload) {
+        absl::StatusOr<const workloads::Definition*> d = definitions->Find(definition);
+        if (!d.ok()) return 1.0;
+        for (const workloads::Workload& w : (*d)->workloads) {
+          if (w.uuid == workload) return w.importance;
+        }
+        return 1.0;
+      };
+  Dispatcher dispatcher(std::move(db), Clock::Real(), std::move(dispatcher_options));
   PTXB_RETURN_IF_ERROR(dispatcher.Start());
   Reader reader(std::move(read_db));
   storage::Checkpointer checkpointer(db_path, absl::Milliseconds(250));

@@ -20,6 +20,7 @@
 #include "scheduler/store/schema.h"
 #include "scheduler/store/transitions.h"
 #include "storage/blob_store.h"
+#include "verdict/scores.h"
 #include "verdict/verdict.h"
 
 namespace ptxbench::scheduler {
@@ -222,6 +223,30 @@ TEST_F(MainDatabaseTest, TurnsEvaluatedBeforeTheReportColumnsAreMigratedOnce) {
   EXPECT_GT(total.geomean_speedup(), 0);
   EXPECT_EQ(total.evaluations(), 12);
   EXPECT_EQ(total.simulated_trajectories(), total.trajectories());
+}
+
+// Its correct turns were stored before the scores' columns (schema 14):
+// the migration fills them from the result blobs, every workload weighing 1
+// as none then had an importance; the other turns keep "unknown".
+TEST_F(MainDatabaseTest, CorrectTurnsGetTheirScoresFromTheMigration) {
+  auto s = db_->Prepare("SELECT eval_blob, weighted_roofline, sol_score FROM turns "
+                        "WHERE eval_blob IS NOT NULL");
+  ASSERT_TRUE(s.ok()) << s.status();
+  int scored = 0;
+  int evaluated = 0;
+  while (*s->Step()) {
+    ++evaluated;
+    auto blob = storage::GetBlob(*db_, s->ColumnText(0));
+    ASSERT_TRUE(blob.ok()) << blob.status();
+    v1::EvalResult result;
+    ASSERT_TRUE(result.ParseFromString(*blob));
+    const verdict::Scores scores = verdict::WeightedScores(result, nullptr);
+    EXPECT_DOUBLE_EQ(s->ColumnDouble(1), scores.weighted_roofline);
+    EXPECT_DOUBLE_EQ(s->ColumnDouble(2), scores.sol_score);
+    if (scores.sol_score >= 0) ++scored;
+  }
+  EXPECT_EQ(evaluated, 12);
+  EXPECT_GT(scored, 0) << "the fixture's correct turns have a SOL-Score to migrate";
 }
 
 // Every table and index, as SQL text, by name.

@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -178,7 +179,7 @@ TEST_F(ReportQueryTest, EveryMetricOfAKnownExperiment) {
   Run(x, KnownScripts());
   const v1::ReportResponse report = Report({"known"}, {{"model"}, {"turn"}});
   ASSERT_EQ(report.experiments_size(), 1);
-  EXPECT_EQ(report.metrics_version(), "ptxbench.metrics.v2");
+  EXPECT_EQ(report.metrics_version(), "ptxbench.metrics.v3");
   const v1::ExperimentReport& e = report.experiments(0);
   EXPECT_EQ(e.name(), "known");
   const v1::GroupReport& t = e.total();
@@ -253,6 +254,54 @@ TEST_F(ReportQueryTest, EveryMetricOfAKnownExperiment) {
 
 // The fallback figures from stored results: the rule runs when a result is
 // stored (turns.fallback_correct) and the report reads the column.
+// The scores' columns are written with each correct result and read back
+// (docs/REPORTS.md, "Scores"). Every PASSED trace has roofline fraction 0.5:
+// #0's 2.0x scores (2 - 0.5) / (2 + 1 - 1) = 0.75, #1's best, 1.2x,
+// 0.7 / 1.2; #2 and #3 have no correct kernel and score 0. The bundled
+// definition weighs 1.
+TEST_F(ReportQueryTest, TheScoresAreStoredWithEachResult) {
+  const ExpandedExperiment x = MakeExperiment("scored", 4, 3);
+  Submit(x);
+  Run(x, KnownScripts());
+  const v1::GroupReport t = Report({"scored"}, {}).experiments(0).total();
+  EXPECT_EQ(t.sol_score_count(), 4);
+  EXPECT_DOUBLE_EQ(t.sol_score(), (0.75 + 0.7 / 1.2) / 4);
+  EXPECT_EQ(t.weighted_roofline_count(), 4);
+  EXPECT_DOUBLE_EQ(t.weighted_roofline(), (0.5 + 0.5) / 4);
+  // Correct timed turns 2.0, 1.2, 1.0: none slower than the reference; #0's
+  // is persistent, #1's two rescued.
+  EXPECT_EQ(t.timed_correct_turns(), 3);
+  EXPECT_EQ(t.slower_turns(), 0);
+  EXPECT_EQ(t.rescue_speedups().persistent().count(), 1);
+  EXPECT_EQ(t.rescue_speedups().rescued().count(), 2);
+  EXPECT_DOUBLE_EQ(t.rescue_speedups().rescued().geomean(), std::sqrt(1.2 * 1.0));
+  const v1::CorrectnessVariance& v = Report({"scored"}, {}).experiments(0).correctness_variance();
+  EXPECT_EQ(v.trajectories(), 4);
+  EXPECT_EQ(v.correct(), 2);
+}
+
+// The workloads' importances reach the stored figures: with every workload
+// weighing 0, no correct turn has a figure, so only the incorrect
+// trajectories (#2, #3) count, at 0.
+TEST_F(ReportQueryTest, TheWorkloadsImportanceWeighsTheStoredScores) {
+  std::vector<std::string> asked;
+  options_.workload_importance = [&asked](const std::string& definition,
+                                          const std::string& workload) {
+    asked.push_back(definition);
+    return 0.0;
+  };
+  Restart();
+  const ExpandedExperiment x = MakeExperiment("weighed", 4, 3);
+  Submit(x);
+  Run(x, KnownScripts());
+  const v1::GroupReport t = Report({"weighed"}, {}).experiments(0).total();
+  EXPECT_EQ(t.sol_score_count(), 2);
+  EXPECT_DOUBLE_EQ(t.sol_score(), 0);
+  EXPECT_EQ(t.weighted_roofline_count(), 2);
+  ASSERT_FALSE(asked.empty());
+  EXPECT_EQ(asked[0], x.trajectories[0].definition);
+}
+
 TEST_F(ReportQueryTest, FallbacksThatPassedTheChecksAreCountedApart) {
   const ExpandedExperiment x = MakeExperiment("fallbacks", 3, 2);
   Submit(x);

@@ -134,7 +134,7 @@ void CheckReportJson(const Cluster& c, const Truth& a) {
       {"report", a.id, "--output", "json", "--by", "model", "--by", "tag,model", "--by", "turn"});
   ASSERT_EQ(r.exit_code, 0) << r.out;
   const Json report = ParseJson(r.out);
-  EXPECT_EQ(report["metrics_version"], "ptxbench.metrics.v2");
+  EXPECT_EQ(report["metrics_version"], "ptxbench.metrics.v3");
   ASSERT_EQ(report["experiments"].size(), 1u);
   const Json& e = report["experiments"][0];
   EXPECT_EQ(e["experiment_id"], a.id);
@@ -192,7 +192,7 @@ void CheckReportRenderings(const Cluster& c, const Truth& a, const Truth& b) {
   ASSERT_EQ(table.exit_code, 0) << table.out;
   EXPECT_THAT(table.out, HasSubstr(absl::StrCat("SIMULATED: ", a.trajectories, " of ",
                                                 a.trajectories, " trajectories")));
-  EXPECT_THAT(table.out, HasSubstr("metrics: ptxbench.metrics.v2"));
+  EXPECT_THAT(table.out, HasSubstr("metrics: ptxbench.metrics.v3"));
 
   CommandResult both = c.Cli({"report", a.id, b.id});
   ASSERT_EQ(both.exit_code, 0) << both.out;

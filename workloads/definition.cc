@@ -392,6 +392,9 @@ absl::StatusOr<WorkloadRecord> ParseWorkloadRecord(absl::string_view line,
     PTXB_ASSIGN_OR_RETURN(w.inputs[name],
                           ParseInputSource(r, value, JsonField("workload.inputs", name)));
   }
+  if (const Json* importance = JsonReader::Member(*workload, "importance")) {
+    PTXB_ASSIGN_OR_RETURN(w.importance, r.NonNegativeNumber(*importance, "workload.importance"));
+  }
   return record;
 }
 

@@ -62,6 +62,10 @@ struct Workload {
   std::string uuid;  // any non-empty id (FlashInfer-Trace ids need not be UUIDs)
   std::map<std::string, int64_t> axes;  // values of the var axes
   std::map<std::string, InputSource> inputs;
+  // Its weight among the definition's workloads in the scores
+  // (docs/REPORTS.md, "Scores"): "workload": {"importance": 2.5}, a
+  // ptxbench field that FlashInfer-Bench's reader ignores. 1 by default.
+  double importance = 1.0;
 };
 
 struct Definition {

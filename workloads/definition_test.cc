@@ -355,6 +355,22 @@ TEST(WorkloadLineTest, AnyNonEmptyIdWithoutControlCharactersIsAnId) {
   }
 }
 
+TEST(WorkloadLineTest, AWorkloadMayCarryAnImportance) {
+  auto w = ParseWorkloadLine(kLine, "gemm.jsonl:1");
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_DOUBLE_EQ(w->importance, 1.0);
+  auto line = nlohmann::json::parse(kLine);
+  line["workload"]["importance"] = 0.25;
+  w = ParseWorkloadLine(line.dump(), "gemm.jsonl:1");
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_DOUBLE_EQ(w->importance, 0.25);
+  line["workload"]["importance"] = -2;
+  w = ParseWorkloadLine(line.dump(), "gemm.jsonl:4");
+  ASSERT_EQ(w.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(w.status().message()),
+              HasSubstr("$.workload.importance: expected a number of at least 0, found -2"));
+}
+
 TEST(WorkloadLineTest, ScalarsKeepTheirJsonKind) {
   auto line = nlohmann::json::parse(kLine);
   line["workload"]["inputs"]["alpha"]["value"] = 3;

@@ -79,6 +79,19 @@ Cells Scalars(const GroupReport& group) {
       {"eval_time_count", absl::StrCat(group.eval_time_ms().count())},
       {"eval_time_p50_ms", Number(group.eval_time_ms().p50())},
       {"eval_time_p95_ms", Number(group.eval_time_ms().p95())},
+      {"weighted_roofline_count", absl::StrCat(group.weighted_roofline_count())},
+      {"weighted_roofline_weight", Number(group.weighted_roofline_weight())},
+      {"weighted_roofline", Number(group.weighted_roofline())},
+      {"sol_score_count", absl::StrCat(group.sol_score_count())},
+      {"sol_score_weight", Number(group.sol_score_weight())},
+      {"sol_score", Number(group.sol_score())},
+      {"timed_correct_turns", absl::StrCat(group.timed_correct_turns())},
+      {"slower_turns", absl::StrCat(group.slower_turns())},
+      {"slower_share", Number(group.slower_share())},
+      {"persistent_count", absl::StrCat(group.rescue_speedups().persistent().count())},
+      {"persistent_geomean", Number(group.rescue_speedups().persistent().geomean())},
+      {"rescued_count", absl::StrCat(group.rescue_speedups().rescued().count())},
+      {"rescued_geomean", Number(group.rescue_speedups().rescued().geomean())},
   };
   cells.insert(cells.end(), rest.begin(), rest.end());
   return cells;
@@ -162,6 +175,12 @@ std::string ReportCsv(const v1::ReportResponse& response) {
   for (const char* name : kOutcomeClasses) header.push_back(absl::StrCat("outcome_", name));
   header.push_back("simulated_trajectories");
   header.push_back("scripted_turns");
+  // The experiment's variance in correctness: on its total line only, as it
+  // is no group's figure.
+  for (const char* name : {"variance_null_deviance", "variance_category_share",
+                           "variance_model_share"}) {
+    header.push_back(name);
+  }
 
   std::string out;
   AppendLine(header, &out);
@@ -176,6 +195,11 @@ std::string ReportCsv(const v1::ReportResponse& response) {
     for (std::string& cell : TailCells(*row.group, last_turn, thresholds)) {
       fields.push_back(std::move(cell));
     }
+    const v1::CorrectnessVariance& variance = row.experiment->correctness_variance();
+    const bool total = row.group == &row.experiment->total();
+    fields.push_back(total ? Number(variance.null_deviance()) : "");
+    fields.push_back(total ? Number(variance.category_share()) : "");
+    fields.push_back(total ? Number(variance.model_share()) : "");
     AppendLine(fields, &out);
   }
   return out;

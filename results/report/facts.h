@@ -35,6 +35,13 @@ struct TurnFacts {
   // Correct only: the mean roofline fraction over the workloads that have one
   // (verdict::RooflineFraction); 0 when unknown.
   double roofline = 0;
+  // Correct only, for the scores (docs/REPORTS.md, "Scores"): the mean over
+  // the workloads, each weighed by its importance, of the roofline fraction
+  // (those that have one; 0 when none has) and of the SOL-Score (those that
+  // have one; negative when none has). Computed when the result is stored
+  // (verdict/scores.h).
+  double weighted_roofline = 0;
+  double sol_score = -1;
   // Wall time of the evaluation, milliseconds (evaluated only).
   int64_t eval_ms = 0;
   // The model call (answered only).
@@ -57,6 +64,8 @@ struct TrajectoryFacts {
   std::string definition;
   // The definition's tags; a trajectory counts once in each.
   std::vector<std::string> categories;
+  // The definition's importance (its weight in the scores); 1 by default.
+  double importance = 1;
   int sample = 0;
   ptxbench::v1::TrajectoryState state = ptxbench::v1::TRAJECTORY_STATE_UNSPECIFIED;
   int num_turns = 0;  // the turn limit

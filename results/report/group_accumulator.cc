@@ -98,6 +98,14 @@ SampleStore::Offsets SampleStore::Append(const TrajectoryFacts& trajectory) {
   return offsets;
 }
 
+void LogSpeedups(const TrajectoryFacts& trajectory, std::vector<double>& out) {
+  out.clear();
+  for (const TurnFacts& turn : trajectory.turns) {
+    const bool timed = turn.evaluated && turn.correct && IsPositive(turn.speedup);
+    out.push_back(timed ? std::log(turn.speedup) : 0);
+  }
+}
+
 TrajectoryView WholeView(const TrajectoryFacts& trajectory, SampleStore::Offsets samples) {
   const int turns = static_cast<int>(trajectory.turns.size());
   return {&trajectory, turns, std::max(trajectory.num_turns, turns), trajectory.state, samples};
@@ -139,7 +147,11 @@ void GroupAccumulator::Add(const TrajectoryView& view) {
   uint32_t evaluated = 0;
   int first_correct = -1;
   bool correct_by_checks = false;
+  // A finished turn so far was not correct: a correct turn after it is
+  // rescued, not persistent.
+  bool failed_before = false;
   const TurnFacts* best = nullptr;
+  double best_log_speedup = 0;
   for (int i = 0; i < view.turns; ++i) {
     const TurnFacts& turn = trajectory.turns[i];
     ++outcomes_[i][OutcomeClass(turn)];
@@ -161,7 +173,13 @@ void GroupAccumulator::Add(const TrajectoryView& view) {
       correct_by_checks = true;
       if (first_correct < 0) first_correct = i;
       // Ties keep the earliest kernel.
-      if (best == nullptr || turn.speedup > best->speedup) best = &turn;
+      if (best == nullptr || turn.speedup > best->speedup) {
+        best = &turn;
+        best_log_speedup = view.log_speedups[i];
+      }
+      scores_.AddCorrectTurn(i, turn.speedup, view.log_speedups[i], failed_before);
+    } else if (IsFinished(turn)) {
+      failed_before = true;
     }
   }
   // An agent session's calls after its last evaluation count with the
@@ -179,13 +197,14 @@ void GroupAccumulator::Add(const TrajectoryView& view) {
   }
 
   if (correct_by_checks) ++correct_by_checks_;
+  scores_.AddTrajectory(trajectory.importance, best);
   if (first_correct >= 0) {
     ++correct_;
     if (first_correct_at_.size() <= static_cast<size_t>(first_correct)) {
       first_correct_at_.resize(first_correct + 1);
     }
     ++first_correct_at_[first_correct];
-    AddBestKernel(*best);
+    AddBestKernel(*best, best_log_speedup);
   }
   if (view.turns > 0 && IsFinished(trajectory.turns[0]) && !IsCorrect(trajectory.turns[0])) {
     ++first_turn_failed_;
@@ -193,7 +212,7 @@ void GroupAccumulator::Add(const TrajectoryView& view) {
   }
 }
 
-void GroupAccumulator::AddBestKernel(const TurnFacts& best) {
+void GroupAccumulator::AddBestKernel(const TurnFacts& best, double log_speedup) {
   if (IsPositive(best.roofline)) {
     ++roofline_count_;
     roofline_sum_ += best.roofline;
@@ -201,7 +220,7 @@ void GroupAccumulator::AddBestKernel(const TurnFacts& best) {
   const double speedup = best.speedup;
   if (!IsPositive(speedup)) return;
   ++speedup_count_;
-  log_speedup_sum_ += std::log(speedup);
+  log_speedup_sum_ += log_speedup;
   best_speedup_ = std::max(best_speedup_, speedup);
   const std::vector<double>& edges = SpeedupBinEdges();
   ++bins_[std::upper_bound(edges.begin(), edges.end(), speedup) - edges.begin()];
@@ -292,6 +311,7 @@ void GroupAccumulator::Finish(const SampleStore& samples, std::vector<int64_t>& 
 
   out->set_simulated_trajectories(simulated_trajectories_);
   out->set_scripted_turns(scripted_turns_);
+  scores_.Finish(out);
 }
 
 }  // namespace ptxbench::report

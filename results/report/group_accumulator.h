@@ -11,6 +11,7 @@
 
 #include "ptxbench/v1/report.pb.h"
 #include "results/report/facts.h"
+#include "results/report/scores.h"
 
 namespace ptxbench::report {
 
@@ -62,7 +63,14 @@ struct TrajectoryView {
   int limit = 0;
   ptxbench::v1::TrajectoryState state = ptxbench::v1::TRAJECTORY_STATE_UNSPECIFIED;
   SampleStore::Offsets samples;
+  // Per turn: ln speedup of a correct turn with a positive finite speedup,
+  // else 0; computed once per trajectory (LogSpeedups), not once per group.
+  const double* log_speedups = nullptr;
 };
+
+// Fills `out` with the ln speedup of each of the trajectory's turns, as
+// TrajectoryView::log_speedups holds them.
+void LogSpeedups(const TrajectoryFacts& trajectory, std::vector<double>& out);
 
 // The view of the whole trajectory.
 TrajectoryView WholeView(const TrajectoryFacts& trajectory, SampleStore::Offsets samples);
@@ -82,7 +90,7 @@ class GroupAccumulator {
   static constexpr int kStates = 7;  // TrajectoryState values, UNSPECIFIED included
   static constexpr int kBins = 14;   // SpeedupBinEdges().size() + 1
 
-  void AddBestKernel(const TurnFacts& best);
+  void AddBestKernel(const TurnFacts& best, double log_speedup);
 
   int64_t trajectories_ = 0;
   int64_t finished_ = 0;
@@ -131,6 +139,9 @@ class GroupAccumulator {
   int64_t correct_by_checks_ = 0;
   int64_t passed_turns_ = 0;
   int64_t fallback_correct_turns_ = 0;
+
+  // Scores (docs/REPORTS.md, "Scores").
+  ScoreAccumulator scores_;
 };
 
 }  // namespace ptxbench::report

@@ -11,6 +11,7 @@
 #include "absl/time/time.h"
 #include "results/report/html_figures.h"
 #include "results/report/html_metrics.h"
+#include "results/report/html_scores.h"
 #include "results/report/html_style.h"
 #include "results/report/html_table.h"
 #include "results/report/svg.h"
@@ -151,7 +152,8 @@ std::string Footer(const ReportResponse& report) {
 
 const std::vector<std::vector<std::string>>& HtmlGroupings() {
   static const auto* groupings =
-      new std::vector<std::vector<std::string>>{{"model"}, {"tag"}, {"model", "tag"}};
+      new std::vector<std::vector<std::string>>{
+          {"model"}, {"tag"}, {"model", "tag"}, {"category"}};
   return *groupings;
 }
 
@@ -174,6 +176,10 @@ std::string ReportHtml(const ReportResponse& report) {
                   html::Figures(report), "</section>\n<h2>Metrics</h2>\n");
   for (const ExperimentReport& e : report.experiments()) {
     absl::StrAppend(&out, html::MetricsSection(e, report, report.experiments_size() > 1));
+  }
+  absl::StrAppend(&out, "<h2>Scores</h2>\n");
+  for (const ExperimentReport& e : report.experiments()) {
+    absl::StrAppend(&out, html::ScoresSection(e, report.experiments_size() > 1));
   }
   absl::StrAppend(&out, Footer(report), "\n</main>\n</body>\n</html>\n");
   return out;

@@ -24,8 +24,9 @@ namespace ptxbench::report {
 
 std::string ReportHtml(const ptxbench::v1::ReportResponse& report);
 
-// The groupings the page's figures are drawn from: ask for these (besides
-// any others) in the request whose response goes to ReportHtml.
+// The groupings the page's figures and tables are drawn from (model, tag,
+// model and tag, category): ask for these (besides any others) in the
+// request whose response goes to ReportHtml.
 const std::vector<std::vector<std::string>>& HtmlGroupings();
 
 }  // namespace ptxbench::report

@@ -39,18 +39,7 @@ std::string Latencies(const ptxbench::v1::Percentiles& p) {
 // One row: the key's values (or "all"), then the numbers.
 std::vector<Cell> Row(const GroupReport& g, const std::vector<std::string>& by, int last_turn,
                       bool with_fast_1) {
-  std::vector<Cell> row;
-  for (size_t i = 0; i < std::max<size_t>(1, by.size()); ++i) {
-    std::string value = "all";
-    if (!g.key().empty()) {
-      auto it = i < by.size() ? g.key().find(by[i]) : g.key().end();
-      value = it == g.key().end() ? "—" : it->second;
-    } else if (i > 0) {
-      value = "";
-    }
-    row.push_back({value, "key"});
-  }
-  row.back().badges = ProvenanceBadges(g);
+  std::vector<Cell> row = KeyCells(g, by);
   row.push_back({FormatCount(g.trajectories())});
   row.push_back({RateAndCount(g.correct_rate(), g.correct())});
   row.push_back({RateAndCount(g.correct_by_checks_rate(), g.correct_by_checks())});

@@ -1,5 +1,6 @@
 #include "results/report/html_table.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -119,6 +120,22 @@ std::string GroupingName(const std::vector<std::string>& by) {
                                       absl::StrAppend(out, "\"", d, "\"");
                                     }),
                       "]");
+}
+
+std::vector<Cell> KeyCells(const ptxbench::v1::GroupReport& g, const std::vector<std::string>& by) {
+  std::vector<Cell> row;
+  for (size_t i = 0; i < std::max<size_t>(1, by.size()); ++i) {
+    std::string value = "all";
+    if (!g.key().empty()) {
+      auto it = i < by.size() ? g.key().find(by[i]) : g.key().end();
+      value = it == g.key().end() ? "—" : it->second;
+    } else if (i > 0) {
+      value = "";
+    }
+    row.push_back({value, "key"});
+  }
+  row.back().badges = ProvenanceBadges(g);
+  return row;
 }
 
 }  // namespace ptxbench::report::html

@@ -61,6 +61,13 @@ std::string ProvenanceSuffix(const ptxbench::v1::GroupReport& group);
 // The badges of a simulated or scripted group.
 std::vector<std::string> ProvenanceBadges(const ptxbench::v1::GroupReport& group);
 
+// The first cells of a metrics table's row: the group's value of each
+// dimension of `by` ("all" for an experiment's total, whose key is empty;
+// "—" for a dimension it lacks), the last with the group's provenance
+// badges.
+std::vector<Cell> KeyCells(const ptxbench::v1::GroupReport& group,
+                           const std::vector<std::string>& by);
+
 // The grouping whose `by` is exactly `by`, or null.
 const ptxbench::v1::GroupingReport* FindGrouping(const ptxbench::v1::ExperimentReport& experiment,
                                                  const std::vector<std::string>& by);

@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 #include "results/report/testing/markup.h"
 #include "results/report/testing/sample_report.h"
+#include "results/report/testing/trajectories.h"
 
 namespace ptxbench::report {
 namespace {
@@ -94,8 +95,9 @@ TEST(ReportHtmlTest, SimulatedIsLabelledEverywhere) {
   EXPECT_THAT(html, HasSubstr("<title>Outcomes by turn — includes SIMULATED</title>"));
   EXPECT_THAT(html, HasSubstr(">gpt-4.1 (simulated)</text>"));
   EXPECT_EQ(Occurrences(html, "<span class=\"badge\">SIMULATED</span>"),
-            // figures: 2 + 2 + 2 + 2 + 1 (outcomes' all) + 4; metrics: (2+1) + (2+1) + (4+1)
-            13 + 11);
+            // figures: 2 + 2 + 2 + 2 + 1 (outcomes' all) + 4; metrics: (2+1) + (2+1) + (4+1);
+            // scores: the metrics' rows again
+            13 + 11 + 11);
 }
 
 TEST(ReportHtmlTest, ComparisonOverlaysTheExperiments) {
@@ -162,10 +164,32 @@ TEST(ReportHtmlTest, TheNumbersAreInTheTables) {
   // Latencies as p50 / p95.
   EXPECT_THAT(html, HasSubstr("<td>17.0 s / 46.0 s</td>"));
   // The footer: the definitions and when.
-  EXPECT_THAT(html, HasSubstr("<code>ptxbench.metrics.v2</code>, each with its formula in "
+  EXPECT_THAT(html, HasSubstr("<code>ptxbench.metrics.v3</code>, each with its formula in "
                               "<code>docs/REPORTS.md</code>"));
   EXPECT_THAT(html, HasSubstr("Generated 2025-06-01 12:00:00 UTC"));
   EXPECT_THAT(html, HasSubstr("fast_p at p = 0, 0.5, 0.8, 1, 1.5, 2."));
+}
+
+// The scores (docs/REPORTS.md, "Scores"), worked out in scores_test.cc.
+TEST(ReportHtmlTest, TheScoresAndTheVarianceAreShown) {
+  ReportResponse report;
+  *report.add_experiments() =
+      fixtures::Build(fixtures::ScoreTrajectories(), {{"model"}, {"category"}});
+  report.mutable_experiments(0)->set_name("scored");
+  const std::string html = ReportHtml(report);
+  EXPECT_EQ(TagBalance(html), "");
+  EXPECT_THAT(html, HasSubstr("<h2>Scores</h2>"));
+  EXPECT_THAT(html, HasSubstr("<th>SOL-Score</th>"));
+  EXPECT_THAT(html, HasSubstr("<h4>Scores by category</h4>"));
+  // The total: weighted roofline 0.317 and SOL-Score 0.442 of 3
+  // trajectories, 2 of 4 correct timed turns slower than the reference.
+  EXPECT_THAT(html, HasSubstr("<td>0.317 (3)</td><td>0.442 (3)</td><td>50.0% of 4</td>"));
+  EXPECT_THAT(html, HasSubstr("<td>1.73× (2)</td><td>0.63× (2)</td>"));
+  // gemm: (3 * 0.5) / 5 and (3 * 0.75) / 5.
+  EXPECT_THAT(html, HasSubstr("<td>0.300 (2)</td><td>0.450 (2)</td>"));
+  EXPECT_THAT(html, HasSubstr("Variance in correctness explained: by category <strong>38.4%"
+                              "</strong> (2 levels), by model <strong>38.4%</strong>"));
+  EXPECT_THAT(html, HasSubstr("<h4>Correct turns' speedups by turn</h4>"));
 }
 
 TEST(ReportHtmlTest, CompileOnlySaysNothingWasTimed) {

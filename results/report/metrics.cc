@@ -47,8 +47,11 @@ absl::StatusOr<ReportBuilder> ReportBuilder::Create(
 }
 
 void ReportBuilder::Add(const TrajectoryFacts& trajectory) {
-  const TrajectoryView whole = WholeView(trajectory, samples_.Append(trajectory));
+  TrajectoryView whole = WholeView(trajectory, samples_.Append(trajectory));
+  LogSpeedups(trajectory, log_speedups_);
+  whole.log_speedups = log_speedups_.data();
   total_.Add(whole);
+  variance_.Add(trajectory);
   for (Grouping& grouping : groupings_) {
     key_.clear();
     AddCombinations(grouping, 0, whole);
@@ -92,7 +95,9 @@ void ReportBuilder::AddCombinations(Grouping& grouping, size_t dimension,
       for (int t = 1; t <= last; ++t) {
         turn_value_ = t;
         const absl::AlphaNum text(t);  // formats into its own buffer, no allocation
-        descend(text.Piece(), CutView(trajectory, view.samples, t));
+        TrajectoryView cut = CutView(trajectory, view.samples, t);
+        cut.log_speedups = view.log_speedups;
+        descend(text.Piece(), cut);
       }
       break;
     }
@@ -130,6 +135,7 @@ v1::ExperimentReport ReportBuilder::Finish() {
   v1::ExperimentReport report;
   std::vector<int64_t> scratch;
   total_.Finish(samples_, scratch, report.mutable_total());
+  variance_.Finish(report.mutable_correctness_variance());
   for (Grouping& grouping : groupings_) {
     SortGroups(grouping);
     v1::GroupingReport* out = report.add_groupings();

@@ -12,12 +12,13 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "ptxbench/v1/report.pb.h"
+#include "results/report/deviance.h"
 #include "results/report/facts.h"
 #include "results/report/group_accumulator.h"
 
 namespace ptxbench::report {
 
-inline constexpr char kMetricsVersion[] = "ptxbench.metrics.v2";
+inline constexpr char kMetricsVersion[] = "ptxbench.metrics.v3";
 
 // The dimensions a grouping may name, in the order of the CSV's columns.
 inline constexpr std::array<const char*, 5> kDimensions = {"model", "tag", "definition", "category",
@@ -72,9 +73,11 @@ class ReportBuilder {
 
   SampleStore samples_;
   GroupAccumulator total_;
+  VarianceAccumulator variance_;
   std::vector<Grouping> groupings_;
   // Scratch of AddCombinations, kept to avoid allocating per trajectory.
   std::string key_;
+  std::vector<double> log_speedups_;
   std::array<absl::string_view, kDimensions.size()> values_;
   int turn_value_ = 0;
 };

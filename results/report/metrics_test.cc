@@ -416,7 +416,7 @@ TEST(ReportBuilderTest, RefusesBadGroupings) {
 
 TEST(ReportBuilderTest, ThresholdsAndVersion) {
   EXPECT_THAT(FastPThresholds(), ElementsAre(0, 0.5, 0.8, 1, 1.5, 2));
-  EXPECT_STREQ(kMetricsVersion, "ptxbench.metrics.v2");
+  EXPECT_STREQ(kMetricsVersion, "ptxbench.metrics.v3");
 }
 
 }  // namespace

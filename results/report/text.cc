@@ -12,6 +12,7 @@
 #include "results/report/metrics.h"
 #include "results/report/text_cells.h"
 #include "results/report/text_compare.h"
+#include "results/report/text_scores.h"
 
 namespace ptxbench::report {
 namespace {
@@ -195,18 +196,10 @@ std::vector<std::string> MetricCells(const GroupReport& group) {
 // "Fallbacks"), a table of their own so that the main one keeps to 120
 // columns; shown only where the experiment has a fallback-correct turn.
 void AppendFallbacks(const v1::GroupingReport& grouping, std::string* out) {
-  std::vector<std::string> headers(grouping.by().begin(), grouping.by().end());
-  const size_t dimensions = headers.size();
-  for (const char* h : {"N", "correct", "by checks", "fallback turns", "fallback share"}) {
-    headers.push_back(h);
-  }
-  Table table(headers);
-  for (size_t c = dimensions; c < headers.size(); ++c) table.AlignRight(c);
+  Table table = GroupingTable(
+      grouping.by(), {"N", "correct", "by checks", "fallback turns", "fallback share"});
   for (const GroupReport& group : grouping.groups()) {
-    std::vector<std::string> row;
-    for (const std::string& value : KeyValues(group, grouping.by())) {
-      row.push_back(ShownValue(value));
-    }
+    std::vector<std::string> row = ShownKey(group, grouping.by());
     row.push_back(absl::StrCat(group.trajectories()));
     row.push_back(Percent(group.correct_rate()));
     row.push_back(Percent(group.correct_by_checks_rate()));
@@ -245,11 +238,18 @@ std::string ReportTable(const v1::ReportResponse& response) {
     if (!out.empty()) out += "\n";
     AppendHeader(experiment, &out);
     AppendTotal(experiment.total(), &out);
+    AppendScoreLines(experiment.total(), &out);
+    AppendVarianceLine(experiment, &out);
+    // The scores' tables only where a correct kernel was timed: a
+    // compile-only or all-failed experiment has nothing to show in them.
+    const bool scored = experiment.total().timed_correct_turns() > 0;
     for (const v1::GroupingReport& grouping : experiment.groupings()) {
       AppendGrouping(grouping, &out);
       if (experiment.total().fallback_correct_turns() > 0) AppendFallbacks(grouping, &out);
+      if (scored) AppendScoreTable(grouping, &out);
     }
     AppendOutcomes(experiment.total(), &out);
+    AppendRescueByTurn(experiment.total(), &out);
   }
   if (response.experiments_size() >= 2) AppendComparison(response, &out);
   absl::StrAppend(&out,
@@ -258,7 +258,11 @@ std::string ReportTable(const v1::ReportResponse& response) {
                   "geomean: of each trajectory's best correct kernel;\nrescued: correct later, "
                   "of those whose first turn failed; p50/95: wall time of model calls and "
                   "evaluations;\nby checks: correct, or a library fallback whose outputs passed "
-                  "the checks; fallback share: of turns correct by checks\n"
+                  "the checks; fallback share: of turns correct by checks;\n"
+                  "wtd roofline, SOL-Score: importance-weighted means over trajectories "
+                  "(no correct kernel: 0);\nslower than ref: correct timed turns with "
+                  "speedup < 1; persistent / rescued: correct turns\nafter no failed turn / "
+                  "after one\n"
                   "metrics: ",
                   response.metrics_version().empty() ? kMetricsVersion : response.metrics_version(),
                   " (docs/REPORTS.md)\n");

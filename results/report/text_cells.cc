@@ -85,6 +85,22 @@ std::vector<std::string> KeyValues(const v1::GroupReport& group,
   return values;
 }
 
+std::vector<std::string> ShownKey(const v1::GroupReport& group,
+                                  const google::protobuf::RepeatedPtrField<std::string>& by) {
+  std::vector<std::string> values = KeyValues(group, by);
+  for (std::string& value : values) value = ShownValue(value);
+  return values;
+}
+
+Table GroupingTable(const google::protobuf::RepeatedPtrField<std::string>& by,
+                    const std::vector<std::string>& metrics) {
+  std::vector<std::string> headers(by.begin(), by.end());
+  headers.insert(headers.end(), metrics.begin(), metrics.end());
+  Table table(headers);
+  for (size_t c = by.size(); c < headers.size(); ++c) table.AlignRight(c);
+  return table;
+}
+
 bool KeyValuesLess(const google::protobuf::RepeatedPtrField<std::string>& by,
                    const std::vector<std::string>& a, const std::vector<std::string>& b) {
   for (int d = 0; d < by.size(); ++d) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/text_format.h"
 #include "ptxbench/v1/report.pb.h"
 
 namespace ptxbench::report {
@@ -39,6 +40,14 @@ const ptxbench::v1::FastP* FindFastP(const ptxbench::v1::GroupReport& group, dou
 // The values of a group's key, one per dimension of `by`.
 std::vector<std::string> KeyValues(const ptxbench::v1::GroupReport& group,
                                    const google::protobuf::RepeatedPtrField<std::string>& by);
+// The values of a group's key as a table shows them (ShownValue), one per
+// dimension of `by`: the first cells of its row.
+std::vector<std::string> ShownKey(const ptxbench::v1::GroupReport& group,
+                                  const google::protobuf::RepeatedPtrField<std::string>& by);
+// A table of a grouping's groups: a column per dimension of `by`, then
+// `metrics`, right-aligned.
+Table GroupingTable(const google::protobuf::RepeatedPtrField<std::string>& by,
+                    const std::vector<std::string>& metrics);
 // Orders key values as the groups of a report are ordered: dimension by
 // dimension, "turn" numerically, the rest as text.
 bool KeyValuesLess(const google::protobuf::RepeatedPtrField<std::string>& by,

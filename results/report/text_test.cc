@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/strings/str_split.h"
+#include "common/proto_json.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "results/report/metrics.h"
@@ -62,7 +63,7 @@ TEST(ReportTableTest, LabelsSimulatedAndScriptedResults) {
   // m2's row carries both labels, m1's (one scripted turn) one.
   EXPECT_THAT(table, ::testing::ContainsRegex("\nm2 .* SIM\\+SCRIPTED\n"));
   EXPECT_THAT(table, ::testing::ContainsRegex("\nm1 .* SCRIPTED\n"));
-  EXPECT_THAT(table, HasSubstr("metrics: ptxbench.metrics.v2 (docs/REPORTS.md)\n"));
+  EXPECT_THAT(table, HasSubstr("metrics: ptxbench.metrics.v3 (docs/REPORTS.md)\n"));
 
   const std::string clean = ReportTable(Response(
       {Experiment("exp_3", "clean", {Trajectory("m", "t", {}, v1::SUBMITTED, {Passed(1, 1, 2.0)})},
@@ -172,6 +173,60 @@ std::string Cell(const std::vector<std::vector<std::string>>& rows, size_t row,
   const auto it = std::find(header.begin(), header.end(), column);
   EXPECT_NE(it, header.end()) << column;
   return it == header.end() ? "" : rows[row][it - header.begin()];
+}
+
+// The scores (docs/REPORTS.md, "Scores"), worked out in scores_test.cc.
+v1::ReportResponse ScoresResponse() {
+  return Response(
+      {Experiment("exp_s", "scored", fixtures::ScoreTrajectories(), {{"model"}, {"category"}})});
+}
+
+TEST(ReportTableTest, ShowsTheScoresAndTheVarianceInCorrectness) {
+  const std::string table = ReportTable(ScoresResponse());
+  EXPECT_THAT(table, HasSubstr("  scores     weighted roofline 0.317 (3 trajectories, weight 6), "
+                               "SOL-Score 0.442 (3 trajectories, weight 6)\n"));
+  EXPECT_THAT(table, HasSubstr("  slower     2/4 (50.0%) of correct timed turns slower than the "
+                               "reference\n"));
+  EXPECT_THAT(table, HasSubstr("persistent 1.73x (2), rescued 0.63x (2)\n"));
+  // Correct: m1 2 of 2, m2 1 of 2; gemm 1 of 2, attention 2 of 2: each
+  // explains (4.4987 - 2.7726) / 4.4987 = 38.4% of the null deviance.
+  EXPECT_THAT(table, HasSubstr("explained: by category 38.4% (2 levels), by model 38.4% "
+                               "(2 levels); null deviance 4.499\n"));
+  EXPECT_THAT(table, HasSubstr("\nscores by category\n"));
+  // attention: S2 (weight 1, SOL 0.4); S4 left out. gemm: (3 * 0.75) / 5.
+  EXPECT_THAT(table, HasSubstr("\nattention  2         0.400      0.400      2/3 (66.7%)   1.50x (1)  0.63x (2)\n"));
+  EXPECT_THAT(table, HasSubstr("\ngemm       2         0.300      0.450       0/1 (0.0%)   2.00x (1)          -\n"));
+  EXPECT_THAT(table, HasSubstr("\ncorrect turns' speedups by turn, persistent and rescued\n"));
+  for (absl::string_view line : absl::StrSplit(table, '\n')) {
+    EXPECT_LE(line.size(), 120u) << line;
+  }
+}
+
+TEST(ReportJsonTest, TheScoresAreFieldsOfTheMessage) {
+  const absl::StatusOr<std::string> json = ProtoJson(ScoresResponse(), /*indent=*/false);
+  ASSERT_TRUE(json.ok()) << json.status();
+  EXPECT_THAT(*json, HasSubstr("\"sol_score\":0.44166666666666665"));
+  EXPECT_THAT(*json, HasSubstr("\"weighted_roofline_count\":\"3\""));
+  EXPECT_THAT(*json, HasSubstr("\"slower_share\":0.5"));
+  EXPECT_THAT(*json, HasSubstr("\"rescue_speedups_by_turn\":["));
+  EXPECT_THAT(*json, HasSubstr("\"correctness_variance\":{"));
+}
+
+TEST(ReportCsvTest, TheScoresHaveColumns) {
+  const auto rows = ParseCsv(ReportCsv(ScoresResponse()));
+  ASSERT_EQ(rows.size(), 1u + 1 + 2 + 2);  // header, total, 2 models, 2 categories
+  for (const auto& row : rows) EXPECT_EQ(row.size(), rows[0].size());
+  EXPECT_EQ(Cell(rows, 1, "weighted_roofline"), "0.3166666667");
+  EXPECT_EQ(Cell(rows, 1, "sol_score"), "0.4416666667");
+  EXPECT_EQ(Cell(rows, 1, "sol_score_count"), "3");
+  EXPECT_EQ(Cell(rows, 1, "sol_score_weight"), "6");
+  EXPECT_EQ(Cell(rows, 1, "slower_share"), "0.5");
+  EXPECT_EQ(Cell(rows, 1, "persistent_geomean"), "1.732050808");
+  EXPECT_EQ(Cell(rows, 1, "rescued_count"), "2");
+  EXPECT_EQ(Cell(rows, 1, "variance_category_share"), "0.3836885466");
+  EXPECT_EQ(Cell(rows, 2, "variance_category_share"), "") << "a group's line has none";
+  EXPECT_EQ(Cell(rows, 2, "model"), "m1");
+  EXPECT_EQ(Cell(rows, 2, "sol_score"), "0.6625");
 }
 
 TEST(ReportCsvTest, OneRowPerGroupWithTheSameColumns) {

@@ -22,9 +22,11 @@ absl::StatusOr<v1::ReportResponse> ComputeReport(Snapshot& snapshot,
   for (const v1::Grouping& g : request.groupings()) {
     groupings.emplace_back(g.by().begin(), g.by().end());
   }
-  auto categories = [&definitions](const std::string& name) -> std::vector<std::string> {
+  // A definition no longer loaded has no category and weighs 1.
+  auto definition = [&definitions](const std::string& name) -> Snapshot::DefinitionFacts {
     absl::StatusOr<const workloads::Definition*> d = definitions.Find(name);
-    return d.ok() ? (*d)->tags : std::vector<std::string>{};
+    if (!d.ok()) return {};
+    return {(*d)->tags, (*d)->importance};
   };
   v1::ReportResponse out;
   out.set_metrics_version(report::kMetricsVersion);
@@ -35,7 +37,7 @@ absl::StatusOr<v1::ReportResponse> ComputeReport(Snapshot& snapshot,
     PTXB_ASSIGN_OR_RETURN(report::ReportBuilder builder, report::ReportBuilder::Create(groupings));
     int64_t added = 0;
     PTXB_RETURN_IF_ERROR(snapshot.ForEachFacts(
-        experiment.rowid, categories, [&](const report::TrajectoryFacts& t) {
+        experiment.rowid, definition, [&](const report::TrajectoryFacts& t) {
           builder.Add(t);
           if (pace && ++added % 1000 == 0) pace();
         }));

@@ -115,7 +115,8 @@ absl::Status Snapshot::TurnFacts(int64_t trajectory_rowid, std::vector<report::T
   PTXB_ASSIGN_OR_RETURN(
       storage::Statement * s,
       db_->Cached("SELECT turn, llm_meta, kernel_blob IS NOT NULL, eval_blob IS NOT NULL, "
-                  "eval_status, kernel_speedup, roofline, eval_ms, fallback_correct, correct "
+                  "eval_status, kernel_speedup, roofline, eval_ms, fallback_correct, correct, "
+                  "weighted_roofline, sol_score "
                   "FROM turns WHERE trajectory = ? ORDER BY turn"));
   s->BindInt64(1, trajectory_rowid);
   v1::LlmResponse meta;
@@ -142,13 +143,15 @@ absl::Status Snapshot::TurnFacts(int64_t trajectory_rowid, std::vector<report::T
     f.eval_ms = s->ColumnInt64(7);
     f.fallback_correct = s->ColumnInt64(8) != 0;
     f.correct = s->ColumnInt64(9) != 0;
+    f.weighted_roofline = s->ColumnDouble(10);
+    f.sol_score = s->ColumnDouble(11);
   }
   return absl::OkStatus();
 }
 
 absl::Status Snapshot::ForEachFacts(
     int64_t experiment_rowid,
-    const std::function<std::vector<std::string>(const std::string&)>& categories,
+    const std::function<DefinitionFacts(const std::string&)>& definition,
     const std::function<void(const report::TrajectoryFacts&)>& fn) {
   PTXB_ASSIGN_OR_RETURN(
       storage::Statement s,
@@ -168,7 +171,9 @@ absl::Status Snapshot::ForEachFacts(
     t.tag = s.ColumnText(4);
     t.definition = s.ColumnText(5);
     if (t.definition != last_definition) {
-      t.categories = categories(t.definition);
+      DefinitionFacts facts = definition(t.definition);
+      t.categories = std::move(facts.categories);
+      t.importance = facts.importance;
       last_definition = t.definition;
     }
     t.sample = static_cast<int>(s.ColumnInt64(6));

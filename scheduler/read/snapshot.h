@@ -50,11 +50,18 @@ class Snapshot {
   absl::Status ReadTrajectories(const ptxbench::v1::ReadTrajectoriesRequest& request,
                                 size_t part_bytes, PartWriter& out);
 
+  // What a report reads of a definition: its tags (the categories) and its
+  // importance (the weight of its trajectories in the scores).
+  struct DefinitionFacts {
+    std::vector<std::string> categories;
+    double importance = 1;
+  };
+
   // The report facts of every trajectory of the experiment at `rowid`, in
-  // creation order. `categories` gives a definition's tags.
+  // creation order. `definition` gives a definition's facts by name.
   absl::Status ForEachFacts(
       int64_t experiment_rowid,
-      const std::function<std::vector<std::string>(const std::string& definition)>& categories,
+      const std::function<DefinitionFacts(const std::string& definition)>& definition,
       const std::function<void(const report::TrajectoryFacts&)>& fn);
 
  private:

@@ -88,6 +88,11 @@ struct CoreOptions {
   // Global cap on LLM calls in flight per model, across gateways.
   int default_model_inflight_cap = 512;
   std::map<std::string, int> model_inflight_caps;
+  // A workload's importance (workloads::Workload::importance) by definition
+  // and workload id, for the scores stored with each correct result
+  // (verdict::WeightedScores). Empty: every workload weighs 1.
+  std::function<double(const std::string& definition, const std::string& workload)>
+      workload_importance;
 };
 
 struct SubmitOutcome {

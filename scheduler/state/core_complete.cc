@@ -10,6 +10,7 @@
 #include "scheduler/feedback/feedback.h"
 #include "scheduler/state/core.h"
 #include "storage/blob_store.h"
+#include "verdict/scores.h"
 #include "verdict/verdict.h"
 
 namespace ptxbench::scheduler {
@@ -188,6 +189,14 @@ absl::Status Core::CompleteEval(TaskRow& task, TrajectoryRow& trajectory,
   row.min_speedup = verdict.min_speedup;
   row.kernel_speedup = verdict.kernel_speedup;
   row.roofline = verdict.roofline;
+  const verdict::Scores scores = verdict::WeightedScores(
+      result, options_.workload_importance
+                  ? verdict::WorkloadImportance([&](const std::string& workload) {
+                      return options_.workload_importance(trajectory.definition, workload);
+                    })
+                  : nullptr);
+  row.weighted_roofline = scores.weighted_roofline;
+  row.sol_score = scores.sol_score;
   row.fallback_correct = verdict.fallback_correct;
   row.eval_ms = result.wall_time_ms();
   row.feedback_blob = std::move(feedback_blob);

@@ -231,13 +231,23 @@ constexpr char kSchemaV12[] =
 constexpr char kSchemaV13[] =
     "ALTER TABLE turns ADD COLUMN correct INTEGER NOT NULL DEFAULT 0;";
 
-// Version 14: held-out workloads (docs/FORMATS.md, "Held-out workloads"):
+// Version 14: the scores' figures of a correct turn (verdict::WeightedScores,
+// docs/REPORTS.md "Scores"): its importance-weighted roofline fraction (0
+// unknown) and SOL-Score (negative unknown), written with the result. Its
+// rows step fills them for the correct turns stored before, from their
+// results (turn_verdicts.h); no workload had an importance before it, so
+// every workload weighs 1 there, as it then did.
+constexpr char kSchemaV14[] =
+    "ALTER TABLE turns ADD COLUMN weighted_roofline REAL NOT NULL DEFAULT 0;"
+    "ALTER TABLE turns ADD COLUMN sol_score REAL NOT NULL DEFAULT -1;";
+
+// Version 15: held-out workloads (docs/FORMATS.md, "Held-out workloads"):
 // the workloads of a trajectory that its model is never shown
 // (EncodeWorkloads), and whether a turn is correct on the shown workloads
 // alone (verdict::Correct of verdict::ShownPart), the reports' "found out"
 // figure. No trajectory before it held any out, so every earlier turn is
 // as correct on its shown workloads as on all of them.
-constexpr char kSchemaV14[] =
+constexpr char kSchemaV15[] =
     "ALTER TABLE trajectories ADD COLUMN held_out TEXT NOT NULL DEFAULT '';"
     "ALTER TABLE turns ADD COLUMN shown_correct INTEGER NOT NULL DEFAULT 0;"
     "UPDATE turns SET shown_correct = correct;";
@@ -249,7 +259,8 @@ std::vector<storage::Migration> Migrations() {
   return {{1, v1->c_str()}, {2, kSchemaV2}, {3, kSchemaV3}, {4, kSchemaV4}, {5, kSchemaV5},
           {6, kSchemaV6}, {7, kSchemaV7}, {8, kSchemaV8}, {9, kSchemaV9},
           {10, CountsSchemaSql().c_str()}, {11, kSchemaV11}, {12, kSchemaV12},
-          {13, kSchemaV13, StoreVerdictsOfEvaluatedTurns}, {14, kSchemaV14}};
+          {13, kSchemaV13, StoreVerdictsOfEvaluatedTurns},
+          {14, kSchemaV14, StoreScoresOfCorrectTurns}, {15, kSchemaV15}};
 }
 
 }  // namespace

@@ -33,7 +33,8 @@ absl::Status TurnStore::RecordEval(int64_t trajectory, int turn, const EvalRow& 
       db_->Cached("UPDATE turns SET state = 'done', eval_blob = ?, eval_status = ?, "
                   "speedup = ?, kernel_speedup = ?, roofline = ?, eval_ms = ?, "
                   "feedback_blob = ?, finished_ms = ?, fallback_correct = ?, correct = ?, "
-                  "shown_correct = ? WHERE trajectory = ? AND turn = ?"));
+                  "weighted_roofline = ?, sol_score = ?, shown_correct = ? "
+                  "WHERE trajectory = ? AND turn = ?"));
   s->BindText(1, row.eval_blob)
       .BindInt64(2, row.status)
       .BindDouble(3, row.min_speedup)
@@ -44,9 +45,11 @@ absl::Status TurnStore::RecordEval(int64_t trajectory, int turn, const EvalRow& 
       .BindInt64(8, row.finished_ms)
       .BindBool(9, row.fallback_correct)
       .BindBool(10, row.correct)
-      .BindBool(11, row.shown_correct)
-      .BindInt64(12, trajectory)
-      .BindInt64(13, turn);
+      .BindDouble(11, row.weighted_roofline)
+      .BindDouble(12, row.sol_score)
+      .BindBool(13, row.shown_correct)
+      .BindInt64(14, trajectory)
+      .BindInt64(15, turn);
   return s->Run();
 }
 

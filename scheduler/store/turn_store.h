@@ -65,6 +65,9 @@ struct EvalRow {
   double min_speedup = 0;
   double kernel_speedup = 0;
   double roofline = 0;
+  // verdict::WeightedScores of the result (correct only; 0 and -1 otherwise).
+  double weighted_roofline = 0;
+  double sol_score = -1;
   // verdict::FallbackCorrect of the result.
   bool fallback_correct = false;
   int64_t eval_ms = 0;

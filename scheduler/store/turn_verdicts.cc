@@ -8,6 +8,7 @@
 #include "common/status_macros.h"
 #include "ptxbench/v1/common.pb.h"
 #include "storage/blob_store.h"
+#include "verdict/scores.h"
 #include "verdict/verdict.h"
 
 namespace ptxbench::scheduler {
@@ -22,24 +23,41 @@ struct StoredTurn {
   bool before_v3 = false;  // no report columns
 };
 
+// The turns `query` selects, its columns trajectory, turn, eval_blob and,
+// `with_before_v3`, whether the turn predates version 3; read before any is
+// written, so that the updates do not run under a live scan of the table.
+absl::StatusOr<std::vector<StoredTurn>> ReadTurns(storage::Statement& query, bool with_before_v3) {
+  std::vector<StoredTurn> turns;
+  while (true) {
+    PTXB_ASSIGN_OR_RETURN(bool row, query.Step());
+    if (!row) break;
+    turns.push_back({query.ColumnInt64(0), query.ColumnInt64(1), query.ColumnText(2),
+                     with_before_v3 && query.ColumnInt64(3) != 0});
+  }
+  return turns;
+}
+
+// The stored result of `t` into `result`; kDataLoss, naming the turn, when
+// it does not parse.
+absl::Status ReadResult(storage::Database& db, const StoredTurn& t, v1::EvalResult& result) {
+  PTXB_ASSIGN_OR_RETURN(std::string bytes, storage::GetBlob(db, t.eval_blob));
+  if (!result.ParseFromString(bytes)) {
+    return absl::DataLossError(absl::StrCat("the evaluation result of trajectory #", t.trajectory,
+                                            " turn ", t.turn, " does not parse"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status StoreVerdictsOfEvaluatedTurns(storage::Database& db) {
-  // Read first, then written: the updates do not run under a live scan of
-  // the same table.
-  std::vector<StoredTurn> turns;
-  {
-    PTXB_ASSIGN_OR_RETURN(
-        storage::Statement s,
-        db.Prepare("SELECT trajectory, turn, eval_blob, eval_ms IS NULL FROM turns "
-                   "WHERE eval_blob IS NOT NULL AND (eval_ms IS NULL OR eval_status = ?)"));
-    s.BindInt64(1, v1::PASSED);
-    while (true) {
-      PTXB_ASSIGN_OR_RETURN(bool row, s.Step());
-      if (!row) break;
-      turns.push_back({s.ColumnInt64(0), s.ColumnInt64(1), s.ColumnText(2), s.ColumnInt64(3) != 0});
-    }
-  }
+  PTXB_ASSIGN_OR_RETURN(
+      storage::Statement select,
+      db.Prepare("SELECT trajectory, turn, eval_blob, eval_ms IS NULL FROM turns "
+                 "WHERE eval_blob IS NOT NULL AND (eval_ms IS NULL OR eval_status = ?)"));
+  select.BindInt64(1, v1::PASSED);
+  PTXB_ASSIGN_OR_RETURN(const std::vector<StoredTurn> turns,
+                        ReadTurns(select, /*with_before_v3=*/true));
   PTXB_ASSIGN_OR_RETURN(storage::Statement correct,
                         db.Prepare("UPDATE turns SET correct = ? WHERE trajectory = ? AND turn = ?"));
   PTXB_ASSIGN_OR_RETURN(
@@ -51,11 +69,7 @@ absl::Status StoreVerdictsOfEvaluatedTurns(storage::Database& db) {
       db.Prepare("UPDATE trajectories SET simulated = 1 WHERE rowid = ? AND simulated = 0"));
   v1::EvalResult result;
   for (const StoredTurn& t : turns) {
-    PTXB_ASSIGN_OR_RETURN(std::string bytes, storage::GetBlob(db, t.eval_blob));
-    if (!result.ParseFromString(bytes)) {
-      return absl::DataLossError(absl::StrCat("the evaluation result of trajectory #", t.trajectory,
-                                              " turn ", t.turn, " does not parse"));
-    }
+    PTXB_RETURN_IF_ERROR(ReadResult(db, t, result));
     const verdict::Verdict verdict = verdict::Judge(result);
     if (!t.before_v3) {
       correct.BindBool(1, verdict.correct).BindInt64(2, t.trajectory).BindInt64(3, t.turn);
@@ -74,6 +88,29 @@ absl::Status StoreVerdictsOfEvaluatedTurns(storage::Database& db) {
       simulated.BindInt64(1, t.trajectory);
       PTXB_RETURN_IF_ERROR(simulated.Run());
     }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status StoreScoresOfCorrectTurns(storage::Database& db) {
+  PTXB_ASSIGN_OR_RETURN(storage::Statement select,
+                        db.Prepare("SELECT trajectory, turn, eval_blob FROM turns "
+                                   "WHERE eval_blob IS NOT NULL AND correct = 1"));
+  PTXB_ASSIGN_OR_RETURN(const std::vector<StoredTurn> turns,
+                        ReadTurns(select, /*with_before_v3=*/false));
+  PTXB_ASSIGN_OR_RETURN(
+      storage::Statement update,
+      db.Prepare("UPDATE turns SET weighted_roofline = ?, sol_score = ? "
+                 "WHERE trajectory = ? AND turn = ?"));
+  v1::EvalResult result;
+  for (const StoredTurn& t : turns) {
+    PTXB_RETURN_IF_ERROR(ReadResult(db, t, result));
+    const verdict::Scores scores = verdict::WeightedScores(result, nullptr);
+    update.BindDouble(1, scores.weighted_roofline)
+        .BindDouble(2, scores.sol_score)
+        .BindInt64(3, t.trajectory)
+        .BindInt64(4, t.turn);
+    PTXB_RETURN_IF_ERROR(update.Run());
   }
   return absl::OkStatus();
 }

@@ -82,6 +82,22 @@ GroupReport Cell(const SampleOptions& o, size_t m, size_t t) {
   g.set_best_speedup(best);
   g.set_roofline_count(correct);
   g.set_roofline_fraction(correct > 0 ? 0.31 + 0.06 * m : 0);
+  // Scores: every trajectory weighs 1 and every correct kernel has both
+  // figures; an incorrect trajectory scores 0.
+  g.set_weighted_roofline_count(n);
+  g.set_weighted_roofline_weight(static_cast<double>(n));
+  g.set_weighted_roofline(Rate(correct, n) * g.roofline_fraction());
+  g.set_sol_score_count(n);
+  g.set_sol_score_weight(static_cast<double>(n));
+  g.set_sol_score(Rate(correct, n) * (0.52 + 0.04 * m));
+  g.set_timed_correct_turns(correct + correct / 3);
+  g.set_slower_turns(Round((correct + correct / 3) * (0.47 - 0.05 * m)));
+  g.set_slower_share(Rate(g.slower_turns(), g.timed_correct_turns()));
+  g.mutable_rescue_speedups()->mutable_persistent()->set_count(pass[1]);
+  g.mutable_rescue_speedups()->mutable_persistent()->set_geomean(pass[1] > 0 ? 1.1 + 0.1 * m : 0);
+  g.mutable_rescue_speedups()->mutable_rescued()->set_count(correct - pass[1]);
+  g.mutable_rescue_speedups()->mutable_rescued()->set_geomean(correct > pass[1] ? 0.8 + 0.05 * m
+                                                                              : 0);
 
   int64_t calls = 0;
   int64_t no_kernel = 0;
@@ -148,6 +164,13 @@ GroupReport Merge(const std::vector<const GroupReport*>& cells,
   for (auto& [k, v] : key) (*g.mutable_key())[k] = v;
   double log_sum = g.speedup_count() > 0 ? g.speedup_count() * std::log(g.geomean_speedup()) : 0;
   double roofline_sum = g.roofline_count() * g.roofline_fraction();
+  double weighted_roofline_sum = g.weighted_roofline_weight() * g.weighted_roofline();
+  double sol_sum = g.sol_score_weight() * g.sol_score();
+  auto log_of = [](const ptxbench::v1::SpeedupMean& mean) {
+    return mean.count() > 0 ? mean.count() * std::log(mean.geomean()) : 0.0;
+  };
+  double persistent_log_sum = log_of(g.rescue_speedups().persistent());
+  double rescued_log_sum = log_of(g.rescue_speedups().rescued());
   for (size_t c = 1; c < cells.size(); ++c) {
     const GroupReport& o = *cells[c];
     g.set_trajectories(g.trajectories() + o.trajectories());
@@ -176,6 +199,21 @@ GroupReport Merge(const std::vector<const GroupReport*>& cells,
       for (auto& [cls, count] : o.outcomes_by_turn(i).classes()) classes[cls] += count;
     }
     g.set_first_turn_failed(g.first_turn_failed() + o.first_turn_failed());
+    weighted_roofline_sum += o.weighted_roofline_weight() * o.weighted_roofline();
+    g.set_weighted_roofline_count(g.weighted_roofline_count() + o.weighted_roofline_count());
+    g.set_weighted_roofline_weight(g.weighted_roofline_weight() + o.weighted_roofline_weight());
+    sol_sum += o.sol_score_weight() * o.sol_score();
+    g.set_sol_score_count(g.sol_score_count() + o.sol_score_count());
+    g.set_sol_score_weight(g.sol_score_weight() + o.sol_score_weight());
+    g.set_timed_correct_turns(g.timed_correct_turns() + o.timed_correct_turns());
+    g.set_slower_turns(g.slower_turns() + o.slower_turns());
+    persistent_log_sum += log_of(o.rescue_speedups().persistent());
+    rescued_log_sum += log_of(o.rescue_speedups().rescued());
+    auto* rescue = g.mutable_rescue_speedups();
+    rescue->mutable_persistent()->set_count(rescue->persistent().count() +
+                                            o.rescue_speedups().persistent().count());
+    rescue->mutable_rescued()->set_count(rescue->rescued().count() +
+                                         o.rescue_speedups().rescued().count());
     g.set_rescued(g.rescued() + o.rescued());
     auto* tokens = g.mutable_tokens();
     tokens->set_input_tokens(tokens->input_tokens() + o.tokens().input_tokens());
@@ -197,6 +235,17 @@ GroupReport Merge(const std::vector<const GroupReport*>& cells,
   g.set_geomean_speedup(g.speedup_count() > 0 ? std::exp(log_sum / g.speedup_count()) : 0);
   g.set_roofline_fraction(g.roofline_count() > 0 ? roofline_sum / g.roofline_count() : 0);
   g.set_rescue_rate(Rate(g.rescued(), g.first_turn_failed()));
+  auto mean = [](double sum, double weight) { return weight > 0 ? sum / weight : 0; };
+  g.set_weighted_roofline(mean(weighted_roofline_sum, g.weighted_roofline_weight()));
+  g.set_sol_score(mean(sol_sum, g.sol_score_weight()));
+  g.set_slower_share(Rate(g.slower_turns(), g.timed_correct_turns()));
+  auto* rescue = g.mutable_rescue_speedups();
+  auto geomean = [](double log_sum, int64_t count) {
+    return count > 0 ? std::exp(log_sum / count) : 0.0;
+  };
+  rescue->mutable_persistent()->set_geomean(
+      geomean(persistent_log_sum, rescue->persistent().count()));
+  rescue->mutable_rescued()->set_geomean(geomean(rescued_log_sum, rescue->rescued().count()));
   g.set_cost_per_correct_usd(g.correct() > 0 ? g.cost_usd() / g.correct() : 0);
   return g;
 }
@@ -241,7 +290,7 @@ ExperimentReport SampleExperiment(const SampleOptions& options) {
 ReportResponse SampleResponse(std::vector<ExperimentReport> experiments) {
   ReportResponse r;
   for (ExperimentReport& e : experiments) *r.add_experiments() = std::move(e);
-  r.set_metrics_version("ptxbench.metrics.v2");
+  r.set_metrics_version("ptxbench.metrics.v3");
   for (double p : kFastP) r.add_fast_p_thresholds(p);
   r.set_generated_unix_ms(1748779200000);  // 2025-06-01 12:00:00 UTC
   return r;

@@ -119,6 +119,39 @@ inline std::vector<TrajectoryFacts> FallbackTrajectories() {
 }
 
 // The report of `trajectories` with `groupings` (which must be valid).
+// A correct turn with the scores' figures (docs/REPORTS.md, "Scores").
+inline TurnFacts Scored(double speedup, double weighted_roofline, double sol_score) {
+  TurnFacts turn = Passed(100, 10, speedup);
+  turn.weighted_roofline = weighted_roofline;
+  turn.sol_score = sol_score;
+  return turn;
+}
+
+// The scores of results/report/scores_test.cc, worked out there by hand:
+//   S1 m1 gemm, importance 3: PASSED 2.0x (roofline 0.5, SOL-Score 0.75).
+//   S2 m1 attention, importance 1: COMPILE_ERROR, PASSED 0.5x (0.2, 0.25),
+//     PASSED 0.8x (0.4, 0.4): best kernel 0.8x; both correct turns rescued.
+//   S3 m2 gemm, importance 2: INCORRECT_NUMERICAL: scores 0.
+//   S4 m2 attention, importance 4: PASSED 1.5x with no roofline and no
+//     SOL-Score: left out of both.
+inline std::vector<TrajectoryFacts> ScoreTrajectories() {
+  auto weighted = [](std::string model, std::string category, double importance,
+                     std::vector<TurnFacts> turns) {
+    TrajectoryFacts t = Trajectory(std::move(model), "t", {std::move(category)},
+                                   v1::LIMITS_EXCEEDED, std::move(turns));
+    t.importance = importance;
+    return t;
+  };
+  return {
+      weighted("m1", "gemm", 3, {Scored(2.0, 0.5, 0.75)}),
+      weighted("m1", "attention", 1,
+               {Evaluated(100, v1::COMPILE_ERROR, 10), Scored(0.5, 0.2, 0.25),
+                Scored(0.8, 0.4, 0.4)}),
+      weighted("m2", "gemm", 2, {Evaluated(100, v1::INCORRECT_NUMERICAL, 10)}),
+      weighted("m2", "attention", 4, {Scored(1.5, 0, -1)}),
+  };
+}
+
 inline v1::ExperimentReport Build(const std::vector<TrajectoryFacts>& trajectories,
                                   std::vector<std::vector<std::string>> groupings) {
   absl::StatusOr<ReportBuilder> builder = ReportBuilder::Create(std::move(groupings));
