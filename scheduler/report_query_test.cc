@@ -15,6 +15,7 @@
 #include "gtest/gtest.h"
 #include "scheduler/read/snapshot.h"
 #include "scheduler/state/core_test_util.h"
+#include "verdict/verdict.h"
 
 namespace ptxbench::scheduler {
 
@@ -278,6 +279,26 @@ TEST_F(ReportQueryTest, TheScoresAreStoredWithEachResult) {
   const v1::CorrectnessVariance& v = Report({"scored"}, {}).experiments(0).correctness_variance();
   EXPECT_EQ(v.trajectories(), 4);
   EXPECT_EQ(v.correct(), 2);
+}
+
+// Held-out workloads reach the report apart (docs/REPORTS.md): a turn that
+// passed its shown workload and failed the held-out one is correct on what
+// it was shown, not correct, and found out.
+TEST_F(ReportQueryTest, AHeldOutWorkloadThatFailedIsFoundOut) {
+  ExpandedExperiment x = MakeExperiment("held", 1, 1);
+  x.trajectories[0].workloads = {"w-shown", "w-held"};
+  x.trajectories[0].held_out = {"w-held"};
+  Submit(x);
+  const std::string gw = RegisterGateway(), wk = RegisterWorker();
+  ASSERT_TRUE(CompleteLlm(MustLease(gw)).ok());
+  v1::CompleteRequest c = ReportOn(MustLease(wk));
+  AddTraces(c.mutable_eval(), {{"w-shown", v1::PASSED}, {"w-held", v1::INCORRECT_NUMERICAL}});
+  ASSERT_TRUE(core_->Complete(c).ok());
+  const v1::GroupReport t = Report({"held"}, {}).experiments(0).total();
+  EXPECT_EQ(t.held_out_trajectories(), 1);
+  EXPECT_EQ(t.correct(), 0);
+  EXPECT_EQ(t.correct_on_shown(), 1);
+  EXPECT_EQ(t.found_out(), 1);
 }
 
 // The workloads' importances reach the stored figures: with every workload

@@ -55,6 +55,8 @@ Cells Scalars(const GroupReport& group) {
       {"passed_turns", absl::StrCat(group.passed_turns())},
       {"fallback_correct_turns", absl::StrCat(group.fallback_correct_turns())},
       {"fallback_share", Number(group.fallback_share())},
+      {"correct_on_shown_rate", Number(group.correct_on_shown_rate())},
+      {"found_out_rate", Number(group.found_out_rate())},
       {"target_met", absl::StrCat(group.target_met())},
       {"target_met_rate", Number(group.target_met_rate())},
       {"speedup_count", absl::StrCat(group.speedup_count())},

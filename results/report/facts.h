@@ -26,6 +26,9 @@ struct TurnFacts {
   ptxbench::v1::EvalStatus status = ptxbench::v1::EVAL_STATUS_UNSPECIFIED;
   // The evaluation is correct (verdict::Correct, stored with the result).
   bool correct = false;
+  // Correct on the workloads its model was shown (verdict::ShownPart;
+  // `correct` when the trajectory holds none out).
+  bool shown_correct = false;
   // A LIBRARY_FALLBACK whose outputs passed the checks (verdict::FallbackCorrect):
   // correct by the checks alone, not by what ran.
   bool fallback_correct = false;
@@ -71,6 +74,8 @@ struct TrajectoryFacts {
   int num_turns = 0;  // the turn limit
   // Set by the trajectory row (a simulated executor touched it).
   bool simulated = false;
+  // Some of its workloads are held out from its model (docs/FORMATS.md).
+  bool held_out = false;
   // The turns that exist, in order (turn i at index i).
   std::vector<TurnFacts> turns;
   // Agent mode: the model calls of its session that no turn carries (those

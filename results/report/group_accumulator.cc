@@ -147,6 +147,7 @@ void GroupAccumulator::Add(const TrajectoryView& view) {
   uint32_t evaluated = 0;
   int first_correct = -1;
   bool correct_by_checks = false;
+  bool correct_on_shown = false;
   // A finished turn so far was not correct: a correct turn after it is
   // rescued, not persistent.
   bool failed_before = false;
@@ -164,6 +165,9 @@ void GroupAccumulator::Add(const TrajectoryView& view) {
       AddUsage(turn.usage);
     }
     if (turn.evaluated) ++evaluated;
+    // Correct on all its workloads is correct on the shown ones.
+    correct_on_shown =
+        correct_on_shown || (turn.evaluated && (turn.shown_correct || IsCorrect(turn)));
     if (IsFallbackCorrect(turn)) {
       ++fallback_correct_turns_;
       correct_by_checks = true;
@@ -197,6 +201,10 @@ void GroupAccumulator::Add(const TrajectoryView& view) {
   }
 
   if (correct_by_checks) ++correct_by_checks_;
+  if (trajectory.held_out) ++held_out_trajectories_;
+  if (correct_on_shown) ++correct_on_shown_;
+  // Correct on what its model was shown, never on all its workloads.
+  if (correct_on_shown && first_correct < 0) ++found_out_;
   scores_.AddTrajectory(trajectory.importance, best);
   if (first_correct >= 0) {
     ++correct_;
@@ -304,6 +312,11 @@ void GroupAccumulator::Finish(const SampleStore& samples, std::vector<int64_t>& 
   out->set_evaluations(evaluations_);
 
   out->set_correct_by_checks(correct_by_checks_);
+  out->set_held_out_trajectories(held_out_trajectories_);
+  out->set_correct_on_shown(correct_on_shown_);
+  out->set_correct_on_shown_rate(Rate(correct_on_shown_, n));
+  out->set_found_out(found_out_);
+  out->set_found_out_rate(Rate(found_out_, n));
   out->set_correct_by_checks_rate(Rate(correct_by_checks_, n));
   out->set_passed_turns(passed_turns_);
   out->set_fallback_correct_turns(fallback_correct_turns_);

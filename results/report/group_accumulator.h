@@ -137,6 +137,10 @@ class GroupAccumulator {
 
   // Fallbacks (docs/REPORTS.md, "Fallbacks").
   int64_t correct_by_checks_ = 0;
+  // Held-out workloads (docs/REPORTS.md, "Held-out workloads").
+  int64_t held_out_trajectories_ = 0;
+  int64_t correct_on_shown_ = 0;
+  int64_t found_out_ = 0;
   int64_t passed_turns_ = 0;
   int64_t fallback_correct_turns_ = 0;
 

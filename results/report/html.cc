@@ -115,6 +115,12 @@ std::string Card(const ExperimentReport& e) {
                                          html::FormatCount(t.fallback_correct_turns() +
                                                            t.passed_turns()),
                                          " turns correct by checks")),
+      t.held_out_trajectories() == 0
+          ? ""
+          : absl::StrCat(
+                row("correct on shown workloads",
+                    html::RateAndCount(t.correct_on_shown_rate(), t.correct_on_shown())),
+                row("found out by held-out", html::RateAndCount(t.found_out_rate(), t.found_out()))),
       row("target met", html::RateAndCount(t.target_met_rate(), t.target_met())),
       row("geomean speedup", html::FormatSpeedup(t.geomean_speedup(), t.speedup_count())),
       row("cost", absl::StrCat(html::FormatUsd(t.cost_usd()), " over ",

@@ -227,6 +227,21 @@ TEST(ReportHtmlTest, EmptyAndBrokenReportsStillRender) {
   EXPECT_THAT(absl::AsciiStrToLower(html), Not(::testing::ContainsRegex("[^a-z](nan|inf)[^a-z]")));
 }
 
+TEST(ReportHtmlTest, TheHeldOutFiguresAreShownWhereWorkloadsAreHeldOut) {
+  ReportResponse report = testing::SampleReport();
+  EXPECT_THAT(ReportHtml(report), Not(HasSubstr("found out by held-out")));
+  v1::GroupReport& total = *report.mutable_experiments(0)->mutable_total();
+  total.set_held_out_trajectories(8);
+  total.set_correct_on_shown(6);
+  total.set_correct_on_shown_rate(0.75);
+  total.set_found_out(2);
+  total.set_found_out_rate(0.25);
+  const std::string html = ReportHtml(report);
+  EXPECT_THAT(html, HasSubstr("<dt>correct on shown workloads</dt><dd>75.0% (6)</dd>"));
+  EXPECT_THAT(html, HasSubstr("<dt>found out by held-out</dt><dd>25.0% (2)</dd>"));
+  EXPECT_EQ(TagBalance(html), "");
+}
+
 TEST(ReportHtmlTest, TheLanguageAndTheFallbackFiguresAreShown) {
   ReportResponse report = testing::SampleReport();
   v1::ExperimentReport& e = *report.mutable_experiments(0);

@@ -310,6 +310,30 @@ TEST(ReportBuilderTest, OutcomeClassesOfEveryStatus) {
 // The fallback figures of FallbackTrajectories: correct (fallback-free) F1,
 // F2; correct by checks F1, F2, F3; turns correct by checks: 2 PASSED, 2
 // fallbacks that passed the checks (F4's wrong fallback is neither).
+// docs/REPORTS.md's example: three trajectories that hold a workload out.
+TEST(ReportBuilderTest, HeldOutWorkloadsAreReportedApart) {
+  TurnFacts found_out = fixtures::Evaluated(100, v1::INCORRECT_NUMERICAL, 10);
+  found_out.shown_correct = true;  // passed what it was shown
+  std::vector<TrajectoryFacts> held = {
+      fixtures::Trajectory("m", "t", {}, v1::SUBMITTED, {fixtures::Passed(100, 10, 1.5)}),
+      fixtures::Trajectory("m", "t", {}, v1::SUBMITTED, {found_out}),
+      fixtures::Trajectory("m", "t", {}, v1::LIMITS_EXCEEDED,
+                           {fixtures::Evaluated(100, v1::INCORRECT_NUMERICAL, 10)})};
+  for (TrajectoryFacts& t : held) t.held_out = true;
+  const GroupReport total = Build(held, {}).total();
+  EXPECT_EQ(total.held_out_trajectories(), 3);
+  EXPECT_EQ(total.correct(), 1);
+  EXPECT_EQ(total.correct_on_shown(), 2);
+  EXPECT_DOUBLE_EQ(total.correct_on_shown_rate(), 2.0 / 3);
+  EXPECT_EQ(total.found_out(), 1);
+  EXPECT_DOUBLE_EQ(total.found_out_rate(), 1.0 / 3);
+  // Without held-out workloads: shown is all, nothing found out.
+  const GroupReport plain = Build(fixtures::FallbackTrajectories(), {}).total();
+  EXPECT_EQ(plain.held_out_trajectories(), 0);
+  EXPECT_EQ(plain.correct_on_shown(), plain.correct());
+  EXPECT_EQ(plain.found_out(), 0);
+}
+
 TEST(ReportBuilderTest, FallbackSharesAndThePassRateWithoutFallbacks) {
   const v1::ExperimentReport report =
       Build(fixtures::FallbackTrajectories(), {{"model"}, {"tag"}, {"turn"}});

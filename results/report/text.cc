@@ -101,6 +101,14 @@ void AppendTotal(const GroupReport& total, std::string* out) {
                           " failed first turns (", Percent(total.rescue_rate()), ")"),
              out);
   AppendLine("fallbacks", FallbackSummary(total), out);
+  if (total.held_out_trajectories() > 0) {
+    AppendLine("held out",
+               absl::StrCat(total.held_out_trajectories(), " trajectories hold workloads out; "
+                            "correct on the shown ones ", total.correct_on_shown(), " (",
+                            Percent(total.correct_on_shown_rate()), "), found out ",
+                            total.found_out(), " (", Percent(total.found_out_rate()), ")"),
+               out);
+  }
   std::vector<std::string> cells;
   for (const v1::PassAtTurn& pass : total.pass_at_turn()) {
     cells.push_back(absl::StrCat(pass.turn(), ": ", Percent(pass.rate())));

@@ -181,6 +181,18 @@ v1::ReportResponse ScoresResponse() {
       {Experiment("exp_s", "scored", fixtures::ScoreTrajectories(), {{"model"}, {"category"}})});
 }
 
+// The held-out line: only where the experiment holds workloads out.
+TEST(ReportTableTest, HeldOutWorkloadsHaveALineOfTheirOwn) {
+  EXPECT_THAT(ReportTable(FourResponse()), Not(HasSubstr("held out")));
+  std::vector<TrajectoryFacts> held = FourTrajectories();
+  for (TrajectoryFacts& t : held) t.held_out = true;
+  held[2].turns[0].shown_correct = true;  // C: correct on what it was shown only
+  const std::string table = ReportTable(Response({Experiment("exp_1", "run1", held, {})}));
+  EXPECT_THAT(table, HasSubstr("  held out   4 trajectories hold workloads out; correct on the "
+                               "shown ones 3 (75.0%), found out 1 (25.0%)\n"))
+      << table;
+}
+
 TEST(ReportTableTest, ShowsTheScoresAndTheVarianceInCorrectness) {
   const std::string table = ReportTable(ScoresResponse());
   EXPECT_THAT(table, HasSubstr("  scores     weighted roofline 0.317 (3 trajectories, weight 6), "

@@ -116,7 +116,7 @@ absl::Status Snapshot::TurnFacts(int64_t trajectory_rowid, std::vector<report::T
       storage::Statement * s,
       db_->Cached("SELECT turn, llm_meta, kernel_blob IS NOT NULL, eval_blob IS NOT NULL, "
                   "eval_status, kernel_speedup, roofline, eval_ms, fallback_correct, correct, "
-                  "weighted_roofline, sol_score "
+                  "weighted_roofline, sol_score, shown_correct "
                   "FROM turns WHERE trajectory = ? ORDER BY turn"));
   s->BindInt64(1, trajectory_rowid);
   v1::LlmResponse meta;
@@ -145,6 +145,7 @@ absl::Status Snapshot::TurnFacts(int64_t trajectory_rowid, std::vector<report::T
     f.correct = s->ColumnInt64(9) != 0;
     f.weighted_roofline = s->ColumnDouble(10);
     f.sol_score = s->ColumnDouble(11);
+    f.shown_correct = s->ColumnInt64(12) != 0;
   }
   return absl::OkStatus();
 }
@@ -156,7 +157,8 @@ absl::Status Snapshot::ForEachFacts(
   PTXB_ASSIGN_OR_RETURN(
       storage::Statement s,
       db_->Prepare("SELECT j.rowid, j.id, e.id, j.model, j.prompt_tag, j.definition, j.sample, "
-                   "j.state, j.num_turns, j.simulated, j.agent_outcome FROM trajectories j "
+                   "j.state, j.num_turns, j.simulated, j.agent_outcome, j.held_out != '' "
+                   "FROM trajectories j "
                    "JOIN experiments e ON e.rowid = j.experiment "
                    "WHERE j.experiment = ? ORDER BY j.rowid"));
   s.BindInt64(1, experiment_rowid);
@@ -180,6 +182,7 @@ absl::Status Snapshot::ForEachFacts(
     t.state = static_cast<v1::TrajectoryState>(s.ColumnInt64(7));
     t.num_turns = static_cast<int>(s.ColumnInt64(8));
     t.simulated = s.ColumnInt64(9) != 0;
+    t.held_out = s.ColumnInt64(11) != 0;
     t.session_tail_usage.Clear();
     t.session_tail_cost_usd = 0;
     t.session_tail_calls = 0;

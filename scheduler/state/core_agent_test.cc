@@ -204,15 +204,7 @@ TEST_F(CoreAgentTest, ASessionIsToldOfItsShownWorkloadsOnly) {
   ASSERT_TRUE(eval.has_value());
   EXPECT_THAT(eval->eval().held_out_workload_uuids(), ::testing::ElementsAre("w-held"));
   v1::CompleteRequest c = ReportOn(*eval);
-  for (const auto& [uuid, status] :
-       std::vector<std::pair<std::string, v1::EvalStatus>>{{"w-a", v1::PASSED},
-                                                           {"w-held", v1::RUNTIME_ERROR}}) {
-    v1::WorkloadTrace* t = c.mutable_eval()->add_traces();
-    t->set_workload_uuid(uuid);
-    t->set_status(status);
-    t->set_speedup(status == v1::PASSED ? 2.0 : 0);
-  }
-  verdict::Summarize(*c.mutable_eval());
+  AddTraces(c.mutable_eval(), {{"w-a", v1::PASSED}, {"w-held", v1::RUNTIME_ERROR}});
   ASSERT_TRUE(core_->Complete(c).ok());
   auto answered = core_->AgentEval(EvalRequest(*session, "a1"));
   ASSERT_TRUE(answered.ok()) << answered.status();

@@ -7,6 +7,8 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "common/clock.h"
@@ -14,6 +16,7 @@
 #include "gtest/gtest.h"
 #include "scheduler/state/core.h"
 #include "scheduler/store/schema.h"
+#include "verdict/verdict.h"
 
 namespace ptxbench::scheduler {
 
@@ -58,6 +61,20 @@ inline int64_t QueryInt(storage::Database& db, const std::string& sql) {
   auto row = s->Step();
   EXPECT_TRUE(row.ok() && *row) << sql;
   return s.ok() && row.ok() && *row ? s->ColumnInt64(0) : -1;
+}
+
+// One trace per (workload, status) into `result` (speedup 2 where PASSED, 0
+// else), then summarized as a worker does: a result of named workloads, for
+// the held-out tests.
+inline void AddTraces(ptxbench::v1::EvalResult* result,
+                      const std::vector<std::pair<std::string, ptxbench::v1::EvalStatus>>& traces) {
+  for (const auto& [uuid, status] : traces) {
+    ptxbench::v1::WorkloadTrace* t = result->add_traces();
+    t->set_workload_uuid(uuid);
+    t->set_status(status);
+    t->set_speedup(status == ptxbench::v1::PASSED ? 2.0 : 0);
+  }
+  verdict::Summarize(*result);
 }
 
 inline std::string QueryText(storage::Database& db, const std::string& sql) {
