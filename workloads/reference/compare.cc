@@ -39,13 +39,16 @@ absl::StatusOr<CompareResult> CompareOutputs(absl::Span<const float> actual,
     }
     if (ok) {
       ++r.matched;
+      r.matched_error_sq += (x - y) * (x - y);
+      r.matched_expected_sq += y * y;
     } else if (r.first_mismatch < 0) {
       r.first_mismatch = static_cast<int64_t>(i);
     }
     r.actual_varying += std::memcmp(&actual[i], &actual[0], sizeof(float)) != 0;
     r.expected_varying += std::memcmp(&expected[i], &expected[0], sizeof(float)) != 0;
   }
-  r.passed = r.nonfinite == 0 && r.matched_ratio() >= tol.required_matched_ratio && !r.constant();
+  r.passed = r.nonfinite == 0 && r.matched_ratio() >= tol.required_matched_ratio &&
+             !r.constant() && !r.unrelated();
   return r;
 }
 

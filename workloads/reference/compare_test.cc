@@ -75,15 +75,49 @@ TEST(CompareTest, AConstantOutputFailsWhereTheExpectedValuesVaryHoweverSmall) {
     EXPECT_TRUE(r->constant());
     EXPECT_FALSE(r->passed) << "a constant " << c;
   }
-  // One element that differs is not constant (the tolerance judges it).
+  // Zeros but for one right element are not constant; the output as a
+  // whole still does not follow the expected values (relative L2 0.54).
   auto almost = CompareOutputs(std::vector<float>{0, 0, 0, 5e-4f}, small);
   EXPECT_FALSE(almost->constant());
-  EXPECT_TRUE(almost->passed);
+  EXPECT_TRUE(almost->unrelated());
+  EXPECT_FALSE(almost->passed);
   // Expected constant: a constant output is what is asked for.
   const std::vector<float> ones(4, 1.0f);
   EXPECT_TRUE(CompareOutputs(ones, ones)->passed);
   // The right values pass.
   EXPECT_TRUE(CompareOutputs(small, small)->passed);
+}
+
+// Small values unrelated to the expected ones pass element by element and
+// vary, so they are not constant: the output as a whole does not follow the
+// expected values (relative L2 error about 1.4). Outputs that follow them
+// to a bf16 rounding step pass.
+TEST(CompareTest, AnOutputThatDoesNotFollowTheExpectedValuesFails) {
+  std::vector<float> expected, unrelated, rounded;
+  for (int i = 0; i < 1000; ++i) {
+    expected.push_back(1e-4f * std::sin(0.37f * i));
+    unrelated.push_back(1e-4f * std::cos(1.91f * i + 0.5f));
+    rounded.push_back(expected.back() * (1.0f + ((i % 2) ? 1.0f : -1.0f) / 256));
+  }
+  auto r = CompareOutputs(unrelated, expected);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->matched, 1000) << "every element is within atol";
+  EXPECT_FALSE(r->constant());
+  EXPECT_GT(r->relative_l2(), 1.0);
+  EXPECT_TRUE(r->unrelated());
+  EXPECT_FALSE(r->passed);
+  auto close = CompareOutputs(rounded, expected);
+  EXPECT_NEAR(close->relative_l2(), 1.0 / 256, 1e-4);
+  EXPECT_TRUE(close->passed);
+  // Zeros: relative L2 error 1 (and constant).
+  EXPECT_DOUBLE_EQ(CompareOutputs(std::vector<float>(1000, 0.0f), expected)->relative_l2(), 1.0);
+  // Elements the required ratio lets fail are not in it: one wild element of
+  // 1000 with 0.99 required still passes.
+  std::vector<float> one_wild = expected;
+  one_wild[7] = 5.0f;
+  Tolerance tol;
+  tol.required_matched_ratio = 0.99;
+  EXPECT_TRUE(CompareOutputs(one_wild, expected, tol)->passed);
 }
 
 TEST(CompareTest, SizeMismatchIsInvalidArgument) {

@@ -18,7 +18,7 @@ using gpu::CudaStatus;
 // bits is a max on the values.
 using Counters = CompareCounters;
 
-__global__ void ResetCounters(Counters* c) { *c = Counters{0, 0, ~0ull, 0, 0, 0, 0}; }
+__global__ void ResetCounters(Counters* c) { *c = Counters{0, 0, ~0ull, 0, 0, 0, 0, 0.0, 0.0}; }
 
 // An element's bits, for the constant-output check: bit for bit, so that
 // NaN poison, -0 and +0 are each a value of their own.
@@ -71,6 +71,7 @@ __global__ void CompareKernel(const T* actual, const T* expected, int64_t count,
   unsigned long long matched = 0, nonfinite = 0, first = ~0ull, actual_varying = 0,
                      expected_varying = 0;
   float max_abs = 0, max_rel = 0;
+  double error_sq = 0, expected_sq = 0;
   const auto actual_first = Bits(actual, 0), expected_first = Bits(expected, 0);
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < count;
        i += int64_t{gridDim.x} * blockDim.x) {
@@ -91,6 +92,8 @@ __global__ void CompareKernel(const T* actual, const T* expected, int64_t count,
       if (static_cast<unsigned long long>(i) < first) first = i;
     } else {
       ++matched;
+      error_sq += static_cast<double>(abs_err) * static_cast<double>(abs_err);
+      expected_sq += static_cast<double>(y) * static_cast<double>(y);
     }
   }
   for (int offset = 16; offset > 0; offset /= 2) {
@@ -98,6 +101,8 @@ __global__ void CompareKernel(const T* actual, const T* expected, int64_t count,
     nonfinite += __shfl_down_sync(0xffffffffu, nonfinite, offset);
     actual_varying += __shfl_down_sync(0xffffffffu, actual_varying, offset);
     expected_varying += __shfl_down_sync(0xffffffffu, expected_varying, offset);
+    error_sq += __shfl_down_sync(0xffffffffu, error_sq, offset);
+    expected_sq += __shfl_down_sync(0xffffffffu, expected_sq, offset);
     first = min(first, __shfl_down_sync(0xffffffffu, first, offset));
     max_abs = fmaxf(max_abs, __shfl_down_sync(0xffffffffu, max_abs, offset));
     max_rel = fmaxf(max_rel, __shfl_down_sync(0xffffffffu, max_rel, offset));
@@ -107,6 +112,8 @@ __global__ void CompareKernel(const T* actual, const T* expected, int64_t count,
     atomicAdd(&out->nonfinite, nonfinite);
     atomicAdd(&out->actual_varying, actual_varying);
     atomicAdd(&out->expected_varying, expected_varying);
+    if (error_sq != 0) atomicAdd(&out->matched_error_sq, error_sq);
+    if (expected_sq != 0) atomicAdd(&out->matched_expected_sq, expected_sq);
     atomicMin(&out->first_mismatch, first);
     atomicMax(&out->max_abs_bits, __float_as_uint(max_abs));
     atomicMax(&out->max_rel_bits, __float_as_uint(max_rel));
@@ -233,7 +240,10 @@ reference::CompareResult CompareResultOf(const CompareCounters& c, int64_t count
   r.max_rel_error = std::bit_cast<float>(c.max_rel_bits);
   r.actual_varying = static_cast<int64_t>(c.actual_varying);
   r.expected_varying = static_cast<int64_t>(c.expected_varying);
-  r.passed = r.nonfinite == 0 && r.matched_ratio() >= tol.required_matched_ratio && !r.constant();
+  r.matched_error_sq = c.matched_error_sq;
+  r.matched_expected_sq = c.matched_expected_sq;
+  r.passed = r.nonfinite == 0 && r.matched_ratio() >= tol.required_matched_ratio &&
+             !r.constant() && !r.unrelated();
   return r;
 }
 

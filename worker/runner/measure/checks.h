@@ -29,6 +29,9 @@ struct CompareCounters {
   // Elements whose bits differ from element 0's (CompareResult::constant).
   unsigned long long actual_varying;
   unsigned long long expected_varying;
+  // Over the matched elements (CompareResult::relative_l2).
+  double matched_error_sq;
+  double matched_expected_sq;
 };
 
 // The rule of reference::CompareOutputs (compare.h) applied on the device to

@@ -117,6 +117,24 @@ TEST(CompareOnGpuTest, AConstantOutputFailsWhereTheExpectedValuesVary) {
   EXPECT_TRUE(Compare(std::vector<float>(5, 1.0f), std::vector<float>(5, 1.0f)).passed);
 }
 
+// The relative-L2 rule (CompareResult::unrelated) on the device: small values
+// unrelated to the expected ones fail, the expected ones rounded pass.
+TEST(CompareOnGpuTest, AnOutputThatDoesNotFollowTheExpectedValuesFails) {
+  PTXB_REQUIRE_GPU();
+  std::vector<float> expected, unrelated;
+  for (int i = 0; i < 4096; ++i) {
+    expected.push_back(1e-4f * std::sin(0.37f * i));
+    unrelated.push_back(1e-4f * std::cos(1.91f * i + 0.5f));
+  }
+  reference::CompareResult r = Compare(unrelated, expected);
+  EXPECT_EQ(r.matched, 4096);
+  EXPECT_GT(r.relative_l2(), 1.0);
+  EXPECT_FALSE(r.passed);
+  reference::CompareResult same = Compare(expected, expected);
+  EXPECT_LT(same.relative_l2(), 1e-6);
+  EXPECT_TRUE(same.passed);
+}
+
 TEST(CompareOnGpuTest, Float32GetsNoAllowance) {
   PTXB_REQUIRE_GPU();
   auto a = Upload<float>({1.0f, 1.0f});

@@ -231,6 +231,13 @@ absl::StatusOr<CallCheck> WorkloadBuffers::ReadChecks(int set, const reference::
           "outputs start as NaN, so every element must be written",
           out[o].name, r.nonfinite, r.total, i, ElementValue(out[o], i),
           ElementValue(expected[o], i)));
+    } else if (r.matched_ratio() < tol.required_matched_ratio) {
+      check.errors.push_back(absl::StrFormat(
+          "output %s: %d of %d elements outside atol=%g, rtol=%g (matched ratio %.6f, required "
+          "%g; first at index %d: got %g, expected %g; max abs error %g, max rel error %g)",
+          out[o].name, r.total - r.matched, r.total, tol.atol, tol.rtol, r.matched_ratio(),
+          tol.required_matched_ratio, i, ElementValue(out[o], i), ElementValue(expected[o], i),
+          r.max_abs_error, r.max_rel_error));
     } else if (r.constant()) {
       check.errors.push_back(absl::StrFormat(
           "output %s: every one of its %d elements is %g, where the reference's vary (%d of "
@@ -238,13 +245,13 @@ absl::StatusOr<CallCheck> WorkloadBuffers::ReadChecks(int set, const reference::
           "tolerance makes its difference",
           out[o].name, r.total, ElementValue(out[o], 0), r.expected_varying,
           ElementValue(expected[o], 0)));
-    } else {
+    } else {  // r.unrelated()
       check.errors.push_back(absl::StrFormat(
-          "output %s: %d of %d elements outside atol=%g, rtol=%g (matched ratio %.6f, required "
-          "%g; first at index %d: got %g, expected %g; max abs error %g, max rel error %g)",
-          out[o].name, r.total - r.matched, r.total, tol.atol, tol.rtol, r.matched_ratio(),
-          tol.required_matched_ratio, i, ElementValue(out[o], i), ElementValue(expected[o], i),
-          r.max_abs_error, r.max_rel_error));
+          "output %s: its elements are within atol=%g, rtol=%g, but the output as a whole does "
+          "not follow the reference's: its relative L2 error ||out - ref|| / ||ref|| over them "
+          "is %.3g (at most %g; all zeros would be 1)",
+          out[o].name, tol.atol, tol.rtol, r.relative_l2(),
+          reference::CompareResult::kMaxRelativeL2));
     }
   }
   for (size_t i = 0; i < in.size(); ++i) {
