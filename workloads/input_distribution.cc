@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "workloads/reference/philox.h"
 
 namespace ptxbench::workloads {
 namespace {
@@ -13,10 +14,7 @@ constexpr InputDistribution kAll[] = {InputDistribution::kNormal, InputDistribut
 // A different mix of the seed than the fills' own (references.cc), so the
 // choice says nothing about the values and the reverse.
 uint64_t Mix(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull ^ 0x64697374726962ull;  // "distrib"
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
+  return reference::Mix64(x + (0x9E3779B97F4A7C15ull ^ 0x64697374726962ull));  // "distrib"
 }
 
 }  // namespace

@@ -406,7 +406,8 @@ class Core {
                                  const std::string& why, TaskEvent end_event);
   absl::StatusOr<int> StartAgentTurn(TrajectoryRow& trajectory,
                                      const ptxbench::v1::AgentEvalRequest& request);
-  absl::StatusOr<ptxbench::v1::AgentEvalResponse> AgentTurnResult(int64_t trajectory, int turn);
+  absl::StatusOr<ptxbench::v1::AgentEvalResponse> AgentTurnResult(const TrajectoryRow& trajectory,
+                                                                   int turn);
   // Keeps how a session ended and what it left (its records as blobs), and
   // adds what it spent after its last evaluation.
   absl::Status RecordAgentSession(TrajectoryRow& trajectory, ptxbench::v1::AgentOutcome outcome);

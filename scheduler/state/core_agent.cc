@@ -5,6 +5,7 @@
 // feedback are those of the multiturn loop. The trajectory stays
 // AWAITING_AGENT until the session ends.
 #include <algorithm>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -53,7 +54,7 @@ absl::StatusOr<v1::AgentEvalResponse> Core::AgentEval(const v1::AgentEvalRequest
   if (!turn) {
     PTXB_ASSIGN_OR_RETURN(turn, StartAgentTurn(trajectory, request));
   }
-  return AgentTurnResult(trajectory.rowid, *turn);
+  return AgentTurnResult(trajectory, *turn);
 }
 
 absl::StatusOr<int> Core::StartAgentTurn(TrajectoryRow& trajectory,
@@ -116,8 +117,9 @@ absl::StatusOr<int> Core::StartAgentTurn(TrajectoryRow& trajectory,
   return turn;
 }
 
-absl::StatusOr<v1::AgentEvalResponse> Core::AgentTurnResult(int64_t trajectory, int turn) {
-  PTXB_ASSIGN_OR_RETURN(TurnEval eval, turns_.Eval(trajectory, turn));
+absl::StatusOr<v1::AgentEvalResponse> Core::AgentTurnResult(const TrajectoryRow& trajectory,
+                                                            int turn) {
+  PTXB_ASSIGN_OR_RETURN(TurnEval eval, turns_.Eval(trajectory.rowid, turn));
   v1::AgentEvalResponse out;
   out.set_turn(turn);
   if (eval.eval_blob.empty()) return out;
@@ -127,8 +129,9 @@ absl::StatusOr<v1::AgentEvalResponse> Core::AgentTurnResult(int64_t trajectory, 
     return absl::InternalError(absl::StrCat("unreadable evaluation blob ", eval.eval_blob));
   }
   // The session is told what its feedback says: the shown part.
-  PTXB_ASSIGN_OR_RETURN(TrajectoryRow row, trajectories_.Read(trajectory));
-  *out.mutable_result() = verdict::ShownPart(all, HeldOutSet(row));
+  *out.mutable_result() = trajectory.held_out.empty()
+                              ? std::move(all)
+                              : verdict::ShownPart(all, HeldOutSet(trajectory));
   PTXB_ASSIGN_OR_RETURN(*out.mutable_feedback(), storage::GetBlob(*db_, eval.feedback_blob));
   out.set_done(true);
   return out;

@@ -176,7 +176,10 @@ absl::Status Core::CompleteEval(TaskRow& task, TrajectoryRow& trajectory,
   // The model reads only the part of the result it may see: its feedback and
   // the loop's target come from the shown workloads; the turn's verdict
   // (what the reports count) from all of them.
-  const v1::EvalResult shown = verdict::ShownPart(result, HeldOutSet(trajectory));
+  // (A copy only where something is held out: every evaluation comes here.)
+  v1::EvalResult shown_part;
+  if (!trajectory.held_out.empty()) shown_part = verdict::ShownPart(result, HeldOutSet(trajectory));
+  const v1::EvalResult& shown = trajectory.held_out.empty() ? result : shown_part;
   PTXB_ASSIGN_OR_RETURN(
       std::string feedback_blob,
       storage::PutBlob(*db_, RenderEvalFeedback(shown, trajectory.target_speedup)));

@@ -39,6 +39,16 @@ PTXB_HD Philox4 Philox4x32_10(Philox4 ctr, uint32_t k0, uint32_t k1) {
   return ctr;
 }
 
+// SplitMix64's finalizer (a bijection that spreads every input bit), and
+// SplitMix64 itself: the seeds and choices derived from a fill's seed
+// (worker/runner/measure/references.cc, random.cu, input_distribution.cc).
+PTXB_HD uint64_t Mix64(uint64_t x) {
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+PTXB_HD uint64_t SplitMix64(uint64_t x) { return Mix64(x + 0x9E3779B97F4A7C15ull); }
+
 // Four standard normals for group `group` (elements 4*group .. 4*group+3) of
 // the stream named by `seed`: Philox on counter (group, 0) and key (seed),
 // then two Box-Muller pairs. u1 lies in (0, 1], so the log is finite.

@@ -46,11 +46,9 @@ __device__ float Drawn(float z) {
 // scales (every element when one_in is 1).
 __device__ bool Selected(uint64_t seed, int64_t i, int64_t one_in) {
   if (one_in <= 1) return true;
-  uint64_t x = seed ^ (static_cast<uint64_t>(i) * 0x9E3779B97F4A7C15ull);
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  x ^= x >> 31;
-  return x % static_cast<uint64_t>(one_in) == 0;
+  return Mix64(seed ^ (static_cast<uint64_t>(i) * 0x9E3779B97F4A7C15ull)) %
+             static_cast<uint64_t>(one_in) ==
+         0;
 }
 
 template <typename T>

@@ -14,17 +14,13 @@
 #if PTXB_HAVE_CUDNN
 #include "workloads/reference/attention_reference.h"
 #endif
+#include "workloads/reference/philox.h"
 #include "workloads/reference/random.h"
 
 namespace ptxbench::runner {
 namespace {
 
-uint64_t SplitMix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
+using reference::SplitMix64;
 
 // gemm: C[M,N] = A[M,K] · B[N,K]^T, bf16, through cuBLAS.
 class GemmReference final : public Reference {
